@@ -1,0 +1,84 @@
+/**
+ * Help text and README tables rendered from option tables, so neither can drift from the
+ * parser.
+ *
+ * Pure: returns strings.
+ *
+ * @module
+ */
+
+import { envName, type OptionSpec, type OptionTable } from "./options.ts";
+
+/** The default as shown to people: `defaultText` when given, else the raw text or `(empty)`. */
+export function shownDefault(spec: OptionSpec<unknown>): string {
+  if (spec.defaultText !== undefined) return spec.defaultText;
+  return spec.default === "" ? "(empty)" : spec.default;
+}
+
+/**
+ * Renders `ouroboros <command> --help`.
+ *
+ * @example
+ * ```ts
+ * console.log(renderHelp(PROXY_OPTIONS));
+ * ```
+ */
+export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table: OptionTable<T>): string {
+  const lines = [
+    `Usage: ouroboros ${table.command} [flags]`,
+    "",
+    table.summary,
+    "",
+    "Flags (flags win over environment variables, which win over defaults; an empty",
+    "environment value counts as unset):",
+    "",
+  ];
+  for (const spec of Object.values(table.options)) {
+    const value = spec.kind.isSwitch ? "" : `=${spec.kind.placeholder}`;
+    lines.push(`  --${spec.flag}${value}`);
+    for (const line of wrap(spec.help, 72)) lines.push(`        ${line}`);
+    const variable = envName(table.command, spec);
+    const env = variable === null ? "no environment variable" : `env ${variable}`;
+    lines.push(`        ${env}; default ${shownDefault(spec)}; accepts ${spec.kind.accepted}`);
+  }
+  lines.push("  -h, --help", "        Print this help and exit.");
+  return `${lines.join("\n")}\n`;
+}
+
+/**
+ * Renders the README's Markdown table for a command: flag, environment variable, default and
+ * notes, in table order.
+ */
+export function renderMarkdownTable<T extends Record<string, OptionSpec<unknown>>>(
+  table: OptionTable<T>,
+): string {
+  const rows = ["| Flag | Env var | Default | Notes |", "|---|---|---|---|"];
+  for (const spec of Object.values(table.options)) {
+    const variable = envName(table.command, spec);
+    const env = variable === null ? "(none)" : `\`${variable}\``;
+    const notes = `${spec.help} Accepts ${spec.kind.accepted}.`.replaceAll("|", "\\|");
+    rows.push(`| \`--${spec.flag}\` | ${env} | ${markdownDefault(spec)} | ${notes} |`);
+  }
+  return `${rows.join("\n")}\n`;
+}
+
+function markdownDefault(spec: OptionSpec<unknown>): string {
+  if (spec.defaultText !== undefined) return spec.defaultText.replaceAll("|", "\\|");
+  return spec.default === "" ? "(empty)" : `\`${spec.default}\``;
+}
+
+/** Greedy word wrap; words longer than the width stay whole. */
+function wrap(text: string, width: number): string[] {
+  const out: string[] = [];
+  let line = "";
+  for (const word of text.split(/\s+/)) {
+    if (line !== "" && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else {
+      line = line === "" ? word : `${line} ${word}`;
+    }
+  }
+  if (line !== "") out.push(line);
+  return out;
+}

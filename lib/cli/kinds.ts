@@ -1,0 +1,217 @@
+/**
+ * Value kinds for option tables: each parses raw flag or environment text and says in words
+ * what it accepts, so error messages and help text come from one place.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { formatDuration, parseDuration } from "../util/duration.ts";
+import { parseIp } from "../util/ip.ts";
+import { type ListenAddress, parseListenAddress } from "../util/listen_address.ts";
+import type { Parsed, ValueKind } from "./options.ts";
+
+const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
+const bad = <T>(reason?: string): Parsed<T> => (reason === undefined ? { ok: false } : { ok: false, reason });
+
+/** Free text; every string is accepted (empty means "not set" for optional settings). */
+export function text(placeholder = "STRING", accepted = "any text"): ValueKind<string> {
+  return { placeholder, accepted, parse: (raw) => ok(raw) };
+}
+
+/**
+ * A TCP port from 1 to 65535.
+ *
+ * @example
+ * ```ts
+ * port().parse("443"); // { ok: true, value: 443 }
+ * port().parse("0");   // { ok: false, reason: "0 is out of range" }
+ * ```
+ */
+export function port(): ValueKind<number> {
+  return {
+    placeholder: "PORT",
+    accepted: "a TCP port number from 1 to 65535",
+    parse(raw) {
+      if (!/^\d+$/.test(raw)) return bad("not a whole number");
+      const value = Number(raw);
+      return value >= 1 && value <= 65535 ? ok(value) : bad(`${raw} is out of range`);
+    },
+  };
+}
+
+/** Options for {@linkcode duration}. */
+export interface DurationOptions {
+  /** Accept `0` (and other zero spellings); otherwise a duration must be greater than zero. */
+  readonly allowZero?: boolean;
+}
+
+/**
+ * A Go-syntax duration, returned in milliseconds.
+ *
+ * @example
+ * ```ts
+ * duration().parse("1m30s"); // { ok: true, value: 90000 }
+ * duration().parse("0s");    // { ok: false, reason: "must be greater than 0" }
+ * ```
+ */
+export function duration(options: DurationOptions = {}): ValueKind<number> {
+  const floor = options.allowZero ? "0 or more" : "greater than 0";
+  return {
+    placeholder: "DURATION",
+    accepted: `a duration ${floor} in Go syntax, such as 5s, 1m30s or 250ms`,
+    parse(raw) {
+      const value = parseDuration(raw);
+      if (value === undefined) return bad("not a duration");
+      if (value < 0) return bad("must not be negative");
+      if (value === 0 && !options.allowZero) return bad("must be greater than 0");
+      return ok(value);
+    },
+  };
+}
+
+/** Re-exported so tables can show durations the way they parse them. */
+export { formatDuration };
+
+/** Options for {@linkcode listenAddress}. */
+export interface ListenAddressOptions {
+  /** Accept the empty string, meaning "this listener is disabled". */
+  readonly allowEmpty?: boolean;
+}
+
+/**
+ * A `host:port` listen address; `null` when empty and allowed (the listener is off).
+ *
+ * @example
+ * ```ts
+ * listenAddress().parse("[::]:8080"); // { ok: true, value: { host: "::", port: 8080 } }
+ * ```
+ */
+export function listenAddress(options: ListenAddressOptions = {}): ValueKind<ListenAddress | null> {
+  const empty = options.allowEmpty ? " (empty disables the listener)" : "";
+  return {
+    placeholder: "ADDR",
+    accepted: `a listen address such as :8080, 0.0.0.0:8080 or [::]:8080${empty}`,
+    parse(raw) {
+      if (raw === "") return options.allowEmpty ? ok(null) : bad("must not be empty");
+      const parsed = parseListenAddress(raw);
+      return typeof parsed === "string" ? bad(parsed) : ok(parsed);
+    },
+  };
+}
+
+/**
+ * One of a fixed list of words, compared case-insensitively and returned as listed.
+ *
+ * @example
+ * ```ts
+ * oneOf(["json", "text"] as const).parse("JSON"); // { ok: true, value: "json" }
+ * ```
+ */
+export function oneOf<const W extends string>(
+  words: readonly W[],
+  aliases: Readonly<Record<string, W>> = {},
+): ValueKind<W> {
+  return {
+    placeholder: words.join("|"),
+    accepted: `one of ${words.join(", ")}`,
+    parse(raw) {
+      const lower = raw.toLowerCase();
+      const found = words.find((word) => word.toLowerCase() === lower) ?? aliases[lower];
+      return found === undefined ? bad() : ok(found);
+    },
+  };
+}
+
+/** An on/off switch: `true`/`false` and the other spellings Go's `strconv.ParseBool` takes. */
+export function boolean(): ValueKind<boolean> {
+  const truthy = new Set(["1", "t", "T", "TRUE", "true", "True"]);
+  const falsy = new Set(["0", "f", "F", "FALSE", "false", "False"]);
+  return {
+    placeholder: "BOOL",
+    accepted: "true or false",
+    isSwitch: true,
+    parse(raw) {
+      if (truthy.has(raw)) return ok(true);
+      if (falsy.has(raw)) return ok(false);
+      return bad();
+    },
+  };
+}
+
+/** A whole number within an inclusive range. */
+export function integer(min: number, max: number, placeholder = "N"): ValueKind<number> {
+  return {
+    placeholder,
+    accepted: `a whole number from ${min} to ${max}`,
+    parse(raw) {
+      if (!/^[+-]?\d+$/.test(raw)) return bad("not a whole number");
+      const value = Number(raw);
+      return value >= min && value <= max ? ok(value) : bad(`${raw} is out of range`);
+    },
+  };
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** True when every dot-separated label is an RFC 1123 label and the whole name fits 253 bytes. */
+export function isDnsSubdomain(name: string): boolean {
+  return name.length <= 253 && name.split(".").every((label) => DNS_LABEL.test(label));
+}
+
+/**
+ * A Kubernetes Service name (an RFC 1035 label: lower case, starts with a letter, at most 63
+ * characters); empty is allowed and means "not set".
+ */
+export function serviceName(): ValueKind<string> {
+  return {
+    placeholder: "NAME",
+    accepted:
+      "a Service name (lower-case letters, digits and '-', starting with a letter, at most 63 characters)",
+    parse: (raw) => (raw === "" || DNS_1035_LABEL.test(raw) ? ok(raw) : bad()),
+  };
+}
+
+/** A namespace name (an RFC 1123 label); empty is allowed and means "not set". */
+export function namespaceName(): ValueKind<string> {
+  return {
+    placeholder: "NAMESPACE",
+    accepted: "a namespace name (lower-case letters, digits and '-', at most 63 characters)",
+    parse: (raw) => (raw === "" || DNS_LABEL.test(raw) ? ok(raw) : bad()),
+  };
+}
+
+/**
+ * A DNS domain such as `cluster.local`; one trailing dot is dropped and upper case is folded.
+ * Empty is allowed and means "not set".
+ */
+export function domainName(): ValueKind<string> {
+  return {
+    placeholder: "DOMAIN",
+    accepted: "a DNS domain such as cluster.local (labels of lower-case letters, digits and '-')",
+    parse(raw) {
+      const name = raw.toLowerCase().replace(/\.$/, "");
+      return raw === "" || isDnsSubdomain(name) ? ok(raw === "" ? "" : name) : bad();
+    },
+  };
+}
+
+/**
+ * A host to connect to: a DNS name or an IPv4/IPv6 literal (IPv6 with or without brackets).
+ * Empty is allowed and means "not set".
+ */
+export function hostName(): ValueKind<string> {
+  return {
+    placeholder: "HOST",
+    accepted: "a host name or IP address, such as ingress-nginx-controller.ingress-nginx.svc.cluster.local",
+    parse(raw) {
+      if (raw === "") return ok("");
+      const unbracketed = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
+      if (parseIp(unbracketed) !== undefined) return ok(unbracketed);
+      const name = raw.toLowerCase().replace(/\.$/, "");
+      return isDnsSubdomain(name) ? ok(raw.replace(/\.$/, "")) : bad();
+    },
+  };
+}

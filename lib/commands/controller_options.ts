@@ -1,0 +1,192 @@
+/**
+ * The `ouroboros controller` option table. Names, environment variables and defaults match the
+ * original's so an operator's existing values keep working.
+ *
+ * @module
+ */
+
+import {
+  boolean,
+  domainName,
+  duration,
+  hostName,
+  namespaceName,
+  oneOf,
+  serviceName,
+  text,
+} from "../cli/kinds.ts";
+import type { OptionSpec, OptionTable } from "../cli/options.ts";
+import { LOGGING_OPTIONS } from "./logging_options.ts";
+
+/** The reconcile modes. */
+export const CONTROLLER_MODES = ["coredns", "coredns-import", "etc-hosts", "external-dns"] as const;
+
+/** The controller's option table. */
+export const CONTROLLER_OPTIONS = {
+  command: "controller",
+  summary:
+    "Watch Ingress (and, opt-in, Gateway API) objects and point in-cluster DNS for their public host " +
+    "names at the ouroboros proxy: through the CoreDNS Corefile, a CoreDNS import snippet, a node's /etc/hosts, " +
+    "or external-dns records.",
+  options: {
+    mode: {
+      flag: "mode",
+      kind: oneOf(CONTROLLER_MODES),
+      default: "coredns",
+      help: "Where hostnames are written.",
+    },
+    kubeconfig: {
+      flag: "kubeconfig",
+      kind: text("PATH", "a path to a kubeconfig file"),
+      default: "",
+      defaultText: "(empty: in-cluster service account)",
+      help: "Kubeconfig file to use instead of the pod's service account.",
+    },
+    gatewayApi: {
+      flag: "gateway-api",
+      kind: boolean(),
+      default: "false",
+      help: "Also watch Gateway API Gateways and HTTPRoutes.",
+    },
+    resync: {
+      flag: "resync",
+      kind: duration(),
+      default: "10m",
+      help: "How often the full desired state is re-applied even without changes.",
+    },
+    corednsNamespace: {
+      flag: "coredns-namespace",
+      kind: namespaceName(),
+      default: "kube-system",
+      help: "Namespace of the CoreDNS ConfigMap.",
+    },
+    corednsConfigmap: {
+      flag: "coredns-configmap",
+      kind: text("NAME", "a ConfigMap name"),
+      default: "coredns",
+      help: "Name of the CoreDNS ConfigMap.",
+    },
+    corednsKey: {
+      flag: "coredns-key",
+      kind: text("KEY", "a ConfigMap data key"),
+      default: "Corefile",
+      help: "Data key holding the Corefile.",
+    },
+    corednsImportNamespace: {
+      flag: "coredns-import-namespace",
+      kind: namespaceName(),
+      default: "kube-system",
+      help: "Namespace of the import ConfigMap (coredns-import mode).",
+    },
+    corednsImportConfigmap: {
+      flag: "coredns-import-configmap",
+      kind: text("NAME", "a ConfigMap name"),
+      default: "coredns-custom",
+      help: "Name of the import ConfigMap (coredns-import mode).",
+    },
+    corednsImportKey: {
+      flag: "coredns-import-key",
+      kind: text("KEY", "a ConfigMap data key"),
+      default: "ouroboros.override",
+      help: "Data key in the import ConfigMap that holds the rewrite snippet.",
+    },
+    proxyFqdn: {
+      flag: "proxy-fqdn",
+      kind: text("FQDN", "a fully qualified name ending with a dot"),
+      default: "",
+      defaultText: "(empty: compose from --proxy-service-name)",
+      help: "Explicit rewrite target, ending with a dot. Takes precedence over --proxy-service-name.",
+    },
+    proxyServiceName: {
+      flag: "proxy-service-name",
+      kind: serviceName(),
+      default: "ouroboros-proxy",
+      help: "Proxy Service name; with --proxy-service-namespace the target becomes " +
+        "<name>.<namespace>.svc.<cluster-domain>.",
+    },
+    proxyServiceNamespace: {
+      flag: "proxy-service-namespace",
+      kind: namespaceName(),
+      default: "",
+      help: "Namespace of the proxy Service (the chart passes the release namespace).",
+    },
+    etcHosts: {
+      flag: "etc-hosts",
+      kind: text("PATH", "a path to a hosts file"),
+      default: "/host/etc/hosts",
+      help: "Hosts file to manage (etc-hosts mode).",
+    },
+    proxyIp: {
+      flag: "proxy-ip",
+      kind: hostName(),
+      default: "",
+      help: "Proxy address written into the hosts file; required in etc-hosts mode.",
+    },
+    externalDnsNamespace: {
+      flag: "external-dns-namespace",
+      kind: namespaceName(),
+      default: "",
+      defaultText: "(the controller's namespace)",
+      help: "Namespace for the emitted records (external-dns mode).",
+    },
+    externalDnsRecordTtl: {
+      flag: "external-dns-record-ttl",
+      kind: {
+        placeholder: "SECONDS",
+        accepted: "a whole number of seconds from 1 to 86400",
+        parse: (raw: string) => {
+          const value = Number(raw);
+          return /^\d+$/.test(raw) && value >= 1 && value <= 86400 ? { ok: true, value } : { ok: false };
+        },
+      },
+      default: "60",
+      help: "TTL of each emitted record.",
+    },
+    externalDnsProxyIp: {
+      flag: "external-dns-proxy-ip",
+      kind: hostName(),
+      default: "",
+      help: "Record target override; empty means discover the ClusterIPs of --external-dns-proxy-service.",
+    },
+    externalDnsProxyService: {
+      flag: "external-dns-proxy-service",
+      kind: serviceName(),
+      default: "ouroboros-proxy",
+      help: "Service whose ClusterIPs become the record targets.",
+    },
+    externalDnsOutput: {
+      flag: "external-dns-output",
+      kind: oneOf(["crd", "service"] as const),
+      default: "crd",
+      help: "crd emits DNSEndpoint objects; service emits annotated headless Services.",
+    },
+    externalDnsAnnotationPrefix: {
+      flag: "external-dns-annotation-prefix",
+      kind: text("PREFIX", "an annotation prefix ending with '/'"),
+      default: "external-dns.alpha.kubernetes.io/",
+      help: "Annotation prefix for output=service; must match the target external-dns instance.",
+    },
+    ingressClass: {
+      flag: "ingress-class",
+      kind: text("CLASS", "an IngressClass name"),
+      default: "",
+      defaultText: "(empty: every class)",
+      help: "Only Ingresses with this spec.ingressClassName; Ingresses without a class are then skipped.",
+    },
+    gatewayClass: {
+      flag: "gateway-class",
+      kind: text("CLASS", "a GatewayClass name"),
+      default: "",
+      defaultText: "(empty: every class)",
+      help: "Only Gateways with this spec.gatewayClassName, and HTTPRoutes attached to them.",
+    },
+    clusterDomain: {
+      flag: "cluster-domain",
+      kind: domainName(),
+      default: "",
+      defaultText: "(auto-detect from /etc/resolv.conf, fallback cluster.local)",
+      help: "Cluster DNS domain used to compose the rewrite target.",
+    },
+    ...LOGGING_OPTIONS,
+  },
+} as const satisfies OptionTable<Record<string, OptionSpec<unknown>>>;

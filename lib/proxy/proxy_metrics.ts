@@ -1,0 +1,106 @@
+/**
+ * The proxy's Prometheus metrics, declared in one place so `/metrics`, the README and the tests
+ * agree on names and labels.
+ *
+ * @module
+ */
+
+import { type HistogramFamily, MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
+import { DIAL_CAUSES } from "./dial_cause.ts";
+
+/** Which listener a connection arrived on. */
+export type ListenerName = "http" | "https";
+
+/** Connection duration buckets, in seconds: from a quick health check to an hours-long stream. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 5, 10, 30, 60, 300, 1800, 3600];
+
+/** Metric families the proxy records. */
+export interface ProxyMetrics {
+  readonly registry: MetricsRegistry;
+  readonly accepted: NumberFamily<"listener">;
+  readonly active: NumberFamily<"listener">;
+  readonly bytes: NumberFamily<"listener" | "direction">;
+  readonly dialFailures: NumberFamily<"listener" | "cause">;
+  readonly headerFailures: NumberFamily<"listener">;
+  readonly acceptErrors: NumberFamily<"listener">;
+  readonly duration: HistogramFamily<"listener">;
+  readonly backendReady: NumberFamily<never>;
+}
+
+/** Options for {@linkcode createProxyMetrics}. */
+export interface ProxyMetricsOptions {
+  /** Resident set size in bytes, sampled at scrape time. */
+  readonly rss: () => number;
+  /** Version string for `ouroboros_build_info`. */
+  readonly version: string;
+}
+
+/**
+ * Registers the proxy's metrics. Series for both listeners and every dial cause are created at
+ * zero, so dashboards and alerts see them before the first event.
+ */
+export function createProxyMetrics(options: ProxyMetricsOptions): ProxyMetrics {
+  const registry = new MetricsRegistry();
+  const build = registry.gauge("ouroboros_build_info", "Build information; the value is always 1.", [
+    "version",
+  ]);
+  build.labels({ version: options.version }).value = 1;
+  const metrics: ProxyMetrics = {
+    registry,
+    accepted: registry.counter(
+      "ouroboros_proxy_connections_accepted_total",
+      "Client connections accepted, by listener.",
+      ["listener"],
+    ),
+    active: registry.gauge(
+      "ouroboros_proxy_connections_active",
+      "Client connections open now, by listener.",
+      [
+        "listener",
+      ],
+    ),
+    bytes: registry.counter(
+      "ouroboros_proxy_bytes_relayed_total",
+      "Bytes relayed, by listener and direction (upstream is client to backend).",
+      ["listener", "direction"],
+    ),
+    dialFailures: registry.counter(
+      "ouroboros_proxy_backend_dial_failures_total",
+      "Backend connection attempts that failed, by listener and cause.",
+      ["listener", "cause"],
+    ),
+    headerFailures: registry.counter(
+      "ouroboros_proxy_header_write_failures_total",
+      "Connections closed because the PROXY header could not be written to the backend in time.",
+      ["listener"],
+    ),
+    acceptErrors: registry.counter(
+      "ouroboros_proxy_accept_errors_total",
+      "Errors accepting connections (such as running out of file descriptors), by listener.",
+      ["listener"],
+    ),
+    duration: registry.histogram(
+      "ouroboros_proxy_connection_duration_seconds",
+      "How long client connections stayed open, by listener.",
+      ["listener"],
+      DURATION_BUCKETS,
+    ),
+    backendReady: registry.gauge(
+      "ouroboros_proxy_backend_ready",
+      "1 when the last readiness probe reached the backend, 0 when it failed or none ran yet.",
+    ),
+  };
+  registry.sampledGauge("process_resident_memory_bytes", "Resident memory size in bytes.", options.rss);
+  for (const listener of ["http", "https"] as const) {
+    metrics.accepted.labels({ listener });
+    metrics.active.labels({ listener });
+    metrics.bytes.labels({ listener, direction: "upstream" });
+    metrics.bytes.labels({ listener, direction: "downstream" });
+    for (const cause of DIAL_CAUSES) metrics.dialFailures.labels({ listener, cause });
+    metrics.headerFailures.labels({ listener });
+    metrics.acceptErrors.labels({ listener });
+    metrics.duration.labels({ listener });
+  }
+  metrics.backendReady.labels({});
+  return metrics;
+}

@@ -1,0 +1,57 @@
+/**
+ * Backend readiness as a small state machine, so the WARN-once / INFO-on-recovery logging rule
+ * is one pure function that tests can walk through step by step.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { DialCause } from "./dial_cause.ts";
+
+/** What the last probe found. */
+export type ReadinessState =
+  | { readonly kind: "unprobed" }
+  | { readonly kind: "ready" }
+  | { readonly kind: "failing"; readonly cause: DialCause; readonly error: string };
+
+/** One probe's outcome. */
+export type ProbeResult =
+  | { readonly ok: true }
+  | { readonly ok: false; readonly cause: DialCause; readonly error: string };
+
+/** A log line a transition asks for; `undefined` when nothing changed worth saying. */
+export type ReadinessLog =
+  | { readonly level: "warn"; readonly cause: DialCause; readonly error: string }
+  | { readonly level: "info" }
+  | undefined;
+
+/**
+ * Folds one probe result into the state and says what to log: a WARN when entering the
+ * failing state (including a failing first probe), an INFO when leaving it, nothing while the
+ * state holds. A change of cause while still failing is not re-logged, so a flapping resolver
+ * cannot flood the log.
+ *
+ * @example
+ * ```ts
+ * let state: ReadinessState = { kind: "unprobed" };
+ * const step = nextReadiness(state, { ok: false, cause: "connection-refused", error: "…" });
+ * step.log; // { level: "warn", cause: "connection-refused", error: "…" }
+ * ```
+ */
+export function nextReadiness(
+  state: ReadinessState,
+  result: ProbeResult,
+): { readonly state: ReadinessState; readonly log: ReadinessLog } {
+  if (result.ok) {
+    return { state: { kind: "ready" }, log: state.kind === "failing" ? { level: "info" } : undefined };
+  }
+  const failing: ReadinessState = { kind: "failing", cause: result.cause, error: result.error };
+  if (state.kind === "failing") return { state: failing, log: undefined };
+  return { state: failing, log: { level: "warn", cause: result.cause, error: result.error } };
+}
+
+/** The 503 body for a failed probe: `backend unreachable (<cause>): <error>`. */
+export function unreachableBody(cause: DialCause, error: string): string {
+  return `backend unreachable (${cause}): ${error}\n`;
+}

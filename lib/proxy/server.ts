@@ -1,0 +1,278 @@
+/**
+ * The proxy process: its listeners, the health listener, the set of live connections and the
+ * shutdown sequence.
+ *
+ * Shutdown, on the first SIGTERM/SIGINT:
+ * 1. `/readyz` answers 503 at once, so the endpoints controller starts removing this pod;
+ * 2. connections are still accepted for the drain delay, because kube-proxy on other nodes
+ *    keeps sending new ones until the endpoint removal reaches them;
+ * 3. the listeners close; connections in flight run to completion;
+ * 4. when the shutdown grace (counted from the signal) runs out, the rest are closed.
+ * A second signal skips straight to closing everything.
+ *
+ * @module
+ */
+
+import type { Logger } from "@logtape/logtape";
+import type { Clock } from "../util/clock.ts";
+import { formatDuration } from "../util/duration.ts";
+import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
+import { Throttle } from "../util/throttle.ts";
+import { type ConnectionContext, handleConnection, listenerSeries } from "./connection.ts";
+import type { Dialer } from "./dialer.ts";
+import { healthHandler } from "./health.ts";
+import { acceptLoop, bindTcp, boundAddress } from "./listener.ts";
+import type { ProxyProtocolVersion } from "./proxy_protocol.ts";
+import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
+import type { RelayBuffers } from "./relay.ts";
+
+/** One traffic listener and the backend port it forwards to. */
+export interface TrafficListenerConfig {
+  readonly name: ListenerName;
+  readonly address: ListenAddress;
+  readonly backendPort: number;
+}
+
+/** Validated proxy settings. */
+export interface ProxyServerConfig {
+  readonly listeners: readonly TrafficListenerConfig[];
+  /** `null` disables the health listener. */
+  readonly health: ListenAddress | null;
+  readonly backendHost: string;
+  /** The port `/readyz` dials. */
+  readonly readinessPort: number;
+  readonly proxyProtocol: ProxyProtocolVersion;
+  readonly dialTimeoutMs: number;
+  readonly readyTimeoutMs: number;
+  readonly shutdownGraceMs: number;
+  readonly drainDelayMs: number;
+}
+
+/** What the server uses from the outside world. */
+export interface ProxyServerDeps {
+  readonly dial: Dialer;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: ProxyMetrics;
+  readonly buffers?: RelayBuffers;
+}
+
+/** Where the server's phase stands. */
+export type ProxyPhase =
+  | { readonly kind: "serving" }
+  | { readonly kind: "draining"; readonly deadline: number }
+  | { readonly kind: "closing" }
+  | { readonly kind: "stopped" };
+
+/** Signals that drive {@linkcode ProxyServer.run}. */
+export interface ShutdownSignals {
+  /** Aborts on the first SIGTERM/SIGINT: begin the graceful shutdown. */
+  readonly shutdown: AbortSignal;
+  /** Aborts on a second signal: close everything now. */
+  readonly force: AbortSignal;
+}
+
+interface BoundListener {
+  readonly config: TrafficListenerConfig;
+  readonly listener: Deno.TcpListener;
+  readonly address: string;
+}
+
+function bindHealth(
+  address: ListenAddress,
+  handler: (request: Request) => Promise<Response>,
+  signal: AbortSignal,
+) {
+  const serve = (hostname: string) =>
+    Deno.serve({ hostname, port: address.port, signal, onListen: () => {} }, handler);
+  if (address.host !== undefined) return serve(address.host);
+  try {
+    return serve("::");
+  } catch (error) {
+    if (error instanceof Deno.errors.AddrInUse) throw error;
+    return serve("0.0.0.0");
+  }
+}
+
+/**
+ * A running proxy. {@linkcode ProxyServer.start} binds every listener (or none: a failure
+ * releases the ones already bound); {@linkcode ProxyServer.run} serves until shutdown.
+ *
+ * @example
+ * ```ts
+ * const server = ProxyServer.start(config, deps);
+ * await server.run({ shutdown: sigterm.signal, force: second.signal });
+ * ```
+ */
+export class ProxyServer {
+  readonly #config: ProxyServerConfig;
+  readonly #deps: ProxyServerDeps;
+  readonly #listeners: readonly BoundListener[];
+  #health: Deno.HttpServer<Deno.NetAddr> | undefined;
+  readonly #healthStop = new AbortController();
+  readonly #acceptStop = new AbortController();
+  readonly #connectionStop = new AbortController();
+  readonly #connections = new Set<Promise<void>>();
+  #phase: ProxyPhase = { kind: "serving" };
+
+  private constructor(config: ProxyServerConfig, deps: ProxyServerDeps, listeners: readonly BoundListener[]) {
+    this.#config = config;
+    this.#deps = deps;
+    this.#listeners = listeners;
+  }
+
+  /**
+   * Binds the traffic listeners, then the health listener. Throws an error naming the listener
+   * and address when one cannot be bound, after closing the ones already bound.
+   */
+  static start(config: ProxyServerConfig, deps: ProxyServerDeps): ProxyServer {
+    const bound: BoundListener[] = [];
+    try {
+      for (const listenerConfig of config.listeners) {
+        const where = formatHostPort(listenerConfig.address.host, listenerConfig.address.port);
+        try {
+          const listener = bindTcp(listenerConfig.address);
+          bound.push({ config: listenerConfig, listener, address: boundAddress(listener) });
+        } catch (error) {
+          throw new Error(`listen ${listenerConfig.name} ${where}: ${(error as Error).message}`, {
+            cause: error,
+          });
+        }
+      }
+      const server = new ProxyServer(config, deps, bound);
+      server.#bindHealth();
+      return server;
+    } catch (error) {
+      for (const { listener } of bound) listener.close();
+      throw error;
+    }
+  }
+
+  #bindHealth(): void {
+    const address = this.#config.health;
+    if (address === null) return;
+    const handler = healthHandler({
+      backendHost: this.#config.backendHost,
+      backendPort: this.#config.readinessPort,
+      readyTimeoutMs: this.#config.readyTimeoutMs,
+      dial: this.#deps.dial,
+      metrics: this.#deps.metrics,
+      log: this.#deps.log,
+      draining: () => this.#phase.kind !== "serving",
+    });
+    try {
+      this.#health = bindHealth(address, handler, this.#healthStop.signal);
+    } catch (error) {
+      const where = formatHostPort(address.host, address.port);
+      throw new Error(`listen health ${where}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+
+  /** Bound addresses by listener name (`health` included when enabled). */
+  get addresses(): Readonly<Record<string, string>> {
+    const out: Record<string, string> = {};
+    for (const { config, address } of this.#listeners) out[config.name] = address;
+    if (this.#health !== undefined) {
+      out.health = formatHostPort(this.#health.addr.hostname, this.#health.addr.port);
+    }
+    return out;
+  }
+
+  /** The current phase. */
+  get phase(): ProxyPhase {
+    return this.#phase;
+  }
+
+  /** Connections open right now. */
+  get activeConnections(): number {
+    return this.#connections.size;
+  }
+
+  /** Serves until shutdown completes. Resolves after every socket and listener is closed. */
+  async run(signals: ShutdownSignals): Promise<void> {
+    const { clock, log } = this.#deps;
+    const throttle = new Throttle(clock, 10_000);
+    const loops = this.#listeners.map(({ config, listener }) => {
+      const series = listenerSeries(this.#deps.metrics, config.name);
+      const context: ConnectionContext = {
+        listener: config.name,
+        backendHost: this.#config.backendHost,
+        backendPort: config.backendPort,
+        proxyProtocol: this.#config.proxyProtocol,
+        dialTimeoutMs: this.#config.dialTimeoutMs,
+        dial: this.#deps.dial,
+        series,
+        log,
+        throttle,
+        clock,
+        ...(this.#deps.buffers === undefined ? {} : { buffers: this.#deps.buffers }),
+      };
+      return acceptLoop(listener, {
+        name: config.name,
+        log,
+        clock,
+        errors: series.acceptErrors,
+        signal: this.#acceptStop.signal,
+        onConnection: (conn) => {
+          const done = handleConnection(conn, context, this.#connectionStop.signal);
+          this.#connections.add(done);
+          done.finally(() => this.#connections.delete(done));
+        },
+      });
+    });
+
+    if (!signals.shutdown.aborted) {
+      await new Promise<void>((resolve) =>
+        signals.shutdown.addEventListener("abort", () => resolve(), { once: true })
+      );
+    }
+    const start = clock.now();
+    const deadline = start + this.#config.shutdownGraceMs;
+    this.#phase = { kind: "draining", deadline };
+    const drainFor = Math.min(this.#config.drainDelayMs, this.#config.shutdownGraceMs);
+    log.info("shutdown requested; readiness now fails, still accepting during the drain delay", {
+      drainDelay: formatDuration(drainFor),
+      shutdownGrace: formatDuration(this.#config.shutdownGraceMs),
+      activeConnections: this.#connections.size,
+    });
+    await clock.sleep(drainFor, signals.force);
+
+    this.#phase = { kind: "closing" };
+    this.#acceptStop.abort();
+    for (const { listener } of this.#listeners) {
+      try {
+        listener.close();
+      } catch {
+        // Closed already.
+      }
+    }
+    await Promise.all(loops);
+    if (this.#connections.size > 0) {
+      log.info("listeners closed; waiting for connections in flight", {
+        activeConnections: this.#connections.size,
+        remaining: formatDuration(Math.max(0, Math.round(deadline - clock.now()))),
+      });
+      const waitStop = new AbortController();
+      const stopWaiting = () => waitStop.abort();
+      signals.force.addEventListener("abort", stopWaiting, { once: true });
+      const allDone = Promise.all([...this.#connections]).then(() => true);
+      const inTime = await Promise.race([
+        allDone,
+        clock.sleep(deadline - clock.now(), waitStop.signal).then(() => false),
+      ]);
+      waitStop.abort();
+      signals.force.removeEventListener("abort", stopWaiting);
+      if (!inTime && this.#connections.size > 0) {
+        log.warn("shutdown grace expired with active connections; closing them", {
+          activeConnections: this.#connections.size,
+        });
+      }
+    }
+    this.#connectionStop.abort();
+    await Promise.all([...this.#connections]);
+    this.#healthStop.abort();
+    await this.#health?.finished;
+    this.#phase = { kind: "stopped" };
+    log.info("proxy stopped", { elapsed: formatDuration(Math.round(clock.now() - start)) });
+  }
+}

@@ -1,0 +1,89 @@
+/**
+ * Go-syntax durations (`5s`, `1m30s`, `250ms`, `1.5h`), the format the original's flags and
+ * env vars accept, so an operator's existing values keep working.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+/** Milliseconds per Go duration unit. `µs` and `μs` are the two spellings Go accepts for micro. */
+const UNIT_MS: Readonly<Record<string, number>> = {
+  ns: 1e-6,
+  us: 1e-3,
+  "µs": 1e-3,
+  "μs": 1e-3,
+  ms: 1,
+  s: 1_000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+const TERM = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
+
+/**
+ * Parses a Go duration into milliseconds, or returns `undefined` when the text is not one.
+ *
+ * Accepts what Go's `time.ParseDuration` accepts: an optional sign, then one or more
+ * decimal-number-plus-unit terms, or the bare `0`.
+ *
+ * @example
+ * ```ts
+ * parseDuration("1m30s"); // 90000
+ * parseDuration("250ms"); // 250
+ * parseDuration("5");     // undefined: a unit is required
+ * ```
+ */
+export function parseDuration(text: string): number | undefined {
+  let rest = text;
+  let sign = 1;
+  if (rest.startsWith("-") || rest.startsWith("+")) {
+    sign = rest.startsWith("-") ? -1 : 1;
+    rest = rest.slice(1);
+  }
+  if (rest === "0") return 0;
+  if (rest === "") return undefined;
+  let total = 0;
+  TERM.lastIndex = 0;
+  while (TERM.lastIndex < rest.length) {
+    const start = TERM.lastIndex;
+    const match = TERM.exec(rest);
+    if (match === null || match.index !== start) return undefined;
+    const [, amount, unit] = match;
+    total += Number(amount) * (UNIT_MS[unit ?? ""] ?? Number.NaN);
+  }
+  return Number.isFinite(total) ? sign * total : undefined;
+}
+
+/**
+ * Formats milliseconds the way Go prints a `time.Duration` (`1m30s`, `250ms`, `0s`), so help
+ * text and logs show defaults in the same syntax the flags accept.
+ *
+ * @example
+ * ```ts
+ * formatDuration(90_000); // "1m30s"
+ * formatDuration(250);    // "250ms"
+ * ```
+ */
+export function formatDuration(ms: number): string {
+  if (ms === 0) return "0s";
+  const sign = ms < 0 ? "-" : "";
+  let rest = Math.abs(ms);
+  if (rest < 1_000) {
+    if (rest >= 1) return `${sign}${trimNumber(rest)}ms`;
+    if (rest >= 1e-3) return `${sign}${trimNumber(rest * 1e3)}µs`;
+    return `${sign}${trimNumber(rest * 1e6)}ns`;
+  }
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = trimNumber(rest / 1_000);
+  if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
+  return `${sign}${seconds}s`;
+}
+
+function trimNumber(value: number): string {
+  return String(Number(value.toFixed(6)));
+}

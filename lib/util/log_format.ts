@@ -1,0 +1,100 @@
+/**
+ * Log line formats: JSON lines (the default, for log pipelines) and `key=value` text in the
+ * style of Go's slog text handler (what the original printed, for people reading
+ * `kubectl logs` directly).
+ *
+ * Pure: turns a log record into one line of text.
+ *
+ * @module
+ */
+
+import type { LogLevel, LogRecord } from "@logtape/logtape";
+
+/** The `--log-format` values. */
+export const LOG_FORMATS = ["json", "text"] as const;
+/** A `--log-format` value. */
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** The `--log-level` values, in increasing severity. */
+export const LOG_LEVELS = ["debug", "info", "warn", "error"] as const;
+/** A `--log-level` value. */
+export type LogLevelName = (typeof LOG_LEVELS)[number];
+
+/** Maps our level names to logtape's (which spells warn as `warning`). */
+export function toLogtapeLevel(level: LogLevelName): LogLevel {
+  return level === "warn" ? "warning" : level;
+}
+
+const LEVEL_LABEL: Readonly<Record<LogLevel, string>> = {
+  trace: "TRACE",
+  debug: "DEBUG",
+  info: "INFO",
+  warning: "WARN",
+  error: "ERROR",
+  fatal: "FATAL",
+};
+
+/** Makes a property value safe for JSON: errors become `{name, message}`, bigints strings. */
+export function plainValue(value: unknown): unknown {
+  if (value instanceof Error) {
+    const plain: Record<string, unknown> = { name: value.name, message: value.message };
+    const code = (value as { code?: unknown }).code;
+    if (typeof code === "string") plain.code = code;
+    return plain;
+  }
+  if (typeof value === "bigint") return value.toString();
+  if (Array.isArray(value)) return value.map(plainValue);
+  return value;
+}
+
+/** Joins logtape's rendered message parts (text interleaved with values) into one string. */
+export function renderMessage(record: LogRecord): string {
+  return record.message.map((part, index) => {
+    if (index % 2 === 0) return String(part);
+    return typeof part === "string" ? part : JSON.stringify(plainValue(part));
+  }).join("");
+}
+
+/**
+ * Formats a record as one JSON object per line:
+ * `{"time":"…","level":"INFO","logger":"ouroboros.proxy","msg":"…",…properties}`.
+ *
+ * @example
+ * ```ts
+ * formatJsonLine(record); // '{"time":"2026-12-02T10:00:00.000Z","level":"INFO",…}\n'
+ * ```
+ */
+export function formatJsonLine(record: LogRecord): string {
+  const line: Record<string, unknown> = {
+    time: new Date(record.timestamp).toISOString(),
+    level: LEVEL_LABEL[record.level],
+    logger: record.category.join("."),
+    msg: renderMessage(record),
+  };
+  for (const [key, value] of Object.entries(record.properties)) {
+    if (!(key in line)) line[key] = plainValue(value);
+  }
+  return `${JSON.stringify(line)}\n`;
+}
+
+/**
+ * Formats a record as `time=… level=INFO logger=… msg="…" key=value`, quoting values that
+ * contain spaces, quotes or `=`.
+ */
+export function formatTextLine(record: LogRecord): string {
+  const parts = [
+    `time=${new Date(record.timestamp).toISOString()}`,
+    `level=${LEVEL_LABEL[record.level]}`,
+    `logger=${record.category.join(".")}`,
+    `msg=${textValue(renderMessage(record))}`,
+  ];
+  for (const [key, value] of Object.entries(record.properties)) {
+    const plain = plainValue(value);
+    parts.push(`${key}=${textValue(typeof plain === "string" ? plain : JSON.stringify(plain) ?? "null")}`);
+  }
+  return `${parts.join(" ")}\n`;
+}
+
+function textValue(value: string): string {
+  return value === "" || /[\s"=\\]/.test(value) ? JSON.stringify(value) : value;
+}

@@ -1,0 +1,66 @@
+/**
+ * Process-wide logging set-up on top of `@logtape/logtape`.
+ *
+ * Lines go to stderr with synchronous writes, so a line logged just before `Deno.exit` is never
+ * lost and lines from different parts of the program never interleave.
+ *
+ * @module
+ */
+
+import { configureSync, getLogger, type Logger, type LogRecord, type Sink } from "@logtape/logtape";
+import {
+  formatJsonLine,
+  formatTextLine,
+  type LogFormat,
+  type LogLevelName,
+  toLogtapeLevel,
+} from "./log_format.ts";
+
+/** The root category; subsystems log under `ouroboros.<part>`. */
+export const ROOT_CATEGORY = "ouroboros";
+
+/** Options for {@linkcode configureLogging}. */
+export interface LoggingOptions {
+  readonly level: LogLevelName;
+  readonly format: LogFormat;
+  /** Where formatted lines go; stderr when omitted. Tests pass a collector. */
+  readonly write?: (line: string) => void;
+}
+
+const encoder = new TextEncoder();
+
+/** Writes the whole line to stderr, looping over short writes. */
+export function writeStderr(line: string): void {
+  const bytes = encoder.encode(line);
+  let offset = 0;
+  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
+}
+
+/**
+ * (Re)configures logging for the whole process. Safe to call more than once: the first call
+ * happens before flags are parsed (at `info`, JSON), the second with the operator's choices.
+ *
+ * @example
+ * ```ts
+ * configureLogging({ level: "debug", format: "text" });
+ * logger("proxy").debug("accepted connection", { client: "10.0.0.7:51234" });
+ * ```
+ */
+export function configureLogging(options: LoggingOptions): void {
+  const format = options.format === "json" ? formatJsonLine : formatTextLine;
+  const write = options.write ?? writeStderr;
+  const sink: Sink = (record: LogRecord) => write(format(record));
+  configureSync({
+    reset: true,
+    sinks: { out: sink },
+    loggers: [
+      { category: [ROOT_CATEGORY], lowestLevel: toLogtapeLevel(options.level), sinks: ["out"] },
+      { category: ["logtape", "meta"], lowestLevel: "warning", sinks: ["out"] },
+    ],
+  });
+}
+
+/** The logger for one part of the program, such as `logger("proxy")`. */
+export function logger(...part: string[]): Logger {
+  return getLogger([ROOT_CATEGORY, ...part]);
+}
