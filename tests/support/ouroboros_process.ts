@@ -1,0 +1,201 @@
+/**
+ * Runs ouroboros the way it runs in production: as a child process of the same Deno binary,
+ * with exactly the permission set `deno.json` declares for the subcommand (`-P=<set>`), so a
+ * test fails if the code needs a permission the set does not grant.
+ *
+ * @module
+ */
+
+import { waitFor } from "./wait.ts";
+
+/** Absolute path of `main.ts`. */
+export const MAIN = new URL("../../main.ts", import.meta.url).pathname;
+/** Absolute path of the repository root. */
+export const ROOT = new URL("../../", import.meta.url).pathname;
+
+/** One parsed JSON log line. */
+export type LogLine = Record<string, unknown> & { level: string; msg: string };
+
+/** Output of a finished run. */
+export interface RunResult {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** The `deno run` arguments for a subcommand, with its permission set. */
+export function denoArgs(permissionSet: string, args: readonly string[]): string[] {
+  return ["run", "--quiet", "--no-prompt", `-P=${permissionSet}`, MAIN, ...args];
+}
+
+/**
+ * Runs `ouroboros <args>` to completion with a clean environment plus `env`.
+ *
+ * @example
+ * ```ts
+ * const { code, stderr } = await runOuroboros(["proxy", "--dial-timeout=soon"]);
+ * ```
+ */
+export async function runOuroboros(
+  args: readonly string[],
+  options: { env?: Record<string, string>; permissionSet?: string } = {},
+): Promise<RunResult> {
+  const permissionSet = options.permissionSet ?? (args[0] === "controller" ? "binary" : "proxy");
+  const output = await new Deno.Command(Deno.execPath(), {
+    args: denoArgs(permissionSet, args),
+    cwd: ROOT,
+    clearEnv: true,
+    env: { NO_COLOR: "1", ...(options.env ?? {}) },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  const decoder = new TextDecoder();
+  return { code: output.code, stdout: decoder.decode(output.stdout), stderr: decoder.decode(output.stderr) };
+}
+
+/** Parses the JSON lines of a log; non-JSON lines are kept as `{level: "RAW", msg}`. */
+export function parseLogLines(text: string): LogLine[] {
+  return text.split("\n").filter((line) => line.trim() !== "").map((line) => {
+    try {
+      return JSON.parse(line) as LogLine;
+    } catch {
+      return { level: "RAW", msg: line };
+    }
+  });
+}
+
+/** A `host:port` string split into its parts. */
+export interface HostPort {
+  readonly hostname: string;
+  readonly port: number;
+}
+
+/** Splits `127.0.0.1:8080` or `[::1]:8080`. */
+export function splitHostPort(text: string): HostPort {
+  const colon = text.lastIndexOf(":");
+  const host = text.slice(0, colon);
+  return { hostname: host.startsWith("[") ? host.slice(1, -1) : host, port: Number(text.slice(colon + 1)) };
+}
+
+/** A running proxy child process. */
+export interface ProxyProcess extends AsyncDisposable {
+  readonly child: Deno.ChildProcess;
+  /** Bound traffic and health addresses (absent when that listener is disabled). */
+  readonly http?: HostPort;
+  readonly https?: HostPort;
+  readonly health?: HostPort;
+  /** The start-up log line. */
+  readonly starting: LogLine;
+  /** Every log line so far. */
+  readonly logs: LogLine[];
+  /** Resolves when the process exits. */
+  readonly status: Promise<Deno.CommandStatus>;
+  /** Waits for a log line matching `predicate`. */
+  waitForLog(what: string, predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** Sends a signal (ignored if the process already exited). */
+  kill(signal?: Deno.Signal): void;
+  /** Fetches a path from the health listener and returns status and body. */
+  healthGet(path: string): Promise<{ status: number; body: string }>;
+}
+
+/** Options for {@linkcode startProxy}. */
+export interface StartProxyOptions {
+  readonly env?: Record<string, string>;
+  /** Extra `deno run` flags placed before the script (rarely needed). */
+  readonly permissionSet?: string;
+  /** Wrap the command, e.g. `["prlimit", "--nofile=64"]`. */
+  readonly wrapper?: readonly string[];
+}
+
+/**
+ * Starts `ouroboros proxy` with every listener on 127.0.0.1 port 0 and no drain delay unless
+ * `args` override them, and waits for its "proxy starting" line.
+ */
+export async function startProxy(args: readonly string[], options: StartProxyOptions = {}): Promise<ProxyProcess> {
+  const defaults = [
+    "--listen-http=127.0.0.1:0",
+    "--listen-https=127.0.0.1:0",
+    "--listen-health=127.0.0.1:0",
+    "--drain-delay=0s",
+  ].filter((flag) => !args.some((arg) => arg.startsWith(flag.split("=")[0] + "=")));
+  const command = [Deno.execPath(), ...denoArgs(options.permissionSet ?? "proxy", ["proxy", ...defaults, ...args])];
+  const wrapped = [...(options.wrapper ?? []), ...command];
+  const child = new Deno.Command(wrapped[0] ?? "", {
+    args: wrapped.slice(1),
+    cwd: ROOT,
+    clearEnv: true,
+    env: { NO_COLOR: "1", ...(options.env ?? {}) },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const logs: LogLine[] = [];
+  const pump = (async () => {
+    let buffer = "";
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        logs.push(...parseLogLines(buffer.slice(0, newline)));
+        buffer = buffer.slice(newline + 1);
+      }
+    }
+    if (buffer.trim() !== "") logs.push(...parseLogLines(buffer));
+  })();
+  const status = Promise.all([child.status, pump]).then(([s]) => s);
+  let exited = false;
+  status.then(() => exited = true);
+
+  const waitForLog = (what: string, predicate: (line: LogLine) => boolean, timeoutMs = 15_000) =>
+    waitFor(what, () => {
+      const found = logs.find(predicate);
+      if (found !== undefined) return found;
+      if (exited) {
+        throw new Error(`proxy exited while waiting for ${what}; log:\n${logs.map((l) => JSON.stringify(l)).join("\n")}`);
+      }
+      return undefined;
+    }, { timeoutMs });
+
+  let starting: LogLine;
+  try {
+    starting = await waitForLog("the 'proxy starting' log line", (line) => line.msg === "proxy starting");
+  } catch (error) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await status;
+    throw error;
+  }
+  const address = (key: string) => (typeof starting[key] === "string" ? splitHostPort(starting[key]) : undefined);
+  const http = address("http");
+  const https = address("https");
+  const health = address("health");
+  const kill = (signal: Deno.Signal = "SIGTERM") => {
+    if (exited) return;
+    try {
+      child.kill(signal);
+    } catch { /* exited meanwhile */ }
+  };
+  return {
+    child,
+    ...(http ? { http } : {}),
+    ...(https ? { https } : {}),
+    ...(health ? { health } : {}),
+    starting,
+    logs,
+    status,
+    waitForLog,
+    kill,
+    async healthGet(path: string) {
+      if (health === undefined) throw new Error("the health listener is disabled");
+      const host = health.hostname.includes(":") ? `[${health.hostname}]` : health.hostname;
+      const response = await fetch(`http://${host}:${health.port}${path}`);
+      return { status: response.status, body: await response.text() };
+    },
+    async [Symbol.asyncDispose]() {
+      kill("SIGKILL");
+      await status;
+    },
+  };
+}
