@@ -1,0 +1,48 @@
+/**
+ * Keeps the README's flag tables equal to the option tables. The tables live between
+ * `<!-- BEGIN GENERATED: <name> -->` and `<!-- END GENERATED: <name> -->` markers; `deno task docs`
+ * rewrites them and `tests/readme_test.ts` fails when they differ.
+ *
+ * @module
+ */
+
+import { renderMarkdownTable } from "../../lib/cli/help.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
+import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+
+/** Generated README blocks by marker name. */
+export function generatedBlocks(): Record<string, string> {
+  return {
+    "proxy flags": renderMarkdownTable(PROXY_OPTIONS),
+    "controller flags": renderMarkdownTable(CONTROLLER_OPTIONS),
+  };
+}
+
+/** The text between a block's markers, or `undefined` when the markers are missing. */
+export function readBlock(readme: string, name: string): string | undefined {
+  const begin = `<!-- BEGIN GENERATED: ${name} -->\n`;
+  const end = `<!-- END GENERATED: ${name} -->`;
+  const start = readme.indexOf(begin);
+  const stop = readme.indexOf(end);
+  if (start < 0 || stop < start) return undefined;
+  return readme.slice(start + begin.length, stop);
+}
+
+/** Replaces every generated block; throws when a block's markers are missing. */
+export function replaceBlocks(readme: string, blocks: Record<string, string>): string {
+  let out = readme;
+  for (const [name, body] of Object.entries(blocks)) {
+    const current = readBlock(out, name);
+    if (current === undefined) throw new Error(`README has no markers for the generated block "${name}"`);
+    const begin = `<!-- BEGIN GENERATED: ${name} -->\n`;
+    out = out.replace(`${begin}${current}`, `${begin}${body}`);
+  }
+  return out;
+}
+
+if (import.meta.main) {
+  const path = new URL("../../README.md", import.meta.url).pathname;
+  const readme = await Deno.readTextFile(path);
+  const updated = replaceBlocks(readme, generatedBlocks());
+  if (updated !== readme) await Deno.writeTextFile(path, updated);
+}
