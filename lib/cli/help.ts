@@ -64,7 +64,8 @@ export function renderMarkdownTable<T extends Record<string, OptionSpec<unknown>
 
 function markdownDefault(spec: OptionSpec<unknown>): string {
   if (spec.defaultText !== undefined) return spec.defaultText.replaceAll("|", "\\|");
-  return spec.default === "" ? "(empty)" : `\`${spec.default}\``;
+  // A `|` ends a table cell even inside a code span, so it is escaped there too.
+  return spec.default === "" ? "(empty)" : `\`${spec.default.replaceAll("|", "\\|")}\``;
 }
 
 /** Greedy word wrap; words longer than the width stay whole. */

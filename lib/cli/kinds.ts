@@ -7,6 +7,7 @@
  * @module
  */
 
+import { MAX_TIMER_MS } from "../util/clock.ts";
 import { formatDuration, parseDuration } from "../util/duration.ts";
 import { parseIp } from "../util/ip.ts";
 import { type ListenAddress, parseListenAddress } from "../util/listen_address.ts";
@@ -48,7 +49,13 @@ export interface DurationOptions {
 }
 
 /**
- * A Go-syntax duration, returned in milliseconds.
+ * Re-exported: durations longer than the timer limit are refused at parse time, where the
+ * operator sees why, instead of firing after 1 ms (`--dial-timeout=1000h` would fail every dial).
+ */
+export { MAX_TIMER_MS };
+
+/**
+ * A Go-syntax duration, returned in milliseconds, at most {@linkcode MAX_TIMER_MS}.
  *
  * @example
  * ```ts
@@ -66,6 +73,7 @@ export function duration(options: DurationOptions = {}): ValueKind<number> {
       if (value === undefined) return bad("not a duration");
       if (value < 0) return bad("must not be negative");
       if (value === 0 && !options.allowZero) return bad("must be greater than 0");
+      if (value > MAX_TIMER_MS) return bad(`must be at most ${formatDuration(MAX_TIMER_MS)}`);
       return ok(value);
     },
   };
@@ -211,6 +219,9 @@ export function hostName(): ValueKind<string> {
       const unbracketed = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
       if (parseIp(unbracketed) !== undefined) return ok(unbracketed);
       const name = raw.toLowerCase().replace(/\.$/, "");
+      // All digits and dots is a mistyped IPv4 address (`10.0.0.256`, `10.0.0`), not a name:
+      // no top-level domain is numeric, and a resolver would only answer NXDOMAIN later.
+      if (/^[\d.]+$/.test(name)) return bad("not a valid IPv4 address");
       return isDnsSubdomain(name) ? ok(raw.replace(/\.$/, "")) : bad();
     },
   };

@@ -12,8 +12,6 @@
  * @module
  */
 
-import { parseArgs } from "node:util";
-
 /** The outcome of parsing one raw value. */
 export type Parsed<T> = { readonly ok: true; readonly value: T } | {
   readonly ok: false;
@@ -184,88 +182,103 @@ export function parseOptions<T extends Record<string, OptionSpec<unknown>>>(
   };
 }
 
-/** Reads flags from argv into raw strings keyed by flag name, or `"help"`. */
+/** One argv element that looks like a flag, split into its parts. */
+interface FlagToken {
+  /** As written, without any `=value`: `--listen-http`, `-h`. */
+  readonly written: string;
+  /** Without dashes. */
+  readonly name: string;
+  /** The text after the first `=`, when there is one. */
+  readonly inline?: string;
+}
+
+/**
+ * Splits `-name`, `--name`, `-name=value` or `--name=value`. Returns `undefined` for anything
+ * that is not flag-shaped (`value`, `-`), and a token with an empty name for bad syntax such
+ * as `---name` or `--=x`.
+ */
+function splitFlag(arg: string): FlagToken | undefined {
+  if (!arg.startsWith("-") || arg === "-") return undefined;
+  const body = arg.slice(arg.startsWith("--") ? 2 : 1);
+  const equals = body.indexOf("=");
+  const name = equals < 0 ? body : body.slice(0, equals);
+  const written = arg.slice(0, arg.length - body.length) + name;
+  const valid = name !== "" && !name.startsWith("-");
+  return {
+    written,
+    name: valid ? name : "",
+    ...(equals < 0 ? {} : { inline: body.slice(equals + 1) }),
+  };
+}
+
+/**
+ * Reads flags from argv into raw strings keyed by flag name, or `"help"`.
+ *
+ * Follows Go's `flag` package, which the original used: one or two dashes, `--name=value` or
+ * `--name value`, switches bare or as `--name=false`, the last repeat wins, `-h`/`--help`
+ * anywhere means help. Unlike Go it keeps going after a mistake, so every unknown flag,
+ * stray argument and missing value is reported in one run. The word after a flag that takes a
+ * value is its value unless it is itself one of the known flags (so `--dial-timeout -5s` is
+ * read as a negative duration and reported as such, while `--target-host --dial-timeout=5s`
+ * says the host is missing).
+ */
 function readFlags<T extends Record<string, OptionSpec<unknown>>>(
   table: OptionTable<T>,
   argv: readonly string[],
   byFlag: Map<string, [string, OptionSpec<unknown>]>,
   problems: string[],
 ): Map<string, string> | "help" {
-  // Go's flag package accepts one dash for long names and `--switch=false`; node's parseArgs
-  // accepts neither, so both are rewritten before it sees them.
-  const explicitSwitches = new Map<string, string>();
-  const rest: string[] = [];
-  for (const arg of argv) {
-    if (arg === "--") {
-      rest.push(arg);
-      continue;
-    }
-    let normalised = arg;
-    if (/^-[^-]/.test(arg) && arg.length > 2 && !arg.startsWith("-h=")) normalised = `-${arg}`;
-    const match = /^--([^=]+)=(.*)$/s.exec(normalised);
-    const spec = match ? byFlag.get(match[1] ?? "")?.[1] : undefined;
-    if (match && spec?.kind.isSwitch) {
-      explicitSwitches.set(match[1] ?? "", match[2] ?? "");
-      continue;
-    }
-    rest.push(normalised);
-  }
-
-  const parserOptions: Record<string, { type: "string" | "boolean"; short?: string }> = {
-    help: { type: "boolean", short: "h" },
+  const hint = `run 'ouroboros ${table.command} --help' for the accepted flags`;
+  const isHelp = (name: string) => name === "h" || name === "help";
+  const isKnownFlag = (arg: string) => {
+    const token = splitFlag(arg);
+    return token !== undefined && (isHelp(token.name) || byFlag.has(token.name));
   };
-  for (const spec of Object.values(table.options)) {
-    parserOptions[spec.flag] = { type: spec.kind.isSwitch ? "boolean" : "string" };
-  }
-
-  let parsedValues: Record<string, string | boolean | undefined> = {};
-  try {
-    const result = parseArgs({
-      args: [...rest],
-      options: parserOptions,
-      strict: true,
-      allowPositionals: false,
-    });
-    parsedValues = result.values as Record<string, string | boolean | undefined>;
-  } catch (error) {
-    problems.push(describeArgvError(table, error));
-    return new Map();
-  }
-  if (parsedValues.help === true) return "help";
+  const unexpected = (value: string) =>
+    `unexpected argument ${quote(value)}: ouroboros ${table.command} takes only flags; ${hint}`;
 
   const out = new Map<string, string>();
-  for (const [name, value] of Object.entries(parsedValues)) {
-    if (name === "help" || value === undefined) continue;
-    out.set(name, typeof value === "boolean" ? String(value) : value);
+  let help = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    if (arg === "--") {
+      // Go stops reading flags here; whatever follows is a positional argument.
+      for (const rest of argv.slice(i + 1)) problems.push(unexpected(rest));
+      break;
+    }
+    const token = splitFlag(arg);
+    if (token === undefined) {
+      problems.push(unexpected(arg));
+      continue;
+    }
+    if (token.name === "") {
+      problems.push(`bad flag syntax ${quote(arg)}: write --name=value or --name value; ${hint}`);
+      continue;
+    }
+    if (isHelp(token.name)) {
+      help = true;
+      continue;
+    }
+    const spec = byFlag.get(token.name)?.[1];
+    if (spec === undefined) {
+      problems.push(`unknown flag ${token.written}; ${hint}`);
+      continue;
+    }
+    if (token.inline !== undefined) {
+      out.set(spec.flag, token.inline);
+    } else if (spec.kind.isSwitch) {
+      out.set(spec.flag, "true");
+    } else {
+      const next = argv[i + 1];
+      if (next === undefined || next === "--" || isKnownFlag(next)) {
+        problems.push(
+          `flag --${spec.flag} needs a value, written --${spec.flag}=VALUE or --${spec.flag} VALUE`,
+        );
+      } else {
+        out.set(spec.flag, next);
+        i++;
+      }
+    }
   }
-  for (const [name, value] of explicitSwitches) out.set(name, value);
-  return out;
-}
-
-/** Turns a parseArgs failure into one problem line that says what is accepted. */
-function describeArgvError<T extends Record<string, OptionSpec<unknown>>>(
-  table: OptionTable<T>,
-  error: unknown,
-): string {
-  const code = (error as { code?: unknown }).code;
-  const message = error instanceof Error ? error.message : String(error);
-  const hint = `run 'ouroboros ${table.command} --help' for the accepted flags`;
-  switch (code) {
-    case "ERR_PARSE_ARGS_UNKNOWN_OPTION": {
-      const name = /'([^']+)'/.exec(message)?.[1] ?? message;
-      return `unknown flag ${name}; ${hint}`;
-    }
-    case "ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL": {
-      const value = /'([^']*)'/.exec(message)?.[1] ?? message;
-      return `unexpected argument ${quote(value)}: ouroboros ${table.command} takes only flags; ${hint}`;
-    }
-    case "ERR_PARSE_ARGS_INVALID_OPTION_VALUE": {
-      const name = /--([a-z0-9-]+)/.exec(message)?.[1];
-      return name === undefined
-        ? `${message}; ${hint}`
-        : `flag --${name} needs a value, written --${name}=VALUE or --${name} VALUE`;
-    }
-    default:
-      return `${message}; ${hint}`;
-  }
+  return help ? "help" : out;
 }

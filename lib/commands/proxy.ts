@@ -21,12 +21,26 @@ import {
   installShutdownSignals,
   printStdout,
   readTextOrUndefined,
+  type RevocablePermission,
   revokePermissions,
 } from "./process.ts";
 import { PROXY_OPTIONS } from "./proxy_options.ts";
 
 /** Where the kubelet writes the pod's resolver configuration. */
 export const RESOLV_CONF = "/etc/resolv.conf";
+
+/**
+ * What the proxy gives up once its configuration is read: everything but the network. Exported
+ * so the permission test revokes exactly this list.
+ */
+export const PROXY_REVOKED_PERMISSIONS: readonly RevocablePermission[] = [
+  "read",
+  "write",
+  "env",
+  "run",
+  "ffi",
+  "sys",
+];
 
 type ProxyValues = OptionValues<typeof PROXY_OPTIONS.options>;
 
@@ -102,7 +116,7 @@ export async function runProxy(argv: readonly string[]): Promise<number> {
 
   // Everything the proxy reads from files and the environment has been read: keep only the
   // network from here on.
-  revokePermissions(["read", "write", "env", "run", "ffi", "sys"]);
+  revokePermissions(PROXY_REVOKED_PERMISSIONS);
   configureLogging({ level: settings.values.logLevel, format: settings.values.logFormat });
   const log = logger("proxy");
 

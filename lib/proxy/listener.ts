@@ -9,6 +9,7 @@ import type { Logger } from "@logtape/logtape";
 import type { Clock } from "../util/clock.ts";
 import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
 import type { NumberSeries } from "../util/metrics.ts";
+import { Throttle } from "../util/throttle.ts";
 
 /**
  * Binds a TCP listener. An empty host binds `[::]` (dual-stack, IPv4 peers appear as
@@ -44,15 +45,24 @@ export interface AcceptLoopOptions {
 
 const FIRST_BACKOFF_MS = 5;
 const MAX_BACKOFF_MS = 1_000;
+/** At most one "accept failed" WARN per listener in this long, however errors and successes alternate. */
+const WARN_INTERVAL_MS = 10_000;
+
+/** Where the accept loop stands. */
+type AcceptState =
+  | { readonly kind: "healthy" }
+  | { readonly kind: "failing"; readonly backoffMs: number; readonly warned: boolean };
 
 /**
  * Accepts until the listener is closed on purpose. Any other accept error (EMFILE, ENFILE,
- * ENOBUFS, a connection reset before accept) is logged once per run of errors and retried after
- * a doubling pause from 5 ms to 1 s, so the process neither dies nor spins, and picks up again
- * as soon as descriptors free up.
+ * ENOBUFS, a connection reset before accept) is retried after a doubling pause from 5 ms to 1 s,
+ * so the process neither dies nor spins, and picks up again as soon as descriptors free up.
+ * The WARN is limited to one per 10 s per listener (with the number held back), and the INFO
+ * "accepting connections again" follows only a run of errors that was reported.
  */
 export async function acceptLoop(listener: Deno.TcpListener, options: AcceptLoopOptions): Promise<void> {
-  let backoff = 0;
+  const throttle = new Throttle(options.clock, WARN_INTERVAL_MS);
+  let state: AcceptState = { kind: "healthy" };
   while (!options.signal.aborted) {
     let conn: Deno.TcpConn;
     try {
@@ -60,17 +70,29 @@ export async function acceptLoop(listener: Deno.TcpListener, options: AcceptLoop
     } catch (error) {
       if (options.signal.aborted) return;
       options.errors.value += 1;
-      if (backoff === 0) {
-        options.log.warn("accept failed; backing off and retrying", { listener: options.name, error });
+      const backoffMs: number = state.kind === "failing"
+        ? Math.min(state.backoffMs * 2, MAX_BACKOFF_MS)
+        : FIRST_BACKOFF_MS;
+      let warned: boolean = state.kind === "failing" && state.warned;
+      if (!warned) {
+        const decision = throttle.check("accept");
+        if (decision.emit) {
+          options.log.warn("accept failed; backing off and retrying", {
+            listener: options.name,
+            error,
+            suppressed: decision.suppressed,
+          });
+          warned = true;
+        }
       }
-      backoff = backoff === 0 ? FIRST_BACKOFF_MS : Math.min(backoff * 2, MAX_BACKOFF_MS);
-      await options.clock.sleep(backoff, options.signal);
+      state = { kind: "failing", backoffMs, warned };
+      await options.clock.sleep(backoffMs, options.signal);
       continue;
     }
-    if (backoff !== 0) {
+    if (state.kind === "failing" && state.warned) {
       options.log.info("accepting connections again", { listener: options.name });
-      backoff = 0;
     }
+    state = { kind: "healthy" };
     options.onConnection(conn);
   }
 }

@@ -116,14 +116,16 @@ export function encodeV1(addresses: HeaderAddresses): string {
 /**
  * Encodes a version 2 (binary) header: signature, version 2 with the PROXY command, the
  * address family with STREAM transport, the address block length, then source and destination
- * addresses and ports in network byte order. `unknown` becomes the PROXY command with the
- * UNSPEC family and no address block, which receivers answer by using the real endpoints.
+ * addresses and ports in network byte order. `unknown` becomes the LOCAL command with the
+ * UNSPEC family and no address block, as HAProxy sends it: for LOCAL the spec says the receiver
+ * must accept the connection and use the real endpoints, whereas a PROXY command with UNSPEC
+ * leaves the receiver free to reject it.
  */
 export function encodeV2(addresses: HeaderAddresses): Uint8Array {
   const addressLength = addresses.family === 4 ? 12 : addresses.family === 6 ? 36 : 0;
   const out = new Uint8Array(16 + addressLength);
   out.set(V2_SIGNATURE, 0);
-  out[12] = 0x21; // version 2, command PROXY
+  out[12] = addresses.family === "unknown" ? 0x20 : 0x21; // version 2, command LOCAL or PROXY
   out[13] = addresses.family === 4 ? 0x11 : addresses.family === 6 ? 0x21 : 0x00;
   out[14] = addressLength >> 8;
   out[15] = addressLength & 0xff;

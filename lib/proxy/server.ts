@@ -82,7 +82,7 @@ function bindHealth(
   address: ListenAddress,
   handler: (request: Request) => Promise<Response>,
   signal: AbortSignal,
-) {
+): Deno.HttpServer<Deno.NetAddr> {
   const serve = (hostname: string) =>
     Deno.serve({ hostname, port: address.port, signal, onListen: () => {} }, handler);
   if (address.host !== undefined) return serve(address.host);
@@ -93,6 +93,10 @@ function bindHealth(
     return serve("0.0.0.0");
   }
 }
+
+/** First and longest pause between attempts to bring a failed health listener back. */
+const HEALTH_REBIND_FIRST_MS = 5;
+const HEALTH_REBIND_MAX_MS = 1_000;
 
 /**
  * A running proxy. {@linkcode ProxyServer.start} binds every listener (or none: a failure
@@ -109,6 +113,8 @@ export class ProxyServer {
   readonly #deps: ProxyServerDeps;
   readonly #listeners: readonly BoundListener[];
   #health: Deno.HttpServer<Deno.NetAddr> | undefined;
+  /** Settles once the health listener is down for good (see {@linkcode ProxyServer.#superviseHealth}). */
+  #healthDone: Promise<void> = Promise.resolve();
   readonly #healthStop = new AbortController();
   readonly #acceptStop = new AbortController();
   readonly #connectionStop = new AbortController();
@@ -160,11 +166,55 @@ export class ProxyServer {
       log: this.#deps.log,
       draining: () => this.#phase.kind !== "serving",
     });
+    let server: Deno.HttpServer<Deno.NetAddr>;
     try {
-      this.#health = bindHealth(address, handler, this.#healthStop.signal);
+      server = bindHealth(address, handler, this.#healthStop.signal);
     } catch (error) {
       const where = formatHostPort(address.host, address.port);
       throw new Error(`listen health ${where}: ${(error as Error).message}`, { cause: error });
+    }
+    this.#health = server;
+    this.#healthDone = this.#superviseHealth(server, handler);
+  }
+
+  /**
+   * Keeps the health listener alive. `Deno.serve` stops for good when one accept fails (for
+   * example with EMFILE while the traffic listeners hold every descriptor) and rejects its
+   * `finished` promise; unhandled, that rejection kills the whole process. Here the failure is
+   * logged and the listener is bound again on the same address, retrying with a doubling pause
+   * until descriptors free up, so the kubelet's probes recover with the proxy.
+   */
+  async #superviseHealth(
+    first: Deno.HttpServer<Deno.NetAddr>,
+    handler: (request: Request) => Promise<Response>,
+  ): Promise<void> {
+    const { clock, log } = this.#deps;
+    const stop = this.#healthStop.signal;
+    const where = { host: first.addr.hostname, port: first.addr.port };
+    let server = first;
+    while (true) {
+      try {
+        await server.finished;
+        return;
+      } catch (error) {
+        if (stop.aborted) return;
+        log.warn("health listener failed; binding it again", {
+          address: formatHostPort(where.host, where.port),
+          error,
+        });
+      }
+      let pause = HEALTH_REBIND_FIRST_MS;
+      while (true) {
+        if (!(await clock.sleep(pause, stop))) return;
+        try {
+          server = bindHealth(where, handler, stop);
+          break;
+        } catch {
+          pause = Math.min(pause * 2, HEALTH_REBIND_MAX_MS);
+        }
+      }
+      this.#health = server;
+      log.info("health listener serving again", { address: formatHostPort(where.host, where.port) });
     }
   }
 
@@ -254,7 +304,10 @@ export class ProxyServer {
       });
       const waitStop = new AbortController();
       const stopWaiting = () => waitStop.abort();
-      signals.force.addEventListener("abort", stopWaiting, { once: true });
+      // A second signal that came during the drain delay has already fired its abort event,
+      // so a listener added now would never run: check the flag as well.
+      if (signals.force.aborted) waitStop.abort();
+      else signals.force.addEventListener("abort", stopWaiting, { once: true });
       const allDone = Promise.all([...this.#connections]).then(() => true);
       const inTime = await Promise.race([
         allDone,
@@ -263,15 +316,21 @@ export class ProxyServer {
       waitStop.abort();
       signals.force.removeEventListener("abort", stopWaiting);
       if (!inTime && this.#connections.size > 0) {
-        log.warn("shutdown grace expired with active connections; closing them", {
-          activeConnections: this.#connections.size,
-        });
+        if (signals.force.aborted) {
+          log.warn("second shutdown signal; closing active connections now", {
+            activeConnections: this.#connections.size,
+          });
+        } else {
+          log.warn("shutdown grace expired with active connections; closing them", {
+            activeConnections: this.#connections.size,
+          });
+        }
       }
     }
     this.#connectionStop.abort();
     await Promise.all([...this.#connections]);
     this.#healthStop.abort();
-    await this.#health?.finished;
+    await this.#healthDone;
     this.#phase = { kind: "stopped" };
     log.info("proxy stopped", { elapsed: formatDuration(Math.round(clock.now() - start)) });
   }

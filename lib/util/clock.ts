@@ -16,7 +16,10 @@ export interface Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<boolean>;
 }
 
-/** The real clock: `performance.now()` and timers. */
+/** The longest delay `setTimeout` honours (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
+/** The real clock: `performance.now()` and timers (delays beyond the timer limit are capped). */
 export const systemClock: Clock = {
   now: () => performance.now(),
   sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
@@ -29,7 +32,7 @@ export const systemClock: Clock = {
       const timer = setTimeout(() => {
         signal?.removeEventListener("abort", onAbort);
         resolve(true);
-      }, Math.max(0, ms));
+      }, Math.min(Math.max(0, ms), MAX_TIMER_MS));
       signal?.addEventListener("abort", onAbort, { once: true });
     });
   },

@@ -22,10 +22,17 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 const TERM = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
 
 /**
+ * The longest duration Go can hold (2^63 - 1 ns, about 2562047h), in milliseconds. Go's parser
+ * rejects anything longer as an overflow, and so does this one.
+ */
+export const MAX_DURATION_MS = 9_223_372_036_854.775;
+
+/**
  * Parses a Go duration into milliseconds, or returns `undefined` when the text is not one.
  *
  * Accepts what Go's `time.ParseDuration` accepts: an optional sign, then one or more
- * decimal-number-plus-unit terms, or the bare `0`.
+ * decimal-number-plus-unit terms, or the bare `0`. Like Go, it refuses values longer than
+ * {@linkcode MAX_DURATION_MS}. A zero of either sign is returned as `0`.
  *
  * @example
  * ```ts
@@ -52,7 +59,8 @@ export function parseDuration(text: string): number | undefined {
     const [, amount, unit] = match;
     total += Number(amount) * (UNIT_MS[unit ?? ""] ?? Number.NaN);
   }
-  return Number.isFinite(total) ? sign * total : undefined;
+  if (!Number.isFinite(total) || total > MAX_DURATION_MS) return undefined;
+  return total === 0 ? 0 : sign * total;
 }
 
 /**
@@ -78,12 +86,14 @@ export function formatDuration(ms: number): string {
   rest -= hours * 3_600_000;
   const minutes = Math.floor(rest / 60_000);
   rest -= minutes * 60_000;
-  const seconds = trimNumber(rest / 1_000);
+  // Nine decimals keep nanoseconds, as Go prints them (`1.000000001s`).
+  const seconds = trimNumber(rest / 1_000, 9);
   if (hours > 0) return `${sign}${hours}h${minutes}m${seconds}s`;
   if (minutes > 0) return `${sign}${minutes}m${seconds}s`;
   return `${sign}${seconds}s`;
 }
 
-function trimNumber(value: number): string {
-  return String(Number(value.toFixed(6)));
+/** Rounds away floating-point noise (`0.30000000000000004`) and drops trailing zeros. */
+function trimNumber(value: number, decimals = 6): string {
+  return String(Number(value.toFixed(decimals)));
 }

@@ -54,7 +54,11 @@ export function parseIpv6(text: string): Ipv6Address | undefined {
   let body = text;
   if (body.startsWith("[") && body.endsWith("]")) body = body.slice(1, -1);
   const zone = body.indexOf("%");
-  if (zone >= 0) body = body.slice(0, zone);
+  if (zone >= 0) {
+    // A `%` must name a zone (RFC 4007 §11): `fe80::1%` is a typo, not an address.
+    if (zone === body.length - 1) return undefined;
+    body = body.slice(0, zone);
+  }
   if (body === "") return undefined;
 
   const halves = body.split("::");

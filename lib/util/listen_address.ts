@@ -30,6 +30,12 @@ const HOSTNAME =
  * ```
  */
 export function parseListenAddress(text: string): ListenAddress | string {
+  if (text.startsWith("[")) {
+    const close = text.indexOf("]");
+    if (close < 0) return "unbalanced '[' in the host";
+    // `[::1]` alone: the last ':' is inside the brackets, so say what is really missing.
+    if (text[close + 1] !== ":") return "missing ':' before the port";
+  }
   const colon = text.lastIndexOf(":");
   if (colon < 0) return "missing ':' before the port";
   const hostPart = text.slice(0, colon);

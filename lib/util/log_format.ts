@@ -34,17 +34,33 @@ const LEVEL_LABEL: Readonly<Record<LogLevel, string>> = {
   fatal: "FATAL",
 };
 
-/** Makes a property value safe for JSON: errors become `{name, message}`, bigints strings. */
+/**
+ * Makes a property value safe for JSON: errors become `{name, message[, code]}`, bigints
+ * strings, also inside arrays and plain objects (a bigint anywhere would make `JSON.stringify`
+ * throw and lose the whole line); a value that contains itself prints `"[Circular]"` there.
+ */
 export function plainValue(value: unknown): unknown {
+  return plain(value, new Set());
+}
+
+function plain(value: unknown, parents: Set<object>): unknown {
   if (value instanceof Error) {
-    const plain: Record<string, unknown> = { name: value.name, message: value.message };
+    const out: Record<string, unknown> = { name: value.name, message: value.message };
     const code = (value as { code?: unknown }).code;
-    if (typeof code === "string") plain.code = code;
-    return plain;
+    if (typeof code === "string") out.code = code;
+    return out;
   }
   if (typeof value === "bigint") return value.toString();
-  if (Array.isArray(value)) return value.map(plainValue);
-  return value;
+  if (value === null || typeof value !== "object") return value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return value;
+  if (parents.has(value)) return "[Circular]";
+  parents.add(value);
+  const out = Array.isArray(value)
+    ? value.map((item) => plain(item, parents))
+    : Object.fromEntries(Object.entries(value).map(([key, item]) => [key, plain(item, parents)]));
+  parents.delete(value);
+  return out;
 }
 
 /** Joins logtape's rendered message parts (text interleaved with values) into one string. */
@@ -95,6 +111,22 @@ export function formatTextLine(record: LogRecord): string {
   return `${parts.join(" ")}\n`;
 }
 
+/**
+ * Quotes a text value when it is empty or holds a space, quote, `=`, backslash or any control or
+ * invisible character, so one value can never fake another key or a second line, nor smuggle
+ * terminal escape sequences into `kubectl logs`.
+ */
 function textValue(value: string): string {
-  return value === "" || /[\s"=\\]/.test(value) ? JSON.stringify(value) : value;
+  if (value !== "" && !/[\s"=\\\p{C}]/u.test(value)) return value;
+  return JSON.stringify(value).replace(
+    /[\p{C}\u2028\u2029]/gu,
+    escapeCodeUnits,
+  );
+}
+
+/** `\uXXXX` for every UTF-16 code unit, so characters beyond U+FFFF become a valid pair. */
+function escapeCodeUnits(char: string): string {
+  let out = "";
+  for (let i = 0; i < char.length; i++) out += `\\u${char.charCodeAt(i).toString(16).padStart(4, "0")}`;
+  return out;
 }

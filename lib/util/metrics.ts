@@ -26,6 +26,16 @@ function escapeLabel(value: string): string {
   return value.replaceAll("\\", "\\\\").replaceAll("\n", "\\n").replaceAll('"', '\\"');
 }
 
+/** HELP text escapes only backslash and newline (exposition format 0.0.4). */
+function escapeHelp(text: string): string {
+  return text.replaceAll("\\", "\\\\").replaceAll("\n", "\\n");
+}
+
+/** The HELP and TYPE lines every family starts with. */
+function header(name: string, help: string, type: string): string[] {
+  return [`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`];
+}
+
 function formatLabels(names: readonly string[], values: readonly string[], extra = ""): string {
   const parts = names.map((name, i) => `${name}="${escapeLabel(values[i] ?? "")}"`);
   if (extra !== "") parts.push(extra);
@@ -76,7 +86,7 @@ export class NumberFamily<L extends string> implements Family {
 
   /** Renders HELP, TYPE and one line per series. */
   render(): string {
-    const lines = [`# HELP ${this.#name} ${this.#help}`, `# TYPE ${this.#name} ${this.#type}`];
+    const lines = header(this.#name, this.#help, this.#type);
     for (const { values, series } of this.#series.values()) {
       lines.push(`${this.#name}${formatLabels(this.#labelNames, values)} ${formatNumber(series.value)}`);
     }
@@ -140,7 +150,7 @@ export class HistogramFamily<L extends string> implements Family {
 
   /** Renders HELP, TYPE, cumulative buckets, sum and count per series. */
   render(): string {
-    const lines = [`# HELP ${this.#name} ${this.#help}`, `# TYPE ${this.#name} histogram`];
+    const lines = header(this.#name, this.#help, "histogram");
     for (const { values, series } of this.#series.values()) {
       let cumulative = 0;
       series.bounds.forEach((bound, i) => {
@@ -171,15 +181,38 @@ class SampledGauge implements Family {
   }
 
   render(): string {
-    return [
-      `# HELP ${this.#name} ${this.#help}`,
-      `# TYPE ${this.#name} gauge`,
-      `${this.#name} ${formatNumber(this.#sample())}`,
-    ].join("\n");
+    return [...header(this.#name, this.#help, "gauge"), `${this.#name} ${formatNumber(this.#sample())}`].join(
+      "\n",
+    );
   }
 }
 
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+
+/**
+ * Refuses label names Prometheus would reject at scrape time (bad characters, the reserved `__`
+ * prefix, duplicates, and `le` on a histogram, where it names the bucket), so the mistake shows
+ * when the metric is declared rather than as a failed scrape in production.
+ */
+function checkLabelNames(metric: string, labelNames: readonly string[], histogram: boolean): void {
+  const seen = new Set<string>();
+  for (const label of labelNames) {
+    const problem = !LABEL_NAME.test(label)
+      ? "is not a valid label name"
+      : label.startsWith("__")
+      ? "uses the reserved '__' prefix"
+      : seen.has(label)
+      ? "is listed twice"
+      : histogram && label === "le"
+      ? "is reserved for histogram buckets"
+      : undefined;
+    if (problem !== undefined) {
+      throw new TypeError(`Cannot register metric "${metric}": label "${label}" ${problem}`);
+    }
+    seen.add(label);
+  }
+}
 
 /**
  * Holds metric families in registration order and renders them for `/metrics`.
@@ -196,27 +229,34 @@ export class MetricsRegistry {
   readonly #families: Family[] = [];
   readonly #names = new Set<string>();
 
-  #register<F extends Family>(name: string, family: F): F {
+  #register<F extends Family>(name: string, family: () => F): F {
     if (!METRIC_NAME.test(name)) throw new TypeError(`Cannot register metric: "${name}" is not a valid name`);
     if (this.#names.has(name)) throw new TypeError(`Cannot register metric: "${name}" is already registered`);
+    const created = family();
     this.#names.add(name);
-    this.#families.push(family);
-    return family;
+    this.#families.push(created);
+    return created;
   }
 
   /** Registers a monotonically increasing counter. */
   counter<L extends string>(name: string, help: string, labelNames: readonly L[] = []): NumberFamily<L> {
-    return this.#register(name, new NumberFamily(name, help, "counter", labelNames));
+    return this.#register(name, () => {
+      checkLabelNames(name, labelNames, false);
+      return new NumberFamily(name, help, "counter", labelNames);
+    });
   }
 
   /** Registers a gauge that code sets or adjusts. */
   gauge<L extends string>(name: string, help: string, labelNames: readonly L[] = []): NumberFamily<L> {
-    return this.#register(name, new NumberFamily(name, help, "gauge", labelNames));
+    return this.#register(name, () => {
+      checkLabelNames(name, labelNames, false);
+      return new NumberFamily(name, help, "gauge", labelNames);
+    });
   }
 
   /** Registers a gauge sampled at scrape time. */
   sampledGauge(name: string, help: string, sample: () => number): void {
-    this.#register(name, new SampledGauge(name, help, sample));
+    this.#register(name, () => new SampledGauge(name, help, sample));
   }
 
   /** Registers a histogram with the given upper bounds (the `+Inf` bucket is implicit). */
@@ -226,7 +266,16 @@ export class MetricsRegistry {
     labelNames: readonly L[],
     bounds: readonly number[],
   ): HistogramFamily<L> {
-    return this.#register(name, new HistogramFamily(name, help, labelNames, bounds));
+    return this.#register(name, () => {
+      checkLabelNames(name, labelNames, true);
+      // The +Inf bucket is always rendered; an explicit or repeated bound would print two
+      // buckets with the same `le`, which Prometheus rejects.
+      const sorted = [...bounds].sort((a, b) => a - b);
+      if (sorted.some((bound, i) => !Number.isFinite(bound) || bound === sorted[i - 1])) {
+        throw new TypeError(`Cannot register metric "${name}": bucket bounds must be finite and distinct`);
+      }
+      return new HistogramFamily(name, help, labelNames, bounds);
+    });
   }
 
   /** The whole exposition, ending with a newline. */

@@ -17,7 +17,12 @@ export function freePort(hostname = "127.0.0.1"): number {
 }
 
 /** Resolves once something accepts TCP connections on `hostname:port`. */
-export async function waitForPort(hostname: string, port: number, what: string, timeoutMs = 10_000): Promise<void> {
+export async function waitForPort(
+  hostname: string,
+  port: number,
+  what: string,
+  timeoutMs = 10_000,
+): Promise<void> {
   await waitFor(`${what} to listen on ${hostname}:${port}`, async () => {
     try {
       const conn = await Deno.connect({ hostname, port });

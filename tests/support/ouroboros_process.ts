@@ -112,14 +112,20 @@ export interface StartProxyOptions {
  * Starts `ouroboros proxy` with every listener on 127.0.0.1 port 0 and no drain delay unless
  * `args` override them, and waits for its "proxy starting" line.
  */
-export async function startProxy(args: readonly string[], options: StartProxyOptions = {}): Promise<ProxyProcess> {
+export async function startProxy(
+  args: readonly string[],
+  options: StartProxyOptions = {},
+): Promise<ProxyProcess> {
   const defaults = [
     "--listen-http=127.0.0.1:0",
     "--listen-https=127.0.0.1:0",
     "--listen-health=127.0.0.1:0",
     "--drain-delay=0s",
   ].filter((flag) => !args.some((arg) => arg.startsWith(flag.split("=")[0] + "=")));
-  const command = [Deno.execPath(), ...denoArgs(options.permissionSet ?? "proxy", ["proxy", ...defaults, ...args])];
+  const command = [
+    Deno.execPath(),
+    ...denoArgs(options.permissionSet ?? "proxy", ["proxy", ...defaults, ...args]),
+  ];
   const wrapped = [...(options.wrapper ?? []), ...command];
   const child = new Deno.Command(wrapped[0] ?? "", {
     args: wrapped.slice(1),
@@ -152,7 +158,9 @@ export async function startProxy(args: readonly string[], options: StartProxyOpt
       const found = logs.find(predicate);
       if (found !== undefined) return found;
       if (exited) {
-        throw new Error(`proxy exited while waiting for ${what}; log:\n${logs.map((l) => JSON.stringify(l)).join("\n")}`);
+        throw new Error(
+          `proxy exited while waiting for ${what}; log:\n${logs.map((l) => JSON.stringify(l)).join("\n")}`,
+        );
       }
       return undefined;
     }, { timeoutMs });
@@ -167,7 +175,9 @@ export async function startProxy(args: readonly string[], options: StartProxyOpt
     await status;
     throw error;
   }
-  const address = (key: string) => (typeof starting[key] === "string" ? splitHostPort(starting[key]) : undefined);
+  const address = (
+    key: string,
+  ) => (typeof starting[key] === "string" ? splitHostPort(starting[key]) : undefined);
   const http = address("http");
   const https = address("https");
   const health = address("health");

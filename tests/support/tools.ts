@@ -47,6 +47,8 @@ export function skipWithout(what: string, tools: readonly string[]): boolean {
 /** The path of a tool the test cannot run without; throws a clear error when it is missing. */
 export function requireTool(name: string): string {
   const found = findTool(name);
-  if (found === undefined) throw new Error(`${name} is required for this test but is not installed (see .ci/run)`);
+  if (found === undefined) {
+    throw new Error(`${name} is required for this test but is not installed (see .ci/run)`);
+  }
   return found;
 }
