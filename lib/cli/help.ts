@@ -56,16 +56,21 @@ export function renderMarkdownTable<T extends Record<string, OptionSpec<unknown>
   for (const spec of Object.values(table.options)) {
     const variable = envName(table.command, spec);
     const env = variable === null ? "(none)" : `\`${variable}\``;
-    const notes = `${spec.help} Accepts ${spec.kind.accepted}.`.replaceAll("|", "\\|");
+    const notes = markdownText(`${spec.help} Accepts ${spec.kind.accepted}.`);
     rows.push(`| \`--${spec.flag}\` | ${env} | ${markdownDefault(spec)} | ${notes} |`);
   }
   return `${rows.join("\n")}\n`;
 }
 
 function markdownDefault(spec: OptionSpec<unknown>): string {
-  if (spec.defaultText !== undefined) return spec.defaultText.replaceAll("|", "\\|");
+  if (spec.defaultText !== undefined) return markdownText(spec.defaultText);
   // A `|` ends a table cell even inside a code span, so it is escaped there too.
   return spec.default === "" ? "(empty)" : `\`${spec.default.replaceAll("|", "\\|")}\``;
+}
+
+/** Escapes table-cell text: `|` would end the cell and `<name>` would vanish as an HTML tag. */
+function markdownText(text: string): string {
+  return text.replaceAll("|", "\\|").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
 /** Greedy word wrap; words longer than the width stay whole. */

@@ -200,3 +200,124 @@ export function parseV2(bytes: Uint8Array): ParsedV2 {
     destinationPort: ((bytes[ports + 2] ?? 0) << 8) | (bytes[ports + 3] ?? 0),
   };
 }
+
+/** One end of a connection as a header names it, addresses in canonical text. */
+export interface HeaderEndpoint {
+  readonly hostname: string;
+  readonly port: number;
+}
+
+/** A header read off a live stream. */
+export interface ProxyHeader {
+  readonly version: 1 | 2;
+  /** `UNKNOWN` covers v1 `UNKNOWN` and v2 `UNSPEC` or `LOCAL`; there are no addresses then. */
+  readonly family: "TCP4" | "TCP6" | "UNKNOWN";
+  readonly source?: HeaderEndpoint;
+  readonly destination?: HeaderEndpoint;
+  /** How many bytes the header took on the wire. */
+  readonly length: number;
+}
+
+/** What {@linkcode parseProxyHeader} found at the start of a byte string. */
+export type HeaderParse =
+  | { readonly kind: "complete"; readonly header: ProxyHeader }
+  | { readonly kind: "incomplete" }
+  | { readonly kind: "invalid"; readonly reason: string };
+
+/** Canonical text for 4 or 16 address bytes (IPv6 in the URL serializer's RFC 5952 form). */
+function addressText(bytes: Uint8Array): string {
+  if (bytes.length === 4) return Array.from(bytes).join(".");
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  return new URL(`http://[${groups.join(":")}]/`).hostname.slice(1, -1);
+}
+
+/** True when v1 address text is the canonical spelling (`::ffff:a.b.c.d` is allowed for mapped IPv4). */
+function canonicalV1(text: string, bytes: Uint8Array): boolean {
+  if (bytes.length === 4) return true; // parseV1 already refused leading zeros and bad octets
+  if (/^::ffff:\d+\.\d+\.\d+\.\d+$/.test(text)) return `::ffff:${addressText(bytes.slice(12))}` === text;
+  return addressText(bytes) === text;
+}
+
+function startsWith(bytes: Uint8Array, prefix: readonly number[]): boolean {
+  for (let i = 0; i < Math.min(bytes.length, prefix.length); i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}
+
+const V1_PREFIX = Array.from(new TextEncoder().encode("PROXY "));
+
+/**
+ * Reads a header (v1 or v2) at the start of a live stream: `incomplete` until enough bytes have
+ * arrived, then `complete` with the header and its length (payload may follow), or `invalid`
+ * with the rule that was broken. Stricter than real receivers: v1 addresses must be canonical.
+ *
+ * @example
+ * ```ts
+ * parseProxyHeader(new TextEncoder().encode("PROXY TCP4 10.0.0.7 10.0.0.2 51000 8080\r\nGET /"));
+ * // { kind: "complete", header: { version: 1, family: "TCP4", source: { hostname: "10.0.0.7", port: 51000 }, … } }
+ * ```
+ */
+export function parseProxyHeader(bytes: Uint8Array): HeaderParse {
+  if (bytes.length === 0) return { kind: "incomplete" };
+  try {
+    if (startsWith(bytes, V2_SIGNATURE_BYTES)) {
+      if (bytes.length < 16) return { kind: "incomplete" };
+      const length = 16 + (((bytes[14] ?? 0) << 8) | (bytes[15] ?? 0));
+      if (bytes.length < length) return { kind: "incomplete" };
+      const parsed = parseV2(bytes.subarray(0, length));
+      if (parsed.family === "UNSPEC" || parsed.command === "LOCAL") {
+        return { kind: "complete", header: { version: 2, family: "UNKNOWN", length } };
+      }
+      return {
+        kind: "complete",
+        header: {
+          version: 2,
+          family: parsed.family,
+          source: { hostname: addressText(parsed.source), port: parsed.sourcePort },
+          destination: { hostname: addressText(parsed.destination), port: parsed.destinationPort },
+          length,
+        },
+      };
+    }
+    if (startsWith(bytes, V1_PREFIX)) {
+      const window = bytes.subarray(0, V1_LIMIT);
+      if (!window.includes(0x0a) && bytes.length < V1_LIMIT) {
+        // A lone CR or a control byte is already wrong; otherwise wait for the rest of the line.
+        const bad = window.findIndex((byte, i) => byte < 0x20 && !(byte === 0x0d && i === window.length - 1));
+        if (bad < 0) return { kind: "incomplete" };
+      }
+      const parsed = parseV1(bytes);
+      if (parsed.family === "UNKNOWN") {
+        return { kind: "complete", header: { version: 1, family: "UNKNOWN", length: parsed.length } };
+      }
+      if (
+        !canonicalV1(parsed.sourceText, parsed.source) ||
+        !canonicalV1(parsed.destinationText, parsed.destination)
+      ) {
+        return {
+          kind: "invalid",
+          reason: `addresses not in canonical form: ${parsed.sourceText} ${parsed.destinationText}`,
+        };
+      }
+      return {
+        kind: "complete",
+        header: {
+          version: 1,
+          family: parsed.family,
+          source: { hostname: parsed.sourceText, port: parsed.sourcePort },
+          destination: { hostname: parsed.destinationText, port: parsed.destinationPort },
+          length: parsed.length,
+        },
+      };
+    }
+    return {
+      kind: "invalid",
+      reason: `first bytes ${
+        JSON.stringify(new TextDecoder().decode(bytes.subarray(0, 12)))
+      } start no PROXY header`,
+    };
+  } catch (error) {
+    if (error instanceof ProxyHeaderError) return { kind: "invalid", reason: error.message };
+    throw error;
+  }
+}
