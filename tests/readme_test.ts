@@ -1,13 +1,13 @@
 import assert from "node:assert/strict";
-import { generatedBlocks, readBlock } from "./support/readme_tables.ts";
+import { generatedBlocks, normaliseTable, readBlock } from "./support/readme_tables.ts";
 
 const README = await Deno.readTextFile(new URL("../README.md", import.meta.url));
 
 Deno.test("README flag tables equal the option tables (run `deno task docs` after changing a flag)", () => {
   for (const [name, body] of Object.entries(generatedBlocks())) {
     const current = readBlock(README, name);
-    assert.notEqual(current, undefined, `README lacks the generated block "${name}"`);
-    assert.equal(current, body, `README block "${name}" is stale`);
+    assert.ok(current !== undefined, `README lacks the generated block "${name}"`);
+    assert.equal(normaliseTable(current), normaliseTable(body), `README block "${name}" is stale`);
   }
 });
 

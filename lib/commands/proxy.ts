@@ -92,6 +92,7 @@ export function proxySettings(
       readyTimeoutMs: values.readyTimeout,
       shutdownGraceMs: values.shutdownGrace,
       drainDelayMs: values.drainDelay,
+      idleTimeoutMs: values.idleTimeout,
     },
   };
 }
@@ -136,6 +137,7 @@ export async function runProxy(argv: readonly string[]): Promise<number> {
     readyTimeout: formatDuration(config.readyTimeoutMs),
     shutdownGrace: formatDuration(config.shutdownGraceMs),
     drainDelay: formatDuration(config.drainDelayMs),
+    idleTimeout: config.idleTimeoutMs === 0 ? "off" : formatDuration(config.idleTimeoutMs),
     version: VERSION,
   });
   try {

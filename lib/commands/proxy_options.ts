@@ -112,6 +112,13 @@ export const PROXY_OPTIONS = {
         "On SIGTERM, how long to keep accepting new connections (with /readyz failing) while the pod is " +
         "removed from Service endpoints. Counts towards --shutdown-grace.",
     },
+    idleTimeout: {
+      flag: "idle-timeout",
+      kind: duration({ allowZero: true }),
+      default: "1h",
+      help: "Close a connection when no byte has moved in either direction for this long (a client gone " +
+        "without a FIN, a half-closed connection never finished, a backend that stopped reading). 0 disables it.",
+    },
     proxyProtocol: {
       flag: "proxy-protocol",
       kind: oneOf(PROXY_PROTOCOL_VERSIONS),

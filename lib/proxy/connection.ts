@@ -13,7 +13,8 @@ import { classifyDialError, DIAL_CAUSES, type DialCause } from "./dial_cause.ts"
 import { type Dialer, dialWithTimeout } from "./dialer.ts";
 import { encodeProxyHeader, type ProxyProtocolVersion, type SocketAddress } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
-import { relay, type RelayBuffers } from "./relay.ts";
+import type { IdleReaper } from "./idle_reaper.ts";
+import { type Activity, relay, type RelayBuffers } from "./relay.ts";
 
 /** A listener's metric series, resolved once so each connection only bumps numbers. */
 export interface ListenerSeries {
@@ -24,6 +25,7 @@ export interface ListenerSeries {
   readonly dialFailures: Readonly<Record<DialCause, NumberSeries>>;
   readonly headerFailures: NumberSeries;
   readonly acceptErrors: NumberSeries;
+  readonly idleTimeouts: NumberSeries;
   readonly duration: HistogramSeries;
 }
 
@@ -40,6 +42,7 @@ export function listenerSeries(metrics: ProxyMetrics, listener: ListenerName): L
     dialFailures,
     headerFailures: metrics.headerFailures.labels({ listener }),
     acceptErrors: metrics.acceptErrors.labels({ listener }),
+    idleTimeouts: metrics.idleTimeouts.labels({ listener }),
     duration: metrics.duration.labels({ listener }),
   };
 }
@@ -57,6 +60,10 @@ export interface ConnectionContext {
   /** Limits the per-connection WARN lines when the backend keeps failing. */
   readonly throttle: Throttle;
   readonly clock: Clock;
+  /** Expires connections that stay silent for the idle timeout. */
+  readonly idle: IdleReaper;
+  /** Whether debug lines are wanted; checked once so the hot path builds no log objects. */
+  readonly debug: boolean;
   readonly buffers?: RelayBuffers;
 }
 
@@ -74,27 +81,13 @@ function closeQuietly(conn: Deno.Conn): void {
   }
 }
 
-/** Writes all of `bytes`, closing both sides if that takes longer than `timeoutMs`. */
-async function writeHeader(
-  backend: Deno.Conn,
-  client: Deno.Conn,
-  bytes: Uint8Array,
-  timeoutMs: number,
-): Promise<void> {
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    closeQuietly(backend);
-    closeQuietly(client);
-  }, timeoutMs);
-  try {
-    let offset = 0;
-    while (offset < bytes.length) offset += await backend.write(bytes.subarray(offset));
-  } catch (error) {
-    throw timedOut ? new Error(`backend did not take the PROXY header within ${timeoutMs} ms`) : error;
-  } finally {
-    clearTimeout(timer);
-  }
+/**
+ * Writes the header. No deadline is needed: on a freshly connected socket the kernel's send
+ * buffer is empty, so these few bytes are taken at once whether or not the backend reads.
+ */
+async function writeHeader(backend: Deno.Conn, bytes: Uint8Array): Promise<void> {
+  let offset = 0;
+  while (offset < bytes.length) offset += await backend.write(bytes.subarray(offset));
 }
 
 /**
@@ -111,16 +104,23 @@ export async function handleConnection(
   series.accepted.value += 1;
   series.active.value += 1;
   const clientAddress = peer(client.remoteAddr);
-  const backendAddress = formatHostPort(context.backendHost, context.backendPort);
+  // One stop signal per connection: server shutdown and the idle reaper both pull it.
+  const stop = new AbortController();
+  const onShutdown = () => stop.abort(signal.reason);
+  signal.addEventListener("abort", onShutdown, { once: true });
+  const activity: Activity = { count: 0 };
+  const untrack = context.idle.track(activity, () => {
+    series.idleTimeouts.value += 1;
+    stop.abort("idle");
+  });
   try {
     try {
       client.setNoDelay(true);
-      client.setKeepAlive(true);
     } catch {
       // The client already went away; the dial below will fail to matter.
     }
-    const onAbort = () => closeQuietly(client);
-    signal.addEventListener("abort", onAbort, { once: true });
+    const closeClient = () => closeQuietly(client);
+    stop.signal.addEventListener("abort", closeClient, { once: true });
     let backend: Deno.TcpConn;
     try {
       backend = await dialWithTimeout(
@@ -136,7 +136,7 @@ export async function handleConnection(
       if (decision.emit) {
         log.warn("backend dial failed; closing the client connection", {
           listener: context.listener,
-          backend: backendAddress,
+          backend: formatHostPort(context.backendHost, context.backendPort),
           cause,
           error,
           suppressed: decision.suppressed,
@@ -145,25 +145,26 @@ export async function handleConnection(
       closeQuietly(client);
       return;
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      stop.signal.removeEventListener("abort", closeClient);
     }
-    if (signal.aborted) {
+    if (stop.signal.aborted) {
       closeQuietly(backend);
       closeQuietly(client);
       return;
     }
     try {
       backend.setNoDelay(true);
-      backend.setKeepAlive(true);
-      const header = encodeProxyHeader(context.proxyProtocol, clientAddress, peer(client.localAddr));
-      await writeHeader(backend, client, header, context.dialTimeoutMs);
+      await writeHeader(
+        backend,
+        encodeProxyHeader(context.proxyProtocol, clientAddress, peer(client.localAddr)),
+      );
     } catch (error) {
       series.headerFailures.value += 1;
       const decision = context.throttle.check(`header:${context.listener}`);
       if (decision.emit) {
         log.warn("could not write the PROXY header to the backend; closing the connection", {
           listener: context.listener,
-          backend: backendAddress,
+          backend: formatHostPort(context.backendHost, context.backendPort),
           error,
           suppressed: decision.suppressed,
         });
@@ -175,18 +176,23 @@ export async function handleConnection(
     const result = await relay(client, backend, {
       upstream: series.upstream,
       downstream: series.downstream,
-      signal,
+      signal: stop.signal,
+      activity,
       ...(context.buffers === undefined ? {} : { buffers: context.buffers }),
     });
-    log.debug("connection closed", {
-      listener: context.listener,
-      client: formatHostPort(clientAddress.hostname, clientAddress.port),
-      end: result.end.kind,
-      upstreamBytes: result.upstreamBytes,
-      downstreamBytes: result.downstreamBytes,
-      ...(result.end.kind === "failed" ? { direction: result.end.direction, error: result.end.error } : {}),
-    });
+    if (context.debug) {
+      log.debug("connection closed", {
+        listener: context.listener,
+        client: formatHostPort(clientAddress.hostname, clientAddress.port),
+        end: result.end.kind === "aborted" && result.end.reason === "idle" ? "idle-timeout" : result.end.kind,
+        upstreamBytes: result.upstreamBytes,
+        downstreamBytes: result.downstreamBytes,
+        ...(result.end.kind === "failed" ? { direction: result.end.direction, error: result.end.error } : {}),
+      });
+    }
   } finally {
+    untrack();
+    signal.removeEventListener("abort", onShutdown);
     series.active.value -= 1;
     series.duration.observe((context.clock.now() - started) / 1000);
   }

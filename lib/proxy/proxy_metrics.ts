@@ -23,6 +23,7 @@ export interface ProxyMetrics {
   readonly dialFailures: NumberFamily<"listener" | "cause">;
   readonly headerFailures: NumberFamily<"listener">;
   readonly acceptErrors: NumberFamily<"listener">;
+  readonly idleTimeouts: NumberFamily<"listener">;
   readonly duration: HistogramFamily<"listener">;
   readonly backendReady: NumberFamily<never>;
 }
@@ -79,6 +80,11 @@ export function createProxyMetrics(options: ProxyMetricsOptions): ProxyMetrics {
       "Errors accepting connections (such as running out of file descriptors), by listener.",
       ["listener"],
     ),
+    idleTimeouts: registry.counter(
+      "ouroboros_proxy_idle_timeouts_total",
+      "Connections closed because nothing moved in either direction for --idle-timeout, by listener.",
+      ["listener"],
+    ),
     duration: registry.histogram(
       "ouroboros_proxy_connection_duration_seconds",
       "How long client connections stayed open, by listener.",
@@ -99,6 +105,7 @@ export function createProxyMetrics(options: ProxyMetricsOptions): ProxyMetrics {
     for (const cause of DIAL_CAUSES) metrics.dialFailures.labels({ listener, cause });
     metrics.headerFailures.labels({ listener });
     metrics.acceptErrors.labels({ listener });
+    metrics.idleTimeouts.labels({ listener });
     metrics.duration.labels({ listener });
   }
   metrics.backendReady.labels({});

@@ -1,10 +1,15 @@
 /**
  * Byte relay between a client and a backend connection.
  *
- * Each direction is a `read` → write-all loop over one buffer, so a direction never reads more
- * than it has written (memory per connection is bounded by two buffers, whatever the peers
- * do). Streams are deliberately not used: a `Deno.Conn` readable that reaches EOF closes the
+ * Each direction is a `read` → write-all loop, so a direction never reads more than it has
+ * written: memory per connection is bounded by one buffer per direction, whatever the peers
+ * do. Streams are deliberately not used: a `Deno.Conn` readable that reaches EOF closes the
  * whole socket, which would break half-close (denoland/deno#27510).
+ *
+ * Buffers: a direction waits for data with a small buffer of its own (an idle connection costs
+ * little), and switches to a large buffer from a shared pool as soon as a read fills the small
+ * one (the peer is streaming). It returns the large buffer after the first read that does not
+ * fill it (the stream caught up), so large buffers are only held while data is moving.
  *
  * Half-close: when one side finishes sending (EOF), the relay shuts down the write side of the
  * other and keeps relaying the opposite direction until it ends too. A failure on either side
@@ -14,17 +19,29 @@
  */
 
 import type { NumberSeries } from "../util/metrics.ts";
+import { BufferPool } from "./buffer_pool.ts";
 
 /** Buffer sizes for {@linkcode relay}. */
 export interface RelayBuffers {
-  /** Size each direction starts with; small, so idle connections cost little memory. */
-  readonly initial: number;
-  /** Size a direction grows to (by 4× steps) after a read fills its buffer. */
-  readonly max: number;
+  /** Each direction's own buffer, used while waiting for data. */
+  readonly small: number;
+  /** Pool of large buffers a direction borrows while data streams. */
+  readonly pool: BufferPool;
 }
 
-/** Defaults chosen by measurement (`deno task bench:proxy`). */
-export const DEFAULT_RELAY_BUFFERS: RelayBuffers = { initial: 4 * 1024, max: 64 * 1024 };
+/**
+ * Defaults chosen by measurement (`deno task bench:proxy`): 2 KiB holds a typical request or
+ * small response in one read; 256 KiB reads keep bulk transfers at a few syscalls per MiB.
+ */
+export const DEFAULT_RELAY_BUFFERS: RelayBuffers = {
+  small: 2 * 1024,
+  pool: new BufferPool(256 * 1024, 64),
+};
+
+/** Counts reads and writes, so an idle sweep can tell a quiet connection from a busy one. */
+export interface Activity {
+  count: number;
+}
 
 /** Options for {@linkcode relay}. */
 export interface RelayOptions {
@@ -32,8 +49,10 @@ export interface RelayOptions {
   readonly upstream: NumberSeries;
   /** Incremented by the bytes relayed backend → client. */
   readonly downstream: NumberSeries;
-  /** Aborting closes both connections at once (shutdown grace expired). */
+  /** Aborting closes both connections at once (shutdown grace expired, idle timeout). */
   readonly signal?: AbortSignal;
+  /** Bumped on every completed read and write. */
+  readonly activity?: Activity;
   readonly buffers?: RelayBuffers;
 }
 
@@ -43,8 +62,8 @@ export type RelayEnd =
   | { readonly kind: "completed" }
   /** A read or write failed (peer reset, broken pipe); both sides were closed. */
   | { readonly kind: "failed"; readonly direction: "upstream" | "downstream"; readonly error: unknown }
-  /** The signal aborted; both sides were closed. */
-  | { readonly kind: "aborted" };
+  /** The signal aborted; both sides were closed. `reason` is the signal's reason. */
+  | { readonly kind: "aborted"; readonly reason: unknown };
 
 /** Result of {@linkcode relay}. */
 export interface RelayResult {
@@ -55,9 +74,10 @@ export interface RelayResult {
   readonly downstreamBytes: number;
 }
 
-type PumpEnd = { readonly kind: "eof" } | { readonly kind: "failed"; readonly error: unknown } | {
-  readonly kind: "stopped";
-};
+type PumpEnd =
+  | { readonly kind: "eof"; readonly bytes: number }
+  | { readonly kind: "failed"; readonly error: unknown; readonly bytes: number }
+  | { readonly kind: "stopped"; readonly bytes: number };
 
 /**
  * Relays bytes both ways until both directions end, then closes both connections. Never
@@ -74,9 +94,11 @@ export async function relay(
   backend: Deno.Conn,
   options: RelayOptions,
 ): Promise<RelayResult> {
-  const buffers = options.buffers ?? DEFAULT_RELAY_BUFFERS;
+  const { small, pool } = options.buffers ?? DEFAULT_RELAY_BUFFERS;
+  const activity = options.activity ?? { count: 0 };
   let closed = false;
   let aborted = false;
+  let finishedDirections = 0;
   const closeBoth = () => {
     if (closed) return;
     closed = true;
@@ -95,63 +117,73 @@ export async function relay(
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
 
-  let upstreamBytes = 0;
-  let downstreamBytes = 0;
-  const pump = async (
-    from: Deno.Conn,
-    to: Deno.Conn,
-    series: NumberSeries,
-    count: (n: number) => void,
-  ): Promise<PumpEnd> => {
-    let buffer = new Uint8Array(buffers.initial);
+  const pump = async (from: Deno.Conn, to: Deno.Conn, series: NumberSeries): Promise<PumpEnd> => {
+    const own = new Uint8Array(small);
+    let borrowed: Uint8Array | undefined;
+    let bytes = 0;
+    const end = (result: PumpEnd): PumpEnd => {
+      if (borrowed !== undefined) pool.give(borrowed);
+      borrowed = undefined;
+      finishedDirections += 1;
+      return result;
+    };
+    const fail = (error: unknown): PumpEnd => {
+      if (closed) return end({ kind: "stopped", bytes });
+      closeBoth();
+      return end({ kind: "failed", error, bytes });
+    };
     while (true) {
+      const buffer = borrowed ?? own;
       let n: number | null;
       try {
         n = await from.read(buffer);
       } catch (error) {
-        if (closed) return { kind: "stopped" };
-        closeBoth();
-        return { kind: "failed", error };
+        return fail(error);
       }
+      activity.count += 1;
       if (n === null) {
-        try {
-          await to.closeWrite();
-        } catch (error) {
-          if (closed) return { kind: "stopped" };
-          closeBoth();
-          return { kind: "failed", error };
+        // When the other direction has already ended, both sockets are about to be closed,
+        // which tells the peer as much as a shutdown would: skip the extra system call.
+        if (finishedDirections === 0) {
+          try {
+            await to.closeWrite();
+          } catch (error) {
+            return fail(error);
+          }
         }
-        return { kind: "eof" };
+        return end({ kind: "eof", bytes });
       }
       let offset = 0;
       while (offset < n) {
         try {
           offset += await to.write(buffer.subarray(offset, n));
         } catch (error) {
-          if (closed) return { kind: "stopped" };
-          closeBoth();
-          return { kind: "failed", error };
+          return fail(error);
         }
+        activity.count += 1;
       }
       series.value += n;
-      count(n);
-      if (n === buffer.length && buffer.length < buffers.max) {
-        buffer = new Uint8Array(Math.min(buffer.length * 4, buffers.max));
+      bytes += n;
+      if (n === buffer.length) {
+        borrowed ??= pool.take();
+      } else if (borrowed !== undefined) {
+        pool.give(borrowed);
+        borrowed = undefined;
       }
     }
   };
 
   const [up, down] = await Promise.all([
-    pump(client, backend, options.upstream, (n) => upstreamBytes += n),
-    pump(backend, client, options.downstream, (n) => downstreamBytes += n),
+    pump(client, backend, options.upstream),
+    pump(backend, client, options.downstream),
   ]);
   closeBoth();
   options.signal?.removeEventListener("abort", onAbort);
 
   let end: RelayEnd;
-  if (aborted) end = { kind: "aborted" };
+  if (aborted) end = { kind: "aborted", reason: options.signal?.reason };
   else if (up.kind === "failed") end = { kind: "failed", direction: "upstream", error: up.error };
   else if (down.kind === "failed") end = { kind: "failed", direction: "downstream", error: down.error };
   else end = { kind: "completed" };
-  return { end, upstreamBytes, downstreamBytes };
+  return { end, upstreamBytes: up.bytes, downstreamBytes: down.bytes };
 }

@@ -21,6 +21,7 @@ import { Throttle } from "../util/throttle.ts";
 import { type ConnectionContext, handleConnection, listenerSeries } from "./connection.ts";
 import type { Dialer } from "./dialer.ts";
 import { healthHandler } from "./health.ts";
+import { IdleReaper } from "./idle_reaper.ts";
 import { acceptLoop, bindTcp, boundAddress } from "./listener.ts";
 import type { ProxyProtocolVersion } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
@@ -46,6 +47,8 @@ export interface ProxyServerConfig {
   readonly readyTimeoutMs: number;
   readonly shutdownGraceMs: number;
   readonly drainDelayMs: number;
+  /** Close connections silent this long in both directions; 0 disables. */
+  readonly idleTimeoutMs: number;
 }
 
 /** What the server uses from the outside world. */
@@ -242,6 +245,10 @@ export class ProxyServer {
   async run(signals: ShutdownSignals): Promise<void> {
     const { clock, log } = this.#deps;
     const throttle = new Throttle(clock, 10_000);
+    const idle = new IdleReaper(clock, this.#config.idleTimeoutMs);
+    const reaperStop = new AbortController();
+    const reaper = idle.run(reaperStop.signal);
+    const debug = log.isEnabledFor("debug");
     const loops = this.#listeners.map(({ config, listener }) => {
       const series = listenerSeries(this.#deps.metrics, config.name);
       const context: ConnectionContext = {
@@ -255,6 +262,8 @@ export class ProxyServer {
         log,
         throttle,
         clock,
+        idle,
+        debug,
         ...(this.#deps.buffers === undefined ? {} : { buffers: this.#deps.buffers }),
       };
       return acceptLoop(listener, {
@@ -329,6 +338,8 @@ export class ProxyServer {
     }
     this.#connectionStop.abort();
     await Promise.all([...this.#connections]);
+    reaperStop.abort();
+    await reaper;
     this.#healthStop.abort();
     await this.#healthDone;
     this.#phase = { kind: "stopped" };

@@ -607,8 +607,8 @@ async function main(): Promise<void> {
       `  ouroboros: deno run -P=proxy main.ts proxy --target-host=${HOST} --log-level=warn (defaults otherwise:`,
     );
     print(
-      `             PROXY v1, relay buffers ${DEFAULT_RELAY_BUFFERS.initial} B growing to ` +
-        `${DEFAULT_RELAY_BUFFERS.max} B per direction), pid ${ours.pid}`,
+      `             PROXY v1, relay buffers ${DEFAULT_RELAY_BUFFERS.small} B own, borrowing ` +
+        `${DEFAULT_RELAY_BUFFERS.pool.size} B while streaming), pid ${ours.pid}`,
     );
     print(`  haproxy:   mode tcp, nbthread 1, maxconn 4000 (idle test: N + ${HAPROXY_MAXCONN_SLACK}),`);
     print(

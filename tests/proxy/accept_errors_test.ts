@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type HostPort, type ProxyProcess, startProxy } from "../support/ouroboros_process.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
+import { metric } from "../support/scrape.ts";
 import { waitFor } from "../support/wait.ts";
 
 /**
@@ -116,12 +117,8 @@ async function tryHealth(health: HostPort, path: string): Promise<number | Error
   }
 }
 
-async function acceptErrors(proxy: ProxyProcess): Promise<number> {
-  const { status, body } = await proxy.healthGet("/metrics");
-  assert.equal(status, 200);
-  const match = /^ouroboros_proxy_accept_errors_total\{listener="http"\} (\S+)$/m.exec(body);
-  assert.ok(match, `no accept-errors counter for http in:\n${body}`);
-  return Number(match[1]);
+function acceptErrors(proxy: ProxyProcess): Promise<number> {
+  return metric(proxy, ["ouroboros_proxy_accept_errors_total", { listener: "http" }]);
 }
 
 Deno.test({

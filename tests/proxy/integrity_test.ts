@@ -14,6 +14,7 @@ import { DEFAULT_RELAY_BUFFERS } from "../../lib/proxy/relay.ts";
 import { freePort } from "../support/daemons.ts";
 import { type ProxyProcess, ROOT, startProxy } from "../support/ouroboros_process.ts";
 import { type BackendConnection, startProxyBackend } from "../support/proxy_backend.ts";
+import { metric } from "../support/scrape.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -181,44 +182,6 @@ async function within<T>(ms: number, what: string, promise: Promise<T>, onTimeou
   } finally {
     clearTimeout(timer);
   }
-}
-
-interface Sample {
-  readonly name: string;
-  readonly labels: Readonly<Record<string, string>>;
-  readonly value: number;
-}
-
-/** Parses the Prometheus text format (enough of it for our own /metrics). */
-function parseMetrics(text: string): Sample[] {
-  const samples: Sample[] = [];
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const match = /^([A-Za-z_:][\w:]*)(?:\{(.*)\})? (\S+)$/.exec(line);
-    assert.ok(match, `unparsable metrics line ${JSON.stringify(line)}`);
-    const labels: Record<string, string> = {};
-    for (const pair of (match[2] ?? "").matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) {
-      labels[pair[1] ?? ""] = pair[2] ?? "";
-    }
-    samples.push({ name: match[1] ?? "", labels, value: Number(match[3]) });
-  }
-  return samples;
-}
-
-/** Fetches /metrics and returns the value of one series; fails if the series is absent. */
-async function metric(
-  proxy: ProxyProcess,
-  series: readonly [string, Readonly<Record<string, string>>],
-): Promise<number> {
-  const { status, body } = await proxy.healthGet("/metrics");
-  assert.equal(status, 200);
-  const [name, labels] = series;
-  const found = parseMetrics(body).find((sample) =>
-    sample.name === name && Object.keys(labels).length === Object.keys(sample.labels).length &&
-    Object.entries(labels).every(([key, value]) => sample.labels[key] === value)
-  );
-  assert.ok(found, `no series ${name}${JSON.stringify(labels)} in /metrics`);
-  return found.value;
 }
 
 /** Waits until the active-connection gauge of the http listener reads `expected`. */
@@ -624,10 +587,10 @@ Deno.test("a backend that never reads stalls the client's writes; the proxy buff
     const heldByProxy = readByProxy - writtenByProxy;
     assert.ok(stalled.sent < attempt, `the client handed over all ${attempt} bytes: no backpressure`);
     assert.ok(
-      heldByProxy >= 0 && heldByProxy <= DEFAULT_RELAY_BUFFERS.max,
+      heldByProxy >= 0 && heldByProxy <= DEFAULT_RELAY_BUFFERS.pool.size,
       `the proxy holds ${heldByProxy} bytes of this connection (client handed over ${stalled.sent}, ` +
         `kernel queues ${JSON.stringify(stalled.queues)}); at most one relay buffer ` +
-        `(${DEFAULT_RELAY_BUFFERS.max}) is allowed`,
+        `(${DEFAULT_RELAY_BUFFERS.pool.size}) is allowed`,
     );
     assert.ok(
       rssStalled - rssBefore < RSS_GROWTH_LIMIT,

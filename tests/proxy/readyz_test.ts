@@ -6,6 +6,7 @@ import { logger } from "../../lib/util/logging.ts";
 import { freePort } from "../support/daemons.ts";
 import { type LogLine, type ProxyProcess, startProxy } from "../support/ouroboros_process.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
+import { metric } from "../support/scrape.ts";
 
 const READINESS_FAILED = "backend readiness check failed";
 const READINESS_RECOVERED = "backend readiness recovered";
@@ -64,12 +65,8 @@ function count(proxy: ProxyProcess, msg: string): number {
   return proxy.logs.filter((line) => line.msg === msg).length;
 }
 
-async function readyGauge(proxy: ProxyProcess): Promise<number> {
-  const { status, body } = await proxy.healthGet("/metrics");
-  assert.equal(status, 200);
-  const match = /^ouroboros_proxy_backend_ready (\S+)$/m.exec(body);
-  assert.ok(match, `no ouroboros_proxy_backend_ready in:\n${body}`);
-  return Number(match[1]);
+function readyGauge(proxy: ProxyProcess): Promise<number> {
+  return metric(proxy, ["ouroboros_proxy_backend_ready", {}]);
 }
 
 async function assertHealthy(proxy: ProxyProcess): Promise<void> {
@@ -247,6 +244,7 @@ Deno.test("/readyz in-process: a dial that never completes times out, and the di
     readyTimeoutMs: 200,
     shutdownGraceMs: 1_000,
     drainDelayMs: 0,
+    idleTimeoutMs: 0,
   }, {
     // Never connects; rejects only when told to give up, as a real dial would.
     dial: (_host, _port, signal) => {

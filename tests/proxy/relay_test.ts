@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { createHash, randomFillSync } from "node:crypto";
+import { BufferPool } from "../../lib/proxy/buffer_pool.ts";
 import { relay, type RelayBuffers, type RelayResult } from "../../lib/proxy/relay.ts";
 import type { NumberSeries } from "../../lib/util/metrics.ts";
 import { waitFor } from "../support/wait.ts";
@@ -198,9 +199,9 @@ Deno.test("relay: after the backend's EOF the client can keep sending and the ba
   assertCounted(result, r);
 });
 
-Deno.test("relay: tiny, growing buffers still relay every byte in order", async () => {
+Deno.test("relay: tiny buffers, switching between own and pooled ones, still relay every byte in order", async () => {
   using r = await rig();
-  const buffers: RelayBuffers = { initial: 1, max: 7 };
+  const buffers: RelayBuffers = { small: 1, pool: new BufferPool(7, 2) };
   const up = random(200 * KiB + 3);
   const down = random(150 * KiB + 1);
   const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream, buffers });
@@ -304,9 +305,9 @@ Deno.test("relay: aborting mid-stream closes both ends at once and reports abort
   }
   assert.equal(sha256(received), sha256(first));
   // Both directions are idle and open: only the abort can end this relay.
-  controller.abort();
+  controller.abort("shutdown");
   const result = await done;
-  assert.deepEqual(result.end, { kind: "aborted" });
+  assert.deepEqual(result.end, { kind: "aborted", reason: "shutdown" });
   assert.equal(result.upstreamBytes, first.length);
   assert.equal(result.downstreamBytes, 0);
   assertCounted(result, r);
@@ -317,13 +318,13 @@ Deno.test("relay: aborting mid-stream closes both ends at once and reports abort
 Deno.test("relay: a signal aborted before the call closes both ends without relaying", async () => {
   using r = await rig();
   const controller = new AbortController();
-  controller.abort();
+  controller.abort("idle");
   const result = await relay(r.client, r.backend, {
     upstream: r.upstream,
     downstream: r.downstream,
     signal: controller.signal,
   });
-  assert.deepEqual(result.end, { kind: "aborted" });
+  assert.deepEqual(result.end, { kind: "aborted", reason: "idle" });
   assert.equal(result.upstreamBytes, 0);
   assert.equal(result.downstreamBytes, 0);
   assertCounted(result, r);

@@ -28,6 +28,20 @@ export function readBlock(readme: string, name: string): string | undefined {
   return readme.slice(start + begin.length, stop);
 }
 
+/**
+ * A table in a canonical shape, so the comparison ignores the column padding `deno fmt` adds:
+ * cells trimmed, separator rows reduced to `---`.
+ */
+export function normaliseTable(text: string): string {
+  return text.split("\n").map((line) => {
+    if (!line.startsWith("|")) return line.trim();
+    const cells = line.slice(1, line.endsWith("|") ? -1 : undefined).split(/(?<!\\)\|/).map((cell) =>
+      cell.trim()
+    );
+    return `|${cells.map((cell) => (/^:?-+:?$/.test(cell) ? "---" : cell)).join("|")}|`;
+  }).join("\n").trim();
+}
+
 /** Replaces every generated block; throws when a block's markers are missing. */
 export function replaceBlocks(readme: string, blocks: Record<string, string>): string {
   let out = readme;
