@@ -30,11 +30,12 @@ export interface RelayBuffers {
 }
 
 /**
- * Defaults chosen by measurement (`deno task bench:proxy`): 2 KiB holds a typical request or
- * small response in one read; 256 KiB reads keep bulk transfers at a few syscalls per MiB.
+ * Defaults chosen by measurement (`deno task bench:proxy`): 1 KiB holds a typical request in one
+ * read and keeps an idle connection small (each byte here is paid twice per connection); 256 KiB
+ * reads keep bulk transfers at a few system calls per MiB.
  */
 export const DEFAULT_RELAY_BUFFERS: RelayBuffers = {
-  small: 2 * 1024,
+  small: 1024,
   pool: new BufferPool(256 * 1024, 64),
 };
 
