@@ -1,27 +1,13 @@
 /**
  * Process-level effects shared by the subcommands: reading declared environment variables,
- * printing, permission revocation and signal handling.
+ * printing (re-exported from `util/stdio.ts`), permission revocation and signal handling.
  *
  * @module
  */
 
 import { envName, type OptionSpec, type OptionTable } from "../cli/options.ts";
 
-const encoder = new TextEncoder();
-
-/** Writes text to stdout in full. */
-export function printStdout(text: string): void {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  while (offset < bytes.length) offset += Deno.stdout.writeSync(bytes.subarray(offset));
-}
-
-/** Writes text to stderr in full. */
-export function printStderr(text: string): void {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
-}
+export { printStderr, printStdout } from "../util/stdio.ts";
 
 /**
  * An environment lookup that reads only the variables a table declares, so a subcommand needs

@@ -15,6 +15,7 @@ import {
   type LogLevelName,
   toLogtapeLevel,
 } from "./log_format.ts";
+import { printStderr } from "./stdio.ts";
 
 /** The root category; subsystems log under `ouroboros.<part>`. */
 export const ROOT_CATEGORY = "ouroboros";
@@ -25,15 +26,6 @@ export interface LoggingOptions {
   readonly format: LogFormat;
   /** Where formatted lines go; stderr when omitted. Tests pass a collector. */
   readonly write?: (line: string) => void;
-}
-
-const encoder = new TextEncoder();
-
-/** Writes the whole line to stderr, looping over short writes. */
-export function writeStderr(line: string): void {
-  const bytes = encoder.encode(line);
-  let offset = 0;
-  while (offset < bytes.length) offset += Deno.stderr.writeSync(bytes.subarray(offset));
 }
 
 /**
@@ -48,7 +40,7 @@ export function writeStderr(line: string): void {
  */
 export function configureLogging(options: LoggingOptions): void {
   const format = options.format === "json" ? formatJsonLine : formatTextLine;
-  const write = options.write ?? writeStderr;
+  const write = options.write ?? printStderr;
   const sink: Sink = (record: LogRecord) => write(format(record));
   configureSync({
     reset: true,

@@ -15,6 +15,16 @@ import { freePort } from "../support/daemons.ts";
 import { type ProxyProcess, ROOT, startProxy } from "../support/ouroboros_process.ts";
 import { type BackendConnection, startProxyBackend } from "../support/proxy_backend.ts";
 import { metric } from "../support/scrape.ts";
+import {
+  closeQuietly,
+  concat,
+  randomBytes,
+  readAll,
+  readExactly,
+  readToEnd,
+  sha256,
+  writeAll,
+} from "../support/conn_io.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -45,60 +55,6 @@ function localPort(conn: Deno.Conn): number {
   return (conn.localAddr as Deno.NetAddr).port;
 }
 
-function closeQuietly(resource: { close(): void }): void {
-  try {
-    resource.close();
-  } catch {
-    // Closed already.
-  }
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
-}
-
-/** Reads until EOF, feeding every chunk to `sink`; returns the byte count. */
-async function readToEnd(
-  conn: Deno.Conn,
-  sink: (chunk: Uint8Array) => void,
-  size = 256 * KiB,
-): Promise<number> {
-  const buffer = new Uint8Array(size);
-  let total = 0;
-  while (true) {
-    const n = await conn.read(buffer);
-    if (n === null) return total;
-    sink(buffer.subarray(0, n));
-    total += n;
-  }
-}
-
-/** Reads until EOF and returns everything. */
-async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  const total = await readToEnd(conn, (chunk) => chunks.push(chunk.slice()), 64 * KiB);
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
-
-/** Reads exactly `count` bytes; fails if the connection ends first. */
-async function readExactly(conn: Deno.Conn, count: number): Promise<Uint8Array> {
-  const out = new Uint8Array(count);
-  let offset = 0;
-  while (offset < count) {
-    const n = await conn.read(out.subarray(offset));
-    if (n === null) throw new Error(`connection ended after ${offset} of ${count} bytes`);
-    offset += n;
-  }
-  return out;
-}
-
 /** Sends `total` random bytes in 1 MiB chunks, hashing what it sends. */
 async function sendRandom(conn: Deno.Conn, total: number, hash: Hash): Promise<void> {
   const chunk = new Uint8Array(Math.min(MiB, total));
@@ -110,21 +66,6 @@ async function sendRandom(conn: Deno.Conn, total: number, hash: Hash): Promise<v
     await writeAll(conn, part);
     sent += part.length;
   }
-}
-
-function randomBytes(count: number): Uint8Array {
-  const bytes = new Uint8Array(count);
-  for (let offset = 0; offset < count; offset += 65536) {
-    randomFillSync(bytes.subarray(offset, offset + 65536));
-  }
-  return bytes;
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
 }
 
 /**
@@ -142,10 +83,6 @@ async function report<T>(result: PromiseWithResolvers<T>, body: () => Promise<T>
 
 function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
 }
 
 /** How a read on a connection the other side has given up on ended. */

@@ -15,6 +15,7 @@ import {
   V1_LIMIT,
   V2_SIGNATURE_BYTES,
 } from "../support/proxy_protocol_parser.ts";
+import { prng } from "../support/random.ts";
 
 const decoder = new TextDecoder();
 
@@ -24,18 +25,6 @@ function at(hostname: string, port: number): SocketAddress {
 
 function v1(client: SocketAddress, local: SocketAddress): string {
   return decoder.decode(encodeProxyHeader("v1", client, local));
-}
-
-/** Deterministic PRNG (mulberry32), so every run checks the same cases. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 Deno.test("v1 headers name the client and the proxy's own address in the agreed family", async (t) => {

@@ -5,10 +5,10 @@
  */
 
 import assert from "node:assert/strict";
-import { createHash, randomFillSync } from "node:crypto";
 import { BufferPool } from "../../lib/proxy/buffer_pool.ts";
 import { relay, type RelayBuffers, type RelayResult } from "../../lib/proxy/relay.ts";
 import type { NumberSeries } from "../../lib/util/metrics.ts";
+import { randomBytes, readAll, readsClosed, sha256, writeAll } from "../support/conn_io.ts";
 import { waitFor } from "../support/wait.ts";
 
 const KiB = 1024;
@@ -78,42 +78,6 @@ async function rig(): Promise<Rig> {
   };
 }
 
-function random(count: number): Uint8Array {
-  const bytes = new Uint8Array(count);
-  for (let offset = 0; offset < count; offset += 65536) {
-    randomFillSync(bytes.subarray(offset, offset + 65536));
-  }
-  return bytes;
-}
-
-function sha256(bytes: Uint8Array): string {
-  return createHash("sha256").update(bytes).digest("hex");
-}
-
-async function writeAll(conn: Deno.Conn, bytes: Uint8Array): Promise<void> {
-  let offset = 0;
-  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
-}
-
-async function readAll(conn: Deno.Conn): Promise<Uint8Array> {
-  const chunks: Uint8Array[] = [];
-  const buffer = new Uint8Array(64 * KiB);
-  let total = 0;
-  while (true) {
-    const n = await conn.read(buffer);
-    if (n === null) break;
-    chunks.push(buffer.slice(0, n));
-    total += n;
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
-}
-
 /** Writes `chunk` over and over until a write fails; returns how much went through. */
 async function writeUntilError(conn: Deno.Conn, chunk: Uint8Array): Promise<number> {
   let sent = 0;
@@ -124,15 +88,6 @@ async function writeUntilError(conn: Deno.Conn, chunk: Uint8Array): Promise<numb
   }
 }
 
-/** True when a read on `conn` reports the connection closed (EOF or an error) rather than data. */
-async function readsClosed(conn: Deno.Conn): Promise<boolean> {
-  try {
-    return (await conn.read(new Uint8Array(16))) === null;
-  } catch {
-    return true;
-  }
-}
-
 function assertCounted(result: RelayResult, r: Rig): void {
   assert.equal(r.upstream.value, SERIES_START.upstream + result.upstreamBytes, "upstream series");
   assert.equal(r.downstream.value, SERIES_START.downstream + result.downstreamBytes, "downstream series");
@@ -140,8 +95,8 @@ function assertCounted(result: RelayResult, r: Rig): void {
 
 Deno.test("relay: both directions at once complete byte-exact, counted in the result and the series", async () => {
   using r = await rig();
-  const up = random(3 * MiB + 17);
-  const down = random(2 * MiB + 5);
+  const up = randomBytes(3 * MiB + 17);
+  const down = randomBytes(2 * MiB + 5);
   const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream });
   const [atBackend, atClient] = await Promise.all([
     readAll(r.backendPeer),
@@ -160,8 +115,8 @@ Deno.test("relay: both directions at once complete byte-exact, counted in the re
 
 Deno.test("relay: the client's EOF reaches the backend, which answers only then, and the answer still arrives", async () => {
   using r = await rig();
-  const request = random(100 * KiB);
-  const reply = random(MiB);
+  const request = randomBytes(100 * KiB);
+  const reply = randomBytes(MiB);
   const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream });
   await writeAll(r.clientPeer, request);
   await r.clientPeer.closeWrite();
@@ -181,8 +136,8 @@ Deno.test("relay: the client's EOF reaches the backend, which answers only then,
 
 Deno.test("relay: after the backend's EOF the client can keep sending and the backend gets all of it", async () => {
   using r = await rig();
-  const reply = random(10 * KiB);
-  const late = random(MiB);
+  const reply = randomBytes(10 * KiB);
+  const late = randomBytes(MiB);
   const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream });
   await writeAll(r.backendPeer, reply);
   await r.backendPeer.closeWrite();
@@ -202,8 +157,8 @@ Deno.test("relay: after the backend's EOF the client can keep sending and the ba
 Deno.test("relay: tiny buffers, switching between own and pooled ones, still relay every byte in order", async () => {
   using r = await rig();
   const buffers: RelayBuffers = { small: 1, pool: new BufferPool(7, 2) };
-  const up = random(200 * KiB + 3);
-  const down = random(150 * KiB + 1);
+  const up = randomBytes(200 * KiB + 3);
+  const down = randomBytes(150 * KiB + 1);
   const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream, buffers });
   const [atBackend, atClient] = await Promise.all([
     readAll(r.backendPeer),
@@ -225,7 +180,7 @@ Deno.test("relay: a backend that went away fails the upstream direction and clos
   r.backendPeer.close();
   // Writes into the dead backend connection fail once its reset comes back; the relay must
   // then close the client as well, so the client's own writes end in an error.
-  const sent = await writeUntilError(r.clientPeer, random(64 * KiB));
+  const sent = await writeUntilError(r.clientPeer, randomBytes(64 * KiB));
   const result = await done;
   assert.equal(result.end.kind, "failed");
   assert.ok(result.end.kind === "failed" && result.end.direction === "upstream", JSON.stringify(result.end));
@@ -242,7 +197,7 @@ Deno.test("relay: a client that went away fails the downstream direction and clo
   using r = await rig();
   const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream });
   r.clientPeer.close();
-  const sent = await writeUntilError(r.backendPeer, random(64 * KiB));
+  const sent = await writeUntilError(r.backendPeer, randomBytes(64 * KiB));
   const result = await done;
   assert.ok(
     result.end.kind === "failed" && result.end.direction === "downstream",
@@ -262,7 +217,7 @@ Deno.test("relay: a failed write closes the other side at once, even while that 
   const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream });
   // The backend floods a client that never reads: the downstream direction ends up blocked
   // in a write to the client, where it cannot notice anything about the backend.
-  const flood = writeUntilError(r.backendPeer, random(64 * KiB));
+  const flood = writeUntilError(r.backendPeer, randomBytes(64 * KiB));
   let seen = SERIES_START.downstream;
   await waitFor("the downstream direction to stall", () => {
     const now = r.downstream.value;
@@ -271,7 +226,7 @@ Deno.test("relay: a failed write closes the other side at once, even while that 
     return stalled;
   }, { timeoutMs: 10_000, intervalMs: 20 });
   // Some client bytes reach the backend unread; closing it then sends a reset.
-  await writeAll(r.clientPeer, random(10 * KiB));
+  await writeAll(r.clientPeer, randomBytes(10 * KiB));
   await waitFor(
     "the client bytes to reach the backend",
     () => r.upstream.value === SERIES_START.upstream + 10 * KiB,
@@ -279,7 +234,7 @@ Deno.test("relay: a failed write closes the other side at once, even while that 
   r.backendPeer.close();
   // The relay's next write to the backend fails; it must close the client too, or these
   // writes would block for ever once the relay stops reading.
-  await writeUntilError(r.clientPeer, random(64 * KiB));
+  await writeUntilError(r.clientPeer, randomBytes(64 * KiB));
   await flood;
   const result = await done;
   assert.ok(result.end.kind === "failed" && result.end.direction === "upstream", JSON.stringify(result.end));
@@ -294,7 +249,7 @@ Deno.test("relay: aborting mid-stream closes both ends at once and reports abort
     downstream: r.downstream,
     signal: controller.signal,
   });
-  const first = random(10 * KiB);
+  const first = randomBytes(10 * KiB);
   await writeAll(r.clientPeer, first);
   const received = new Uint8Array(first.length);
   let offset = 0;

@@ -9,18 +9,7 @@ import {
   parseIpv6,
   unmapIpv4,
 } from "../../lib/util/ip.ts";
-
-/** Deterministic PRNG (mulberry32) so a failing random case can be reproduced from its seed. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from "../support/random.ts";
 
 /** The WHATWG URL serializer's IPv6 text: an implementation written by other people. */
 function urlOracle(text: string): string {

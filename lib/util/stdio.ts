@@ -1,0 +1,24 @@
+/**
+ * Whole-text writes to stdout and stderr. Synchronous on purpose: usage text, help and log
+ * lines must be out before the process exits, and never interleave half-written.
+ *
+ * @module
+ */
+
+const encoder = new TextEncoder();
+
+function writeAll(stream: { writeSync(bytes: Uint8Array): number }, text: string): void {
+  const bytes = encoder.encode(text);
+  let offset = 0;
+  while (offset < bytes.length) offset += stream.writeSync(bytes.subarray(offset));
+}
+
+/** Writes all of `text` to stdout. */
+export function printStdout(text: string): void {
+  writeAll(Deno.stdout, text);
+}
+
+/** Writes all of `text` to stderr. */
+export function printStderr(text: string): void {
+  writeAll(Deno.stderr, text);
+}
