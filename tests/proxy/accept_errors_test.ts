@@ -3,6 +3,7 @@ import { type HostPort, type ProxyProcess, startProxy } from "../support/ourobor
 import { requireTool, skipWithout } from "../support/tools.ts";
 import { metric } from "../support/scrape.ts";
 import { waitFor } from "../support/wait.ts";
+import { echo, type ProxyBackend, startProxyBackend } from "../support/proxy_backend.ts";
 
 /**
  * The proxy's descriptor limit. Deno 2.9.6 needs about 30 descriptors to start (it panics
@@ -13,73 +14,26 @@ const FD_LIMIT = 64;
 /**
  * A backend that holds every connection open without reading, so each proxied connection keeps
  * two of the proxy's descriptors busy, until `release()`: then it closes them all and from then
- * on echoes what follows the PROXY v1 header line and closes on EOF.
+ * on echoes.
  */
-function startHoldingBackend(): { port: number; held: () => number; release: () => void } & AsyncDisposable {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const held = new Set<Deno.Conn>();
-  const tasks = new Set<Promise<void>>();
+function startHoldingBackend(): ProxyBackend & { held: () => number; release: () => void } {
+  const released = Promise.withResolvers<void>();
   let holding = true;
-  const echo = async (conn: Deno.Conn) => {
-    const buffer = new Uint8Array(16 * 1024);
-    let header = true;
-    try {
-      while (true) {
-        const n = await conn.read(buffer);
-        if (n === null) break;
-        let chunk = buffer.subarray(0, n);
-        if (header) {
-          // The v1 header fits one read on loopback; whatever follows its CRLF is payload.
-          const end = chunk.findIndex((byte, i) => byte === 0x0d && chunk[i + 1] === 0x0a);
-          if (end < 0) continue;
-          header = false;
-          chunk = chunk.subarray(end + 2);
-        }
-        let offset = 0;
-        while (offset < chunk.length) offset += await conn.write(chunk.subarray(offset));
-      }
-    } catch { /* reset by the proxy */ }
-    try {
-      conn.close();
-    } catch { /* closed already */ }
-  };
-  const loop = (async () => {
-    try {
-      for await (const conn of listener) {
-        if (holding) {
-          held.add(conn);
-          continue;
-        }
-        const task = echo(conn);
-        tasks.add(task);
-        task.finally(() => tasks.delete(task));
-      }
-    } catch { /* closed */ }
-  })();
-  const closeHeld = () => {
-    for (const conn of held) {
-      try {
-        conn.close();
-      } catch { /* closed already */ }
-    }
-    held.clear();
-  };
-  return {
-    port: listener.addr.port,
-    held: () => held.size,
+  let held = 0;
+  const backend = startProxyBackend(async (connection) => {
+    if (!holding) return await echo(connection);
+    held += 1;
+    connection.signal.addEventListener("abort", () => released.resolve(), { once: true });
+    await released.promise;
+    held -= 1;
+  });
+  return Object.assign(backend, {
+    held: () => held,
     release() {
       holding = false;
-      closeHeld();
+      released.resolve();
     },
-    async [Symbol.asyncDispose]() {
-      try {
-        listener.close();
-      } catch { /* closed already */ }
-      closeHeld();
-      await loop;
-      await Promise.all([...tasks]);
-    },
-  };
+  });
 }
 
 /**

@@ -6,42 +6,11 @@ import { logger } from "../../lib/util/logging.ts";
 import { freePort } from "../support/daemons.ts";
 import { type LogLine, type ProxyProcess, startProxy } from "../support/ouroboros_process.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
+import { discard, startProxyBackend } from "../support/proxy_backend.ts";
 import { metric } from "../support/scrape.ts";
 
 const READINESS_FAILED = "backend readiness check failed";
 const READINESS_RECOVERED = "backend readiness recovered";
-
-/** A backend that accepts, reads to EOF and closes: the far end of the log barrier connections. */
-function startSink(): { port: number } & AsyncDisposable {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const tasks = new Set<Promise<void>>();
-  const serve = async (conn: Deno.Conn) => {
-    const buffer = new Uint8Array(4096);
-    try {
-      while ((await conn.read(buffer)) !== null) { /* discard */ }
-    } catch { /* reset by the proxy */ }
-    conn.close();
-  };
-  const loop = (async () => {
-    try {
-      for await (const conn of listener) {
-        const task = serve(conn);
-        tasks.add(task);
-        task.finally(() => tasks.delete(task));
-      }
-    } catch { /* closed */ }
-  })();
-  return {
-    port: listener.addr.port,
-    async [Symbol.asyncDispose]() {
-      try {
-        listener.close();
-      } catch { /* closed already */ }
-      await loop;
-      await Promise.all([...tasks]);
-    },
-  };
-}
 
 /**
  * Waits until every line the proxy logged before this call has been read. A readiness log line
@@ -92,7 +61,7 @@ function assertWarnLine(line: LogLine, backend: string, cause: string): void {
 Deno.test("/readyz: refused port → 503 once-logged; backend appears → 200 once-logged; gauge follows", async () => {
   const port = freePort();
   const backend = `127.0.0.1:${port}`;
-  await using sink = startSink();
+  await using sink = startProxyBackend(discard);
   await using proxy = await startProxy([
     "--target-host=127.0.0.1",
     `--target-http-port=${port}`,

@@ -1,76 +1,12 @@
 import assert from "node:assert/strict";
 import { type HostPort, type ProxyProcess, startProxy } from "../support/ouroboros_process.ts";
 import { waitFor } from "../support/wait.ts";
+import { echo, startProxyBackend } from "../support/proxy_backend.ts";
 
 const SHUTDOWN_REQUESTED = "shutdown requested; readiness now fails, still accepting during the drain delay";
 const LISTENERS_CLOSED = "listeners closed; waiting for connections in flight";
 const GRACE_EXPIRED = "shutdown grace expired with active connections; closing them";
 const FORCED = "second shutdown signal; closing active connections now";
-
-/**
- * An echo backend: drops the PROXY v1 header line, echoes everything after it, and on EOF
- * closes, so the client sees its bytes come back and then EOF.
- */
-function startEchoBackend(): { port: number } & AsyncDisposable {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const conns = new Set<Deno.Conn>();
-  const tasks = new Set<Promise<void>>();
-  const serve = async (conn: Deno.Conn) => {
-    const buffer = new Uint8Array(64 * 1024);
-    let headerDone = false;
-    let pending = new Uint8Array(0);
-    try {
-      while (true) {
-        const n = await conn.read(buffer);
-        if (n === null) break;
-        let chunk = buffer.subarray(0, n);
-        if (!headerDone) {
-          const joined = new Uint8Array(pending.length + chunk.length);
-          joined.set(pending);
-          joined.set(chunk, pending.length);
-          const end = joined.findIndex((byte, i) => byte === 0x0d && joined[i + 1] === 0x0a);
-          if (end < 0) {
-            pending = joined;
-            continue;
-          }
-          headerDone = true;
-          chunk = joined.subarray(end + 2);
-        }
-        let offset = 0;
-        while (offset < chunk.length) offset += await conn.write(chunk.subarray(offset));
-      }
-    } catch { /* closed by the proxy or by disposal */ }
-    conns.delete(conn);
-    try {
-      conn.close();
-    } catch { /* closed already */ }
-  };
-  const loop = (async () => {
-    try {
-      for await (const conn of listener) {
-        conns.add(conn);
-        const task = serve(conn);
-        tasks.add(task);
-        task.finally(() => tasks.delete(task));
-      }
-    } catch { /* closed */ }
-  })();
-  return {
-    port: listener.addr.port,
-    async [Symbol.asyncDispose]() {
-      try {
-        listener.close();
-      } catch { /* closed already */ }
-      for (const conn of conns) {
-        try {
-          conn.close();
-        } catch { /* closed already */ }
-      }
-      await loop;
-      await Promise.all([...tasks]);
-    },
-  };
-}
 
 /** Rejects if `promise` has not settled after `ms`: a hang guard, far above the expected time. */
 async function within<T>(what: string, ms: number, promise: Promise<T>): Promise<T> {
@@ -139,7 +75,7 @@ function closeQuietly(conn: Deno.Conn | undefined): void {
 }
 
 Deno.test("SIGTERM: readiness fails, new connections drain in, listeners close, in-flight completes, stragglers cut at grace", async () => {
-  await using backend = startEchoBackend();
+  await using backend = startProxyBackend(echo);
   await using proxy = await startProxy([
     "--target-host=127.0.0.1",
     `--target-http-port=${backend.port}`,
@@ -228,7 +164,7 @@ for (
   ] as const
 ) {
   Deno.test(`a second SIGTERM ${phase} exits promptly and closes open connections`, async () => {
-    await using backend = startEchoBackend();
+    await using backend = startProxyBackend(echo);
     await using proxy = await startProxy([
       "--target-host=127.0.0.1",
       `--target-http-port=${backend.port}`,

@@ -46,6 +46,41 @@ export type BackendBehaviour = (connection: BackendConnection) => Promise<void>;
 export interface ProxyBackendOptions {
   /** A connection that has not sent a complete header by then fails (default 10 s). */
   readonly headerTimeoutMs?: number;
+  /**
+   * Accept connections that close without sending a single byte, as the proxy's `/readyz`
+   * probes do (they only check that the backend accepts). Any byte still has to be a header.
+   */
+  readonly allowEmpty?: boolean;
+}
+
+/** Thrown by the header reader for a connection that closed before sending anything. */
+class EmptyConnection extends Error {}
+
+/** Echoes everything after the header until EOF; a reset or a close from the proxy just ends it. */
+export async function echo({ conn, initial }: BackendConnection): Promise<void> {
+  try {
+    let pending = initial;
+    const buffer = new Uint8Array(64 * 1024);
+    while (true) {
+      let offset = 0;
+      while (offset < pending.length) offset += await conn.write(pending.subarray(offset));
+      const n = await conn.read(buffer);
+      if (n === null) return;
+      pending = buffer.subarray(0, n);
+    }
+  } catch {
+    // Closed by the proxy or by the backend's shutdown.
+  }
+}
+
+/** Reads and drops everything after the header until EOF. */
+export async function discard({ conn }: BackendConnection): Promise<void> {
+  try {
+    const buffer = new Uint8Array(64 * 1024);
+    while ((await conn.read(buffer)) !== null) { /* dropped */ }
+  } catch {
+    // Closed by the proxy or by the backend's shutdown.
+  }
 }
 
 /** A running scripted backend. */
@@ -108,6 +143,7 @@ async function readHeader(
         throw new Error(`connection failed before a complete PROXY header`, { cause: error });
       }
       if (n === null) {
+        if (received.length === 0) throw new EmptyConnection("connection closed before sending anything");
         throw new Error(`connection ended after ${received.length} bytes, before a complete PROXY header`);
       }
       const next = new Uint8Array(received.length + n);
@@ -167,6 +203,7 @@ export function startProxyBackend(
         signal: stop.signal,
       });
     } catch (error) {
+      if (error instanceof EmptyConnection && options.allowEmpty) return;
       if (!closing) {
         failures.push(
           new Error(
