@@ -61,3 +61,36 @@ Deno.test("-P=proxy grants the proxy's needs and nothing else; revocation drops 
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+type PermissionSet = Record<string, boolean | string[] | undefined>;
+
+Deno.test("deno.json: the compiled binary's set covers every subcommand's set, and the compile task bakes it", async () => {
+  const config = JSON.parse(await Deno.readTextFile(`${ROOT}/deno.json`)) as {
+    permissions: Record<string, PermissionSet>;
+    tasks: Record<string, { command: string }>;
+  };
+  const binary = config.permissions.binary;
+  const proxy = config.permissions.proxy;
+  assert.ok(binary && proxy, "deno.json must declare the binary and proxy permission sets");
+  const covers = (
+    granted: boolean | string[] | undefined,
+    needed: boolean | string[] | undefined,
+  ): boolean => {
+    if (needed === undefined || needed === false) return true;
+    if (granted === true) return true;
+    if (needed === true || granted === undefined || granted === false) return false;
+    return needed.every((item) =>
+      granted.some((g) => g === item || (g.endsWith("*") && item.startsWith(g.slice(0, -1))))
+    );
+  };
+  for (const [name, needed] of Object.entries(proxy)) {
+    assert.ok(
+      covers(binary[name], needed),
+      `the binary set does not grant the proxy's ${name}: ${JSON.stringify(needed)}`,
+    );
+  }
+  for (const name of ["run", "ffi", "sys", "write"]) {
+    assert.equal(proxy[name], undefined, `the proxy set must not grant ${name}`);
+  }
+  assert.match(config.tasks.compile?.command ?? "", /deno compile .*-P=binary .*main\.ts/);
+});
