@@ -110,7 +110,10 @@ Deno.test({
       assert.equal(warn.level, "WARN");
       assert.equal(warn.listener, "http");
       assert.match(JSON.stringify(warn.error), /EMFILE|Too many open files/);
-      assert.ok(backend.held() > 0, "some connections reached the backend before descriptors ran out");
+      await waitFor(
+        "some connections to reach the backend before descriptors ran out",
+        () => backend.held() > 0,
+      );
 
       // Probe /healthz as a kubelet would until a probe fails for want of a descriptor to
       // accept it with (a proxy that kept one in reserve would never fail: then the poll just
