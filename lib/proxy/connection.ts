@@ -92,22 +92,19 @@ async function writeHeader(backend: Deno.Conn, bytes: Uint8Array): Promise<void>
 
 /**
  * Serves one accepted client connection to completion. Never rejects: failures are logged,
- * counted and end with both sockets closed. Aborting `signal` closes everything at once.
+ * counted and end with both sockets closed. Aborting `stop` (server shutdown) closes everything
+ * at once; the idle reaper aborts it too, with the reason `"idle"`.
  */
 export async function handleConnection(
   client: Deno.TcpConn,
   context: ConnectionContext,
-  signal: AbortSignal,
+  stop: AbortController,
 ): Promise<void> {
   const { series, log } = context;
   const started = context.clock.now();
   series.accepted.value += 1;
   series.active.value += 1;
   const clientAddress = peer(client.remoteAddr);
-  // One stop signal per connection: server shutdown and the idle reaper both pull it.
-  const stop = new AbortController();
-  const onShutdown = () => stop.abort(signal.reason);
-  signal.addEventListener("abort", onShutdown, { once: true });
   const activity: Activity = { count: 0 };
   const untrack = context.idle.track(activity, () => {
     series.idleTimeouts.value += 1;
@@ -192,7 +189,6 @@ export async function handleConnection(
     }
   } finally {
     untrack();
-    signal.removeEventListener("abort", onShutdown);
     series.active.value -= 1;
     series.duration.observe((context.clock.now() - started) / 1000);
   }

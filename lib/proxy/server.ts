@@ -120,8 +120,8 @@ export class ProxyServer {
   #healthDone: Promise<void> = Promise.resolve();
   readonly #healthStop = new AbortController();
   readonly #acceptStop = new AbortController();
-  readonly #connectionStop = new AbortController();
-  readonly #connections = new Set<Promise<void>>();
+  /** Live connections: their completion and the controller that closes them. */
+  readonly #connections = new Map<Promise<void>, AbortController>();
   #phase: ProxyPhase = { kind: "serving" };
 
   private constructor(config: ProxyServerConfig, deps: ProxyServerDeps, listeners: readonly BoundListener[]) {
@@ -273,8 +273,9 @@ export class ProxyServer {
         errors: series.acceptErrors,
         signal: this.#acceptStop.signal,
         onConnection: (conn) => {
-          const done = handleConnection(conn, context, this.#connectionStop.signal);
-          this.#connections.add(done);
+          const stop = new AbortController();
+          const done = handleConnection(conn, context, stop);
+          this.#connections.set(done, stop);
           done.finally(() => this.#connections.delete(done));
         },
       });
@@ -317,7 +318,7 @@ export class ProxyServer {
       // so a listener added now would never run: check the flag as well.
       if (signals.force.aborted) waitStop.abort();
       else signals.force.addEventListener("abort", stopWaiting, { once: true });
-      const allDone = Promise.all([...this.#connections]).then(() => true);
+      const allDone = Promise.all([...this.#connections.keys()]).then(() => true);
       const inTime = await Promise.race([
         allDone,
         clock.sleep(deadline - clock.now(), waitStop.signal).then(() => false),
@@ -336,8 +337,8 @@ export class ProxyServer {
         }
       }
     }
-    this.#connectionStop.abort();
-    await Promise.all([...this.#connections]);
+    for (const stop of this.#connections.values()) stop.abort("shutdown");
+    await Promise.all([...this.#connections.keys()]);
     reaperStop.abort();
     await reaper;
     this.#healthStop.abort();
