@@ -1,0 +1,184 @@
+/**
+ * One typed error for everything the Kubernetes API answers with a failure, carrying its
+ * `Status` object, plus predicates so callers branch on the status code and reason instead of
+ * reading message text.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+/** The fields of a `metav1.Status` failure that callers use. */
+export interface StatusDetails {
+  /** HTTP status code (also `Status.code`). */
+  readonly code: number;
+  /** Machine-readable reason: `NotFound`, `Conflict`, `Expired`, `Gone`, `Forbidden`, `TooManyRequests`, … */
+  readonly reason: string;
+  /** Human-readable message from the server. */
+  readonly message: string;
+  /** Seconds the server asked us to wait (`Retry-After` header or `details.retryAfterSeconds`). */
+  readonly retryAfterSeconds?: number;
+  /** `details.causes[].reason`, e.g. `ResourceVersionTooLarge`. */
+  readonly causes?: readonly string[];
+}
+
+/**
+ * A failure answered by the API server (an HTTP error status, or an `ERROR` event inside a
+ * watch stream). Transport failures (refused, reset, timed out) are not this type: they are
+ * {@linkcode KubeTransportError}.
+ */
+export class KubeApiError extends Error {
+  /** The decoded Status. */
+  readonly status: StatusDetails;
+  /** `GET /apis/…/ingresses` and the like, for messages. */
+  readonly request: string;
+
+  /** Creates an error for a failed request. */
+  constructor(request: string, status: StatusDetails) {
+    super(`${request}: ${status.code} ${status.reason}: ${status.message}`);
+    this.name = "KubeApiError";
+    this.status = status;
+    this.request = request;
+  }
+}
+
+/** The API server could not be reached or did not answer in time; no Status exists. */
+export class KubeTransportError extends Error {
+  /** `refused`, `timeout`, `reset`, `tls`, `dns` or `other`. */
+  readonly kind: "refused" | "timeout" | "reset" | "tls" | "dns" | "other";
+  /** The request that failed. */
+  readonly request: string;
+
+  /** Wraps the underlying error as `cause`. */
+  constructor(request: string, kind: KubeTransportError["kind"], cause: unknown) {
+    super(`${request}: ${kind}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "KubeTransportError";
+    this.kind = kind;
+    this.request = request;
+  }
+}
+
+function statusOf(error: unknown): StatusDetails | undefined {
+  return error instanceof KubeApiError ? error.status : undefined;
+}
+
+/** 404: the object (or the resource type) does not exist. */
+export function isNotFound(error: unknown): boolean {
+  return statusOf(error)?.code === 404;
+}
+
+/** 409 with reason `Conflict`: a stale resourceVersion on update. */
+export function isConflict(error: unknown): boolean {
+  const status = statusOf(error);
+  return status?.code === 409 && status.reason !== "AlreadyExists";
+}
+
+/** 409 with reason `AlreadyExists`: a create for a name that is taken. */
+export function isAlreadyExists(error: unknown): boolean {
+  return statusOf(error)?.reason === "AlreadyExists";
+}
+
+/**
+ * The requested resourceVersion is no longer available: 410 (reason `Expired`, or `Gone` on
+ * servers before 1.18). Watches must relist; a `continue` token must restart the list.
+ */
+export function isGone(error: unknown): boolean {
+  const status = statusOf(error);
+  return status?.code === 410 || status?.reason === "Expired" || status?.reason === "Gone";
+}
+
+/** 504 with cause `ResourceVersionTooLarge`: this API server is behind the version asked for. */
+export function isResourceVersionTooLarge(error: unknown): boolean {
+  return statusOf(error)?.causes?.includes("ResourceVersionTooLarge") === true;
+}
+
+/** 403: RBAC does not allow the request. */
+export function isForbidden(error: unknown): boolean {
+  return statusOf(error)?.code === 403;
+}
+
+/** 401: the credentials were refused (an expired token, usually). */
+export function isUnauthorized(error: unknown): boolean {
+  return statusOf(error)?.code === 401;
+}
+
+/** 429: throttled; honour {@linkcode retryAfterMs}. */
+export function isTooManyRequests(error: unknown): boolean {
+  return statusOf(error)?.code === 429;
+}
+
+/** 422: the object failed validation (for example a ConfigMap over 1 MiB). */
+export function isInvalid(error: unknown): boolean {
+  return statusOf(error)?.code === 422;
+}
+
+/** 5xx: worth retrying with backoff. */
+export function isServerError(error: unknown): boolean {
+  const code = statusOf(error)?.code;
+  return code !== undefined && code >= 500;
+}
+
+/** The wait the server asked for, in milliseconds, or `undefined`. */
+export function retryAfterMs(error: unknown): number | undefined {
+  const seconds = statusOf(error)?.retryAfterSeconds;
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/**
+ * Builds {@linkcode StatusDetails} from a response: the body when it is a `Status`, else the
+ * HTTP status line. `retryAfter` is the `Retry-After` header, if any.
+ */
+export function statusFromResponse(code: number, body: unknown, retryAfter: string | null): StatusDetails {
+  const object = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
+  const isStatus = object.kind === "Status";
+  const details = typeof object.details === "object" && object.details !== null
+    ? object.details as Record<string, unknown>
+    : {};
+  const causes = Array.isArray(details.causes)
+    ? details.causes.map((c) => (typeof c === "object" && c !== null ? String((c as { reason?: unknown }).reason ?? "") : ""))
+      .filter((c) => c !== "")
+    : [];
+  const headerSeconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
+  const bodySeconds = typeof details.retryAfterSeconds === "number" ? details.retryAfterSeconds : undefined;
+  const retryAfterSeconds = headerSeconds ?? bodySeconds;
+  return {
+    code: isStatus && typeof object.code === "number" ? object.code : code,
+    reason: isStatus && typeof object.reason === "string" && object.reason !== "" ? object.reason : reasonFor(code),
+    message: isStatus && typeof object.message === "string" ? object.message : `HTTP ${code}`,
+    ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    ...(causes.length === 0 ? {} : { causes }),
+  };
+}
+
+function reasonFor(code: number): string {
+  switch (code) {
+    case 400:
+      return "BadRequest";
+    case 401:
+      return "Unauthorized";
+    case 403:
+      return "Forbidden";
+    case 404:
+      return "NotFound";
+    case 405:
+      return "MethodNotAllowed";
+    case 409:
+      return "Conflict";
+    case 410:
+      return "Expired";
+    case 415:
+      return "UnsupportedMediaType";
+    case 422:
+      return "Invalid";
+    case 429:
+      return "TooManyRequests";
+    case 500:
+      return "InternalError";
+    case 503:
+      return "ServiceUnavailable";
+    case 504:
+      return "Timeout";
+    default:
+      return "Unknown";
+  }
+}

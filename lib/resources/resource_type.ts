@@ -1,0 +1,51 @@
+/**
+ * Describes a Kubernetes resource type (group, version, plural, scope) together with the
+ * decoder that turns its raw JSON into a narrow typed object, and builds its URL paths.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { Decoded, KubeObject } from "../kube/objects.ts";
+
+/** A resource type the client can list, watch and write. */
+export interface ResourceType<T extends KubeObject> {
+  /** API group; `""` for the core group. */
+  readonly group: string;
+  readonly version: string;
+  readonly kind: string;
+  /** Lower-case plural used in URLs: `ingresses`. */
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** Decodes one raw object; never throws. */
+  decode(raw: unknown): Decoded<T>;
+}
+
+/** `v1` or `networking.k8s.io/v1`. */
+export function apiVersion(type: Pick<ResourceType<KubeObject>, "group" | "version">): string {
+  return type.group === "" ? type.version : `${type.group}/${type.version}`;
+}
+
+/**
+ * The URL path for a collection or one object. `namespace` undefined means every namespace
+ * (for namespaced types) or a cluster-scoped type.
+ *
+ * @example
+ * ```ts
+ * resourcePath(INGRESS, { namespace: "shop", name: "web" });
+ * // "/apis/networking.k8s.io/v1/namespaces/shop/ingresses/web"
+ * ```
+ */
+export function resourcePath(
+  type: Pick<ResourceType<KubeObject>, "group" | "version" | "plural" | "namespaced">,
+  where: { readonly namespace?: string; readonly name?: string; readonly subresource?: string } = {},
+): string {
+  const base = type.group === "" ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
+  const scope = type.namespaced && where.namespace !== undefined
+    ? `/namespaces/${encodeURIComponent(where.namespace)}`
+    : "";
+  const name = where.name === undefined ? "" : `/${encodeURIComponent(where.name)}`;
+  const sub = where.subresource === undefined ? "" : `/${where.subresource}`;
+  return `${base}${scope}/${type.plural}${name}${sub}`;
+}
