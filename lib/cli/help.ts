@@ -33,15 +33,28 @@ export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table:
     "environment value counts as unset):",
     "",
   ];
+  const envOnly: OptionSpec<unknown>[] = [];
   for (const spec of Object.values(table.options)) {
+    if (spec.flag === null) {
+      envOnly.push(spec);
+      continue;
+    }
     const value = spec.kind.isSwitch ? "" : `=${spec.kind.placeholder}`;
-    lines.push(`  --${spec.flag}${value}`);
+    lines.push(`  --${spec.flag}${value}${spec.repeatable ? " (repeatable)" : ""}`);
     for (const line of wrap(spec.help, 72)) lines.push(`        ${line}`);
     const variable = envName(table.command, spec);
     const env = variable === null ? "no environment variable" : `env ${variable}`;
     lines.push(`        ${env}; default ${shownDefault(spec)}; accepts ${spec.kind.accepted}`);
   }
   lines.push("  -h, --help", "        Print this help and exit.");
+  if (envOnly.length > 0) {
+    lines.push("", "Environment variables without a flag:", "");
+    for (const spec of envOnly) {
+      lines.push(`  ${envName(table.command, spec)}=${spec.kind.placeholder}`);
+      for (const line of wrap(spec.help, 72)) lines.push(`        ${line}`);
+      lines.push(`        default ${shownDefault(spec)}; accepts ${spec.kind.accepted}`);
+    }
+  }
   return `${lines.join("\n")}\n`;
 }
 
@@ -57,7 +70,10 @@ export function renderMarkdownTable<T extends Record<string, OptionSpec<unknown>
     const variable = envName(table.command, spec);
     const env = variable === null ? "(none)" : `\`${variable}\``;
     const notes = markdownText(`${spec.help} Accepts ${spec.kind.accepted}.`);
-    rows.push(`| \`--${spec.flag}\` | ${env} | ${markdownDefault(spec)} | ${notes} |`);
+    const flag = spec.flag === null
+      ? "(none)"
+      : `\`--${spec.flag}\`${spec.repeatable ? " (repeatable)" : ""}`;
+    rows.push(`| ${flag} | ${env} | ${markdownDefault(spec)} | ${notes} |`);
   }
   return `${rows.join("\n")}\n`;
 }

@@ -9,7 +9,7 @@
 
 import { MAX_TIMER_MS } from "../util/clock.ts";
 import { formatDuration, parseDuration } from "../util/duration.ts";
-import { parseIp } from "../util/ip.ts";
+import { formatIp, parseIp } from "../util/ip.ts";
 import { type ListenAddress, parseListenAddress } from "../util/listen_address.ts";
 import type { Parsed, ValueKind } from "./options.ts";
 
@@ -223,6 +223,40 @@ export function hostName(): ValueKind<string> {
       // no top-level domain is numeric, and a resolver would only answer NXDOMAIN later.
       if (/^[\d.]+$/.test(name)) return bad("not a valid IPv4 address");
       return isDnsSubdomain(name) ? ok(raw.replace(/\.$/, "")) : bad();
+    },
+  };
+}
+
+/** An IPv4 or IPv6 address literal (no brackets, no zone); empty means "not set". */
+export function ipAddress(): ValueKind<string> {
+  return {
+    placeholder: "IP",
+    accepted: "an IPv4 or IPv6 address such as 10.96.0.20 or fd00::20",
+    parse(raw) {
+      if (raw === "") return ok("");
+      const parsed = parseIp(raw);
+      return parsed === undefined || raw.includes("%") || raw.startsWith("[") ? bad() : ok(formatIp(parsed));
+    },
+  };
+}
+
+/**
+ * `key=value`, split at the first `=`; the value may be empty, the key may not. Used by
+ * repeatable flags, where the last occurrence of a key wins.
+ *
+ * @example
+ * ```ts
+ * keyValue().parse("team=dns"); // { ok: true, value: ["team", "dns"] }
+ * ```
+ */
+export function keyValue(): ValueKind<readonly [string, string]> {
+  return {
+    placeholder: "KEY=VALUE",
+    accepted: "key=value (the key may not be empty)",
+    parse(raw) {
+      const equals = raw.indexOf("=");
+      if (equals <= 0) return bad(equals < 0 ? "no '='" : "empty key");
+      return ok([raw.slice(0, equals), raw.slice(equals + 1)] as const);
     },
   };
 }

@@ -33,8 +33,11 @@ export interface ValueKind<T> {
 
 /** One row of an option table. */
 export interface OptionSpec<T> {
-  /** Flag name without dashes, such as `listen-http`. */
-  readonly flag: string;
+  /**
+   * Flag name without dashes, such as `listen-http`; `null` for a setting read only from the
+   * environment (then `env` names the variable).
+   */
+  readonly flag: string | null;
   /** Environment variable, or `null` when the option is flag-only. Derived when omitted. */
   readonly env?: string | null;
   /** Value type and validation. */
@@ -45,6 +48,11 @@ export interface OptionSpec<T> {
   readonly defaultText?: string;
   /** One or two sentences for help and the README. */
   readonly help: string;
+  /**
+   * The flag may be given several times (`--label a=1 --label b=2`); the value is the list of
+   * every occurrence, each parsed by `kind`. Such options have no environment variable.
+   */
+  readonly repeatable?: boolean;
 }
 
 /** A whole option table for one subcommand. */
@@ -57,10 +65,21 @@ export interface OptionTable<T extends Record<string, OptionSpec<unknown>>> {
   readonly options: T;
 }
 
+/** The typed value of one row: a list for repeatable flags. */
+export type OptionValue<S> = S extends { readonly repeatable: true; readonly kind: ValueKind<infer V> }
+  ? readonly V[]
+  : S extends OptionSpec<infer V> ? V
+  : never;
+
 /** Typed values produced from a table. */
 export type OptionValues<T extends Record<string, OptionSpec<unknown>>> = {
-  readonly [K in keyof T]: T[K] extends OptionSpec<infer V> ? V : never;
+  readonly [K in keyof T]: OptionValue<T[K]>;
 };
+
+/** How a row is named in messages: `--flag`, or the environment variable of an env-only row. */
+export function optionLabel(command: string, spec: OptionSpec<unknown>): string {
+  return spec.flag === null ? envName(command, spec) ?? "(unnamed)" : `--${spec.flag}`;
+}
 
 /** Where a value came from, for start-up logs. */
 export type ValueSource = "flag" | "env" | "default";
@@ -102,6 +121,7 @@ export class ConfigError extends Error {
  */
 export function envName(command: string, spec: OptionSpec<unknown>): string | null {
   if (spec.env !== undefined) return spec.env;
+  if (spec.flag === null || spec.repeatable) return null;
   return `OUROBOROS_${command}_${spec.flag}`.toUpperCase().replaceAll("-", "_");
 }
 
@@ -125,8 +145,8 @@ export function describeBadValue(
  * Parses argv and the environment against a table.
  *
  * Flags may be written `--name=value`, `--name value`, or with one dash as Go allows; switches
- * also accept a bare `--name`. A repeated flag keeps its last value. `-h`/`--help` wins over
- * everything else.
+ * also accept a bare `--name`. A repeated flag keeps its last value, except repeatable ones,
+ * which collect every occurrence. `-h`/`--help` wins over everything else.
  *
  * @example
  * ```ts
@@ -141,7 +161,9 @@ export function parseOptions<T extends Record<string, OptionSpec<unknown>>>(
 ): ParseOutcome<T> {
   const problems: string[] = [];
   const byFlag = new Map<string, [keyof T & string, OptionSpec<unknown>]>();
-  for (const [key, spec] of Object.entries(table.options)) byFlag.set(spec.flag, [key, spec]);
+  for (const [key, spec] of Object.entries(table.options)) {
+    if (spec.flag !== null) byFlag.set(spec.flag, [key, spec]);
+  }
 
   const fromFlags = readFlags(table, argv, byFlag, problems);
   if (fromFlags === "help") return { kind: "help" };
@@ -149,14 +171,27 @@ export function parseOptions<T extends Record<string, OptionSpec<unknown>>>(
   const values: Record<string, unknown> = {};
   const sources: Record<string, ValueSource> = {};
   for (const [key, spec] of Object.entries(table.options)) {
+    const label = optionLabel(table.command, spec);
+    const given = spec.flag === null ? undefined : fromFlags.get(spec.flag);
+    if (spec.repeatable) {
+      const items: unknown[] = [];
+      for (const raw of given ?? []) {
+        const parsed = spec.kind.parse(raw);
+        if (parsed.ok) items.push(parsed.value);
+        else problems.push(describeBadValue(label, raw, spec.kind, parsed.reason));
+      }
+      values[key] = items;
+      sources[key] = given === undefined ? "default" : "flag";
+      continue;
+    }
     const variable = envName(table.command, spec);
-    const flagValue = fromFlags.get(spec.flag);
+    const flagValue = given?.at(-1);
     const envValue = variable === null ? undefined : getEnv(variable);
     let raw: string;
     let origin: string;
     if (flagValue !== undefined) {
       raw = flagValue;
-      origin = `--${spec.flag}`;
+      origin = label;
       sources[key] = "flag";
     } else if (envValue !== undefined && envValue !== "") {
       raw = envValue;
@@ -164,7 +199,7 @@ export function parseOptions<T extends Record<string, OptionSpec<unknown>>>(
       sources[key] = "env";
     } else {
       raw = spec.default;
-      origin = `default of --${spec.flag}`;
+      origin = `default of ${label}`;
       sources[key] = "default";
     }
     const parsed = spec.kind.parse(raw);
@@ -227,7 +262,7 @@ function readFlags<T extends Record<string, OptionSpec<unknown>>>(
   argv: readonly string[],
   byFlag: Map<string, [string, OptionSpec<unknown>]>,
   problems: string[],
-): Map<string, string> | "help" {
+): Map<string, string[]> | "help" {
   const hint = `run 'ouroboros ${table.command} --help' for the accepted flags`;
   const isHelp = (name: string) => name === "h" || name === "help";
   const isKnownFlag = (arg: string) => {
@@ -237,7 +272,8 @@ function readFlags<T extends Record<string, OptionSpec<unknown>>>(
   const unexpected = (value: string) =>
     `unexpected argument ${quote(value)}: ouroboros ${table.command} takes only flags; ${hint}`;
 
-  const out = new Map<string, string>();
+  const out = new Map<string, string[]>();
+  const set = (flag: string, value: string) => out.set(flag, [...(out.get(flag) ?? []), value]);
   let help = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? "";
@@ -264,18 +300,17 @@ function readFlags<T extends Record<string, OptionSpec<unknown>>>(
       problems.push(`unknown flag ${token.written}; ${hint}`);
       continue;
     }
+    const flag = token.name;
     if (token.inline !== undefined) {
-      out.set(spec.flag, token.inline);
+      set(flag, token.inline);
     } else if (spec.kind.isSwitch) {
-      out.set(spec.flag, "true");
+      set(flag, "true");
     } else {
       const next = argv[i + 1];
       if (next === undefined || next === "--" || isKnownFlag(next)) {
-        problems.push(
-          `flag --${spec.flag} needs a value, written --${spec.flag}=VALUE or --${spec.flag} VALUE`,
-        );
+        problems.push(`flag --${flag} needs a value, written --${flag}=VALUE or --${flag} VALUE`);
       } else {
-        out.set(spec.flag, next);
+        set(flag, next);
         i++;
       }
     }

@@ -9,7 +9,10 @@ import {
   boolean,
   domainName,
   duration,
-  hostName,
+  integer,
+  ipAddress,
+  keyValue,
+  listenAddress,
   namespaceName,
   oneOf,
   serviceName,
@@ -118,7 +121,7 @@ export const CONTROLLER_OPTIONS = {
     },
     proxyIp: {
       flag: "proxy-ip",
-      kind: hostName(),
+      kind: ipAddress(),
       default: "",
       help: "Proxy address written into the hosts file; required in etc-hosts mode.",
     },
@@ -131,20 +134,13 @@ export const CONTROLLER_OPTIONS = {
     },
     externalDnsRecordTtl: {
       flag: "external-dns-record-ttl",
-      kind: {
-        placeholder: "SECONDS",
-        accepted: "a whole number of seconds from 1 to 86400",
-        parse: (raw: string) => {
-          const value = Number(raw);
-          return /^\d+$/.test(raw) && value >= 1 && value <= 86400 ? { ok: true, value } : { ok: false };
-        },
-      },
+      kind: integer(1, 86400, "SECONDS"),
       default: "60",
       help: "TTL of each emitted record.",
     },
     externalDnsProxyIp: {
       flag: "external-dns-proxy-ip",
-      kind: hostName(),
+      kind: ipAddress(),
       default: "",
       help: "Record target override; empty means discover the ClusterIPs of --external-dns-proxy-service.",
     },
@@ -153,6 +149,26 @@ export const CONTROLLER_OPTIONS = {
       kind: serviceName(),
       default: "ouroboros-proxy",
       help: "Service whose ClusterIPs become the record targets.",
+    },
+    externalDnsAnnotation: {
+      flag: "external-dns-annotation",
+      kind: keyValue(),
+      default: "",
+      defaultText: "(none)",
+      help:
+        "Annotation copied onto every emitted record; repeat the flag for more (at most 32). Reserved keys " +
+        "are refused.",
+      repeatable: true,
+    },
+    externalDnsLabel: {
+      flag: "external-dns-label",
+      kind: keyValue(),
+      default: "",
+      defaultText: "(none)",
+      help:
+        "Label copied onto every emitted record, for external-dns --label-filter; repeat the flag for more " +
+        "(at most 32). Keys must be valid label keys; reserved keys are refused.",
+      repeatable: true,
     },
     externalDnsOutput: {
       flag: "external-dns-output",
@@ -165,6 +181,14 @@ export const CONTROLLER_OPTIONS = {
       kind: text("PREFIX", "an annotation prefix ending with '/'"),
       default: "external-dns.alpha.kubernetes.io/",
       help: "Annotation prefix for output=service; must match the target external-dns instance.",
+    },
+    ingressHosts: {
+      flag: "ingress-hosts",
+      kind: oneOf(["tls", "all"] as const),
+      default: "tls",
+      help:
+        "Which Ingress hostnames count: tls reads only spec.tls[].hosts (the hairpin problem is TLS behind " +
+        "PROXY protocol); all adds spec.rules[].host.",
     },
     ingressClass: {
       flag: "ingress-class",
@@ -186,6 +210,35 @@ export const CONTROLLER_OPTIONS = {
       default: "",
       defaultText: "(auto-detect from /etc/resolv.conf, fallback cluster.local)",
       help: "Cluster DNS domain used to compose the rewrite target.",
+    },
+    listenHealth: {
+      flag: "listen-health",
+      kind: listenAddress({ allowEmpty: true }),
+      default: ":8082",
+      help: "Address serving /healthz, /readyz and /metrics. Empty disables it.",
+    },
+    instance: {
+      flag: null,
+      env: "OUROBOROS_INSTANCE",
+      kind: text("NAME", "the Helm release name"),
+      default: "",
+      help:
+        "Instance name stamped on the records this release owns (the chart sets the release name); required " +
+        "in external-dns mode so two releases never prune each other's records.",
+    },
+    nodeLocalDnsNamespace: {
+      flag: null,
+      env: "OUROBOROS_NODE_LOCAL_DNS_NAMESPACE",
+      kind: namespaceName(),
+      default: "kube-system",
+      help: "Namespace the node-local-dns start-up probe looks in.",
+    },
+    nodeLocalDnsConfigmap: {
+      flag: null,
+      env: "OUROBOROS_NODE_LOCAL_DNS_CONFIGMAP",
+      kind: text("NAME", "a ConfigMap name"),
+      default: "node-local-dns",
+      help: "ConfigMap the node-local-dns start-up probe looks for.",
     },
     ...LOGGING_OPTIONS,
   },

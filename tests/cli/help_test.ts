@@ -4,7 +4,7 @@ import { boolean, duration, text } from "../../lib/cli/kinds.ts";
 import { envName, type OptionSpec, type OptionTable } from "../../lib/cli/options.ts";
 import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
 
-const ROWS = Object.values(PROXY_OPTIONS.options) as OptionSpec<unknown>[];
+const ROWS = Object.values(PROXY_OPTIONS.options) as (OptionSpec<unknown> & { readonly flag: string })[];
 
 /** The block of help lines for one flag: its `--flag` line up to the next flag. */
 function helpBlock(help: string, flag: string): string {

@@ -9,6 +9,7 @@ import {
   parseOptions,
   type ParseOutcome,
 } from "../../lib/cli/options.ts";
+import { renderHelp, renderMarkdownTable } from "../../lib/cli/help.ts";
 import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
 
 /** A small table with one row of each shape the real tables use. */
@@ -274,7 +275,10 @@ const PROXY_BAD: Readonly<Record<ProxyKey, string>> = {
   logFormat: "xml",
 };
 
-const PROXY_ROWS = Object.entries(PROXY_OPTIONS.options) as [ProxyKey, OptionSpec<unknown>][];
+const PROXY_ROWS = Object.entries(PROXY_OPTIONS.options) as [
+  ProxyKey,
+  OptionSpec<unknown> & { readonly flag: string },
+][];
 
 function parseProxy(argv: readonly string[], env: Env = {}) {
   return parseOptions(PROXY_OPTIONS, argv, (name) => env[name]);
@@ -348,4 +352,58 @@ Deno.test("every proxy option refuses a bad value, naming the flag and what it a
     assert.equal(outcome.problems.length, PROXY_ROWS.length, outcome.problems.join("\n"));
     PROXY_ROWS.forEach(([, spec], i) => assert.ok(outcome.problems[i]?.startsWith(`--${spec.flag}=`)));
   });
+});
+
+// Env-only and repeatable rows (the controller's OUROBOROS_INSTANCE and --external-dns-label).
+const EXTRAS = {
+  command: "extra",
+  summary: "Env-only and repeatable rows.",
+  options: {
+    instance: { flag: null, env: "OUROBOROS_INSTANCE", kind: text("NAME"), default: "", help: "Instance." },
+    label: {
+      flag: "label",
+      kind: {
+        placeholder: "KEY=VALUE",
+        accepted: "key=value",
+        parse: (raw: string) => (/^[^=]+=/.test(raw) ? { ok: true, value: raw } : { ok: false }),
+      },
+      default: "",
+      help: "A label.",
+      repeatable: true,
+    },
+  },
+} as const satisfies OptionTable<Record<string, OptionSpec<unknown>>>;
+
+Deno.test("an env-only row is read from its variable, has no flag, and a flag of its name is unknown", () => {
+  const outcome = parseOptions(EXTRAS, [], (name) => (name === "OUROBOROS_INSTANCE" ? "blue" : undefined));
+  assert.equal(outcome.kind, "ok");
+  if (outcome.kind === "ok") assert.equal(outcome.values.instance, "blue");
+  const flagged = parseOptions(EXTRAS, ["--instance=blue"], () => undefined);
+  assert.equal(flagged.kind, "invalid");
+  if (flagged.kind === "invalid") assert.match(flagged.problems[0] ?? "", /unknown flag --instance/);
+});
+
+Deno.test("a repeatable flag collects every occurrence in order and reports each bad one", () => {
+  const outcome = parseOptions(EXTRAS, ["--label", "a=1", "--label=b=2", "-label=c="], () => undefined);
+  assert.equal(outcome.kind, "ok");
+  if (outcome.kind === "ok") assert.deepEqual(outcome.values.label, ["a=1", "b=2", "c="]);
+  const none = parseOptions(EXTRAS, [], () => undefined);
+  assert.ok(none.kind === "ok" && none.values.label.length === 0);
+  const bad = parseOptions(EXTRAS, ["--label=x", "--label=y=1", "--label=z"], () => undefined);
+  assert.equal(bad.kind, "invalid");
+  if (bad.kind === "invalid") {
+    assert.deepEqual(bad.problems, [
+      '--label="x": expected key=value',
+      '--label="z": expected key=value',
+    ]);
+  }
+});
+
+Deno.test("help and the README table show env-only rows under their variable and mark repeatable flags", () => {
+  const help = renderHelp(EXTRAS);
+  assert.match(help, /Environment variables without a flag:\n\n {2}OUROBOROS_INSTANCE=NAME/);
+  assert.match(help, /--label=KEY=VALUE \(repeatable\)\n/);
+  const table = renderMarkdownTable(EXTRAS);
+  assert.match(table, /^\| \(none\) \| `OUROBOROS_INSTANCE` \|/m);
+  assert.match(table, /^\| `--label` \(repeatable\) \| \(none\) \|/m);
 });

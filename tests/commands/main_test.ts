@@ -56,7 +56,9 @@ function helpBlocks(help: string): Map<string, string> {
 }
 
 /** Every row of the proxy's option table, widened so optional fields can be read. */
-const PROXY_SPECS: readonly OptionSpec<unknown>[] = Object.values(PROXY_OPTIONS.options);
+const PROXY_SPECS: readonly (OptionSpec<unknown> & { readonly flag: string })[] = Object.values(
+  PROXY_OPTIONS.options,
+);
 
 Deno.test("'proxy --help' lists every proxy flag with its env var and default, exit 0", async () => {
   const result = await runOuroboros(["proxy", "--help"]);

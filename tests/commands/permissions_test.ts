@@ -71,7 +71,8 @@ Deno.test("deno.json: the compiled binary's set covers every subcommand's set, a
   };
   const binary = config.permissions.binary;
   const proxy = config.permissions.proxy;
-  assert.ok(binary && proxy, "deno.json must declare the binary and proxy permission sets");
+  const controller = config.permissions.controller;
+  assert.ok(binary && proxy && controller, "deno.json must declare the binary, proxy and controller sets");
   const covers = (
     granted: boolean | string[] | undefined,
     needed: boolean | string[] | undefined,

@@ -5,7 +5,9 @@ import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
 import { parseLogLines, runOuroboros, startProxy } from "../support/ouroboros_process.ts";
 
 /** Every row of the proxy's option table, widened so optional fields can be read. */
-const PROXY_SPECS: readonly OptionSpec<unknown>[] = Object.values(PROXY_OPTIONS.options);
+const PROXY_SPECS: readonly (OptionSpec<unknown> & { readonly flag: string })[] = Object.values(
+  PROXY_OPTIONS.options,
+);
 
 /**
  * Values each kind of option must reject, keyed by the kind's help placeholder. A choice list

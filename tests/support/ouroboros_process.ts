@@ -40,7 +40,7 @@ export async function runOuroboros(
   args: readonly string[],
   options: { env?: Record<string, string>; permissionSet?: string } = {},
 ): Promise<RunResult> {
-  const permissionSet = options.permissionSet ?? (args[0] === "controller" ? "binary" : "proxy");
+  const permissionSet = options.permissionSet ?? (args[0] === "controller" ? "controller" : "proxy");
   const output = await new Deno.Command(Deno.execPath(), {
     args: denoArgs(permissionSet, args),
     cwd: ROOT,
