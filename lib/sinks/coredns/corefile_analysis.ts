@@ -1,0 +1,102 @@
+/**
+ * Reads a Corefile into the facts an edit needs (lines, tokens, server blocks, the root block and
+ * the state of our markers), or the reason it cannot be edited safely.
+ *
+ * The checks run in the order a person would fix them: an empty key, then the file's own syntax
+ * (quotes, braces), then the root server block, then our markers.
+ *
+ * The root block's closing `}` must start its line (only whitespace before it). A `}` after other
+ * text, as in `    cache 30 }`, is refused rather than split: CoreDNS itself rejects that form
+ * ("Unexpected '}' because no matching opening brace"), so such a file is already broken, and
+ * rewriting a person's line to make room for ours would change bytes we do not own.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { type CorefileLine, splitLines } from "./corefile_lines.ts";
+import { type MarkerScan, scanMarkers } from "./corefile_markers.ts";
+import { type CorefileRefusal, refusal } from "./corefile_problems.ts";
+import { findRootBlock, type ServerBlock, serverBlocks } from "./corefile_structure.ts";
+import { type CorefileComment, type CorefileToken, tokenizeCorefile } from "./corefile_tokens.ts";
+
+/** A Corefile we can edit, with everything the editor and the self-check look at. */
+export interface CorefileAnalysis {
+  /** Discriminant. */
+  readonly kind: "analysis";
+  /** The Corefile as read. */
+  readonly text: string;
+  /** Its physical lines. */
+  readonly lines: readonly CorefileLine[];
+  /** Its tokens. */
+  readonly tokens: readonly CorefileToken[];
+  /** Its comments. */
+  readonly comments: readonly CorefileComment[];
+  /** Top-level server blocks and snippet definitions. */
+  readonly blocks: readonly ServerBlock[];
+  /** The root server block. */
+  readonly root: ServerBlock;
+  /** 0-based line of the root block's `{`. */
+  readonly rootOpenLine: number;
+  /** 0-based line of the root block's `}`; it starts this line. */
+  readonly rootCloseLine: number;
+  /** Our markers: absent or an intact pair. */
+  readonly markers: Exclude<MarkerScan, CorefileRefusal>;
+}
+
+/**
+ * Analyses a Corefile, or says why it cannot be edited.
+ *
+ * @example
+ * ```ts
+ * const analysis = analyzeCorefile(".:53 {\n    errors\n}\n");
+ * // analysis.kind === "analysis", analysis.markers.kind === "absent", analysis.rootCloseLine === 2
+ * analyzeCorefile("example.org {\n}\n").kind; // "refused" (no-root-block)
+ * ```
+ */
+export function analyzeCorefile(text: string): CorefileAnalysis | CorefileRefusal {
+  if (text.trim() === "") return refusal("empty-corefile", "empty Corefile: the ConfigMap key holds no text");
+  const tokenized = tokenizeCorefile(text);
+  if (!tokenized.ok) {
+    return refusal(
+      tokenized.problem,
+      `the Corefile does not parse: ${tokenized.message}; fix its syntax first`,
+    );
+  }
+  const { tokens, comments } = tokenized;
+  const blocks = serverBlocks(tokens);
+  const root = findRootBlock(blocks);
+  if (root === undefined) {
+    return refusal(
+      "no-root-block",
+      "no .:53 server block found: ouroboros edits the first server block whose key is `.` or `.:53` " +
+        "(with braces); add one, or use coredns-import mode if another file serves the root zone",
+    );
+  }
+  const open = tokens[root.open] as CorefileToken;
+  const close = tokens[root.close] as CorefileToken;
+  const beforeClose = tokens[root.close - 1] as CorefileToken;
+  if (beforeClose.endLine === close.line) {
+    return refusal(
+      "closing-brace-shares-line",
+      `the "}" that closes the .:53 server block on line ${close.line + 1} follows other text on that ` +
+        `line; CoreDNS rejects that form too. Put the "}" on a line of its own.`,
+    );
+  }
+  const lines = splitLines(text);
+  const markers = scanMarkers({ text, lines, tokens, comments, root });
+  if (markers.kind === "refused") return markers;
+  return {
+    kind: "analysis",
+    text,
+    lines,
+    tokens,
+    comments,
+    blocks,
+    root,
+    rootOpenLine: open.line,
+    rootCloseLine: close.line,
+    markers,
+  };
+}

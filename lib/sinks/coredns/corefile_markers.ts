@@ -1,0 +1,219 @@
+/**
+ * Finds ouroboros's marker pair in a Corefile and decides whether it is intact, failing closed on
+ * any sign of a hand edit.
+ *
+ * A marker is a line whose text, after trimming ASCII whitespace only, is exactly
+ * `# === BEGIN ouroboros (do not edit by hand) ===` or `# === END ouroboros ===`, and which is a
+ * real comment to CoreDNS (not a line inside a multi-line quoted string). A valid pair is one
+ * BEGIN followed later by one END, both directly inside the root server block (not inside a
+ * plugin's own `{ … }`), with nothing between them but blank lines and rewrite rules of the form
+ * we write.
+ *
+ * Anything else is refused rather than repaired, because every repair guesses at intent and a
+ * wrong guess either orphans rewrite rules forever or duplicates plugin lines (the original's
+ * splice does that with END before BEGIN, and CoreDNS then crash-loops on its next restart):
+ *
+ * - END before BEGIN, BEGIN without END, END without BEGIN, two BEGINs, two ENDs;
+ * - a marker outside the root block (top level, another server block, a snippet) or inside a
+ *   plugin's block;
+ * - a line that is exactly a marker but sits inside a multi-line quoted string: CoreDNS reads it
+ *   as data, a person reads it as our marker, and no edit can be right for both. (Marker text
+ *   inside a quoted string on a line with other words is plain data and ignored: nobody can
+ *   mistake that line for our marker.);
+ * - a comment that looks like one of our markers but is not exact (`# === BEGIN ouroboros ===`,
+ *   changed case or spacing, or a marker after other text on its line): a hand-edited marker
+ *   would otherwise be ignored, and a second block appended next to the old one;
+ * - foreign lines between the markers (a `log`, a comment, a different `rewrite` form): the
+ *   reliability matrix prefers refusing to silently deleting an operator's line.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { CorefileLine } from "./corefile_lines.ts";
+import { trimAsciiWhitespace } from "./corefile_lines.ts";
+import { type CorefileRefusal, type MarkerProblem, refusal } from "./corefile_problems.ts";
+import type { ServerBlock } from "./corefile_structure.ts";
+import type { CorefileComment, CorefileToken } from "./corefile_tokens.ts";
+import { isOwnRewriteRule } from "./rewrite_lines.ts";
+
+/** The first line of our block, compared after trimming ASCII whitespace. */
+export const MARKER_BEGIN = "# === BEGIN ouroboros (do not edit by hand) ===";
+/** The last line of our block, compared after trimming ASCII whitespace. */
+export const MARKER_END = "# === END ouroboros ===";
+
+/** A comment that reads like one of our markers, whatever its spacing, case or wording after. */
+const MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros(?![\w-])/i;
+
+/** How to recover from any marker problem, appended to every marker message. */
+const FIX =
+  "Fix it by hand: delete the ouroboros marker lines and every `rewrite name` line between or near " +
+  "them; ouroboros then writes one fresh block inside the .:53 server block. ouroboros writes nothing until then.";
+
+/** Everything the marker scan needs: the text, its lines, tokens and comments, the root block. */
+export interface MarkerScanInput {
+  /** The Corefile. */
+  readonly text: string;
+  /** Its physical lines. */
+  readonly lines: readonly CorefileLine[];
+  /** Its tokens (tokenization succeeded). */
+  readonly tokens: readonly CorefileToken[];
+  /** Its comments. */
+  readonly comments: readonly CorefileComment[];
+  /** The root server block. */
+  readonly root: ServerBlock;
+}
+
+/** The outcome of the marker scan. */
+export type MarkerScan =
+  /** No marker and nothing that looks like one. */
+  | { readonly kind: "absent" }
+  /** An intact pair: 0-based line numbers of BEGIN and END, and the hosts between them. */
+  | {
+    readonly kind: "present";
+    readonly beginLine: number;
+    readonly endLine: number;
+    readonly hosts: readonly string[];
+  }
+  | CorefileRefusal;
+
+/**
+ * Finds and validates the marker pair.
+ *
+ * @example
+ * ```ts
+ * // A root block holding "# === BEGIN …", "rewrite name a.example.com p.ns.svc.cluster.local.",
+ * // "# === END ouroboros ===" gives { kind: "present", hosts: ["a.example.com"], … }.
+ * ```
+ */
+export function scanMarkers(input: MarkerScanInput): MarkerScan {
+  const { text, lines, tokens, comments, root } = input;
+  const begins: number[] = [];
+  const ends: number[] = [];
+  const commentByLine = new Map<number, CorefileComment>();
+  for (const comment of comments) commentByLine.set(comment.line, comment);
+
+  for (const [index, line] of lines.entries()) {
+    const trimmed = trimAsciiWhitespace(text.slice(line.start, line.contentEnd));
+    if (trimmed !== MARKER_BEGIN && trimmed !== MARKER_END) continue;
+    const comment = commentByLine.get(index);
+    const ownLine = comment !== undefined &&
+      trimAsciiWhitespace(text.slice(line.start, comment.start)) === "" &&
+      trimAsciiWhitespace(comment.text) === trimmed;
+    if (!ownLine) {
+      return markerRefusal(
+        "marker-in-quoted-string",
+        `line ${index + 1} reads as an ouroboros marker but lies inside a quoted string, so CoreDNS ` +
+          `does not see it as a comment; find the unclosed "…" that starts above it.`,
+      );
+    }
+    (trimmed === MARKER_BEGIN ? begins : ends).push(index);
+  }
+
+  const exactLines = new Set([...begins, ...ends]);
+  for (const comment of comments) {
+    if (exactLines.has(comment.line) || !MARKER_LIKE.test(comment.text)) continue;
+    return markerRefusal(
+      "altered-marker",
+      `line ${comment.line + 1} has a comment that looks like an ouroboros marker but is not exactly ` +
+        `"${MARKER_BEGIN}" or "${MARKER_END}" on a line of its own: ${JSON.stringify(comment.text)}.`,
+    );
+  }
+
+  const shown = (list: readonly number[]): string => list.map((line) => line + 1).join(", ");
+  if (begins.length > 1) {
+    return markerRefusal(
+      "duplicate-begin",
+      `there are ${begins.length} BEGIN markers (lines ${shown(begins)}).`,
+    );
+  }
+  if (ends.length > 1) {
+    return markerRefusal("duplicate-end", `there are ${ends.length} END markers (lines ${shown(ends)}).`);
+  }
+  const [begin] = begins;
+  const [end] = ends;
+  if (begin === undefined && end === undefined) return { kind: "absent" };
+  if (end === undefined) {
+    return markerRefusal("begin-without-end", `the BEGIN marker on line ${shown(begins)} has no END marker.`);
+  }
+  if (begin === undefined) {
+    return markerRefusal("end-without-begin", `the END marker on line ${shown(ends)} has no BEGIN marker.`);
+  }
+  if (end < begin) {
+    return markerRefusal(
+      "end-before-begin",
+      `the END marker on line ${end + 1} comes before the BEGIN marker on line ${begin + 1}.`,
+    );
+  }
+
+  const rootOpen = tokens[root.open] as CorefileToken;
+  const rootClose = tokens[root.close] as CorefileToken;
+  const rootStart = rootOpen.end;
+  const rootEnd = rootClose.start;
+  for (const markerLine of [begin, end]) {
+    const offset = (commentByLine.get(markerLine) as CorefileComment).start;
+    if (offset < rootStart || offset > rootEnd) {
+      return markerRefusal(
+        "marker-outside-root-block",
+        `the marker on line ${markerLine + 1} is outside the .:53 server block ` +
+          `(lines ${rootOpen.line + 1}–${rootClose.line + 1}).`,
+      );
+    }
+    if (depthAt(tokens, offset) !== 1) {
+      return markerRefusal(
+        "marker-in-nested-block",
+        `the marker on line ${markerLine + 1} is inside a plugin's { … } block within the .:53 server block.`,
+      );
+    }
+  }
+
+  const hosts: string[] = [];
+  const between = tokens.filter((token) => token.line > begin && token.line < end);
+  const betweenComments = comments.filter((comment) => comment.line > begin && comment.line < end);
+  const firstComment = betweenComments[0];
+  if (firstComment !== undefined) {
+    return foreign(firstComment.line, begin, end);
+  }
+  const byLine = new Map<number, CorefileToken[]>();
+  for (const token of between) {
+    const group = byLine.get(token.line) ?? [];
+    group.push(token);
+    byLine.set(token.line, group);
+  }
+  for (const [line, group] of byLine) {
+    const simple = group.every((token) => token.kind === "word" && token.endLine === line);
+    const words = group.map((token) => token.text);
+    if (!simple || !isOwnRewriteRule(words)) return foreign(line, begin, end);
+    hosts.push(words.at(-2) as string);
+  }
+  return { kind: "present", beginLine: begin, endLine: end, hosts };
+}
+
+function markerRefusal(problem: MarkerProblem, detail: string): CorefileRefusal {
+  return refusal(problem, `ouroboros markers are damaged: ${detail} ${FIX}`);
+}
+
+function foreign(line: number, begin: number, end: number): CorefileRefusal {
+  const where = `lines ${begin + 1} and ${end + 1}`;
+  return refusal(
+    "foreign-content-in-block",
+    `line ${line + 1}, between the ouroboros markers on ${where}, is not a rewrite rule ouroboros wrote; ` +
+      `ouroboros will not delete a line someone added. Move that line above the BEGIN marker or below the ` +
+      `END marker (or delete it); ouroboros writes nothing until then.`,
+  );
+}
+
+/** The nesting depth at a text offset that lies between tokens. */
+function depthAt(tokens: readonly CorefileToken[], offset: number): number {
+  let low = 0;
+  let high = tokens.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((tokens[middle] as CorefileToken).end <= offset) low = middle + 1;
+    else high = middle;
+  }
+  const previous = tokens[low - 1];
+  if (previous === undefined) return 0;
+  return previous.kind === "open" ? previous.depth + 1 : previous.depth;
+}
