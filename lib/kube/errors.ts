@@ -135,7 +135,9 @@ export function statusFromResponse(code: number, body: unknown, retryAfter: stri
     ? object.details as Record<string, unknown>
     : {};
   const causes = Array.isArray(details.causes)
-    ? details.causes.map((c) => (typeof c === "object" && c !== null ? String((c as { reason?: unknown }).reason ?? "") : ""))
+    ? details.causes.map((
+      c,
+    ) => (typeof c === "object" && c !== null ? String((c as { reason?: unknown }).reason ?? "") : ""))
       .filter((c) => c !== "")
     : [];
   const headerSeconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
@@ -143,7 +145,9 @@ export function statusFromResponse(code: number, body: unknown, retryAfter: stri
   const retryAfterSeconds = headerSeconds ?? bodySeconds;
   return {
     code: isStatus && typeof object.code === "number" ? object.code : code,
-    reason: isStatus && typeof object.reason === "string" && object.reason !== "" ? object.reason : reasonFor(code),
+    reason: isStatus && typeof object.reason === "string" && object.reason !== ""
+      ? object.reason
+      : reasonFor(code),
     message: isStatus && typeof object.message === "string" ? object.message : `HTTP ${code}`,
     ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
     ...(causes.length === 0 ? {} : { causes }),

@@ -60,14 +60,19 @@ export type WatchEvent<T> =
   | { readonly type: "REJECTED"; readonly resourceVersion: string; readonly failure: DecodeFailure };
 
 /** A decoder's answer: the typed object, or why the raw value was refused. */
-export type Decoded<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly reason: string };
+export type Decoded<T> = { readonly ok: true; readonly value: T } | {
+  readonly ok: false;
+  readonly reason: string;
+};
 
 /** Helpers for writing decoders without `any`. */
 export type JsonObject = Readonly<Record<string, unknown>>;
 
 /** The value as a plain object, or `undefined`. */
 export function asObject(value: unknown): JsonObject | undefined {
-  return typeof value === "object" && value !== null && !Array.isArray(value) ? value as JsonObject : undefined;
+  return typeof value === "object" && value !== null && !Array.isArray(value)
+    ? value as JsonObject
+    : undefined;
 }
 
 /** A string-to-string map (labels, annotations, ConfigMap data); other values make it invalid. */

@@ -1,0 +1,526 @@
+/**
+ * Our Kubernetes API client: typed get, list (one page or all of them), create, update,
+ * merge patch, delete and watch over {@linkcode Transport}, for any {@linkcode ResourceType}.
+ * Answers are decoded at the boundary: callers get narrow typed objects, list items and watch
+ * objects that fail to decode are reported as rejected instead of failing the call.
+ *
+ * @example
+ * ```ts
+ * using client = new KubeClient({ server: "http://127.0.0.1:8080" });
+ * const corefile = await client.get(CONFIG_MAP, { namespace: "kube-system", name: "coredns" });
+ * const ingresses = await client.listAll(INGRESS, { pageSize: 500 });
+ * ```
+ *
+ * @module
+ */
+
+import { apiVersion, resourcePath, type ResourceType } from "../resources/resource_type.ts";
+import { logger } from "../util/logging.ts";
+import type { ClusterConfig } from "./config.ts";
+import { KubeDecodeError } from "./decode_error.ts";
+import { isGone } from "./errors.ts";
+import { LineSplitter } from "./line_splitter.ts";
+import type { ListOptions, ListWatcher, WatchOptions } from "./list_watch.ts";
+import {
+  asObject,
+  type DecodeFailure,
+  type JsonObject,
+  type KubeObject,
+  type ListPage,
+  objectKey,
+  type WatchEvent,
+} from "./objects.ts";
+import { Transport, type TransportOptions, type TransportRequest } from "./transport.ts";
+import { decodeWatchLine } from "./watch_event.ts";
+
+/** Names one object: `namespace` is required for namespaced types and refused for cluster-scoped ones. */
+export interface ObjectRef {
+  readonly namespace?: string;
+  readonly name: string;
+}
+
+/** Options every call takes. */
+export interface CallOptions {
+  /** Aborting cancels the call; the abort reason is rethrown. */
+  readonly signal?: AbortSignal;
+  /** This call's deadline instead of the client's. */
+  readonly timeoutMs?: number;
+}
+
+/** Which objects a list or watch covers. */
+export interface Scope {
+  /** One namespace; absent: all namespaces (or a cluster-scoped type). */
+  readonly namespace?: string;
+  readonly labelSelector?: string;
+  readonly fieldSelector?: string;
+}
+
+/** Options for {@linkcode KubeClient.list}: one page. */
+export interface ClientListOptions extends ListOptions, Scope {
+  readonly timeoutMs?: number;
+}
+
+/** Options for {@linkcode KubeClient.listAll}. */
+export interface ListAllOptions extends Scope, CallOptions {
+  /** `"0"` for the watch cache, a version for "at least this new", absent for a consistent read. */
+  readonly resourceVersion?: string;
+  /** Items per page. @default 500 (kube-rs' and kubectl's page size) */
+  readonly pageSize?: number;
+}
+
+/** The metadata a written object carries. Other fields pass through unchanged. */
+export interface ManifestMetadata {
+  readonly name?: string;
+  readonly generateName?: string;
+  readonly namespace?: string;
+  readonly resourceVersion?: string;
+  readonly labels?: Readonly<Record<string, string>>;
+  readonly annotations?: Readonly<Record<string, string>>;
+  readonly [field: string]: unknown;
+}
+
+/** A whole object to create or replace, as JSON. `apiVersion` and `kind` default to the type's. */
+export interface Manifest {
+  readonly apiVersion?: string;
+  readonly kind?: string;
+  readonly metadata: ManifestMetadata;
+  readonly [field: string]: unknown;
+}
+
+/** Options for writes. */
+export interface WriteOptions extends CallOptions {
+  /** Recorded in `managedFields`. @default the client's (`ouroboros`) */
+  readonly fieldManager?: string;
+}
+
+/** Options for {@linkcode KubeClient.mergePatch}. */
+export interface PatchOptions extends WriteOptions {
+  /**
+   * Apply only if the object is still at this version (else 409 Conflict): put into the patch
+   * as `metadata.resourceVersion`, the API server's optimistic-concurrency precondition.
+   */
+  readonly resourceVersion?: string;
+}
+
+/** Options for {@linkcode KubeClient.delete}. */
+export interface DeleteOptions extends CallOptions {
+  /** Delete only if the object is still at this version (else 409 Conflict). */
+  readonly resourceVersion?: string;
+  /** Delete only this incarnation of the name (else 409 Conflict). */
+  readonly uid?: string;
+  readonly propagationPolicy?: "Foreground" | "Background" | "Orphan";
+}
+
+/** Options for {@linkcode KubeClient}: where the server is and how to authenticate. */
+export interface KubeClientOptions extends TransportOptions {
+  /** @default "ouroboros" */
+  readonly fieldManager?: string;
+}
+
+/** The default page size of {@linkcode KubeClient.listAll}. */
+export const DEFAULT_PAGE_SIZE = 500;
+
+const MERGE_PATCH = "application/merge-patch+json";
+
+function keyOf(raw: unknown): string {
+  const metadata = asObject(asObject(raw)?.metadata);
+  const name = typeof metadata?.name === "string" ? metadata.name : "";
+  const namespace = typeof metadata?.namespace === "string" ? metadata.namespace : "";
+  return name === "" ? "?" : objectKey({ name, namespace });
+}
+
+/** A typed client for one API server. Close it (or `using` it) to release its TLS clients. */
+export class KubeClient {
+  readonly #transport: Transport;
+  readonly #fieldManager: string;
+
+  /** `{ server: "http://127.0.0.1:PORT" }` alone is enough for a plain-HTTP test server. */
+  constructor(options: KubeClientOptions) {
+    this.#transport = new Transport(options);
+    this.#fieldManager = options.fieldManager ?? "ouroboros";
+  }
+
+  /** A client for a loaded configuration (in-cluster or kubeconfig). */
+  static fromConfig(
+    config: ClusterConfig,
+    options: Omit<
+      KubeClientOptions,
+      "server" | "caCerts" | "clientCertificate" | "credentials" | "proxyUrl"
+    > = {},
+  ): KubeClient {
+    return new KubeClient({
+      ...options,
+      server: config.server,
+      caCerts: config.caCerts,
+      ...(config.clientCertificate === undefined ? {} : { clientCertificate: config.clientCertificate }),
+      ...(config.credentials === undefined ? {} : { credentials: config.credentials }),
+      ...(config.proxyUrl === undefined ? {} : { proxyUrl: config.proxyUrl }),
+    });
+  }
+
+  /** The API server URL. */
+  get server(): string {
+    return this.#transport.server;
+  }
+
+  #path<T extends KubeObject>(type: ResourceType<T>, namespace: string | undefined, name?: string): string {
+    if (type.namespaced && (namespace === undefined || namespace === "") && name !== undefined) {
+      throw new TypeError(`${type.kind} is namespaced: a namespace is required for ${JSON.stringify(name)}`);
+    }
+    if (!type.namespaced && namespace !== undefined && namespace !== "") {
+      throw new TypeError(
+        `${type.kind} is cluster-scoped: it has no namespace (got ${JSON.stringify(namespace)})`,
+      );
+    }
+    return resourcePath(type, {
+      ...(namespace === undefined || namespace === "" ? {} : { namespace }),
+      ...(name === undefined ? {} : { name }),
+    });
+  }
+
+  #decodeOne<T extends KubeObject>(type: ResourceType<T>, raw: unknown, request: string): T {
+    const decoded = type.decode(raw);
+    if (!decoded.ok) throw new KubeDecodeError(request, `${keyOf(raw)}: ${decoded.reason}`);
+    return decoded.value;
+  }
+
+  async #call(request: TransportRequest): Promise<unknown> {
+    return await this.#transport.json(request);
+  }
+
+  #callOptions(options: CallOptions): Pick<TransportRequest, "signal" | "timeoutMs"> {
+    return {
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+      ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    };
+  }
+
+  /** Reads one object. Rejects with a 404 {@linkcode KubeApiError} (`isNotFound`) when it does not exist. */
+  async get<T extends KubeObject>(
+    type: ResourceType<T>,
+    ref: ObjectRef,
+    options: CallOptions = {},
+  ): Promise<T> {
+    const path = this.#path(type, ref.namespace, ref.name);
+    const raw = await this.#call({ method: "GET", path, ...this.#callOptions(options) });
+    return this.#decodeOne(type, raw, `GET ${path}`);
+  }
+
+  /**
+   * Reads one page of a collection. Items that fail to decode are in `rejected`, never thrown.
+   * With `limit`, `continue` is set while more pages follow.
+   */
+  async list<T extends KubeObject>(
+    type: ResourceType<T>,
+    options: ClientListOptions = {},
+  ): Promise<ListPage<T>> {
+    const path = this.#path(type, options.namespace);
+    const raw = await this.#call({
+      method: "GET",
+      verb: "LIST",
+      path,
+      query: {
+        resourceVersion: options.resourceVersion,
+        limit: options.limit === undefined ? undefined : String(options.limit),
+        continue: options.continue,
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+      },
+      ...this.#callOptions(options),
+    });
+    return this.#decodeList(type, raw, `LIST ${path}`);
+  }
+
+  #decodeList<T extends KubeObject>(type: ResourceType<T>, raw: unknown, request: string): ListPage<T> {
+    const body = asObject(raw);
+    if (body === undefined) throw new KubeDecodeError(request, "the answer is not a JSON object");
+    const metadata = asObject(body.metadata) ?? {};
+    const resourceVersion = metadata.resourceVersion;
+    if (typeof resourceVersion !== "string" || resourceVersion === "") {
+      throw new KubeDecodeError(request, "the list has no metadata.resourceVersion");
+    }
+    const rawItems = body.items ?? [];
+    if (!Array.isArray(rawItems)) throw new KubeDecodeError(request, "items is not a list");
+    const items: T[] = [];
+    const rejected: DecodeFailure[] = [];
+    for (const item of rawItems) {
+      const decoded = type.decode(item);
+      if (decoded.ok) items.push(decoded.value);
+      else rejected.push({ key: keyOf(item), reason: decoded.reason });
+    }
+    const next = metadata.continue;
+    return {
+      items,
+      resourceVersion,
+      ...(typeof next === "string" && next !== "" ? { continue: next } : {}),
+      rejected,
+    };
+  }
+
+  /**
+   * Reads a whole collection in pages of `pageSize` (every page is from the same snapshot). If
+   * the `continue` token expires mid-way (410 on page 2 or later), the pages read are dropped and
+   * the collection is read again in one unpaged request, as client-go's pager does; a 410 on the
+   * first page is an error (the `resourceVersion` asked for is too old).
+   */
+  async listAll<T extends KubeObject>(
+    type: ResourceType<T>,
+    options: ListAllOptions = {},
+  ): Promise<ListPage<T>> {
+    const scope: ClientListOptions = {
+      ...(options.namespace === undefined ? {} : { namespace: options.namespace }),
+      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
+      ...this.#callOptions(options),
+    };
+    const first: ClientListOptions = {
+      ...scope,
+      ...(options.resourceVersion === undefined ? {} : { resourceVersion: options.resourceVersion }),
+    };
+    const items: T[] = [];
+    const rejected: DecodeFailure[] = [];
+    let page = await this.list(type, { ...first, limit: options.pageSize ?? DEFAULT_PAGE_SIZE });
+    while (true) {
+      items.push(...page.items);
+      rejected.push(...page.rejected);
+      if (page.continue === undefined) return { items, resourceVersion: page.resourceVersion, rejected };
+      try {
+        page = await this.list(type, {
+          ...scope,
+          limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
+          continue: page.continue,
+        });
+      } catch (error) {
+        if (!isGone(error)) throw error;
+        logger("kube").debug("list continue token expired; reading the collection without pages", {
+          resource: `${apiVersion(type)} ${type.plural}`,
+          pagesRead: items.length,
+        });
+        return await this.list(type, first);
+      }
+    }
+  }
+
+  #manifestFor<T extends KubeObject>(type: ResourceType<T>, manifest: Manifest): Manifest {
+    return {
+      ...manifest,
+      apiVersion: manifest.apiVersion ?? apiVersion(type),
+      kind: manifest.kind ?? type.kind,
+    };
+  }
+
+  /** Creates an object (409 `AlreadyExists` when the name is taken); returns it as stored. */
+  async create<T extends KubeObject>(
+    type: ResourceType<T>,
+    manifest: Manifest,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const path = this.#path(type, manifest.metadata.namespace);
+    const raw = await this.#call({
+      method: "POST",
+      path,
+      query: { fieldManager: options.fieldManager ?? this.#fieldManager },
+      body: this.#manifestFor(type, manifest),
+      ...this.#callOptions(options),
+    });
+    return this.#decodeOne(type, raw, `POST ${path}`);
+  }
+
+  /**
+   * Replaces an object (PUT). Its `metadata.resourceVersion` is required and is the
+   * precondition: if the object changed since it was read, the server answers 409 Conflict
+   * (`isConflict`) and nothing is written.
+   */
+  async update<T extends KubeObject>(
+    type: ResourceType<T>,
+    manifest: Manifest,
+    options: WriteOptions = {},
+  ): Promise<T> {
+    const { name, namespace, resourceVersion } = manifest.metadata;
+    if (name === undefined || name === "") {
+      throw new TypeError(`update of a ${type.kind} needs metadata.name`);
+    }
+    if (resourceVersion === undefined || resourceVersion === "") {
+      throw new TypeError(
+        `update of ${type.kind} ${
+          JSON.stringify(name)
+        } needs metadata.resourceVersion (the version it was read at)`,
+      );
+    }
+    const path = this.#path(type, namespace, name);
+    const raw = await this.#call({
+      method: "PUT",
+      path,
+      query: { fieldManager: options.fieldManager ?? this.#fieldManager },
+      body: this.#manifestFor(type, manifest),
+      ...this.#callOptions(options),
+    });
+    return this.#decodeOne(type, raw, `PUT ${path}`);
+  }
+
+  /**
+   * Applies a JSON merge patch (RFC 7386: objects merge, `null` deletes a key, lists are
+   * replaced whole). With `resourceVersion`, the patch applies only to that version.
+   */
+  async mergePatch<T extends KubeObject>(
+    type: ResourceType<T>,
+    ref: ObjectRef,
+    patch: JsonObject,
+    options: PatchOptions = {},
+  ): Promise<T> {
+    const path = this.#path(type, ref.namespace, ref.name);
+    let body: JsonObject = patch;
+    if (options.resourceVersion !== undefined) {
+      const metadata = asObject(patch.metadata) ?? {};
+      body = { ...patch, metadata: { ...metadata, resourceVersion: options.resourceVersion } };
+    }
+    const raw = await this.#call({
+      method: "PATCH",
+      path,
+      query: { fieldManager: options.fieldManager ?? this.#fieldManager },
+      body,
+      contentType: MERGE_PATCH,
+      ...this.#callOptions(options),
+    });
+    return this.#decodeOne(type, raw, `PATCH ${path}`);
+  }
+
+  /** Deletes an object; 404 (`isNotFound`) when it is already gone. */
+  async delete<T extends KubeObject>(
+    type: ResourceType<T>,
+    ref: ObjectRef,
+    options: DeleteOptions = {},
+  ): Promise<void> {
+    const path = this.#path(type, ref.namespace, ref.name);
+    const preconditions = {
+      ...(options.resourceVersion === undefined ? {} : { resourceVersion: options.resourceVersion }),
+      ...(options.uid === undefined ? {} : { uid: options.uid }),
+    };
+    const hasBody = Object.keys(preconditions).length > 0 || options.propagationPolicy !== undefined;
+    await this.#call({
+      method: "DELETE",
+      path,
+      ...(hasBody
+        ? {
+          body: {
+            apiVersion: "v1",
+            kind: "DeleteOptions",
+            ...(Object.keys(preconditions).length > 0 ? { preconditions } : {}),
+            ...(options.propagationPolicy === undefined
+              ? {}
+              : { propagationPolicy: options.propagationPolicy }),
+          },
+        }
+        : {}),
+      ...this.#callOptions(options),
+    });
+  }
+
+  /**
+   * The {@linkcode ListWatcher} for one type and scope, for a reflector: `list` reads one page,
+   * `watch` streams events (see {@linkcode KubeClient.watch}).
+   */
+  listWatcher<T extends KubeObject>(type: ResourceType<T>, scope: Scope = {}): ListWatcher<T> {
+    const where = scope.namespace === undefined ? "" : ` in ${scope.namespace}`;
+    const selectors = [scope.labelSelector, scope.fieldSelector].filter((s) => s !== undefined && s !== "");
+    return {
+      description: `${apiVersion(type)} ${type.plural}${where}${
+        selectors.length === 0 ? "" : ` (${selectors.join(", ")})`
+      }`,
+      list: (options) => this.list(type, { ...scope, ...options }),
+      watch: (options) =>
+        this.watch(type, {
+          ...options,
+          ...(scope.namespace === undefined ? {} : { namespace: scope.namespace }),
+          ...(scope.labelSelector === undefined ? {} : { labelSelector: scope.labelSelector }),
+          ...(scope.fieldSelector === undefined ? {} : { fieldSelector: scope.fieldSelector }),
+        }),
+    };
+  }
+
+  /**
+   * Watches a collection from `resourceVersion`. Rejects (on the first `next()`) with a
+   * {@linkcode KubeApiError} when the server refuses the watch (410 when the version is too
+   * old). Then yields events as their lines complete, and:
+   *
+   * - ends after an ERROR event (the server closes the stream after one; a line that is not a
+   *   watch event is reported as ERROR 500, see `watch_event.ts`);
+   * - ends when the server closes the stream, or the connection breaks mid-stream: an
+   *   incomplete last line is dropped, never decoded, so the caller re-watches from the last
+   *   complete event;
+   * - ends when `signal` aborts or the consumer stops iterating, releasing the connection.
+   */
+  async *watch<T extends KubeObject>(
+    type: ResourceType<T>,
+    options: WatchOptions & { readonly namespace?: string },
+  ): AsyncGenerator<WatchEvent<T>, void, undefined> {
+    const path = this.#path(type, options.namespace);
+    const request = `WATCH ${path}`;
+    const { signal } = options;
+    if (signal.aborted) return;
+    let body: ReadableStream<Uint8Array>;
+    try {
+      body = await this.#transport.stream({
+        method: "GET",
+        verb: "WATCH",
+        path,
+        query: {
+          watch: "true",
+          resourceVersion: options.resourceVersion,
+          allowWatchBookmarks: options.allowWatchBookmarks ? "true" : undefined,
+          timeoutSeconds: String(options.timeoutSeconds),
+          labelSelector: options.labelSelector,
+          fieldSelector: options.fieldSelector,
+        },
+        signal,
+      });
+    } catch (error) {
+      if (signal.aborted) return;
+      throw error;
+    }
+    const reader = body.getReader();
+    const splitter = new LineSplitter();
+    try {
+      while (true) {
+        let chunk: ReadableStreamReadResult<Uint8Array>;
+        try {
+          chunk = await reader.read();
+        } catch (error) {
+          if (!signal.aborted) {
+            logger("kube").debug("watch stream broke; ending it", {
+              request,
+              error: error instanceof Error ? error.message : String(error),
+            });
+          }
+          return;
+        }
+        if (chunk.done) break;
+        for (const line of splitter.push(chunk.value)) {
+          const event = decodeWatchLine(line, type.decode);
+          yield event;
+          if (event.type === "ERROR") return;
+        }
+      }
+      const rest = splitter.remainder();
+      if (rest.trim() !== "") {
+        logger("kube").debug("watch stream ended inside a line; dropping the incomplete event", {
+          request,
+          bytes: rest.length,
+        });
+      }
+    } finally {
+      // A no-op when the stream already ended; otherwise this releases the connection.
+      await reader.cancel().catch(() => {});
+    }
+  }
+
+  /** Releases the TLS clients; calls still running may finish, new ones fail. */
+  close(): void {
+    this.#transport.close();
+  }
+
+  /** Same as {@linkcode close}, for `using`. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * Finds out how to reach the API server and who to be: from the pod's service account
+ * (in-cluster) or from a kubeconfig file. This is the effectful half of configuration: it reads
+ * the files the parsed kubeconfig names and builds credential sources; `kubeconfig.ts` parses.
+ *
+ * @module
+ */
+
+import type { Clock } from "../util/clock.ts";
+import { KubeConfigError } from "./config_error.ts";
+import {
+  basicAuth,
+  bearer,
+  type ClientCertificate,
+  type CredentialSource,
+  staticCredentials,
+} from "./credentials.ts";
+import { ExecCredentialSource } from "./exec_plugin.ts";
+import { parseKubeconfig, type PemSource, resolvePath, selectContext } from "./kubeconfig.ts";
+import { TokenFileSource } from "./token_file.ts";
+
+/** Everything needed to talk to one API server. */
+export interface ClusterConfig {
+  /** `https://10.96.0.1:443`, without a trailing slash. */
+  readonly server: string;
+  /** PEM certificates trusted for the server, in addition to the system roots. */
+  readonly caCerts: readonly string[];
+  /** A static client certificate (exec plugins may supply one per credential instead). */
+  readonly clientCertificate?: ClientCertificate;
+  readonly credentials?: CredentialSource;
+  /** An HTTP(S) or SOCKS5 proxy URL. */
+  readonly proxyUrl?: string;
+  /** The namespace to use when none is given (the pod's own, or the context's). */
+  readonly namespace: string;
+  /** Where this came from, for the start-up log line: `in-cluster` or `kubeconfig …, context …`. */
+  readonly source: string;
+}
+
+/** The service-account files the kubelet mounts into every pod. */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** Options for {@linkcode loadInClusterConfig}. */
+export interface InClusterOptions {
+  /** The process environment (only the two service variables are read). */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Overrides for tests. @default the files under {@linkcode SERVICE_ACCOUNT_DIR} */
+  readonly tokenPath?: string;
+  readonly caPath?: string;
+  readonly namespacePath?: string;
+  /** Time source for the token's re-read period. */
+  readonly clock?: Clock;
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function readFile(path: string, what: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(path);
+  } catch (error) {
+    const problem = error instanceof Deno.errors.NotFound
+      ? "does not exist"
+      : `cannot be read: ${message(error)}`;
+    throw new KubeConfigError(`${what} ${path} ${problem}`, { cause: error });
+  }
+}
+
+async function readPem(source: PemSource, what: string): Promise<string> {
+  if (source.kind === "data") return source.pem;
+  const pem = await readFile(source.path, what);
+  if (!pem.includes("-----BEGIN ")) throw new KubeConfigError(`${what} ${source.path} is not PEM`);
+  return pem;
+}
+
+/** `https://host:port`, with an IPv6 literal in brackets. */
+export function inClusterServer(host: string, port: string): string {
+  const bracketed = host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+  return `https://${bracketed}:${port}`;
+}
+
+/**
+ * Configuration from the pod's service account: the API server from
+ * `KUBERNETES_SERVICE_HOST`/`PORT`, the CA and namespace files, and the projected token, which
+ * is read now (so a missing token fails at start-up) and re-read every minute afterwards.
+ */
+export async function loadInClusterConfig(options: InClusterOptions): Promise<ClusterConfig> {
+  const host = options.env.KUBERNETES_SERVICE_HOST ?? "";
+  const port = options.env.KUBERNETES_SERVICE_PORT ?? "";
+  if (host === "" || port === "") {
+    throw new KubeConfigError(
+      "not running in a Kubernetes pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT must both be set " +
+        "(or pass --kubeconfig)",
+    );
+  }
+  if (!/^\d+$/.test(port)) throw new KubeConfigError(`KUBERNETES_SERVICE_PORT is not a port number: ${port}`);
+  const tokenPath = options.tokenPath ?? `${SERVICE_ACCOUNT_DIR}/token`;
+  const caPath = options.caPath ?? `${SERVICE_ACCOUNT_DIR}/ca.crt`;
+  const namespacePath = options.namespacePath ?? `${SERVICE_ACCOUNT_DIR}/namespace`;
+  const ca = await readPem({ kind: "file", path: caPath }, "service-account CA file");
+  const credentials = new TokenFileSource(
+    tokenPath,
+    options.clock === undefined ? {} : { clock: options.clock },
+  );
+  try {
+    await credentials.current();
+  } catch (error) {
+    throw new KubeConfigError(`service-account token: ${message(error)}`, { cause: error });
+  }
+  let namespace = "default";
+  try {
+    namespace = (await Deno.readTextFile(namespacePath)).trim() || "default";
+  } catch (error) {
+    if (!(error instanceof Deno.errors.NotFound)) {
+      throw new KubeConfigError(
+        `service-account namespace file ${namespacePath} cannot be read: ${message(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+  return { server: inClusterServer(host, port), caCerts: [ca], credentials, namespace, source: "in-cluster" };
+}
+
+/** Options for {@linkcode loadKubeconfig}. */
+export interface KubeconfigOptions {
+  /** Use this context instead of `current-context`. */
+  readonly context?: string;
+  /** The folder relative kubeconfig paths are taken from. @default Deno.cwd() */
+  readonly cwd?: string;
+  /** Time source for token-file re-reads and exec plugin deadlines. */
+  readonly clock?: Clock;
+  /** Wall-clock time for exec credential expiry. @default Date.now */
+  readonly now?: () => number;
+}
+
+/**
+ * Configuration from a kubeconfig file: the chosen context's cluster and user, with every file it
+ * names read now (a missing certificate fails at start-up, not at the first request).
+ *
+ * Fails with {@linkcode KubeConfigError} for anything unusable, including
+ * `insecure-skip-tls-verify` on an `https` server: Deno's HTTP client cannot turn off
+ * certificate checks per connection, so the cluster needs its CA (`certificate-authority(-data)`).
+ */
+export async function loadKubeconfig(path: string, options: KubeconfigOptions = {}): Promise<ClusterConfig> {
+  const absolute = resolvePath(options.cwd ?? Deno.cwd(), path);
+  const baseDir = absolute.slice(0, absolute.lastIndexOf("/")) || "/";
+  const parsed = parseKubeconfig(await readFile(absolute, "kubeconfig"), baseDir);
+  if (!parsed.ok) throw new KubeConfigError(`${absolute}: ${parsed.reason}`);
+  const selected = selectContext(parsed.value, options.context);
+  if (!selected.ok) throw new KubeConfigError(`${absolute}: ${selected.reason}`);
+  const { cluster, user, context, namespace } = selected.value;
+  const where = `${absolute}: cluster ${JSON.stringify(cluster.name)}`;
+  const https = cluster.server.startsWith("https:");
+  if (https && cluster.insecureSkipTlsVerify) {
+    throw new KubeConfigError(
+      `${where} sets insecure-skip-tls-verify, which is not supported: Deno's HTTP client cannot skip ` +
+        "certificate verification per connection. Set certificate-authority or certificate-authority-data " +
+        "to the cluster's CA instead.",
+    );
+  }
+  if (cluster.tlsServerName !== undefined) {
+    throw new KubeConfigError(
+      `${where} sets tls-server-name, which is not supported: Deno's HTTP client verifies the certificate ` +
+        "against the host of the server URL. Use a server URL whose host the certificate names.",
+    );
+  }
+  const caCerts = cluster.certificateAuthority === undefined
+    ? []
+    : [await readPem(cluster.certificateAuthority, `${where} certificate-authority`)];
+
+  const userWhere = `${absolute}: user ${JSON.stringify(user?.name ?? "")}`;
+  let clientCertificate: ClientCertificate | undefined;
+  let credentials: CredentialSource | undefined;
+  if (user !== undefined) {
+    if (user.authProvider !== undefined) {
+      throw new KubeConfigError(
+        `${userWhere} uses auth-provider ${
+          JSON.stringify(user.authProvider)
+        }, which was removed from Kubernetes ` +
+          "clients; use its exec credential plugin instead",
+      );
+    }
+    const methods = [
+      user.exec === undefined ? "" : "exec",
+      user.token === undefined && user.tokenFile === undefined ? "" : "token",
+      user.username === undefined ? "" : "username/password",
+    ].filter((method) => method !== "");
+    if (methods.length > 1) {
+      throw new KubeConfigError(`${userWhere} sets more than one way to authenticate: ${methods.join(", ")}`);
+    }
+    if (user.clientCertificate !== undefined && user.clientKey !== undefined) {
+      clientCertificate = {
+        cert: await readPem(user.clientCertificate, `${userWhere} client-certificate`),
+        key: await readPem(user.clientKey, `${userWhere} client-key`),
+      };
+    }
+    if (user.exec !== undefined) {
+      credentials = new ExecCredentialSource(user.exec, {
+        cluster: {
+          server: cluster.server,
+          ...(caCerts[0] === undefined ? {} : { certificateAuthorityPem: caCerts[0] }),
+          insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
+        },
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
+        ...(options.now === undefined ? {} : { now: options.now }),
+      });
+    } else if (user.tokenFile !== undefined) {
+      // client-go: a readable token file takes precedence over an inline token.
+      const source = new TokenFileSource(
+        user.tokenFile,
+        options.clock === undefined ? {} : { clock: options.clock },
+      );
+      try {
+        await source.current();
+        credentials = source;
+      } catch (error) {
+        if (user.token === undefined) {
+          throw new KubeConfigError(`${userWhere}: ${message(error)}`, { cause: error });
+        }
+        credentials = staticCredentials({ authorization: bearer(user.token) }, `token of user ${user.name}`);
+      }
+    } else if (user.token !== undefined) {
+      credentials = staticCredentials({ authorization: bearer(user.token) }, `token of user ${user.name}`);
+    } else if (user.username !== undefined) {
+      credentials = staticCredentials(
+        { authorization: basicAuth(user.username, user.password ?? "") },
+        `basic auth of user ${user.name}`,
+      );
+    }
+  }
+  return {
+    server: cluster.server,
+    caCerts,
+    ...(clientCertificate === undefined ? {} : { clientCertificate }),
+    ...(credentials === undefined ? {} : { credentials }),
+    ...(cluster.proxyUrl === undefined ? {} : { proxyUrl: cluster.proxyUrl }),
+    namespace,
+    source: `kubeconfig ${absolute}, context ${context.name}`,
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * A bearer token read from a file (the projected service-account token, or a kubeconfig
+ * `tokenFile`). The kubelet rewrites projected tokens well before they expire, so the file is
+ * re-read about once a minute, as client-go does, and at once after the server answers 401.
+ *
+ * @module
+ */
+
+import { type Clock, systemClock } from "../util/clock.ts";
+import { logger } from "../util/logging.ts";
+import { bearer, type Credential, type CredentialSource, KubeCredentialError } from "./credentials.ts";
+
+/** How often the file is re-read (client-go's cached file token source uses one minute). */
+export const TOKEN_FILE_REFRESH_MS = 60_000;
+
+/** Options for {@linkcode TokenFileSource}. */
+export interface TokenFileOptions {
+  /** Time source for the refresh period. @default systemClock */
+  readonly clock?: Clock;
+  /** Re-read after this long. @default 60_000 */
+  readonly refreshMs?: number;
+}
+
+/** What the source knows: nothing yet, a token read at some time, or a token the server refused. */
+type TokenState =
+  | { readonly kind: "unread" }
+  | { readonly kind: "read"; readonly credential: Credential; readonly readAt: number }
+  | { readonly kind: "refused"; readonly credential: Credential };
+
+/** Reads a token file, caching it for {@linkcode TOKEN_FILE_REFRESH_MS}. */
+export class TokenFileSource implements CredentialSource {
+  readonly description: string;
+  readonly #path: string;
+  readonly #clock: Clock;
+  readonly #refreshMs: number;
+  #state: TokenState = { kind: "unread" };
+  #reading: Promise<Credential> | undefined;
+
+  /** Reads nothing yet; the first {@linkcode current} does. */
+  constructor(path: string, options: TokenFileOptions = {}) {
+    this.#path = path;
+    this.description = `token file ${path}`;
+    this.#clock = options.clock ?? systemClock;
+    this.#refreshMs = options.refreshMs ?? TOKEN_FILE_REFRESH_MS;
+  }
+
+  /**
+   * The cached token while it is fresh; otherwise re-reads the file. When a re-read fails but a
+   * token was read before, the old one is kept (the kubelet may be mid-rewrite) and a warning
+   * logged.
+   */
+  current(): Promise<Credential> {
+    const state = this.#state;
+    if (state.kind === "read" && this.#clock.now() - state.readAt < this.#refreshMs) {
+      return Promise.resolve(state.credential);
+    }
+    this.#reading ??= this.#read().finally(() => {
+      this.#reading = undefined;
+    });
+    return this.#reading;
+  }
+
+  /** Forces a re-read on the next request (the server refused the token). */
+  invalidate(): void {
+    if (this.#state.kind === "read") this.#state = { kind: "refused", credential: this.#state.credential };
+  }
+
+  async #read(): Promise<Credential> {
+    const readAt = this.#clock.now();
+    try {
+      const token = (await Deno.readTextFile(this.#path)).trim();
+      if (token === "") throw new Error("the file is empty");
+      const credential = { authorization: bearer(token) };
+      this.#state = { kind: "read", credential, readAt };
+      return credential;
+    } catch (error) {
+      const previous = this.#state;
+      if (previous.kind !== "unread") {
+        logger("kube").warn("cannot re-read the token file; using the previous token", {
+          path: this.#path,
+          error: error instanceof Error ? error.message : String(error),
+        });
+        // Try again at the next period, not on every request.
+        this.#state = { kind: "read", credential: previous.credential, readAt };
+        return previous.credential;
+      }
+      throw new KubeCredentialError(
+        `cannot read the token file ${this.#path}: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+}

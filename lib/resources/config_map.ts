@@ -1,0 +1,45 @@
+/**
+ * Core `v1` ConfigMap: its text data (the CoreDNS Corefile lives here) and the names of its
+ * binary entries, which are never read but must not be mistaken for absent.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { V1ConfigMap } from "@kubernetes/client-node";
+import type { Decoded, KubeObject } from "../kube/objects.ts";
+import { decodeKubeObject } from "./fields.ts";
+import type { ResourceType } from "./resource_type.ts";
+
+/** A ConfigMap as the controller sees it. */
+export interface ConfigMap extends KubeObject {
+  /** `data`: key to UTF-8 text. */
+  readonly data: Readonly<Record<string, string>>;
+  /** The keys of `binaryData` (values are base64 and never needed). */
+  readonly binaryDataKeys: readonly string[];
+  /** `immutable: true` ConfigMaps cannot be updated; writers should say so instead of retrying. */
+  readonly immutable: boolean;
+}
+
+const CONFIG_MAP_KIND = { apiVersion: "v1", kind: "ConfigMap" } as const;
+
+/** Decodes a raw ConfigMap; never throws. */
+export function decodeConfigMap(raw: unknown): Decoded<ConfigMap> {
+  return decodeKubeObject<V1ConfigMap, ConfigMap>(raw, CONFIG_MAP_KIND, (root, metadata) => ({
+    metadata,
+    data: root.stringMap("data"),
+    binaryDataKeys: root.keys("binaryData"),
+    immutable: root.optionalBoolean("immutable") ?? false,
+  }));
+}
+
+/** The ConfigMap resource type. */
+export const CONFIG_MAP: ResourceType<ConfigMap> = {
+  group: "",
+  version: "v1",
+  kind: "ConfigMap",
+  plural: "configmaps",
+  namespaced: true,
+  decode: decodeConfigMap,
+};

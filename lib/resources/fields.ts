@@ -1,0 +1,243 @@
+/**
+ * A small typed reader for decoding raw Kubernetes JSON into narrow shapes. Field names are
+ * checked against a wire type (a `@kubernetes/client-node` model, or our own interface for
+ * CRDs), so a misspelt field is a compile error; values are checked at run time, and the first
+ * wrong one stops decoding with a reason that names its path (`spec.rules[2].host is a number,
+ * not a string`).
+ *
+ * `null` counts as absent, as the API server writes `null` for some empty optional fields.
+ * Fields the wire type has but a decoder does not read are ignored, and so are fields the wire
+ * type does not know.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { asObject, type Decoded, decodeMetadata, type JsonObject, type ObjectMeta } from "../kube/objects.ts";
+
+/** The names of a wire type's fields. */
+export type FieldName<W> = Extract<keyof W, string>;
+
+/** The object type behind an optional field (`V1IngressSpec` for `spec?: V1IngressSpec`). */
+export type Nested<V> = NonNullable<V> extends object ? NonNullable<V> : never;
+
+/** The element type of an optional array field. */
+export type Element<V> = NonNullable<V> extends readonly (infer E)[] ? NonNullable<E> : never;
+
+/** Thrown inside a decoder, caught by {@linkcode decodeKubeObject} and turned into a reason. */
+export class FieldError extends Error {
+  /** Creates the error for one field path. */
+  constructor(path: string, problem: string) {
+    super(`${path} ${problem}`);
+    this.name = "FieldError";
+  }
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (typeof value === "object") return "an object";
+  return `a ${typeof value}`;
+}
+
+/**
+ * Reads the fields of one JSON object, reporting problems with their full path. Missing and
+ * `null` fields give the documented default (empty string list, empty map, empty object).
+ */
+export class Fields<W> {
+  readonly #value: JsonObject;
+  /** The path of this object from the root, `""` for the root. */
+  readonly path: string;
+
+  /** Wraps `value`, found at `path`. */
+  constructor(value: JsonObject, path: string) {
+    this.#value = value;
+    this.path = path;
+  }
+
+  /** The same object reported under another path (`clusters["prod"]` instead of `clusters[0]`). */
+  withPath(path: string): Fields<W> {
+    return new Fields(this.#value, path);
+  }
+
+  #pathOf(name: string): string {
+    return this.path === "" ? name : `${this.path}.${name}`;
+  }
+
+  #get(name: string): unknown {
+    const value = this.#value[name];
+    return value === null ? undefined : value;
+  }
+
+  /** True when the field is present and not `null`. */
+  has(name: FieldName<W>): boolean {
+    return this.#get(name) !== undefined;
+  }
+
+  /** A required, non-empty string. */
+  string(name: FieldName<W>): string {
+    const value = this.optionalString(name);
+    if (value === undefined || value === "") throw new FieldError(this.#pathOf(name), "is missing");
+    return value;
+  }
+
+  /** A string, or `undefined` when absent. An empty string is returned as is. */
+  optionalString(name: FieldName<W>): string | undefined {
+    const value = this.#get(name);
+    if (value === undefined) return undefined;
+    if (typeof value !== "string") {
+      throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a string`);
+    }
+    return value;
+  }
+
+  /** A whole number, or `undefined` when absent. */
+  optionalInteger(name: FieldName<W>): number | undefined {
+    const value = this.#get(name);
+    if (value === undefined) return undefined;
+    if (typeof value !== "number" || !Number.isInteger(value)) {
+      throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a whole number`);
+    }
+    return value;
+  }
+
+  /** A required whole number. */
+  integer(name: FieldName<W>): number {
+    const value = this.optionalInteger(name);
+    if (value === undefined) throw new FieldError(this.#pathOf(name), "is missing");
+    return value;
+  }
+
+  /** A TCP/UDP port number (1–65535). */
+  port(name: FieldName<W>): number {
+    const value = this.integer(name);
+    if (value < 1 || value > 65_535) {
+      throw new FieldError(this.#pathOf(name), `is ${value}, not a port (1-65535)`);
+    }
+    return value;
+  }
+
+  /** A number or a name (`IntOrString`, e.g. a Service's `targetPort`), or `undefined`. */
+  optionalIntOrString(name: FieldName<W>): number | string | undefined {
+    const value = this.#get(name);
+    if (value === undefined) return undefined;
+    if (typeof value === "string" || (typeof value === "number" && Number.isInteger(value))) return value;
+    throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a number or a string`);
+  }
+
+  /** A boolean, or `undefined` when absent. */
+  optionalBoolean(name: FieldName<W>): boolean | undefined {
+    const value = this.#get(name);
+    if (value === undefined) return undefined;
+    if (typeof value !== "boolean") {
+      throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a boolean`);
+    }
+    return value;
+  }
+
+  /** A list of strings; absent gives `[]`. */
+  strings(name: FieldName<W>): readonly string[] {
+    const value = this.#get(name);
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a list`);
+    value.forEach((entry, i) => {
+      if (typeof entry !== "string") {
+        throw new FieldError(`${this.#pathOf(name)}[${i}]`, `is ${describe(entry)}, not a string`);
+      }
+    });
+    return value as readonly string[];
+  }
+
+  /** A map of strings to strings (labels, selectors, ConfigMap data); absent gives `{}`. */
+  stringMap(name: FieldName<W>): Readonly<Record<string, string>> {
+    const value = this.#get(name);
+    if (value === undefined) return {};
+    const object = asObject(value);
+    if (object === undefined) throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a map`);
+    for (const [key, entry] of Object.entries(object)) {
+      if (typeof entry !== "string") {
+        throw new FieldError(`${this.#pathOf(name)}.${key}`, `is ${describe(entry)}, not a string`);
+      }
+    }
+    return object as Readonly<Record<string, string>>;
+  }
+
+  /** The keys of a map field whose values are not read (ConfigMap `binaryData`); absent gives `[]`. */
+  keys(name: FieldName<W>): readonly string[] {
+    const value = this.#get(name);
+    if (value === undefined) return [];
+    const object = asObject(value);
+    if (object === undefined) throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a map`);
+    return Object.keys(object);
+  }
+
+  /** A nested object; absent gives an empty one, so optional sections read as defaults. */
+  object<K extends FieldName<W>>(name: K): Fields<Nested<W[K]>> {
+    const value = this.#get(name);
+    if (value === undefined) return new Fields({}, this.#pathOf(name));
+    const object = asObject(value);
+    if (object === undefined) {
+      throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not an object`);
+    }
+    return new Fields(object, this.#pathOf(name));
+  }
+
+  /** A list of objects; absent gives `[]`. */
+  objects<K extends FieldName<W>>(name: K): Fields<Element<W[K]>>[] {
+    const value = this.#get(name);
+    if (value === undefined) return [];
+    if (!Array.isArray(value)) throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a list`);
+    return value.map((entry, i) => {
+      const path = `${this.#pathOf(name)}[${i}]`;
+      const object = asObject(entry);
+      if (object === undefined) throw new FieldError(path, `is ${describe(entry)}, not an object`);
+      return new Fields<Element<W[K]>>(object, path);
+    });
+  }
+}
+
+/** What a whole object decoder needs to know about its kind. */
+export interface KindIdentity {
+  /** `networking.k8s.io/v1`. */
+  readonly apiVersion: string;
+  readonly kind: string;
+}
+
+/**
+ * Decodes one object: checks it is an object (of `identity`'s kind when `kind`/`apiVersion`
+ * are present; list items usually omit them), decodes its metadata, then runs `build` and turns
+ * any {@linkcode FieldError} into a failed {@linkcode Decoded}. Never throws.
+ */
+export function decodeKubeObject<W, T>(
+  raw: unknown,
+  identity: KindIdentity,
+  build: (root: Fields<W>, metadata: ObjectMeta) => T,
+): Decoded<T> {
+  const object = asObject(raw);
+  if (object === undefined) {
+    return { ok: false, reason: `${identity.kind} is ${describe(raw)}, not an object` };
+  }
+  if (object.kind !== undefined && object.kind !== identity.kind) {
+    return {
+      ok: false,
+      reason: `kind is ${JSON.stringify(object.kind)}, expected ${JSON.stringify(identity.kind)}`,
+    };
+  }
+  if (object.apiVersion !== undefined && object.apiVersion !== identity.apiVersion) {
+    return {
+      ok: false,
+      reason: `apiVersion is ${JSON.stringify(object.apiVersion)}, expected ${
+        JSON.stringify(identity.apiVersion)
+      }`,
+    };
+  }
+  const metadata = decodeMetadata(object.metadata);
+  if (!metadata.ok) return metadata;
+  try {
+    return { ok: true, value: build(new Fields<W>(object, ""), metadata.value) };
+  } catch (error) {
+    if (error instanceof FieldError) return { ok: false, reason: error.message };
+    throw error;
+  }
+}

@@ -1,0 +1,85 @@
+/**
+ * `gateway.networking.k8s.io/v1` Gateway, narrowed to its class, its listeners (the hostnames
+ * they accept) and the addresses in its status. Gateway API types are not part of
+ * `@kubernetes/client-node`, so the wire shape is declared here.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { Decoded, KubeObject } from "../kube/objects.ts";
+import { decodeKubeObject } from "./fields.ts";
+import type { ResourceType } from "./resource_type.ts";
+
+/** The fields of a Gateway as the API server sends them (only those read here). */
+export interface GatewayWire {
+  metadata?: unknown;
+  spec?: {
+    gatewayClassName?: string;
+    listeners?: { name?: string; hostname?: string; protocol?: string; port?: number }[];
+  };
+  status?: { addresses?: { type?: string; value?: string }[] };
+}
+
+/** One listener: where the Gateway accepts traffic, and for which hostname. */
+export interface GatewayListener {
+  readonly name: string;
+  /** Absent: the listener accepts every hostname. May be a wildcard (`*.example.com`). */
+  readonly hostname?: string;
+  /** `HTTP`, `HTTPS`, `TLS`, `TCP`, `UDP` or an implementation-specific value. */
+  readonly protocol: string;
+  readonly port: number;
+}
+
+/** A Gateway as the controller sees it. */
+export interface Gateway extends KubeObject {
+  readonly spec: {
+    readonly gatewayClassName: string;
+    readonly listeners: readonly GatewayListener[];
+  };
+  readonly status: {
+    /** Addresses the implementation assigned; `type` defaults to `IPAddress`. */
+    readonly addresses: readonly { readonly type: string; readonly value: string }[];
+  };
+}
+
+const GATEWAY_KIND = { apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway" } as const;
+
+/** Decodes a raw Gateway; never throws. */
+export function decodeGateway(raw: unknown): Decoded<Gateway> {
+  return decodeKubeObject<GatewayWire, Gateway>(raw, GATEWAY_KIND, (root, metadata) => {
+    const spec = root.object("spec");
+    return {
+      metadata,
+      spec: {
+        gatewayClassName: spec.string("gatewayClassName"),
+        listeners: spec.objects("listeners").map((listener) => {
+          const hostname = listener.optionalString("hostname");
+          return {
+            name: listener.string("name"),
+            ...(hostname === undefined || hostname === "" ? {} : { hostname }),
+            protocol: listener.string("protocol"),
+            port: listener.port("port"),
+          };
+        }),
+      },
+      status: {
+        addresses: root.object("status").objects("addresses").map((address) => ({
+          type: address.optionalString("type") ?? "IPAddress",
+          value: address.string("value"),
+        })),
+      },
+    };
+  });
+}
+
+/** The Gateway resource type (Gateway API CRDs; may be missing from a cluster). */
+export const GATEWAY: ResourceType<Gateway> = {
+  group: "gateway.networking.k8s.io",
+  version: "v1",
+  kind: "Gateway",
+  plural: "gateways",
+  namespaced: true,
+  decode: decodeGateway,
+};

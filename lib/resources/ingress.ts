@@ -1,0 +1,75 @@
+/**
+ * `networking.k8s.io/v1` Ingress, narrowed to what hostname discovery reads: the class, the
+ * hosts of the rules and of the TLS sections, and the load balancer addresses in the status.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { V1Ingress } from "@kubernetes/client-node";
+import type { Decoded, KubeObject } from "../kube/objects.ts";
+import { decodeKubeObject } from "./fields.ts";
+import type { ResourceType } from "./resource_type.ts";
+
+const INGRESS_KIND = { apiVersion: "networking.k8s.io/v1", kind: "Ingress" } as const;
+
+/** One address the ingress controller published for this Ingress. */
+export interface LoadBalancerIngress {
+  readonly ip?: string;
+  readonly hostname?: string;
+}
+
+/** An Ingress as the controller sees it. */
+export interface Ingress extends KubeObject {
+  readonly spec: {
+    /** `spec.ingressClassName`; the older `kubernetes.io/ingress.class` annotation stays in metadata. */
+    readonly ingressClassName?: string;
+    /** `spec.rules[].host`; a rule without a host is kept as `undefined` (it matches every host). */
+    readonly rules: readonly { readonly host?: string }[];
+    /** `spec.tls[].hosts`. */
+    readonly tls: readonly { readonly hosts: readonly string[] }[];
+  };
+  readonly status: {
+    readonly loadBalancer: { readonly ingress: readonly LoadBalancerIngress[] };
+  };
+}
+
+/** Decodes a raw Ingress; never throws. */
+export function decodeIngress(raw: unknown): Decoded<Ingress> {
+  return decodeKubeObject<V1Ingress, Ingress>(raw, INGRESS_KIND, (root, metadata) => {
+    const spec = root.object("spec");
+    const ingressClassName = spec.optionalString("ingressClassName");
+    const loadBalancer = root.object("status").object("loadBalancer");
+    return {
+      metadata,
+      spec: {
+        ...(ingressClassName === undefined ? {} : { ingressClassName }),
+        rules: spec.objects("rules").map((rule) => {
+          const host = rule.optionalString("host");
+          return host === undefined || host === "" ? {} : { host };
+        }),
+        tls: spec.objects("tls").map((tls) => ({ hosts: tls.strings("hosts") })),
+      },
+      status: {
+        loadBalancer: {
+          ingress: loadBalancer.objects("ingress").map((entry) => {
+            const ip = entry.optionalString("ip");
+            const hostname = entry.optionalString("hostname");
+            return { ...(ip === undefined ? {} : { ip }), ...(hostname === undefined ? {} : { hostname }) };
+          }),
+        },
+      },
+    };
+  });
+}
+
+/** The Ingress resource type. */
+export const INGRESS: ResourceType<Ingress> = {
+  group: "networking.k8s.io",
+  version: "v1",
+  kind: "Ingress",
+  plural: "ingresses",
+  namespaced: true,
+  decode: decodeIngress,
+};

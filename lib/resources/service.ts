@@ -1,0 +1,77 @@
+/**
+ * Core `v1` Service, narrowed to what locating the ingress controller needs: its type, cluster
+ * IPs, ports and selector.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { V1Service } from "@kubernetes/client-node";
+import type { Decoded, KubeObject } from "../kube/objects.ts";
+import { decodeKubeObject } from "./fields.ts";
+import type { ResourceType } from "./resource_type.ts";
+
+/** One port of a Service. */
+export interface ServicePort {
+  /** Required by the API when a Service has more than one port; may be absent otherwise. */
+  readonly name?: string;
+  /** `TCP` (the default), `UDP` or `SCTP`. */
+  readonly protocol: string;
+  readonly port: number;
+  /** A number or a named container port; absent means the same as `port`. */
+  readonly targetPort?: number | string;
+}
+
+/** A Service as the controller sees it. */
+export interface Service extends KubeObject {
+  readonly spec: {
+    /** `ClusterIP` (the default), `NodePort`, `LoadBalancer` or `ExternalName`. */
+    readonly type: string;
+    /** `None` for a headless Service; absent before allocation or for `ExternalName`. */
+    readonly clusterIP?: string;
+    /** Every family's cluster IP (dual-stack); the first equals `clusterIP`. */
+    readonly clusterIPs: readonly string[];
+    readonly ports: readonly ServicePort[];
+    readonly selector: Readonly<Record<string, string>>;
+  };
+}
+
+const SERVICE_KIND = { apiVersion: "v1", kind: "Service" } as const;
+
+/** Decodes a raw Service; never throws. */
+export function decodeService(raw: unknown): Decoded<Service> {
+  return decodeKubeObject<V1Service, Service>(raw, SERVICE_KIND, (root, metadata) => {
+    const spec = root.object("spec");
+    const clusterIP = spec.optionalString("clusterIP");
+    return {
+      metadata,
+      spec: {
+        type: spec.optionalString("type") || "ClusterIP",
+        ...(clusterIP === undefined || clusterIP === "" ? {} : { clusterIP }),
+        clusterIPs: spec.strings("clusterIPs"),
+        ports: spec.objects("ports").map((port) => {
+          const name = port.optionalString("name");
+          const targetPort = port.optionalIntOrString("targetPort");
+          return {
+            ...(name === undefined || name === "" ? {} : { name }),
+            protocol: port.optionalString("protocol") || "TCP",
+            port: port.port("port"),
+            ...(targetPort === undefined ? {} : { targetPort }),
+          };
+        }),
+        selector: spec.stringMap("selector"),
+      },
+    };
+  });
+}
+
+/** The Service resource type. */
+export const SERVICE: ResourceType<Service> = {
+  group: "",
+  version: "v1",
+  kind: "Service",
+  plural: "services",
+  namespaced: true,
+  decode: decodeService,
+};

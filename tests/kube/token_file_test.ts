@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { KubeCredentialError } from "../../lib/kube/credentials.ts";
+import { isUnauthorized } from "../../lib/kube/errors.ts";
+import { TOKEN_FILE_REFRESH_MS, TokenFileSource } from "../../lib/kube/token_file.ts";
+import { Transport } from "../../lib/kube/transport.ts";
+import { startAuthServer } from "./auth_server.ts";
+import { ManualClock } from "./manual_clock.ts";
+
+async function withTokenFile(fn: (path: string) => Promise<void>): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "ouroboros-token-" });
+  try {
+    await fn(`${dir}/token`);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+Deno.test("a rotated token file is picked up about a minute later, not before", () =>
+  withTokenFile(async (path) => {
+    await Deno.writeTextFile(path, "first\n");
+    await using server = startAuthServer(["first", "second"]);
+    const clock = new ManualClock();
+    using transport = new Transport({
+      server: server.url,
+      credentials: new TokenFileSource(path, { clock }),
+    });
+    const get = () => transport.json({ method: "GET", path: "/api" });
+
+    await get();
+    await Deno.writeTextFile(path, "second\n");
+    clock.advance(TOKEN_FILE_REFRESH_MS - 1);
+    await get();
+    clock.advance(1);
+    await get();
+    assert.deepEqual(server.seen, ["Bearer first", "Bearer first", "Bearer second"]);
+  }));
+
+Deno.test("after a 401 the token file is re-read at once and the request retried once", () =>
+  withTokenFile(async (path) => {
+    await Deno.writeTextFile(path, "old");
+    await using server = startAuthServer(["old"]);
+    const clock = new ManualClock();
+    using transport = new Transport({
+      server: server.url,
+      credentials: new TokenFileSource(path, { clock }),
+    });
+    await transport.json({ method: "GET", path: "/api" });
+
+    // The kubelet rotates the token and the server stops accepting the old one.
+    await Deno.writeTextFile(path, "new");
+    server.accepted.clear();
+    server.accepted.add("new");
+    assert.deepEqual(await transport.json({ method: "GET", path: "/api" }), {
+      kind: "APIVersions",
+      versions: ["v1"],
+    });
+    assert.deepEqual(server.seen, ["Bearer old", "Bearer old", "Bearer new"]);
+  }));
+
+Deno.test("a token the server keeps refusing fails with 401 after exactly one retry", () =>
+  withTokenFile(async (path) => {
+    await Deno.writeTextFile(path, "revoked");
+    await using server = startAuthServer([]);
+    using transport = new Transport({
+      server: server.url,
+      credentials: new TokenFileSource(path, { clock: new ManualClock() }),
+    });
+    const error = await transport.json({ method: "GET", path: "/api" }).then(() => undefined, (e) => e);
+    assert.ok(isUnauthorized(error), String(error));
+    assert.deepEqual(server.seen, ["Bearer revoked", "Bearer revoked"]);
+  }));
+
+Deno.test("when a re-read fails, the previous token is kept; a first read that fails is an error", () =>
+  withTokenFile(async (path) => {
+    const clock = new ManualClock();
+    const missing = new TokenFileSource(path, { clock });
+    const error = await missing.current().then(() => undefined, (e) => e);
+    assert.ok(error instanceof KubeCredentialError);
+    assert.match(error.message, /cannot read the token file .*token/);
+
+    await Deno.writeTextFile(path, "kept");
+    const source = new TokenFileSource(path, { clock });
+    assert.deepEqual(await source.current(), { authorization: "Bearer kept" });
+    await Deno.remove(path);
+    clock.advance(TOKEN_FILE_REFRESH_MS);
+    assert.deepEqual(await source.current(), { authorization: "Bearer kept" });
+    await Deno.writeTextFile(path, "   \n");
+    source.invalidate();
+    assert.deepEqual(
+      await source.current(),
+      { authorization: "Bearer kept" },
+      "an empty file is not a token",
+    );
+  }));
