@@ -1,0 +1,91 @@
+/**
+ * The class filters: `--ingress-class` and `--gateway-class`. An empty filter keeps everything.
+ *
+ * - Ingress: kept when `spec.ingressClassName` equals the filter. An Ingress without a class is
+ *   dropped when a filter is set; neither the legacy `kubernetes.io/ingress.class` annotation nor
+ *   the cluster's default IngressClass is consulted (as in the original).
+ * - Gateway: kept when `spec.gatewayClassName` equals the filter.
+ * - HTTPRoute: with a filter set, kept when at least one parentRef names a kept Gateway. A
+ *   parentRef's namespace defaults to the route's own, its group may be empty or
+ *   `gateway.networking.k8s.io`, its kind empty or `Gateway`; parents of other kinds (a Service,
+ *   GEP-1426) are skipped, and `sectionName` and `port` are ignored. Without a filter every route
+ *   is kept, attached or not (as in the original).
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { objectKey } from "../kube/objects.ts";
+import type { Gateway } from "../resources/gateway.ts";
+import type { HttpRoute, ParentReference } from "../resources/http_route.ts";
+import type { Ingress } from "../resources/ingress.ts";
+
+/** The API group of Gateway API resources. */
+export const GATEWAY_API_GROUP = "gateway.networking.k8s.io";
+
+/**
+ * The Ingresses `--ingress-class` keeps.
+ *
+ * @example
+ * ```ts
+ * filterIngresses(all, "nginx"); // only those with spec.ingressClassName "nginx"
+ * filterIngresses(all, "");      // all of them
+ * ```
+ */
+export function filterIngresses(ingresses: readonly Ingress[], ingressClass: string): Ingress[] {
+  if (ingressClass === "") return [...ingresses];
+  return ingresses.filter((ingress) => ingress.spec.ingressClassName === ingressClass);
+}
+
+/** Gateways and HTTPRoutes after `--gateway-class`. */
+export interface GatewayApiSelection {
+  /** The Gateways of the class. */
+  readonly gateways: Gateway[];
+  /** The HTTPRoutes with a parentRef to one of those Gateways. */
+  readonly routes: HttpRoute[];
+}
+
+/**
+ * The Gateways of `gatewayClass` and the HTTPRoutes attached to at least one of them.
+ *
+ * @example
+ * ```ts
+ * const { gateways, routes } = filterGatewayApi(allGateways, allRoutes, "cilium");
+ * ```
+ */
+export function filterGatewayApi(
+  gateways: readonly Gateway[],
+  routes: readonly HttpRoute[],
+  gatewayClass: string,
+): GatewayApiSelection {
+  if (gatewayClass === "") return { gateways: [...gateways], routes: [...routes] };
+  const kept = gateways.filter((gateway) => gateway.spec.gatewayClassName === gatewayClass);
+  const keys = new Set(kept.map((gateway) => objectKey(gateway.metadata)));
+  return {
+    gateways: kept,
+    routes: routes.filter((route) =>
+      route.spec.parentRefs.some((ref) => {
+        const key = parentGatewayKey(ref, route.metadata.namespace);
+        return key !== undefined && keys.has(key);
+      })
+    ),
+  };
+}
+
+/**
+ * The `namespace/name` of the Gateway a parentRef names, or `undefined` when it names something
+ * else. Defaults are applied here as well as in the decoder, so an empty group, kind or namespace
+ * means the Gateway API default.
+ *
+ * @example
+ * ```ts
+ * parentGatewayKey({ group: "", kind: "", namespace: "", name: "gw" }, "shop"); // "shop/gw"
+ * parentGatewayKey({ group: "", kind: "Service", namespace: "", name: "db" }, "shop"); // undefined
+ * ```
+ */
+export function parentGatewayKey(ref: ParentReference, routeNamespace: string): string | undefined {
+  if (ref.group !== "" && ref.group !== GATEWAY_API_GROUP) return undefined;
+  if (ref.kind !== "" && ref.kind !== "Gateway") return undefined;
+  return objectKey({ namespace: ref.namespace === "" ? routeNamespace : ref.namespace, name: ref.name });
+}

@@ -1,0 +1,236 @@
+/**
+ * One hostname from an Ingress, Gateway or HTTPRoute, checked before it may reach a Corefile, a
+ * hosts file or a DNSEndpoint.
+ *
+ * The API server validates these fields, but not always (TLS hosts may be IP addresses, objects
+ * older than a validation rule keep their value, CRDs can be installed without schemas, a fake or
+ * compromised API server sends what it likes). Every sink writes line-based text, so one value
+ * with a line break or a brace could add a line of its own choosing. The controller therefore
+ * checks again and accepts only plain RFC 1123 names of at least two labels.
+ *
+ * Each value ends in one of three ways:
+ * - **accepted**: the normalised host (lower-cased, padding spaces and tabs trimmed, one trailing
+ *   dot removed);
+ * - **dropped**: empty, or a wildcard (`*` or `?` anywhere). A rewrite matches exact names only,
+ *   and the original skips these silently, so they are not an error;
+ * - **rejected**: anything else that is not a plain name, with a reason code and a short text.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { parseIpv4, parseIpv6 } from "../util/ip.ts";
+
+/** Why a hostname was refused; stable codes, usable as metric labels. */
+export type RejectionReason =
+  /** A line break, NUL, ESC, DEL or other control character anywhere in the value. */
+  | "control-character"
+  /** A space or tab between other characters. */
+  | "whitespace"
+  /** A character outside ASCII: a U-label, a full-width dot, an invisible joiner. */
+  | "non-ascii"
+  /** Punctuation with a meaning in Corefile, hosts-file or shell syntax. */
+  | "forbidden-character"
+  /** An IPv4 or IPv6 address, or a name whose last label is numeric. */
+  | "ip-literal"
+  /** More than 253 characters. */
+  | "too-long"
+  /** Two dots in a row, or a leading dot. */
+  | "empty-label"
+  /** A label of more than 63 characters. */
+  | "label-too-long"
+  /** A label starting or ending with `-`. */
+  | "label-hyphen"
+  /** Any other character outside `[a-z0-9-]` in a label, `_` included. */
+  | "invalid-character"
+  /** A name of a single label, such as `localhost`. */
+  | "single-label"
+  /** The cluster domain itself or a name under it. */
+  | "cluster-domain"
+  /** The proxy's own name, which would rewrite to itself. */
+  | "proxy-name";
+
+/** The outcome of {@linkcode checkHostname}. */
+export type HostnameCheck =
+  | { readonly kind: "accepted"; readonly host: string }
+  | { readonly kind: "dropped"; readonly why: "empty" | "wildcard" }
+  | { readonly kind: "rejected"; readonly reason: RejectionReason; readonly text: string };
+
+/** The longest name DNS can carry in text form, without the trailing dot (RFC 1035 §2.3.4). */
+export const MAX_NAME_LENGTH = 253;
+
+/** The longest label (RFC 1035 §2.3.4). */
+export const MAX_LABEL_LENGTH = 63;
+
+const INNER_WHITESPACE = /[ \t]/;
+/**
+ * Characters that mean something to CoreDNS (`{` `}` blocks, `#` comments, `"` `'` `\` quoting,
+ * `$` and `{}` environment substitution, `(` `)` snippets, `;` and `|` in some plugins), to a
+ * hosts file (`#`), or to a shell, plus `<` `>` `` ` `` `,` `/` `@` which never belong in a name and
+ * usually mean a URL, an address list or an e-mail address was pasted into the field.
+ */
+const FORBIDDEN = /[{}#;"\\$'()|<>`,/@]/;
+const WILDCARD = /[*?]/;
+const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
+const LABEL_BAD_CHARACTER = /[^a-z0-9-]/;
+/** A last label that resolvers read as part of an IPv4 address (`127.1`, `10.0.0.010`, `1.0x7f`). */
+const NUMERIC_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/;
+/** Padding a person may type around a value; line breaks are not padding (see checkHostname). */
+const PADDING = /^[ \t]+|[ \t]+$/g;
+
+/**
+ * Normalises and checks one hostname.
+ *
+ * Rules, in order, with why:
+ * 1. Spaces and tabs around the value are trimmed (a copy-paste slip); an empty result is
+ *    dropped. Line breaks are *not* trimmed: a line break is exactly what turns a hostname into an
+ *    extra Corefile or hosts-file line, so `"a.example.com\r"` is rejected rather than repaired.
+ * 2. Control characters anywhere → `control-character`; a space or tab inside → `whitespace`.
+ *    Both would split one rewrite line into several tokens or lines.
+ * 3. Any non-ASCII character → `non-ascii`. IDNs must arrive as A-labels (`xn--…`); converting
+ *    U-labels ourselves would hide homographs, and lower-casing some of them yields ASCII
+ *    (the Kelvin sign `K` becomes `k`), so this check runs before lower-casing.
+ * 4. Any of `{ } # ; " \ $ ' ( ) | < > , / @` or a backtick → `forbidden-character` (Corefile,
+ *    hosts-file and shell syntax).
+ * 5. `*` or `?` anywhere → dropped: a wildcard cannot be rewritten as an exact name.
+ * 6. Lower-case, then remove one trailing dot (`a.example.com.` is the same name written
+ *    fully-qualified; the sinks add their own).
+ * 7. An IPv6 address (with or without brackets or a zone) or a name whose last label is numeric
+ *    (every IPv4 spelling, `127.1` and `0x7f.1` included) → `ip-literal`: a rewrite of an
+ *    address is meaningless and the Gateway API forbids addresses as hostnames.
+ * 8. Over 253 characters → `too-long`; an empty label → `empty-label`; a label over 63 →
+ *    `label-too-long`; a character outside `[a-z0-9-]` (`_` included: the API server refuses it
+ *    in Ingress hosts, and CoreDNS would never receive it for a web name) → `invalid-character`;
+ *    a label starting or ending with `-` → `label-hyphen`. These are the limits of DNS itself.
+ * 9. One label only (`localhost`, `kubernetes`) → `single-label`: such names are resolved through
+ *    the pod's search path and belong to the cluster or the node, never to a public site.
+ * 10. Equal to or under `clusterDomain` (`cluster.local`, `web.svc.cluster.local`) →
+ *    `cluster-domain`: rewriting those would hijack in-cluster names, and rewriting the proxy's
+ *    Service name would loop. An empty `clusterDomain` skips this rule.
+ * 11. Equal to `proxyFqdn` (when given, for a `--proxy-fqdn` outside the cluster domain) →
+ *    `proxy-name`: the rewrite would point the name at itself.
+ *
+ * @example
+ * ```ts
+ * checkHostname(" Shop.Example.COM. ", "cluster.local"); // { kind: "accepted", host: "shop.example.com" }
+ * checkHostname("*.example.com", "cluster.local");       // { kind: "dropped", why: "wildcard" }
+ * checkHostname("a.com #", "cluster.local").kind;        // "rejected" (reason "whitespace")
+ * checkHostname("web.svc.cluster.local", "cluster.local"); // rejected, reason "cluster-domain"
+ * ```
+ */
+export function checkHostname(raw: string, clusterDomain: string, proxyFqdn?: string): HostnameCheck {
+  const trimmed = raw.replace(PADDING, "");
+  if (trimmed === "") return { kind: "dropped", why: "empty" };
+
+  const control = firstCodePoint(trimmed, isControl);
+  if (control !== undefined) {
+    return reject("control-character", `contains the control character ${formatCodePoint(control)}`);
+  }
+  if (INNER_WHITESPACE.test(trimmed)) return reject("whitespace", "contains whitespace");
+  const nonAscii = firstCodePoint(trimmed, (code) => code > 0x7f);
+  if (nonAscii !== undefined) {
+    return reject(
+      "non-ascii",
+      `contains the non-ASCII character ${formatCodePoint(nonAscii)}; write internationalised names as ` +
+        "xn-- A-labels",
+    );
+  }
+  const forbidden = FORBIDDEN.exec(trimmed);
+  if (forbidden !== null) {
+    return reject(
+      "forbidden-character",
+      `contains '${forbidden[0]}', which has a meaning in DNS configuration`,
+    );
+  }
+  if (WILDCARD.test(trimmed)) return { kind: "dropped", why: "wildcard" };
+
+  const lower = trimmed.toLowerCase();
+  const name = lower.endsWith(".") ? lower.slice(0, -1) : lower;
+  if (name === "") return reject("empty-label", "is only the root '.'");
+
+  if ((name.includes(":") || name.startsWith("[")) && parseIpv6(name) !== undefined) {
+    return reject("ip-literal", "is an IPv6 address, not a hostname");
+  }
+  const labels = name.split(".");
+  const last = labels[labels.length - 1] ?? "";
+  if (NUMERIC_LABEL.test(last)) {
+    return reject(
+      "ip-literal",
+      parseIpv4(name) !== undefined
+        ? "is an IPv4 address, not a hostname"
+        : `ends in the numeric label '${last}', which resolvers read as an IPv4 address`,
+    );
+  }
+
+  if (name.length > MAX_NAME_LENGTH) {
+    return reject("too-long", `is ${name.length} characters long; a DNS name has at most ${MAX_NAME_LENGTH}`);
+  }
+  for (const label of labels) {
+    const problem = labelProblem(label);
+    if (problem !== undefined) return problem;
+  }
+  if (labels.length < 2) {
+    return reject("single-label", "has a single label; only names with a dot can be public hostnames");
+  }
+
+  const domain = normaliseSuffix(clusterDomain);
+  if (domain !== "" && (name === domain || name.endsWith(`.${domain}`))) {
+    return reject(
+      "cluster-domain",
+      `is ${name === domain ? "the cluster domain" : "under the cluster domain"} '${domain}'; ` +
+        "rewriting it would hijack in-cluster names",
+    );
+  }
+  if (proxyFqdn !== undefined && normaliseSuffix(proxyFqdn) === name) {
+    return reject("proxy-name", "is the proxy's own name; rewriting it would loop");
+  }
+  return { kind: "accepted", host: name };
+}
+
+function labelProblem(label: string): HostnameCheck | undefined {
+  if (label === "") return reject("empty-label", "has an empty label (two dots in a row, or a leading dot)");
+  if (label.length > MAX_LABEL_LENGTH) {
+    return reject(
+      "label-too-long",
+      `has a label of ${label.length} characters; a label has at most ${MAX_LABEL_LENGTH}`,
+    );
+  }
+  if (!LABEL_CHARACTERS.test(label)) {
+    const bad = LABEL_BAD_CHARACTER.exec(label)?.[0] ?? "?";
+    return reject(
+      "invalid-character",
+      `contains '${bad}'; a hostname has only letters, digits, '-' and '.'`,
+    );
+  }
+  if (label.startsWith("-") || label.endsWith("-")) {
+    return reject("label-hyphen", `has the label '${label}', which starts or ends with '-'`);
+  }
+  return undefined;
+}
+
+function normaliseSuffix(domain: string): string {
+  const lower = domain.trim().toLowerCase();
+  return lower.endsWith(".") ? lower.slice(0, -1) : lower;
+}
+
+/** C0 controls except tab (tab counts as whitespace), DEL, and the C1 controls. */
+function isControl(code: number): boolean {
+  return (code < 0x20 && code !== 0x09) || (code >= 0x7f && code <= 0x9f);
+}
+
+function firstCodePoint(text: string, matches: (code: number) => boolean): number | undefined {
+  for (const character of text) {
+    const code = character.codePointAt(0) ?? 0;
+    if (matches(code)) return code;
+  }
+  return undefined;
+}
+
+function formatCodePoint(code: number): string {
+  return `U+${code.toString(16).toUpperCase().padStart(4, "0")}`;
+}
+
+function reject(reason: RejectionReason, text: string): HostnameCheck {
+  return { kind: "rejected", reason, text };
+}

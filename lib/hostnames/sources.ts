@@ -1,0 +1,68 @@
+/**
+ * Where each watched kind keeps its hostnames. The values come back raw, in the object's order;
+ * {@linkcode checkHostname} in `hostname.ts` normalises and checks them.
+ *
+ * - Ingress: `spec.tls[].hosts` by default. The hairpin problem this tool solves is TLS passing
+ *   through a PROXY-protocol load balancer, and an Ingress serves TLS only for its `tls` hosts.
+ *   With `--ingress-hosts=all`, `spec.rules[].host` counts too (rules without a host match every
+ *   name and contribute nothing).
+ * - Gateway: every `spec.listeners[].hostname`, whatever the listener's protocol (a plain HTTP
+ *   listener is still reached through the proxy). Listeners without a hostname contribute nothing.
+ * - HTTPRoute: every `spec.hostnames[]`.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { Gateway } from "../resources/gateway.ts";
+import type { HttpRoute } from "../resources/http_route.ts";
+import type { Ingress } from "../resources/ingress.ts";
+
+/** Which Ingress fields count (`--ingress-hosts`). */
+export type IngressHostsMode = "tls" | "all";
+
+/**
+ * The raw hostnames of an Ingress: its TLS hosts, then (mode `all`) its rule hosts.
+ *
+ * @example
+ * ```ts
+ * ingressHostnames(ingress, "tls"); // ["shop.example.com"]
+ * ingressHostnames(ingress, "all"); // ["shop.example.com", "plain.example.com"]
+ * ```
+ */
+export function ingressHostnames(ingress: Ingress, mode: IngressHostsMode): string[] {
+  const hosts = ingress.spec.tls.flatMap((tls) => tls.hosts);
+  if (mode === "all") {
+    for (const rule of ingress.spec.rules) if (rule.host !== undefined) hosts.push(rule.host);
+  }
+  return hosts;
+}
+
+/**
+ * The raw hostnames of a Gateway's listeners, any protocol.
+ *
+ * @example
+ * ```ts
+ * gatewayHostnames(gateway); // ["shop.example.com", "*.apps.example.com"]
+ * ```
+ */
+export function gatewayHostnames(gateway: Gateway): string[] {
+  const hosts: string[] = [];
+  for (const listener of gateway.spec.listeners) {
+    if (listener.hostname !== undefined) hosts.push(listener.hostname);
+  }
+  return hosts;
+}
+
+/**
+ * The raw hostnames of an HTTPRoute.
+ *
+ * @example
+ * ```ts
+ * httpRouteHostnames(route); // ["shop.example.com"]
+ * ```
+ */
+export function httpRouteHostnames(route: HttpRoute): string[] {
+  return [...route.spec.hostnames];
+}

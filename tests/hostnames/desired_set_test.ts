@@ -1,0 +1,190 @@
+import assert from "node:assert/strict";
+import { desiredHostnames, type HostnameSources } from "../../lib/hostnames/desired_set.ts";
+import { gateway, ingress, parentRef, route } from "./factories.ts";
+
+const none: HostnameSources = { ingresses: [], gateways: [], routes: [] };
+const options = { clusterDomain: "cluster.local" } as const;
+
+Deno.test("desiredHostnames of nothing is empty", () => {
+  assert.deepEqual(desiredHostnames(none, options), { hosts: [], rejected: [] });
+});
+
+Deno.test("desiredHostnames merges all three kinds, lower-cased, de-duplicated and sorted", () => {
+  const desired = desiredHostnames({
+    ingresses: [
+      ingress("shop/web", { tls: ["Foo.example.com", "bar.example.com"] }),
+      ingress("blog/web", { tls: ["foo.example.com."] }),
+    ],
+    gateways: [gateway("infra/gw", "cilium", ["FOO.EXAMPLE.COM", "gw.example.com"], "HTTP")],
+    routes: [route("shop/r", ["bar.example.com", "api.example.com"])],
+  }, options);
+  assert.deepEqual(desired.hosts, [
+    "api.example.com",
+    "bar.example.com",
+    "foo.example.com",
+    "gw.example.com",
+  ]);
+  assert.deepEqual(desired.rejected, []);
+});
+
+Deno.test("desiredHostnames sorts by code unit, the same on every machine", () => {
+  const desired = desiredHostnames({
+    ...none,
+    ingresses: [
+      ingress("a/b", { tls: ["b.example.com", "a-b.example.com", "a.example.com", "0.example.com"] }),
+    ],
+  }, options);
+  assert.deepEqual(desired.hosts, ["0.example.com", "a-b.example.com", "a.example.com", "b.example.com"]);
+});
+
+Deno.test("desiredHostnames: 1,000 Ingresses sharing 10 hosts give exactly 10 names", () => {
+  const ingresses = Array.from(
+    { length: 1000 },
+    (_, index) => ingress(`ns${index % 37}/web${index}`, { tls: [`host${index % 10}.example.com`] }),
+  );
+  const desired = desiredHostnames({ ...none, ingresses }, options);
+  assert.deepEqual(desired.hosts, Array.from({ length: 10 }, (_, index) => `host${index}.example.com`));
+});
+
+Deno.test("desiredHostnames reads rule hosts only in mode all; tls is the default", () => {
+  const sources = {
+    ...none,
+    ingresses: [ingress("shop/web", { tls: ["secure.example.com"], rules: ["plain.example.com"] })],
+  };
+  assert.deepEqual(desiredHostnames(sources, options).hosts, ["secure.example.com"]);
+  assert.deepEqual(desiredHostnames(sources, { ...options, ingressHosts: "tls" }).hosts, [
+    "secure.example.com",
+  ]);
+  assert.deepEqual(desiredHostnames(sources, { ...options, ingressHosts: "all" }).hosts, [
+    "plain.example.com",
+    "secure.example.com",
+  ]);
+});
+
+Deno.test("desiredHostnames applies the class filters before reading hostnames", () => {
+  const sources: HostnameSources = {
+    ingresses: [
+      ingress("shop/nginx", { tls: ["nginx.example.com"], className: "nginx" }),
+      ingress("shop/none", { tls: ["none.example.com", "bad host"] }),
+    ],
+    gateways: [
+      gateway("infra/public", "cilium", ["public.example.com"]),
+      gateway("infra/other", "istio", ["other.example.com"]),
+    ],
+    routes: [
+      route("shop/attached", ["attached.example.com"], [parentRef("public", { namespace: "infra" })]),
+      route("shop/elsewhere", ["elsewhere.example.com", "also bad"], [
+        parentRef("other", { namespace: "infra" }),
+      ]),
+    ],
+  };
+  const filtered = desiredHostnames(sources, { ...options, ingressClass: "nginx", gatewayClass: "cilium" });
+  assert.deepEqual(filtered.hosts, ["attached.example.com", "nginx.example.com", "public.example.com"]);
+  assert.deepEqual(filtered.rejected, [], "objects filtered out are not reported either");
+
+  const unfiltered = desiredHostnames(sources, options);
+  assert.deepEqual(unfiltered.hosts, [
+    "attached.example.com",
+    "elsewhere.example.com",
+    "nginx.example.com",
+    "none.example.com",
+    "other.example.com",
+    "public.example.com",
+  ]);
+  assert.deepEqual(unfiltered.rejected.map((entry) => `${entry.source} ${entry.key}`), [
+    "Ingress shop/none",
+    "HTTPRoute shop/elsewhere",
+  ]);
+});
+
+Deno.test("desiredHostnames reports refused values with their object, and still keeps the valid ones", () => {
+  const desired = desiredHostnames({
+    ingresses: [
+      ingress("shop/web", {
+        tls: ["shop.example.com", "evil.com\n}", "*.example.com", "web.svc.cluster.local"],
+        resourceVersion: "42",
+      }),
+    ],
+    gateways: [gateway("infra/gw", "cilium", ["127.0.0.1", "gw.example.com"])],
+    routes: [route("shop/r", ["a.com rewrite name x y", "route.example.com"], [], "7")],
+  }, options);
+  assert.deepEqual(desired.hosts, ["gw.example.com", "route.example.com", "shop.example.com"]);
+  assert.deepEqual(
+    desired.rejected.map(({ source, key, resourceVersion, value, reason }) => ({
+      source,
+      key,
+      resourceVersion,
+      value,
+      reason,
+    })),
+    [
+      {
+        source: "Ingress",
+        key: "shop/web",
+        resourceVersion: "42",
+        value: "evil.com\n}",
+        reason: "control-character",
+      },
+      {
+        source: "Ingress",
+        key: "shop/web",
+        resourceVersion: "42",
+        value: "web.svc.cluster.local",
+        reason: "cluster-domain",
+      },
+      { source: "Gateway", key: "infra/gw", resourceVersion: "1", value: "127.0.0.1", reason: "ip-literal" },
+      {
+        source: "HTTPRoute",
+        key: "shop/r",
+        resourceVersion: "7",
+        value: "a.com rewrite name x y",
+        reason: "whitespace",
+      },
+    ],
+  );
+  for (const entry of desired.rejected) assert.ok(entry.text.length > 0);
+});
+
+Deno.test("desiredHostnames reports a refused value once per object even when it appears twice", () => {
+  const desired = desiredHostnames({
+    ...none,
+    ingresses: [
+      ingress("shop/web", { tls: ["a.com#"], rules: ["a.com#"] }),
+      ingress("blog/web", { tls: ["a.com#"] }),
+    ],
+  }, { ...options, ingressHosts: "all" });
+  assert.deepEqual(desired.rejected.map((entry) => entry.key), ["blog/web", "shop/web"]);
+});
+
+Deno.test("desiredHostnames refuses names under the cluster domain in use", () => {
+  const sources = {
+    ...none,
+    ingresses: [ingress("a/b", { tls: ["web.svc.cozy.local", "web.svc.cluster.local"] })],
+  };
+  assert.deepEqual(desiredHostnames(sources, { clusterDomain: "cozy.local" }).hosts, [
+    "web.svc.cluster.local",
+  ]);
+  assert.deepEqual(desiredHostnames(sources, { clusterDomain: "cluster.local" }).hosts, [
+    "web.svc.cozy.local",
+  ]);
+});
+
+Deno.test("desiredHostnames refuses the proxy FQDN", () => {
+  const sources = { ...none, routes: [route("a/r", ["proxy.example.net", "shop.example.net"])] };
+  const desired = desiredHostnames(sources, { ...options, proxyFqdn: "proxy.example.net." });
+  assert.deepEqual(desired.hosts, ["shop.example.net"]);
+  assert.deepEqual(desired.rejected.map((entry) => entry.reason), ["proxy-name"]);
+});
+
+Deno.test("desiredHostnames is level-based: the answer depends only on the sources given", () => {
+  const a = ingress("shop/a", { tls: ["a.example.com"] });
+  const b = ingress("shop/b", { tls: ["b.example.com", "bad host"] });
+  const before = desiredHostnames({ ...none, ingresses: [a, b] }, options);
+  const after = desiredHostnames({ ...none, ingresses: [a] }, options);
+  assert.deepEqual(after, { hosts: ["a.example.com"], rejected: [] });
+  assert.deepEqual(
+    desiredHostnames({ ...none, ingresses: [b, a] }, options),
+    before,
+    "input order is irrelevant",
+  );
+});
