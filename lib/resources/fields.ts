@@ -136,17 +136,20 @@ export class Fields<W> {
     return value;
   }
 
-  /** A list of strings; absent gives `[]`. */
+  /**
+   * A list of strings; absent gives `[]`. `null` entries are skipped (objects written by old
+   * clients carry them), so one empty slot never costs the object its other values.
+   */
   strings(name: FieldName<W>): readonly string[] {
     const value = this.#get(name);
     if (value === undefined) return [];
     if (!Array.isArray(value)) throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a list`);
     value.forEach((entry, i) => {
-      if (typeof entry !== "string") {
+      if (entry !== null && typeof entry !== "string") {
         throw new FieldError(`${this.#pathOf(name)}[${i}]`, `is ${describe(entry)}, not a string`);
       }
     });
-    return value as readonly string[];
+    return value.filter((entry): entry is string => entry !== null);
   }
 
   /** A map of strings to strings (labels, selectors, ConfigMap data); absent gives `{}`. */
@@ -183,17 +186,20 @@ export class Fields<W> {
     return new Fields(object, this.#pathOf(name));
   }
 
-  /** A list of objects; absent gives `[]`. */
+  /** A list of objects; absent gives `[]`; `null` entries are skipped like in {@linkcode Fields.strings}. */
   objects<K extends FieldName<W>>(name: K): Fields<Element<W[K]>>[] {
     const value = this.#get(name);
     if (value === undefined) return [];
     if (!Array.isArray(value)) throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a list`);
-    return value.map((entry, i) => {
+    const out: Fields<Element<W[K]>>[] = [];
+    value.forEach((entry, i) => {
+      if (entry === null) return;
       const path = `${this.#pathOf(name)}[${i}]`;
       const object = asObject(entry);
       if (object === undefined) throw new FieldError(path, `is ${describe(entry)}, not an object`);
-      return new Fields<Element<W[K]>>(object, path);
+      out.push(new Fields<Element<W[K]>>(object, path));
     });
+    return out;
   }
 }
 

@@ -136,3 +136,13 @@ Deno.test("INGRESS describes networking.k8s.io/v1 ingresses and decodes with dec
   );
   assert.equal(INGRESS.decode, decodeIngress);
 });
+
+Deno.test("decodeIngress skips null list entries instead of losing the object's other hosts", () => {
+  const decoded = decodeIngress({
+    metadata: { name: "shop", namespace: "web", resourceVersion: "7" },
+    spec: { tls: [null, { hosts: [null, "shop.example.com"] }], rules: [null, { host: "www.example.com" }] },
+  });
+  assert.ok(decoded.ok, decoded.ok ? "" : decoded.reason);
+  assert.deepEqual(decoded.value.spec.tls, [{ hosts: ["shop.example.com"] }]);
+  assert.deepEqual(decoded.value.spec.rules, [{ host: "www.example.com" }]);
+});
