@@ -479,6 +479,10 @@ export class KubeClient {
       throw error;
     }
     const reader = body.getReader();
+    // A pending read does not always settle when the fetch's signal aborts (seen with a stream
+    // that stalled before its first byte), so cancel the reader itself on abort as well.
+    const cancelOnAbort = () => void reader.cancel(signal.reason).catch(() => {});
+    signal.addEventListener("abort", cancelOnAbort, { once: true });
     const splitter = new LineSplitter();
     try {
       while (true) {
@@ -509,6 +513,7 @@ export class KubeClient {
         });
       }
     } finally {
+      signal.removeEventListener("abort", cancelOnAbort);
       // A no-op when the stream already ended; otherwise this releases the connection.
       await reader.cancel().catch(() => {});
     }

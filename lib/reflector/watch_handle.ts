@@ -1,0 +1,170 @@
+/**
+ * One open watch stream with its client-side idle timeout: if no event arrives for the idle
+ * period (the server's `timeoutSeconds` plus a margin) the connection is presumed dead and the
+ * watch is aborted, because a silently stalled connection (no bytes, no FIN) otherwise leaves
+ * the cache stale forever (kube-rs `next_with_idle_timeout`).
+ *
+ * The idle timer is one sleep per quiet period, not one per event, so it costs nothing at high
+ * event rates.
+ *
+ * A stream is expected to end promptly once its signal aborts (the `ListWatcher` contract). If
+ * one does not (a body read that ignores the abort), the handle abandons it after a grace period
+ * instead of letting the reflector hang on it forever: the reflector's next read reports the end
+ * of the stream and {@linkcode WatchHandle.abandoned} says why.
+ *
+ * @module
+ */
+
+import type { ListWatcher, WatchOptions } from "../kube/list_watch.ts";
+import type { KubeObject, WatchEvent } from "../kube/objects.ts";
+import type { Clock } from "../util/clock.ts";
+
+/** Why the watch was stopped from our side; `open` while it runs (or the server ended it). */
+export type WatchStop = "open" | "idle-timeout" | "shutdown";
+
+/** What {@linkcode WatchHandle.open} needs besides the list-watcher. */
+export interface WatchHandleOptions {
+  readonly clock: Clock;
+  /** Abort when this long passes without an event. */
+  readonly idleMs: number;
+  /** Shutdown: aborts the watch. */
+  readonly signal: AbortSignal;
+  /** How long a stream may take to end after its abort before it is abandoned. */
+  readonly abandonAfterMs: number;
+}
+
+/** An open watch. Call {@linkcode close} once it has ended or is no longer wanted. */
+export class WatchHandle<T extends KubeObject> {
+  /** `clock.now()` when the watch was opened. */
+  readonly openedAt: number;
+  readonly #clock: Clock;
+  readonly #idleMs: number;
+  readonly #abandonAfterMs: number;
+  /** Ends the read in progress early when the stream ignores its abort. */
+  #abandonRead: ((result: IteratorResult<WatchEvent<T>>) => void) | undefined;
+  #abandoned = false;
+  #abandonArmed = false;
+  readonly #controller = new AbortController();
+  readonly #watchdogStop = new AbortController();
+  readonly #outer: AbortSignal;
+  readonly #onShutdown = () => this.#stopWith("shutdown");
+  #iterator: AsyncIterator<WatchEvent<T>> | undefined;
+  #openError: { readonly error: unknown } | undefined;
+  #lastActivity: number;
+  #stop: WatchStop = "open";
+  #watchdog: Promise<void>;
+
+  private constructor(options: WatchHandleOptions) {
+    this.#clock = options.clock;
+    this.#idleMs = options.idleMs;
+    this.#abandonAfterMs = options.abandonAfterMs;
+    this.#outer = options.signal;
+    this.openedAt = this.#clock.now();
+    this.#lastActivity = this.openedAt;
+    if (this.#outer.aborted) this.#stopWith("shutdown");
+    else this.#outer.addEventListener("abort", this.#onShutdown, { once: true });
+    this.#watchdog = this.#watchIdle();
+  }
+
+  /**
+   * Starts `listWatcher.watch` with these options (the handle supplies the signal) and the idle
+   * timer. Never throws: an error opening the stream is thrown by the first {@linkcode next}.
+   */
+  static open<T extends KubeObject>(
+    listWatcher: ListWatcher<T>,
+    watch: Omit<WatchOptions, "signal">,
+    options: WatchHandleOptions,
+  ): WatchHandle<T> {
+    const handle = new WatchHandle<T>(options);
+    try {
+      handle.#iterator = listWatcher.watch({ ...watch, signal: handle.#controller.signal })
+        [Symbol.asyncIterator]();
+    } catch (error) {
+      handle.#openError = { error };
+    }
+    return handle;
+  }
+
+  /** Why we stopped the watch, if we did. */
+  get stop(): WatchStop {
+    return this.#stop;
+  }
+
+  /** True when the stream ignored its abort for the grace period and was left behind. */
+  get abandoned(): boolean {
+    return this.#abandoned;
+  }
+
+  /** The next event; `done` when the server ended the stream. Rejects like the stream does. */
+  async next(): Promise<IteratorResult<WatchEvent<T>>> {
+    if (this.#openError !== undefined) throw this.#openError.error;
+    if (this.#iterator === undefined || this.#abandoned) return { done: true, value: undefined };
+    const read = this.#iterator.next();
+    // Both promises are per read, so nothing accumulates on a long-lived promise.
+    const abandon = Promise.withResolvers<IteratorResult<WatchEvent<T>>>();
+    this.#abandonRead = abandon.resolve;
+    if (this.#stop !== "open") this.#armAbandon();
+    try {
+      const result = await Promise.race([read, abandon.promise]);
+      this.#lastActivity = this.#clock.now();
+      return result;
+    } finally {
+      this.#abandonRead = undefined;
+    }
+  }
+
+  /**
+   * Aborts the stream (if it still runs), stops the idle timer and lets the stream release its
+   * connection. Safe to call more than once.
+   */
+  async close(): Promise<void> {
+    this.#outer.removeEventListener("abort", this.#onShutdown);
+    this.#controller.abort(new DOMException("watch closed", "AbortError"));
+    this.#watchdogStop.abort();
+    await this.#watchdog;
+    const iterator = this.#iterator;
+    this.#iterator = undefined;
+    // An abandoned stream still has a read pending; `return()` would wait behind it forever.
+    if (iterator !== undefined && !this.#abandoned) {
+      try {
+        await iterator.return?.();
+      } catch {
+        // The stream already failed; its error was handled by whoever read it.
+      }
+    }
+  }
+
+  #stopWith(stop: Exclude<WatchStop, "open">): void {
+    if (this.#stop !== "open") return;
+    this.#stop = stop;
+    this.#controller.abort(new DOMException(`watch stopped: ${stop}`, "AbortError"));
+    if (this.#abandonRead !== undefined) this.#armAbandon();
+  }
+
+  /** Once stopped with a read pending: give the stream a grace period to end, then leave it. */
+  #armAbandon(): void {
+    if (this.#abandonArmed) return;
+    this.#abandonArmed = true;
+    void this.#abandonAfterGrace();
+  }
+
+  async #abandonAfterGrace(): Promise<void> {
+    if (!await this.#clock.sleep(this.#abandonAfterMs, this.#watchdogStop.signal)) return;
+    const abandonRead = this.#abandonRead;
+    if (abandonRead === undefined) return;
+    this.#abandoned = true;
+    abandonRead({ done: true, value: undefined });
+  }
+
+  async #watchIdle(): Promise<void> {
+    let wait = this.#idleMs;
+    while (await this.#clock.sleep(wait, this.#watchdogStop.signal)) {
+      const quiet = this.#clock.now() - this.#lastActivity;
+      if (quiet >= this.#idleMs) {
+        this.#stopWith("idle-timeout");
+        return;
+      }
+      wait = this.#idleMs - quiet;
+    }
+  }
+}

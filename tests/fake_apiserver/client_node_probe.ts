@@ -1,0 +1,73 @@
+/**
+ * Drives `@kubernetes/client-node` against a fake API server, in a child process started by
+ * `client_node_test.ts`, and prints what it saw as one JSON object per line.
+ *
+ * Why a child process: client-node's own timers (undici's connect-timeout ticker, the Watch's
+ * idle timer) outlive its calls, and the test sanitizers would count them as leaks of the test.
+ * A process that exits takes them along.
+ *
+ * Usage: `deno run -P=test client_node_probe.ts <server-url> read|watch`
+ *
+ * @module
+ */
+
+import * as k8s from "@kubernetes/client-node";
+
+function print(value: unknown): void {
+  // deno-lint-ignore no-console
+  console.log(JSON.stringify(value));
+}
+
+const [url, command] = Deno.args;
+if (url === undefined || (command !== "read" && command !== "watch")) {
+  throw new Error("usage: client_node_probe.ts <server-url> read|watch");
+}
+const config = new k8s.KubeConfig();
+config.loadFromOptions({
+  clusters: [{ name: "fake", server: url, skipTLSVerify: true }],
+  users: [{ name: "tester" }],
+  contexts: [{ name: "fake", cluster: "fake", user: "tester" }],
+  currentContext: "fake",
+});
+
+if (command === "read") {
+  const core = config.makeApiClient(k8s.CoreV1Api);
+  const read = await core.readNamespacedConfigMap({ name: "settings", namespace: "x" });
+  const list = await core.listNamespacedConfigMap({ namespace: "x", labelSelector: "app=demo" });
+  let missing: unknown;
+  try {
+    await core.readNamespacedConfigMap({ name: "missing", namespace: "x" });
+  } catch (error) {
+    missing = (error as { code?: unknown }).code;
+  }
+  print({
+    read: {
+      data: read.data,
+      resourceVersion: read.metadata?.resourceVersion,
+      uid: read.metadata?.uid,
+      creationTimestampIsDate: read.metadata?.creationTimestamp instanceof Date,
+    },
+    list: {
+      names: list.items.map((item) => item.metadata?.name),
+      resourceVersion: list.metadata?.resourceVersion,
+    },
+    missing,
+  });
+  Deno.exit(0);
+}
+
+const watch = new k8s.Watch(config);
+const controller = await watch.watch(
+  "/apis/networking.k8s.io/v1/namespaces/shop/ingresses",
+  { resourceVersion: Deno.env.get("PROBE_RESOURCE_VERSION") ?? "0", allowWatchBookmarks: true },
+  (type: string, object: { metadata?: { name?: string } }) => {
+    print({ event: { type, name: object.metadata?.name } });
+    controller.abort();
+    Deno.exit(0);
+  },
+  (error: unknown) => {
+    print({ done: String(error) });
+    Deno.exit(1);
+  },
+);
+print({ started: true });

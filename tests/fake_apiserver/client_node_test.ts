@@ -1,0 +1,97 @@
+/**
+ * `@kubernetes/client-node` as a second, independent client of the fake API server: its typed
+ * read and list, and its `Watch` receiving an event. The client runs in a child process
+ * (`client_node_probe.ts`, see there why); the test drives the fake and checks what it saw.
+ */
+
+import assert from "node:assert/strict";
+import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { ROOT } from "../support/ouroboros_process.ts";
+
+const PROBE = new URL("./client_node_probe.ts", import.meta.url).pathname;
+
+/** Starts the probe; its stdout is read line by line as JSON. */
+function probe(server: FakeApiServer, command: "read" | "watch", env: Record<string, string> = {}) {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--quiet", "--no-prompt", "-P=test", PROBE, server.url, command],
+    cwd: ROOT,
+    env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const lines = child.stdout.pipeThrough(new TextDecoderStream()).getReader();
+  const stderr = new Response(child.stderr).text();
+  let buffer = "";
+  const next = async (): Promise<Record<string, unknown>> => {
+    while (!buffer.includes("\n")) {
+      const { value, done } = await lines.read();
+      if (done) throw new Error(`the client-node probe ended early: ${await stderr}`);
+      buffer += value;
+    }
+    const newline = buffer.indexOf("\n");
+    const line = buffer.slice(0, newline);
+    buffer = buffer.slice(newline + 1);
+    return JSON.parse(line);
+  };
+  const finish = async () => {
+    await lines.cancel();
+    const status = await child.status;
+    return { code: status.code, stderr: await stderr };
+  };
+  return { next, finish, kill: () => child.kill("SIGKILL") };
+}
+
+Deno.test("client-node reads and lists ConfigMaps from the fake with their metadata intact", async () => {
+  await using server = await startFakeApiServer();
+  const stored = server.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "settings", namespace: "x", labels: { app: "demo" } },
+    data: { greeting: "hello" },
+  });
+  server.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "other", namespace: "x" } });
+  const run = probe(server, "read");
+  try {
+    const seen = await run.next();
+    const metadata = stored.metadata as { resourceVersion: string; uid: string };
+    assert.deepEqual(seen, {
+      read: {
+        data: { greeting: "hello" },
+        resourceVersion: metadata.resourceVersion,
+        uid: metadata.uid,
+        creationTimestampIsDate: true,
+      },
+      list: { names: ["settings"], resourceVersion: server.resourceVersion() },
+      missing: 404,
+    });
+  } finally {
+    const { code, stderr } = await run.finish();
+    assert.equal(code, 0, stderr);
+  }
+  assert.ok(server.audit.every((entry) => entry.userAgent.startsWith("kubernetes-client-javascript")));
+});
+
+Deno.test("client-node's Watch receives an ADDED event for an object created after it started", async () => {
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  const run = probe(server, "watch", { PROBE_RESOURCE_VERSION: server.resourceVersion() });
+  try {
+    assert.deepEqual(await run.next(), { started: true });
+    assert.equal(server.openWatches(), 1);
+    server.create({
+      apiVersion: "networking.k8s.io/v1",
+      kind: "Ingress",
+      metadata: { name: "web", namespace: "shop" },
+      spec: { rules: [{ host: "web.example" }] },
+    });
+    assert.deepEqual(await run.next(), { event: { type: "ADDED", name: "web" } });
+  } catch (error) {
+    run.kill();
+    throw error;
+  } finally {
+    const { code, stderr } = await run.finish();
+    assert.equal(code, 0, stderr);
+  }
+  const watch = server.audit.find((entry) => entry.watch)!;
+  assert.equal(watch.query.allowWatchBookmarks, "true");
+});

@@ -1,0 +1,679 @@
+/**
+ * The fake API server's request handler: authentication, content negotiation, fault injection,
+ * the audit log, and the REST verbs on discovery, collections, objects and subresources, with
+ * every failure answered as a `Status`.
+ *
+ * Watches that ask for a resourceVersion older than the retained history get HTTP 410 at
+ * request time (see `mod.ts` for the rule); an in-stream `ERROR` event comes from the
+ * `watch-error-event` fault.
+ *
+ * @module
+ */
+
+import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.ts";
+import type { Fault, FaultPlan } from "./faults.ts";
+import { isJsonMap, type Json, type JsonMap } from "./json.ts";
+import { groupVersion, type KindInfo } from "./kinds.ts";
+import { mergePatch, strategicMergePatch } from "./merge_patch.ts";
+import { decodeContinue, encodeContinue, page, type SnapshotCache } from "./paging.ts";
+import { isWatchQuery, parseRoute, type Route, verbOf } from "./routes.ts";
+import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
+import {
+  badRequest,
+  conflict,
+  continueExpired,
+  FakeApiError,
+  methodNotAllowed,
+  notFound,
+  pathNotFound,
+  STALE_OBJECT,
+  type StatusBody,
+  statusBody,
+} from "./status.ts";
+import { type Filter, type KindStore, Store, type StoredObject, type StoreEvent } from "./store.ts";
+import { replicasOf, scaleOf, withReplicas } from "./subresources.ts";
+import { ResponseStream, WatchSession } from "./watch.ts";
+
+/** One request as the audit log records it. */
+export interface AuditEntry {
+  readonly method: string;
+  readonly path: string;
+  readonly query: Readonly<Record<string, string>>;
+  /** The HTTP status answered; 0 when the request was never answered (blackholed). */
+  readonly status: number;
+  readonly watch: boolean;
+  /** `Date.now()` when the request arrived. */
+  readonly at: number;
+  readonly userAgent: string;
+}
+
+/** What the handler needs from the server around it. */
+export interface HandlerContext {
+  readonly store: Store;
+  readonly faults: FaultPlan;
+  readonly snapshots: SnapshotCache<StoredObject>;
+  readonly bookmarkIntervalMs: number;
+  /** Compaction epoch, for continue tokens. */
+  epoch(): number;
+  /** The bearer token required, if any. */
+  token(): string | undefined;
+  /** `127.0.0.1:port`, for `/api`'s serverAddressByClientCIDRs. */
+  serverAddress(): string;
+  /** Aborted when the server stops or closes: blackholes and delays give up then. */
+  closing(): AbortSignal;
+  /** Records a request. */
+  audit(entry: AuditEntry): void;
+  /** Registers an open streaming body so stop/close/dropWatches reach it; returns the unregister function. */
+  trackStream(stream: ResponseStream): () => void;
+  /** Registers an open watch. */
+  trackWatch(session: WatchSession): () => void;
+}
+
+type Reply =
+  | { readonly type: "json"; readonly status: number; readonly text: string; readonly headers?: HeadersInit }
+  | { readonly type: "text"; readonly status: number; readonly text: string }
+  | { readonly type: "stream"; readonly status: number; readonly stream: ResponseStream };
+
+function json(status: number, value: unknown): Reply {
+  return { type: "json", status, text: JSON.stringify(value) };
+}
+
+function raw(status: number, text: string): Reply {
+  return { type: "json", status, text };
+}
+
+function failure(body: StatusBody, retryAfterSeconds?: number): Reply {
+  return {
+    type: "json",
+    status: body.code,
+    text: JSON.stringify(body),
+    ...(retryAfterSeconds === undefined ? {} : { headers: { "retry-after": String(retryAfterSeconds) } }),
+  };
+}
+
+/** Whether the client accepts plain JSON (`application/json` without `as=`, or a wildcard). */
+export function acceptsJson(accept: string | null): boolean {
+  if (accept === null || accept.trim() === "") return true;
+  return accept.split(",").some((entry) => {
+    const [type, ...parameters] = entry.split(";").map((part) => part.trim().toLowerCase());
+    if (type !== "application/json" && type !== "*/*" && type !== "application/*") return false;
+    return !parameters.some((parameter) => parameter.startsWith("as="));
+  });
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function until(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+}
+
+function queryRecord(query: URLSearchParams): Record<string, string> {
+  const record: Record<string, string> = {};
+  for (const [key, value] of query) record[key] = value;
+  return record;
+}
+
+function toResponse(reply: Reply): Response {
+  switch (reply.type) {
+    case "json": {
+      const headers = new Headers(reply.headers);
+      headers.set("content-type", "application/json");
+      return new Response(reply.text, { status: reply.status, headers });
+    }
+    case "text":
+      return new Response(reply.text, { status: reply.status, headers: { "content-type": "text/plain" } });
+    case "stream":
+      return new Response(reply.stream.body, {
+        status: reply.status,
+        headers: { "content-type": "application/json", "cache-control": "no-cache, private" },
+      });
+  }
+}
+
+/** Handles one HTTP request. */
+export async function handle(request: Request, context: HandlerContext): Promise<Response> {
+  const at = Date.now();
+  const url = new URL(request.url);
+  const query = url.searchParams;
+  const { store } = context;
+  const route = parseRoute(url.pathname, (group, version, plural) => {
+    return store.byResource(group, version, plural)?.info.namespaced === true;
+  });
+  const watch = request.method === "GET" && route.type === "resource" &&
+    (isWatchQuery(query) || route.legacyWatch);
+  const record = (status: number) =>
+    context.audit({
+      method: request.method,
+      path: url.pathname,
+      query: queryRecord(query),
+      status,
+      watch,
+      at,
+      userAgent: request.headers.get("user-agent") ?? "",
+    });
+  const finish = (reply: Reply): Response => {
+    record(reply.status);
+    return toResponse(reply);
+  };
+
+  const token = context.token();
+  if (token !== undefined && request.headers.get("authorization") !== `Bearer ${token}`) {
+    return finish(failure(statusBody(401, "Unauthorized", "Unauthorized")));
+  }
+
+  const fault = context.faults.take(verbOf(request.method, route, watch), url.pathname);
+  // Held requests end when the server stops or closes. (Deno's request.signal is not used: it
+  // also fires after a successful response, and warns about that.)
+  if (fault?.type === "blackhole") {
+    record(0);
+    await until(context.closing());
+    return new Response(null, { status: 503 });
+  }
+  if (fault?.type === "delay") {
+    if (!(await sleep(fault.ms, context.closing()))) {
+      return finish(failure(statusBody(503, "ServiceUnavailable", "the server is shutting down")));
+    }
+  }
+  if (fault !== undefined) {
+    const early = faultReply(fault, watch, context);
+    if (early !== undefined) return finish(early);
+  }
+
+  let reply: Reply;
+  try {
+    if (route.type !== "health" && route.type !== "unknown" && !acceptsJson(request.headers.get("accept"))) {
+      reply = failure(
+        statusBody(406, "NotAcceptable", "only the following media types are accepted: application/json", {}),
+      );
+    } else {
+      const body = request.method === "POST" || request.method === "PUT" || request.method === "PATCH" ||
+          request.method === "DELETE"
+        ? await request.text()
+        : "";
+      reply = dispatch(request, route, query, body, watch, context, fault);
+    }
+  } catch (error) {
+    reply = error instanceof FakeApiError
+      ? failure(error.body)
+      : failure(statusBody(500, "InternalError", `Internal error occurred: ${String(error)}`));
+  }
+  if (fault !== undefined && reply.type !== "stream") reply = spoil(fault, reply);
+  return finish(reply);
+}
+
+/** Faults answered before the request is looked at. */
+function faultReply(fault: Fault, watch: boolean, context: HandlerContext): Reply | undefined {
+  switch (fault.type) {
+    case "status": {
+      const details = {
+        ...(fault.causes === undefined ? {} : { causes: fault.causes.map((reason) => ({ reason })) }),
+        ...(fault.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: fault.retryAfterSeconds }),
+      };
+      return failure(
+        statusBody(fault.code, fault.reason, fault.message ?? `injected ${fault.reason}`, details),
+        fault.retryAfterSeconds,
+      );
+    }
+    case "watch-error-event": {
+      const status = statusBody(fault.code, fault.reason, `injected ${fault.reason}`);
+      if (!watch) return failure(status);
+      const stream = openStream(context);
+      stream.write(`{"type":"ERROR","object":${JSON.stringify(status)}}\n`);
+      stream.end();
+      return { type: "stream", status: 200, stream };
+    }
+    case "close-immediately": {
+      if (!watch) return raw(200, "");
+      const stream = openStream(context);
+      stream.end();
+      return { type: "stream", status: 200, stream };
+    }
+    case "stall": {
+      const stream = openStream(context);
+      stream.stall();
+      return { type: "stream", status: 200, stream };
+    }
+    case "malformed-line":
+      return watch ? undefined : raw(200, "this is not JSON {\n");
+    default:
+      return undefined;
+  }
+}
+
+/** Faults that damage an answer already computed (non-watch requests). */
+function spoil(fault: Fault, reply: Reply): Reply {
+  if (fault.type === "cut-mid-json" && reply.type === "json") {
+    return { ...reply, text: reply.text.slice(0, Math.floor(reply.text.length / 2)) };
+  }
+  return reply;
+}
+
+function openStream(context: HandlerContext): ResponseStream {
+  let untrack: () => void = () => {};
+  const stream = new ResponseStream(() => untrack());
+  untrack = context.trackStream(stream);
+  return stream;
+}
+
+function dispatch(
+  request: Request,
+  route: Route,
+  query: URLSearchParams,
+  body: string,
+  watch: boolean,
+  context: HandlerContext,
+  fault: Fault | undefined,
+): Reply {
+  const { store } = context;
+  const kinds = store.kinds().map((kind) => kind.info);
+  if (route.type !== "resource" && route.type !== "unknown" && request.method !== "GET") {
+    throw methodNotAllowed();
+  }
+  switch (route.type) {
+    case "version":
+      return json(200, VERSION_INFO);
+    case "health":
+      return { type: "text", status: 200, text: "ok" };
+    case "api":
+      return json(200, apiVersions(kinds, context.serverAddress()));
+    case "apis":
+      return json(200, apiGroupList(kinds));
+    case "group": {
+      const document = apiGroupDocument(kinds, route.group);
+      if (document === undefined) throw pathNotFound();
+      return json(200, document);
+    }
+    case "resources": {
+      const document = apiResourceList(kinds, route.group, route.version);
+      if (document === undefined) throw pathNotFound();
+      return json(200, document);
+    }
+    case "unknown":
+      throw pathNotFound();
+    case "resource":
+      return resource(request, route, query, body, watch, context, fault);
+  }
+}
+
+type ResourceRoute = Extract<Route, { type: "resource" }>;
+
+function parseBody(text: string): JsonMap {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`the body of the request could not be decoded as JSON: ${String(error)}`);
+  }
+  if (!isJsonMap(parsed)) throw badRequest("the body of the request must be a JSON object");
+  return parsed;
+}
+
+function requireJson(request: Request): void {
+  const type = (request.headers.get("content-type") ?? "application/json").split(";")[0]!.trim()
+    .toLowerCase();
+  if (type !== "application/json" && type !== "" && type !== "*/*") {
+    throw new FakeApiError(
+      statusBody(
+        415,
+        "UnsupportedMediaType",
+        `the body of the request was in an unknown format - accepted media types include: application/json`,
+        {},
+      ),
+    );
+  }
+}
+
+function filterOf(query: URLSearchParams, namespace: string | undefined, name?: string): Filter {
+  const labels = parseLabelSelector(query.get("labelSelector") ?? "");
+  if (!labels.ok) throw badRequest(labels.reason);
+  const fields = parseFieldSelector(query.get("fieldSelector") ?? "");
+  if (!fields.ok) throw badRequest(fields.reason);
+  const fieldRequirements = name === undefined
+    ? fields.value
+    : [...fields.value, { field: "metadata.name" as const, op: "=" as const, value: name }];
+  return {
+    ...(namespace === undefined ? {} : { namespace }),
+    labels: labels.value,
+    fields: fieldRequirements,
+  };
+}
+
+function parseResourceVersion(text: string): number {
+  if (!/^\d+$/.test(text)) throw badRequest(`invalid resource version: "${text}"`);
+  return Number(text);
+}
+
+function isDryRun(query: URLSearchParams): boolean {
+  return query.getAll("dryRun").includes("All");
+}
+
+function resource(
+  request: Request,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  body: string,
+  watch: boolean,
+  context: HandlerContext,
+  fault: Fault | undefined,
+): Reply {
+  const kind = context.store.byResource(route.group, route.version, route.plural);
+  if (kind === undefined) throw pathNotFound();
+  const { info } = kind;
+  if (info.namespaced && route.name !== undefined && route.namespace === undefined) throw pathNotFound();
+  if (watch) {
+    if (route.subresource !== undefined) throw pathNotFound();
+    return startWatch(kind, route, query, context, fault);
+  }
+  if (route.subresource !== undefined) return subresource(request, kind, route, query, body, context);
+  const namespace = route.namespace ?? "";
+  const { store } = context;
+  const dryRun = isDryRun(query);
+  if (route.name === undefined) {
+    switch (request.method) {
+      case "GET":
+        return list(kind, route, query, context);
+      case "POST": {
+        if (info.namespaced && route.namespace === undefined) throw methodNotAllowed();
+        requireJson(request);
+        const created = store.create(kind, namespace, parseBody(body), { dryRun });
+        return raw(201, created.json);
+      }
+      case "DELETE": {
+        if (info.namespaced && route.namespace === undefined) throw methodNotAllowed();
+        const snapshot = store.snapshot(kind, filterOf(query, route.namespace));
+        const deleted = snapshot.items.map((item) =>
+          store.remove(kind, item.namespace, item.name, {}, { dryRun })
+        );
+        return raw(200, listText(info, store.resourceVersion, deleted, undefined, undefined));
+      }
+      default:
+        throw methodNotAllowed();
+    }
+  }
+  const name = route.name;
+  switch (request.method) {
+    case "GET": {
+      const found = store.get(kind, namespace, name);
+      if (found === undefined) throw notFound(info, name);
+      return raw(200, found.json);
+    }
+    case "PUT": {
+      requireJson(request);
+      return raw(200, store.update(kind, namespace, name, parseBody(body), { dryRun }).json);
+    }
+    case "PATCH":
+      return raw(200, patch(request, kind, namespace, name, body, dryRun, context, undefined).json);
+    case "DELETE": {
+      const options = body.trim() === "" ? {} : parseBody(body);
+      const preconditions = isJsonMap(options.preconditions) ? options.preconditions : {};
+      const deleted = store.remove(kind, namespace, name, {
+        ...(typeof preconditions.resourceVersion === "string"
+          ? { resourceVersion: preconditions.resourceVersion }
+          : {}),
+        ...(typeof preconditions.uid === "string" ? { uid: preconditions.uid } : {}),
+      }, { dryRun: dryRun || (Array.isArray(options.dryRun) && options.dryRun.includes("All")) });
+      return raw(200, deleted.json);
+    }
+    default:
+      throw methodNotAllowed();
+  }
+}
+
+/** The patch function for a request's content type. */
+function patchFunction(request: Request): (target: Json, patch: Json) => Json {
+  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
+  if (type === "application/merge-patch+json") return mergePatch;
+  if (type === "application/strategic-merge-patch+json") return strategicMergePatch;
+  throw new FakeApiError(
+    statusBody(
+      415,
+      "UnsupportedMediaType",
+      `the body of the request was in an unknown format - accepted media types include: ` +
+        `application/merge-patch+json, application/strategic-merge-patch+json`,
+      {},
+    ),
+  );
+}
+
+/**
+ * Applies a patch to the current object. A `metadata.resourceVersion` (or `uid`) in the patch is
+ * a precondition; otherwise the patch applies to whatever is current.
+ */
+function patch(
+  request: Request,
+  kind: KindStore,
+  namespace: string,
+  name: string,
+  body: string,
+  dryRun: boolean,
+  context: HandlerContext,
+  subresource: "status" | undefined,
+): StoredObject {
+  const apply = patchFunction(request);
+  const patchBody = parseBody(body);
+  const { store } = context;
+  const existing = store.get(kind, namespace, name);
+  if (existing === undefined) throw notFound(kind.info, name);
+  checkPatchPreconditions(kind.info, name, existing, patchBody);
+  const patched = apply(existing.object, patchBody);
+  if (!isJsonMap(patched)) throw badRequest("the patch must leave an object");
+  const metadata = isJsonMap(patched.metadata) ? { ...patched.metadata } : {};
+  metadata.resourceVersion = String(existing.rv);
+  return store.update(kind, namespace, name, { ...patched, metadata }, {
+    dryRun,
+    patch: true,
+    ...(subresource === undefined ? {} : { subresource }),
+  });
+}
+
+function checkPatchPreconditions(
+  info: KindInfo,
+  name: string,
+  existing: StoredObject,
+  patchBody: JsonMap,
+): void {
+  const metadata = isJsonMap(patchBody.metadata) ? patchBody.metadata : {};
+  const rv = metadata.resourceVersion;
+  if (rv !== undefined && rv !== null && String(rv) !== String(existing.rv)) {
+    throw conflict(info, name, STALE_OBJECT);
+  }
+  const uid = metadata.uid;
+  if (typeof uid === "string" && uid !== existing.uid) {
+    throw conflict(
+      info,
+      name,
+      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${existing.uid}`,
+    );
+  }
+}
+
+function subresource(
+  request: Request,
+  kind: KindStore,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  body: string,
+  context: HandlerContext,
+): Reply {
+  const { info } = kind;
+  const { store } = context;
+  const name = route.name!;
+  const namespace = route.namespace ?? "";
+  const dryRun = isDryRun(query);
+  const existing = store.get(kind, namespace, name);
+  if (route.subresource === "status" && info.statusSubresource) {
+    switch (request.method) {
+      case "GET":
+        if (existing === undefined) throw notFound(info, name);
+        return raw(200, existing.json);
+      case "PUT":
+        requireJson(request);
+        return raw(
+          200,
+          store.update(kind, namespace, name, parseBody(body), { dryRun, subresource: "status" }).json,
+        );
+      case "PATCH":
+        return raw(200, patch(request, kind, namespace, name, body, dryRun, context, "status").json);
+      default:
+        throw methodNotAllowed();
+    }
+  }
+  if (route.subresource === "scale" && info.scaleSubresource) {
+    if (existing === undefined) throw notFound(info, name);
+    let scale: Json;
+    switch (request.method) {
+      case "GET":
+        return json(200, scaleOf(existing));
+      case "PUT":
+        requireJson(request);
+        scale = parseBody(body);
+        break;
+      case "PATCH": {
+        const patchBody = parseBody(body);
+        checkPatchPreconditions(info, name, existing, patchBody);
+        scale = patchFunction(request)(scaleOf(existing), patchBody);
+        break;
+      }
+      default:
+        throw methodNotAllowed();
+    }
+    const replicas = replicasOf(scale);
+    if (typeof replicas === "string") throw badRequest(replicas);
+    const rv = isJsonMap(scale) && isJsonMap(scale.metadata) ? scale.metadata.resourceVersion : undefined;
+    const updated = store.update(kind, namespace, name, withReplicas(existing, replicas, rv), {
+      dryRun,
+      patch: true,
+    });
+    return json(200, scaleOf(updated));
+  }
+  throw pathNotFound();
+}
+
+function listText(
+  info: KindInfo,
+  rv: number,
+  items: readonly StoredObject[],
+  next: string | undefined,
+  remaining: number | undefined,
+): string {
+  const metadata: Record<string, string | number> = { resourceVersion: String(rv) };
+  if (next !== undefined) metadata.continue = next;
+  if (remaining !== undefined && remaining > 0) metadata.remainingItemCount = remaining;
+  let text = `{"kind":"${info.kind}List","apiVersion":"${groupVersion(info)}","metadata":${
+    JSON.stringify(metadata)
+  },"items":[`;
+  for (let i = 0; i < items.length; i++) {
+    if (i > 0) text += ",";
+    text += items[i]!.json;
+  }
+  return text + "]}";
+}
+
+function list(kind: KindStore, route: ResourceRoute, query: URLSearchParams, context: HandlerContext): Reply {
+  const { store, snapshots } = context;
+  const filter = filterOf(query, route.namespace);
+  const limitText = query.get("limit");
+  const limit = limitText !== null && /^\d+$/.test(limitText) && Number(limitText) > 0
+    ? Number(limitText)
+    : undefined;
+  const cacheKey = (rv: number) =>
+    [
+      groupVersion(kind.info),
+      kind.info.plural,
+      rv,
+      route.namespace ?? "",
+      query.get("labelSelector") ?? "",
+      query.get("fieldSelector") ?? "",
+    ].join("|");
+  const continueText = query.get("continue");
+  let rv: number;
+  let items: readonly StoredObject[];
+  let offset = 0;
+  if (continueText !== null && continueText !== "") {
+    const token = decodeContinue(continueText);
+    if (token.epoch !== context.epoch() || token.rv < kind.floor) throw continueExpired();
+    rv = token.rv;
+    offset = token.offset;
+    const cached = snapshots.get(cacheKey(rv));
+    if (cached !== undefined) items = cached;
+    else items = store.snapshot(kind, filter, rv).items;
+  } else {
+    const rvText = query.get("resourceVersion") ?? "";
+    const match = query.get("resourceVersionMatch") ?? "";
+    if (match !== "" && rvText === "") {
+      throw badRequest("resourceVersionMatch is forbidden unless resourceVersion is provided");
+    }
+    if (match !== "" && match !== "Exact" && match !== "NotOlderThan") {
+      throw badRequest(
+        `resourceVersionMatch: Unsupported value: "${match}": supported values: "Exact", "NotOlderThan"`,
+      );
+    }
+    let at: number | undefined;
+    if (rvText !== "" && rvText !== "0") {
+      const requested = parseResourceVersion(rvText);
+      if (match === "Exact") at = requested;
+      else if (requested > store.resourceVersion) at = requested; // 504 Too large resource version
+    }
+    const snapshot = store.snapshot(kind, filter, at);
+    rv = snapshot.rv;
+    items = snapshot.items;
+  }
+  const selected = page(items, offset, limit);
+  let next: string | undefined;
+  if (selected.next !== undefined) {
+    next = encodeContinue({ rv, offset: selected.next, epoch: context.epoch() });
+    snapshots.set(cacheKey(rv), items);
+  }
+  const unfiltered = (filter.labels?.length ?? 0) === 0 && (filter.fields?.length ?? 0) === 0;
+  return raw(200, listText(kind.info, rv, selected.items, next, unfiltered ? selected.remaining : undefined));
+}
+
+function startWatch(
+  kind: KindStore,
+  route: ResourceRoute,
+  query: URLSearchParams,
+  context: HandlerContext,
+  fault: Fault | undefined,
+): Reply {
+  const { store } = context;
+  const filter = filterOf(query, route.namespace, route.name);
+  const rvText = query.get("resourceVersion") ?? "";
+  const sendInitialEvents = query.get("sendInitialEvents");
+  let replay: readonly StoreEvent[];
+  if (sendInitialEvents === "true" || (sendInitialEvents !== "false" && (rvText === "" || rvText === "0"))) {
+    replay = store.snapshot(kind, filter).items.map((object) => Store.added(object));
+  } else if (rvText === "" || rvText === "0") {
+    replay = [];
+  } else {
+    replay = store.replayAfter(kind, parseResourceVersion(rvText));
+  }
+  const timeoutText = query.get("timeoutSeconds");
+  const timeoutSeconds = timeoutText !== null && /^\d+$/.test(timeoutText) ? Number(timeoutText) : 0;
+  let untrack: () => void = () => {};
+  const session = new WatchSession(store, kind, {
+    filter,
+    replay,
+    before: fault?.type === "malformed-line" ? "this is not JSON {\n" : undefined,
+    bookmarks: query.get("allowWatchBookmarks") === "true",
+    bookmarkIntervalMs: context.bookmarkIntervalMs,
+    initialEventsEnd: sendInitialEvents === "true",
+    timeoutMs: timeoutSeconds > 0 ? timeoutSeconds * 1000 : undefined,
+  }, () => untrack());
+  untrack = context.trackWatch(session);
+  if (fault?.type === "cut-mid-json") session.stream.cutNext();
+  return { type: "stream", status: 200, stream: session.stream };
+}
