@@ -51,6 +51,8 @@ if (mode === "ours") {
   });
   reflector.store.subscribe(() => onChange());
   await done.promise;
+  stop.abort();
+  await running;
 } else {
   // Imported only here: loading the package alone costs tens of MiB, which must not count against ours.
   const k8s = await import("@kubernetes/client-node");
