@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeApiError, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { skipWithout } from "../support/tools.ts";
-import { certificates } from "./certificates.ts";
+import { makePki } from "../support/pki.ts";
 import { call, openWatch } from "./wire.ts";
 
 const CM = "/api/v1/namespaces/x/configmaps";
@@ -454,16 +454,15 @@ Deno.test("the audit log records every request with its verb shape, query, statu
 Deno.test("HTTPS: the fake serves TLS with the given certificate", {
   ignore: skipWithout("the HTTPS fake API server test", ["openssl"]),
 }, async () => {
-  const dir = await Deno.makeTempDir();
+  const pki = await makePki();
   try {
-    const { ca, cert, key } = await certificates(dir);
-    await using server = await startFakeApiServer({ tls: { cert, key } });
+    await using server = await startFakeApiServer({ tls: { cert: pki.serverCert, key: pki.serverKey } });
     assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
-    using client = Deno.createHttpClient({ caCerts: [ca] });
+    using client = Deno.createHttpClient({ caCerts: [pki.caPem] });
     const answer = await call(server.url, "GET", "/version", { client });
     assert.equal(answer.status, 200);
     assert.equal(answer.body.minor, "35");
   } finally {
-    await Deno.remove(dir, { recursive: true });
+    await Deno.remove(pki.dir, { recursive: true });
   }
 });

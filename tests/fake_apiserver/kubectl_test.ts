@@ -10,7 +10,7 @@ import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserve
 import { installKubeTools, requireKubeTools, skipWithoutKubectl } from "../support/kubectl.ts";
 import { skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
-import { certificates } from "./certificates.ts";
+import { makePki } from "../support/pki.ts";
 
 const tools = await installKubeTools();
 const ignore = skipWithoutKubectl("kubectl against the fake API server", tools);
@@ -313,12 +313,14 @@ Deno.test({
   ignore: ignore || skipWithout("kubectl over HTTPS", ["openssl"]),
 }, async () => {
   // kubectl sends credentials only over TLS, so this runs the fake with a certificate.
-  const pki = await Deno.makeTempDir({ prefix: "kubectl-pki-" });
+  const pki = await makePki();
   try {
-    const { cert, key } = await certificates(pki);
-    await using server = await startFakeApiServer({ token: "sekret", tls: { cert, key } });
+    await using server = await startFakeApiServer({
+      token: "sekret",
+      tls: { cert: pki.serverCert, key: pki.serverKey },
+    });
     server.create(configMap("a"));
-    const caFile = `${pki}/ca.crt`;
+    const caFile = pki.caPath;
     await withKubectl(server, async (kubectl) => {
       assert.match(ok(await kubectl(["get", "cm", "a", "-n", "x", "-o", "name"])), /configmap\/a/);
     }, { token: "sekret", caFile });
@@ -333,6 +335,6 @@ Deno.test({
     );
     assert.ok(server.audit.every((entry) => !entry.path.includes("/secrets")), "kubectl never read a Secret");
   } finally {
-    await Deno.remove(pki, { recursive: true });
+    await Deno.remove(pki.dir, { recursive: true });
   }
 });

@@ -5,7 +5,7 @@ import { KubeClient } from "../../lib/kube/client.ts";
 import { CONFIG_MAP } from "../../lib/resources/config_map.ts";
 import { skipWithout } from "../support/tools.ts";
 import { ManualClock } from "./manual_clock.ts";
-import { makePki, type Pki } from "./pki.ts";
+import { makePki, type Pki } from "../support/pki.ts";
 
 const NO_OPENSSL = skipWithout("cluster configuration tests with TLS", ["openssl"]);
 

@@ -7,7 +7,7 @@ import { skipWithout } from "../support/tools.ts";
 import { startAuthServer } from "./auth_server.ts";
 import { ManualClock } from "./manual_clock.ts";
 import { startOpensslServer } from "./openssl_server.ts";
-import { makePki } from "./pki.ts";
+import { makePki } from "../support/pki.ts";
 
 const NO_SH = skipWithout("exec credential plugin tests", ["sh"]);
 

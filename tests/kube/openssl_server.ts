@@ -7,7 +7,7 @@
  */
 
 import { requireTool } from "../support/tools.ts";
-import type { Pki } from "./pki.ts";
+import type { Pki } from "../support/pki.ts";
 
 /** A running s_server; dispose it to stop it. */
 export interface OpensslServer extends AsyncDisposable {

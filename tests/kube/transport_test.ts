@@ -13,7 +13,7 @@ import { skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
 import { ManualClock } from "./manual_clock.ts";
 import { startOpensslServer } from "./openssl_server.ts";
-import { makePki, type Pki } from "./pki.ts";
+import { makePki, type Pki } from "../support/pki.ts";
 
 const NO_OPENSSL = skipWithout("TLS transport tests", ["openssl"]);
 

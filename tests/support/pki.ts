@@ -6,7 +6,7 @@
  * @module
  */
 
-import { requireTool } from "../support/tools.ts";
+import { requireTool } from "./tools.ts";
 
 /** PEM texts and the files they were written to. */
 export interface Pki {
