@@ -1,0 +1,192 @@
+/**
+ * Start-up checks of the CoreDNS modes' prerequisites. Each failure they look for is silent by
+ * nature (DNS simply keeps answering with the public address), so each WARNs with the fix. They
+ * are best effort: none fails start-up, none throws, and together they take at most one deadline
+ * (5 s by default).
+ *
+ * - node-local-dns: if its ConfigMap (`kube-system/node-local-dns` by default,
+ *   `OUROBOROS_NODE_LOCAL_DNS_NAMESPACE`/`_CONFIGMAP`) exists, pods that query the node-local
+ *   cache get answers for outside names from upstream without passing CoreDNS's rewrite rules:
+ *   WARN with the ways out. Absent (404): nothing to say, silent.
+ * - reload: reads the CoreDNS ConfigMap (the `--coredns-*` coordinates, also in coredns-import
+ *   mode). Without the `reload` plugin, CoreDNS applies our changes only after its pods restart:
+ *   WARN. A ConfigMap without the key: DEBUG, nothing to check. A missing ConfigMap: silent (in
+ *   coredns mode the reconciler reports it, in coredns-import mode CoreDNS may be configured
+ *   elsewhere).
+ * - import (coredns-import mode only, from the same read): the root server block must `import` a
+ *   pattern matching our key, or CoreDNS never reads the rules we write: WARN with the line to add
+ *   and the mount it needs.
+ *
+ * A 403 means RBAC does not let ouroboros read that ConfigMap (the chart grants no read of the
+ * node-local-dns one); that is not a problem of the cluster, so it is one DEBUG line saying what
+ * could not be verified. Any other failure (timeout, 5xx) is DEBUG as well.
+ *
+ * Effects: HTTP through the injected client; log lines.
+ *
+ * @module
+ */
+
+import type { KubeClient } from "../../kube/client.ts";
+import { isForbidden, isNotFound } from "../../kube/errors.ts";
+import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
+import { logger } from "../../util/logging.ts";
+import { hasReloadPlugin, importCovers } from "./corefile_checks.ts";
+import { importLineFor } from "./import_reconciler.ts";
+import type { CorefileLocation } from "./reconciler.ts";
+
+/** Options for {@linkcode runStartupProbes}. */
+export interface StartupProbeOptions {
+  readonly mode: "coredns" | "coredns-import";
+  /** The CoreDNS Corefile (read in both modes). */
+  readonly coredns: CorefileLocation;
+  /** The import ConfigMap and our key; only its key is used (coredns-import mode). */
+  readonly corednsImport: CorefileLocation;
+  /** The node-local-dns ConfigMap. */
+  readonly nodeLocalDns: { readonly namespace: string; readonly configmap: string };
+  /** One deadline for all probes. @default 5_000 */
+  readonly timeoutMs?: number;
+}
+
+/** What a probe found. `unknown`: the read failed (403, timeout, …) or was not possible. */
+export interface StartupProbeReport {
+  readonly nodeLocalDns: "present" | "absent" | "unknown";
+  readonly reload: "present" | "missing" | "unknown";
+  /** `not-checked` in coredns mode. */
+  readonly importDirective: "present" | "missing" | "unknown" | "not-checked";
+}
+
+/** The default shared deadline. */
+export const DEFAULT_PROBE_TIMEOUT_MS = 5_000;
+
+const log = logger("controller", "probes");
+
+type Read = { readonly kind: "found"; readonly configMap: ConfigMap } | { readonly kind: "absent" } | {
+  readonly kind: "failed";
+  readonly forbidden: boolean;
+  readonly error: string;
+};
+
+/**
+ * Runs the probes concurrently and logs what they find. Never rejects; an aborted `signal`
+ * ends them early and quietly.
+ *
+ * @example
+ * ```ts
+ * await runStartupProbes(client, {
+ *   mode: "coredns",
+ *   coredns: { namespace: "kube-system", configmap: "coredns", key: "Corefile" },
+ *   corednsImport: { namespace: "kube-system", configmap: "coredns-custom", key: "ouroboros.override" },
+ *   nodeLocalDns: { namespace: "kube-system", configmap: "node-local-dns" },
+ * }, signal);
+ * ```
+ */
+export async function runStartupProbes(
+  client: Pick<KubeClient, "get">,
+  options: StartupProbeOptions,
+  signal: AbortSignal,
+): Promise<StartupProbeReport> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_PROBE_TIMEOUT_MS;
+  const read = async (namespace: string, name: string): Promise<Read> => {
+    try {
+      return {
+        kind: "found",
+        configMap: await client.get(CONFIG_MAP, { namespace, name }, { signal, timeoutMs }),
+      };
+    } catch (error) {
+      if (isNotFound(error)) return { kind: "absent" };
+      return {
+        kind: "failed",
+        forbidden: isForbidden(error),
+        error: error instanceof Error ? error.message : String(error),
+      };
+    }
+  };
+  const [nodeLocal, corefile] = await Promise.all([
+    read(options.nodeLocalDns.namespace, options.nodeLocalDns.configmap),
+    read(options.coredns.namespace, options.coredns.configmap),
+  ]);
+  if (signal.aborted) return { nodeLocalDns: "unknown", reload: "unknown", importDirective: "unknown" };
+  return {
+    nodeLocalDns: reportNodeLocalDns(nodeLocal, options),
+    ...reportCorefile(corefile, options),
+  };
+}
+
+function reportNodeLocalDns(read: Read, options: StartupProbeOptions): StartupProbeReport["nodeLocalDns"] {
+  const where = `${options.nodeLocalDns.namespace}/${options.nodeLocalDns.configmap}`;
+  switch (read.kind) {
+    case "absent":
+      return "absent";
+    case "failed":
+      log.debug(
+        read.forbidden
+          ? "node-local-dns probe not allowed by RBAC; cannot tell whether node-local-dns bypasses the rewrite rules"
+          : "node-local-dns probe failed",
+        { nodeLocalDnsConfigMap: where, error: read.error },
+      );
+      return "unknown";
+    case "found":
+      log.warn(
+        "node-local-dns is installed: pods that resolve through it get names outside the cluster domain " +
+          "straight from upstream, without CoreDNS's rewrite rules, so hairpinned hostnames still resolve " +
+          `to the public address for them. Use external-dns mode, or add the same rewrite rules to the ` +
+          "node-local-dns Corefile by hand",
+        { nodeLocalDnsConfigMap: where, mode: options.mode },
+      );
+      return "present";
+  }
+}
+
+function reportCorefile(
+  read: Read,
+  options: StartupProbeOptions,
+): Pick<StartupProbeReport, "reload" | "importDirective"> {
+  const importMode = options.mode === "coredns-import";
+  const fields = { namespace: options.coredns.namespace, configmap: options.coredns.configmap };
+  const unknown = { reload: "unknown", importDirective: importMode ? "unknown" : "not-checked" } as const;
+  switch (read.kind) {
+    case "absent":
+      return unknown;
+    case "failed":
+      log.debug(
+        read.forbidden
+          ? "cannot read the CoreDNS ConfigMap (RBAC); the reload plugin and the import line are not verified, check them by hand"
+          : "CoreDNS ConfigMap probe failed; the reload plugin and the import line are not verified",
+        { ...fields, error: read.error },
+      );
+      return unknown;
+    case "found":
+      break;
+  }
+  const corefile = read.configMap.data[options.coredns.key];
+  if (corefile === undefined) {
+    log.debug("the CoreDNS ConfigMap has no Corefile key; skipping the reload and import checks", {
+      ...fields,
+      key: options.coredns.key,
+    });
+    return unknown;
+  }
+  const reload = hasReloadPlugin(corefile);
+  if (!reload) {
+    log.warn(
+      "the CoreDNS Corefile has no 'reload' plugin: ouroboros's changes are stored but CoreDNS applies them " +
+        "only after its pods restart. Add 'reload' to the .:53 server block, or restart CoreDNS after each change",
+      fields,
+    );
+  }
+  if (!importMode) return { reload: reload ? "present" : "missing", importDirective: "not-checked" };
+  const { key, namespace, configmap } = options.corednsImport;
+  const covered = importCovers(corefile, key);
+  if (!covered) {
+    log.warn(
+      `the .:53 block of the CoreDNS Corefile has no import line that loads ${
+        JSON.stringify(key)
+      }, so CoreDNS ` +
+        `never reads the rewrite rules ouroboros writes to ConfigMap ${namespace}/${configmap}. Add ` +
+        `"${importLineFor(key)}" to the .:53 block and mount that ConfigMap at ` +
+        "/etc/coredns/custom as a directory (not with subPath)",
+      { ...fields, importConfigMap: `${namespace}/${configmap}`, key },
+    );
+  }
+  return { reload: reload ? "present" : "missing", importDirective: covered ? "present" : "missing" };
+}
