@@ -209,3 +209,124 @@ export async function startProxy(
     },
   };
 }
+
+/** A running controller child process. */
+export interface ControllerProcess extends AsyncDisposable {
+  readonly child: Deno.ChildProcess;
+  /** The health listener's bound address (absent when disabled). */
+  readonly health?: HostPort;
+  /** The "controller starting" log line. */
+  readonly starting: LogLine;
+  /** Every log line so far. */
+  readonly logs: LogLine[];
+  /** Resolves when the process exits. */
+  readonly status: Promise<Deno.CommandStatus>;
+  /** Waits for a log line matching `predicate`. */
+  waitForLog(what: string, predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  /** Sends a signal (ignored if the process already exited). */
+  kill(signal?: Deno.Signal): void;
+  /** Fetches a path from the health listener and returns status and body. */
+  healthGet(path: string): Promise<{ status: number; body: string }>;
+}
+
+/** Options for {@linkcode startController}. */
+export interface StartControllerOptions {
+  readonly env?: Record<string, string>;
+  /** The permission set; `controller` unless a test needs another. */
+  readonly permissionSet?: string;
+}
+
+/**
+ * Starts `ouroboros controller` with its health listener on 127.0.0.1 port 0 unless `args` set
+ * `--listen-health`, and waits for its "controller starting" line, which reports the bound
+ * health address.
+ */
+export async function startController(
+  args: readonly string[],
+  options: StartControllerOptions = {},
+): Promise<ControllerProcess> {
+  const defaults = ["--listen-health=127.0.0.1:0"].filter((flag) =>
+    !args.some((arg) => arg.startsWith(flag.split("=")[0] + "="))
+  );
+  const child = new Deno.Command(Deno.execPath(), {
+    args: denoArgs(options.permissionSet ?? "controller", ["controller", ...defaults, ...args]),
+    cwd: ROOT,
+    clearEnv: true,
+    env: { NO_COLOR: "1", ...(options.env ?? {}) },
+    stdin: "null",
+    stdout: "null",
+    stderr: "piped",
+  }).spawn();
+  const logs: LogLine[] = [];
+  const pump = (async () => {
+    let buffer = "";
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        logs.push(...parseLogLines(buffer.slice(0, newline)));
+        buffer = buffer.slice(newline + 1);
+      }
+    }
+    if (buffer.trim() !== "") logs.push(...parseLogLines(buffer));
+  })();
+  const status = Promise.all([child.status, pump]).then(([s]) => s);
+  let exited = false;
+  status.then(() => exited = true);
+
+  const waitForLog = (what: string, predicate: (line: LogLine) => boolean, timeoutMs = 15_000) =>
+    waitFor(what, () => {
+      const found = logs.find(predicate);
+      if (found !== undefined) return found;
+      if (exited) {
+        throw new Error(
+          `controller exited while waiting for ${what}; log:\n${
+            logs.map((l) => JSON.stringify(l)).join("\n")
+          }`,
+        );
+      }
+      return undefined;
+    }, { timeoutMs });
+
+  let starting: LogLine;
+  try {
+    starting = await waitForLog(
+      "the 'controller starting' log line",
+      (line) => line.msg === "controller starting",
+    );
+  } catch (error) {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await status;
+    throw error;
+  }
+  const health = typeof starting.health === "string" && starting.health !== "off"
+    ? splitHostPort(starting.health)
+    : undefined;
+  const kill = (signal: Deno.Signal = "SIGTERM") => {
+    if (exited) return;
+    try {
+      child.kill(signal);
+    } catch { /* exited meanwhile */ }
+  };
+  return {
+    child,
+    ...(health ? { health } : {}),
+    starting,
+    logs,
+    status,
+    waitForLog,
+    kill,
+    async healthGet(path: string) {
+      if (health === undefined) throw new Error("the health listener is disabled");
+      const host = health.hostname.includes(":") ? `[${health.hostname}]` : health.hostname;
+      const response = await fetch(`http://${host}:${health.port}${path}`);
+      return { status: response.status, body: await response.text() };
+    },
+    async [Symbol.asyncDispose]() {
+      kill("SIGKILL");
+      await status;
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/**
+ * How the controller reaches the API server: the pod's service account (in-cluster, what the
+ * chart runs) or `--kubeconfig` (a laptop, a test). Everything is read and checked at start-up,
+ * credentials included, so a bad path, a missing certificate or a plugin that cannot run fails
+ * the start with a message that says what to fix, not the first request minutes later.
+ *
+ * @module
+ */
+
+import { type ClusterConfig, loadInClusterConfig, loadKubeconfig } from "../kube/config.ts";
+import { KubeConfigError } from "../kube/config_error.ts";
+import { ExecCredentialSource } from "../kube/exec_plugin.ts";
+
+/** The start failed for a reason the operator can fix; `message` says how. */
+export class KubeAccessError extends Error {
+  /** Wraps the underlying failure as `cause`. */
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = "KubeAccessError";
+  }
+}
+
+/** The environment variables in-cluster configuration reads. */
+export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"] as const;
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Loads the configuration (`kubeconfig` empty: in-cluster) and obtains a first credential.
+ * `env` reads one environment variable.
+ *
+ * @example
+ * ```ts
+ * const config = await loadKubeAccess("", (name) => Deno.env.get(name));
+ * using client = KubeClient.fromConfig(config);
+ * ```
+ */
+export async function loadKubeAccess(
+  kubeconfig: string,
+  env: (name: string) => string | undefined,
+): Promise<ClusterConfig> {
+  let config: ClusterConfig;
+  try {
+    config = kubeconfig !== "" ? await loadKubeconfig(kubeconfig) : await loadInClusterConfig({
+      env: Object.fromEntries(IN_CLUSTER_ENV.map((name) => [name, env(name)])),
+    });
+  } catch (error) {
+    const where = kubeconfig !== "" ? `--kubeconfig=${kubeconfig}` : "in-cluster configuration";
+    if (error instanceof KubeConfigError) {
+      throw new KubeAccessError(`cannot use the ${where}: ${error.message}`, { cause: error });
+    }
+    throw new KubeAccessError(`cannot use the ${where}: ${message(error)}`, { cause: error });
+  }
+  const credentials = config.credentials;
+  if (credentials === undefined) return config;
+  if (
+    credentials instanceof ExecCredentialSource &&
+    Deno.permissions.querySync({ name: "run" }).state !== "granted"
+  ) {
+    throw new KubeAccessError(
+      `the kubeconfig's user gets its token from an ${credentials.description}, and the controller's ` +
+        "permission set does not allow running programs. Use a kubeconfig with a token, a token file or a " +
+        "client certificate (or, in a cluster, the service account: no --kubeconfig), or run with --allow-run.",
+    );
+  }
+  try {
+    await credentials.current();
+  } catch (error) {
+    throw new KubeAccessError(
+      `cannot get credentials from the ${credentials.description}: ${message(error)}`,
+      {
+        cause: error,
+      },
+    );
+  }
+  return config;
+}

@@ -1,0 +1,137 @@
+/**
+ * The controller's Prometheus metrics, declared in one place so `/metrics`, the README and the
+ * tests agree on names and labels.
+ *
+ * Most series are recorded as the loop runs (through {@linkcode ReconcileObserver}); the
+ * reflectors' restart counts and sync state are copied from their status when scraped
+ * ({@linkcode ControllerMetrics.collect}), so the reflector needs no metrics dependency.
+ *
+ * @module
+ */
+
+import { RESTART_REASONS } from "../reflector/failure.ts";
+import type { ReflectorStatus } from "../reflector/reflector.ts";
+import { MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
+import type { ReconcileObserver, ReconcileResult } from "./reconcile_loop.ts";
+import type { WatchedKind } from "./sources.ts";
+
+/** The results a reconcile is counted under. */
+export const RECONCILE_RESULTS = ["unchanged", "written", "refused", "error"] as const;
+
+/** Reconcile duration buckets, in seconds. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** Options for {@linkcode createControllerMetrics}. */
+export interface ControllerMetricsOptions {
+  /** Resident set size in bytes, sampled at scrape time. */
+  readonly rss: () => number;
+  /** Version string for `ouroboros_build_info`. */
+  readonly version: string;
+  /** Wall-clock time in Unix milliseconds, for the last-success timestamp. @default Date.now */
+  readonly now?: () => number;
+}
+
+/** The registry plus the hooks that feed it. */
+export interface ControllerMetrics {
+  readonly registry: MetricsRegistry;
+  /** Give this to the reconcile loop. */
+  readonly observer: ReconcileObserver;
+  /** Copies the reflectors' counters in; call right before rendering. */
+  collect(watched: readonly { readonly kind: WatchedKind; status(): ReflectorStatus }[]): void;
+}
+
+/**
+ * Registers the controller's metrics. Every reconcile result and every restart reason starts at
+ * zero, so alerts see the series before the first event.
+ */
+export function createControllerMetrics(options: ControllerMetricsOptions): ControllerMetrics {
+  const now = options.now ?? Date.now;
+  const registry = new MetricsRegistry();
+  registry.gauge("ouroboros_build_info", "Build information; the value is always 1.", ["version"])
+    .labels({ version: options.version }).value = 1;
+  registry.sampledGauge(
+    "process_resident_memory_bytes",
+    "Resident memory size in bytes.",
+    options.rss,
+  );
+  const reconciles = registry.counter(
+    "ouroboros_controller_reconciles_total",
+    "Calls to the mode's writer, by result: unchanged (the target already matched), written, refused " +
+      "(writing would be unsafe; see the logs) or error (retried with backoff).",
+    ["result"],
+  );
+  for (const result of RECONCILE_RESULTS) reconciles.labels({ result });
+  const skipped = registry.counter(
+    "ouroboros_controller_reconciles_skipped_total",
+    "Recomputes of the desired set that changed nothing, so the writer was not called " +
+      "(such as Ingress status updates).",
+  ).labels({});
+  const writes = registry.counter(
+    "ouroboros_controller_writes_total",
+    "Writes to the target (ConfigMap) that changed it.",
+  ).labels({});
+  const refusals = registry.counter(
+    "ouroboros_controller_refusals_total",
+    "Reconciles refused by the writer, by problem (such as damaged markers or the 1 MiB limit).",
+    ["problem"],
+  );
+  const duration = registry.histogram(
+    "ouroboros_controller_reconcile_duration_seconds",
+    "Time spent in the writer per reconcile.",
+    [],
+    DURATION_BUCKETS,
+  ).labels({});
+  const desired = registry.gauge(
+    "ouroboros_controller_desired_hostnames",
+    "Hostnames in the desired set at the last recompute.",
+  ).labels({});
+  const rejected = registry.gauge(
+    "ouroboros_controller_rejected_hostnames",
+    "Hostname values refused at the last recompute (invalid, hostile or under the cluster domain).",
+  ).labels({});
+  const lastSuccess = registry.gauge(
+    "ouroboros_controller_last_successful_reconcile_timestamp_seconds",
+    "Unix time of the last reconcile that left the target matching the desired set; 0 before the first.",
+  ).labels({});
+  const synced: NumberFamily<"kind"> = registry.gauge(
+    "ouroboros_controller_cache_synced",
+    "1 once the kind's cache has completed its first list.",
+    ["kind"],
+  );
+  const restarts: NumberFamily<"kind" | "reason"> = registry.counter(
+    "ouroboros_controller_watch_restarts_total",
+    "Restarts of a kind's list or watch, by reason (server-timeout is the normal end of a watch).",
+    ["kind", "reason"],
+  );
+
+  const observer: ReconcileObserver = {
+    desiredSet(hosts: number, rejectedCount: number): void {
+      desired.value = hosts;
+      rejected.value = rejectedCount;
+    },
+    skipped(): void {
+      skipped.value += 1;
+    },
+    reconciled(result: ReconcileResult, durationMs: number): void {
+      reconciles.labels({ result: result.kind }).value += 1;
+      duration.observe(durationMs / 1000);
+      if (result.kind === "written") writes.value += 1;
+      if (result.kind === "refused") refusals.labels({ problem: result.problem }).value += 1;
+      if (result.kind === "written" || result.kind === "unchanged") lastSuccess.value = now() / 1000;
+    },
+  };
+
+  return {
+    registry,
+    observer,
+    collect(watched): void {
+      for (const entry of watched) {
+        const status = entry.status();
+        synced.labels({ kind: entry.kind }).value = status.synced ? 1 : 0;
+        for (const reason of RESTART_REASONS) {
+          restarts.labels({ kind: entry.kind, reason }).value = status.restarts[reason];
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,64 @@
+/**
+ * When the controller counts as ready: every source kind has completed its first list, and a
+ * reconcile has succeeded since start (the sink found the target matching, or wrote it). Both
+ * only ever become true, so readiness latches: a later failed or refused reconcile is reported by
+ * logs and metrics, not by pulling the pod out of a rollout that already succeeded.
+ *
+ * The target watch (the ConfigMap) is not a condition: it only speeds up drift repair.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { LoopStatus } from "./reconcile_loop.ts";
+import type { Watched } from "./sources.ts";
+
+/** `/readyz`'s answer: ready, or why not in one line. */
+export type Readiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
+
+/**
+ * Decides readiness from the reflectors, the loop and whether shutdown has begun.
+ *
+ * @example
+ * ```ts
+ * controllerReadiness(sources.watched, loop.status(), false);
+ * // { ready: false, reason: "waiting for the first list of: Ingress (listing)" }
+ * ```
+ */
+export function controllerReadiness(
+  watched: readonly Pick<Watched, "kind" | "role" | "status">[],
+  loop: Pick<LoopStatus, "succeeded" | "last">,
+  stopping: boolean,
+): Readiness {
+  if (stopping) return { ready: false, reason: "shutting down" };
+  const unsynced = watched
+    .filter((entry) => entry.role === "source")
+    .map((entry) => ({ kind: entry.kind, status: entry.status() }))
+    .filter(({ status }) => !status.synced)
+    .map(({ kind, status }) =>
+      `${kind} (${status.condition === "healthy" ? status.phase : status.condition})`
+    );
+  if (unsynced.length > 0) {
+    return { ready: false, reason: `waiting for the first list of: ${unsynced.join(", ")}` };
+  }
+  if (loop.succeeded) return { ready: true };
+  const last = loop.last;
+  if (last === undefined) return { ready: false, reason: "no reconcile has finished yet" };
+  switch (last.kind) {
+    case "refused":
+      return {
+        ready: false,
+        reason: `the last reconcile was refused (${last.problem}): ${oneLine(last.message)}`,
+      };
+    case "error":
+      return { ready: false, reason: `the last reconcile failed: ${oneLine(last.message)}` };
+    default:
+      return { ready: true };
+  }
+}
+
+/** Folds line breaks so the reason stays one line. */
+function oneLine(text: string): string {
+  return text.replace(/\s*[\r\n]+\s*/g, " ");
+}

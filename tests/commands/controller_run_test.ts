@@ -1,0 +1,338 @@
+/**
+ * `ouroboros controller` end to end: the real command as a child process with exactly the
+ * `controller` permission set, against the fake API server through a kubeconfig, checked the
+ * way an operator would check it (the Corefile, the audit log, /readyz, /metrics, the exit
+ * status).
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { metric } from "../support/scrape.ts";
+import { runOuroboros, startController } from "../support/ouroboros_process.ts";
+import { waitFor } from "../support/wait.ts";
+import { type Cluster, PROXY_FQDN, startCluster } from "../controller/cluster_fixture.ts";
+import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
+import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
+
+/** Waits until our block holds exactly `hosts` (sorted); `[]` means no block at all. */
+function converged(cluster: Cluster, hosts: readonly string[], timeoutMs = 10_000): Promise<true> {
+  const expected = JSON.stringify(hosts.length === 0 ? undefined : hosts);
+  return waitFor(
+    `the Corefile block to hold ${expected}`,
+    () => JSON.stringify(cluster.blockHosts()) === expected,
+    { timeoutMs },
+  );
+}
+
+/** The Corefile with our block removed, to compare bytes outside the markers. */
+function outsideBlock(corefile: string): string {
+  return corefile.replace(/\n[ \t]*# === BEGIN ouroboros[\s\S]*?# === END ouroboros ===/, "");
+}
+
+Deno.test("controller (coredns): Ingress create, update and delete drive the Corefile block; drift and churn", async (t) => {
+  await using cluster = await startCluster();
+  cluster.ingress("shop/web", { tls: ["shop.example.com", "www.shop.example.com"] });
+  await using controller = await startController([...cluster.flags, "--resync=10m"]);
+
+  await t.step("the start-up line says what runs, and read access is given up", () => {
+    assert.equal(controller.starting.mode, "coredns");
+    assert.equal(controller.starting.proxyFqdn, PROXY_FQDN);
+    assert.equal(controller.starting.target, "coredns kube-system/coredns[Corefile]");
+    assert.equal(controller.starting.readAccess, "none");
+    assert.equal(controller.starting.resync, "10m0s");
+  });
+
+  await t.step("existing Ingresses are written after the first sync", async () => {
+    await converged(cluster, ["shop.example.com", "www.shop.example.com"]);
+    assert.equal(outsideBlock(cluster.corefile()), KUBEADM, "nothing outside the markers moved");
+    await waitFor(
+      "/readyz to answer 200",
+      async () => (await controller.healthGet("/readyz")).status === 200,
+    );
+  });
+
+  await t.step("create, update and delete converge", async () => {
+    cluster.ingress("blog/site", { tls: ["blog.example.com"] });
+    await converged(cluster, ["blog.example.com", "shop.example.com", "www.shop.example.com"]);
+    cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+    await converged(cluster, ["blog.example.com", "shop.example.com"]);
+    cluster.deleteIngress("blog/site");
+    await converged(cluster, ["shop.example.com"]);
+    const updates = controller.logs.filter((line) => line.msg === "hostnames updated");
+    assert.deepEqual(updates.at(-1) && { added: updates.at(-1)?.added, removed: updates.at(-1)?.removed }, {
+      added: 0,
+      removed: 1,
+    });
+  });
+
+  await t.step("a hostile hostname from the API server never reaches the Corefile", async () => {
+    const hostile = "evil.example.com\n    forward . 6.6.6.6";
+    cluster.ingress("evil/x", { tls: [hostile, "fine.example.com"] });
+    await converged(cluster, ["fine.example.com", "shop.example.com"]);
+    assert.ok(!cluster.corefile().includes("6.6.6.6"));
+    const warning = await controller.waitForLog(
+      "the refused-hostname WARN",
+      (line) => line.msg.startsWith("hostname refused"),
+    );
+    assert.equal(warning.level, "WARN");
+    assert.equal(warning.value, JSON.stringify(hostile));
+    assert.equal(warning.object, "evil/x");
+  });
+
+  await t.step("5,000 status-only Ingress updates cause zero ConfigMap writes", async () => {
+    const before = cluster.configMapWrites().length;
+    for (let i = 0; i < 5_000; i++) {
+      cluster.ingress("shop/web", { tls: ["shop.example.com"], statusIp: `10.0.${i >> 8}.${i & 255}` });
+    }
+    await waitFor(
+      "a recompute that found nothing to write",
+      async () => await metric(controller, ["ouroboros_controller_reconciles_skipped_total", {}]) >= 1,
+      { timeoutMs: 30_000 },
+    );
+    // A real change after the churn: once it is written, every earlier event was processed.
+    cluster.ingress("marker/last", { tls: ["last.example.com"] });
+    await converged(cluster, ["fine.example.com", "last.example.com", "shop.example.com"], 30_000);
+    assert.equal(cluster.configMapWrites().length - before, 1, "only the real change was written");
+  });
+
+  await t.step(
+    "someone deleting our block gets it restored at once, without waiting for the resync (T-1.28)",
+    async () => {
+      const withBlock = cluster.corefile();
+      cluster.setCorefile(outsideBlock(withBlock));
+      assert.equal(cluster.blockHosts(), undefined);
+      await converged(cluster, ["fine.example.com", "last.example.com", "shop.example.com"]);
+    },
+  );
+
+  await t.step("SIGTERM stops the controller with exit status 0", async () => {
+    controller.kill("SIGTERM");
+    const status = await controller.status;
+    assert.equal(status.code, 0);
+    assert.ok(controller.logs.some((line) => line.msg === "controller stopped"));
+    assert.deepEqual(controller.logs.filter((line) => line.level === "ERROR"), []);
+  });
+});
+
+Deno.test("controller: /readyz is 503 until the caches have synced, nothing is written before; resyncs write nothing (T-1.31)", async () => {
+  // A previous run left a block: writing before the Ingress list arrives would empty it.
+  const edit = applyCorefileBlock(KUBEADM, ["shop.example.com"], PROXY_FQDN);
+  assert.equal(edit.kind, "changed");
+  await using cluster = await startCluster({ corefile: edit.kind === "changed" ? edit.corefile : "" });
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  // The Ingress list takes 3 s to answer, as on a slow API server.
+  cluster.server.faults.inject("list", { type: "delay", ms: 3_000 }, { path: /ingresses/ });
+  await using controller = await startController([...cluster.flags, "--resync=1s"]);
+
+  const before = await controller.healthGet("/readyz");
+  assert.equal(before.status, 503);
+  assert.match(before.body, /^not ready: waiting for the first list of: Ingress/);
+  assert.equal((await controller.healthGet("/healthz")).status, 200, "alive while not ready");
+  assert.deepEqual(cluster.configMapWrites(), [], "no write while a kind has not listed");
+
+  await waitFor("/readyz to answer 200", async () => (await controller.healthGet("/readyz")).status === 200);
+  assert.deepEqual(cluster.blockHosts(), ["shop.example.com"]);
+  assert.deepEqual(
+    cluster.configMapWrites(),
+    [],
+    "the block already matched: never emptied, never rewritten",
+  );
+
+  await waitFor(
+    "three resyncs that found the Corefile matching",
+    async () =>
+      await metric(controller, ["ouroboros_controller_reconciles_total", { result: "unchanged" }]) >= 3,
+  );
+  assert.deepEqual(cluster.configMapWrites(), [], "unchanged resyncs wrote nothing");
+  assert.equal(await metric(controller, ["ouroboros_controller_writes_total", {}]), 0);
+  assert.equal(await metric(controller, ["ouroboros_controller_desired_hostnames", {}]), 1);
+  assert.equal(await metric(controller, ["ouroboros_controller_cache_synced", { kind: "Ingress" }]), 1);
+  assert.ok(
+    await metric(controller, ["ouroboros_controller_last_successful_reconcile_timestamp_seconds", {}]) > 0,
+  );
+});
+
+Deno.test("controller: --ingress-class and --gateway-class filter what is written; Gateways and HTTPRoutes count", async () => {
+  await using cluster = await startCluster();
+  cluster.ingress("a/nginx", { tls: ["nginx.example.com"], className: "nginx" });
+  cluster.ingress("b/traefik", { tls: ["traefik.example.com"], className: "traefik" });
+  cluster.ingress("c/classless", { tls: ["classless.example.com"] });
+  cluster.gateway("gw/public", "public", ["gw.example.com"]);
+  cluster.gateway("gw/internal", "internal", ["internal.example.com"]);
+  cluster.route("apps/shop", ["route.example.com"], ["gw/public"]);
+  cluster.route("apps/intranet", ["intranet.example.com"], ["gw/internal"]);
+  await using controller = await startController([
+    ...cluster.flags,
+    "--ingress-class=nginx",
+    "--gateway-api",
+    "--gateway-class=public",
+  ]);
+  await converged(cluster, ["gw.example.com", "nginx.example.com", "route.example.com"]);
+
+  cluster.route("apps/late", ["late.example.com"], ["gw/public"]);
+  cluster.gateway("gw/other", "public", ["other.example.com"]);
+  await converged(cluster, [
+    "gw.example.com",
+    "late.example.com",
+    "nginx.example.com",
+    "other.example.com",
+    "route.example.com",
+  ]);
+  assert.equal(controller.starting.gatewayApi, true);
+});
+
+Deno.test("controller: --gateway-api on a cluster without the Gateway API still serves Ingresses", async () => {
+  await using cluster = await startCluster({ omitGroups: ["gateway.networking.k8s.io"] });
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  await using controller = await startController([...cluster.flags, "--gateway-api"]);
+  await converged(cluster, ["shop.example.com"]);
+  const warning = await controller.waitForLog(
+    "the WARN that Gateways are not served",
+    (line) => line.level === "WARN" && String(line.resource).includes("gateways"),
+  );
+  assert.match(warning.msg, /not served/);
+  await waitFor("/readyz to answer 200", async () => (await controller.healthGet("/readyz")).status === 200);
+  cluster.ingress("blog/site", { tls: ["blog.example.com"] });
+  await converged(cluster, ["blog.example.com", "shop.example.com"]);
+});
+
+Deno.test("controller (coredns-import): only our key of the import ConfigMap is written; the Corefile is untouched", async () => {
+  await using cluster = await startCluster({ importConfigMap: true });
+  cluster.ingress("shop/web", { tls: ["shop.example.com", "api.shop.example.com"] });
+  await using controller = await startController([...cluster.flags, "--mode=coredns-import"]);
+  const data = () =>
+    (cluster.server.get("v1", "ConfigMap", "kube-system", "coredns-custom")?.data ?? {}) as Record<
+      string,
+      string
+    >;
+  await waitFor("the import key to be written", () => data()["ouroboros.override"] !== undefined);
+  assert.equal(
+    data()["ouroboros.override"],
+    `rewrite name api.shop.example.com ${PROXY_FQDN}\nrewrite name shop.example.com ${PROXY_FQDN}\n`,
+  );
+  assert.equal(
+    data()["other.server"],
+    "example.org:53 {\n    forward . 192.0.2.53\n}\n",
+    "other keys intact",
+  );
+  assert.equal(cluster.corefile(), KUBEADM, "the Corefile is never written in this mode");
+  assert.equal(controller.starting.target, "coredns-import kube-system/coredns-custom[ouroboros.override]");
+  cluster.deleteIngress("shop/web");
+  await waitFor("the import key to be removed", () => data()["ouroboros.override"] === undefined);
+});
+
+Deno.test("controller: etc-hosts and external-dns modes refuse to start, saying so (exit 1)", async () => {
+  const etcHosts = await runOuroboros(["controller", "--mode=etc-hosts", "--proxy-ip=10.0.0.1"]);
+  assert.equal(etcHosts.code, 1, etcHosts.stderr);
+  assert.match(etcHosts.stderr, /mode etc-hosts is not implemented in this build yet/);
+  const externalDns = await runOuroboros(
+    ["controller", "--mode=external-dns", "--external-dns-proxy-ip=10.0.0.1", "--external-dns-namespace=dns"],
+    { env: { OUROBOROS_INSTANCE: "release" } },
+  );
+  assert.equal(externalDns.code, 1, externalDns.stderr);
+  assert.match(externalDns.stderr, /mode external-dns is not implemented in this build yet/);
+});
+
+Deno.test("controller: an unusable kubeconfig, or no cluster at all, fails the start with a clear message (exit 1)", async (t) => {
+  const dir = await Deno.makeTempDir({ prefix: "ouroboros-kubeconfig-" });
+  try {
+    await t.step("a path that does not exist", async () => {
+      const result = await runOuroboros([
+        "controller",
+        `--proxy-fqdn=${PROXY_FQDN}`,
+        `--kubeconfig=${dir}/nope`,
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(
+        result.stderr,
+        new RegExp(`cannot use the --kubeconfig=${dir}/nope: kubeconfig ${dir}/nope does not exist`),
+      );
+    });
+    await t.step("a file that is not a kubeconfig", async () => {
+      await Deno.writeTextFile(`${dir}/broken`, "clusters: [this is: not {valid");
+      const result = await runOuroboros([
+        "controller",
+        `--proxy-fqdn=${PROXY_FQDN}`,
+        `--kubeconfig=${dir}/broken`,
+      ]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(result.stderr, /cannot use the --kubeconfig=/);
+    });
+    await t.step(
+      "a user whose token comes from an exec plugin, which the permission set cannot run",
+      async () => {
+        await Deno.writeTextFile(
+          `${dir}/exec`,
+          [
+            "apiVersion: v1",
+            "kind: Config",
+            "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]",
+            "contexts: [{name: c, context: {cluster: c, user: u}}]",
+            "current-context: c",
+            "users:",
+            "- name: u",
+            "  user:",
+            "    exec: {apiVersion: client.authentication.k8s.io/v1, command: aws, args: [eks, get-token], " +
+            "interactiveMode: Never}",
+            "",
+          ].join("\n"),
+        );
+        const result = await runOuroboros([
+          "controller",
+          `--proxy-fqdn=${PROXY_FQDN}`,
+          `--kubeconfig=${dir}/exec`,
+        ]);
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(
+          result.stderr,
+          /exec plugin aws, and the controller's permission set does not allow running programs/,
+        );
+      },
+    );
+    await t.step("no --kubeconfig outside a pod", async () => {
+      const result = await runOuroboros(["controller", `--proxy-fqdn=${PROXY_FQDN}`]);
+      assert.equal(result.code, 1, result.stderr);
+      assert.match(
+        result.stderr,
+        /not running in a Kubernetes pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT/,
+      );
+    });
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
+Deno.test("controller: start-up warnings: node-local-dns present, no reload plugin, cluster-domain mismatch", async () => {
+  await using cluster = await startCluster({ corefile: KUBEADM.replace("    reload\n", "") });
+  cluster.server.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: "kube-system", name: "node-local-dns" },
+    data: { Corefile: "cluster.local:53 {\n    forward . 10.96.0.10\n}\n" },
+  });
+  await using controller = await startController([
+    `--kubeconfig=${cluster.kubeconfig}`,
+    `--proxy-fqdn=${PROXY_FQDN}`,
+    "--cluster-domain=cozy.local",
+  ]);
+  const index = (predicate: (msg: string) => boolean) =>
+    controller.logs.findIndex((line) => predicate(line.msg));
+  await controller.waitForLog(
+    "the mismatch WARN",
+    (line) => line.msg.startsWith("proxy-fqdn suffix does not match"),
+  );
+  const mismatch = controller.logs[index((msg) => msg.startsWith("proxy-fqdn suffix does not match"))];
+  assert.equal(mismatch?.level, "WARN");
+  assert.equal(mismatch?.clusterDomain, "cozy.local");
+  assert.ok(index((msg) => msg.startsWith("node-local-dns is installed")) >= 0, "node-local-dns WARN");
+  assert.ok(index((msg) => msg.includes("no 'reload' plugin")) >= 0, "reload WARN");
+  assert.ok(
+    index((msg) => msg.startsWith("node-local-dns is installed")) <
+      index((msg) => msg === "controller starting"),
+    "the probes run before the controller starts watching",
+  );
+  assert.ok(
+    index((msg) => msg === "controller starting") < index((msg) => msg.startsWith("proxy-fqdn suffix")),
+  );
+});

@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { healthHandler, serveHealth } from "../../lib/controller/health.ts";
+import { controllerReadiness } from "../../lib/controller/readiness.ts";
+import type { Watched } from "../../lib/controller/sources.ts";
+import type { ReflectorStatus } from "../../lib/reflector/reflector.ts";
+import { RESTART_REASONS } from "../../lib/reflector/failure.ts";
+
+function status(fields: Partial<ReflectorStatus>): ReflectorStatus {
+  return {
+    resource: "networking.k8s.io/v1 ingresses",
+    phase: "watching",
+    synced: true,
+    condition: "healthy",
+    resourceVersion: "1",
+    restarts: Object.fromEntries(RESTART_REASONS.map((reason) => [reason, 0])) as ReflectorStatus["restarts"],
+    ...fields,
+  };
+}
+
+function kind(
+  name: Watched["kind"],
+  fields: Partial<ReflectorStatus>,
+  role: Watched["role"] = "source",
+): Pick<Watched, "kind" | "role" | "status"> {
+  return { kind: name, role, status: () => status(fields) };
+}
+
+Deno.test("readiness: not ready until every source kind has listed, naming the ones still missing", () => {
+  const readiness = controllerReadiness(
+    [
+      kind("Ingress", { synced: false, phase: "listing" }),
+      kind("Gateway", { synced: false, phase: "backoff", condition: "forbidden" }),
+      kind("HTTPRoute", {}),
+    ],
+    { succeeded: false },
+    false,
+  );
+  assert.deepEqual(readiness, {
+    ready: false,
+    reason: "waiting for the first list of: Ingress (listing), Gateway (forbidden)",
+  });
+});
+
+Deno.test("readiness: synced but no successful reconcile yet says why, on one line", () => {
+  const watched = [kind("Ingress", {})];
+  assert.deepEqual(controllerReadiness(watched, { succeeded: false }, false), {
+    ready: false,
+    reason: "no reconcile has finished yet",
+  });
+  assert.deepEqual(
+    controllerReadiness(watched, {
+      succeeded: false,
+      last: { kind: "refused", problem: "end-before-begin", message: "line 3: END\nbefore BEGIN" },
+    }, false),
+    { ready: false, reason: "the last reconcile was refused (end-before-begin): line 3: END before BEGIN" },
+  );
+  assert.deepEqual(
+    controllerReadiness(watched, {
+      succeeded: false,
+      last: { kind: "error", message: "503 from the server" },
+    }, false),
+    { ready: false, reason: "the last reconcile failed: 503 from the server" },
+  );
+});
+
+Deno.test("readiness: ready after a success, and stays ready through later failures; the target watch does not count", () => {
+  const watched = [
+    kind("Ingress", {}),
+    kind("ConfigMap", { synced: false, condition: "forbidden" }, "target"),
+  ];
+  assert.deepEqual(
+    controllerReadiness(watched, { succeeded: true, last: { kind: "error", message: "timeout" } }, false),
+    { ready: true },
+  );
+  assert.deepEqual(controllerReadiness(watched, { succeeded: true }, true), {
+    ready: false,
+    reason: "shutting down",
+  });
+});
+
+Deno.test("health routes: /healthz, /readyz with its reason, /metrics, 404 elsewhere", async () => {
+  let ready = false;
+  const handler = healthHandler({
+    readiness: () =>
+      ready ? { ready: true } : { ready: false, reason: "waiting for the first list of: Ingress" },
+    metrics: () => 'ouroboros_build_info{version="x"} 1\n',
+  });
+  const get = async (path: string) => {
+    const response = handler(new Request(`http://health${path}`));
+    return {
+      status: response.status,
+      body: await response.text(),
+      type: response.headers.get("content-type"),
+    };
+  };
+  assert.deepEqual(await get("/healthz"), { status: 200, body: "ok\n", type: "text/plain; charset=utf-8" });
+  assert.deepEqual((await get("/readyz")).body, "not ready: waiting for the first list of: Ingress\n");
+  assert.equal((await get("/readyz")).status, 503);
+  ready = true;
+  assert.equal((await get("/readyz")).status, 200);
+  const metrics = await get("/metrics");
+  assert.equal(metrics.status, 200);
+  assert.match(metrics.type ?? "", /version=0\.0\.4/);
+  assert.equal((await get("/nope")).status, 404);
+});
+
+Deno.test("serveHealth: binds port 0 and reports the real port; a taken port fails naming the address", async () => {
+  const stop = new AbortController();
+  const failures: unknown[] = [];
+  const server = serveHealth(
+    { host: "127.0.0.1", port: 0 },
+    healthHandler({ readiness: () => ({ ready: true }), metrics: () => "" }),
+    stop.signal,
+    (error) => failures.push(error),
+  );
+  try {
+    const port = Number(server.address.split(":")[1]);
+    assert.ok(port > 0);
+    const response = await fetch(`http://127.0.0.1:${port}/healthz`);
+    assert.equal(await response.text(), "ok\n");
+    assert.throws(
+      () => serveHealth({ host: "127.0.0.1", port }, () => new Response(), stop.signal, () => {}),
+      new RegExp(`listen health 127\\.0\\.0\\.1:${port}: `),
+    );
+  } finally {
+    stop.abort();
+    await server.finished;
+  }
+  assert.deepEqual(failures, []);
+});

@@ -1,0 +1,244 @@
+/**
+ * A reconcile loop wired to in-memory stores, a scriptable fake sink, a log recorder and a
+ * virtual clock, so loop tests state only what they change and what they expect.
+ *
+ * @module
+ */
+
+import type { KubeObject } from "../../lib/kube/objects.ts";
+import { Store } from "../../lib/reflector/store.ts";
+import type { Gateway } from "../../lib/resources/gateway.ts";
+import type { HttpRoute } from "../../lib/resources/http_route.ts";
+import type { Ingress } from "../../lib/resources/ingress.ts";
+import type { Sink, SinkOutcome } from "../../lib/sinks/sink.ts";
+import {
+  type LoopLog,
+  type LoopState,
+  ReconcileLoop,
+  type ReconcileObserver,
+  type ReconcileResult,
+} from "../../lib/controller/reconcile_loop.ts";
+import { settle, VirtualClock } from "../reflector/virtual_clock.ts";
+
+/** One recorded log call. */
+export interface LogEntry {
+  readonly level: "debug" | "info" | "warn" | "error";
+  readonly message: string;
+  readonly properties: Record<string, unknown>;
+}
+
+/** A {@linkcode LoopLog} that keeps every call. */
+export class LogRecorder implements LoopLog {
+  readonly entries: LogEntry[] = [];
+  debug(message: string, properties: Record<string, unknown> = {}): void {
+    this.entries.push({ level: "debug", message, properties });
+  }
+  info(message: string, properties: Record<string, unknown> = {}): void {
+    this.entries.push({ level: "info", message, properties });
+  }
+  warn(message: string, properties: Record<string, unknown> = {}): void {
+    this.entries.push({ level: "warn", message, properties });
+  }
+  error(message: string, properties: Record<string, unknown> = {}): void {
+    this.entries.push({ level: "error", message, properties });
+  }
+  /** Entries at `level` whose message starts with `prefix`. */
+  find(level: LogEntry["level"], prefix: string): LogEntry[] {
+    return this.entries.filter((entry) => entry.level === level && entry.message.startsWith(prefix));
+  }
+}
+
+/** What the fake sink does on one call. */
+export type SinkStep =
+  /** Behave like a real sink: compare with what it holds, write if different. */
+  | { readonly kind: "apply" }
+  | { readonly kind: "fail"; readonly error: Error }
+  | { readonly kind: "refuse"; readonly problem: string; readonly message: string }
+  /** Wait until the test calls `release()`, then apply (or until the call's signal aborts). */
+  | { readonly kind: "block" };
+
+/** One call the loop made. */
+export interface SinkCall {
+  readonly hosts: readonly string[];
+  readonly signal: AbortSignal;
+}
+
+/** A sink that holds a host list, with scripted failures and refusals. */
+export class FakeSink implements Sink {
+  readonly description = "fake kube-system/coredns[Corefile]";
+  readonly calls: SinkCall[] = [];
+  /** Calls that changed what the sink holds. */
+  writes = 0;
+  held: readonly string[] = [];
+  readonly #script: SinkStep[] = [];
+  #gate: PromiseWithResolvers<void> | undefined;
+
+  /** Queues steps for the next calls; once used up, calls `apply`. */
+  script(...steps: SinkStep[]): void {
+    this.#script.push(...steps);
+  }
+
+  /** Lets a blocked call go on. */
+  release(): void {
+    this.#gate?.resolve();
+    this.#gate = undefined;
+  }
+
+  /** True while a call waits in a `block` step. */
+  get blocked(): boolean {
+    return this.#gate !== undefined;
+  }
+
+  async reconcile(hosts: readonly string[], signal: AbortSignal): Promise<SinkOutcome> {
+    this.calls.push({ hosts: [...hosts], signal });
+    const step = this.#script.shift() ?? { kind: "apply" };
+    switch (step.kind) {
+      case "fail":
+        throw step.error;
+      case "refuse":
+        return { kind: "refused", problem: step.problem, message: step.message };
+      case "block": {
+        const gate = Promise.withResolvers<void>();
+        this.#gate = gate;
+        const onAbort = () => gate.reject(signal.reason);
+        signal.addEventListener("abort", onAbort, { once: true });
+        try {
+          await gate.promise;
+        } finally {
+          signal.removeEventListener("abort", onAbort);
+          this.#gate = undefined;
+        }
+        return this.#apply(hosts);
+      }
+      case "apply":
+        return this.#apply(hosts);
+    }
+  }
+
+  #apply(hosts: readonly string[]): SinkOutcome {
+    const before = new Set(this.held);
+    const after = new Set(hosts);
+    const added = hosts.filter((host) => !before.has(host)).length;
+    const removed = this.held.filter((host) => !after.has(host)).length;
+    if (added === 0 && removed === 0) return { kind: "unchanged", hosts: hosts.length };
+    this.held = [...hosts];
+    this.writes += 1;
+    return { kind: "written", hosts: hosts.length, added, removed };
+  }
+}
+
+/** Counts what the loop reports to its observer. */
+export class ObserverRecorder implements ReconcileObserver {
+  readonly results: ReconcileResult[] = [];
+  skips = 0;
+  desired: { hosts: number; rejected: number } | undefined;
+  desiredSet(hosts: number, rejected: number): void {
+    this.desired = { hosts, rejected };
+  }
+  skipped(): void {
+    this.skips += 1;
+  }
+  reconciled(result: ReconcileResult): void {
+    this.results.push(result);
+  }
+}
+
+/** Options for {@linkcode startLoop}. */
+export interface HarnessOptions {
+  readonly gatewayApi?: boolean;
+  readonly withTarget?: boolean;
+  readonly resyncMs?: number;
+  readonly random?: () => number;
+  readonly shutdownGraceMs?: number;
+}
+
+/** The debounce window the harness uses (the default). */
+export const DEBOUNCE_MS = 100;
+
+/** A running loop and everything around it. */
+export interface Harness {
+  readonly clock: VirtualClock;
+  readonly ingresses: Store<Ingress>;
+  readonly gateways: Store<Gateway>;
+  readonly routes: Store<HttpRoute>;
+  readonly target: Store<KubeObject>;
+  readonly sink: FakeSink;
+  readonly log: LogRecorder;
+  readonly observer: ObserverRecorder;
+  readonly loop: ReconcileLoop;
+  /** Every state the loop entered, in order. */
+  readonly states: LoopState[];
+  /** The loop's current state kind. */
+  state(): LoopState["kind"];
+  /** Syncs every source store (empty unless given) and lets the first reconcile run. */
+  syncAndSettle(ingresses?: readonly Ingress[]): Promise<void>;
+  /** Lets the debounce window pass and the reconcile after it run. */
+  flush(): Promise<void>;
+  /** Aborts the loop and waits for `run` to return. */
+  stop(): Promise<void>;
+  /** The promise `run` returned. */
+  readonly running: Promise<void>;
+  readonly controller: AbortController;
+}
+
+/** Starts a loop over fresh, unsynced stores. */
+export function startLoop(options: HarnessOptions = {}): Harness {
+  const clock = new VirtualClock();
+  const ingresses = new Store<Ingress>();
+  const gateways = new Store<Gateway>();
+  const routes = new Store<HttpRoute>();
+  const target = new Store<KubeObject>();
+  const sink = new FakeSink();
+  const log = new LogRecorder();
+  const observer = new ObserverRecorder();
+  const states: LoopState[] = [];
+  const gatewayApi = options.gatewayApi ?? false;
+  const loop = new ReconcileLoop({
+    sources: gatewayApi ? { ingresses, gateways, routes } : { ingresses },
+    targets: options.withTarget ? [target] : [],
+    sink,
+    desired: { clusterDomain: "cluster.local", proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local." },
+    resyncMs: options.resyncMs ?? 0,
+    debounceMs: DEBOUNCE_MS,
+    clock,
+    random: options.random ?? (() => 0.5),
+    log,
+    observer,
+    observe: (state) => states.push(state),
+    ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
+  });
+  const controller = new AbortController();
+  const running = loop.run(controller.signal);
+  const flush = async () => {
+    await settle();
+    await clock.advance(DEBOUNCE_MS);
+  };
+  return {
+    clock,
+    ingresses,
+    gateways,
+    routes,
+    target,
+    sink,
+    log,
+    observer,
+    loop,
+    states,
+    state: () => loop.status().state.kind,
+    async syncAndSettle(items = []) {
+      ingresses.replace(items);
+      if (gatewayApi) {
+        gateways.replace([]);
+        routes.replace([]);
+      }
+      await flush();
+    },
+    flush,
+    async stop() {
+      controller.abort();
+      await running;
+    },
+    running,
+    controller,
+  };
+}

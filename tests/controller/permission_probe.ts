@@ -1,0 +1,58 @@
+/**
+ * Permission probe for the controller: run as a child with exactly the `controller` set
+ * (`deno run --no-prompt -P=controller tests/controller/permission_probe.ts <configuration>`) by
+ * `permissions_test.ts`. It queries what the process may read, narrows permissions the way
+ * `ouroboros controller` does for the configuration named by the argument (`in-cluster`,
+ * `kubeconfig` or `kubeconfig-token-file`), queries again and prints one JSON report.
+ *
+ * @module
+ */
+
+import { narrowPermissions } from "../../lib/controller/permissions.ts";
+import { type ClusterConfig, SERVICE_ACCOUNT_DIR } from "../../lib/kube/config.ts";
+import { staticCredentials } from "../../lib/kube/credentials.ts";
+import { TokenFileSource } from "../../lib/kube/token_file.ts";
+import { printStdout } from "../../lib/util/stdio.ts";
+
+/** Permission states of the things the test cares about. */
+export interface ProbeRound {
+  readonly readAnyFile: Deno.PermissionState;
+  readonly readResolvConf: Deno.PermissionState;
+  readonly readServiceAccountToken: Deno.PermissionState;
+  readonly env: Deno.PermissionState;
+  readonly run: Deno.PermissionState;
+  readonly net: Deno.PermissionState;
+}
+
+/** What the probe prints. */
+export interface ControllerProbeReport {
+  readonly asStarted: ProbeRound;
+  readonly afterNarrowing: ProbeRound;
+  readonly reported: ReturnType<typeof narrowPermissions>;
+}
+
+function round(): ProbeRound {
+  const state = (descriptor: Deno.PermissionDescriptor) => Deno.permissions.querySync(descriptor).state;
+  return {
+    readAnyFile: state({ name: "read", path: "/usr/share" }),
+    readResolvConf: state({ name: "read", path: "/etc/resolv.conf" }),
+    readServiceAccountToken: state({ name: "read", path: `${SERVICE_ACCOUNT_DIR}/token` }),
+    env: state({ name: "env", variable: "KUBERNETES_SERVICE_HOST" }),
+    run: state({ name: "run" }),
+    net: state({ name: "net" }),
+  };
+}
+
+if (import.meta.main) {
+  const configuration = Deno.args[0];
+  const base = { server: "https://10.96.0.1:443", caCerts: [], namespace: "default" };
+  const config: ClusterConfig = configuration === "in-cluster"
+    ? { ...base, source: "in-cluster", credentials: new TokenFileSource(`${SERVICE_ACCOUNT_DIR}/token`) }
+    : configuration === "kubeconfig-token-file"
+    ? { ...base, source: "kubeconfig /x, context y", credentials: new TokenFileSource("/x/token") }
+    : { ...base, source: "kubeconfig /x, context y", credentials: staticCredentials({}, "token of user y") };
+  const asStarted = round();
+  const reported = narrowPermissions(config);
+  const report: ControllerProbeReport = { asStarted, afterNarrowing: round(), reported };
+  printStdout(`${JSON.stringify(report)}\n`);
+}

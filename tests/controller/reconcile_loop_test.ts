@@ -1,0 +1,338 @@
+import assert from "node:assert/strict";
+import { ingress } from "../hostnames/factories.ts";
+import { settle } from "../reflector/virtual_clock.ts";
+import { DEBOUNCE_MS, startLoop } from "./loop_harness.ts";
+import type { Ingress } from "../../lib/resources/ingress.ts";
+import type { KubeObject } from "../../lib/kube/objects.ts";
+
+/** Ingress `ns/<name>` with one TLS host `<host>`. */
+function tlsIngress(name: string, host: string, resourceVersion = "1"): Ingress {
+  return ingress(`shop/${name}`, { tls: [host], resourceVersion });
+}
+
+Deno.test("loop: nothing reaches the sink before every source cache has synced (T-1.31)", async () => {
+  const h = startLoop({ gatewayApi: true, resyncMs: 1_000 });
+  try {
+    await settle();
+    assert.equal(h.state(), "waiting-for-sync");
+    // Events for a cache that has not listed yet, and time passing, must not cause a write.
+    h.ingresses.apply(tlsIngress("a", "a.example.com"));
+    h.ingresses.replace([tlsIngress("a", "a.example.com")]);
+    h.gateways.replace([]);
+    await h.clock.advance(60_000);
+    assert.equal(h.sink.calls.length, 0, "a partial picture (HTTPRoutes not listed) is never written");
+    const waiting = h.loop.status().state;
+    assert.deepEqual(waiting, { kind: "waiting-for-sync", unsynced: ["HTTPRoute"] });
+
+    h.routes.replace([]);
+    await h.flush();
+    assert.equal(h.sink.calls.length, 1);
+    assert.deepEqual(h.sink.calls[0]?.hosts, ["a.example.com"]);
+    assert.equal(h.log.find("info", "caches synced").length, 1);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a burst of 1,000 events within the window gives one reconcile with the final set", async () => {
+  const h = startLoop();
+  try {
+    await h.syncAndSettle();
+    assert.equal(h.sink.calls.length, 1, "the first reconcile after sync");
+    assert.equal(h.state(), "idle");
+
+    for (let i = 0; i < 1_000; i++) h.ingresses.apply(tlsIngress(`i${i}`, `h${i}.example.com`));
+    await settle();
+    assert.equal(h.state(), "debouncing");
+    await h.flush();
+
+    assert.equal(h.sink.calls.length, 2, "1,000 events, one more sink call");
+    assert.equal(h.sink.calls[1]?.hosts.length, 1_000);
+    assert.equal(h.sink.writes, 1);
+    assert.equal(h.state(), "idle");
+    await h.clock.advance(DEBOUNCE_MS * 50);
+    assert.equal(h.sink.calls.length, 2, "nothing left over");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a steady storm still reconciles once per window, not never", async () => {
+  const h = startLoop();
+  try {
+    await h.syncAndSettle();
+    // One event every 10 ms for a second: a restarting debounce would never fire.
+    for (let i = 0; i < 100; i++) {
+      h.ingresses.apply(tlsIngress("storm", `s${i}.example.com`, String(i + 2)));
+      await h.clock.advance(10);
+    }
+    await h.flush();
+    const calls = h.sink.calls.length - 1;
+    assert.ok(calls >= 9 && calls <= 11, `about one reconcile per 100 ms window, got ${calls}`);
+    assert.deepEqual(h.sink.calls.at(-1)?.hosts, ["s99.example.com"]);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: any number of events during a reconcile cause exactly one follow-up", async () => {
+  const h = startLoop();
+  try {
+    h.sink.script({ kind: "block" });
+    h.ingresses.replace([tlsIngress("a", "a.example.com")]);
+    await h.flush();
+    assert.ok(h.sink.blocked, "the first reconcile is in flight");
+    assert.equal(h.state(), "reconciling");
+
+    for (let i = 0; i < 50; i++) h.ingresses.apply(tlsIngress(`b${i}`, `b${i}.example.com`));
+    await h.clock.advance(DEBOUNCE_MS * 10);
+    assert.equal(h.sink.calls.length, 1, "no second call while the first is in flight");
+
+    h.sink.release();
+    await settle();
+    assert.equal(h.state(), "debouncing", "the events during the call are pending");
+    await h.flush();
+    assert.equal(h.sink.calls.length, 2);
+    assert.equal(h.sink.calls[1]?.hosts.length, 51, "the follow-up sees every change");
+    await h.clock.advance(DEBOUNCE_MS * 50);
+    assert.equal(h.sink.calls.length, 2, "exactly one follow-up");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a failing sink is retried with exponential backoff, reset by a success", async () => {
+  const h = startLoop({ random: () => 0.5 });
+  try {
+    const failure = { kind: "fail", error: new Error("connection refused") } as const;
+    h.sink.script(failure, failure, failure, failure);
+    h.ingresses.replace([tlsIngress("a", "a.example.com")]);
+    await h.flush();
+    const delays: number[] = [];
+    while (h.state() === "backing-off") {
+      const state = h.loop.status().state;
+      assert.ok(state.kind === "backing-off");
+      delays.push(state.delayMs);
+      await h.clock.advance(state.delayMs);
+      await h.flush();
+    }
+    // Ceilings 1 s, 2 s, 4 s, 8 s with the jitter draw at 0.5.
+    assert.deepEqual(delays, [500, 1_000, 2_000, 4_000]);
+    assert.equal(h.sink.calls.length, 5);
+    assert.equal(h.sink.writes, 1, "the fifth attempt wrote");
+    assert.equal(h.log.find("error", "reconcile failed").length, 4);
+    assert.equal(h.log.find("error", "reconcile failed")[0]?.properties.error, "connection refused");
+    assert.deepEqual(h.observer.results.map((r) => r.kind), ["error", "error", "error", "error", "written"]);
+
+    h.sink.script(failure);
+    h.ingresses.apply(tlsIngress("b", "b.example.com"));
+    await h.flush();
+    const state = h.loop.status().state;
+    assert.ok(state.kind === "backing-off");
+    assert.equal(state.delayMs, 500, "a success starts the sequence over");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a refusal is logged once per distinct problem and retried on the next change or resync", async () => {
+  const h = startLoop({ resyncMs: 60_000 });
+  try {
+    const damaged = {
+      kind: "refuse",
+      problem: "end-before-begin",
+      message: "END on line 3 before BEGIN",
+    } as const;
+    h.sink.script(damaged, damaged, damaged);
+    h.ingresses.replace([tlsIngress("a", "a.example.com")]);
+    await h.flush();
+    assert.equal(h.log.find("error", "write refused").length, 1);
+    assert.equal(h.state(), "idle", "a refusal is not retried in a loop");
+    await h.clock.advance(30_000);
+    assert.equal(h.sink.calls.length, 1);
+
+    h.ingresses.apply(tlsIngress("b", "b.example.com"));
+    await h.flush();
+    await h.clock.advance(30_000);
+    await h.flush();
+    assert.equal(h.sink.calls.length, 3, "retried on a change and on the resync");
+    assert.equal(h.log.find("error", "write refused").length, 1, "the same problem stays quiet");
+    assert.equal(h.log.find("debug", "write still refused").length, 2);
+
+    h.sink.script({ kind: "refuse", problem: "configmap-too-large", message: "over 1 MiB" });
+    h.ingresses.apply(tlsIngress("c", "c.example.com"));
+    await h.flush();
+    assert.equal(h.log.find("error", "write refused").length, 2, "a different problem is logged");
+
+    h.ingresses.apply(tlsIngress("d", "d.example.com"));
+    await h.flush();
+    assert.equal(h.sink.writes, 1, "fixed: written");
+    h.sink.script(damaged);
+    h.ingresses.apply(tlsIngress("e", "e.example.com"));
+    await h.flush();
+    assert.equal(h.log.find("error", "write refused").length, 3, "after a success the problem is news again");
+    assert.deepEqual(h.log.find("error", "write refused")[0]?.properties, {
+      target: h.sink.description,
+      problem: "end-before-begin",
+      message: "END on line 3 before BEGIN",
+    });
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: the resync calls the sink, an unchanged result writes nothing; status-only churn skips the sink", async () => {
+  const h = startLoop({ resyncMs: 60_000 });
+  try {
+    const a = tlsIngress("a", "a.example.com");
+    await h.syncAndSettle([a]);
+    assert.equal(h.sink.writes, 1);
+    assert.equal(h.log.find("info", "hostnames updated").length, 1);
+
+    // 200 status-only updates: new resourceVersions, the same hostnames.
+    for (let i = 0; i < 200; i++) {
+      h.ingresses.apply({
+        ...a,
+        metadata: { ...a.metadata, resourceVersion: String(100 + i) },
+        status: { loadBalancer: { ingress: [{ ip: `192.0.2.${i % 250}` }] } },
+      });
+    }
+    await h.flush();
+    assert.equal(h.sink.calls.length, 1, "the desired set did not move: no request at all");
+    assert.equal(h.observer.skips, 1);
+
+    await h.clock.advance(60_000 - DEBOUNCE_MS);
+    await h.flush();
+    assert.equal(h.sink.calls.length, 2, "the resync calls the sink");
+    assert.equal(h.observer.results.at(-1)?.kind, "unchanged");
+    assert.equal(h.sink.writes, 1, "and nothing is written");
+    assert.equal(h.log.find("info", "hostnames updated").length, 1, "no INFO when nothing changed");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: 'hostnames updated' carries the sink's counts", async () => {
+  const h = startLoop();
+  try {
+    await h.syncAndSettle([tlsIngress("a", "a.example.com"), tlsIngress("b", "b.example.com")]);
+    h.ingresses.delete(tlsIngress("a", "a.example.com"));
+    h.ingresses.apply(tlsIngress("c", "c.example.com"));
+    h.ingresses.apply(tlsIngress("d", "d.example.com"));
+    await h.flush();
+    const updates = h.log.find("info", "hostnames updated").map((entry) => entry.properties);
+    assert.deepEqual(updates, [
+      { target: h.sink.description, added: 2, removed: 0, total: 2 },
+      { target: h.sink.description, added: 2, removed: 1, total: 3 },
+    ]);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a refused hostname is logged once per object change, escaped, and never reaches the sink", async () => {
+  const h = startLoop({ resyncMs: 60_000 });
+  try {
+    const hostile = "evil.example.com\n    forward . 6.6.6.6";
+    const object = ingress("shop/web", { tls: ["ok.example.com", hostile], resourceVersion: "7" });
+    await h.syncAndSettle([object]);
+    assert.deepEqual(h.sink.calls[0]?.hosts, ["ok.example.com"]);
+    const warnings = h.log.find("warn", "hostname refused");
+    assert.equal(warnings.length, 1);
+    assert.equal(warnings[0]?.properties.value, '"evil.example.com\\n    forward . 6.6.6.6"');
+    assert.equal(warnings[0]?.properties.object, "shop/web");
+    assert.equal(h.observer.desired?.rejected, 1);
+
+    await h.clock.advance(60_000);
+    await h.flush();
+    h.ingresses.apply(tlsIngress("other", "other.example.com"));
+    await h.flush();
+    assert.equal(h.log.find("warn", "hostname refused").length, 1, "resyncs and other changes stay quiet");
+
+    h.ingresses.apply({ ...object, metadata: { ...object.metadata, resourceVersion: "8" } });
+    await h.flush();
+    assert.equal(h.log.find("warn", "hostname refused").length, 2, "the object changed: said again");
+    assert.ok(h.sink.calls.every((call) => call.hosts.every((host) => !host.includes("\n"))));
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a change to the target calls the sink even when no hostname moved (T-1.28)", async () => {
+  const h = startLoop({ withTarget: true });
+  try {
+    const configMap = (resourceVersion: string): KubeObject => ({
+      metadata: {
+        name: "coredns",
+        namespace: "kube-system",
+        uid: "u",
+        resourceVersion,
+        labels: {},
+        annotations: {},
+      },
+    });
+    h.target.replace([configMap("1")]);
+    await h.syncAndSettle([tlsIngress("a", "a.example.com")]);
+    assert.equal(h.sink.calls.length, 1);
+
+    // Someone deleted our block: the sink holds nothing any more.
+    h.sink.held = [];
+    h.target.apply(configMap("2"));
+    await h.flush();
+    assert.equal(h.sink.calls.length, 2);
+    assert.deepEqual(h.sink.held, ["a.example.com"], "restored without waiting for a resync");
+
+    h.target.resync();
+    await h.flush();
+    assert.equal(h.sink.calls.length, 2, "a target resync notification is not a change");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: shutdown lets a reconcile in flight finish, with its signal untouched", async () => {
+  const h = startLoop();
+  h.sink.script({ kind: "block" });
+  h.ingresses.replace([tlsIngress("a", "a.example.com")]);
+  await h.flush();
+  assert.ok(h.sink.blocked);
+  h.controller.abort();
+  let returned = false;
+  h.running.then(() => returned = true);
+  await h.clock.advance(5_000);
+  assert.equal(returned, false, "run waits for the call in flight");
+  assert.equal(h.sink.calls[0]?.signal.aborted, false, "within the grace period the call is not cut");
+  h.sink.release();
+  await h.running;
+  assert.equal(h.sink.writes, 1, "the started write completed");
+  assert.equal(h.state(), "stopped");
+  await h.clock.advance(60_000);
+  assert.equal(h.sink.calls.length, 1, "no call starts after shutdown");
+});
+
+Deno.test("loop: a reconcile that hangs past the shutdown grace period is abandoned", async () => {
+  const h = startLoop({ shutdownGraceMs: 2_000 });
+  h.sink.script({ kind: "block" });
+  h.ingresses.replace([tlsIngress("a", "a.example.com")]);
+  await h.flush();
+  h.controller.abort();
+  await h.clock.advance(2_000);
+  await h.running;
+  assert.equal(h.sink.calls[0]?.signal.aborted, true);
+  assert.equal(h.sink.writes, 0);
+  assert.equal(h.log.find("warn", "a reconcile did not finish").length, 1);
+  assert.equal(
+    h.log.find("error", "reconcile failed").length,
+    0,
+    "an abandoned call at shutdown is no failure",
+  );
+});
+
+Deno.test("loop: aborting while waiting for the sync returns at once", async () => {
+  const h = startLoop();
+  await settle();
+  await h.stop();
+  assert.equal(h.state(), "stopped");
+  assert.equal(h.sink.calls.length, 0);
+  await assert.rejects(h.loop.run(new AbortController().signal), /twice/);
+});
