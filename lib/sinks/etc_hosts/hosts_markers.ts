@@ -1,0 +1,144 @@
+/**
+ * Finds ouroboros's marker pair in a hosts file and decides whether it is intact, failing closed
+ * on any sign of a hand edit.
+ *
+ * The markers are the CoreDNS modes' strings (one vocabulary for operators to grep for). A
+ * marker is a line whose content, trimmed of ASCII whitespace, is exactly the marker text. A
+ * valid pair is one BEGIN followed later by one END with nothing between them but `<ip> <host>`
+ * lines of the form we write (and blank lines, which carry nothing and may be dropped).
+ *
+ * Anything else is refused rather than repaired, because every repair guesses: the original
+ * takes the last occurrence of each marker, so END before BEGIN or a copied block makes it splice
+ * across other people's entries and delete them. Refused:
+ *
+ * - END before BEGIN, BEGIN without END, END without BEGIN, two BEGINs, two ENDs;
+ * - a comment that reads like one of our markers but is not exact (changed case or spacing,
+ *   `# BEGIN ouroboros`, or marker text after an entry on the same line): otherwise a hand-edited
+ *   marker is ignored and a second block appended;
+ * - any other line between the markers (a comment, an entry with a tab or two names): the
+ *   operator put it there, and rewriting the block would delete it.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { MARKER_BEGIN, MARKER_END } from "../coredns/corefile_markers.ts";
+import { parseOwnEntry } from "./hosts_entries.ts";
+import { type HostsLine, trimAscii } from "./hosts_lines.ts";
+import { type HostsMarkerProblem, type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
+
+export { MARKER_BEGIN, MARKER_END };
+
+/** A comment that reads like one of our markers, whatever its spacing, case or wording after. */
+const MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros(?![\w-])/i;
+
+/** How to recover from any marker problem; ends every marker message. */
+const FIX = "Fix it by hand: delete the ouroboros marker lines and the lines between them; " +
+  "ouroboros then appends one fresh block at the end of the file. ouroboros writes nothing until then.";
+
+/** One of our entries as found in the file. */
+export interface FoundEntry {
+  readonly ip: string;
+  readonly host: string;
+}
+
+/** The outcome of {@linkcode scanHostsMarkers}. */
+export type HostsMarkerScan =
+  /** No marker and nothing that looks like one. */
+  | { readonly kind: "absent" }
+  /** An intact pair: 0-based indexes of the BEGIN and END lines and the entries between them. */
+  | {
+    readonly kind: "present";
+    readonly beginLine: number;
+    readonly endLine: number;
+    readonly entries: readonly FoundEntry[];
+  }
+  | HostsRefusal;
+
+/**
+ * Finds and validates the marker pair.
+ *
+ * @example
+ * ```ts
+ * const text = "127.0.0.1 localhost\n# === BEGIN ouroboros (do not edit by hand) ===\n" +
+ *   "10.96.0.10 app.example.com\n# === END ouroboros ===\n";
+ * scanHostsMarkers(text, splitHostsLines(text));
+ * // { kind: "present", beginLine: 1, endLine: 3, entries: [{ ip: "10.96.0.10", host: "app.example.com" }] }
+ * ```
+ */
+export function scanHostsMarkers(text: string, lines: readonly HostsLine[]): HostsMarkerScan {
+  const begins: number[] = [];
+  const ends: number[] = [];
+  for (const [index, line] of lines.entries()) {
+    const content = text.slice(line.start, line.contentEnd);
+    const trimmed = trimAscii(content);
+    if (trimmed === MARKER_BEGIN) {
+      begins.push(index);
+      continue;
+    }
+    if (trimmed === MARKER_END) {
+      ends.push(index);
+      continue;
+    }
+    const hash = content.indexOf("#");
+    if (hash >= 0 && MARKER_LIKE.test(content.slice(hash))) {
+      return markerRefusal(
+        "altered-marker",
+        `line ${index + 1} looks like an ouroboros marker but is not exactly "${MARKER_BEGIN}" or ` +
+          `"${MARKER_END}" on a line of its own: ${JSON.stringify(content)}.`,
+      );
+    }
+  }
+
+  const shown = (list: readonly number[]): string => list.map((line) => line + 1).join(", ");
+  if (begins.length > 1) {
+    return markerRefusal(
+      "duplicate-begin",
+      `there are ${begins.length} BEGIN markers (lines ${shown(begins)}).`,
+    );
+  }
+  if (ends.length > 1) {
+    return markerRefusal("duplicate-end", `there are ${ends.length} END markers (lines ${shown(ends)}).`);
+  }
+  const [begin] = begins;
+  const [end] = ends;
+  if (begin === undefined && end === undefined) return { kind: "absent" };
+  if (end === undefined) {
+    return markerRefusal("begin-without-end", `the BEGIN marker on line ${shown(begins)} has no END marker.`);
+  }
+  if (begin === undefined) {
+    return markerRefusal("end-without-begin", `the END marker on line ${shown(ends)} has no BEGIN marker.`);
+  }
+  if (end < begin) {
+    return markerRefusal(
+      "end-before-begin",
+      `the END marker on line ${end + 1} comes before the BEGIN marker on line ${begin + 1}.`,
+    );
+  }
+
+  const entries: FoundEntry[] = [];
+  for (let index = begin + 1; index < end; index++) {
+    const line = lines[index] as HostsLine;
+    const content = text.slice(line.start, line.contentEnd);
+    if (trimAscii(content) === "") continue;
+    const entry = parseOwnEntry(content);
+    if (entry === undefined) {
+      return hostsRefusal(
+        "foreign-content-in-block",
+        `line ${index + 1}, between the ouroboros markers on lines ${begin + 1} and ${end + 1}, is not an ` +
+          `"<ip> <host>" entry ouroboros wrote: ${
+            JSON.stringify(content)
+          }. ouroboros will not delete a line ` +
+          "someone added: move it above the BEGIN marker or below the END marker (or delete it); ouroboros " +
+          "writes nothing until then.",
+      );
+    }
+    entries.push(entry);
+  }
+  return { kind: "present", beginLine: begin, endLine: end, entries };
+}
+
+function markerRefusal(problem: HostsMarkerProblem, detail: string): HostsRefusal {
+  return hostsRefusal(problem, `the ouroboros markers are damaged: ${detail} ${FIX}`);
+}

@@ -1,0 +1,54 @@
+/**
+ * Which paths etc-hosts mode may write to, judged from the text alone.
+ *
+ * The controller writes as root into a node file chosen by a flag, so a typo or a hostile value
+ * (`--etc-hosts=/host/etc/shadow`) must not turn it into an arbitrary-file writer. Like the
+ * original, the last path component must be literally `hosts`; a `..` component is refused too,
+ * so what the path names is what it says. Symbolic links and non-regular files are checked on
+ * the file itself by the writer (`hosts_file.ts`).
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
+
+/** The only file name etc-hosts mode writes. */
+export const HOSTS_BASENAME = "hosts";
+
+/**
+ * The refusal for a path that may not be written, or `undefined` when the text is acceptable.
+ *
+ * @example
+ * ```ts
+ * hostsPathProblem("/host/etc/hosts");    // undefined
+ * hostsPathProblem("/host/etc/shadow")?.problem; // "unsafe-path"
+ * ```
+ */
+export function hostsPathProblem(path: string): HostsRefusal | undefined {
+  if (path === "") {
+    return hostsRefusal(
+      "unsafe-path",
+      "the hosts file path is empty: set --etc-hosts (default /host/etc/hosts)",
+    );
+  }
+  const parts = path.split("/");
+  const basename = parts.at(-1);
+  if (path.includes("\0") || basename !== HOSTS_BASENAME) {
+    return hostsRefusal(
+      "unsafe-path",
+      `refusing to write ${JSON.stringify(path)}: its file name must be "hosts" (this guard keeps a ` +
+        "mistyped or hostile --etc-hosts from overwriting another file as root)",
+    );
+  }
+  if (parts.includes("..")) {
+    return hostsRefusal(
+      "unsafe-path",
+      `refusing to write ${
+        JSON.stringify(path)
+      }: it has a ".." component; give the direct path of the mounted file`,
+    );
+  }
+  return undefined;
+}
