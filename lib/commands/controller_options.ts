@@ -125,6 +125,14 @@ export const CONTROLLER_OPTIONS = {
       default: "",
       help: "Proxy address written into the hosts file; required in etc-hosts mode.",
     },
+    cleanup: {
+      flag: "cleanup",
+      env: null,
+      kind: boolean(),
+      default: "false",
+      help: "etc-hosts mode only: remove the ouroboros block from the --etc-hosts file and exit, without " +
+        "contacting the API server (run it on uninstall so nodes keep no stale entries).",
+    },
     externalDnsNamespace: {
       flag: "external-dns-namespace",
       kind: namespaceName(),

@@ -15,10 +15,21 @@
  * | kubeconfig with a `tokenFile`               | everything granted (the file is re-read   |
  * |                                             | and its path is the source's own secret)  |
  *
- * Environment access goes too (every variable was read at start-up), as do write, ffi and sys,
- * and run unless credentials come from an exec plugin, which must run again when its token
- * expires. The `controller` set grants no run, so exec plugins work only where the operator adds
+ * Environment access goes too (every variable was read at start-up), as do ffi and sys, and run
+ * unless credentials come from an exec plugin, which must run again when its token expires. The
+ * `controller` set grants no run, so exec plugins work only where the operator adds
  * `--allow-run` (see `kube_access.ts`).
+ *
+ * Write goes too, except in etc-hosts mode, which edits the node's hosts file for as long as it
+ * runs. The set grants write of `/` and, as entries of their own, read and write of
+ * {@linkcode HOSTS_FILE_GRANT} (where the chart mounts the node's file). Revoking a path revokes
+ * every entry that contains it but none inside it, so revoking `/` keeps the hosts file entry:
+ *
+ * | `--etc-hosts`                 | read and write kept for the hosts file afterwards          |
+ * |-------------------------------|------------------------------------------------------------|
+ * | `/host/etc/hosts` (default)   | that file only, next to the read access of the table above  |
+ * | any other path                | read and write as granted: the set cannot name the path,    |
+ * |                               | and Deno cannot narrow `/` down to one file                 |
  *
  * @module
  */
@@ -30,41 +41,79 @@ import { TokenFileSource } from "../kube/token_file.ts";
 /** The file the cluster domain is detected from (read during validation). */
 const RESOLV_CONF = "/etc/resolv.conf";
 
-/** What read access remains: none, the service-account folder, or whatever was granted. */
+/**
+ * The hosts file path the `controller` and `binary` permission sets grant read and write of as
+ * an entry of its own (the chart mounts the node's `/etc/hosts` there; `--etc-hosts` default).
+ */
+export const HOSTS_FILE_GRANT = "/host/etc/hosts";
+
+/**
+ * What read access remains apart from the hosts file: none, the service-account folder, or
+ * whatever was granted.
+ */
 export type ReadAccess = "none" | "service-account" | "as-granted";
+
+/** What write access remains: none, the hosts file (read too) only, or whatever was granted. */
+export type WriteAccess = "none" | "hosts-file" | "as-granted";
 
 /** What {@linkcode narrowPermissions} left in place, for the start-up log line. */
 export interface PermissionReport {
   readonly read: ReadAccess;
+  readonly write: WriteAccess;
   readonly env: Deno.PermissionState;
   readonly run: Deno.PermissionState;
+}
+
+/** What the running mode still needs besides the API server. */
+export interface NarrowOptions {
+  /** etc-hosts mode: the hosts file, read and written on every reconcile. */
+  readonly hostsFile?: string;
 }
 
 function granted(descriptor: Deno.PermissionDescriptor): boolean {
   return Deno.permissions.querySync(descriptor).state === "granted";
 }
 
-/** Revokes what the controller no longer needs for `config`, and reports what remains. */
-export function narrowPermissions(config: ClusterConfig): PermissionReport {
+/**
+ * Revokes what the controller no longer needs for `config` and the mode (`options`), and
+ * reports what remains.
+ */
+export function narrowPermissions(config: ClusterConfig, options: NarrowOptions = {}): PermissionReport {
   const inCluster = config.source === "in-cluster";
   const rereadsOwnFile = config.credentials instanceof TokenFileSource && !inCluster;
-  if (!rereadsOwnFile) {
+  const hostsFile = options.hostsFile;
+  // A hosts file the set does not name is reachable only through the `/` entries: keep them.
+  const keepsEverything = hostsFile !== undefined && hostsFile !== HOSTS_FILE_GRANT;
+  if (!rereadsOwnFile && !keepsEverything) {
     if (inCluster) {
       Deno.permissions.revokeSync({ name: "read", path: "/" });
       Deno.permissions.revokeSync({ name: "read", path: RESOLV_CONF });
+    } else if (hostsFile !== undefined) {
+      // Entry by entry, so the hosts file entry stays.
+      for (const path of ["/", RESOLV_CONF, SERVICE_ACCOUNT_DIR]) {
+        Deno.permissions.revokeSync({ name: "read", path });
+      }
     } else {
       Deno.permissions.revokeSync({ name: "read" });
     }
   }
-  for (const name of ["env", "write", "ffi", "sys"] as const) Deno.permissions.revokeSync({ name });
+  if (hostsFile === undefined) Deno.permissions.revokeSync({ name: "write" });
+  else if (!keepsEverything) Deno.permissions.revokeSync({ name: "write", path: "/" });
+  for (const name of ["env", "ffi", "sys"] as const) Deno.permissions.revokeSync({ name });
   if (!(config.credentials instanceof ExecCredentialSource)) Deno.permissions.revokeSync({ name: "run" });
   const read: ReadAccess = granted({ name: "read", path: "/" })
     ? "as-granted"
     : granted({ name: "read", path: SERVICE_ACCOUNT_DIR })
     ? "service-account"
     : "none";
+  const write: WriteAccess = granted({ name: "write", path: "/" })
+    ? "as-granted"
+    : hostsFile !== undefined && granted({ name: "write", path: hostsFile })
+    ? "hosts-file"
+    : "none";
   return {
     read,
+    write,
     env: Deno.permissions.querySync({ name: "env" }).state,
     run: Deno.permissions.querySync({ name: "run" }).state,
   };

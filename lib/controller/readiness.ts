@@ -1,6 +1,7 @@
 /**
- * When the controller counts as ready: every source kind has completed its first list, and a
- * reconcile has succeeded since start (the sink found the target matching, or wrote it). Both
+ * When the controller counts as ready: every source and prerequisite kind (the proxy Service
+ * in external-dns mode) has completed its first list, and a reconcile has succeeded since start
+ * (the sink found the target matching, or wrote it, or left only some hostnames alone). Both
  * only ever become true, so readiness latches: a later failed or refused reconcile is reported by
  * logs and metrics, not by pulling the pod out of a rollout that already succeeded.
  *
@@ -33,7 +34,7 @@ export function controllerReadiness(
 ): Readiness {
   if (stopping) return { ready: false, reason: "shutting down" };
   const unsynced = watched
-    .filter((entry) => entry.role === "source")
+    .filter((entry) => entry.role !== "target")
     .map((entry) => ({ kind: entry.kind, status: entry.status() }))
     .filter(({ status }) => !status.synced)
     .map(({ kind, status }) =>

@@ -9,7 +9,7 @@
  *
  * | state              | on                                         | next                                   |
  * |--------------------|--------------------------------------------|----------------------------------------|
- * | `waiting-for-sync` | the last source store synced               | `debouncing` (a first reconcile)        |
+ * | `waiting-for-sync` | the last source or prerequisite synced     | `debouncing` (a first reconcile)        |
  * | `idle`             | a store change, the resync timer           | `debouncing`                           |
  * | `debouncing`       | the window (`debounceMs`) ends             | `reconciling` (everything pending)     |
  * | `reconciling`      | unchanged / written / refused              | `idle`, or `debouncing` if more came   |
@@ -22,10 +22,20 @@
  * at most one reconcile per window plus the reconcile's own time. Changes that arrive during a
  * reconcile are remembered and cause exactly one more.
  *
- * The sink is called only when it can matter: when the desired set differs from the last one
- * the sink accepted, when the target itself changed (the watched ConfigMap), on the periodic
- * resync, and after a failure. A burst that changes no hostname (status-only updates) is
- * recomputed and dropped without a request to the API server.
+ * The sink is called only when it can matter: when the desired set (the hostnames, or the kinds
+ * they come from) differs from the last one the sink accepted, when the target itself changed
+ * (the watched ConfigMap), when a prerequisite changed (the proxy Service whose addresses the
+ * records point at), on the periodic resync, and after a failure. A burst that changes no
+ * hostname (status-only updates) is recomputed and dropped without a request to the API server.
+ *
+ * Prerequisites are caches the sink reads besides the hostnames. The first reconcile waits for
+ * them as it waits for the sources, so a sink never acts on a half-known world (external-dns
+ * mode would otherwise see "no proxy address" and hold everything back, or worse).
+ *
+ * Refusals are logged by what they held back ({@linkcode RefusalScope}): a refusal that wrote
+ * nothing, or left some hostnames alone while writing the rest, is an ERROR; a safety guard that
+ * kept published records is a WARN (nothing is broken; the message says what to do). Each is
+ * logged once per distinct problem, and at DEBUG when the sink has already logged it itself.
  *
  * Shutdown never leaves a half-done write: no sink call starts after the signal aborts, and a
  * call in flight keeps a signal of its own that aborts only after `shutdownGraceMs`. A sink
@@ -43,7 +53,7 @@ import type { StoreView } from "../reflector/store.ts";
 import type { Gateway } from "../resources/gateway.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
-import type { Sink, SinkOutcome } from "../sinks/sink.ts";
+import type { HostSource, RefusalScope, Sink, SinkOutcome } from "../sinks/sink.ts";
 import { desiredHostnames, type DesiredSetOptions } from "../hostnames/desired_set.ts";
 import { formatLoggedValue, RejectionLog } from "../hostnames/rejection_log.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
@@ -56,12 +66,23 @@ export interface LoopSources {
   readonly routes?: StoreView<HttpRoute>;
 }
 
+/**
+ * A cache the sink depends on besides the hostname sources (external-dns mode: the proxy
+ * Service). `kind` names it in logs and in the waiting-for-sync state.
+ */
+export interface Prerequisite {
+  readonly kind: string;
+  readonly store: StoreView<KubeObject>;
+}
+
 /** Why a reconcile runs; several reasons can be pending at once. */
 export interface Trigger {
   /** A source cache changed (or the first sync): recompute, call the sink if the set moved. */
   readonly sources: boolean;
   /** The sink's target changed (someone edited the ConfigMap): call the sink. */
   readonly target: boolean;
+  /** A prerequisite changed (the proxy Service): call the sink, its input moved. */
+  readonly prerequisite: boolean;
   /** The periodic resync: call the sink, which repairs drift and writes only if needed. */
   readonly resync: boolean;
   /** The previous call failed: call the sink again. */
@@ -72,13 +93,19 @@ export interface Trigger {
 export type ReconcileResult =
   | { readonly kind: "unchanged"; readonly hosts: number }
   | { readonly kind: "written"; readonly hosts: number; readonly added: number; readonly removed: number }
-  | { readonly kind: "refused"; readonly problem: string; readonly message: string }
+  | {
+    readonly kind: "refused";
+    readonly problem: string;
+    readonly message: string;
+    /** What the refusal held back; absent means `nothing-written`. */
+    readonly scope?: RefusalScope;
+  }
   | { readonly kind: "error"; readonly message: string };
 
 /** The loop's state. */
 export type LoopState =
   | { readonly kind: "new" }
-  /** Some source caches have not completed their first list; nothing is written meanwhile. */
+  /** Some source or prerequisite caches have not listed yet; nothing is written meanwhile. */
   | { readonly kind: "waiting-for-sync"; readonly unsynced: readonly string[] }
   | { readonly kind: "idle" }
   /** Collecting changes until `until` (clock time), then reconciling once. */
@@ -98,7 +125,10 @@ export interface LoopStatus {
   readonly state: LoopState;
   /** The last sink call's result; absent before the first call. */
   readonly last?: ReconcileResult;
-  /** True once a sink call has succeeded (unchanged or written); never goes back. */
+  /**
+   * True once a sink call has succeeded (unchanged, written, or a refusal of some hostnames
+   * while the rest were written); never goes back.
+   */
   readonly succeeded: boolean;
   /** Hostnames in the desired set at the last recompute. */
   readonly desiredHosts: number;
@@ -133,6 +163,11 @@ export interface ReconcileLoopOptions {
    * instead of at the next resync. They never hold back the first reconcile.
    */
   readonly targets?: readonly StoreView<KubeObject>[];
+  /**
+   * Caches the sink reads besides the hostnames (see the module comment): the first reconcile
+   * waits until they have synced, and their changes call the sink.
+   */
+  readonly prerequisites?: readonly Prerequisite[];
   readonly sink: Sink;
   readonly desired: DesiredSetOptions;
   /** `--resync`: period of the sink call that repairs drift; 0 turns it off. */
@@ -166,28 +201,73 @@ export const RECONCILE_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 120_
 
 const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
 
-const NO_TRIGGER: Trigger = { sources: false, target: false, resync: false, retry: false };
+const REASONS = ["sources", "target", "prerequisite", "resync", "retry"] as const;
+
+const NO_TRIGGER: Trigger = {
+  sources: false,
+  target: false,
+  prerequisite: false,
+  resync: false,
+  retry: false,
+};
 
 function merge(a: Trigger, b: Partial<Trigger>): Trigger {
   return {
     sources: a.sources || b.sources === true,
     target: a.target || b.target === true,
+    prerequisite: a.prerequisite || b.prerequisite === true,
     resync: a.resync || b.resync === true,
     retry: a.retry || b.retry === true,
   };
 }
 
 function pending(trigger: Trigger): boolean {
-  return trigger.sources || trigger.target || trigger.resync || trigger.retry;
+  return REASONS.some((name) => trigger[name]);
 }
 
-function sameHosts(a: readonly string[], b: readonly string[]): boolean {
-  return a.length === b.length && a.every((host, i) => host === b[i]);
+/** What the sink last accepted: the hostnames and the kinds each came from. */
+interface Applied {
+  readonly hosts: readonly string[];
+  readonly sources: ReadonlyMap<string, readonly HostSource[]>;
+}
+
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+function sameApplied(a: Applied, b: Applied): boolean {
+  if (!sameList(a.hosts, b.hosts) || a.sources.size !== b.sources.size) return false;
+  for (const [host, kinds] of a.sources) {
+    const other = b.sources.get(host);
+    if (other === undefined || !sameList(kinds, other)) return false;
+  }
+  return true;
 }
 
 function reasons(trigger: Trigger): string {
-  return (["sources", "target", "resync", "retry"] as const).filter((name) => trigger[name]).join(",");
+  return REASONS.filter((name) => trigger[name]).join(",");
 }
+
+/** How the loop words a refusal of each scope, and at which level when it is news. */
+const REFUSAL_WORDING: Readonly<
+  Record<RefusalScope, { level: "warn" | "error"; message: string; repeat: string }>
+> = {
+  "nothing-written": {
+    level: "error",
+    message: "write refused; nothing was written, retrying on the next change or resync",
+    repeat: "write still refused; waiting for a change",
+  },
+  "some-hosts": {
+    level: "error",
+    message: "some hostnames were not written (the others were); retrying on the next change or resync",
+    repeat: "some hostnames still not written; waiting for a change",
+  },
+  guard: {
+    level: "warn",
+    message: "a safety guard held back the change; nothing was written or deleted, published records stay",
+    repeat: "the safety guard still holds; waiting for a change",
+  },
+};
 
 function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
@@ -210,6 +290,7 @@ function errorMessage(error: unknown): string {
 export class ReconcileLoop {
   readonly #sources: LoopSources;
   readonly #targets: readonly StoreView<KubeObject>[];
+  readonly #prerequisites: readonly Prerequisite[];
   readonly #sink: Sink;
   readonly #desired: DesiredSetOptions;
   readonly #resyncMs: number;
@@ -228,9 +309,9 @@ export class ReconcileLoop {
   #wake: (() => void) | undefined;
   #last: ReconcileResult | undefined;
   #succeeded = false;
-  /** The hostnames the sink last accepted; `undefined` until a success and after a failure. */
-  #applied: readonly string[] | undefined;
-  /** The refusal last logged at ERROR (`problem` and `message`), so a repeat stays quiet. */
+  /** What the sink last accepted; `undefined` until a success and after a failure or refusal. */
+  #applied: Applied | undefined;
+  /** The refusal last logged (scope, `problem` and `message`), so a repeat stays quiet. */
   #refusalLogged: string | undefined;
   #desiredHosts = 0;
   #rejectedHosts = 0;
@@ -239,6 +320,7 @@ export class ReconcileLoop {
   constructor(options: ReconcileLoopOptions) {
     this.#sources = options.sources;
     this.#targets = options.targets ?? [];
+    this.#prerequisites = options.prerequisites ?? [];
     this.#sink = options.sink;
     this.#desired = options.desired;
     this.#resyncMs = options.resyncMs;
@@ -267,8 +349,8 @@ export class ReconcileLoop {
   }
 
   /**
-   * Waits for the source caches to sync, then reconciles on every change and resync until
-   * `signal` aborts. Returns once a sink call in flight has finished (or was abandoned after the
+   * Waits for the source and prerequisite caches to sync, then reconciles on every change and
+   * resync until `signal` aborts. Returns once a sink call in flight has finished (or was abandoned after the
    * grace period). Never rejects for sink failures: they are retried. May be called once.
    */
   async run(signal: AbortSignal): Promise<void> {
@@ -323,6 +405,11 @@ export class ReconcileLoop {
           if (change.kind !== "resync") this.#trigger({ target: true });
         })
       ),
+      ...this.#prerequisites.map(({ store }) =>
+        store.subscribe((change) => {
+          if (change.kind !== "resync") this.#trigger({ prerequisite: true });
+        })
+      ),
     ];
     return () => {
       for (const unsubscribe of unsubscribes) unsubscribe();
@@ -351,6 +438,7 @@ export class ReconcileLoop {
       ["Ingress", this.#sources.ingresses],
       ["Gateway", this.#sources.gateways],
       ["HTTPRoute", this.#sources.routes],
+      ...this.#prerequisites.map(({ kind, store }): [string, StoreView<KubeObject>] => [kind, store]),
     ];
     while (true) {
       const unsynced = named.filter(([, store]) => store !== undefined && !store.synced).map(([kind]) =>
@@ -405,10 +493,10 @@ export class ReconcileLoop {
     const ingresses = this.#sources.ingresses.list();
     const gateways = this.#sources.gateways?.list() ?? [];
     const routes = this.#sources.routes?.list() ?? [];
-    let hosts: readonly string[];
+    let applying: Applied;
     try {
       const desired = desiredHostnames({ ingresses, gateways, routes }, this.#desired);
-      hosts = desired.hosts;
+      applying = { hosts: desired.hosts, sources: desired.sources };
       this.#desiredHosts = desired.hosts.length;
       this.#rejectedHosts = desired.rejected.length;
       for (const entry of this.#rejections.observe(desired.rejected)) {
@@ -426,8 +514,9 @@ export class ReconcileLoop {
       // A bug in the pure core: report it like a failed call, so it is retried and seen.
       return this.#finish({ kind: "error", message: `computing the desired set: ${errorMessage(error)}` }, 0);
     }
-    const needed = trigger.target || trigger.resync || trigger.retry || this.#applied === undefined ||
-      !sameHosts(this.#applied, hosts);
+    const hosts = applying.hosts;
+    const needed = trigger.target || trigger.prerequisite || trigger.resync || trigger.retry ||
+      this.#applied === undefined || !sameApplied(this.#applied, applying);
     const seen = {
       trigger: reasons(trigger),
       ingressesSeen: ingresses.length,
@@ -443,24 +532,26 @@ export class ReconcileLoop {
     if (signal.aborted) return undefined;
     const started = this.#clock.now();
     let result: ReconcileResult;
+    let sinkLogged = false;
     try {
-      const outcome = await this.#callSink(hosts, signal);
+      const outcome = await this.#callSink(applying, signal);
       result = this.#fromOutcome(outcome);
+      sinkLogged = outcome.kind === "refused" && outcome.logged === true;
     } catch (error) {
       result = { kind: "error", message: errorMessage(error) };
     }
-    if (result.kind === "unchanged" || result.kind === "written") this.#applied = hosts;
+    if (result.kind === "unchanged" || result.kind === "written") this.#applied = applying;
     else this.#applied = undefined;
     const durationMs = this.#clock.now() - started;
     this.#log.debug("reconcile", { ...seen, result: result.kind, durationMs: Math.round(durationMs) });
-    return this.#finish(result, durationMs);
+    return this.#finish(result, durationMs, sinkLogged);
   }
 
   /**
    * Calls the sink with a signal that outlives `signal` by the grace period, so shutdown lets a
    * started reconcile finish instead of cutting it between its read and its write.
    */
-  async #callSink(hosts: readonly string[], signal: AbortSignal): Promise<SinkOutcome> {
+  async #callSink(applying: Applied, signal: AbortSignal): Promise<SinkOutcome> {
     const call = new AbortController();
     const done = new AbortController();
     const onAbort = () => {
@@ -475,7 +566,7 @@ export class ReconcileLoop {
     };
     signal.addEventListener("abort", onAbort, { once: true });
     try {
-      return await this.#sink.reconcile(hosts, call.signal);
+      return await this.#sink.reconcile(applying.hosts, call.signal, { sources: applying.sources });
     } finally {
       signal.removeEventListener("abort", onAbort);
       done.abort();
@@ -489,12 +580,20 @@ export class ReconcileLoop {
       case "written":
         return { kind: "written", hosts: outcome.hosts, added: outcome.added, removed: outcome.removed };
       case "refused":
-        return { kind: "refused", problem: outcome.problem, message: outcome.message };
+        return {
+          kind: "refused",
+          problem: outcome.problem,
+          message: outcome.message,
+          ...(outcome.scope === undefined ? {} : { scope: outcome.scope }),
+        };
     }
   }
 
-  /** Records a sink call's result: logs, status and the observer. */
-  #finish(result: ReconcileResult, durationMs: number): ReconcileResult {
+  /**
+   * Records a sink call's result: logs, status and the observer. `sinkLogged`: the sink has
+   * logged this refusal itself, so it is logged here at DEBUG only.
+   */
+  #finish(result: ReconcileResult, durationMs: number, sinkLogged = false): ReconcileResult {
     this.#last = result;
     switch (result.kind) {
       case "unchanged":
@@ -512,20 +611,22 @@ export class ReconcileLoop {
         });
         break;
       case "refused": {
-        const identity = `${result.problem}\n${result.message}`;
+        const scope = result.scope ?? "nothing-written";
+        // The other hostnames were written: the sink works, one object on the cluster is in the way.
+        if (scope === "some-hosts") this.#succeeded = true;
+        const identity = `${scope}\n${result.problem}\n${result.message}`;
         const properties = {
           target: this.#sink.description,
           problem: result.problem,
           message: result.message,
         };
+        const wording = REFUSAL_WORDING[scope];
         if (this.#refusalLogged === identity) {
-          this.#log.debug("write still refused; waiting for a change", properties);
+          this.#log.debug(wording.repeat, properties);
         } else {
           this.#refusalLogged = identity;
-          this.#log.error(
-            "write refused; nothing was written, retrying on the next change or resync",
-            properties,
-          );
+          if (sinkLogged) this.#log.debug(wording.message, { ...properties, scope });
+          else this.#log[wording.level](wording.message, properties);
         }
         break;
       }

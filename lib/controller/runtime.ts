@@ -9,6 +9,8 @@
 
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { BackoffOptions } from "../reflector/backoff.ts";
+import type { StoreView } from "../reflector/store.ts";
+import type { Service } from "../resources/service.ts";
 import type { Sink } from "../sinks/sink.ts";
 import type { Clock } from "../util/clock.ts";
 import type { ListenAddress } from "../util/listen_address.ts";
@@ -25,14 +27,25 @@ import {
   type TargetRef,
 } from "./sources.ts";
 
+/** Caches the runtime builds that a sink may read (the proxy Service in external-dns mode). */
+export interface SinkInputs {
+  readonly proxyService?: StoreView<Service>;
+}
+
 /** Everything the runtime needs. */
 export interface ControllerRuntimeOptions {
   /** Makes the list-watchers (the `KubeClient`). */
   readonly api: ListWatcherFactory;
-  readonly sink: Sink;
+  /** The mode's sink, or a function that builds it from the caches it reads. */
+  readonly sink: Sink | ((inputs: SinkInputs) => Sink);
   readonly gatewayApi: boolean;
   /** The ConfigMap the sink edits, watched so drift is repaired at once; absent: resync only. */
   readonly target?: TargetRef;
+  /**
+   * The proxy Service, watched as a prerequisite: nothing is reconciled before it has listed,
+   * and each change calls the sink. Absent: not watched.
+   */
+  readonly proxyService?: TargetRef;
   readonly desired: DesiredSetOptions;
   readonly resyncMs: number;
   /** `--listen-health`; `null` disables the listener. */
@@ -68,6 +81,7 @@ export class ControllerRuntime {
   readonly #sources: ControllerSources;
   readonly #loop: ReconcileLoop;
   readonly #metrics: ControllerMetrics;
+  readonly #sink: Sink;
   readonly #healthStop = new AbortController();
   readonly #health: { readonly address: string; readonly finished: Promise<void> } | undefined;
   #stopping = false;
@@ -77,12 +91,18 @@ export class ControllerRuntime {
     this.#sources = createSources(options.api, {
       gatewayApi: options.gatewayApi,
       ...(options.target === undefined ? {} : { target: options.target }),
+      ...(options.proxyService === undefined ? {} : { proxyService: options.proxyService }),
       ...(options.reflector === undefined ? {} : { reflector: options.reflector }),
     });
     this.#metrics = createControllerMetrics({
       rss: options.rss ?? (() => Deno.memoryUsage().rss),
       version: options.version,
     });
+    const proxyService = this.#sources.proxyService;
+    const sink = typeof options.sink === "function"
+      ? options.sink(proxyService === undefined ? {} : { proxyService })
+      : options.sink;
+    this.#sink = sink;
     this.#loop = new ReconcileLoop({
       sources: {
         ingresses: this.#sources.ingresses,
@@ -90,7 +110,8 @@ export class ControllerRuntime {
         ...(this.#sources.routes === undefined ? {} : { routes: this.#sources.routes }),
       },
       targets: this.#sources.target === undefined ? [] : [this.#sources.target],
-      sink: options.sink,
+      prerequisites: proxyService === undefined ? [] : [{ kind: "Service", store: proxyService }],
+      sink,
       desired: options.desired,
       resyncMs: options.resyncMs,
       log,
@@ -119,6 +140,11 @@ export class ControllerRuntime {
   /** Builds everything and binds the health listener; throws when the listener cannot bind. */
   static start(options: ControllerRuntimeOptions): ControllerRuntime {
     return new ControllerRuntime(options);
+  }
+
+  /** The sink the loop calls (built here when the options gave a function). */
+  get sink(): Sink {
+    return this.#sink;
   }
 
   /** The health listener's bound address (`host:port`), when enabled. */

@@ -13,6 +13,11 @@
  * precondition: it never holds back the first reconcile or readiness, and if RBAC does not allow
  * watching it, the reflector warns and the resync still repairs drift.
  *
+ * The proxy Service (external-dns mode without `--external-dns-proxy-ip`) is watched the same
+ * way, by name. Unlike the target, it is a prerequisite: the records point at its cluster IPs, so
+ * nothing is reconciled (and readiness waits) until its first list has completed, and each change
+ * makes the records follow it.
+ *
  * @module
  */
 
@@ -26,6 +31,7 @@ import { GATEWAY, type Gateway } from "../resources/gateway.ts";
 import { HTTP_ROUTE, type HttpRoute } from "../resources/http_route.ts";
 import { INGRESS, type Ingress } from "../resources/ingress.ts";
 import type { ResourceType } from "../resources/resource_type.ts";
+import { SERVICE, type Service } from "../resources/service.ts";
 
 /** Makes list-watchers; `KubeClient` is one. */
 export interface ListWatcherFactory {
@@ -33,17 +39,24 @@ export interface ListWatcherFactory {
 }
 
 /** The kinds the controller watches, as Kubernetes spells them (metric labels use these). */
-export type WatchedKind = "Ingress" | "Gateway" | "HTTPRoute" | "ConfigMap";
+export type WatchedKind = "Ingress" | "Gateway" | "HTTPRoute" | "ConfigMap" | "Service";
 
-/** One watched kind: hostnames come from `source`s; the `target` is what the sink edits. */
+/**
+ * What a watched kind is for: hostnames come from `source`s; the `target` is what the sink
+ * edits; a `prerequisite` is something else the sink reads (the proxy Service). Sources and
+ * prerequisites must have listed before anything is written.
+ */
+export type WatchedRole = "source" | "target" | "prerequisite";
+
+/** One watched kind and its role. */
 export interface Watched {
   readonly kind: WatchedKind;
-  readonly role: "source" | "target";
+  readonly role: WatchedRole;
   readonly store: StoreView<KubeObject>;
   status(): ReflectorStatus;
 }
 
-/** The one ConfigMap a mode edits. */
+/** One object watched by name: the ConfigMap a mode edits, the proxy Service. */
 export interface TargetRef {
   readonly namespace: string;
   readonly name: string;
@@ -55,6 +68,8 @@ export interface SourcesOptions {
   readonly gatewayApi: boolean;
   /** Watch this ConfigMap too (see the module comment); absent: no target watch. */
   readonly target?: TargetRef;
+  /** Watch this Service as a prerequisite (see the module comment); absent: not watched. */
+  readonly proxyService?: TargetRef;
   /** Reflector tuning shared by every kind (tests pass a clock and short timeouts). */
   readonly reflector?: Omit<
     ReflectorOptions<KubeObject>,
@@ -68,6 +83,7 @@ export interface ControllerSources {
   readonly gateways?: StoreView<Gateway>;
   readonly routes?: StoreView<HttpRoute>;
   readonly target?: StoreView<ConfigMap>;
+  readonly proxyService?: StoreView<Service>;
   /** Every reflector with its kind and role, sources first. */
   readonly watched: readonly Watched[];
   /** Runs every reflector until `signal` aborts; resolves once all have stopped. */
@@ -76,10 +92,15 @@ export interface ControllerSources {
 
 function watched<T extends KubeObject>(
   kind: WatchedKind,
-  role: Watched["role"],
+  role: WatchedRole,
   reflector: Reflector<T>,
 ): Watched & { readonly reflector: Reflector<T> } {
   return { kind, role, store: reflector.store, status: () => reflector.status(), reflector };
+}
+
+/** The scope that lists and watches just the object `ref` names. */
+function byName(ref: TargetRef): Scope {
+  return { namespace: ref.namespace, fieldSelector: `metadata.name=${ref.name}` };
 }
 
 /**
@@ -103,20 +124,20 @@ export function createSources(api: ListWatcherFactory, options: SourcesOptions):
   const target = options.target === undefined ? undefined : watched(
     "ConfigMap",
     "target",
-    new Reflector(
-      api.listWatcher(CONFIG_MAP, {
-        namespace: options.target.namespace,
-        fieldSelector: `metadata.name=${options.target.name}`,
-      }),
-      tuning,
-    ),
+    new Reflector(api.listWatcher(CONFIG_MAP, byName(options.target)), tuning),
   );
-  const all = [ingresses, gateways, routes, target].filter((entry) => entry !== undefined);
+  const proxyService = options.proxyService === undefined ? undefined : watched(
+    "Service",
+    "prerequisite",
+    new Reflector(api.listWatcher(SERVICE, byName(options.proxyService)), tuning),
+  );
+  const all = [ingresses, gateways, routes, target, proxyService].filter((entry) => entry !== undefined);
   return {
     ingresses: ingresses.reflector.store,
     ...(gateways === undefined ? {} : { gateways: gateways.reflector.store }),
     ...(routes === undefined ? {} : { routes: routes.reflector.store }),
     ...(target === undefined ? {} : { target: target.reflector.store }),
+    ...(proxyService === undefined ? {} : { proxyService: proxyService.reflector.store }),
     watched: all.map(({ kind, role, store, status }) => ({ kind, role, store, status })),
     async run(signal: AbortSignal): Promise<void> {
       await Promise.all(all.map((entry) => entry.reflector.run(signal)));

@@ -1,7 +1,8 @@
 /**
  * The desired set: every hostname the sinks should point at the proxy, computed from the full
  * current contents of the caches (level-based, so a missed or reordered event can never leave a
- * stale name behind), plus the values that were refused and why.
+ * stale name behind), the kinds each one came from (external-dns mode records them on its
+ * records), plus the values that were refused and why.
  *
  * Pure: no I/O.
  *
@@ -18,6 +19,21 @@ import { gatewayHostnames, httpRouteHostnames, ingressHostnames, type IngressHos
 
 /** The kinds hostnames come from, spelled as Kubernetes spells them. */
 export type HostnameSourceKind = "Ingress" | "Gateway" | "HTTPRoute";
+
+/**
+ * Where an accepted hostname came from, spelled as external-dns mode's source annotation spells
+ * it (the sinks' `HostSource`): an Ingress, a Gateway listener, an HTTPRoute.
+ */
+export type HostOrigin = "ingress" | "gateway-listener" | "httproute";
+
+/** Every {@linkcode HostOrigin}, in the order a hostname's origins are listed. */
+export const HOST_ORIGINS: readonly HostOrigin[] = ["ingress", "gateway-listener", "httproute"];
+
+const ORIGIN_OF: Readonly<Record<HostnameSourceKind, HostOrigin>> = {
+  Ingress: "ingress",
+  Gateway: "gateway-listener",
+  HTTPRoute: "httproute",
+};
 
 /** Everything currently in the caches. Leave Gateway API lists empty when `--gateway-api` is off. */
 export interface HostnameSources {
@@ -63,6 +79,12 @@ export interface RejectedHostname {
 export interface DesiredSet {
   /** Accepted hostnames, sorted, each once. */
   readonly hosts: string[];
+  /**
+   * For every accepted hostname, the kinds of object it came from, each once, in
+   * {@linkcode HOST_ORIGINS} order (a name two Ingresses and an HTTPRoute share:
+   * `["ingress", "httproute"]`).
+   */
+  readonly sources: Map<string, HostOrigin[]>;
   /** Refused values, sorted by kind, object key and value; each once per object. */
   readonly rejected: RejectedHostname[];
 }
@@ -80,10 +102,12 @@ const KIND_ORDER: Readonly<Record<HostnameSourceKind, number>> = { Ingress: 0, G
  *   { clusterDomain: "cluster.local", ingressHosts: "tls" },
  * );
  * // hosts: ["api.example.com", "shop.example.com"]
+ * // sources: Map { "api.example.com" => ["ingress"], "shop.example.com" => ["ingress"] }
  * ```
  */
 export function desiredHostnames(sources: HostnameSources, options: DesiredSetOptions): DesiredSet {
-  const hosts = new Set<string>();
+  /** Accepted hostname → the origins seen, as a set for cheap de-duplication. */
+  const hosts = new Map<string, Set<HostOrigin>>();
   const rejected = new Map<string, RejectedHostname>();
 
   const collect = (
@@ -94,7 +118,9 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredSetOp
     for (const value of values) {
       const check = checkHostname(value, options.clusterDomain, options.proxyFqdn);
       if (check.kind === "accepted") {
-        hosts.add(check.host);
+        const origins = hosts.get(check.host);
+        if (origins === undefined) hosts.set(check.host, new Set([ORIGIN_OF[source]]));
+        else origins.add(ORIGIN_OF[source]);
       } else if (check.kind === "rejected") {
         const key = objectKey(object.metadata);
         rejected.set(JSON.stringify([source, key, value]), {
@@ -117,8 +143,15 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredSetOp
   for (const gateway of gateways) collect("Gateway", gateway, gatewayHostnames(gateway));
   for (const route of routes) collect("HTTPRoute", route, httpRouteHostnames(route));
 
+  const sorted = [...hosts.keys()].sort(compareText);
   return {
-    hosts: [...hosts].sort(compareText),
+    hosts: sorted,
+    sources: new Map(
+      sorted.map((host) => {
+        const seen = hosts.get(host);
+        return [host, HOST_ORIGINS.filter((origin) => seen?.has(origin) === true)];
+      }),
+    ),
     rejected: [...rejected.values()].sort((a, b) =>
       KIND_ORDER[a.source] - KIND_ORDER[b.source] || compareText(a.key, b.key) ||
       compareText(a.value, b.value)

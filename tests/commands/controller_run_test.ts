@@ -222,16 +222,136 @@ Deno.test("controller (coredns-import): only our key of the import ConfigMap is 
   await waitFor("the import key to be removed", () => data()["ouroboros.override"] === undefined);
 });
 
-Deno.test("controller: etc-hosts and external-dns modes refuse to start, saying so (exit 1)", async () => {
-  const etcHosts = await runOuroboros(["controller", "--mode=etc-hosts", "--proxy-ip=10.0.0.1"]);
-  assert.equal(etcHosts.code, 1, etcHosts.stderr);
-  assert.match(etcHosts.stderr, /mode etc-hosts is not implemented in this build yet/);
-  const externalDns = await runOuroboros(
-    ["controller", "--mode=external-dns", "--external-dns-proxy-ip=10.0.0.1", "--external-dns-namespace=dns"],
-    { env: { OUROBOROS_INSTANCE: "release" } },
-  );
-  assert.equal(externalDns.code, 1, externalDns.stderr);
-  assert.match(externalDns.stderr, /mode external-dns is not implemented in this build yet/);
+Deno.test("controller (etc-hosts): the hosts file block follows the Ingresses; --cleanup removes it without a cluster", async (t) => {
+  await using cluster = await startCluster();
+  const hosts = `${cluster.dir}/hosts`;
+  const original = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n";
+  await Deno.writeTextFile(hosts, original);
+  cluster.ingress("shop/web", { tls: ["shop.example.com", "www.shop.example.com"] });
+  const block = () => {
+    const text = Deno.readTextFileSync(hosts);
+    const match = /# === BEGIN ouroboros[^\n]*\n([\s\S]*?)# === END ouroboros ===/.exec(text);
+    if (match === null) return undefined;
+    return (match[1] ?? "").split("\n").map((line) => line.trim()).filter((line) => line !== "");
+  };
+  {
+    await using controller = await startController([
+      ...cluster.flags,
+      "--mode=etc-hosts",
+      "--proxy-ip=10.96.0.20",
+      `--etc-hosts=${hosts}`,
+    ]);
+    await t.step("the start-up line names the file and the address", () => {
+      assert.equal(controller.starting.mode, "etc-hosts");
+      assert.equal(controller.starting.hostsFile, hosts);
+      assert.equal(controller.starting.proxyIp, "10.96.0.20");
+    });
+    await t.step("existing Ingresses are written; the lines around the block are kept", async () => {
+      await waitFor("the block to name both hosts", () => {
+        const lines = block();
+        return lines !== undefined && lines.some((l) =>
+          /^10\.96\.0\.20\s.*\bwww\.shop\.example\.com\b/.test(l)
+        ) &&
+          lines.some((l) => /^10\.96\.0\.20\s.*\bshop\.example\.com\b/.test(l));
+      });
+      assert.ok(
+        (await Deno.readTextFile(hosts)).startsWith(original),
+        "the operator's lines stay first and intact",
+      );
+    });
+    await t.step("a new Ingress is added and a deleted one leaves", async () => {
+      cluster.ingress("blog/site", { tls: ["blog.example.com"] });
+      await waitFor(
+        "blog.example.com in the block",
+        () => block()?.some((l) => l.includes("blog.example.com")),
+      );
+      cluster.deleteIngress("shop/web");
+      await waitFor(
+        "shop.example.com to leave the block",
+        () => block()?.every((l) => !/\bshop\.example\.com\b/.test(l)) === true,
+      );
+      assert.ok(block()?.some((l) => l.includes("blog.example.com")));
+    });
+    await t.step("SIGTERM stops it cleanly and leaves the block in place", async () => {
+      controller.kill("SIGTERM");
+      assert.equal((await controller.status).code, 0);
+      assert.ok(block()?.some((l) => l.includes("blog.example.com")));
+    });
+  }
+  await t.step("--cleanup removes the block, touches nothing else, and needs no cluster", async () => {
+    const result = await runOuroboros([
+      "controller",
+      "--mode=etc-hosts",
+      "--cleanup",
+      `--etc-hosts=${hosts}`,
+    ]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stderr, /removed the ouroboros block from the hosts file/);
+    assert.equal(block(), undefined);
+    assert.ok((await Deno.readTextFile(hosts)).startsWith(original));
+    const again = await runOuroboros(["controller", "--mode=etc-hosts", "--cleanup", `--etc-hosts=${hosts}`]);
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stderr, /has no ouroboros block; nothing to remove/);
+  });
+  await t.step("--cleanup in another mode is a usage error (exit 2) naming what is accepted", async () => {
+    const result = await runOuroboros([
+      "controller",
+      "--mode=coredns",
+      "--cleanup",
+      `--proxy-fqdn=${PROXY_FQDN}`,
+    ]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /--cleanup works only with --mode=etc-hosts \(got --mode=coredns\)/);
+  });
+});
+
+Deno.test("controller (external-dns): DNSEndpoints follow the Ingresses and point at the proxy Service's address", async (t) => {
+  await using cluster = await startCluster();
+  cluster.service("ouroboros/ouroboros-proxy", ["10.96.0.20"]);
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  cluster.ingress("blog/site", { tls: ["blog.example.com"] });
+  await using controller = await startController([
+    ...cluster.flags,
+    "--mode=external-dns",
+    "--external-dns-namespace=ouroboros",
+    "--proxy-service-namespace=ouroboros",
+  ], { env: { OUROBOROS_INSTANCE: "release" } });
+  const records = () =>
+    new Map(
+      cluster.server.list("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "ouroboros").map((object) => {
+        const spec = object.spec as {
+          endpoints: { dnsName: string; recordType: string; targets: string[] }[];
+        };
+        const endpoint = spec.endpoints[0];
+        return [endpoint?.dnsName ?? "", `${endpoint?.recordType} ${endpoint?.targets.join(",")}`];
+      }),
+    );
+  await t.step("the start-up line says where targets come from", () => {
+    assert.equal(controller.starting.mode, "external-dns");
+    assert.equal(controller.starting.targetsFrom, "Service ouroboros/ouroboros-proxy");
+  });
+  await t.step("one A record per hostname, at the Service's ClusterIP", async () => {
+    await waitFor("two records", () => records().size === 2);
+    assert.deepEqual(
+      [...records()].sort(),
+      [["blog.example.com", "A 10.96.0.20"], ["shop.example.com", "A 10.96.0.20"]],
+    );
+  });
+  await t.step("a new ClusterIP re-targets every record", async () => {
+    cluster.service("ouroboros/ouroboros-proxy", ["10.96.0.99"]);
+    await waitFor(
+      "records at the new address",
+      () => [...records().values()].every((v) => v === "A 10.96.0.99"),
+    );
+  });
+  await t.step("a deleted Ingress's record is pruned", async () => {
+    cluster.deleteIngress("blog/site");
+    await waitFor("one record left", () => records().size === 1);
+    assert.deepEqual([...records().keys()], ["shop.example.com"]);
+  });
+  await t.step("/readyz answers 200", async () => {
+    await waitFor("/readyz 200", async () => (await controller.healthGet("/readyz")).status === 200);
+  });
 });
 
 Deno.test("controller: an unusable kubeconfig, or no cluster at all, fails the start with a clear message (exit 1)", async (t) => {

@@ -53,6 +53,11 @@ export interface Cluster extends AsyncDisposable {
   gateway(key: string, className: string, hostnames: readonly string[]): void;
   /** Creates an HTTPRoute attached to Gateways (`namespace/name` or `name`). */
   route(key: string, hostnames: readonly string[], parents: readonly string[]): void;
+  /**
+   * Creates or replaces a ClusterIP Service `namespace/name` with these cluster IPs (`["None"]`:
+   * headless; `[]`: none allocated yet).
+   */
+  service(key: string, clusterIPs: readonly string[]): void;
 }
 
 /** The Ingress fields the tests set. */
@@ -200,6 +205,22 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
           }),
         },
       });
+    },
+    service(key: string, clusterIPs: readonly string[]) {
+      const { namespace, name } = split(key);
+      const object = {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { namespace, name },
+        spec: {
+          type: "ClusterIP",
+          ...(clusterIPs[0] === undefined ? {} : { clusterIP: clusterIPs[0], clusterIPs }),
+          ports: [{ name: "https", port: 443, protocol: "TCP" }],
+          selector: { app: name },
+        },
+      };
+      if (server.get("v1", "Service", namespace, name) === undefined) server.create(object);
+      else server.update(object);
     },
     async [Symbol.asyncDispose]() {
       await server.close();

@@ -78,6 +78,27 @@ Deno.test("readiness: ready after a success, and stays ready through later failu
   });
 });
 
+Deno.test("readiness: the proxy Service (a prerequisite) must have listed too; no address for it is not ready", () => {
+  const watched = [
+    kind("Ingress", {}),
+    kind("Service", { synced: false, phase: "backoff", condition: "forbidden" }, "prerequisite"),
+  ];
+  assert.deepEqual(controllerReadiness(watched, { succeeded: false }, false), {
+    ready: false,
+    reason: "waiting for the first list of: Service (forbidden)",
+  });
+  assert.deepEqual(
+    controllerReadiness([kind("Ingress", {}), kind("Service", {}, "prerequisite")], {
+      succeeded: false,
+      last: { kind: "refused", problem: "headless", message: "Service ouroboros/proxy is headless" },
+    }, false),
+    {
+      ready: false,
+      reason: "the last reconcile was refused (headless): Service ouroboros/proxy is headless",
+    },
+  );
+});
+
 Deno.test("health routes: /healthz, /readyz with its reason, /metrics, 404 elsewhere", async () => {
   let ready = false;
   const handler = healthHandler({

@@ -10,7 +10,7 @@ import { Store } from "../../lib/reflector/store.ts";
 import type { Gateway } from "../../lib/resources/gateway.ts";
 import type { HttpRoute } from "../../lib/resources/http_route.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
-import type { Sink, SinkOutcome } from "../../lib/sinks/sink.ts";
+import type { ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../../lib/sinks/sink.ts";
 import {
   type LoopLog,
   type LoopState,
@@ -53,7 +53,13 @@ export type SinkStep =
   /** Behave like a real sink: compare with what it holds, write if different. */
   | { readonly kind: "apply" }
   | { readonly kind: "fail"; readonly error: Error }
-  | { readonly kind: "refuse"; readonly problem: string; readonly message: string }
+  | {
+    readonly kind: "refuse";
+    readonly problem: string;
+    readonly message: string;
+    readonly scope?: RefusalScope;
+    readonly logged?: boolean;
+  }
   /** Wait until the test calls `release()`, then apply (or until the call's signal aborts). */
   | { readonly kind: "block" };
 
@@ -61,6 +67,7 @@ export type SinkStep =
 export interface SinkCall {
   readonly hosts: readonly string[];
   readonly signal: AbortSignal;
+  readonly context: ReconcileContext | undefined;
 }
 
 /** A sink that holds a host list, with scripted failures and refusals. */
@@ -89,14 +96,20 @@ export class FakeSink implements Sink {
     return this.#gate !== undefined;
   }
 
-  async reconcile(hosts: readonly string[], signal: AbortSignal): Promise<SinkOutcome> {
-    this.calls.push({ hosts: [...hosts], signal });
+  async reconcile(
+    hosts: readonly string[],
+    signal: AbortSignal,
+    context?: ReconcileContext,
+  ): Promise<SinkOutcome> {
+    this.calls.push({ hosts: [...hosts], signal, context });
     const step = this.#script.shift() ?? { kind: "apply" };
     switch (step.kind) {
       case "fail":
         throw step.error;
-      case "refuse":
-        return { kind: "refused", problem: step.problem, message: step.message };
+      case "refuse": {
+        const { kind: _, ...refusal } = step;
+        return { kind: "refused", ...refusal };
+      }
       case "block": {
         const gate = Promise.withResolvers<void>();
         this.#gate = gate;
@@ -147,6 +160,8 @@ export class ObserverRecorder implements ReconcileObserver {
 export interface HarnessOptions {
   readonly gatewayApi?: boolean;
   readonly withTarget?: boolean;
+  /** Add a prerequisite store (kind `Service`), exposed as `prerequisite`. */
+  readonly withPrerequisite?: boolean;
   readonly resyncMs?: number;
   readonly random?: () => number;
   readonly shutdownGraceMs?: number;
@@ -162,6 +177,7 @@ export interface Harness {
   readonly gateways: Store<Gateway>;
   readonly routes: Store<HttpRoute>;
   readonly target: Store<KubeObject>;
+  readonly prerequisite: Store<KubeObject>;
   readonly sink: FakeSink;
   readonly log: LogRecorder;
   readonly observer: ObserverRecorder;
@@ -188,6 +204,7 @@ export function startLoop(options: HarnessOptions = {}): Harness {
   const gateways = new Store<Gateway>();
   const routes = new Store<HttpRoute>();
   const target = new Store<KubeObject>();
+  const prerequisite = new Store<KubeObject>();
   const sink = new FakeSink();
   const log = new LogRecorder();
   const observer = new ObserverRecorder();
@@ -196,6 +213,7 @@ export function startLoop(options: HarnessOptions = {}): Harness {
   const loop = new ReconcileLoop({
     sources: gatewayApi ? { ingresses, gateways, routes } : { ingresses },
     targets: options.withTarget ? [target] : [],
+    prerequisites: options.withPrerequisite ? [{ kind: "Service", store: prerequisite }] : [],
     sink,
     desired: { clusterDomain: "cluster.local", proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local." },
     resyncMs: options.resyncMs ?? 0,
@@ -219,6 +237,7 @@ export function startLoop(options: HarnessOptions = {}): Harness {
     gateways,
     routes,
     target,
+    prerequisite,
     sink,
     log,
     observer,

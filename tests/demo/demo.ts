@@ -1,181 +1,248 @@
 /**
- * `deno task demo`: the hairpin problem and its fix, on one machine, in a few seconds.
+ * `deno task demo`: what ouroboros does, on one machine, in a few seconds, with only Deno.
  *
- * 1. An ingress-controller stand-in listens on 127.0.0.1 and, like ingress-nginx with
- *    `use-proxy-protocol: true`, rejects any connection that does not start with a PROXY header.
- * 2. A "pod" calls it directly (the hairpin path that skips the load balancer): rejected.
- * 3. `ouroboros proxy` starts in front of it, as a child process with the `proxy` permission set.
- * 4. The same call through the proxy succeeds, and the stand-in reports the caller's real address.
- * 5. The health listener's /readyz and /metrics, then SIGTERM and the graceful drain.
+ * Part 1, the controller: an embedded (in-memory, fake) Kubernetes API server holds kubeadm's
+ * CoreDNS ConfigMap and a few Ingresses. `ouroboros controller --mode=coredns` runs against it
+ * as a child process with its own permission set; the demo polls the ConfigMap and prints every
+ * version of the controller's block in the Corefile as an Ingress is added and another deleted.
  *
- * Only Deno is needed: no nginx, HAProxy or Kubernetes.
+ * Part 2, the proxy: an ingress-controller stand-in that, like ingress-nginx with
+ * `use-proxy-protocol: true`, rejects connections without a PROXY header. A direct call (the
+ * hairpin path) is rejected; the same call through `ouroboros proxy` succeeds and the stand-in
+ * names the caller's own address.
+ *
+ * Finally both children get SIGTERM and their exit statuses are shown. The demo exits 1 (and
+ * says so) if anything it shows did not happen as described.
  *
  * @module
  */
 
-import { startProxy } from "../support/ouroboros_process.ts";
-import { parseProxyHeader } from "../support/proxy_backend.ts";
-
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+import { PROXY_FQDN, startCluster } from "../controller/cluster_fixture.ts";
+import {
+  type ControllerProcess,
+  type LogLine,
+  type ProxyProcess,
+  startController,
+  startProxy,
+} from "../support/ouroboros_process.ts";
+import { BEGIN_MARKER, type BlockVersion, CorefileFollower, END_MARKER } from "./corefile_follower.ts";
+import { call, startIngressStandIn } from "./ingress_stand_in.ts";
 
 function say(text = ""): void {
   // deno-lint-ignore no-console
   console.log(text);
 }
 
-/** Reads until EOF (or until 64 KiB, which a demo response never reaches). */
-async function readAll(conn: Deno.Conn): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  const buffer = new Uint8Array(16 * 1024);
-  let total = 0;
-  while (total < 64 * 1024) {
-    const n = await conn.read(buffer).catch(() => null);
-    if (n === null) break;
-    chunks.push(buffer.slice(0, n));
-    total += n;
-  }
-  return chunks.map((chunk) => decoder.decode(chunk)).join("");
+/** What the demo promised and whether it happened; the verdict at the end lists any failure. */
+const checks: { readonly what: string; readonly ok: boolean }[] = [];
+function check(what: string, ok: boolean): void {
+  checks.push({ what, ok });
 }
 
-async function writeAll(conn: Deno.Conn, text: string): Promise<void> {
-  const bytes = encoder.encode(text);
-  let offset = 0;
-  while (offset < bytes.length) offset += await conn.write(bytes.subarray(offset));
-}
-
-function respond(status: string, body: string): string {
-  return `HTTP/1.1 ${status}\r\ncontent-type: text/plain\r\ncontent-length: ${
-    encoder.encode(body).length
-  }\r\n` +
-    `connection: close\r\n\r\n${body}`;
-}
-
-/** The ingress-controller stand-in: one HTTP answer per connection, PROXY header required. */
-function startIngressStandIn(): { port: number; stop(): Promise<void> } {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const open = new Set<Promise<void>>();
-  const serve = async (conn: Deno.TcpConn) => {
-    try {
-      let received = new Uint8Array(0);
-      const chunk = new Uint8Array(4096);
-      while (true) {
-        const parsed = parseProxyHeader(received);
-        if (parsed.kind === "complete") {
-          const source = parsed.header.source;
-          const who = source ? `${source.hostname}:${source.port}` : "unknown";
-          await writeAll(
-            conn,
-            respond("200 OK", `hello ${who}: the PROXY v${parsed.header.version} header named you\n`),
-          );
-          return;
-        }
-        if (parsed.kind === "invalid") {
-          await writeAll(
-            conn,
-            respond("400 Bad Request", "rejected: the connection did not start with a PROXY header\n"),
-          );
-          return;
-        }
-        const n = await conn.read(chunk);
-        if (n === null) return;
-        const next = new Uint8Array(received.length + n);
-        next.set(received);
-        next.set(chunk.subarray(0, n), received.length);
-        received = next;
-      }
-    } catch {
-      // The demo client went away; nothing to report.
-    } finally {
-      try {
-        conn.close();
-      } catch { /* closed */ }
-    }
-  };
-  const loop = (async () => {
-    for (;;) {
-      const conn = await listener.accept().catch(() => undefined);
-      if (conn === undefined) return;
-      const done = serve(conn);
-      open.add(done);
-      done.finally(() => open.delete(done));
-    }
-  })();
+/** An Ingress as `kubectl apply` would send it; only `tls` hosts are hairpinned by default. */
+function ingress(namespace: string, name: string, tlsHosts: readonly string[], host: string) {
   return {
-    port: listener.addr.port,
-    async stop() {
-      listener.close();
-      await loop;
-      await Promise.all([...open]);
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: { namespace, name },
+    spec: {
+      ingressClassName: "nginx",
+      ...(tlsHosts.length === 0 ? {} : { tls: [{ hosts: tlsHosts, secretName: `${name}-tls` }] }),
+      rules: [{
+        host,
+        http: {
+          paths: [{
+            path: "/",
+            pathType: "Prefix",
+            backend: { service: { name, port: { number: 80 } } },
+          }],
+        },
+      }],
     },
   };
 }
 
-/** Sends one GET and returns the status line, the body and the client's own address. */
-async function call(port: number): Promise<{ status: string; body: string; me: string }> {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  const me = `${conn.localAddr.hostname}:${conn.localAddr.port}`;
-  await writeAll(conn, "GET / HTTP/1.1\r\nhost: shop.example.com\r\nconnection: close\r\n\r\n");
-  const response = await readAll(conn);
-  conn.close();
-  const [head = "", body = ""] = response.split("\r\n\r\n");
-  return { status: head.split("\r\n")[0] ?? "", body: body.trim(), me };
+/**
+ * Prints each version: the whole Corefile with the block's lines marked `+`, or just the block.
+ */
+function printVersions(versions: readonly BlockVersion[], whole: boolean): void {
+  for (const version of versions) {
+    say(`   kube-system/coredns, key Corefile, resourceVersion ${version.resourceVersion}:`);
+    if (version.block.length === 0) say("     (no ouroboros block)");
+    if (!whole) {
+      for (const line of version.block) say(`     + ${line}`);
+      continue;
+    }
+    let inside = false;
+    for (const line of version.corefile.replace(/\n$/, "").split("\n")) {
+      if (line.trim() === BEGIN_MARKER) inside = true;
+      say(`     ${inside ? "+" : "|"} ${line}`);
+      if (line.trim() === END_MARKER) inside = false;
+    }
+  }
 }
 
-const ingress = startIngressStandIn();
-say("ouroboros proxy demo");
-say("====================");
-say();
-say(`1. An ingress-controller stand-in listens on 127.0.0.1:${ingress.port} and, like ingress-nginx with`);
-say("   use-proxy-protocol: true, accepts only connections that start with a PROXY header.");
-say();
-const direct = await call(ingress.port);
-say("2. A pod calls a public hostname of its own cluster. kube-proxy short-circuits the load balancer,");
-say("   so the connection arrives without the header:");
-say(`   ${direct.me} -> ingress: ${direct.status}: ${direct.body}`);
-say();
-
-say("3. Start ouroboros proxy in front of it (deno run -P=proxy main.ts proxy --target-host=127.0.0.1 …):");
-const proxy = await startProxy([
-  "--target-host=127.0.0.1",
-  `--target-http-port=${ingress.port}`,
-  "--drain-delay=1s",
-]);
-say(
-  `   listening: http ${proxy.starting.http}, https ${proxy.starting.https}, health ${proxy.starting.health}`,
-);
-say();
-
-const port = proxy.http?.port ?? 0;
-const through = await call(port);
-say("4. The same call through the proxy (in a cluster, DNS sends the hostname to the proxy's Service):");
-say(`   ${through.me} -> proxy -> ingress: ${through.status}: ${through.body}`);
-const match = through.body.includes(through.me);
-say(`   The address the ingress saw ${match ? "is" : "is NOT"} the caller's own address (${through.me}).`);
-say();
-
-const ready = await proxy.healthGet("/readyz");
-say(`5. GET /readyz -> ${ready.status} ${ready.body.trim()}`);
-const metrics = await proxy.healthGet("/metrics");
-const interesting = metrics.body.split("\n").filter((line) =>
-  /^ouroboros_proxy_(connections_accepted_total|bytes_relayed_total)\{listener="http"/.test(line)
-);
-say("   GET /metrics (excerpt):");
-for (const line of interesting) say(`     ${line}`);
-say();
-
-say("6. SIGTERM: readiness fails at once, new connections are still taken for --drain-delay, then it exits.");
-proxy.kill("SIGTERM");
-const status = await proxy.status;
-for (const line of proxy.logs.filter((l) => l.msg !== "proxy starting")) {
-  say(`   log: ${line.level} ${line.msg}`);
+/** Log lines a newcomer should see, printed as `level msg key=value …`. */
+function printLogs(
+  logs: readonly LogLine[],
+  from: number,
+  wanted: (line: LogLine) => boolean,
+  label = "log",
+): number {
+  const keys = ["mode", "target", "added", "removed", "total", "health", "signal", "elapsed"];
+  for (const line of logs.slice(from)) {
+    if (!wanted(line)) continue;
+    const fields = keys.filter((key) => line[key] !== undefined).map((key) => `${key}=${String(line[key])}`);
+    say(`   ${label}: ${line.level} ${line.msg}${fields.length === 0 ? "" : " " + fields.join(" ")}`);
+  }
+  return logs.length;
 }
-say(`   exit status ${status.code}`);
-await ingress.stop();
+
+const interesting = (line: LogLine) =>
+  line.level === "WARN" || line.level === "ERROR" || line.msg === "hostnames updated";
+
+say("ouroboros demo");
+say("==============");
 say();
-say(
-  match && direct.status.includes("400") && status.code === 0
-    ? "Demo finished: hairpin fixed."
-    : "Demo FAILED.",
-);
-if (!(match && status.code === 0)) Deno.exit(1);
+say("Part 1: the controller points in-cluster DNS for your Ingress hostnames at the proxy");
+say();
+
+await using cluster = await startCluster();
+const server = cluster.server;
+server.create(ingress("shop", "web", ["shop.example.com", "www.shop.example.com"], "shop.example.com"));
+server.create(ingress("blog", "site", ["blog.example.com"], "blog.example.com"));
+server.create(ingress("wiki", "docs", [], "wiki.example.com"));
+say("1. An embedded Kubernetes API server (in memory, no cluster needed) holds:");
+say("   - ConfigMap kube-system/coredns with kubeadm's default Corefile");
+say("   - Ingress shop/web   TLS hosts shop.example.com, www.shop.example.com");
+say("   - Ingress blog/site  TLS host  blog.example.com");
+say("   - Ingress wiki/docs  plain HTTP wiki.example.com (no TLS, so no PROXY problem: left alone)");
+
+const follower = new CorefileFollower(() => {
+  const configMap = server.get("v1", "ConfigMap", "kube-system", "coredns");
+  const metadata = (configMap?.metadata ?? {}) as { resourceVersion?: string };
+  const data = (configMap?.data ?? {}) as Record<string, string>;
+  return { resourceVersion: metadata.resourceVersion ?? "", corefile: data.Corefile ?? "" };
+});
+const before = follower.current();
+say(`   The Corefile (resourceVersion ${before.resourceVersion}) has no ouroboros block yet.`);
+say();
+check("the Corefile starts without a block", before.block.length === 0);
+
+let controller: ControllerProcess | undefined;
+let proxy: ProxyProcess | undefined;
+const ingressStandIn = startIngressStandIn();
+try {
+  say("2. Start the controller (deno run -P=controller main.ts controller --mode=coredns");
+  say(`   --proxy-fqdn=${PROXY_FQDN} --kubeconfig=…):`);
+  controller = await startController([...cluster.flags, "--mode=coredns"]);
+  let logged = printLogs(controller.logs, 0, (line) => line.msg === "controller starting");
+  say();
+
+  const first = ["blog.example.com", "shop.example.com", "www.shop.example.com"];
+  const initial = await follower.until(first);
+  say("3. Once it has listed every Ingress, it writes one `rewrite name` line per TLS hostname into");
+  say("   CoreDNS's root server block, between markers (+); nothing else in the Corefile changes:");
+  printVersions(initial, true);
+  logged = printLogs(controller.logs, logged, interesting);
+  say("   CoreDNS's reload plugin loads it; pods asking for these names now get the proxy's Service.");
+  check("the first block names blog, shop and www.shop", initial.at(-1)?.hosts.join() === first.join());
+  const ready = await controller.healthGet("/readyz");
+  say(`   Controller GET /readyz -> ${ready.status} ${ready.body.trim()}`);
+  say();
+
+  server.create(ingress("api", "gateway", ["api.example.com"], "api.example.com"));
+  const added = ["api.example.com", ...first];
+  say("4. Add Ingress api/gateway with TLS host api.example.com; the block follows:");
+  const afterAdd = await follower.until(added);
+  printVersions(afterAdd, false);
+  logged = printLogs(controller.logs, logged, interesting);
+  check(
+    "after the add the block names api, blog, shop and www.shop",
+    afterAdd.at(-1)?.hosts.join() === added.join(),
+  );
+  say();
+
+  server.remove("networking.k8s.io/v1", "Ingress", "blog", "site");
+  const removed = ["api.example.com", "shop.example.com", "www.shop.example.com"];
+  say("5. Delete Ingress blog/site; its hostname leaves the block:");
+  const afterDelete = await follower.until(removed);
+  printVersions(afterDelete, false);
+  logged = printLogs(controller.logs, logged, interesting);
+  check(
+    "after the delete the block names api, shop and www.shop",
+    afterDelete.at(-1)?.hosts.join() === removed.join(),
+  );
+  say();
+
+  say("Part 2: the proxy adds the PROXY header the ingress controller insists on");
+  say();
+  say(
+    `6. An ingress-controller stand-in listens on 127.0.0.1:${ingressStandIn.port} and, like ingress-nginx`,
+  );
+  say("   with use-proxy-protocol: true, accepts only connections that start with a PROXY header.");
+  const direct = await call(ingressStandIn.port, "shop.example.com");
+  say("   A pod calls shop.example.com, a public name of its own cluster. kube-proxy short-circuits the");
+  say("   load balancer, so the connection reaches the ingress directly, without the header:");
+  say(`   ${direct.me} -> ingress: ${direct.status}: ${direct.body}`);
+  check("the direct call is rejected with 400", direct.status.includes(" 400 "));
+  say();
+
+  say("7. Start the proxy in front of it (deno run -P=proxy main.ts proxy --target-host=127.0.0.1 …):");
+  proxy = await startProxy([
+    "--target-host=127.0.0.1",
+    `--target-http-port=${ingressStandIn.port}`,
+    "--drain-delay=1s",
+  ]);
+  say(
+    `   listening: http ${proxy.starting.http}, https ${proxy.starting.https}, health ${proxy.starting.health}`,
+  );
+  const through = await call(proxy.http?.port ?? 0, "shop.example.com");
+  say("   The same call, now that DNS sends shop.example.com to the proxy's Service:");
+  say(`   ${through.me} -> proxy -> ingress: ${through.status}: ${through.body}`);
+  const named = through.body.includes(`hello ${through.me}:`);
+  say(`   The address the ingress saw ${named ? "is" : "is NOT"} the caller's own address (${through.me}).`);
+  check("the proxied call succeeds", through.status.includes(" 200 "));
+  check("the ingress saw the caller's own address", named);
+  const proxyReady = await proxy.healthGet("/readyz");
+  say(`   Proxy GET /readyz -> ${proxyReady.status} ${proxyReady.body.trim()}`);
+  say();
+
+  say("8. SIGTERM to both. The proxy fails /readyz at once, keeps accepting for --drain-delay (1s here)");
+  say("   so load balancers can take it out, then exits; the controller stops its watches, never in the");
+  say("   middle of a write.");
+  controller.kill("SIGTERM");
+  proxy.kill("SIGTERM");
+  const [controllerStatus, proxyStatus] = await Promise.all([controller.status, proxy.status]);
+  const stopping = (line: LogLine) => interesting(line) || line.msg === "controller stopped";
+  printLogs(controller.logs, logged, stopping, "controller log");
+  printLogs(proxy.logs, 0, (line) => line.msg !== "proxy starting", "proxy log");
+  say(`   controller exit status ${controllerStatus.code}`);
+  say(`   proxy      exit status ${proxyStatus.code}`);
+  check("the controller exits 0", controllerStatus.code === 0);
+  check("the proxy exits 0", proxyStatus.code === 0);
+  const problems = controller.logs.filter((line) => line.level === "ERROR");
+  check("the controller logged no ERROR", problems.length === 0);
+} catch (error) {
+  check(`the demo ran to the end (${error instanceof Error ? error.message : String(error)})`, false);
+} finally {
+  controller?.kill("SIGKILL");
+  proxy?.kill("SIGKILL");
+  await Promise.all([controller?.status, proxy?.status]);
+  await ingressStandIn.stop();
+}
+
+say();
+const failed = checks.filter((entry) => !entry.ok);
+if (failed.length === 0) {
+  say("Demo finished: DNS follows the Ingresses, and the hairpinned call reaches the ingress with the");
+  say("caller's address.");
+} else {
+  say("Demo FAILED:");
+  for (const entry of failed) say(`  - not as described: ${entry.what}`);
+  if (controller !== undefined) {
+    say("controller log:");
+    for (const line of controller.logs) say(`  ${JSON.stringify(line)}`);
+  }
+  Deno.exitCode = 1;
+}

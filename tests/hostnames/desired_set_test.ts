@@ -6,7 +6,7 @@ const none: HostnameSources = { ingresses: [], gateways: [], routes: [] };
 const options = { clusterDomain: "cluster.local" } as const;
 
 Deno.test("desiredHostnames of nothing is empty", () => {
-  assert.deepEqual(desiredHostnames(none, options), { hosts: [], rejected: [] });
+  assert.deepEqual(desiredHostnames(none, options), { hosts: [], sources: new Map(), rejected: [] });
 });
 
 Deno.test("desiredHostnames merges all three kinds, lower-cased, de-duplicated and sorted", () => {
@@ -181,10 +181,53 @@ Deno.test("desiredHostnames is level-based: the answer depends only on the sourc
   const b = ingress("shop/b", { tls: ["b.example.com", "bad host"] });
   const before = desiredHostnames({ ...none, ingresses: [a, b] }, options);
   const after = desiredHostnames({ ...none, ingresses: [a] }, options);
-  assert.deepEqual(after, { hosts: ["a.example.com"], rejected: [] });
+  assert.deepEqual(after, {
+    hosts: ["a.example.com"],
+    sources: new Map([["a.example.com", ["ingress"]]]),
+    rejected: [],
+  });
   assert.deepEqual(
     desiredHostnames({ ...none, ingresses: [b, a] }, options),
     before,
     "input order is irrelevant",
   );
+});
+
+Deno.test("desiredHostnames says where each accepted hostname came from, each kind once, in a fixed order", () => {
+  const desired = desiredHostnames({
+    ingresses: [
+      ingress("shop/web", { tls: ["Shared.example.com", "ingress.example.com"] }),
+      ingress("blog/web", { tls: ["shared.example.com."] }),
+    ],
+    gateways: [gateway("infra/gw", "cilium", ["shared.example.com", "listener.example.com", "bad host"])],
+    routes: [
+      route("shop/r", ["shared.example.com", "route.example.com", "listener.example.com"]),
+      route("blog/r", ["route.example.com"]),
+    ],
+  }, options);
+  assert.deepEqual([...desired.sources.keys()], desired.hosts, "one entry per accepted hostname, same order");
+  assert.deepEqual(
+    Object.fromEntries(desired.sources),
+    {
+      "ingress.example.com": ["ingress"],
+      "listener.example.com": ["gateway-listener", "httproute"],
+      "route.example.com": ["httproute"],
+      "shared.example.com": ["ingress", "gateway-listener", "httproute"],
+    },
+  );
+});
+
+Deno.test("desiredHostnames: a kind whose objects are filtered out or whose values are refused is not a source", () => {
+  const desired = desiredHostnames({
+    ingresses: [
+      ingress("shop/nginx", { tls: ["a.example.com"], className: "nginx" }),
+      ingress("shop/other", { tls: ["b.example.com"], className: "traefik" }),
+    ],
+    gateways: [gateway("infra/gw", "cilium", ["*.a.example.com", "b.example.com"])],
+    routes: [],
+  }, { ...options, ingressClass: "nginx" });
+  assert.deepEqual(Object.fromEntries(desired.sources), {
+    "a.example.com": ["ingress"],
+    "b.example.com": ["gateway-listener"],
+  });
 });

@@ -29,7 +29,8 @@
 import { isAlreadyExists, isConflict, isInvalid, isNotFound } from "../../kube/errors.ts";
 import type { JsonObject } from "../../kube/objects.ts";
 import { logger } from "../../util/logging.ts";
-import type { Sink, SinkOutcome } from "../sink.ts";
+import type { ReconcileContext, Sink, SinkOutcome } from "../sink.ts";
+export type { ReconcileContext } from "../sink.ts";
 import {
   emptyDesiredMessage,
   type MessageContext,
@@ -48,22 +49,10 @@ import {
   updatePatch,
 } from "./plan.ts";
 import { type RecordApi, recordApi, type RecordClient } from "./record_api.ts";
-import {
-  buildRecords,
-  type DesiredRecord,
-  type HostBuild,
-  type HostSource,
-  type RecordSettings,
-} from "./records.ts";
+import { buildRecords, type DesiredRecord, type HostBuild, type RecordSettings } from "./records.ts";
 import type { TargetsResult } from "./targets.ts";
 
 const log = logger("sinks", "external-dns");
-
-/** Extra input of a pass beyond the hostnames. */
-export interface ReconcileContext {
-  /** The kinds each hostname came from, for the source annotation; absent: `unknown`. */
-  readonly sources?: ReadonlyMap<string, readonly HostSource[]>;
-}
 
 /** Everything one pass did, for Events, metrics and tests. */
 export interface ReconcileReport {

@@ -20,12 +20,12 @@
 
 import type { Manifest } from "../../kube/client.ts";
 import type { JsonObject } from "../../kube/objects.ts";
+import type { HostSource } from "../sink.ts";
 import { ownershipLabels, SOURCE_ANNOTATION } from "./ownership.ts";
 import { type AddressFamily, dnsEndpointName, type RecordOutput, serviceName } from "./record_names.ts";
 import type { TargetsResult } from "./targets.ts";
 
-/** The kinds of object a hostname comes from, as the source annotation spells them. */
-export type HostSource = "ingress" | "gateway-listener" | "httproute";
+export type { HostSource } from "../sink.ts";
 
 /** Every {@linkcode HostSource}, in the order the source annotation lists them. */
 export const HOST_SOURCES: readonly HostSource[] = ["ingress", "gateway-listener", "httproute"];
