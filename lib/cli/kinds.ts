@@ -182,6 +182,18 @@ export function serviceName(): ValueKind<string> {
   };
 }
 
+/**
+ * An RFC 1123 label used as an identifier (`--marker-id`); empty is allowed and means "not set".
+ */
+export function dnsLabel(placeholder: string, what: string): ValueKind<string> {
+  return {
+    placeholder,
+    accepted: `${what} (lower-case letters, digits and '-', at most 63 characters, starting and ending ` +
+      "with a letter or digit)",
+    parse: (raw) => (raw === "" || DNS_LABEL.test(raw) ? ok(raw) : bad()),
+  };
+}
+
 /** A namespace name (an RFC 1123 label); empty is allowed and means "not set". */
 export function namespaceName(): ValueKind<string> {
   return {

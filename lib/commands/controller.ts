@@ -40,6 +40,7 @@ import { runStartupProbes } from "../sinks/coredns/probes.ts";
 import { CorednsSink } from "../sinks/coredns/reconciler.ts";
 import { cleanupHostsFile, EtcHostsSink } from "../sinks/etc_hosts/reconciler.ts";
 import { probeOrphans } from "../sinks/external_dns/orphan_probe.ts";
+import { blockMarkers } from "../sinks/markers.ts";
 import { formatDuration } from "../util/duration.ts";
 import { configureLogging, logger } from "../util/logging.ts";
 import { VERSION } from "../util/version.ts";
@@ -79,10 +80,11 @@ interface ModeContext {
 
 function corednsWiring({ settings, client, recorder }: ModeContext): ModeWiring {
   const target = settings.coredns;
+  const markers = blockMarkers(settings.values.markerId);
   return {
-    sink: new CorednsSink({ client, target, proxyFqdn: settings.proxyFqdn, recorder }),
+    sink: new CorednsSink({ client, target, proxyFqdn: settings.proxyFqdn, recorder, markers }),
     target: { namespace: target.namespace, name: target.configmap },
-    details: { proxyFqdn: settings.proxyFqdn },
+    details: { proxyFqdn: settings.proxyFqdn, markerId: markers.id || "(none)" },
   };
 }
 
@@ -96,11 +98,12 @@ function corednsImportWiring({ settings, client, recorder }: ModeContext): ModeW
 }
 
 function etcHostsWiring({ settings }: ModeContext): ModeWiring {
-  const { etcHosts, proxyIp } = settings.values;
+  const { etcHosts, proxyIp, markerId } = settings.values;
+  const markers = blockMarkers(markerId);
   return {
-    sink: new EtcHostsSink({ path: etcHosts, proxyIp }),
+    sink: new EtcHostsSink({ path: etcHosts, proxyIp, markers }),
     hostsFile: etcHosts,
-    details: { hostsFile: etcHosts, proxyIp },
+    details: { hostsFile: etcHosts, proxyIp, markerId: markers.id || "(none)" },
   };
 }
 
@@ -196,7 +199,12 @@ async function runCleanup(values: ControllerValues): Promise<number> {
   const log = logger("controller");
   const signals = installShutdownSignals();
   try {
-    const result = await cleanupHostsFile(values.etcHosts, signals.shutdown);
+    const result = await cleanupHostsFile(
+      values.etcHosts,
+      signals.shutdown,
+      undefined,
+      blockMarkers(values.markerId),
+    );
     switch (result.kind) {
       case "removed":
         log.info("removed the ouroboros block from the hosts file", {

@@ -7,6 +7,7 @@
 
 import {
   boolean,
+  dnsLabel,
   domainName,
   duration,
   integer,
@@ -112,6 +113,14 @@ export const CONTROLLER_OPTIONS = {
       kind: namespaceName(),
       default: "",
       help: "Namespace of the proxy Service (the chart passes the release namespace).",
+    },
+    markerId: {
+      flag: "marker-id",
+      kind: dnsLabel("ID", "an id such as the release name"),
+      default: "",
+      defaultText: "(empty: the original's markers)",
+      help: "coredns and etc-hosts modes: gives this installation's block its own marker lines, so several " +
+        "releases in one cluster keep separate blocks.",
     },
     etcHosts: {
       flag: "etc-hosts",

@@ -456,3 +456,51 @@ Deno.test("controller: start-up warnings: node-local-dns present, no reload plug
     index((msg) => msg === "controller starting") < index((msg) => msg.startsWith("proxy-fqdn suffix")),
   );
 });
+
+Deno.test("controller (coredns): two releases with --marker-id keep separate blocks and never fight", async () => {
+  await using cluster = await startCluster();
+  cluster.ingress("shop/web", { tls: ["shop.example.com"], className: "nginx" });
+  cluster.ingress("edge/api", { tls: ["api.example.com"], className: "edge" });
+  await using main = await startController([...cluster.flags, "--ingress-class=nginx"]);
+  await using edge = await startController([...cluster.flags, "--ingress-class=edge", "--marker-id=edge"]);
+  assert.equal(edge.starting.markerId, "edge");
+  assert.equal(main.starting.markerId, "(none)");
+  const block = (id: string) => {
+    const begin = `# === BEGIN ouroboros${id === "" ? "" : ` ${id}`} (do not edit by hand) ===`;
+    const end = `# === END ouroboros${id === "" ? "" : ` ${id}`} ===`;
+    const text = cluster.corefile();
+    const from = text.indexOf(begin);
+    const to = text.indexOf(end);
+    if (from < 0 || to < 0) return undefined;
+    return [...text.slice(from, to).matchAll(/rewrite name (\S+)/g)].map((match) => match[1]);
+  };
+  await waitFor(
+    "both blocks written",
+    () =>
+      JSON.stringify(block("")) === '["shop.example.com"]' &&
+      JSON.stringify(block("edge")) === '["api.example.com"]',
+  );
+  cluster.ingress("edge/api", { tls: ["api.example.com", "www.api.example.com"], className: "edge" });
+  await waitFor("the edge block to follow", () => block("edge")?.length === 2);
+  assert.deepEqual(block(""), ["shop.example.com"]);
+  // Settled: each controller sees the other's write (a ConfigMap event) and a status-only change,
+  // recomputes, finds nothing to do, and writes nothing: no fight.
+  const writes = cluster.configMapWrites().length;
+  const skipped = async (process: typeof main) =>
+    await metric(process, ["ouroboros_controller_reconciles_skipped_total", {}]) +
+    await metric(process, ["ouroboros_controller_reconciles_total", { result: "unchanged" }]);
+  const before = [await skipped(main), await skipped(edge)];
+  cluster.ingress("shop/web", { tls: ["shop.example.com"], className: "nginx", statusIp: "192.0.2.7" });
+  cluster.ingress("edge/api", {
+    tls: ["api.example.com", "www.api.example.com"],
+    className: "edge",
+    statusIp: "192.0.2.8",
+  });
+  await waitFor(
+    "both to process the status-only changes",
+    async () => await skipped(main) > (before[0] ?? 0) && await skipped(edge) > (before[1] ?? 0),
+  );
+  assert.equal(cluster.configMapWrites().length, writes, "nothing is written once both blocks are in place");
+  assert.equal(main.logs.filter((line) => line.level === "ERROR").length, 0);
+  assert.equal(edge.logs.filter((line) => line.level === "ERROR").length, 0);
+});

@@ -16,6 +16,7 @@
  */
 
 import { type CorefileLine, splitLines } from "./corefile_lines.ts";
+import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import { type MarkerScan, scanMarkers } from "./corefile_markers.ts";
 import { type CorefileRefusal, refusal } from "./corefile_problems.ts";
 import { findRootBlock, type ServerBlock, serverBlocks } from "./corefile_structure.ts";
@@ -23,6 +24,8 @@ import { type CorefileComment, type CorefileToken, tokenizeCorefile } from "./co
 
 /** A Corefile we can edit, with everything the editor and the self-check look at. */
 export interface CorefileAnalysis {
+  /** The marker pair this analysis looked for (the release's). */
+  readonly blockMarkers: BlockMarkers;
   /** Discriminant. */
   readonly kind: "analysis";
   /** The Corefile as read. */
@@ -55,7 +58,10 @@ export interface CorefileAnalysis {
  * analyzeCorefile("example.org {\n}\n").kind; // "refused" (no-root-block)
  * ```
  */
-export function analyzeCorefile(text: string): CorefileAnalysis | CorefileRefusal {
+export function analyzeCorefile(
+  text: string,
+  blockMarkers: BlockMarkers = DEFAULT_MARKERS,
+): CorefileAnalysis | CorefileRefusal {
   if (text.trim() === "") return refusal("empty-corefile", "empty Corefile: the ConfigMap key holds no text");
   const tokenized = tokenizeCorefile(text);
   if (!tokenized.ok) {
@@ -85,10 +91,11 @@ export function analyzeCorefile(text: string): CorefileAnalysis | CorefileRefusa
     );
   }
   const lines = splitLines(text);
-  const markers = scanMarkers({ text, lines, tokens, comments, root });
+  const markers = scanMarkers({ text, lines, tokens, comments, root, markers: blockMarkers });
   if (markers.kind === "refused") return markers;
   return {
     kind: "analysis",
+    blockMarkers,
     text,
     lines,
     tokens,

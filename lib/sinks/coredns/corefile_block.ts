@@ -44,7 +44,7 @@
 
 import { analyzeCorefile, type CorefileAnalysis } from "./corefile_analysis.ts";
 import { type CorefileLine, detectNewline, leadingIndent } from "./corefile_lines.ts";
-import { MARKER_BEGIN, MARKER_END } from "./corefile_markers.ts";
+import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import { type CorefileRefusal, refusal } from "./corefile_problems.ts";
 import type { CorefileToken } from "./corefile_tokens.ts";
 import { verifyCorefileEdit } from "./corefile_verify.ts";
@@ -74,7 +74,12 @@ export type CorefileEdit =
  * applyCorefileBlock(".:53 {\n    errors\n}\n", [], "p.ns.svc.cluster.local.").kind; // "unchanged"
  * ```
  */
-export function applyCorefileBlock(corefile: string, hosts: readonly string[], fqdn: string): CorefileEdit {
+export function applyCorefileBlock(
+  corefile: string,
+  hosts: readonly string[],
+  fqdn: string,
+  blockMarkers: BlockMarkers = DEFAULT_MARKERS,
+): CorefileEdit {
   const input = rewriteInputProblem(hosts, fqdn);
   if (input !== undefined) {
     return refusal(
@@ -82,7 +87,7 @@ export function applyCorefileBlock(corefile: string, hosts: readonly string[], f
       `refusing to write a rewrite rule: ${input.reason}`,
     );
   }
-  const analysis = analyzeCorefile(corefile);
+  const analysis = analyzeCorefile(corefile, blockMarkers);
   if (analysis.kind === "refused") return analysis;
 
   const { lines, markers } = analysis;
@@ -97,7 +102,7 @@ export function applyCorefileBlock(corefile: string, hosts: readonly string[], f
     start = end = (lines[analysis.rootCloseLine] as CorefileLine).start;
   }
 
-  const block = renderBlock(hosts, fqdn, detectIndent(analysis), detectNewline(corefile));
+  const block = renderBlock(hosts, fqdn, detectIndent(analysis), detectNewline(corefile), blockMarkers);
   const result = corefile.slice(0, start) + block + corefile.slice(end);
   if (result === corefile) return { kind: "unchanged" };
 
@@ -126,9 +131,15 @@ export function applyCorefileBlock(corefile: string, hosts: readonly string[], f
  * // "\t# === END ouroboros ===\n"
  * ```
  */
-export function renderBlock(hosts: readonly string[], fqdn: string, indent: string, newline: string): string {
+export function renderBlock(
+  hosts: readonly string[],
+  fqdn: string,
+  indent: string,
+  newline: string,
+  markers: BlockMarkers = DEFAULT_MARKERS,
+): string {
   if (hosts.length === 0) return "";
-  const lines = [MARKER_BEGIN, ...hosts.map((host) => rewriteRule(host, fqdn)), MARKER_END];
+  const lines = [markers.begin, ...hosts.map((host) => rewriteRule(host, fqdn)), markers.end];
   return lines.map((line) => indent + line + newline).join("");
 }
 

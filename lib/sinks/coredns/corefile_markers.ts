@@ -37,11 +37,12 @@ import { type CorefileRefusal, type MarkerProblem, refusal } from "./corefile_pr
 import type { ServerBlock } from "./corefile_structure.ts";
 import type { CorefileComment, CorefileToken } from "./corefile_tokens.ts";
 import { isOwnRewriteRule } from "./rewrite_lines.ts";
+import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker } from "../markers.ts";
 
-/** The first line of our block, compared after trimming ASCII whitespace. */
-export const MARKER_BEGIN = "# === BEGIN ouroboros (do not edit by hand) ===";
-/** The last line of our block, compared after trimming ASCII whitespace. */
-export const MARKER_END = "# === END ouroboros ===";
+/** The first line of the default release's block, compared after trimming ASCII whitespace. */
+export const MARKER_BEGIN: string = DEFAULT_MARKERS.begin;
+/** The last line of the default release's block, compared after trimming ASCII whitespace. */
+export const MARKER_END: string = DEFAULT_MARKERS.end;
 
 /** A comment that reads like one of our markers, whatever its spacing, case or wording after. */
 const MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros(?![\w-])/i;
@@ -63,6 +64,8 @@ export interface MarkerScanInput {
   readonly comments: readonly CorefileComment[];
   /** The root server block. */
   readonly root: ServerBlock;
+  /** The release's markers (`--marker-id`); default: the original's. */
+  readonly markers?: BlockMarkers;
 }
 
 /** The outcome of the marker scan. */
@@ -89,6 +92,7 @@ export type MarkerScan =
  */
 export function scanMarkers(input: MarkerScanInput): MarkerScan {
   const { text, lines, tokens, comments, root } = input;
+  const own = input.markers ?? DEFAULT_MARKERS;
   const begins: number[] = [];
   const ends: number[] = [];
   const commentByLine = new Map<number, CorefileComment>();
@@ -96,7 +100,7 @@ export function scanMarkers(input: MarkerScanInput): MarkerScan {
 
   for (const [index, line] of lines.entries()) {
     const trimmed = trimAsciiWhitespace(text.slice(line.start, line.contentEnd));
-    if (trimmed !== MARKER_BEGIN && trimmed !== MARKER_END) continue;
+    if (trimmed !== own.begin && trimmed !== own.end) continue;
     const comment = commentByLine.get(index);
     const ownLine = comment !== undefined &&
       trimAsciiWhitespace(text.slice(line.start, comment.start)) === "" &&
@@ -108,16 +112,18 @@ export function scanMarkers(input: MarkerScanInput): MarkerScan {
           `does not see it as a comment; find the unclosed "…" that starts above it.`,
       );
     }
-    (trimmed === MARKER_BEGIN ? begins : ends).push(index);
+    (trimmed === own.begin ? begins : ends).push(index);
   }
 
   const exactLines = new Set([...begins, ...ends]);
   for (const comment of comments) {
     if (exactLines.has(comment.line) || !MARKER_LIKE.test(comment.text)) continue;
+    // Another release's marker fences that release's block: foreign content, left alone.
+    if (isOtherReleaseMarker(trimAsciiWhitespace(comment.text), own)) continue;
     return markerRefusal(
       "altered-marker",
       `line ${comment.line + 1} has a comment that looks like an ouroboros marker but is not exactly ` +
-        `"${MARKER_BEGIN}" or "${MARKER_END}" on a line of its own: ${JSON.stringify(comment.text)}.`,
+        `"${own.begin}" or "${own.end}" on a line of its own: ${JSON.stringify(comment.text)}.`,
     );
   }
 

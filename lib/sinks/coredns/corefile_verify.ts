@@ -40,7 +40,7 @@ export function verifyCorefileEdit(
 ): string | undefined {
   const old = typeof before === "string" ? analyzeCorefile(before) : before;
   if (old.kind === "refused") return `original Corefile: ${old.message}`;
-  const edited = analyzeCorefile(after);
+  const edited = analyzeCorefile(after, old.blockMarkers);
   if (edited.kind === "refused") return `edited Corefile: ${edited.message}`;
 
   if (hosts.length === 0) {

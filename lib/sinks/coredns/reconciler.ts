@@ -46,6 +46,7 @@ import { applyCorefileBlock } from "./corefile_block.ts";
 import { hasReloadPlugin } from "./corefile_checks.ts";
 import { isMarkerProblem } from "./corefile_problems.ts";
 import { RevertGuard, type RevertGuardOptions } from "./revert_guard.ts";
+import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 
 /** The client calls the sinks make. */
 export type ConfigMapApi = Pick<KubeClient, "get" | "mergePatch">;
@@ -63,6 +64,8 @@ export interface CorednsSinkOptions {
   readonly target: CorefileLocation;
   /** The rewrite target, ending with a dot. */
   readonly proxyFqdn: string;
+  /** The release's markers (`--marker-id`); default: the original's. */
+  readonly markers?: BlockMarkers;
   /** Records Warning Events; none when absent. */
   readonly recorder?: Pick<EventRecorder, "record">;
   /** @default systemClock */
@@ -134,6 +137,7 @@ export class CorednsSink implements Sink {
   readonly #target: CorefileLocation;
   readonly #where: string;
   readonly #fqdn: string;
+  readonly #markers: BlockMarkers;
   readonly #recorder: Pick<EventRecorder, "record"> | undefined;
   readonly #clock: Clock;
   readonly #random: () => number;
@@ -150,6 +154,7 @@ export class CorednsSink implements Sink {
     this.#where = `${options.target.namespace}/${options.target.configmap}`;
     this.description = `coredns ${this.#where}[${options.target.key}]`;
     this.#fqdn = options.proxyFqdn;
+    this.#markers = options.markers ?? DEFAULT_MARKERS;
     this.#recorder = options.recorder;
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
@@ -199,7 +204,7 @@ export class CorednsSink implements Sink {
       );
     }
 
-    const edit = applyCorefileBlock(corefile, hosts, this.#fqdn);
+    const edit = applyCorefileBlock(corefile, hosts, this.#fqdn, this.#markers);
     if (edit.kind === "unchanged") return done({ kind: "unchanged", hosts: hosts.length });
     if (edit.kind === "refused") {
       const reason = isMarkerProblem(edit.problem)

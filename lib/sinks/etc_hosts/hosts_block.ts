@@ -36,7 +36,8 @@
 
 import { entryNames, type EntryPlan, planEntries, renderEntry } from "./hosts_entries.ts";
 import { type HostsLine, newlineStyle, splitHostsLines } from "./hosts_lines.ts";
-import { MARKER_BEGIN, MARKER_END, scanHostsMarkers } from "./hosts_markers.ts";
+import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
+import { scanHostsMarkers } from "./hosts_markers.ts";
 import type { HostsRefusal } from "./hosts_problems.ts";
 
 /** What an edit decided. */
@@ -69,11 +70,16 @@ export type HostsEdit =
  * //   "# === BEGIN ouroboros (do not edit by hand) ===\n10.96.0.10 app.example.com\n# === END ouroboros ===\n"
  * ```
  */
-export function applyHostsBlock(text: string, ip: string, hosts: readonly string[]): HostsEdit {
-  if (hosts.length === 0) return removeHostsBlock(text);
+export function applyHostsBlock(
+  text: string,
+  ip: string,
+  hosts: readonly string[],
+  markers: BlockMarkers = DEFAULT_MARKERS,
+): HostsEdit {
+  if (hosts.length === 0) return removeHostsBlock(text, markers);
   const plan = planEntries(ip, hosts);
   if (plan.kind === "refused") return plan;
-  return splice(text, plan);
+  return splice(text, plan, markers);
 }
 
 /**
@@ -84,13 +90,13 @@ export function applyHostsBlock(text: string, ip: string, hosts: readonly string
  * removeHostsBlock("127.0.0.1 localhost\n").kind; // "unchanged"
  * ```
  */
-export function removeHostsBlock(text: string): HostsEdit {
-  return splice(text, undefined);
+export function removeHostsBlock(text: string, markers: BlockMarkers = DEFAULT_MARKERS): HostsEdit {
+  return splice(text, undefined, markers);
 }
 
-function splice(text: string, plan: EntryPlan | undefined): HostsEdit {
+function splice(text: string, plan: EntryPlan | undefined, markers: BlockMarkers): HostsEdit {
   const lines = splitHostsLines(text);
-  const scan = scanHostsMarkers(text, lines);
+  const scan = scanHostsMarkers(text, lines, markers);
   if (scan.kind === "refused") return scan;
   const previousHosts = scan.kind === "present" ? scan.entries.map((entry) => entry.host) : [];
   const entries = plan === undefined ? [] : plan.hosts.map((host) => renderEntry(plan.ip, host));
@@ -103,7 +109,7 @@ function splice(text: string, plan: EntryPlan | undefined): HostsEdit {
       output = text;
     } else {
       const newline = newlineStyle(text);
-      const block = [MARKER_BEGIN, ...entries, MARKER_END].join(newline);
+      const block = [markers.begin, ...entries, markers.end].join(newline);
       if (text === "") output = block + newline;
       else if (text.endsWith("\n")) output = text + block + newline;
       else output = text + newline + block;

@@ -49,6 +49,7 @@
  * @module
  */
 
+import type { BlockMarkers } from "../markers.ts";
 import { type HostsEdit } from "./hosts_block.ts";
 import {
   decodeHostsBytes,
@@ -81,6 +82,8 @@ export interface HostsFileOptions {
   readonly maxAttempts?: number;
   /** Larger files are refused (default 16 MiB). */
   readonly maxBytes?: number;
+  /** The release's markers, whose END line carries the length slack (default: the original's). */
+  readonly markers?: BlockMarkers;
 }
 
 /** What one {@linkcode editHostsFile} call did. */
@@ -214,7 +217,7 @@ async function onePass(
     const result = edit(clean.text);
     if (result.kind === "refused") return { ...result, message: `${path}: ${result.message}` };
     const desired = result.kind === "changed" ? result.text : clean.text;
-    const plan = planWrite(current, desired);
+    const plan = planWrite(current, desired, options.markers);
     if (plan.kind === "none") {
       return { kind: "unchanged", previousHosts: result.previousHosts, shadowed: result.shadowed };
     }

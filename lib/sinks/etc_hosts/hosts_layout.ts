@@ -37,7 +37,7 @@
  */
 
 import { splitHostsLines, trimAscii } from "./hosts_lines.ts";
-import { MARKER_END } from "./hosts_markers.ts";
+import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 
 /** The byte used to reserve space and to fill the tail of an interrupted shrink. */
 export const FILLER = "\u0000";
@@ -74,16 +74,20 @@ export type WritePlan =
  * planWrite("127.0.0.1 localhost\n", "");        // { kind: "shrink", text: "", filler: 20 }
  * ```
  */
-export function planWrite(current: string, desired: string): WritePlan {
+export function planWrite(
+  current: string,
+  desired: string,
+  markers: BlockMarkers = DEFAULT_MARKERS,
+): WritePlan {
   if (desired === current) return { kind: "none" };
-  const fitted = fitLength(desired, current.length);
+  const fitted = fitLength(desired, current.length, markers);
   if (fitted !== undefined) return { kind: "overwrite", text: fitted };
   if (desired.length < current.length) {
     return { kind: "shrink", text: desired, filler: current.length - desired.length };
   }
-  const slack = endSlack(desired)?.length ?? 0;
+  const slack = endSlack(desired, markers)?.length ?? 0;
   const length = Math.max(current.length, desired.length - slack);
-  const text = fitLength(desired, length) ?? desired;
+  const text = fitLength(desired, length, markers) ?? desired;
   return { kind: "extend", text, reserve: text.length - current.length };
 }
 
@@ -97,9 +101,13 @@ export function planWrite(current: string, desired: string): WritePlan {
  * fitLength("# === END ouroboros ===\n", 26); // "# === END ouroboros ===  \n"
  * ```
  */
-export function fitLength(text: string, length: number): string | undefined {
+export function fitLength(
+  text: string,
+  length: number,
+  markers: BlockMarkers = DEFAULT_MARKERS,
+): string | undefined {
   if (text.length === length) return text;
-  const slack = endSlack(text);
+  const slack = endSlack(text, markers);
   if (slack === undefined) return undefined;
   const wanted = slack.length + (length - text.length);
   if (wanted < 0) return undefined;
@@ -116,10 +124,13 @@ export function fitLength(text: string, length: number): string | undefined {
  * endSlack("x\n# === END ouroboros ===   \r\n"); // { start: 25, length: 3 }
  * ```
  */
-export function endSlack(text: string): { readonly start: number; readonly length: number } | undefined {
+export function endSlack(
+  text: string,
+  markers: BlockMarkers = DEFAULT_MARKERS,
+): { readonly start: number; readonly length: number } | undefined {
   for (const line of splitHostsLines(text)) {
     const content = text.slice(line.start, line.contentEnd);
-    if (trimAscii(content) !== MARKER_END) continue;
+    if (trimAscii(content) !== markers.end) continue;
     let start = line.contentEnd;
     while (start > line.start && isSlack(text.charCodeAt(start - 1))) start--;
     return { start, length: line.contentEnd - start };

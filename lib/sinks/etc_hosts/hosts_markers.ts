@@ -24,6 +24,7 @@
  */
 
 import { MARKER_BEGIN, MARKER_END } from "../coredns/corefile_markers.ts";
+import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker } from "../markers.ts";
 import { parseOwnEntry } from "./hosts_entries.ts";
 import { type HostsLine, trimAscii } from "./hosts_lines.ts";
 import { type HostsMarkerProblem, type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
@@ -67,26 +68,32 @@ export type HostsMarkerScan =
  * // { kind: "present", beginLine: 1, endLine: 3, entries: [{ ip: "10.96.0.10", host: "app.example.com" }] }
  * ```
  */
-export function scanHostsMarkers(text: string, lines: readonly HostsLine[]): HostsMarkerScan {
+export function scanHostsMarkers(
+  text: string,
+  lines: readonly HostsLine[],
+  markers: BlockMarkers = DEFAULT_MARKERS,
+): HostsMarkerScan {
   const begins: number[] = [];
   const ends: number[] = [];
   for (const [index, line] of lines.entries()) {
     const content = text.slice(line.start, line.contentEnd);
     const trimmed = trimAscii(content);
-    if (trimmed === MARKER_BEGIN) {
+    if (trimmed === markers.begin) {
       begins.push(index);
       continue;
     }
-    if (trimmed === MARKER_END) {
+    if (trimmed === markers.end) {
       ends.push(index);
       continue;
     }
     const hash = content.indexOf("#");
+    // Another release's marker fences that release's block: foreign lines, left alone.
+    if (isOtherReleaseMarker(trimmed, markers)) continue;
     if (hash >= 0 && MARKER_LIKE.test(content.slice(hash))) {
       return markerRefusal(
         "altered-marker",
-        `line ${index + 1} looks like an ouroboros marker but is not exactly "${MARKER_BEGIN}" or ` +
-          `"${MARKER_END}" on a line of its own: ${JSON.stringify(content)}.`,
+        `line ${index + 1} looks like an ouroboros marker but is not exactly "${markers.begin}" or ` +
+          `"${markers.end}" on a line of its own: ${JSON.stringify(content)}.`,
       );
     }
   }

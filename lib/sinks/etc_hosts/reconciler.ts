@@ -20,6 +20,7 @@
  */
 
 import { logger } from "../../util/logging.ts";
+import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import type { Sink, SinkOutcome } from "../sink.ts";
 import { applyHostsBlock, removeHostsBlock } from "./hosts_block.ts";
 import { editHostsFile, type HostsFileHooks, type HostsFileResult } from "./hosts_file.ts";
@@ -35,6 +36,8 @@ export interface EtcHostsSinkOptions {
   readonly proxyIp: string;
   /** Test seams between the write steps. */
   readonly hooks?: HostsFileHooks;
+  /** The release's markers (`--marker-id`); default: the original's. */
+  readonly markers?: BlockMarkers;
 }
 
 /**
@@ -51,6 +54,7 @@ export class EtcHostsSink implements Sink {
   readonly #path: string;
   readonly #proxyIp: string;
   readonly #hooks: HostsFileHooks | undefined;
+  readonly #markers: BlockMarkers;
   #shadowedKey = "";
 
   /** Creates the sink; it holds no resources between reconciles. */
@@ -58,6 +62,7 @@ export class EtcHostsSink implements Sink {
     this.#path = options.path;
     this.#proxyIp = options.proxyIp;
     this.#hooks = options.hooks;
+    this.#markers = options.markers ?? DEFAULT_MARKERS;
     this.description = `etc-hosts ${options.path} (${options.proxyIp})`;
   }
 
@@ -66,9 +71,9 @@ export class EtcHostsSink implements Sink {
     signal.throwIfAborted();
     const result = await editHostsFile(
       this.#path,
-      (text) => applyHostsBlock(text, this.#proxyIp, hosts),
+      (text) => applyHostsBlock(text, this.#proxyIp, hosts, this.#markers),
       signal,
-      this.#hooks === undefined ? {} : { hooks: this.#hooks },
+      { markers: this.#markers, ...(this.#hooks === undefined ? {} : { hooks: this.#hooks }) },
     );
     if (result.kind === "refused") return result;
     this.#report(result);
@@ -128,8 +133,14 @@ export async function cleanupHostsFile(
   path: string,
   signal: AbortSignal,
   hooks?: HostsFileHooks,
+  markers: BlockMarkers = DEFAULT_MARKERS,
 ): Promise<HostsCleanup> {
-  const result = await editHostsFile(path, removeHostsBlock, signal, hooks === undefined ? {} : { hooks });
+  const result = await editHostsFile(
+    path,
+    (text) => removeHostsBlock(text, markers),
+    signal,
+    { markers, ...(hooks === undefined ? {} : { hooks }) },
+  );
   if (result.kind === "refused") return result;
   if (result.previousHosts.length === 0 && result.kind === "unchanged") return { kind: "absent" };
   return { kind: "removed", hosts: result.previousHosts.length };
