@@ -17,6 +17,8 @@ export interface ObjectMeta {
   readonly uid: string;
   readonly resourceVersion: string;
   readonly generation?: number;
+  /** When the server created the object (RFC 3339, e.g. `2026-01-02T03:04:05Z`), when it says. */
+  readonly creationTimestamp?: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
 }
@@ -91,7 +93,7 @@ export function asStringMap(value: unknown): Readonly<Record<string, string>> | 
 export function decodeMetadata(value: unknown): Decoded<ObjectMeta> {
   const meta = asObject(value);
   if (meta === undefined) return { ok: false, reason: "metadata is missing or not an object" };
-  const { name, namespace, uid, resourceVersion, generation } = meta;
+  const { name, namespace, uid, resourceVersion, generation, creationTimestamp } = meta;
   if (typeof name !== "string" || name === "") return { ok: false, reason: "metadata.name is missing" };
   if (typeof resourceVersion !== "string" || resourceVersion === "") {
     return { ok: false, reason: "metadata.resourceVersion is missing" };
@@ -111,6 +113,7 @@ export function decodeMetadata(value: unknown): Decoded<ObjectMeta> {
       uid: typeof uid === "string" ? uid : "",
       resourceVersion,
       ...(typeof generation === "number" ? { generation } : {}),
+      ...(typeof creationTimestamp === "string" ? { creationTimestamp } : {}),
       labels,
       annotations,
     },

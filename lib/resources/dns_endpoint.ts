@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Decoded, KubeObject } from "../kube/objects.ts";
+import { asObject, type Decoded, type KubeObject } from "../kube/objects.ts";
 import { decodeKubeObject } from "./fields.ts";
 import type { ResourceType } from "./resource_type.ts";
 
@@ -31,6 +31,8 @@ export interface DnsEndpointWire {
       providerSpecific?: { name?: string; value?: string }[];
     }[];
   };
+  /** Written by external-dns once it has processed a generation of the object. */
+  status?: { observedGeneration?: number };
 }
 
 /** One DNS record set. */
@@ -45,12 +47,35 @@ export interface Endpoint {
   readonly providerSpecific: readonly ProviderSpecificProperty[];
 }
 
+/**
+ * `status.observedGeneration` as found: `absent` (no status, no field, or `null`), a whole
+ * number, or something else (`raw` is its JSON text), kept so it can be reported rather than
+ * failing the object.
+ */
+export type ObservedGeneration =
+  | { readonly kind: "absent" }
+  | { readonly kind: "value"; readonly value: number }
+  | { readonly kind: "invalid"; readonly raw: string };
+
 /** A DNSEndpoint as the controller sees it. */
 export interface DnsEndpoint extends KubeObject {
   readonly spec: { readonly endpoints: readonly Endpoint[] };
+  /** What external-dns reported; a malformed status never makes the object fail to decode. */
+  readonly status: { readonly observedGeneration: ObservedGeneration };
 }
 
 const DNS_ENDPOINT_KIND = { apiVersion: "externaldns.k8s.io/v1alpha1", kind: "DNSEndpoint" } as const;
+
+/**
+ * Reads `status.observedGeneration` from a raw object's `status`. A status that is not an
+ * object reads as `absent` (the CRD's schema makes it one, so only a broken server sends that).
+ */
+export function decodeObservedGeneration(status: unknown): ObservedGeneration {
+  const value = asObject(status)?.observedGeneration;
+  if (value === undefined || value === null) return { kind: "absent" };
+  if (typeof value === "number" && Number.isInteger(value)) return { kind: "value", value };
+  return { kind: "invalid", raw: JSON.stringify(value) ?? String(value) };
+}
 
 /** Decodes a raw DNSEndpoint; never throws. */
 export function decodeDnsEndpoint(raw: unknown): Decoded<DnsEndpoint> {
@@ -73,6 +98,7 @@ export function decodeDnsEndpoint(raw: unknown): Decoded<DnsEndpoint> {
         };
       }),
     },
+    status: { observedGeneration: decodeObservedGeneration(asObject(raw)?.status) },
   }));
 }
 

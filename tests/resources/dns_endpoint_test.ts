@@ -1,5 +1,10 @@
 import assert from "node:assert/strict";
-import { decodeDnsEndpoint, DNS_ENDPOINT } from "../../lib/resources/dns_endpoint.ts";
+import {
+  decodeDnsEndpoint,
+  decodeObservedGeneration,
+  DNS_ENDPOINT,
+  type ObservedGeneration,
+} from "../../lib/resources/dns_endpoint.ts";
 import { resourcePath } from "../../lib/resources/resource_type.ts";
 
 const meta = { name: "ouroboros", namespace: "ingress-nginx", resourceVersion: "12" };
@@ -92,6 +97,47 @@ Deno.test("decodeDnsEndpoint refuses malformed fields, naming the field", async 
   for (const [name, raw, reason] of cases) {
     await t.step(name, () => assert.deepEqual(decodeDnsEndpoint(raw), { ok: false, reason }));
   }
+});
+
+Deno.test("decodeDnsEndpoint keeps generation, creationTimestamp and status.observedGeneration", () => {
+  const decoded = decodeDnsEndpoint({
+    metadata: { ...meta, generation: 4, creationTimestamp: "2026-01-02T03:04:05Z" },
+    spec: {},
+    status: { observedGeneration: 3 },
+  });
+  assert.ok(decoded.ok, decoded.ok ? "" : decoded.reason);
+  assert.equal(decoded.value.metadata.generation, 4);
+  assert.equal(decoded.value.metadata.creationTimestamp, "2026-01-02T03:04:05Z");
+  assert.deepEqual(decoded.value.status, { observedGeneration: { kind: "value", value: 3 } });
+});
+
+Deno.test("decodeDnsEndpoint reads any status.observedGeneration without failing the object", async (t) => {
+  const cases: readonly [string, Record<string, unknown>, ObservedGeneration][] = [
+    ["no status", {}, { kind: "absent" }],
+    ["null status", { status: null }, { kind: "absent" }],
+    ["empty status", { status: {} }, { kind: "absent" }],
+    ["null observedGeneration", { status: { observedGeneration: null } }, { kind: "absent" }],
+    ["status not an object", { status: "ready" }, { kind: "absent" }],
+    ["zero", { status: { observedGeneration: 0 } }, { kind: "value", value: 0 }],
+    ["a string", { status: { observedGeneration: "3" } }, { kind: "invalid", raw: '"3"' }],
+    ["a fraction", { status: { observedGeneration: 1.5 } }, { kind: "invalid", raw: "1.5" }],
+    ["an object", { status: { observedGeneration: { n: 1 } } }, { kind: "invalid", raw: '{"n":1}' }],
+    ["a boolean", { status: { observedGeneration: true } }, { kind: "invalid", raw: "true" }],
+  ];
+  for (const [name, extra, want] of cases) {
+    await t.step(name, () => {
+      const decoded = decodeDnsEndpoint({ metadata: meta, spec: {}, ...extra });
+      assert.ok(decoded.ok, decoded.ok ? "" : decoded.reason);
+      assert.deepEqual(decoded.value.status.observedGeneration, want);
+      assert.equal(decoded.value.metadata.creationTimestamp, undefined, "absent when the server sent none");
+    });
+  }
+});
+
+Deno.test("decodeObservedGeneration reads a raw status", () => {
+  assert.deepEqual(decodeObservedGeneration({ observedGeneration: 7 }), { kind: "value", value: 7 });
+  assert.deepEqual(decodeObservedGeneration(undefined), { kind: "absent" });
+  assert.deepEqual(decodeObservedGeneration({ observedGeneration: [] }), { kind: "invalid", raw: "[]" });
 });
 
 Deno.test("DNS_ENDPOINT is external-dns' v1alpha1 dnsendpoints resource", () => {

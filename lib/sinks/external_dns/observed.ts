@@ -3,7 +3,9 @@
  * resourceVersion), labels, annotations and the spec fields ouroboros owns, in the same form
  * `DesiredRecord` (records.ts) uses. Status and server-assigned fields (a Service's cluster IPs, IP
  * families, session affinity) are left out on purpose: they are never compared, so they never
- * cause a write, and never overwritten.
+ * cause a write, and never overwritten. The one exception is a DNSEndpoint's
+ * {@linkcode RecordProgress}, kept apart from the owned fields for the status surfacer
+ * (`status_surfacer.ts`), which never writes.
  *
  * Pure: no I/O.
  *
@@ -11,9 +13,18 @@
  */
 
 import type { JsonObject } from "../../kube/objects.ts";
-import type { DnsEndpoint, Endpoint } from "../../resources/dns_endpoint.ts";
+import type { DnsEndpoint, Endpoint, ObservedGeneration } from "../../resources/dns_endpoint.ts";
 import type { Service } from "../../resources/service.ts";
 import type { OwnedFields } from "./records.ts";
+
+/** How far external-dns got with a DNSEndpoint: its generation against what external-dns saw. */
+export interface RecordProgress {
+  /** `metadata.generation`, when the server keeps one. */
+  readonly generation?: number;
+  /** `metadata.creationTimestamp` (RFC 3339), when the server sent one. */
+  readonly createdAt?: string;
+  readonly observedGeneration: ObservedGeneration;
+}
 
 /** One record object found in the cluster. */
 export interface ObservedRecord extends OwnedFields {
@@ -22,6 +33,8 @@ export interface ObservedRecord extends OwnedFields {
   readonly resourceVersion: string;
   /** The hostname it publishes, when it says (`dnsName`, or the Service's hostname annotation). */
   readonly host?: string;
+  /** DNSEndpoints only: what the status surfacer reads; never compared or written. */
+  readonly progress?: RecordProgress;
 }
 
 function endpointFields(endpoint: Endpoint): JsonObject {
@@ -37,7 +50,7 @@ function endpointFields(endpoint: Endpoint): JsonObject {
 
 /** A listed DNSEndpoint: its whole `spec.endpoints` is owned. */
 export function observeDnsEndpoint(object: DnsEndpoint): ObservedRecord {
-  const { name, uid, resourceVersion, labels, annotations } = object.metadata;
+  const { name, uid, resourceVersion, labels, annotations, generation, creationTimestamp } = object.metadata;
   const host = object.spec.endpoints[0]?.dnsName;
   return {
     name,
@@ -47,6 +60,11 @@ export function observeDnsEndpoint(object: DnsEndpoint): ObservedRecord {
     annotations,
     spec: { endpoints: object.spec.endpoints.map(endpointFields) },
     ...(host === undefined ? {} : { host }),
+    progress: {
+      ...(generation === undefined ? {} : { generation }),
+      ...(creationTimestamp === undefined ? {} : { createdAt: creationTimestamp }),
+      observedGeneration: object.status.observedGeneration,
+    },
   };
 }
 

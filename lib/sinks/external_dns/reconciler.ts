@@ -23,11 +23,17 @@
  * guards and skipped hostnames are logged (ERROR or WARN) when they appear, then at DEBUG while
  * they last.
  *
+ * With DNSEndpoint output, a pass that was not guarded ends with the status surfacer
+ * (`status_surfacer.ts`) over the listed DNSEndpoints it did not delete: a WARN, at most once per
+ * object and problem every five minutes, when external-dns does not seem to process them. It
+ * reads only the pass's listing (no extra API calls) and never changes the outcome.
+ *
  * @module
  */
 
 import { isAlreadyExists, isConflict, isInvalid, isNotFound } from "../../kube/errors.ts";
 import type { JsonObject } from "../../kube/objects.ts";
+import { type Clock, systemClock } from "../../util/clock.ts";
 import { logger } from "../../util/logging.ts";
 import type { ReconcileContext, Sink, SinkOutcome } from "../sink.ts";
 export type { ReconcileContext } from "../sink.ts";
@@ -50,6 +56,7 @@ import {
 } from "./plan.ts";
 import { type RecordApi, recordApi, type RecordClient } from "./record_api.ts";
 import { buildRecords, type DesiredRecord, type HostBuild, type RecordSettings } from "./records.ts";
+import { STATUS_GRACE_MS, surfaceStatus } from "./status_surfacer.ts";
 import type { TargetsResult } from "./targets.ts";
 
 const log = logger("sinks", "external-dns");
@@ -78,6 +85,10 @@ export interface ExternalDnsSinkOptions {
    * controller re-resolves them when the proxy Service changes and then asks for a pass.
    */
   readonly targets: () => TargetsResult | undefined;
+  /** Measures the status surfacer's repeat window. @default systemClock */
+  readonly clock?: Clock;
+  /** Wall time, compared with DNSEndpoints' `creationTimestamp`. @default () => new Date() */
+  readonly wallClock?: () => Date;
 }
 
 interface PassState {
@@ -112,6 +123,12 @@ export class ExternalDnsSink implements Sink {
   readonly #context: MessageContext;
   /** The problems logged by the previous pass (see `#announce`). */
   #announced = new Set<string>();
+  readonly #clock: Clock;
+  readonly #wallClock: () => Date;
+  /** The status surfacer's memory: clock time of the last warning per object and problem. */
+  #statusWarned: ReadonlyMap<string, number> = new Map();
+  /** Clock time of this sink's last create or update per DNSEndpoint name. */
+  #writtenAt = new Map<string, number>();
 
   /** Binds the sink to its client, settings and target source. */
   constructor(options: ExternalDnsSinkOptions) {
@@ -119,6 +136,8 @@ export class ExternalDnsSink implements Sink {
     this.#targets = options.targets;
     this.#api = recordApi(options.client, options.settings);
     this.#context = options.settings;
+    this.#clock = options.clock ?? systemClock;
+    this.#wallClock = options.wallClock ?? (() => new Date());
     this.description =
       `external-dns ${kubectlResource(options.settings.output)} in ${options.settings.namespace} ` +
       `(instance ${options.settings.instance})`;
@@ -210,6 +229,9 @@ export class ExternalDnsSink implements Sink {
         properties: { host: refusal.host, name: refusal.name, problem: refusal.problem },
       })),
     ]);
+    if (output === "crd") {
+      this.#surfaceStatus(listing.owned, state.deleted, [...state.created, ...state.updated]);
+    }
     return {
       outcome: this.#outcome(plan, state, refused),
       created: state.created,
@@ -235,6 +257,31 @@ export class ExternalDnsSink implements Sink {
       else log.error(notice.message, notice.properties);
     }
     this.#announced = current;
+  }
+
+  /** Warns about listed DNSEndpoints external-dns does not seem to process (see the module documentation). */
+  #surfaceStatus(
+    listed: readonly ObservedRecord[],
+    deleted: readonly string[],
+    written: readonly string[],
+  ): void {
+    const clockMs = this.#clock.now();
+    for (const name of written) this.#writtenAt.set(name, clockMs);
+    const settling = new Set<string>();
+    for (const [name, at] of this.#writtenAt) {
+      if (clockMs - at < STATUS_GRACE_MS) settling.add(name);
+      else this.#writtenAt.delete(name);
+    }
+    const { notices, next } = surfaceStatus({
+      namespace: this.#settings.namespace,
+      listed,
+      deleted,
+      now: { wallMs: this.#wallClock().getTime(), clockMs },
+      previous: this.#statusWarned,
+      settling,
+    });
+    this.#statusWarned = next;
+    for (const notice of notices) log.warn(notice.message, notice.properties);
   }
 
   #outcome(
