@@ -54,7 +54,7 @@ import type { Gateway } from "../resources/gateway.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 import type { HostSource, RefusalScope, Sink, SinkOutcome } from "../sinks/sink.ts";
-import { desiredHostnames, type DesiredSetOptions } from "../hostnames/desired_set.ts";
+import { createDesiredSetMemo, desiredHostnames, type DesiredSetOptions } from "../hostnames/desired_set.ts";
 import { formatLoggedValue, RejectionLog } from "../hostnames/rejection_log.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { logger } from "../util/logging.ts";
@@ -293,6 +293,8 @@ export class ReconcileLoop {
   readonly #prerequisites: readonly Prerequisite[];
   readonly #sink: Sink;
   readonly #desired: DesiredSetOptions;
+  /** Per-object hostname results, valid for `#desired` (see `DesiredSetMemo`). */
+  readonly #memo = createDesiredSetMemo();
   readonly #resyncMs: number;
   readonly #debounceMs: number;
   readonly #graceMs: number;
@@ -495,7 +497,7 @@ export class ReconcileLoop {
     const routes = this.#sources.routes?.list() ?? [];
     let applying: Applied;
     try {
-      const desired = desiredHostnames({ ingresses, gateways, routes }, this.#desired);
+      const desired = desiredHostnames({ ingresses, gateways, routes }, this.#desired, this.#memo);
       applying = { hosts: desired.hosts, sources: desired.sources };
       this.#desiredHosts = desired.hosts.length;
       this.#rejectedHosts = desired.rejected.length;

@@ -84,16 +84,51 @@ export interface DesiredSet {
    * {@linkcode HOST_ORIGINS} order (a name two Ingresses and an HTTPRoute share:
    * `["ingress", "httproute"]`).
    */
-  readonly sources: Map<string, HostOrigin[]>;
+  readonly sources: Map<string, readonly HostOrigin[]>;
   /** Refused values, sorted by kind, object key and value; each once per object. */
   readonly rejected: RejectedHostname[];
 }
 
 const KIND_ORDER: Readonly<Record<HostnameSourceKind, number>> = { Ingress: 0, Gateway: 1, HTTPRoute: 2 };
 
+/** One bit per {@linkcode HostOrigin}, in {@linkcode HOST_ORIGINS} order. */
+const ORIGIN_BIT: Readonly<Record<HostOrigin, number>> = {
+  "ingress": 1,
+  "gateway-listener": 2,
+  "httproute": 4,
+};
+
+/** The origin list for every bit combination, shared so no list is allocated per hostname. */
+const ORIGIN_LISTS: readonly (readonly HostOrigin[])[] = Array.from(
+  { length: 8 },
+  (_, bits) => Object.freeze(HOST_ORIGINS.filter((origin) => (bits & ORIGIN_BIT[origin]) !== 0)),
+);
+
+/** What one object contributes: its accepted names and its refused values. */
+interface ObjectHostnames {
+  readonly accepted: readonly string[];
+  readonly rejected: readonly RejectedHostname[];
+}
+
+/**
+ * Per-object results of {@linkcode desiredHostnames}, keyed by the object itself. The caches
+ * replace an object on every change and never mutate one, so an object seen before gives the
+ * same answer: with a memo a recompute after one Ingress changed checks that Ingress's
+ * hostnames only, instead of all of them (5,000 status updates a second otherwise meant
+ * re-checking every hostname of the cluster ten times a second). A memo is valid for one set
+ * of {@linkcode DesiredSetOptions}: make one per caller with {@linkcode createDesiredSetMemo}.
+ */
+export type DesiredSetMemo = WeakMap<object, ObjectHostnames>;
+
+/** An empty {@linkcode DesiredSetMemo}. */
+export function createDesiredSetMemo(): DesiredSetMemo {
+  return new WeakMap();
+}
+
 /**
  * Computes the desired set from the full current sources: class filters first, then each kept
  * object's hostnames are checked; accepted names are de-duplicated across every source and sorted.
+ * With a `memo` (one per set of options), objects seen before are not checked again.
  *
  * @example
  * ```ts
@@ -105,27 +140,30 @@ const KIND_ORDER: Readonly<Record<HostnameSourceKind, number>> = { Ingress: 0, G
  * // sources: Map { "api.example.com" => ["ingress"], "shop.example.com" => ["ingress"] }
  * ```
  */
-export function desiredHostnames(sources: HostnameSources, options: DesiredSetOptions): DesiredSet {
-  /** Accepted hostname → the origins seen, as a set for cheap de-duplication. */
-  const hosts = new Map<string, Set<HostOrigin>>();
+export function desiredHostnames(
+  sources: HostnameSources,
+  options: DesiredSetOptions,
+  memo?: DesiredSetMemo,
+): DesiredSet {
+  /** Accepted hostname → bits of the origins seen. */
+  const hosts = new Map<string, number>();
   const rejected = new Map<string, RejectedHostname>();
 
-  const collect = (
+  const examine = (
     source: HostnameSourceKind,
     object: Ingress | Gateway | HttpRoute,
     values: readonly string[],
-  ): void => {
+  ): ObjectHostnames => {
+    const accepted: string[] = [];
+    const refused: RejectedHostname[] = [];
     for (const value of values) {
       const check = checkHostname(value, options.clusterDomain, options.proxyFqdn);
       if (check.kind === "accepted") {
-        const origins = hosts.get(check.host);
-        if (origins === undefined) hosts.set(check.host, new Set([ORIGIN_OF[source]]));
-        else origins.add(ORIGIN_OF[source]);
+        accepted.push(check.host);
       } else if (check.kind === "rejected") {
-        const key = objectKey(object.metadata);
-        rejected.set(JSON.stringify([source, key, value]), {
+        refused.push({
           source,
-          key,
+          key: objectKey(object.metadata),
           resourceVersion: object.metadata.resourceVersion,
           value,
           reason: check.reason,
@@ -133,25 +171,38 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredSetOp
         });
       }
     }
+    return { accepted, rejected: refused };
+  };
+
+  const collect = (
+    source: HostnameSourceKind,
+    object: Ingress | Gateway | HttpRoute,
+    values: () => readonly string[],
+  ): void => {
+    let result = memo?.get(object);
+    if (result === undefined) {
+      result = examine(source, object, values());
+      memo?.set(object, result);
+    }
+    const bit = ORIGIN_BIT[ORIGIN_OF[source]];
+    for (const host of result.accepted) hosts.set(host, (hosts.get(host) ?? 0) | bit);
+    for (const entry of result.rejected) {
+      rejected.set(JSON.stringify([entry.source, entry.key, entry.value]), entry);
+    }
   };
 
   const mode = options.ingressHosts ?? "tls";
   for (const ingress of filterIngresses(sources.ingresses, options.ingressClass ?? "")) {
-    collect("Ingress", ingress, ingressHostnames(ingress, mode));
+    collect("Ingress", ingress, () => ingressHostnames(ingress, mode));
   }
   const { gateways, routes } = filterGatewayApi(sources.gateways, sources.routes, options.gatewayClass ?? "");
-  for (const gateway of gateways) collect("Gateway", gateway, gatewayHostnames(gateway));
-  for (const route of routes) collect("HTTPRoute", route, httpRouteHostnames(route));
+  for (const gateway of gateways) collect("Gateway", gateway, () => gatewayHostnames(gateway));
+  for (const route of routes) collect("HTTPRoute", route, () => httpRouteHostnames(route));
 
   const sorted = [...hosts.keys()].sort(compareText);
   return {
     hosts: sorted,
-    sources: new Map(
-      sorted.map((host) => {
-        const seen = hosts.get(host);
-        return [host, HOST_ORIGINS.filter((origin) => seen?.has(origin) === true)];
-      }),
-    ),
+    sources: new Map(sorted.map((host) => [host, ORIGIN_LISTS[hosts.get(host) ?? 0] ?? []])),
     rejected: [...rejected.values()].sort((a, b) =>
       KIND_ORDER[a.source] - KIND_ORDER[b.source] || compareText(a.key, b.key) ||
       compareText(a.value, b.value)

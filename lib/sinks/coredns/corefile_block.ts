@@ -42,6 +42,7 @@
  * @module
  */
 
+import { hasReloadPluginIn } from "./corefile_checks.ts";
 import { analyzeCorefile, type CorefileAnalysis } from "./corefile_analysis.ts";
 import { type CorefileLine, detectNewline, leadingIndent } from "./corefile_lines.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
@@ -57,8 +58,16 @@ export const DEFAULT_INDENT = "    ";
 export type CorefileEdit =
   /** The Corefile already says exactly this: write nothing. */
   | { readonly kind: "unchanged" }
-  /** Write `corefile`. `previousHosts` were in the block before (empty when there was none). */
-  | { readonly kind: "changed"; readonly corefile: string; readonly previousHosts: readonly string[] }
+  /**
+   * Write `corefile`. `previousHosts` were in the block before (empty when there was none);
+   * `reload` says whether the Corefile enables the reload plugin (our block never changes that).
+   */
+  | {
+    readonly kind: "changed";
+    readonly corefile: string;
+    readonly previousHosts: readonly string[];
+    readonly reload: boolean;
+  }
   /** Write nothing; `message` says what to fix. */
   | CorefileRefusal;
 
@@ -117,6 +126,7 @@ export function applyCorefileBlock(
     kind: "changed",
     corefile: result,
     previousHosts: markers.kind === "present" ? markers.hosts : [],
+    reload: hasReloadPluginIn(analysis.tokens),
   };
 }
 

@@ -27,7 +27,7 @@
  */
 
 import { expandedDirectives, findRootBlock, serverBlocks } from "./corefile_structure.ts";
-import { tokenizeCorefile } from "./corefile_tokens.ts";
+import { type CorefileToken, tokenizeCorefile } from "./corefile_tokens.ts";
 import { matchGlob } from "./glob_match.ts";
 
 /**
@@ -41,11 +41,18 @@ import { matchGlob } from "./glob_match.ts";
  */
 export function hasReloadPlugin(corefile: string): boolean {
   const tokenized = tokenizeCorefile(corefile);
-  if (!tokenized.ok) return false;
-  const blocks = serverBlocks(tokenized.tokens);
+  return tokenized.ok && hasReloadPluginIn(tokenized.tokens);
+}
+
+/**
+ * {@linkcode hasReloadPlugin} for a Corefile already tokenized (the editor has the tokens, and a
+ * Corefile near the 1 MiB limit is not worth tokenizing twice).
+ */
+export function hasReloadPluginIn(tokens: readonly CorefileToken[]): boolean {
+  const blocks = serverBlocks(tokens);
   return blocks.some((block) =>
     block.snippet === undefined &&
-    expandedDirectives(tokenized.tokens, blocks, block).some((directive) => directive.name === "reload")
+    expandedDirectives(tokens, blocks, block).some((directive) => directive.name === "reload")
   );
 }
 

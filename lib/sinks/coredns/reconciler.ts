@@ -43,7 +43,6 @@ import { logger } from "../../util/logging.ts";
 import type { Sink, SinkOutcome } from "../sink.ts";
 import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_size.ts";
 import { applyCorefileBlock } from "./corefile_block.ts";
-import { hasReloadPlugin } from "./corefile_checks.ts";
 import { isMarkerProblem } from "./corefile_problems.ts";
 import { RevertGuard, type RevertGuardOptions } from "./revert_guard.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
@@ -242,7 +241,7 @@ export class CorednsSink implements Sink {
       throw error;
     }
     this.#lastWrite = { hosts: joined, at: this.#clock.now(), revertSeen: false };
-    if (!hasReloadPlugin(edit.corefile) && this.#reloadWarnedAt !== configMap.metadata.resourceVersion) {
+    if (!edit.reload && this.#reloadWarnedAt !== configMap.metadata.resourceVersion) {
       this.#reloadWarnedAt = configMap.metadata.resourceVersion;
       log.warn(
         "the Corefile has no 'reload' plugin: the ouroboros block is written, but CoreDNS applies it only " +
