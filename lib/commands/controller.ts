@@ -38,6 +38,7 @@ import { EventRecorder } from "../kube/event_recorder.ts";
 import { CorednsImportSink } from "../sinks/coredns/import_reconciler.ts";
 import { runStartupProbes } from "../sinks/coredns/probes.ts";
 import { CorednsSink } from "../sinks/coredns/reconciler.ts";
+import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
 import { cleanupHostsFile, EtcHostsSink } from "../sinks/etc_hosts/reconciler.ts";
 import { probeOrphans } from "../sinks/external_dns/orphan_probe.ts";
 import { blockMarkers } from "../sinks/markers.ts";
@@ -190,6 +191,10 @@ function cleanupProblems(values: ControllerValues): string[] {
     );
   }
   if (values.etcHosts === "") problems.push("--cleanup needs --etc-hosts: the hosts file to clean");
+  else {
+    const unsafe = hostsPathProblem(values.etcHosts);
+    if (unsafe !== undefined) problems.push(`--etc-hosts: ${unsafe.message}`);
+  }
   return problems;
 }
 

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
 import { isDnsSubdomain } from "../cli/kinds.ts";
 import { ConfigError, type OptionValues, type ValueSource } from "../cli/options.ts";
 import { detectClusterDomain } from "../util/resolv_conf.ts";
@@ -211,6 +212,9 @@ export function controllerSettings(
   if (mode === "etc-hosts") {
     if (values.etcHosts === "") {
       problems.push("etc-hosts mode: --etc-hosts must name the hosts file to manage");
+    } else {
+      const unsafe = hostsPathProblem(values.etcHosts);
+      if (unsafe !== undefined) problems.push(`--etc-hosts: ${unsafe.message}`);
     }
     if (values.proxyIp === "") {
       problems.push("etc-hosts mode needs --proxy-ip: the address written for every hostname");

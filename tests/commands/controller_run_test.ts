@@ -14,6 +14,7 @@ import { waitFor } from "../support/wait.ts";
 import { type Cluster, PROXY_FQDN, startCluster } from "../controller/cluster_fixture.ts";
 import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
 import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
+import { BEGIN, END } from "../sinks/coredns/support.ts";
 
 /** Waits until our block holds exactly `hosts` (sorted); `[]` means no block at all. */
 function converged(cluster: Cluster, hosts: readonly string[], timeoutMs = 10_000): Promise<true> {
@@ -66,21 +67,24 @@ Deno.test("controller (coredns): Ingress create, update and delete drive the Cor
     });
   });
 
-  await t.step("a hostile hostname from the API server never reaches the Corefile", async () => {
-    const hostile = "evil.example.com\n    forward . 6.6.6.6";
-    cluster.ingress("evil/x", { tls: [hostile, "fine.example.com"] });
-    await converged(cluster, ["fine.example.com", "shop.example.com"]);
-    assert.ok(!cluster.corefile().includes("6.6.6.6"));
-    const warning = await controller.waitForLog(
-      "the refused-hostname WARN",
-      (line) => line.msg.startsWith("hostname refused"),
-    );
-    assert.equal(warning.level, "WARN");
-    assert.equal(warning.value, JSON.stringify(hostile));
-    assert.equal(warning.object, "evil/x");
-  });
+  await t.step(
+    "a hostile hostname from the API server never reaches the Corefile (T-3.1, T-3.8)",
+    async () => {
+      const hostile = "evil.example.com\n    forward . 6.6.6.6";
+      cluster.ingress("evil/x", { tls: [hostile, "fine.example.com"] });
+      await converged(cluster, ["fine.example.com", "shop.example.com"]);
+      assert.ok(!cluster.corefile().includes("6.6.6.6"));
+      const warning = await controller.waitForLog(
+        "the refused-hostname WARN",
+        (line) => line.msg.startsWith("hostname refused"),
+      );
+      assert.equal(warning.level, "WARN");
+      assert.equal(warning.value, JSON.stringify(hostile));
+      assert.equal(warning.object, "evil/x");
+    },
+  );
 
-  await t.step("5,000 status-only Ingress updates cause zero ConfigMap writes", async () => {
+  await t.step("5,000 status-only Ingress updates cause zero ConfigMap writes (T-1.30)", async () => {
     const before = cluster.configMapWrites().length;
     for (let i = 0; i < 5_000; i++) {
       cluster.ingress("shop/web", { tls: ["shop.example.com"], statusIp: `10.0.${i >> 8}.${i & 255}` });
@@ -153,7 +157,7 @@ Deno.test("controller: /readyz is 503 until the caches have synced, nothing is w
   );
 });
 
-Deno.test("controller: --ingress-class and --gateway-class filter what is written; Gateways and HTTPRoutes count", async () => {
+Deno.test("controller: --ingress-class and --gateway-class filter what is written; Gateways and HTTPRoutes count (T-3.12)", async () => {
   await using cluster = await startCluster();
   cluster.ingress("a/nginx", { tls: ["nginx.example.com"], className: "nginx" });
   cluster.ingress("b/traefik", { tls: ["traefik.example.com"], className: "traefik" });
@@ -197,7 +201,7 @@ Deno.test("controller: --gateway-api on a cluster without the Gateway API still 
   await converged(cluster, ["blog.example.com", "shop.example.com"]);
 });
 
-Deno.test("controller (coredns-import): only our key of the import ConfigMap is written; the Corefile is untouched", async () => {
+Deno.test("controller (coredns-import): only our key of the import ConfigMap is written; the Corefile is untouched (T-2.19)", async () => {
   await using cluster = await startCluster({ importConfigMap: true });
   cluster.ingress("shop/web", { tls: ["shop.example.com", "api.shop.example.com"] });
   await using controller = await startController([...cluster.flags, "--mode=coredns-import"]);
@@ -503,4 +507,221 @@ Deno.test("controller (coredns): two releases with --marker-id keep separate blo
   assert.equal(cluster.configMapWrites().length, writes, "nothing is written once both blocks are in place");
   assert.equal(main.logs.filter((line) => line.level === "ERROR").length, 0);
   assert.equal(edge.logs.filter((line) => line.level === "ERROR").length, 0);
+});
+
+Deno.test("controller (coredns): a 410 relist through a slow two-page list never shrinks the block, deletions in the gap are found; deleting every Ingress removes the block exactly (T-1.6, T-1.7, T-2.18)", async (t) => {
+  await using cluster = await startCluster();
+  // 600 Ingresses: more than one list page (500), so a relist takes two requests.
+  const hosts = Array.from({ length: 600 }, (_, i) => `h${String(i).padStart(3, "0")}.example.com`);
+  hosts.forEach((host, i) => cluster.ingress(`apps/web${i}`, { tls: [host] }));
+  await using controller = await startController([...cluster.flags]);
+  await converged(cluster, hosts);
+
+  await t.step(
+    "the relist is invisible until its last page; then one write removes only the deleted host",
+    async () => {
+      const writesBefore = cluster.configMapWrites().length;
+      const auditBefore = cluster.server.audit.length;
+      // The next Ingress watch is told its resourceVersion is too old, and the relist's two pages
+      // each take 750 ms: a cache filled page by page would be written half-full in between.
+      cluster.server.faults.inject("watch", { type: "watch-error-event", code: 410, reason: "Expired" }, {
+        path: /ingresses/,
+      });
+      cluster.server.faults.inject("list", { type: "delay", ms: 750 }, { path: /ingresses/, count: 2 });
+      cluster.server.faults.dropWatches();
+      // Deleted while no watch is open: only the relist can tell.
+      cluster.deleteIngress("apps/web0");
+      await converged(cluster, hosts.slice(1));
+
+      const relist = cluster.server.audit.slice(auditBefore).filter((entry) =>
+        entry.method === "GET" && entry.path.endsWith("/ingresses") && entry.query.watch !== "true"
+      );
+      assert.equal(relist.length, 2, "the relist took two pages");
+      assert.ok(relist[1]?.query.continue, "the second page continued the first");
+      assert.ok(
+        await metric(controller, ["ouroboros_controller_watch_restarts_total", {
+          kind: "Ingress",
+          reason: "expired",
+        }]) >=
+          1,
+      );
+      assert.equal(
+        cluster.configMapWrites().length - writesBefore,
+        1,
+        "exactly one write: no half-full or empty block was ever written",
+      );
+    },
+  );
+
+  await t.step("every Ingress deleted: the block goes and the Corefile is the original again", async () => {
+    for (let i = 1; i < hosts.length; i++) cluster.deleteIngress(`apps/web${i}`);
+    await converged(cluster, []);
+    assert.equal(cluster.corefile(), KUBEADM);
+  });
+});
+
+Deno.test("controller (coredns): damaged markers are refused end to end: no write, an ERROR, an Event, a metric, not ready; repairing them lets the block in (T-2.6)", async () => {
+  const damaged = KUBEADM.replace(
+    "    loadbalance\n",
+    `    loadbalance\n    ${END}\n    rewrite name old.example.com ${PROXY_FQDN}\n    ${BEGIN}\n`,
+  );
+  await using cluster = await startCluster({ corefile: damaged });
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  await using controller = await startController([...cluster.flags]);
+
+  const refused = await controller.waitForLog("the refusal", (line) => line.msg.startsWith("write refused"));
+  assert.equal(refused.level, "ERROR");
+  assert.equal(refused.problem, "end-before-begin");
+  assert.match(String(refused.message), /END marker on line \d+ comes before the BEGIN marker/);
+  await waitFor(
+    "a Warning Event on the ConfigMap",
+    () =>
+      cluster.server.list("v1", "Event", "kube-system").find((event) =>
+        event.reason === "CorefileMarkersDamaged" && event.type === "Warning"
+      ),
+  );
+  assert.ok(
+    await metric(controller, ["ouroboros_controller_refusals_total", { problem: "end-before-begin" }]) >= 1,
+    "counted under its problem",
+  );
+  const readiness = await controller.healthGet("/readyz");
+  assert.equal(readiness.status, 503);
+  assert.match(readiness.body, /refused \(end-before-begin\)/);
+  assert.deepEqual(cluster.configMapWrites(), [], "nothing was written");
+  assert.equal(cluster.corefile(), damaged, "the damaged Corefile is left exactly as it was");
+
+  // The operator deletes the stray lines; the ConfigMap watch picks that up at once.
+  cluster.setCorefile(KUBEADM);
+  await converged(cluster, ["shop.example.com"]);
+  await waitFor("/readyz to answer 200", async () => (await controller.healthGet("/readyz")).status === 200);
+});
+
+Deno.test("controller (coredns): conflicts beyond the five quick retries fail the reconcile, which backs off and then writes (T-2.1)", async () => {
+  await using cluster = await startCluster();
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  // Seven 409s: five attempts of the first reconcile and two of the retry after the backoff.
+  cluster.server.faults.inject("patch", { type: "status", code: 409, reason: "Conflict" }, {
+    path: /configmaps/,
+    count: 7,
+  });
+  await using controller = await startController([...cluster.flags]);
+  await converged(cluster, ["shop.example.com"]);
+
+  const patches = cluster.server.audit.filter((entry) =>
+    entry.method === "PATCH" && entry.path.includes("/configmaps")
+  );
+  assert.deepEqual(patches.map((entry) => entry.status), [409, 409, 409, 409, 409, 409, 409, 200]);
+  const failed = controller.logs.filter((line) => line.msg.startsWith("reconcile failed"));
+  assert.equal(failed.length, 1, "one failed reconcile, then the retry after the backoff succeeded");
+  assert.match(String(failed[0]?.error), /409 Conflict/);
+  assert.ok(Number(failed[0]?.retryInMs) > 0, "the retry waits");
+  assert.equal(await metric(controller, ["ouroboros_controller_reconciles_total", { result: "error" }]), 1);
+  assert.equal(await metric(controller, ["ouroboros_controller_writes_total", {}]), 1);
+  assert.equal(outsideBlock(cluster.corefile()), KUBEADM);
+});
+
+Deno.test("controller (coredns-import): someone deleting our key gets it back at once, without waiting for the resync (T-1.28)", async () => {
+  await using cluster = await startCluster({ importConfigMap: true });
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  await using _controller = await startController([
+    ...cluster.flags,
+    "--mode=coredns-import",
+    "--resync=10m",
+  ]);
+  const stored = () => cluster.server.get("v1", "ConfigMap", "kube-system", "coredns-custom");
+  const key = () => ((stored()?.data ?? {}) as Record<string, string>)["ouroboros.override"];
+  const expected = `rewrite name shop.example.com ${PROXY_FQDN}\n`;
+  await waitFor("the import key to be written", () => key() === expected);
+
+  const current = stored()!;
+  const { "ouroboros.override": _ours, ...others } = current.data as Record<string, string>;
+  cluster.server.update({ ...current, data: others });
+  assert.equal(key(), undefined);
+  await waitFor("the import key to be restored", () => key() === expected);
+  assert.equal(
+    ((stored()?.data ?? {}) as Record<string, string>)["other.server"],
+    others["other.server"],
+    "the other key is untouched",
+  );
+});
+
+Deno.test("controller (external-dns): a DNSEndpoint someone deletes is re-created by the next resync (T-1.28)", async () => {
+  await using cluster = await startCluster();
+  cluster.service("ouroboros/ouroboros-proxy", ["10.96.0.20"]);
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  cluster.ingress("blog/site", { tls: ["blog.example.com"] });
+  await using _controller = await startController([
+    ...cluster.flags,
+    "--mode=external-dns",
+    "--external-dns-namespace=ouroboros",
+    "--proxy-service-namespace=ouroboros",
+    "--resync=1s",
+  ], { env: { OUROBOROS_INSTANCE: "release" } });
+  const endpoints = () => cluster.server.list("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "ouroboros");
+  const nameFor = (host: string) =>
+    endpoints().find((object) =>
+      (object.spec as { endpoints: { dnsName: string }[] }).endpoints[0]?.dnsName === host
+    )?.metadata as { name: string; uid: string } | undefined;
+  await waitFor("both records", () => endpoints().length === 2);
+  const deleted = nameFor("shop.example.com")!;
+  const blog = nameFor("blog.example.com")!;
+
+  cluster.server.remove("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "ouroboros", deleted.name);
+  assert.equal(nameFor("shop.example.com"), undefined);
+  const restored = await waitFor("the record to be re-created", () => nameFor("shop.example.com"));
+  assert.equal(restored.name, deleted.name, "under the same name");
+  assert.notEqual(restored.uid, deleted.uid, "as a new object");
+  assert.equal(nameFor("blog.example.com")?.uid, blog.uid, "the other record was left alone");
+});
+
+Deno.test("controller (external-dns): no record is deleted while the Ingress cache is unsynced or relisting (T-5.4, T-5.2)", async (t) => {
+  await using cluster = await startCluster();
+  cluster.service("ouroboros/ouroboros-proxy", ["10.96.0.20"]);
+  const hosts = Array.from({ length: 600 }, (_, i) => `h${String(i).padStart(3, "0")}.example.com`);
+  hosts.forEach((host, i) => cluster.ingress(`apps/web${i}`, { tls: [host] }));
+  const flags = [
+    ...cluster.flags,
+    "--mode=external-dns",
+    "--external-dns-namespace=ouroboros",
+    "--proxy-service-namespace=ouroboros",
+  ];
+  const env = { env: { OUROBOROS_INSTANCE: "release" } };
+  const records = () => cluster.server.list("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "ouroboros").length;
+  const deletes = (from: number) =>
+    cluster.server.audit.slice(from).filter((entry) =>
+      entry.method === "DELETE" && entry.path.includes("dnsendpoints")
+    );
+  {
+    await using first = await startController(flags, env);
+    await waitFor("600 records", () => records() === 600, { timeoutMs: 20_000 });
+    first.kill("SIGTERM");
+    await first.status;
+  }
+
+  const auditBefore = cluster.server.audit.length;
+  cluster.server.faults.inject("list", { type: "delay", ms: 1_500 }, { path: /ingresses/, count: 2 });
+  await using second = await startController(flags, env);
+
+  await t.step(
+    "a restart whose first Ingress list is slow deletes nothing before it has synced",
+    async () => {
+      await waitFor("/readyz 200", async () => (await second.healthGet("/readyz")).status === 200, {
+        timeoutMs: 20_000,
+      });
+      assert.equal(deletes(auditBefore).length, 0);
+      assert.equal(records(), 600);
+    },
+  );
+
+  await t.step("a 410 relist through slow pages deletes exactly the Ingress deleted meanwhile", async () => {
+    const auditStart = cluster.server.audit.length;
+    cluster.server.faults.inject("watch", { type: "watch-error-event", code: 410, reason: "Expired" }, {
+      path: /ingresses/,
+    });
+    cluster.server.faults.inject("list", { type: "delay", ms: 750 }, { path: /ingresses/, count: 2 });
+    cluster.server.faults.dropWatches();
+    cluster.deleteIngress("apps/web0");
+    await waitFor("599 records", () => records() === 599, { timeoutMs: 20_000 });
+    assert.equal(deletes(auditStart).length, 1, "one delete: the cache was never seen half-filled");
+  });
 });

@@ -100,6 +100,16 @@ Deno.test("the controller's cross-field rules each name what to set", async (t) 
       expect: [/--etc-hosts must name the hosts file/, /etc-hosts mode needs --proxy-ip/],
     },
     {
+      name: "etc-hosts pointed at a file not named hosts, or through '..'",
+      argv: ["--mode=etc-hosts", "--proxy-ip=10.0.0.1", "--etc-hosts=/host/etc/shadow"],
+      expect: [/--etc-hosts: refusing to write "\/host\/etc\/shadow": its file name must be "hosts"/],
+    },
+    {
+      name: "etc-hosts path with a '..' component",
+      argv: ["--mode=etc-hosts", "--proxy-ip=10.0.0.1", "--etc-hosts=/host/../etc/hosts"],
+      expect: [/--etc-hosts: refusing to write "\/host\/..\/etc\/hosts": it has a "\.\." component/],
+    },
+    {
       name: "external-dns without instance, target or prefix slash",
       argv: [
         "--mode=external-dns",

@@ -34,7 +34,7 @@ Deno.test("loop: nothing reaches the sink before every source cache has synced (
   }
 });
 
-Deno.test("loop: a burst of 1,000 events within the window gives one reconcile with the final set", async () => {
+Deno.test("loop: a burst of 1,000 events within the window gives one reconcile with the final set (T-1.30)", async () => {
   const h = startLoop();
   try {
     await h.syncAndSettle();
@@ -57,7 +57,7 @@ Deno.test("loop: a burst of 1,000 events within the window gives one reconcile w
   }
 });
 
-Deno.test("loop: a steady storm still reconciles once per window, not never", async () => {
+Deno.test("loop: a steady storm still reconciles once per window, not never (T-1.30)", async () => {
   const h = startLoop();
   try {
     await h.syncAndSettle();
@@ -101,7 +101,7 @@ Deno.test("loop: any number of events during a reconcile cause exactly one follo
   }
 });
 
-Deno.test("loop: a failing sink is retried with exponential backoff, reset by a success", async () => {
+Deno.test("loop: a failing sink is retried with exponential backoff, reset by a success (T-2.1)", async () => {
   const h = startLoop({ random: () => 0.5 });
   try {
     const failure = { kind: "fail", error: new Error("connection refused") } as const;
@@ -135,7 +135,7 @@ Deno.test("loop: a failing sink is retried with exponential backoff, reset by a 
   }
 });
 
-Deno.test("loop: a refusal is logged once per distinct problem and retried on the next change or resync", async () => {
+Deno.test("loop: a refusal is logged once per distinct problem and retried on the next change or resync (T-2.6, T-2.12)", async () => {
   const h = startLoop({ resyncMs: 60_000 });
   try {
     const damaged = {
@@ -181,7 +181,7 @@ Deno.test("loop: a refusal is logged once per distinct problem and retried on th
   }
 });
 
-Deno.test("loop: the resync calls the sink, an unchanged result writes nothing; status-only churn skips the sink", async () => {
+Deno.test("loop: the resync calls the sink, an unchanged result writes nothing; status-only churn skips the sink (T-1.30, T-2.3)", async () => {
   const h = startLoop({ resyncMs: 60_000 });
   try {
     const a = tlsIngress("a", "a.example.com");
@@ -230,7 +230,7 @@ Deno.test("loop: 'hostnames updated' carries the sink's counts", async () => {
   }
 });
 
-Deno.test("loop: a refused hostname is logged once per object change, escaped, and never reaches the sink", async () => {
+Deno.test("loop: a refused hostname is logged once per object change, escaped, and never reaches the sink (T-3.1, T-3.8)", async () => {
   const h = startLoop({ resyncMs: 60_000 });
   try {
     const hostile = "evil.example.com\n    forward . 6.6.6.6";

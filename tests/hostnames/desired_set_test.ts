@@ -9,7 +9,7 @@ Deno.test("desiredHostnames of nothing is empty", () => {
   assert.deepEqual(desiredHostnames(none, options), { hosts: [], sources: new Map(), rejected: [] });
 });
 
-Deno.test("desiredHostnames merges all three kinds, lower-cased, de-duplicated and sorted", () => {
+Deno.test("desiredHostnames merges all three kinds, lower-cased, de-duplicated and sorted (T-3.3)", () => {
   const desired = desiredHostnames({
     ingresses: [
       ingress("shop/web", { tls: ["Foo.example.com", "bar.example.com"] }),
@@ -37,7 +37,7 @@ Deno.test("desiredHostnames sorts by code unit, the same on every machine", () =
   assert.deepEqual(desired.hosts, ["0.example.com", "a-b.example.com", "a.example.com", "b.example.com"]);
 });
 
-Deno.test("desiredHostnames: 1,000 Ingresses sharing 10 hosts give exactly 10 names", () => {
+Deno.test("desiredHostnames: 1,000 Ingresses sharing 10 hosts give exactly 10 names (T-3.9)", () => {
   const ingresses = Array.from(
     { length: 1000 },
     (_, index) => ingress(`ns${index % 37}/web${index}`, { tls: [`host${index % 10}.example.com`] }),
@@ -61,7 +61,7 @@ Deno.test("desiredHostnames reads rule hosts only in mode all; tls is the defaul
   ]);
 });
 
-Deno.test("desiredHostnames applies the class filters before reading hostnames", () => {
+Deno.test("desiredHostnames applies the class filters before reading hostnames (T-3.12)", () => {
   const sources: HostnameSources = {
     ingresses: [
       ingress("shop/nginx", { tls: ["nginx.example.com"], className: "nginx" }),
@@ -97,7 +97,7 @@ Deno.test("desiredHostnames applies the class filters before reading hostnames",
   ]);
 });
 
-Deno.test("desiredHostnames reports refused values with their object, and still keeps the valid ones", () => {
+Deno.test("desiredHostnames reports refused values with their object, and still keeps the valid ones (T-3.1)", () => {
   const desired = desiredHostnames({
     ingresses: [
       ingress("shop/web", {
@@ -156,7 +156,7 @@ Deno.test("desiredHostnames reports a refused value once per object even when it
   assert.deepEqual(desired.rejected.map((entry) => entry.key), ["blog/web", "shop/web"]);
 });
 
-Deno.test("desiredHostnames refuses names under the cluster domain in use", () => {
+Deno.test("desiredHostnames refuses names under the cluster domain in use (T-3.7)", () => {
   const sources = {
     ...none,
     ingresses: [ingress("a/b", { tls: ["web.svc.cozy.local", "web.svc.cluster.local"] })],
@@ -169,7 +169,7 @@ Deno.test("desiredHostnames refuses names under the cluster domain in use", () =
   ]);
 });
 
-Deno.test("desiredHostnames refuses the proxy FQDN", () => {
+Deno.test("desiredHostnames refuses the proxy FQDN (T-3.7)", () => {
   const sources = { ...none, routes: [route("a/r", ["proxy.example.net", "shop.example.net"])] };
   const desired = desiredHostnames(sources, { ...options, proxyFqdn: "proxy.example.net." });
   assert.deepEqual(desired.hosts, ["shop.example.net"]);
@@ -230,4 +230,65 @@ Deno.test("desiredHostnames: a kind whose objects are filtered out or whose valu
     "a.example.com": ["ingress"],
     "b.example.com": ["gateway-listener"],
   });
+});
+
+Deno.test("T-3.1: the matrix's hostile values are refused, each reported with its object; the valid hosts beside them are kept", () => {
+  const hostile = [
+    "a.example.com\n    forward . 6.6.6.6",
+    "a.example.com }",
+    "a.example.com {",
+    "a.example.com # x",
+    "a b.example.com",
+    "a.example.com\r",
+    "{$HOME}.example.com",
+    '"quoted"',
+  ];
+  const desired = desiredHostnames({
+    ingresses: [ingress("evil/web", { tls: [...hostile, "ok.example.com"], resourceVersion: "9" })],
+    gateways: [gateway("evil/gw", "cilium", [...hostile, "gw.example.com"])],
+    routes: [route("evil/r", [...hostile, "route.example.com"])],
+  }, options);
+  assert.deepEqual(desired.hosts, ["gw.example.com", "ok.example.com", "route.example.com"]);
+  for (const kind of ["Ingress", "Gateway", "HTTPRoute"]) {
+    assert.deepEqual(
+      desired.rejected.filter((entry) => entry.source === kind).map((entry) => entry.value),
+      [...hostile].sort(),
+      `every hostile value of the ${kind} is reported, verbatim for escaping by the logger`,
+    );
+  }
+});
+
+Deno.test("T-3.10: any namespace may claim any hostname (Ingress is trusted input); --ingress-class narrows who counts", () => {
+  const sources: HostnameSources = {
+    ...none,
+    ingresses: [
+      ingress("bank/web", { tls: ["bank.example.com"], className: "public" }),
+      ingress("evil/claim", { tls: ["bank.example.com", "evil.example.com"], className: "tenants" }),
+    ],
+  };
+  const open = desiredHostnames(sources, options);
+  assert.deepEqual(open.hosts, ["bank.example.com", "evil.example.com"], "the claim is honoured, by design");
+  assert.deepEqual(open.rejected, [], "and is not reported as an error");
+  assert.deepEqual(desiredHostnames(sources, { ...options, ingressClass: "public" }).hosts, [
+    "bank.example.com",
+  ]);
+});
+
+Deno.test("T-3.11: 100,000 hostnames, 10,000 of them on one Ingress, are all kept, sorted and unique (no hidden cap; the sinks' size checks are the limit)", () => {
+  /** `total` hostnames: one Ingress holding 10,000, the rest 1,000 per Ingress over 50 namespaces. */
+  function cluster(total: number): HostnameSources {
+    const big = ingress("big/one", { tls: Array.from({ length: 10_000 }, (_, i) => `big-${i}.example.com`) });
+    const rest = Array.from(
+      { length: (total - 10_000) / 1_000 },
+      (_, i) =>
+        ingress(`ns${i % 50}/web${i}`, {
+          tls: Array.from({ length: 1_000 }, (_, j) => `h${i}-${j}.example.com`),
+        }),
+    );
+    return { ...none, ingresses: [big, ...rest] };
+  }
+  const large = cluster(100_000);
+  const desired = desiredHostnames(large, options);
+  assert.equal(desired.hosts.length, 100_000, "no cap drops hostnames: the sinks' size checks are the limit");
+  assert.ok(desired.hosts.every((host, i) => i === 0 || desired.hosts[i - 1]! < host), "sorted and unique");
 });

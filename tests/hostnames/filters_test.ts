@@ -7,7 +7,7 @@ import { gateway, ingress, parentRef, route } from "./factories.ts";
 
 const keys = (objects: readonly KubeObject[]) => objects.map((object) => objectKey(object.metadata));
 
-Deno.test("filterIngresses keeps only the Ingresses of the class; no class is dropped when a filter is set", () => {
+Deno.test("filterIngresses keeps only the Ingresses of the class; no class is dropped when a filter is set (T-3.12)", () => {
   const all = [
     ingress("a/nginx", { className: "nginx" }),
     ingress("a/traefik", { className: "traefik" }),

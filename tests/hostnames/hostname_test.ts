@@ -9,7 +9,7 @@ const label64 = "a".repeat(64);
 const name253 = `${label63}.${label63}.${label63}.${"b".repeat(61)}`;
 const name254 = `${label63}.${label63}.${label63}.${"b".repeat(62)}`;
 
-Deno.test("checkHostname accepts plain names and normalises case, padding and one trailing dot", async (t) => {
+Deno.test("checkHostname accepts plain names and normalises case, padding and one trailing dot (T-3.2, T-3.3, T-3.6)", async (t) => {
   const cases: readonly [string, string][] = [
     ["shop.example.com", "shop.example.com"],
     ["Foo.Example.COM", "foo.example.com"],
@@ -35,7 +35,7 @@ Deno.test("checkHostname accepts plain names and normalises case, padding and on
   }
 });
 
-Deno.test("checkHostname drops empty values and wildcards without calling them errors", async (t) => {
+Deno.test("checkHostname drops empty values and wildcards without calling them errors (T-3.4)", async (t) => {
   const cases: readonly [string, "empty" | "wildcard"][] = [
     ["", "empty"],
     ["   ", "empty"],
@@ -54,7 +54,7 @@ Deno.test("checkHostname drops empty values and wildcards without calling them e
   }
 });
 
-Deno.test("checkHostname rejects every unsafe or invalid value with its reason", async (t) => {
+Deno.test("checkHostname rejects every unsafe or invalid value with its reason (T-3.1, T-3.2, T-3.5, T-3.6, T-3.7)", async (t) => {
   const cases: readonly [string, RejectionReason, string][] = [
     // Injection into a line-based file: line breaks, braces, comments, quoting, substitution.
     ["evil.com\n}", "control-character", "U+000A"],
@@ -153,7 +153,7 @@ Deno.test("checkHostname rejects every unsafe or invalid value with its reason",
   }
 });
 
-Deno.test("checkHostname judges the cluster domain by the domain in use, not by cluster.local", async (t) => {
+Deno.test("checkHostname judges the cluster domain by the domain in use, not by cluster.local (T-3.7)", async (t) => {
   await t.step("cozy.local: names under cluster.local are ordinary two-label names", () => {
     assert.deepEqual(checkHostname("web.svc.cluster.local", "cozy.local"), {
       kind: "accepted",
@@ -182,7 +182,7 @@ Deno.test("checkHostname judges the cluster domain by the domain in use, not by 
   });
 });
 
-Deno.test("checkHostname refuses the proxy's own FQDN when it lies outside the cluster domain", () => {
+Deno.test("checkHostname refuses the proxy's own FQDN when it lies outside the cluster domain (T-3.7)", () => {
   const check = checkHostname("Proxy.Example.net", CLUSTER, "proxy.example.net.");
   assert.equal(check.kind === "rejected" ? check.reason : check.kind, "proxy-name");
   assert.deepEqual(checkHostname("shop.example.net", CLUSTER, "proxy.example.net."), {
@@ -191,7 +191,7 @@ Deno.test("checkHostname refuses the proxy's own FQDN when it lies outside the c
   });
 });
 
-Deno.test("checkHostname's rejection text never echoes control or non-ASCII characters", () => {
+Deno.test("checkHostname's rejection text never echoes control or non-ASCII characters (T-3.8)", () => {
   for (const raw of ["evil.com\n}", "a\u001b[2J.com", "bücher.example", "a\u202eb.com"]) {
     const check = checkHostname(raw, CLUSTER);
     assert.ok(check.kind === "rejected");

@@ -89,7 +89,7 @@ function assertSafeAcceptedHost(raw: string, host: string): void {
   assert.ok(host !== CLUSTER && !host.endsWith(`.${CLUSTER}`), `under the cluster domain: ${why}`);
 }
 
-Deno.test("property: random hostile strings never yield an accepted host outside [a-z0-9.-] or with one label", () => {
+Deno.test("property: random hostile strings never yield an accepted host outside [a-z0-9.-] or with one label (T-3.1)", () => {
   const tally = { accepted: 0, dropped: 0, rejected: 0 };
   const reasons = new Set<string>();
   for (const seed of SEEDS) {
@@ -137,7 +137,7 @@ Deno.test("property: the desired set of random objects is sorted, unique and mad
   }
 });
 
-Deno.test("property: a logged value is printable ASCII and decodes back to the value", () => {
+Deno.test("property: a logged value is printable ASCII and decodes back to the value (T-3.8)", () => {
   for (const seed of SEEDS) {
     const random = prng(seed);
     for (let i = 0; i < CASES_PER_SEED; i++) {

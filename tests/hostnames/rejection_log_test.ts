@@ -16,14 +16,14 @@ function rejected(key: string, resourceVersion: string, value: string): Rejected
 const values = (entries: readonly RejectedHostname[]) =>
   entries.map((entry) => `${entry.key}@${entry.resourceVersion}:${entry.value}`);
 
-Deno.test("RejectionLog warns once per object, resourceVersion and value, and never again while unchanged", () => {
+Deno.test("RejectionLog warns once per object, resourceVersion and value, and never again while unchanged (T-3.1)", () => {
   const log = new RejectionLog();
   const current = [rejected("shop/web", "1", "a.com#"), rejected("shop/web", "1", "b.com#")];
   assert.deepEqual(values(log.observe(current)), ["shop/web@1:a.com#", "shop/web@1:b.com#"]);
   for (let reconcile = 0; reconcile < 5; reconcile++) assert.deepEqual(log.observe(current), []);
 });
 
-Deno.test("RejectionLog warns again when the object changes (a new resourceVersion)", () => {
+Deno.test("RejectionLog warns again when the object changes (a new resourceVersion) (T-3.1)", () => {
   const log = new RejectionLog();
   log.observe([rejected("shop/web", "1", "a.com#"), rejected("blog/web", "9", "a.com#")]);
   const next = [rejected("shop/web", "2", "a.com#"), rejected("blog/web", "9", "a.com#")];
@@ -59,7 +59,7 @@ Deno.test("RejectionLog reports a duplicate entry within one reconcile once", ()
   assert.equal(log.size, 1);
 });
 
-Deno.test("formatLoggedValue JSON-escapes the value so nothing in it is interpreted", async (t) => {
+Deno.test("formatLoggedValue JSON-escapes the value so nothing in it is interpreted (T-3.8)", async (t) => {
   const cases: readonly [string, string][] = [
     ["shop.example.com", '"shop.example.com"'],
     ["evil.com\n}", '"evil.com\\n}"'],
@@ -110,7 +110,7 @@ Deno.test("describeRejection names the object and shows the value escaped on one
   assert.ok(!message.includes("\n"));
 });
 
-Deno.test("describeRejection escapes an object key that carries control characters", () => {
+Deno.test("describeRejection escapes an object key that carries control characters (T-3.8)", () => {
   const message = describeRejection({
     ...rejected("shop/web\nFAKE LOG LINE", "1\u001b[2J", "a.com#"),
   });

@@ -38,7 +38,7 @@ Deno.test("base64DecodedLength matches the decoded bytes", () => {
   }
 });
 
-Deno.test("the limit is 1 MiB of keys and values; exactly 1 MiB still fits", () => {
+Deno.test("the limit is 1 MiB of keys and values; exactly 1 MiB still fits (T-2.11)", () => {
   assert.equal(CONFIGMAP_DATA_LIMIT, 1_048_576);
   const key = "Corefile";
   const fits = { [key]: "x".repeat(CONFIGMAP_DATA_LIMIT - key.length) };
@@ -55,7 +55,7 @@ Deno.test("every key counts, multi-byte characters count as their UTF-8 bytes, b
   assert.equal(exceedsConfigMapLimit(split), true, "the keys' bytes push it over");
 });
 
-Deno.test("a host set too large for one ConfigMap is caught before any write", () => {
+Deno.test("a host set too large for one ConfigMap is caught before any write (T-2.11)", () => {
   // T-2.11: 12,000 hosts of about 200 characters.
   const label = "a".repeat(60);
   const hosts = Array.from(

@@ -31,7 +31,7 @@ Deno.test("kubeadm Corefile: the block goes right before the root block's closin
   assert.equal(result, expected);
 });
 
-Deno.test("distribution Corefiles: insert, idempotent re-apply, replace, remove back to the original", async (t) => {
+Deno.test("distribution Corefiles: insert, idempotent re-apply, replace, remove back to the original (T-2.3, T-2.4, T-2.18)", async (t) => {
   for (const fixture of FIXTURES) {
     await t.step(fixture.name, () => {
       const inserted = changed(applyCorefileBlock(fixture.text, HOSTS, FQDN));
@@ -64,7 +64,7 @@ Deno.test("zero hosts without a block leaves the Corefile alone", async (t) => {
   }
 });
 
-Deno.test("line endings, tabs and a missing final newline survive every edit", async (t) => {
+Deno.test("line endings, tabs and a missing final newline survive every edit (T-2.4)", async (t) => {
   const variants: [string, string, string, string][] = [
     ["CRLF", toCrlf(KUBEADM), "    ", "\r\n"],
     ["tabs", toTabs(KUBEADM), "\t", "\n"],
@@ -86,7 +86,7 @@ Deno.test("line endings, tabs and a missing final newline survive every edit", a
   }
 });
 
-Deno.test("the root block is found by its key, wherever it is and however it is spelled", async (t) => {
+Deno.test("the root block is found by its key, wherever it is and however it is spelled (T-2.4)", async (t) => {
   const cases: [string, string][] = [
     [
       ".:53 not first, zone block before it",
@@ -111,7 +111,7 @@ Deno.test("the root block is found by its key, wherever it is and however it is 
   }
 });
 
-Deno.test("other server blocks, snippets and imports are untouched; the first root block gets the block", () => {
+Deno.test("other server blocks, snippets and imports are untouched; the first root block gets the block (T-2.4)", () => {
   const result = changed(applyCorefileBlock(HAND_WRITTEN, ["a.example.com"], FQDN));
   assert.equal(withoutBlock(result), HAND_WRITTEN);
   const all = rawLines(result);
@@ -125,7 +125,7 @@ Deno.test("other server blocks, snippets and imports are untouched; the first ro
   assert.ok(second.startsWith(`.:53 {\n    errors\n    ${BEGIN}\n`), "the first root block wins");
 });
 
-Deno.test("indentation comes from the root block's last plugin line, not from nested lines", async (t) => {
+Deno.test("indentation comes from the root block's last plugin line, not from nested lines (T-2.4)", async (t) => {
   const cases: [string, string, string][] = [
     ["EKS odd nested brace indent", EKS, "    "],
     [
@@ -210,7 +210,7 @@ Deno.test("hosts are written in the order given, one line each", () => {
   assert.deepEqual(blockLines(result), expectedBlock(["b.example.com", "a.example.com"], "    "));
 });
 
-Deno.test("unsafe hosts and targets are refused before anything is read", async (t) => {
+Deno.test("unsafe hosts and targets are refused before anything is read (T-3.1)", async (t) => {
   const cases: [string, readonly string[], string, string][] = [
     ["newline in a host", ["a.example.com\n    log"], FQDN, "invalid-host"],
     ["space in a host", ["a.example.com b"], FQDN, "invalid-host"],
@@ -238,7 +238,7 @@ Deno.test("unsafe hosts and targets are refused before anything is read", async 
   }
 });
 
-Deno.test("Corefiles that cannot be edited safely are refused with the reason", async (t) => {
+Deno.test("Corefiles that cannot be edited safely are refused with the reason (T-2.10)", async (t) => {
   const cases: [string, string, string, RegExp][] = [
     ["empty", "", "empty-corefile", /empty Corefile/],
     ["whitespace only", " \n\t\n", "empty-corefile", /empty Corefile/],
@@ -282,7 +282,7 @@ Deno.test("Corefiles that cannot be edited safely are refused with the reason", 
   }
 });
 
-Deno.test("braces and quotes the lexer does not treat as structure do not confuse the editor", async (t) => {
+Deno.test("braces and quotes the lexer does not treat as structure do not confuse the editor (T-2.4)", async (t) => {
   const cases: [string, string][] = [
     [
       "brace inside a regex word",

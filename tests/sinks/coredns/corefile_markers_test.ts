@@ -146,7 +146,7 @@ const DAMAGED: [string, string, string, RegExp][] = [
   ],
 ];
 
-Deno.test("damaged markers fail closed with a code, the lines and the fix", async (t) => {
+Deno.test("damaged markers fail closed with a code, the lines and the fix (T-2.6, T-2.7, T-2.8)", async (t) => {
   for (const [name, text, problem, detail] of DAMAGED) {
     await t.step(name, () => {
       for (const hosts of [["new.example.com"], []]) {
@@ -162,7 +162,7 @@ Deno.test("damaged markers fail closed with a code, the lines and the fix", asyn
   }
 });
 
-Deno.test("marker lines are compared after trimming ASCII whitespace only", async (t) => {
+Deno.test("marker lines are compared after trimming ASCII whitespace only (T-2.7)", async (t) => {
   const cases: [string, string][] = [
     ["tab indent and trailing spaces", root(`\t${BEGIN}  `, RULE, `\t${END}\t`)],
     ["CRLF file", toCrlf(root(`    ${BEGIN}`, RULE, `    ${END}`))],

@@ -55,7 +55,7 @@ function randomCorefile(random: Random): { text: string; indent: string; newline
   return { text, indent, newline: crlf ? "\r\n" : "\n" };
 }
 
-Deno.test("property: random host sets over random Corefiles keep the file intact", () => {
+Deno.test("property: random host sets over random Corefiles keep the file intact (T-2.4, T-2.13)", () => {
   for (let seed = 1; seed <= 300; seed++) {
     const random = prng(seed);
     const { text: original, indent, newline } = randomCorefile(random);
@@ -129,7 +129,7 @@ function fragments(random: Random, count: number): string {
   return text;
 }
 
-Deno.test("property: arbitrary Corefile-like text never throws, and every accepted edit is clean", () => {
+Deno.test("property: arbitrary Corefile-like text never throws, and every accepted edit is clean (T-2.13)", () => {
   let changedCount = 0;
   const problems = new Set<string>();
   const runs = 2_000;

@@ -8,7 +8,7 @@ const HOSTS = ["a.example.com", "b.example.com"];
 const GOOD = changed(applyCorefileBlock(KUBEADM, HOSTS, FQDN));
 
 // Each "edit" below is a plausible splice bug; the check must catch every one of them.
-Deno.test("verifyCorefileEdit accepts the intended edit and nothing else", async (t) => {
+Deno.test("verifyCorefileEdit accepts the intended edit and nothing else (T-2.13)", async (t) => {
   await t.step("the editor's own output passes", () => {
     assert.equal(verifyCorefileEdit(KUBEADM, GOOD, HOSTS, FQDN), undefined);
     assert.equal(verifyCorefileEdit(GOOD, KUBEADM, [], FQDN), undefined);

@@ -85,7 +85,7 @@ async function fixture(
   };
 }
 
-Deno.test("create, keep, update and delete our key; the other keys are never touched", async () => {
+Deno.test("create, keep, update and delete our key; the other keys are never touched (T-2.3, T-2.5, T-2.9, T-2.18, T-2.19)", async () => {
   await using f = await fixture({ ...OTHERS });
   const first = ["app.example.com", "shop.example.org"];
   assert.deepEqual(await f.reconcile(first), { kind: "written", hosts: 2, added: 2, removed: 0 });
@@ -121,7 +121,7 @@ Deno.test("a key written by the original implementation causes no write", async 
   assert.equal(f.writes(), 0);
 });
 
-Deno.test("another writer changes a different key between our read and our write: both changes are kept", async () => {
+Deno.test("another writer changes a different key between our read and our write: both changes are kept (T-2.19)", async () => {
   let once = true;
   await using f = await fixture({ ...OTHERS }, {
     beforePatch: (server) => {
@@ -147,7 +147,7 @@ Deno.test("another writer changes a different key between our read and our write
   );
 });
 
-Deno.test("a missing import ConfigMap is refused with the prerequisite spelled out, and never created", async () => {
+Deno.test("a missing import ConfigMap is refused with the prerequisite spelled out, and never created (T-2.9)", async () => {
   await using f = await fixture(undefined);
   const outcome = await f.reconcile(["app.example.com"]);
   assert.ok(outcome.kind === "refused");
@@ -160,7 +160,7 @@ Deno.test("a missing import ConfigMap is refused with the prerequisite spelled o
   assert.equal(f.server.list("v1", "ConfigMap").length, 0);
 });
 
-Deno.test("a key that would pass 1 MiB is refused with an Event; the previous rules stay", async () => {
+Deno.test("a key that would pass 1 MiB is refused with an Event; the previous rules stay (T-2.11)", async () => {
   await using f = await fixture({ "big.server": "#".repeat(1_048_576 - 5_000) });
   const few = ["app.example.com"];
   assert.equal((await f.reconcile(few)).kind, "written");
@@ -173,7 +173,7 @@ Deno.test("a key that would pass 1 MiB is refused with an Event; the previous ru
   assert.deepEqual(f.events().map((event) => event.reason), ["ConfigMapTooLarge"]);
 });
 
-Deno.test("a host that could break a rewrite line is refused before any request", async () => {
+Deno.test("a host that could break a rewrite line is refused before any request (T-3.1)", async () => {
   await using f = await fixture({ ...OTHERS });
   const outcome = await f.reconcile(["ok.example.com", "evil.example.com\n    forward . 6.6.6.6"]);
   assert.ok(outcome.kind === "refused");

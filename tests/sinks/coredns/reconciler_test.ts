@@ -132,7 +132,7 @@ async function fixture(
   };
 }
 
-Deno.test("distribution Corefiles: insert, no-op resync, change, removal; nothing outside the block moves", async (t) => {
+Deno.test("distribution Corefiles: insert, no-op resync, change, removal; nothing outside the block moves (T-2.3, T-2.4, T-2.5, T-2.18)", async (t) => {
   const cases = [...FIXTURES, { name: "kubeadm with CRLF", text: toCrlf(KUBEADM), indent: "    " }];
   for (const { name, text, indent } of cases) {
     await t.step(name, async () => {
@@ -169,7 +169,7 @@ Deno.test("distribution Corefiles: insert, no-op resync, change, removal; nothin
   }
 });
 
-Deno.test("an injected 409 on the write: read again, edit again, write again", async () => {
+Deno.test("an injected 409 on the write: read again, edit again, write again (T-2.1)", async () => {
   await using f = await fixture(KUBEADM);
   f.server.faults.inject("patch", { type: "status", code: 409, reason: "Conflict" });
   assert.deepEqual(await f.reconcile(), { kind: "written", hosts: 2, added: 2, removed: 0 });
@@ -180,7 +180,7 @@ Deno.test("an injected 409 on the write: read again, edit again, write again", a
   assert.deepEqual(blockLines(f.corefile()), expectedBlock(HOSTS, "    "));
 });
 
-Deno.test("a real concurrent writer edits outside the markers between our read and our write: both edits survive", async () => {
+Deno.test("a real concurrent writer edits outside the markers between our read and our write: both edits survive (T-2.1)", async () => {
   let interfered = false;
   await using f = await fixture(KUBEADM, {
     // After our first read returns, another client changes the cache TTL: our write then carries
@@ -210,7 +210,111 @@ Deno.test("a real concurrent writer edits outside the markers between our read a
   assert.equal(withoutBlock(f.corefile()), KUBEADM.replace("cache 30", "cache 300"));
 });
 
-Deno.test("a 409 storm: five attempts with growing jittered pauses, then the reconcile rejects and nothing changed", async () => {
+Deno.test("T-2.1: three real conflicts from a writer editing other lines: the fourth attempt writes and every edit survives", async () => {
+  // Each of our first three reads is followed by another client's edit outside the markers, so
+  // each of our first three writes carries a stale resourceVersion and gets a real 409.
+  const edits: [string, string][] = [
+    ["    cache 30\n", "    cache 300\n"],
+    ["    loadbalance\n", "    loadbalance round_robin\n"],
+    [".:53 {\n", "# tuned by the platform team\n.:53 {\n"],
+  ];
+  let reads = 0;
+  await using f = await fixture(KUBEADM, {
+    wrap: (client, server) => ({
+      get: async (type, ref, options) => {
+        const object = await client.get(type, ref, options);
+        const edit = edits[reads++];
+        if (edit !== undefined) {
+          const current = server.get("v1", "ConfigMap", NAMESPACE, NAME)!;
+          const data = current.data as Record<string, string>;
+          server.update({ ...current, data: { ...data, Corefile: data.Corefile!.replace(...edit) } });
+        }
+        return object;
+      },
+      mergePatch: (type, ref, patch, options) => client.mergePatch(type, ref, patch, options),
+    }),
+  });
+  assert.deepEqual(await f.reconcile(), { kind: "written", hosts: 2, added: 2, removed: 0 });
+  const patches = f.server.audit.filter((entry) => entry.method === "PATCH").map((entry) => entry.status);
+  assert.deepEqual(patches, [409, 409, 409, 200], "refused three times by the precondition, then written");
+  assert.equal(f.clock.pauses.length, 3, "a short pause before each retry");
+  const expected = edits.reduce((text, [from, to]) => text.replace(from, to), KUBEADM);
+  assert.equal(withoutBlock(f.corefile()), expected, "all three concurrent edits are kept");
+  assert.deepEqual(blockLines(f.corefile()), expectedBlock(HOSTS, "    "), "and our block is in");
+});
+
+Deno.test("T-2.5: other keys, binaryData, labels, annotations, ownerReferences and managedFields are left as they were", async () => {
+  const server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  const client = new KubeClient({ server: server.url });
+  try {
+    const metadata = {
+      name: NAME,
+      namespace: NAMESPACE,
+      labels: LABELS,
+      annotations: ANNOTATIONS,
+      ownerReferences: [{
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        name: "coredns-operator",
+        uid: "6f1d1f2c-0000-4000-8000-000000000001",
+        controller: true,
+      }],
+      managedFields: [{
+        manager: "kubeadm",
+        operation: "Update",
+        apiVersion: "v1",
+        fieldsType: "FieldsV1",
+        fieldsV1: { "f:data": { ".": {}, "f:Corefile": {} } },
+      }],
+    };
+    const others = {
+      "Corefile.bak": KUBEADM,
+      NodeHosts: "10.0.0.5 node-a\n10.0.0.6 node-b\n",
+    };
+    server.create({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata,
+      data: { Corefile: KUBEADM, ...others },
+      binaryData: { "zone.db.gz": btoa("\u001f\u008b binary") },
+    });
+    const before = server.get("v1", "ConfigMap", NAMESPACE, NAME)!;
+    const seeded = before.metadata as Record<string, unknown>;
+    assert.deepEqual(
+      [seeded.ownerReferences, seeded.managedFields],
+      [metadata.ownerReferences, metadata.managedFields],
+      "the API server keeps the fields this test is about",
+    );
+    const sink = new CorednsSink({
+      client,
+      target: { namespace: NAMESPACE, configmap: NAME, key: "Corefile" },
+      proxyFqdn: FQDN,
+      clock: new SteppingClock(),
+      random: prng(3),
+    });
+    assert.equal((await sink.reconcile(HOSTS, new AbortController().signal)).kind, "written");
+    const after = server.get("v1", "ConfigMap", NAMESPACE, NAME)!;
+
+    const { resourceVersion: oldVersion, ...oldMetadata } = before.metadata as Record<string, unknown>;
+    const { resourceVersion: newVersion, ...newMetadata } = after.metadata as Record<string, unknown>;
+    assert.notEqual(newVersion, oldVersion, "the object was written");
+    assert.deepEqual(newMetadata, oldMetadata, "metadata other than the resourceVersion is unchanged");
+    assert.deepEqual(after.binaryData, before.binaryData);
+    const { Corefile: corefile, ...otherKeys } = after.data as Record<string, string>;
+    assert.deepEqual(otherKeys, others, "the other keys are unchanged, the backup Corefile included");
+    assert.equal(withoutBlock(corefile ?? ""), KUBEADM);
+    assert.equal(
+      (after.data as Record<string, string>)["Corefile.bak"],
+      KUBEADM,
+      "a key whose value is a Corefile too is not edited",
+    );
+  } finally {
+    client.close();
+    await server.close();
+  }
+});
+
+Deno.test("a 409 storm: five attempts with growing jittered pauses, then the reconcile rejects and nothing changed (T-2.1)", async () => {
   await using f = await fixture(KUBEADM);
   f.server.faults.inject("patch", { type: "status", code: 409, reason: "Conflict" }, { count: 5 });
   await assert.rejects(f.reconcile(), CorefileConflictError);
@@ -226,7 +330,7 @@ Deno.test("a 409 storm: five attempts with growing jittered pauses, then the rec
   assert.equal((await f.reconcile()).kind, "written");
 });
 
-Deno.test("damaged markers: refused, no write, one Warning Event that is not re-created on the next reconcile", async () => {
+Deno.test("damaged markers: refused, no write, one Warning Event that is not re-created on the next reconcile (T-2.6)", async () => {
   const damaged = lines(
     ".:53 {",
     "    errors",
@@ -271,7 +375,7 @@ Deno.test("damaged markers: refused, no write, one Warning Event that is not re-
   assert.equal(f.writes(), 0);
 });
 
-Deno.test("other editor refusals (no root block) are refused with an Event too", async () => {
+Deno.test("other editor refusals (no root block) are refused with an Event too (T-2.10)", async () => {
   const zoneOnly = lines("example.org:53 {", "    file /etc/coredns/example.org.db", "}");
   await using f = await fixture(zoneOnly);
   const outcome = await f.reconcile();
@@ -281,7 +385,7 @@ Deno.test("other editor refusals (no root block) are refused with an Event too",
   assert.deepEqual(f.events().map((event) => event.reason), ["CorefileNotEditable"]);
 });
 
-Deno.test("a write that would pass 1 MiB is refused; the previous block stays", async () => {
+Deno.test("a write that would pass 1 MiB is refused; the previous block stays (T-2.11, T-3.11)", async () => {
   // The ConfigMap already holds a large backup key: close to the limit, not over it.
   const backup = "#".repeat(1_048_576 - 20_000);
   await using f = await fixture(KUBEADM, { extraData: { "Corefile.bak": backup } });
@@ -298,7 +402,7 @@ Deno.test("a write that would pass 1 MiB is refused; the previous block stays", 
   assert.deepEqual(f.events().map((event) => event.reason), ["ConfigMapTooLarge"]);
 });
 
-Deno.test("a missing ConfigMap is refused with the flags to check, and never created", async () => {
+Deno.test("a missing ConfigMap is refused with the flags to check, and never created (T-2.9)", async () => {
   await using f = await fixture(undefined);
   const outcome = await f.reconcile();
   assert.ok(outcome.kind === "refused");
@@ -309,7 +413,7 @@ Deno.test("a missing ConfigMap is refused with the flags to check, and never cre
   assert.equal(f.server.list("v1", "ConfigMap").length, 0);
 });
 
-Deno.test("a ConfigMap without the Corefile key is refused with an Event naming the flag", async () => {
+Deno.test("a ConfigMap without the Corefile key is refused with an Event naming the flag (T-2.9)", async () => {
   await using f = await fixture(undefined, { extraData: { "Corefile.old": KUBEADM } });
   const outcome = await f.reconcile();
   assert.ok(outcome.kind === "refused");
@@ -319,7 +423,7 @@ Deno.test("a ConfigMap without the Corefile key is refused with an Event naming 
   assert.deepEqual(f.events().map((event) => event.reason), ["CorefileKeyMissing"]);
 });
 
-Deno.test("a 422 from the API server is refused, not retried in a loop", async () => {
+Deno.test("a 422 from the API server is refused, not retried in a loop (T-2.12)", async () => {
   await using f = await fixture(KUBEADM);
   f.server.faults.inject("patch", {
     type: "status",
@@ -379,7 +483,7 @@ Deno.test("one external revert is simply repaired (drift restored, T-1.28)", asy
   assert.equal(logs.at("WARN").length, 0);
 });
 
-Deno.test("a GitOps tool reverting every 2 s: WARN and Event once, rewrites spaced by a doubling hold-off", async () => {
+Deno.test("a GitOps tool reverting every 2 s: WARN and Event once, rewrites spaced by a doubling hold-off (T-2.2)", async () => {
   using logs = captureLogs("info");
   await using f = await fixture(KUBEADM);
   const writeTimes: number[] = [];
@@ -404,7 +508,7 @@ Deno.test("a GitOps tool reverting every 2 s: WARN and Event once, rewrites spac
   assert.equal(f.corefile(), KUBEADM, "the other writer's content is never damaged");
 });
 
-Deno.test("while held off, a reconcile says why and when, and writes nothing", async () => {
+Deno.test("while held off, a reconcile says why and when, and writes nothing (T-2.2)", async () => {
   await using f = await fixture(KUBEADM);
   for (let i = 0; i < 3; i++) {
     await f.reconcile();
@@ -424,7 +528,7 @@ Deno.test("while held off, a reconcile says why and when, and writes nothing", a
   assert.equal((await f.reconcile()).kind, "written", "the hold-off has passed");
 });
 
-Deno.test("a changed desired set is not mistaken for a revert", async () => {
+Deno.test("a changed desired set is not mistaken for a revert (T-2.2)", async () => {
   using logs = captureLogs("info");
   await using f = await fixture(KUBEADM);
   for (let i = 0; i < 10; i++) {

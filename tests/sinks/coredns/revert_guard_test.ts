@@ -8,7 +8,7 @@ import { RevertGuard } from "../../../lib/sinks/coredns/revert_guard.ts";
 
 const MINUTE = 60_000;
 
-Deno.test("three reverts within 30 minutes start a fight; three spread wider do not", () => {
+Deno.test("three reverts within 30 minutes start a fight; three spread wider do not (T-2.2)", () => {
   const spread = new RevertGuard();
   assert.equal(spread.observeRevert(0).kind, "counted");
   assert.equal(spread.observeRevert(16 * MINUTE).kind, "counted");
@@ -25,7 +25,7 @@ Deno.test("three reverts within 30 minutes start a fight; three spread wider do 
   assert.deepEqual(close.observeRevert(2 * MINUTE), { kind: "fight-started", reverts: 3, holdOffMs: 30_000 });
 });
 
-Deno.test("the hold-off doubles per revert and stops at 30 minutes", () => {
+Deno.test("the hold-off doubles per revert and stops at 30 minutes (T-2.2)", () => {
   const guard = new RevertGuard();
   for (let i = 0; i < 3; i++) guard.observeRevert(i);
   const holdOffs: number[] = [];
@@ -37,7 +37,7 @@ Deno.test("the hold-off doubles per revert and stops at 30 minutes", () => {
   assert.deepEqual(holdOffs, [60, 120, 240, 480, 960, 1800, 1800, 1800]);
 });
 
-Deno.test("the gate counts from our last write, and a quiet half hour ends the fight", () => {
+Deno.test("the gate counts from our last write, and a quiet half hour ends the fight (T-2.2)", () => {
   const guard = new RevertGuard();
   for (let i = 0; i < 3; i++) guard.observeRevert(i * 1000);
   const lastWrite = 2_000;

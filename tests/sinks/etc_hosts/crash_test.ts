@@ -36,7 +36,7 @@ async function repairWithSink(path: string, hosts: readonly string[]): Promise<v
   );
 }
 
-Deno.test("kill -9 between the write and the truncate of a block removal: never empty, repaired next run", async () => {
+Deno.test("kill -9 between the write and the truncate of a block removal: never empty, repaired next run (T-4.3)", async () => {
   const before = DEBIAN + expectedBlock(IP, MANY) + AFTER;
   await using fixture = await hostsFile(before);
   const run = await runWriter(
@@ -55,7 +55,7 @@ Deno.test("kill -9 between the write and the truncate of a block removal: never 
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN + AFTER);
 });
 
-Deno.test("kill -9 between the write and the truncate of a large shrink: the new block is already in place", async () => {
+Deno.test("kill -9 between the write and the truncate of a large shrink: the new block is already in place (T-4.3)", async () => {
   const before = DEBIAN + expectedBlock(IP, MANY) + AFTER;
   const after = DEBIAN + expectedBlock(IP, HOSTS) + AFTER;
   await using fixture = await hostsFile(before);
@@ -72,7 +72,7 @@ Deno.test("kill -9 between the write and the truncate of a large shrink: the new
   assert.equal(await Deno.readTextFile(fixture.path), after);
 });
 
-Deno.test("kill -9 between the reserve and the write of a growing block: the old content is intact", async () => {
+Deno.test("kill -9 between the reserve and the write of a growing block: the old content is intact (T-4.3)", async () => {
   const before = DEBIAN + expectedBlock(IP, HOSTS) + AFTER;
   await using fixture = await hostsFile(before);
   const run = await runWriter(

@@ -27,7 +27,7 @@ Deno.test("a Debian hosts file gets the block appended after its last line, noth
   assert.equal(changed(applyHostsBlock(DEBIAN, IP, HOSTS)), DEBIAN + expectedBlock(IP, HOSTS));
 });
 
-Deno.test("every fixture: insert, idempotent re-apply, replace, remove back to the exact original", async (t) => {
+Deno.test("every fixture: insert, idempotent re-apply, replace, remove back to the exact original (T-4.5)", async (t) => {
   for (const fixture of FIXTURES) {
     await t.step(fixture.name, () => {
       const inserted = changed(applyHostsBlock(fixture.text, IP, HOSTS));
@@ -49,14 +49,14 @@ Deno.test("every fixture: insert, idempotent re-apply, replace, remove back to t
   }
 });
 
-Deno.test("CRLF files get CRLF block lines; LF files get LF", () => {
+Deno.test("CRLF files get CRLF block lines; LF files get LF (T-4.5)", () => {
   const crlf = toCrlf(DEBIAN);
   assert.equal(changed(applyHostsBlock(crlf, IP, HOSTS)), crlf + expectedBlock(IP, HOSTS, "\r\n"));
   const replaced = changed(applyHostsBlock(crlf + expectedBlock(IP, HOSTS, "\r\n"), IP, ["x.example.com"]));
   assert.equal(replaced, crlf + expectedBlock(IP, ["x.example.com"], "\r\n"));
 });
 
-Deno.test("no final newline: a line break is added before the block and the file still ends without one", () => {
+Deno.test("no final newline: a line break is added before the block and the file still ends without one (T-4.5)", () => {
   const text = "127.0.0.1 localhost\n10.0.0.1 db.internal";
   const inserted = changed(applyHostsBlock(text, IP, ["a.example.com"]));
   assert.equal(inserted, `${text}\n${expectedBlock(IP, ["a.example.com"], "\n", true)}`);
@@ -65,7 +65,7 @@ Deno.test("no final newline: a line break is added before the block and the file
   assert.equal(changed(removeHostsBlock(replaced)), text);
 });
 
-Deno.test("tabs, comments and odd spacing outside the markers survive a replace byte for byte", () => {
+Deno.test("tabs, comments and odd spacing outside the markers survive a replace byte for byte (T-4.5)", () => {
   const around = `${CLOUD}${
     expectedBlock("10.0.0.1", ["old.example.com"])
   }\t# after the block\t\n10.9.9.9\tlate.internal\n`;
@@ -77,7 +77,7 @@ Deno.test("tabs, comments and odd spacing outside the markers survive a replace 
   assert.equal(withoutBlock(edited), withoutBlock(around));
 });
 
-Deno.test("an earlier entry for one of our names is kept, and reported as shadowing ours", () => {
+Deno.test("an earlier entry for one of our names is kept, and reported as shadowing ours (T-4.5)", () => {
   const text = "127.0.0.1 localhost\n10.0.0.5\tAPP.example.com   app # pinned by the admin\n";
   const edit = applyHostsBlock(text, IP, ["app.example.com", "api.example.com"]);
   assert.equal(edit.kind, "changed");
@@ -137,7 +137,7 @@ Deno.test("a proxy IP change rewrites every entry to the new address", () => {
   if (edit.kind === "changed") assert.deepEqual(edit.previousHosts, HOSTS);
 });
 
-Deno.test("a host with anything but [a-z0-9.-] is refused, not cleaned, and nothing is written", async (t) => {
+Deno.test("a host with anything but [a-z0-9.-] is refused, not cleaned, and nothing is written (T-3.1)", async (t) => {
   const withBlock = DEBIAN + expectedBlock(IP, HOSTS);
   for (
     const bad of [
@@ -174,7 +174,7 @@ Deno.test("marker lines with surrounding whitespace are ours and are kept byte f
   assert.equal(edited, `x 1\n  ${BEGIN}\t\n${IP} a.example.com\n${END}   \nafter\n`);
 });
 
-Deno.test("damaged markers are refused with a fix, also when removing the block", async (t) => {
+Deno.test("damaged markers are refused with a fix, also when removing the block (T-4.6)", async (t) => {
   const entry = `${IP} a.example.com\n`;
   const cases: ReadonlyArray<readonly [string, string, string]> = [
     ["END before BEGIN", `${END}\n${entry}${BEGIN}\n`, "end-before-begin"],
@@ -212,7 +212,7 @@ Deno.test("damaged markers are refused with a fix, also when removing the block"
   }
 });
 
-Deno.test("randomized files: insert then remove returns the original bytes; re-apply is a no-op", () => {
+Deno.test("randomized files: insert then remove returns the original bytes; re-apply is a no-op (T-4.5, T-4.9)", () => {
   const random = prng(20240505);
   const pieces = ["127.0.0.1", "\t", " ", "localhost", "# c", "\r", "10.0.0.1 x.internal", "\u00e9", "::1"];
   for (let round = 0; round < 300; round++) {

@@ -35,7 +35,7 @@ function written(result: HostsFileResult): Extract<HostsFileResult, { kind: "wri
   return result as Extract<HostsFileResult, { kind: "written" }>;
 }
 
-Deno.test("path safety: a file not named hosts, a symlink, a directory, '..' and a missing file are refused", async () => {
+Deno.test("path safety: a file not named hosts, a symlink, a directory, '..' and a missing file are refused (T-4.7)", async () => {
   await using fixture = await hostsFile(DEBIAN);
   const shadow = `${fixture.dir}/shadow`;
   await Deno.writeTextFile(shadow, "root:*:19000:0:99999:7:::\n");
@@ -66,7 +66,7 @@ Deno.test("path safety: a file not named hosts, a symlink, a directory, '..' and
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN);
 });
 
-Deno.test("100 reconciles of an unchanged set write nothing: mtime and inode stay", async () => {
+Deno.test("100 reconciles of an unchanged set write nothing: mtime and inode stay (T-4.9)", async () => {
   await using fixture = await hostsFile(DEBIAN);
   written(await put(fixture.path, HOSTS));
   const past = new Date("2001-02-03T04:05:06Z");
@@ -81,7 +81,7 @@ Deno.test("100 reconciles of an unchanged set write nothing: mtime and inode sta
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN + expectedBlock(IP, HOSTS));
 });
 
-Deno.test("writes happen in place: grow, shrink into slack, remove back to the original bytes, same inode", async () => {
+Deno.test("writes happen in place: grow, shrink into slack, remove back to the original bytes, same inode (T-4.1, T-4.5)", async () => {
   await using fixture = await hostsFile(DEBIAN);
   const { ino } = await Deno.stat(fixture.path);
 
@@ -124,7 +124,7 @@ Deno.test("bytes that are not UTF-8 outside the block come back unchanged", asyn
   assert.deepEqual(await Deno.readFile(fixture.path), latin1);
 });
 
-Deno.test("NUL filler left by an interrupted write is dropped and the block completed", async () => {
+Deno.test("NUL filler left by an interrupted write is dropped and the block completed (T-4.3)", async () => {
   await using fixture = await hostsFile(`${DEBIAN}${expectedBlock(IP, HOSTS)}\u0000\u0000\u0000\u0000`);
   const result = written(await put(fixture.path, HOSTS));
   assert.equal(result.repairedFiller, 4);
@@ -133,7 +133,7 @@ Deno.test("NUL filler left by an interrupted write is dropped and the block comp
   assert.equal(text.replace(/ +\n$/, "\n"), DEBIAN + expectedBlock(IP, HOSTS));
 });
 
-Deno.test("a line appended between our read and our write survives, whatever the layout", async (t) => {
+Deno.test("a line appended between our read and our write survives, whatever the layout (T-4.4)", async (t) => {
   const plans: ReadonlyArray<readonly [string, readonly string[], readonly string[], string]> = [
     ["extend", [], HOSTS, "afterRead"],
     ["overwrite", HOSTS, HOSTS.slice(0, 1), "afterRead"],
@@ -162,7 +162,7 @@ Deno.test("a line appended between our read and our write survives, whatever the
   }
 });
 
-Deno.test("an edit made in place between our read and our write is kept; on every attempt, we reject", async (t) => {
+Deno.test("an edit made in place between our read and our write is kept; on every attempt, we reject (T-4.4)", async (t) => {
   const plans: ReadonlyArray<readonly [string, readonly string[], readonly string[]]> = [
     ["overwrite", HOSTS, HOSTS.slice(0, 1)],
     ["extend", [], MANY],
@@ -198,7 +198,7 @@ Deno.test("an edit made in place between our read and our write is kept; on ever
 });
 
 Deno.test({
-  name: "a writer holding flock(1) on the file makes us wait; we write once it lets go",
+  name: "a writer holding flock(1) on the file makes us wait; we write once it lets go (T-4.4)",
   ignore: skipWithout("flock test", ["flock"]),
   fn: async () => {
     await using fixture = await hostsFile(DEBIAN);
@@ -229,7 +229,7 @@ Deno.test({
   },
 });
 
-Deno.test("a process appending every few ms while we rewrite the block in a loop loses no line", async () => {
+Deno.test("a process appending every few ms while we rewrite the block in a loop loses no line (T-4.4)", async () => {
   await using fixture = await hostsFile(DEBIAN);
   const lines = 150;
   const appender = new Deno.Command("sh", {
@@ -294,7 +294,7 @@ Deno.test("a cleanup writes the original bytes back and a second cleanup writes 
   assert.equal((await remove()).kind, "unchanged");
 });
 
-Deno.test("damaged markers: nothing is written, the file keeps its bytes and mtime", async () => {
+Deno.test("damaged markers: nothing is written, the file keeps its bytes and mtime (T-4.6)", async () => {
   const damaged = `${DEBIAN}${END}\n10.96.0.10 a.example.com\n`;
   await using fixture = await hostsFile(damaged);
   const past = new Date("2001-02-03T04:05:06Z");

@@ -48,7 +48,7 @@ Deno.test("a new proxy IP rewrites the entries without counting hosts as added o
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN + expectedBlock("fd00::10", ["a.example.com"]));
 });
 
-Deno.test("refusals name the file and the fix, and leave it alone", async (t) => {
+Deno.test("refusals name the file and the fix, and leave it alone (T-4.6, T-4.7)", async (t) => {
   await t.step("invalid proxy IP", async () => {
     await using fixture = await hostsFile(DEBIAN);
     const outcome = await new EtcHostsSink({ path: fixture.path, proxyIp: "10.0.0" }).reconcile([
@@ -84,7 +84,7 @@ Deno.test("refusals name the file and the fix, and leave it alone", async (t) =>
   });
 });
 
-Deno.test("an earlier entry for one of our names is warned about once per change of that set", async () => {
+Deno.test("an earlier entry for one of our names is warned about once per change of that set (T-4.5)", async () => {
   using logs = captureLogs("info");
   await using fixture = await hostsFile(`${DEBIAN}10.0.0.5 app.example.com\n`);
   const sink = new EtcHostsSink({ path: fixture.path, proxyIp: IP });
