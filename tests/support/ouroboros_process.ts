@@ -227,6 +227,11 @@ export interface ControllerProcess extends AsyncDisposable {
   kill(signal?: Deno.Signal): void;
   /** Fetches a path from the health listener and returns status and body. */
   healthGet(path: string): Promise<{ status: number; body: string }>;
+  /**
+   * Runs `wait`; when it fails, rethrows with the process's state and last log lines appended,
+   * so a timeout in a long run says what the controller was doing.
+   */
+  explain<T>(wait: () => Promise<T>): Promise<T>;
 }
 
 /** Options for {@linkcode startController}. */
@@ -323,6 +328,19 @@ export async function startController(
       const host = health.hostname.includes(":") ? `[${health.hostname}]` : health.hostname;
       const response = await fetch(`http://${host}:${health.port}${path}`);
       return { status: response.status, body: await response.text() };
+    },
+    async explain<T>(wait: () => Promise<T>): Promise<T> {
+      try {
+        return await wait();
+      } catch (error) {
+        const tail = logs.slice(-25).map((line) => JSON.stringify(line)).join("\n");
+        throw new Error(
+          `${error instanceof Error ? error.message : String(error)}\ncontroller ${
+            exited ? "had exited" : "still running"
+          }; its last log lines:\n${tail}`,
+          { cause: error },
+        );
+      }
     },
     async [Symbol.asyncDispose]() {
       kill("SIGKILL");
