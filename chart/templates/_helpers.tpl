@@ -1,6 +1,7 @@
 {{/*
-Names, labels and the argument lists shared by the templates. Every object name fits 63 characters,
-whatever the release name: Kubernetes refuses longer Service, Job and DaemonSet names.
+Names, labels, argument lists and hook building blocks shared by the templates. Every object name
+that becomes part of a pod or label (Deployments, DaemonSets, Jobs, Services, ServiceAccounts) fits
+63 characters whatever the release name: the suffix is kept and the prefix is cut.
 */}}
 
 {{/* The chart name, or nameOverride. */}}
@@ -23,7 +24,7 @@ whatever the release name: Kubernetes refuses longer Service, Job and DaemonSet 
 {{- end -}}
 
 {{/*
-"<fullname>-<suffix>" cut to 63 characters by shortening the full name, never the suffix.
+"<fullname>-<suffix>" within 63 characters: the full name is shortened, never the suffix.
 Call with (list $ "suffix").
 */}}
 {{- define "ouroboros.suffixed" -}}
@@ -33,7 +34,7 @@ Call with (list $ "suffix").
 {{- printf "%s-%s" $base $suffix -}}
 {{- end -}}
 
-{{/* The proxy Deployment and Service. */}}
+{{/* The proxy Deployment and Service (re-cut to 63, unlike the original's). */}}
 {{- define "ouroboros.proxyFullname" -}}
 {{- include "ouroboros.suffixed" (list . "proxy") -}}
 {{- end -}}
@@ -44,9 +45,9 @@ Call with (list $ "suffix").
 {{- end -}}
 
 {{/*
-Name of RBAC objects outside the release namespace (cluster-wide, or in the CoreDNS or records
-namespace): "<release namespace>:<fullname>[-suffix]", so two releases of the same name in different
-namespaces never claim the same object. Call with (list $ "suffix"); "" for no suffix.
+Name of an RBAC object outside the release namespace (cluster-wide, or in the CoreDNS or records
+namespace): "<release namespace>:<fullname>[-suffix]", so two releases of one name in different
+namespaces never claim the same object. Call with (list $ "suffix"), "" for no suffix.
 */}}
 {{- define "ouroboros.foreignName" -}}
 {{- $root := index . 0 -}}
@@ -63,7 +64,10 @@ namespaces never claim the same object. Call with (list $ "suffix"); "" for no s
 {{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" -}}
 {{- end -}}
 
-{{/* Labels on every object. No component here: selectors add it, so hook pods never match a Deployment. */}}
+{{/*
+Labels on every object. They hold no component: componentLabels adds it, so hook pods never
+carry a Deployment's or DaemonSet's selector labels.
+*/}}
 {{- define "ouroboros.labels" -}}
 helm.sh/chart: {{ include "ouroboros.chart" . }}
 app.kubernetes.io/name: {{ include "ouroboros.name" . }}
@@ -92,29 +96,43 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- printf "%s:%s" .Values.image.repository (toString (default .Chart.AppVersion .Values.image.tag)) -}}
 {{- end -}}
 
-{{/* A hook image from {repository, tag}. */}}
-{{- define "ouroboros.hookImage" -}}
+{{/* An image from {repository, tag}. */}}
+{{- define "ouroboros.imageRef" -}}
 {{- printf "%s:%s" .repository (toString .tag) -}}
 {{- end -}}
 
 {{/*
-The controller's mode: etc-hosts when etcHosts.enabled, otherwise controller.mode. Refuses the
-combinations the binary would refuse, with the value to change.
+The controller's mode: etc-hosts when etcHosts.enabled (it wins, as in the original) or
+controller.mode=etc-hosts; otherwise controller.mode, coredns when empty.
 */}}
 {{- define "ouroboros.mode" -}}
 {{- $mode := default "coredns" .Values.controller.mode -}}
-{{- if .Values.etcHosts.enabled -}}
+{{- if or .Values.etcHosts.enabled (eq $mode "etc-hosts") -}}
 etc-hosts
-{{- else if eq $mode "etc-hosts" -}}
-{{- fail "controller.mode=etc-hosts runs as a DaemonSet: set etcHosts.enabled=true (and etcHosts.proxyIP) instead." -}}
 {{- else -}}
 {{- $mode -}}
 {{- end -}}
 {{- end -}}
 
-{{/* Whether a controller (Deployment or DaemonSet) is rendered: "true" or "". */}}
-{{- define "ouroboros.controllerRendered" -}}
-{{- if or .Values.etcHosts.enabled .Values.controller.enabled -}}true{{- end -}}
+{{/*
+What runs the controller: "Deployment", "DaemonSet" (etc-hosts) or "" (nothing). etcHosts.enabled
+renders the DaemonSet even with controller.enabled=false, as in the original.
+*/}}
+{{- define "ouroboros.controllerKind" -}}
+{{- $mode := include "ouroboros.mode" . -}}
+{{- if .Values.etcHosts.enabled -}}
+DaemonSet
+{{- else if not .Values.controller.enabled -}}
+{{- else if eq $mode "etc-hosts" -}}
+DaemonSet
+{{- else -}}
+Deployment
+{{- end -}}
+{{- end -}}
+
+{{/* The controller pods' component label: etc-hosts for the DaemonSet, controller otherwise. */}}
+{{- define "ouroboros.controllerComponent" -}}
+{{- ternary "etc-hosts" "controller" (eq (include "ouroboros.controllerKind" .) "DaemonSet") -}}
 {{- end -}}
 
 {{/* The cluster domain without a trailing dot; empty when detected at run time. */}}
@@ -141,21 +159,48 @@ etc-hosts
 {{- end -}}
 
 {{/*
-Arguments every controller gets, Deployment and DaemonSet alike: mode, resync, logging, health,
-and the source filters.
+The marker id (`--marker-id`): controller.markerId when set; otherwise nothing for a release named
+"ouroboros" (the original's markers) and the release name cut to a DNS label for any other.
+*/}}
+{{- define "ouroboros.markerId" -}}
+{{- if .Values.controller.markerId -}}
+{{- .Values.controller.markerId -}}
+{{- else if ne .Release.Name "ouroboros" -}}
+{{- regexReplaceAll "[^a-z0-9-]+" (lower .Release.Name) "-" | trunc 63 | trimAll "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{/* The first marker line of this release's block, without indentation. */}}
+{{- define "ouroboros.markerBegin" -}}
+{{- with include "ouroboros.markerId" . -}}
+{{- printf "# === BEGIN ouroboros %s (do not edit by hand) ===" . -}}
+{{- else -}}
+# === BEGIN ouroboros (do not edit by hand) ===
+{{- end -}}
+{{- end -}}
+
+{{/* The last marker line of this release's block, without indentation. */}}
+{{- define "ouroboros.markerEnd" -}}
+{{- with include "ouroboros.markerId" . -}}
+{{- printf "# === END ouroboros %s ===" . -}}
+{{- else -}}
+# === END ouroboros ===
+{{- end -}}
+{{- end -}}
+
+{{/*
+Arguments every controller gets, Deployment and DaemonSet alike: mode, resync, log level and the
+source filters, in the original's order.
 */}}
 {{- define "ouroboros.controllerCommonArgs" -}}
 {{- $c := .Values.controller -}}
 {{- if and $c.gatewayClass (not $c.gatewayApi.enabled) -}}
-{{- fail (printf "controller.gatewayClass=%s filters Gateways, but controller.gatewayApi.enabled is false, so no Gateway is watched: set controller.gatewayApi.enabled=true or drop controller.gatewayClass." $c.gatewayClass) -}}
+{{- fail (printf "controller.gatewayClass=%s filters Gateways, but controller.gatewayApi.enabled is false, so no Gateway is watched (the controller would refuse to start): set controller.gatewayApi.enabled=true or drop controller.gatewayClass." $c.gatewayClass) -}}
 {{- end }}
 - controller
 - --mode={{ include "ouroboros.mode" . }}
 - --resync={{ $c.resync }}
 - --log-level={{ $c.logLevel }}
-- --log-format={{ $c.logFormat }}
-- --listen-health=:{{ $c.healthPort }}
-- --ingress-hosts={{ $c.ingressHosts }}
 {{- if $c.gatewayApi.enabled }}
 - --gateway-api
 {{- end }}
@@ -170,7 +215,20 @@ and the source filters.
 {{- end }}
 {{- end -}}
 
-{{/* The rewrite target: baked FQDN when the cluster domain is given, else runtime composition. */}}
+{{/* Arguments of new settings, after the mode's: log format, Ingress hosts, health address, marker id. */}}
+{{- define "ouroboros.controllerNewArgs" -}}
+{{- $mode := include "ouroboros.mode" . }}
+- --log-format={{ .Values.controller.logFormat }}
+- --ingress-hosts={{ .Values.controller.ingressHosts }}
+- --listen-health=:8082
+{{- if or (eq $mode "coredns") (eq $mode "etc-hosts") }}
+{{- with include "ouroboros.markerId" . }}
+- --marker-id={{ . }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/* The rewrite target: a baked FQDN when the cluster domain is given, else runtime composition. */}}
 {{- define "ouroboros.proxyTargetArgs" -}}
 {{- if include "ouroboros.clusterDomain" . }}
 - --proxy-fqdn={{ include "ouroboros.proxyFqdn" . }}
@@ -212,16 +270,26 @@ and the source filters.
 {{- end }}
 {{- end -}}
 
-{{/* prometheus.io scrape annotations for a pod serving /metrics on `port`. Call with (list $ port). */}}
-{{- define "ouroboros.scrapeAnnotations" -}}
-{{- if (index . 0).Values.metrics.podAnnotations }}
-prometheus.io/scrape: "true"
-prometheus.io/port: {{ index . 1 | quote }}
-prometheus.io/path: /metrics
+{{/*
+The pod annotations: prometheus.io scrape annotations for /metrics on `port` (when
+metrics.podAnnotations), overridden by the operator's own. Call with (list $ port podAnnotations).
+*/}}
+{{- define "ouroboros.podAnnotations" -}}
+{{- $root := index . 0 -}}
+{{- $annotations := dict -}}
+{{- if $root.Values.metrics.podAnnotations -}}
+{{- $_ := set $annotations "prometheus.io/scrape" "true" -}}
+{{- $_ := set $annotations "prometheus.io/port" (toString (index . 1)) -}}
+{{- $_ := set $annotations "prometheus.io/path" "/metrics" -}}
+{{- end -}}
+{{- $annotations = merge (deepCopy (index . 2 | default dict)) $annotations -}}
+{{- with $annotations }}
+annotations:
+  {{- toYaml . | nindent 2 }}
 {{- end }}
 {{- end -}}
 
-{{/* Liveness and readiness probes on the named health port. */}}
+{{/* Liveness and readiness probes on the container port named "health". */}}
 {{- define "ouroboros.probes" -}}
 livenessProbe:
   httpGet:
@@ -241,7 +309,7 @@ readinessProbe:
   failureThreshold: 3
 {{- end -}}
 
-{{/* The pod's imagePullSecrets field, or nothing. Use with `with`, then nindent. */}}
+{{/* The pod's imagePullSecrets field, or nothing. */}}
 {{- define "ouroboros.imagePullSecrets" -}}
 {{- with .Values.imagePullSecrets -}}
 imagePullSecrets:
@@ -250,13 +318,9 @@ imagePullSecrets:
 {{- end -}}
 
 {{/*
-Hook object names: "<fullname>-<suffix>" within 63 characters. Call with (list $ "suffix").
+Annotations of a hook object. Call with (list "pre-delete" weight [delete-policy]); the policy
+defaults to deleting the object whatever the outcome (RBAC and ServiceAccounts).
 */}}
-{{- define "ouroboros.hookName" -}}
-{{- include "ouroboros.suffixed" . -}}
-{{- end -}}
-
-{{/* Annotations of a hook object. Call with (list "pre-delete" weight). */}}
 {{- define "ouroboros.hookAnnotations" -}}
 helm.sh/hook: {{ index . 0 }}
 helm.sh/hook-weight: {{ index . 1 | quote }}
@@ -267,14 +331,68 @@ helm.sh/hook-delete-policy: hook-succeeded,hook-failed,before-hook-creation
 {{- end }}
 {{- end -}}
 
+{{/* The ServiceAccount of a hook. Call with a dict: root, name, hook. */}}
+{{- define "ouroboros.hookServiceAccount" -}}
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: {{ .name }}
+  namespace: {{ .root.Release.Namespace }}
+  labels:
+    {{- include "ouroboros.componentLabels" (list .root "cleanup-hook") | nindent 4 }}
+  annotations:
+    {{- include "ouroboros.hookAnnotations" (list .hook "-10") | nindent 4 }}
+{{- end -}}
+
 {{/*
-A hook Job running scripts from the hook's script ConfigMap with kubectl. Failed pods are kept
-(no hook-failed delete policy on the Job) so `kubectl logs` shows why. Call with a dict:
-root, name, hook, weight, serviceAccount, configMap, image ({repository, tag, pullPolicy}),
-scripts (list of file names run in order), env (list of {name, value}).
+A hook Role and its RoleBinding to the hook's ServiceAccount. Call with a dict: root, name,
+namespace, hook, serviceAccount, rules (a YAML list as text).
+*/}}
+{{- define "ouroboros.hookRole" -}}
+apiVersion: rbac.authorization.k8s.io/v1
+kind: Role
+metadata:
+  name: {{ .name }}
+  namespace: {{ .namespace }}
+  labels:
+    {{- include "ouroboros.componentLabels" (list .root "cleanup-hook") | nindent 4 }}
+  annotations:
+    {{- include "ouroboros.hookAnnotations" (list .hook "-10") | nindent 4 }}
+rules:
+  {{- .rules | nindent 2 }}
+---
+apiVersion: rbac.authorization.k8s.io/v1
+kind: RoleBinding
+metadata:
+  name: {{ .name }}
+  namespace: {{ .namespace }}
+  labels:
+    {{- include "ouroboros.componentLabels" (list .root "cleanup-hook") | nindent 4 }}
+  annotations:
+    {{- include "ouroboros.hookAnnotations" (list .hook "-10") | nindent 4 }}
+roleRef:
+  apiGroup: rbac.authorization.k8s.io
+  kind: Role
+  name: {{ .name }}
+subjects:
+  - kind: ServiceAccount
+    name: {{ .serviceAccount }}
+    namespace: {{ .root.Release.Namespace }}
+{{- end -}}
+
+{{/*
+A hook Job running one of the chart's scripts (chart/scripts/<script>) with `sh -c`. Failed pods
+are kept (no hook-failed delete policy on the Job) so `kubectl logs` shows why; the Job itself is
+removed 10 minutes after it finishes. Call with a dict: root, name, hook, weight, serviceAccount,
+image ({repository, tag, pullPolicy}), script (file name), env (list of {name, value}),
+deadline (seconds, optional, default 120).
 */}}
 {{- define "ouroboros.hookJob" -}}
 {{- $root := .root -}}
+{{- $script := $root.Files.Get (printf "scripts/%s" .script) -}}
+{{- if not (trim $script) -}}
+{{- fail (printf "scripts/%s is missing from the chart or empty: the chart package is incomplete (check .helmignore)" .script) -}}
+{{- end -}}
 apiVersion: batch/v1
 kind: Job
 metadata:
@@ -285,7 +403,7 @@ metadata:
   annotations:
     {{- include "ouroboros.hookAnnotations" (list .hook .weight "hook-succeeded,before-hook-creation") | nindent 4 }}
 spec:
-  activeDeadlineSeconds: {{ default 120 .deadline }}
+  activeDeadlineSeconds: {{ .deadline | default 120 }}
   backoffLimit: 1
   ttlSecondsAfterFinished: 600
   template:
@@ -302,22 +420,19 @@ spec:
         {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
       containers:
         - name: cleanup
-          image: {{ include "ouroboros.hookImage" .image }}
+          image: {{ include "ouroboros.imageRef" .image }}
           imagePullPolicy: {{ .image.pullPolicy }}
           command:
             - /bin/sh
             - -c
             - |
-              set -eu
-              {{- range .scripts }}
-              sh /scripts/{{ . }}
-              {{- end }}
+              {{- $script | trimSuffix "\n" | nindent 14 }}
           env:
             - name: HOME
               value: /tmp
             {{- range .env }}
             - name: {{ .name }}
-              value: {{ .value | quote }}
+              value: {{ .value | toString | quote }}
             {{- end }}
           securityContext:
             {{- toYaml $root.Values.securityContext | nindent 12 }}
@@ -331,32 +446,7 @@ spec:
           volumeMounts:
             - name: tmp
               mountPath: /tmp
-            - name: scripts
-              mountPath: /scripts
-              readOnly: true
       volumes:
         - name: tmp
           emptyDir: {}
-        - name: scripts
-          configMap:
-            name: {{ .configMap }}
-{{- end -}}
-
-{{/* The hook's script ConfigMap. Call with a dict: root, name, hook, scripts (file names). */}}
-{{- define "ouroboros.hookScripts" -}}
-{{- $root := .root -}}
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: {{ .name }}
-  namespace: {{ $root.Release.Namespace }}
-  labels:
-    {{- include "ouroboros.componentLabels" (list $root "cleanup-hook") | nindent 4 }}
-  annotations:
-    {{- include "ouroboros.hookAnnotations" (list .hook "-10") | nindent 4 }}
-data:
-  {{- range .scripts }}
-  {{ . }}: |
-    {{- $root.Files.Get (printf "scripts/%s" .) | nindent 4 }}
-  {{- end }}
 {{- end -}}

@@ -112,6 +112,16 @@ export const KINDS: readonly KindInfo[] = [
     statusSubresource: true,
     scaleSubresource: true,
   }),
+  kindInfo({
+    group: "apps",
+    version: "v1",
+    kind: "DaemonSet",
+    plural: "daemonsets",
+    shortNames: ["ds"],
+    categories: ["all"],
+    generation: true,
+    statusSubresource: true,
+  }),
   kindInfo({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases" }),
   kindInfo({
     group: "networking.k8s.io",

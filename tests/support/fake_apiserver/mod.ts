@@ -9,7 +9,7 @@
  *   request that accepts only aggregated discovery (or only Tables or protobuf) gets 406, so
  *   clients fall back to plain JSON. `/openapi/*` is 404: run kubectl with `--validate=false`.
  * - One global integer resourceVersion (a string on the wire) bumped by every write; `uid`,
- *   `creationTimestamp`; `generation` only on kinds that keep one (Deployment, Ingress, the
+ *   `creationTimestamp`; `generation` only on kinds that keep one (Deployment, DaemonSet, Ingress, the
  *   Gateway API kinds, DNSEndpoint), bumped when anything outside metadata and status changes.
  * - create → 201 (409 AlreadyExists); PUT with a stale resourceVersion → 409 Conflict ("the
  *   object has been modified; …"); PUT without one → last write wins for built-in kinds, 422 for

@@ -1,0 +1,135 @@
+/**
+ * `helm lint --strict` with Helm 4 and Helm 3 on the defaults and on each mode's values, and the
+ * packaged chart: it keeps the hook scripts (so a chart installed from the package cleans up)
+ * and leaves the quickstart manifest out.
+ */
+
+import assert from "node:assert/strict";
+import {
+  type Helm,
+  installHelm3,
+  installHelm4,
+  requireHelm,
+  runHelm,
+  skipWithoutHelm,
+} from "../support/helm.ts";
+import { findTool } from "../support/tools.ts";
+import { CHART_DIR, container, find, parseObjects, renderOk } from "./support.ts";
+
+const helm4 = await installHelm4();
+const helm3 = await installHelm3();
+const ignore = skipWithoutHelm("chart lint tests", helm4, helm3);
+const helms = (): Helm[] => [requireHelm(helm4), requireHelm(helm3)];
+
+const VALUE_SETS: Record<string, string[]> = {
+  "defaults": [],
+  "coredns, cluster domain and Gateway API": [
+    "controller.clusterDomain=cozy.local",
+    "controller.gatewayApi.enabled=true",
+    "controller.gatewayClass=eg",
+  ],
+  "coredns-import": ["controller.mode=coredns-import"],
+  "external-dns, crd": ["controller.mode=external-dns"],
+  "external-dns, service": [
+    "controller.mode=external-dns",
+    "externalDns.output=service",
+    "externalDns.annotationPrefix=internal-dns/",
+    "externalDns.proxyIP=10.96.0.10",
+  ],
+  "etc-hosts": ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.10"],
+  "every option": [
+    "podDisruptionBudget.enabled=true",
+    "networkPolicy.enabled=true",
+    "metrics.serviceMonitor.enabled=true",
+    "proxy.target.host=ingress.example.net",
+    "imagePullSecrets[0].name=registry",
+  ],
+};
+
+async function lint(helm: Helm, set: readonly string[]): Promise<{ code: number; output: string }> {
+  const run = await runHelm(helm, [
+    "lint",
+    "--strict",
+    CHART_DIR,
+    ...set.flatMap((entry) => ["--set", entry]),
+  ]);
+  return { code: run.code, output: run.stdout + run.stderr };
+}
+
+Deno.test({
+  name: "helm lint --strict passes with Helm 4 and Helm 3, for the defaults and every mode",
+  ignore,
+  async fn() {
+    for (const helm of helms()) {
+      for (const [what, set] of Object.entries(VALUE_SETS)) {
+        const { code, output } = await lint(helm, set);
+        assert.equal(code, 0, `${helm.label} ${helm.version}, ${what}:\n${output}`);
+        assert.match(output, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+        assert.doesNotMatch(output, /\[(WARNING|ERROR)\]/, `${helm.label}, ${what}:\n${output}`);
+      }
+    }
+  },
+});
+
+Deno.test({
+  name: "helm lint --strict fails on a value the chart refuses (so the passes above mean something)",
+  ignore,
+  async fn() {
+    for (const helm of helms()) {
+      // Schema violations: lint mode forgives `required` and `fail` (render_test.ts checks those).
+      for (const set of [["controller.mode=bogus"], ["externalDns.recordTTL=0"]]) {
+        const { code, output } = await lint(helm, set);
+        assert.notEqual(code, 0, `${helm.label} accepted ${set.join(" ")}`);
+        assert.match(output, /1 chart\(s\) failed/);
+      }
+    }
+  },
+});
+
+Deno.test({
+  name: "the packaged chart holds the hook scripts and not the quickstart, and renders its hooks",
+  ignore: ignore || findTool("tar") === undefined,
+  async fn() {
+    const helm = requireHelm(helm4);
+    const out = await Deno.makeTempDir({ prefix: "ouroboros-package-" });
+    try {
+      const run = await runHelm(helm, ["package", CHART_DIR, "--destination", out]);
+      assert.equal(run.code, 0, run.stderr);
+      const archive = `${out}/ouroboros-0.1.0.tgz`;
+      const listing = await new Deno.Command(findTool("tar")!, { args: ["-tzf", archive], stdout: "piped" })
+        .output();
+      const files = new TextDecoder().decode(listing.stdout).trim().split("\n").sort();
+      for (
+        const script of [
+          "coredns-cleanup",
+          "coredns-import-cleanup",
+          "external-dns-cleanup",
+          "etc-hosts-quiesce",
+          "etc-hosts-cleanup",
+        ]
+      ) {
+        assert.ok(
+          files.includes(`ouroboros/scripts/${script}.sh`),
+          `${script}.sh missing from ${files.join(", ")}`,
+        );
+      }
+      assert.ok(files.includes("ouroboros/values.schema.json"));
+      assert.ok(
+        !files.some((file) => file.endsWith("quickstart.yaml")),
+        "the quickstart is not part of the chart",
+      );
+      // Rendered from the package, the hook Job carries the script itself.
+      const rendered = await runHelm(helm, ["template", "ouroboros", archive]);
+      assert.equal(rendered.code, 0, rendered.stderr);
+      const fromDir = await renderOk(helm);
+      const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-coredns-cleanup");
+      assert.deepEqual(
+        container(job, "cleanup").command,
+        container(find(fromDir, "Job", "ouroboros-coredns-cleanup"), "cleanup").command,
+      );
+      assert.ok((container(job, "cleanup").command?.[2] ?? "").length > 100);
+    } finally {
+      await Deno.remove(out, { recursive: true });
+    }
+  },
+});

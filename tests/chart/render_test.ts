@@ -1,0 +1,1217 @@
+/**
+ * The chart as Helm 4 renders it, read back as objects: the controller's and the proxy's
+ * arguments per mode, the whole RBAC each mode grants, security contexts, probes, metrics, hooks,
+ * the PodDisruptionBudget and NetworkPolicy cases, marker ids, refusals, NOTES, and every object
+ * of every mode validated against the Kubernetes schemas.
+ */
+
+import assert from "node:assert/strict";
+import { ConfigError, parseOptions } from "../../lib/cli/options.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
+import { controllerSettings } from "../../lib/commands/controller_settings.ts";
+import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
+import {
+  CHART_DIR,
+  CLUSTER_SCOPED,
+  container,
+  envOf,
+  find,
+  ids,
+  isHook,
+  type K8sObject,
+  matches,
+  notes,
+  ofKind,
+  podSpec,
+  podTemplate,
+  rbacMatrix,
+  renderFails,
+  renderOk,
+  restrictedViolations,
+  rules,
+  selectorLabels,
+  selectorOf,
+  validateObject,
+} from "./support.ts";
+
+const helm4 = await installHelm4();
+const ignore = skipWithoutHelm("chart render tests", helm4);
+const helm = (): Helm => requireHelm(helm4);
+
+/** Values selecting each mode, with what the mode needs to render. */
+type Mode = "coredns" | "coredns-import" | "external-dns" | "etc-hosts";
+const MODES: Record<Mode, readonly string[]> = {
+  "coredns": [],
+  "coredns-import": ["controller.mode=coredns-import"],
+  "external-dns": ["controller.mode=external-dns"],
+  "etc-hosts": ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.50"],
+};
+
+function test(name: string, fn: () => Promise<void>): void {
+  Deno.test({ name, ignore, fn });
+}
+
+function args(objects: readonly K8sObject[], kind: string, name: string, containerName: string): string[] {
+  return container(find(objects, kind, name), containerName).args ?? [];
+}
+
+const controllerArgs = (objects: readonly K8sObject[]): string[] =>
+  args(objects, "Deployment", "ouroboros", "controller");
+const proxyArgs = (objects: readonly K8sObject[]): string[] =>
+  args(objects, "Deployment", "ouroboros-proxy", "proxy");
+
+/** The arguments every controller of a default render ends with (settings new in this chart). */
+const NEW_ARGS = ["--log-format=json", "--ingress-hosts=tls", "--listen-health=:8082"];
+
+const PROXY_TAIL = [
+  "--target-http-port=80",
+  "--target-https-port=443",
+  "--dial-timeout=5s",
+  "--ready-timeout=2s",
+  "--shutdown-grace=30s",
+  "--drain-delay=5s",
+  "--idle-timeout=1h",
+  "--proxy-protocol=v1",
+  "--log-level=info",
+  "--log-format=json",
+];
+
+// --- Arguments -------------------------------------------------------------------------------
+
+test("coredns mode: the controller composes the rewrite target at run time unless the cluster domain is set", async () => {
+  assert.deepEqual(controllerArgs(await renderOk(helm())), [
+    "controller",
+    "--mode=coredns",
+    "--resync=30s",
+    "--log-level=info",
+    "--coredns-namespace=kube-system",
+    "--coredns-configmap=coredns",
+    "--coredns-key=Corefile",
+    "--proxy-service-name=ouroboros-proxy",
+    "--proxy-service-namespace=ouroboros",
+    ...NEW_ARGS,
+  ]);
+  const baked = await renderOk(helm(), {
+    set: [
+      "controller.clusterDomain=cozy.local.",
+      "controller.coredns.configmap=dns",
+      "controller.resync=10m",
+    ],
+  });
+  assert.deepEqual(controllerArgs(baked), [
+    "controller",
+    "--mode=coredns",
+    "--resync=10m",
+    "--log-level=info",
+    "--cluster-domain=cozy.local",
+    "--coredns-namespace=kube-system",
+    "--coredns-configmap=dns",
+    "--coredns-key=Corefile",
+    "--proxy-fqdn=ouroboros-proxy.ouroboros.svc.cozy.local.",
+    ...NEW_ARGS,
+  ]);
+});
+
+test("coredns-import mode: the import trio and the same rewrite-target choice", async () => {
+  const base = ["controller.mode=coredns-import", "controller.corednsImport.key=edge.override"];
+  assert.deepEqual(controllerArgs(await renderOk(helm(), { set: base })), [
+    "controller",
+    "--mode=coredns-import",
+    "--resync=30s",
+    "--log-level=info",
+    "--coredns-import-namespace=kube-system",
+    "--coredns-import-configmap=coredns-custom",
+    "--coredns-import-key=edge.override",
+    "--proxy-service-name=ouroboros-proxy",
+    "--proxy-service-namespace=ouroboros",
+    ...NEW_ARGS,
+  ]);
+  const baked = await renderOk(helm(), { set: [...base, "controller.clusterDomain=k8s.example.com"] });
+  const list = controllerArgs(baked);
+  assert.ok(list.includes("--proxy-fqdn=ouroboros-proxy.ouroboros.svc.k8s.example.com."));
+  assert.ok(list.includes("--cluster-domain=k8s.example.com"));
+  assert.ok(!list.some((arg) => arg.startsWith("--proxy-service-")));
+});
+
+test("external-dns mode: records settings, annotations and labels sorted by key, the proxy IP when given", async () => {
+  const objects = await renderOk(helm(), {
+    set: ["controller.mode=external-dns"],
+    values: {
+      externalDns: {
+        namespace: "dns",
+        recordTTL: 300,
+        output: "service",
+        annotationPrefix: "internal-dns/",
+        proxyIP: "10.96.0.10",
+        annotations: { "external-dns.alpha.kubernetes.io/cloudflare-proxied": "false", "b.example/x": "1" },
+        labels: { "team": "edge", "a.example/tier": "gold" },
+      },
+    },
+  });
+  assert.deepEqual(controllerArgs(objects), [
+    "controller",
+    "--mode=external-dns",
+    "--resync=30s",
+    "--log-level=info",
+    "--external-dns-namespace=dns",
+    "--external-dns-record-ttl=300",
+    "--external-dns-proxy-service=ouroboros-proxy",
+    "--external-dns-output=service",
+    "--external-dns-annotation-prefix=internal-dns/",
+    "--external-dns-proxy-ip=10.96.0.10",
+    "--external-dns-annotation=b.example/x=1",
+    "--external-dns-annotation=external-dns.alpha.kubernetes.io/cloudflare-proxied=false",
+    "--external-dns-label=a.example/tier=gold",
+    "--external-dns-label=team=edge",
+    ...NEW_ARGS,
+  ]);
+  const defaults = controllerArgs(await renderOk(helm(), { set: ["controller.mode=external-dns"] }));
+  assert.deepEqual(defaults.slice(4, 9), [
+    "--external-dns-namespace=ouroboros",
+    "--external-dns-record-ttl=60",
+    "--external-dns-proxy-service=ouroboros-proxy",
+    "--external-dns-output=crd",
+    "--external-dns-annotation-prefix=external-dns.alpha.kubernetes.io/",
+  ]);
+  assert.ok(!defaults.some((arg) => arg.startsWith("--external-dns-proxy-ip")));
+  assert.ok(
+    !defaults.some((arg) => arg.startsWith("--marker-id")),
+    "no marker id outside coredns and etc-hosts",
+  );
+});
+
+test("the source filters, resync, log level and cluster domain reach the controller in every mode", async () => {
+  const filters = [
+    "controller.gatewayApi.enabled=true",
+    "controller.ingressClass=nginx-pp",
+    "controller.gatewayClass=eg",
+    "controller.resync=2m",
+    "controller.logLevel=debug",
+    "controller.logFormat=text",
+    "controller.ingressHosts=all",
+    "controller.clusterDomain=cozy.local",
+  ];
+  const expected = [
+    "controller",
+    "--resync=2m",
+    "--log-level=debug",
+    "--gateway-api",
+    "--ingress-class=nginx-pp",
+    "--gateway-class=eg",
+    "--cluster-domain=cozy.local",
+  ];
+  for (const [mode, set] of Object.entries(MODES)) {
+    const objects = await renderOk(helm(), { set: [...set, ...filters] });
+    const list = mode === "etc-hosts"
+      ? args(objects, "DaemonSet", "ouroboros-etc-hosts", "controller")
+      : controllerArgs(objects);
+    assert.deepEqual([list[0], ...list.slice(2, 8)], expected, mode);
+    assert.equal(list[1], `--mode=${mode}`);
+    for (const arg of ["--log-format=text", "--ingress-hosts=all", "--listen-health=:8082"]) {
+      assert.ok(list.includes(arg), `${mode}: ${arg}`);
+    }
+  }
+});
+
+test("etc-hosts mode: a DaemonSet replaces the Deployment, with the hosts file mounted alone where the binary may write", async () => {
+  const objects = await renderOk(helm(), {
+    set: [...MODES["etc-hosts"], "etcHosts.hostsPath=/var/lib/hosts"],
+  });
+  assert.equal(ofKind(objects, "Deployment").filter((d) => d.metadata.name === "ouroboros").length, 0);
+  const daemonSet = find(objects, "DaemonSet", "ouroboros-etc-hosts");
+  assert.deepEqual(args(objects, "DaemonSet", "ouroboros-etc-hosts", "controller"), [
+    "controller",
+    "--mode=etc-hosts",
+    "--resync=30s",
+    "--log-level=info",
+    "--etc-hosts=/host/etc/hosts",
+    "--proxy-ip=10.96.0.50",
+    ...NEW_ARGS,
+  ]);
+  const spec = podSpec(daemonSet);
+  assert.deepEqual(spec.volumes, [{ name: "hosts", hostPath: { path: "/var/lib/hosts", type: "File" } }]);
+  assert.deepEqual(container(daemonSet, "controller").volumeMounts, [{
+    name: "hosts",
+    mountPath: "/host/etc/hosts",
+  }]);
+  assert.deepEqual(spec.tolerations, [{ operator: "Exists" }]);
+  assert.notEqual(spec.hostNetwork, true, "the DaemonSet needs no host network");
+  // controller.mode=etc-hosts is the same as etcHosts.enabled=true.
+  const byMode = await renderOk(helm(), {
+    set: ["controller.mode=etc-hosts", "etcHosts.proxyIP=10.96.0.50"],
+  });
+  assert.deepEqual(ids(byMode), ids(objects));
+});
+
+test("the proxy: a baked backend host, or runtime composition with the cluster domain when it is set", async () => {
+  assert.deepEqual(proxyArgs(await renderOk(helm())), [
+    "proxy",
+    "--listen-http=:8080",
+    "--listen-https=:8443",
+    "--listen-health=:8081",
+    "--target-service-name=ingress-nginx-controller",
+    "--target-service-namespace=ingress-nginx",
+    ...PROXY_TAIL,
+  ]);
+  const composed = proxyArgs(
+    await renderOk(helm(), {
+      set: [
+        "controller.clusterDomain=cozy.local",
+        "proxy.target.serviceName=traefik",
+        "proxy.target.namespace=edge",
+      ],
+    }),
+  );
+  assert.deepEqual(composed.slice(4, 7), [
+    "--target-service-name=traefik",
+    "--target-service-namespace=edge",
+    "--cluster-domain=cozy.local",
+  ]);
+  const host = proxyArgs(
+    await renderOk(helm(), {
+      set: [
+        "proxy.target.host=ingress.example.net",
+        "controller.clusterDomain=cozy.local",
+        "proxy.target.httpsPort=8443",
+        "proxy.proxyProtocol=v2",
+      ],
+    }),
+  );
+  assert.deepEqual(host.slice(4, 7), [
+    "--target-host=ingress.example.net",
+    "--target-http-port=80",
+    "--target-https-port=8443",
+  ]);
+  assert.ok(!host.some((arg) => arg.startsWith("--target-service-") || arg.startsWith("--cluster-domain")));
+  assert.ok(host.includes("--proxy-protocol=v2"));
+});
+
+test("every argument the chart passes is one the binary accepts, and the controller's settings hold together", async () => {
+  const variants: { release?: string; set: readonly string[] }[] = [
+    ...Object.values(MODES).map((set) => ({ set })),
+    ...Object.values(MODES).map((set) => ({
+      release: "edge",
+      set: [
+        ...set,
+        "controller.clusterDomain=cozy.local",
+        "controller.gatewayApi.enabled=true",
+        "controller.gatewayClass=eg",
+      ],
+    })),
+    {
+      set: ["controller.mode=external-dns", "externalDns.output=service", "externalDns.proxyIP=10.0.0.5"],
+    },
+    {
+      set: [
+        "proxy.target.host=ingress.example.net",
+        "controller.ingressClass=nginx",
+        "controller.logLevel=warning",
+      ],
+    },
+  ];
+  const resolvConf = () => "search ouroboros.svc.cluster.local svc.cluster.local cluster.local\n";
+  for (const variant of variants) {
+    const objects = await renderOk(helm(), {
+      ...variant,
+      values: { externalDns: { labels: { team: "edge" } } },
+    });
+    for (const workload of objects.filter((o) => o.kind === "Deployment" || o.kind === "DaemonSet")) {
+      for (const c of [...podSpec(workload).containers, ...(podSpec(workload).initContainers ?? [])]) {
+        if (!c.image.startsWith("ghcr.io/lexfrei/ouroboros:")) continue;
+        const [command, ...argv] = c.args ?? [];
+        const env = envOf(c);
+        const label = `${JSON.stringify(variant)} ${workload.metadata.name}/${c.name}`;
+        if (command === "proxy") {
+          const outcome = parseOptions(PROXY_OPTIONS, argv, (name) => env[name]);
+          assert.equal(outcome.kind, "ok", `${label}: ${JSON.stringify(outcome)}`);
+          continue;
+        }
+        assert.equal(command, "controller", label);
+        const outcome = parseOptions(CONTROLLER_OPTIONS, argv, (name) => env[name]);
+        assert.ok(outcome.kind === "ok", `${label}: ${JSON.stringify(outcome)}`);
+        if (outcome.values.cleanup) continue; // The cleanup run edits the file and exits: no settings to check.
+        const settings = controllerSettings(
+          outcome.values,
+          outcome.sources.clusterDomain,
+          resolvConf,
+          "ouroboros",
+        );
+        assert.ok(
+          !(settings instanceof ConfigError),
+          `${label}: ${settings instanceof ConfigError ? settings.message : ""}`,
+        );
+      }
+    }
+  }
+});
+
+test("the controller Deployment never runs two controllers during a rollout, in every mode, and knows its release", async () => {
+  for (const mode of ["coredns", "coredns-import", "external-dns"] as const) {
+    const objects = await renderOk(helm(), { release: "edge", set: MODES[mode] });
+    const deployment = find(objects, "Deployment", "edge-ouroboros");
+    assert.deepEqual((deployment.spec as { strategy: unknown }).strategy, {
+      type: "RollingUpdate",
+      rollingUpdate: { maxSurge: 0, maxUnavailable: 1 },
+    }, mode);
+    assert.equal(envOf(container(deployment, "controller")).OUROBOROS_INSTANCE, "edge");
+  }
+  const daemonSet = find(
+    await renderOk(helm(), { release: "edge", set: MODES["etc-hosts"] }),
+    "DaemonSet",
+    "edge-ouroboros-etc-hosts",
+  );
+  assert.equal(envOf(container(daemonSet, "controller")).OUROBOROS_INSTANCE, "edge");
+});
+
+// --- Refusals ----------------------------------------------------------------------------------
+
+test("refused: replicaCount > 1 in external-dns mode, a missing etcHosts.proxyIP, gatewayClass without gatewayApi", async () => {
+  const replicas = await renderFails(helm(), {
+    set: ["controller.mode=external-dns", "controller.replicaCount=2"],
+  });
+  assert.match(replicas, /controller\.replicaCount=2 is unsafe in external-dns mode/);
+  // Other modes may run more than one controller.
+  const coredns = await renderOk(helm(), { set: ["controller.replicaCount=2"] });
+  assert.equal((find(coredns, "Deployment", "ouroboros").spec as { replicas: number }).replicas, 2);
+
+  const proxyIp = await renderFails(helm(), { set: ["etcHosts.enabled=true"] });
+  assert.match(proxyIp, /etcHosts\.proxyIP is required when etcHosts\.enabled=true/);
+  const gateway = await renderFails(helm(), { set: ["controller.gatewayClass=eg"] });
+  assert.match(gateway, /controller\.gatewayClass=eg .*controller\.gatewayApi\.enabled/);
+});
+
+// --- RBAC --------------------------------------------------------------------------------------
+
+const CLUSTER_ROLE = rules("networking.k8s.io/ingresses: get,list,watch", "core/events: create,patch");
+const QUIESCE = rules(
+  "apps/deployments/scale/ouroboros: get,patch,update",
+  "apps/deployments/ouroboros: get",
+);
+
+test("RBAC, coredns mode: the Corefile ConfigMap by name, the hook's narrower rights and the quiesce Role", async () => {
+  assert.deepEqual(rbacMatrix(await renderOk(helm())), {
+    "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
+    "Role kube-system/ouroboros:ouroboros-coredns": rules(
+      "core/configmaps/coredns: get,list,watch,update,patch",
+    ),
+    "Role kube-system/ouroboros:ouroboros-coredns-cleanup": rules("core/configmaps/coredns: get,patch"),
+    "Role ouroboros/ouroboros-coredns-cleanup-quiesce": QUIESCE,
+  });
+  // Without the hook, only the controller's rights remain.
+  assert.deepEqual(
+    rbacMatrix(await renderOk(helm(), { set: ["controller.coredns.cleanupOnUninstall=false"] })),
+    {
+      "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
+      "Role kube-system/ouroboros:ouroboros-coredns": rules(
+        "core/configmaps/coredns: get,list,watch,update,patch",
+      ),
+    },
+  );
+});
+
+test("RBAC, coredns-import mode: only the import ConfigMap, never the main Corefile", async () => {
+  const objects = await renderOk(helm(), {
+    set: [
+      "controller.mode=coredns-import",
+      "controller.corednsImport.namespace=dns",
+      "controller.corednsImport.configmap=custom",
+    ],
+  });
+  assert.deepEqual(rbacMatrix(objects), {
+    "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
+    "Role dns/ouroboros:ouroboros-coredns-import": rules(
+      "core/configmaps/custom: get,list,watch,update,patch",
+    ),
+    "Role dns/ouroboros:ouroboros-coredns-cleanup": rules("core/configmaps/custom: get,patch"),
+    "Role ouroboros/ouroboros-coredns-cleanup-quiesce": QUIESCE,
+  });
+});
+
+test("RBAC, external-dns mode: records of the active kind, the discover Role only without a proxy IP", async () => {
+  assert.deepEqual(rbacMatrix(await renderOk(helm(), { set: ["controller.mode=external-dns"] })), {
+    "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
+    "Role ouroboros/ouroboros:ouroboros-externaldns": rules(
+      "externaldns.k8s.io/dnsendpoints: get,list,watch,create,update,patch,delete",
+    ),
+    "Role ouroboros/ouroboros-externaldns-discover": rules("core/services/ouroboros-proxy: get,list,watch"),
+    "Role ouroboros/ouroboros:ouroboros-cleanup": rules(
+      "externaldns.k8s.io/dnsendpoints: list,delete,deletecollection",
+    ),
+  });
+  const service = await renderOk(helm(), {
+    set: [
+      "controller.mode=external-dns",
+      "externalDns.output=service",
+      "externalDns.namespace=dns",
+      "externalDns.proxyIP=fd00::10",
+    ],
+  });
+  assert.deepEqual(rbacMatrix(service), {
+    "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
+    "Role dns/ouroboros:ouroboros-externaldns": rules(
+      "core/services: get,list,watch,create,update,patch,delete",
+    ),
+    "Role dns/ouroboros:ouroboros-cleanup": rules("core/services: list,delete,deletecollection"),
+  });
+  const named = await renderOk(helm(), {
+    set: ["controller.mode=external-dns", "externalDns.proxyService=edge-proxy"],
+  });
+  assert.deepEqual(
+    rbacMatrix(named)["Role ouroboros/ouroboros-externaldns-discover"],
+    rules("core/services/edge-proxy: get,list,watch"),
+  );
+});
+
+test("RBAC, etc-hosts mode: no Role for the controller; the hooks may touch only their two DaemonSets", async () => {
+  assert.deepEqual(rbacMatrix(await renderOk(helm(), { set: MODES["etc-hosts"] })), {
+    "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
+    "Role ouroboros/ouroboros-etc-hosts-hook": rules(
+      "apps/daemonsets/ouroboros-etc-hosts: get,delete",
+      "apps/daemonsets/ouroboros-etc-hosts-cleanup: get,delete",
+    ),
+  });
+});
+
+test("RBAC options: Gateway API reads when enabled, no Events rule with rbac.events=false", async () => {
+  const objects = await renderOk(helm(), {
+    set: ["controller.gatewayApi.enabled=true", "rbac.events=false"],
+  });
+  assert.deepEqual(
+    rbacMatrix(objects)["ClusterRole /ouroboros:ouroboros"],
+    rules(
+      "networking.k8s.io/ingresses: get,list,watch",
+      "gateway.networking.k8s.io/gateways: get,list,watch",
+      "gateway.networking.k8s.io/httproutes: get,list,watch",
+    ),
+  );
+});
+
+test("RBAC everywhere: no Secrets, no wildcards, every binding names a rendered Role and ServiceAccount", async () => {
+  const variants: (readonly string[])[] = [
+    ...Object.values(MODES),
+    ["controller.mode=external-dns", "externalDns.output=service"],
+    ["controller.gatewayApi.enabled=true", "serviceAccount.name=custom-sa"],
+  ];
+  for (const set of variants) {
+    const objects = await renderOk(helm(), { set });
+    for (const [role, granted] of Object.entries(rbacMatrix(objects))) {
+      for (const grant of granted) {
+        assert.doesNotMatch(grant, /secrets|\*/, `${role} grants ${grant}`);
+      }
+    }
+    for (const binding of [...ofKind(objects, "RoleBinding"), ...ofKind(objects, "ClusterRoleBinding")]) {
+      const ref = binding.roleRef as { kind: string; name: string };
+      const role = find(objects, ref.kind, ref.name);
+      assert.equal(
+        role.metadata.namespace,
+        binding.metadata.namespace,
+        `${binding.metadata.name} binds across namespaces`,
+      );
+      assert.equal(isHook(role), isHook(binding), `${binding.metadata.name}: hook and non-hook mixed`);
+      for (const subject of binding.subjects as { kind: string; name: string; namespace: string }[]) {
+        assert.equal(subject.kind, "ServiceAccount");
+        assert.equal(subject.namespace, "ouroboros");
+        const account = find(objects, "ServiceAccount", subject.name);
+        assert.equal(isHook(account), isHook(binding), `${binding.metadata.name} binds ${subject.name}`);
+      }
+    }
+  }
+  const custom = await renderOk(helm(), { set: ["serviceAccount.name=custom-sa"] });
+  assert.equal(podSpec(find(custom, "Deployment", "ouroboros")).serviceAccountName, "custom-sa");
+});
+
+// --- Pods: security, probes, metrics ---------------------------------------------------------
+
+test("Pod Security: controller, proxy and hook Jobs are 'restricted' (uid 65532); the proxy has no token", async () => {
+  for (const [mode, set] of Object.entries(MODES)) {
+    const objects = await renderOk(helm(), { set });
+    const workloads = [
+      ...ofKind(objects, "Deployment"),
+      ...ofKind(objects, "Job"),
+    ];
+    assert.ok(workloads.length >= 2, mode);
+    for (const workload of workloads) {
+      const spec = podSpec(workload);
+      assert.deepEqual(restrictedViolations(spec), [], `${mode}: ${workload.kind} ${workload.metadata.name}`);
+      assert.equal(spec.securityContext?.runAsUser, 65532);
+      for (const c of spec.containers) assert.equal(c.securityContext?.readOnlyRootFilesystem, true);
+    }
+    assert.equal(podSpec(find(objects, "Deployment", "ouroboros-proxy")).automountServiceAccountToken, false);
+  }
+  // The judge is real: the original's root-capable settings are caught.
+  const loose = await renderOk(helm(), {
+    values: { securityContext: { allowPrivilegeEscalation: true, capabilities: null } },
+  });
+  assert.deepEqual(restrictedViolations(podSpec(find(loose, "Deployment", "ouroboros-proxy"))), [
+    "proxy: allowPrivilegeEscalation",
+    "proxy: capabilities not dropped",
+  ]);
+});
+
+test("Pod Security: the etc-hosts pods run as root with a hostPath (privileged namespace), and nothing more", async () => {
+  const objects = await renderOk(helm(), { set: MODES["etc-hosts"] });
+  for (const name of ["ouroboros-etc-hosts", "ouroboros-etc-hosts-cleanup"]) {
+    const spec = podSpec(find(objects, "DaemonSet", name));
+    const problems = restrictedViolations(spec);
+    assert.ok(problems.includes("volume hosts is hostPath"), name);
+    assert.ok(problems.some((p) => p.endsWith("runAsUser 0")), name);
+    assert.ok(
+      !problems.some((p) => /privileged|allowPrivilegeEscalation|capabilities|seccomp|adds/.test(p)),
+      problems.join(),
+    );
+    assert.notEqual(spec.hostNetwork, true);
+  }
+});
+
+test("probes: controller /healthz and /readyz on 8082, proxy on 8081, etc-hosts DaemonSet on 8082", async () => {
+  const check = (workload: K8sObject, name: string, port: number): void => {
+    const c = container(workload, name);
+    assert.deepEqual(c.ports?.find((p) => p.name === "health")?.containerPort, port);
+    assert.deepEqual(c.livenessProbe?.httpGet, { path: "/healthz", port: "health" });
+    assert.deepEqual(c.readinessProbe?.httpGet, { path: "/readyz", port: "health" });
+  };
+  const objects = await renderOk(helm());
+  check(find(objects, "Deployment", "ouroboros"), "controller", 8082);
+  check(find(objects, "Deployment", "ouroboros-proxy"), "proxy", 8081);
+  assert.deepEqual(proxyArgs(objects).slice(1, 4), [
+    "--listen-http=:8080",
+    "--listen-https=:8443",
+    "--listen-health=:8081",
+  ]);
+  check(
+    find(await renderOk(helm(), { set: MODES["etc-hosts"] }), "DaemonSet", "ouroboros-etc-hosts"),
+    "controller",
+    8082,
+  );
+});
+
+test("metrics: prometheus.io annotations by default (operator's win), optional ServiceMonitor on the health ports", async () => {
+  const objects = await renderOk(helm(), {
+    values: { proxy: { podAnnotations: { "prometheus.io/path": "/custom", team: "edge" } } },
+  });
+  assert.deepEqual(podTemplate(find(objects, "Deployment", "ouroboros")).metadata.annotations, {
+    "prometheus.io/scrape": "true",
+    "prometheus.io/port": "8082",
+    "prometheus.io/path": "/metrics",
+  });
+  assert.deepEqual(podTemplate(find(objects, "Deployment", "ouroboros-proxy")).metadata.annotations, {
+    "prometheus.io/scrape": "true",
+    "prometheus.io/port": "8081",
+    "prometheus.io/path": "/custom",
+    team: "edge",
+  });
+  assert.equal(ofKind(objects, "ServiceMonitor").length, 0);
+
+  const off = await renderOk(helm(), { set: ["metrics.podAnnotations=false"] });
+  assert.equal(podTemplate(find(off, "Deployment", "ouroboros")).metadata.annotations, undefined);
+
+  const monitored = await renderOk(helm(), {
+    set: ["metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.interval=15s"],
+    values: { metrics: { serviceMonitor: { labels: { release: "kube-prometheus" } } } },
+  });
+  const monitor = find(monitored, "ServiceMonitor", "ouroboros");
+  assert.equal(monitor.metadata.labels?.release, "kube-prometheus");
+  const spec = monitor.spec as {
+    selector: { matchLabels: Record<string, string> };
+    endpoints: Record<string, string>[];
+  };
+  assert.deepEqual(spec.endpoints, [{ port: "health", path: "/metrics", interval: "15s" }]);
+  const selected = ofKind(monitored, "Service").filter((s) =>
+    matches(spec.selector.matchLabels, s.metadata.labels)
+  );
+  assert.deepEqual(selected.map((s) => s.metadata.name).sort(), [
+    "ouroboros-controller-metrics",
+    "ouroboros-proxy-metrics",
+  ]);
+  for (
+    const [service, workload, port] of [
+      ["ouroboros-controller-metrics", "ouroboros", 8082],
+      ["ouroboros-proxy-metrics", "ouroboros-proxy", 8081],
+    ] as const
+  ) {
+    const svc = find(monitored, "Service", service);
+    assert.ok(matches(selectorOf(svc), podTemplate(find(monitored, "Deployment", workload)).metadata.labels));
+    assert.deepEqual((svc.spec as { ports: unknown[] }).ports, [{
+      name: "health",
+      port,
+      targetPort: "health",
+      protocol: "TCP",
+    }]);
+  }
+  // The proxy Service itself never exposes the health port.
+  const proxyService = find(monitored, "Service", "ouroboros-proxy");
+  assert.deepEqual((proxyService.spec as { ports: { port: number }[] }).ports.map((p) => p.port), [80, 443]);
+});
+
+// --- Hooks -------------------------------------------------------------------------------------
+
+interface HookView {
+  readonly hook: string;
+  readonly weight: string;
+  readonly policy: string;
+}
+
+function hookOf(object: K8sObject): HookView {
+  const a = object.metadata.annotations ?? {};
+  return {
+    hook: a["helm.sh/hook"] ?? "",
+    weight: a["helm.sh/hook-weight"] ?? "",
+    policy: a["helm.sh/hook-delete-policy"] ?? "",
+  };
+}
+
+const RBAC_HOOK = "hook-succeeded,hook-failed,before-hook-creation";
+const JOB_HOOK = "hook-succeeded,before-hook-creation";
+
+async function script(name: string): Promise<string> {
+  return await Deno.readTextFile(`${CHART_DIR}/scripts/${name}`);
+}
+
+function assertHookJob(job: K8sObject, image: string, scriptText: string): void {
+  const spec = job.spec as {
+    activeDeadlineSeconds: number;
+    backoffLimit: number;
+    ttlSecondsAfterFinished: number;
+  };
+  assert.equal(spec.backoffLimit, 1);
+  assert.equal(spec.ttlSecondsAfterFinished, 600);
+  assert.ok(spec.activeDeadlineSeconds >= 120);
+  const pod = podSpec(job);
+  assert.equal(pod.restartPolicy, "Never");
+  assert.deepEqual(pod.volumes, [{ name: "tmp", emptyDir: {} }]);
+  const c = container(job, "cleanup");
+  assert.equal(c.image, image);
+  assert.deepEqual(c.volumeMounts, [{ name: "tmp", mountPath: "/tmp" }]);
+  assert.equal(envOf(c).HOME, "/tmp");
+  assert.deepEqual(c.command?.slice(0, 2), ["/bin/sh", "-c"]);
+  assert.equal(
+    c.command?.[2]?.trimEnd(),
+    scriptText.trimEnd(),
+    "the Job runs the chart's script, byte for byte",
+  );
+}
+
+test("coredns hook: pre-delete RBAC at -10, the Job at 0 running coredns-cleanup.sh with this release's markers", async () => {
+  const objects = await renderOk(helm());
+  const hooks = objects.filter(isHook);
+  assert.deepEqual(
+    hooks.map((o) => `${o.kind} ${o.metadata.name} ${JSON.stringify(hookOf(o))}`).sort(),
+    [
+      ["Job", "ouroboros-coredns-cleanup", { hook: "pre-delete", weight: "0", policy: JOB_HOOK }],
+      ["Role", "ouroboros-coredns-cleanup-quiesce", { hook: "pre-delete", weight: "-10", policy: RBAC_HOOK }],
+      ["Role", "ouroboros:ouroboros-coredns-cleanup", {
+        hook: "pre-delete",
+        weight: "-10",
+        policy: RBAC_HOOK,
+      }],
+      ["RoleBinding", "ouroboros-coredns-cleanup-quiesce", {
+        hook: "pre-delete",
+        weight: "-10",
+        policy: RBAC_HOOK,
+      }],
+      ["RoleBinding", "ouroboros:ouroboros-coredns-cleanup", {
+        hook: "pre-delete",
+        weight: "-10",
+        policy: RBAC_HOOK,
+      }],
+      ["ServiceAccount", "ouroboros-coredns-cleanup", {
+        hook: "pre-delete",
+        weight: "-10",
+        policy: RBAC_HOOK,
+      }],
+    ].map(([kind, name, view]) => `${kind} ${name} ${JSON.stringify(view)}`).sort(),
+  );
+  const job = find(objects, "Job", "ouroboros-coredns-cleanup");
+  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.36.3", await script("coredns-cleanup.sh"));
+  assert.equal(podSpec(job).serviceAccountName, "ouroboros-coredns-cleanup");
+  assert.deepEqual(envOf(container(job, "cleanup")), {
+    HOME: "/tmp",
+    CONTROLLER_NAMESPACE: "ouroboros",
+    CONTROLLER_DEPLOYMENT: "ouroboros",
+    QUIESCE_SECONDS: "60",
+    TARGET_NAMESPACE: "kube-system",
+    TARGET_CONFIGMAP: "coredns",
+    TARGET_KEY: "Corefile",
+    MARKER_BEGIN: "# === BEGIN ouroboros (do not edit by hand) ===",
+    MARKER_END: "# === END ouroboros ===",
+    ATTEMPTS: "5",
+  });
+  const custom = await renderOk(helm(), {
+    set: [
+      "controller.cleanupHookImage.repository=registry.example/kubectl",
+      "controller.cleanupHookImage.pullPolicy=Always",
+    ],
+    setString: ["controller.cleanupHookImage.tag=1.35"],
+  });
+  const customJob = container(find(custom, "Job", "ouroboros-coredns-cleanup"), "cleanup");
+  assert.equal(customJob.image, "registry.example/kubectl:1.35");
+  assert.equal(customJob.imagePullPolicy, "Always");
+});
+
+test("coredns-import hook: the same quiesce, then coredns-import-cleanup.sh on the import key", async () => {
+  const objects = await renderOk(helm(), {
+    set: ["controller.mode=coredns-import", "controller.corednsImport.key=a.override"],
+  });
+  const job = find(objects, "Job", "ouroboros-coredns-cleanup");
+  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.36.3", await script("coredns-import-cleanup.sh"));
+  assert.deepEqual(hookOf(job), { hook: "pre-delete", weight: "0", policy: JOB_HOOK });
+  assert.deepEqual(envOf(container(job, "cleanup")), {
+    HOME: "/tmp",
+    CONTROLLER_NAMESPACE: "ouroboros",
+    CONTROLLER_DEPLOYMENT: "ouroboros",
+    QUIESCE_SECONDS: "60",
+    TARGET_NAMESPACE: "kube-system",
+    TARGET_CONFIGMAP: "coredns-custom",
+    TARGET_KEY: "a.override",
+  });
+  const off = await renderOk(helm(), {
+    set: ["controller.mode=coredns-import", "controller.corednsImport.cleanupOnUninstall=false"],
+  });
+  assert.deepEqual(off.filter(isHook), []);
+});
+
+test("external-dns hook: post-delete, deleting this release's records of the output kind", async () => {
+  const objects = await renderOk(helm(), {
+    release: "edge",
+    set: ["controller.mode=external-dns", "externalDns.output=service", "externalDns.namespace=dns"],
+    setString: ["externalDns.cleanupHookImage.tag=1.30.0"],
+  });
+  const job = find(objects, "Job", "edge-ouroboros-cleanup");
+  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.30.0", await script("external-dns-cleanup.sh"));
+  assert.deepEqual(envOf(container(job, "cleanup")), {
+    HOME: "/tmp",
+    RECORDS_NAMESPACE: "dns",
+    INSTANCE: "edge",
+    OUTPUT: "service",
+  });
+  for (const object of objects.filter(isHook)) {
+    assert.equal(hookOf(object).hook, "post-delete", `${object.kind} ${object.metadata.name}`);
+    assert.equal(hookOf(object).weight, object.kind === "Job" ? "0" : "-10");
+  }
+  const crd = await renderOk(helm(), { set: ["controller.mode=external-dns"] });
+  assert.equal(envOf(container(find(crd, "Job", "ouroboros-cleanup"), "cleanup")).OUTPUT, "crd");
+  const off = await renderOk(helm(), {
+    set: ["controller.mode=external-dns", "externalDns.cleanupOnUninstall=false"],
+  });
+  assert.deepEqual(off.filter(isHook), []);
+});
+
+test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and remove the cleanup DaemonSet (5)", async () => {
+  const objects = await renderOk(helm(), {
+    release: "edge",
+    set: [...MODES["etc-hosts"], "etcHosts.hostsPath=/etc/hosts"],
+    values: { etcHosts: { tolerations: [{ key: "dedicated", operator: "Exists", effect: "NoSchedule" }] } },
+  });
+  const quiesce = find(objects, "Job", "edge-ouroboros-etc-hosts-quiesce");
+  const cleanup = find(objects, "DaemonSet", "edge-ouroboros-etc-hosts-cleanup");
+  const wait = find(objects, "Job", "edge-ouroboros-etc-hosts-cleanup-wait");
+  assert.deepEqual(hookOf(quiesce), { hook: "pre-delete", weight: "-5", policy: JOB_HOOK });
+  assert.deepEqual(hookOf(cleanup), { hook: "pre-delete", weight: "0", policy: RBAC_HOOK });
+  assert.deepEqual(hookOf(wait), { hook: "pre-delete", weight: "5", policy: JOB_HOOK });
+  assertHookJob(quiesce, "mirror.gcr.io/alpine/kubectl:1.36.3", await script("etc-hosts-quiesce.sh"));
+  assertHookJob(wait, "mirror.gcr.io/alpine/kubectl:1.36.3", await script("etc-hosts-cleanup.sh"));
+  assert.deepEqual(envOf(container(quiesce, "cleanup")), {
+    HOME: "/tmp",
+    NAMESPACE: "ouroboros",
+    DAEMONSET: "edge-ouroboros-etc-hosts",
+    TIMEOUT_SECONDS: "60",
+  });
+  assert.deepEqual(envOf(container(wait, "cleanup")), {
+    HOME: "/tmp",
+    NAMESPACE: "ouroboros",
+    DAEMONSET: "edge-ouroboros-etc-hosts-cleanup",
+    TIMEOUT_SECONDS: "120",
+  });
+  assert.ok(
+    (wait.spec as { activeDeadlineSeconds: number }).activeDeadlineSeconds > 120,
+    "the Job outlives the wait",
+  );
+  for (const job of [quiesce, wait]) {
+    assert.equal(podSpec(job).serviceAccountName, "edge-ouroboros-etc-hosts-hook");
+  }
+
+  // The cleanup DaemonSet: the same node coverage and mount as the controller's, the binary's cleanup
+  // as an init container with this release's marker id, then a pause container that only waits.
+  const controller = find(objects, "DaemonSet", "edge-ouroboros-etc-hosts");
+  const pod = podSpec(cleanup);
+  assert.deepEqual(pod.tolerations, podSpec(controller).tolerations);
+  assert.deepEqual(pod.tolerations, [{ key: "dedicated", operator: "Exists", effect: "NoSchedule" }]);
+  assert.deepEqual(pod.volumes, podSpec(controller).volumes);
+  assert.equal(pod.automountServiceAccountToken, false, "the cleanup needs no API access");
+  const init = container(cleanup, "cleanup");
+  assert.deepEqual(init.args, [
+    "controller",
+    "--mode=etc-hosts",
+    "--cleanup",
+    "--etc-hosts=/host/etc/hosts",
+    "--marker-id=edge",
+    "--log-level=info",
+    "--log-format=json",
+  ]);
+  assert.deepEqual(init.volumeMounts, [{ name: "hosts", mountPath: "/host/etc/hosts" }]);
+  assert.equal(init.image, "ghcr.io/lexfrei/ouroboros:0.1.0");
+  assert.deepEqual(pod.containers.map((c) => c.image), ["registry.k8s.io/pause:3.10"]);
+
+  const off = await renderOk(helm(), { set: [...MODES["etc-hosts"], "etcHosts.cleanupOnUninstall=false"] });
+  assert.deepEqual(off.filter(isHook), []);
+});
+
+/**
+ * What a hook script asks of the API server, read from its kubectl calls: "group/resource: verb"
+ * alternatives (either verb will do), with `$resource` standing for `resource`.
+ */
+function kubectlNeeds(text: string, resource: string): string[][] {
+  const joined = text.replaceAll("\\\n", " ");
+  const plural: Record<string, string> = {
+    configmap: "core/configmaps",
+    deployment: "apps/deployments",
+    daemonset: "apps/daemonsets",
+    services: "core/services",
+    "dnsendpoints.externaldns.k8s.io": "externaldns.k8s.io/dnsendpoints",
+  };
+  const needs: string[][] = [];
+  for (
+    const match of joined.matchAll(
+      /\bkubectl\s+(get|patch|replace|scale|delete|create|apply)\s+("?\$?[\w.]+"?)/g,
+    )
+  ) {
+    const [, verb, token] = match;
+    const name = token!.replaceAll('"', "");
+    const target = plural[name === "$resource" ? resource : name];
+    assert.ok(target !== undefined, `unknown kubectl target ${token} in: ${match[0]}`);
+    if (verb === "get") needs.push([`${target}: get`, `${target}: list`]);
+    else if (verb === "scale") needs.push([`${target}/scale: patch`, `${target}/scale: update`]);
+    else if (verb === "replace") needs.push([`${target}: update`]);
+    else needs.push([`${target}: ${verb}`]);
+  }
+  return needs;
+}
+
+test("each hook's Roles grant what its script's kubectl calls need (names aside)", async () => {
+  const cases: { set: readonly string[]; job: string; resource: string }[] = [
+    { set: MODES.coredns, job: "ouroboros-coredns-cleanup", resource: "" },
+    { set: MODES["coredns-import"], job: "ouroboros-coredns-cleanup", resource: "" },
+    { set: MODES["external-dns"], job: "ouroboros-cleanup", resource: "dnsendpoints.externaldns.k8s.io" },
+    {
+      set: [...MODES["external-dns"], "externalDns.output=service"],
+      job: "ouroboros-cleanup",
+      resource: "services",
+    },
+    { set: MODES["etc-hosts"], job: "ouroboros-etc-hosts-quiesce", resource: "" },
+    { set: MODES["etc-hosts"], job: "ouroboros-etc-hosts-cleanup-wait", resource: "" },
+  ];
+  for (const { set, job, resource } of cases) {
+    const objects = await renderOk(helm(), { set });
+    const granted = new Set(
+      objects.filter((o) => isHook(o) && o.kind === "Role").flatMap((role) =>
+        (rbacMatrix([role])[`Role ${role.metadata.namespace}/${role.metadata.name}`] ?? []).map((grant) => {
+          // Drop the resource name: "apps/deployments/scale/ouroboros: get" -> "apps/deployments/scale: get".
+          const [target, verb] = grant.split(": ");
+          const parts = target!.split("/");
+          const named = parts.length === 4 || (parts.length === 3 && parts[2] !== "scale");
+          return `${(named ? parts.slice(0, -1) : parts).join("/")}: ${verb}`;
+        })
+      ),
+    );
+    const needs = kubectlNeeds(container(find(objects, "Job", job), "cleanup").command?.[2] ?? "", resource);
+    assert.ok(needs.length >= 2, `${job}: no kubectl calls found`);
+    for (const alternatives of needs) {
+      assert.ok(
+        alternatives.some((need) => granted.has(need)),
+        `${job} needs ${alternatives.join(" or ")}; granted ${[...granted].join(", ")}`,
+      );
+    }
+  }
+});
+
+test("hook pods never match a workload's selector, and each mode renders only its own hooks and Roles", async () => {
+  const expectedHooks: Record<string, string[]> = {
+    "coredns": ["Job ouroboros-coredns-cleanup"],
+    "coredns-import": ["Job ouroboros-coredns-cleanup"],
+    "external-dns": ["Job ouroboros-cleanup"],
+    "etc-hosts": [
+      "DaemonSet ouroboros-etc-hosts-cleanup",
+      "Job ouroboros-etc-hosts-cleanup-wait",
+      "Job ouroboros-etc-hosts-quiesce",
+    ],
+  };
+  const modeRoles: Record<string, string[]> = {
+    "coredns": ["ouroboros:ouroboros-coredns"],
+    "coredns-import": ["ouroboros:ouroboros-coredns-import"],
+    "external-dns": ["ouroboros-externaldns-discover", "ouroboros:ouroboros-externaldns"],
+    "etc-hosts": [],
+  };
+  for (const [mode, set] of Object.entries(MODES)) {
+    const objects = await renderOk(helm(), { set });
+    const hookWorkloads = objects.filter((o) => isHook(o) && (o.kind === "Job" || o.kind === "DaemonSet"));
+    assert.deepEqual(
+      hookWorkloads.map((o) => `${o.kind} ${o.metadata.name}`).sort(),
+      expectedHooks[mode],
+      mode,
+    );
+    const workloads = objects.filter((o) =>
+      !isHook(o) && (o.kind === "Deployment" || o.kind === "DaemonSet")
+    );
+    for (const hook of hookWorkloads) {
+      for (const workload of workloads) {
+        assert.ok(
+          !matches(selectorOf(workload), podTemplate(hook).metadata.labels),
+          `${mode}: ${hook.metadata.name} pods would match ${workload.metadata.name}`,
+        );
+      }
+    }
+    // Every workload's own pods match its selector, and only its own.
+    for (const workload of [...workloads, ...hookWorkloads.filter((o) => o.kind === "DaemonSet")]) {
+      assert.ok(matches(selectorOf(workload), podTemplate(workload).metadata.labels));
+      for (const other of [...workloads, ...hookWorkloads].filter((o) => o !== workload)) {
+        assert.ok(
+          !matches(selectorOf(workload), podTemplate(other).metadata.labels),
+          `${workload.metadata.name} vs ${other.metadata.name}`,
+        );
+      }
+    }
+    const roles = ofKind(objects, "Role").filter((o) => !isHook(o)).map((o) => o.metadata.name).sort();
+    assert.deepEqual(roles, modeRoles[mode], mode);
+    // No object of another mode: kube-system is touched only by the CoreDNS modes.
+    const inKubeSystem = objects.filter((o) => o.metadata.namespace === "kube-system");
+    assert.equal(inKubeSystem.length > 0, mode === "coredns" || mode === "coredns-import", mode);
+  }
+});
+
+// --- Marker ids --------------------------------------------------------------------------------
+
+test("marker id: none for the release 'ouroboros', the release name otherwise, controller.markerId as given", async () => {
+  const markerArgs = (list: string[]): string[] => list.filter((arg) => arg.startsWith("--marker-id"));
+  assert.deepEqual(markerArgs(controllerArgs(await renderOk(helm()))), []);
+
+  const edge = await renderOk(helm(), { release: "edge" });
+  assert.deepEqual(markerArgs(args(edge, "Deployment", "edge-ouroboros", "controller")), [
+    "--marker-id=edge",
+  ]);
+  assert.deepEqual(
+    [envOf(container(find(edge, "Job", "edge-ouroboros-coredns-cleanup"), "cleanup"))].map((
+      e,
+    ) => [e.MARKER_BEGIN, e.MARKER_END]),
+    [["# === BEGIN ouroboros edge (do not edit by hand) ===", "# === END ouroboros edge ==="]],
+  );
+  // A release name with dots becomes a DNS label.
+  const dotted = await renderOk(helm(), { release: "edge.v2" });
+  assert.deepEqual(markerArgs(args(dotted, "Deployment", "edge.v2-ouroboros", "controller")), [
+    "--marker-id=edge-v2",
+  ]);
+  // An explicit id wins, also for the release "ouroboros", and reaches the etc-hosts cleanup too.
+  const given = await renderOk(helm(), { set: [...MODES["etc-hosts"], "controller.markerId=public"] });
+  assert.deepEqual(markerArgs(args(given, "DaemonSet", "ouroboros-etc-hosts", "controller")), [
+    "--marker-id=public",
+  ]);
+  assert.deepEqual(markerArgs(args(given, "DaemonSet", "ouroboros-etc-hosts-cleanup", "cleanup")), [
+    "--marker-id=public",
+  ]);
+  // Not passed in the modes that have no marker lines.
+  for (const mode of ["coredns-import", "external-dns"] as const) {
+    const objects = await renderOk(helm(), { release: "edge", set: MODES[mode] });
+    assert.deepEqual(markerArgs(args(objects, "Deployment", "edge-ouroboros", "controller")), [], mode);
+  }
+});
+
+// --- Names, PDB, NetworkPolicy --------------------------------------------------------------
+
+test("names: a 53-character release keeps every pod-bearing and labelled name within 63 characters", async () => {
+  const release = `r${"x".repeat(52)}`;
+  for (const set of Object.values(MODES)) {
+    const objects = await renderOk(helm(), { release, set: [...set, "metrics.serviceMonitor.enabled=true"] });
+    for (const object of objects) {
+      if (object.kind.startsWith("Cluster") || object.kind === "Role" || object.kind === "RoleBinding") {
+        continue;
+      }
+      assert.ok(
+        object.metadata.name.length <= 63,
+        `${object.kind} ${object.metadata.name} (${object.metadata.name.length})`,
+      );
+    }
+    const names = objects.map((o) => `${o.kind}/${o.metadata.namespace}/${o.metadata.name}`);
+    assert.equal(new Set(names).size, names.length, "names stay distinct after cutting");
+  }
+  // The original's proxy name ran to 69 characters here; this one is cut to fit.
+  const proxy = find(
+    await renderOk(helm(), { release }),
+    "Service",
+    `${`${release}-ouroboros`.slice(0, 57)}-proxy`,
+  );
+  assert.equal(proxy.metadata.name.length, 63);
+});
+
+test("namespaces: every namespaced object names its namespace; cluster-wide RBAC names carry the namespace", async () => {
+  for (const set of Object.values(MODES)) {
+    const objects = await renderOk(helm(), { namespace: "edge-system", set });
+    for (const object of objects) {
+      if (CLUSTER_SCOPED.has(object.kind)) {
+        assert.equal(object.metadata.namespace, undefined);
+        assert.ok(object.metadata.name.startsWith("edge-system:"), object.metadata.name);
+      } else {
+        assert.ok(object.metadata.namespace, `${object.kind} ${object.metadata.name} has no namespace`);
+      }
+    }
+  }
+});
+
+test("PodDisruptionBudget: one of minAvailable/maxUnavailable, never below 2 proxy replicas", async () => {
+  const pdb = async (set: readonly string[]): Promise<Record<string, unknown> | undefined> => {
+    const objects = await renderOk(helm(), { set: ["podDisruptionBudget.enabled=true", ...set] });
+    const found = ofKind(objects, "PodDisruptionBudget");
+    if (found.length === 0) return undefined;
+    const spec = { ...(found[0]!.spec as Record<string, unknown>) };
+    assert.deepEqual(spec.selector, { matchLabels: selectorLabels("proxy") });
+    delete spec.selector;
+    return spec;
+  };
+  assert.equal(ofKind(await renderOk(helm()), "PodDisruptionBudget").length, 0, "off by default");
+  assert.deepEqual(await pdb([]), { minAvailable: 1 });
+  assert.deepEqual(await pdb(["podDisruptionBudget.maxUnavailable=1"]), { maxUnavailable: 1 });
+  assert.deepEqual(await pdb(["podDisruptionBudget.maxUnavailable=25%", "proxy.replicaCount=4"]), {
+    maxUnavailable: "25%",
+  });
+  assert.deepEqual(await pdb(["podDisruptionBudget.minAvailable=50%"]), { minAvailable: "50%" });
+  assert.equal(await pdb(["proxy.replicaCount=1"]), undefined);
+  assert.equal(await pdb(["proxy.enabled=false"]), undefined);
+  const blocking = await renderFails(helm(), {
+    set: ["podDisruptionBudget.enabled=true", "podDisruptionBudget.minAvailable=2"],
+  });
+  assert.match(
+    blocking,
+    /podDisruptionBudget\.minAvailable=2 with proxy\.replicaCount=2 would block every node drain/,
+  );
+  const neither = await renderFails(helm(), {
+    set: ["podDisruptionBudget.enabled=true", "podDisruptionBudget.minAvailable=null"],
+  });
+  assert.match(neither, /needs podDisruptionBudget\.minAvailable or podDisruptionBudget\.maxUnavailable/);
+});
+
+test("NetworkPolicy: traffic ports from every namespace by default, health ports only from metrics.from", async () => {
+  assert.equal(ofKind(await renderOk(helm()), "NetworkPolicy").length, 0, "off by default");
+  const objects = await renderOk(helm(), { set: ["networkPolicy.enabled=true"] });
+  const proxy = find(objects, "NetworkPolicy", "ouroboros-proxy");
+  assert.deepEqual(proxy.spec, {
+    podSelector: { matchLabels: selectorLabels("proxy") },
+    policyTypes: ["Ingress"],
+    ingress: [{
+      from: [{ namespaceSelector: {} }],
+      ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }],
+    }],
+  });
+  assert.deepEqual(find(objects, "NetworkPolicy", "ouroboros").spec, {
+    podSelector: { matchLabels: selectorLabels("controller") },
+    policyTypes: ["Ingress"],
+    ingress: [],
+  });
+  const monitoring = [{
+    namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } },
+  }];
+  const peers = [{ podSelector: { matchLabels: { app: "client" } } }];
+  const open = await renderOk(helm(), {
+    set: [...MODES["etc-hosts"], "networkPolicy.enabled=true"],
+    values: { networkPolicy: { ingress: { from: peers }, metrics: { from: monitoring } } },
+  });
+  assert.deepEqual((find(open, "NetworkPolicy", "ouroboros-proxy").spec as { ingress: unknown[] }).ingress, [
+    { from: peers, ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }] },
+    { from: monitoring, ports: [{ port: 8081, protocol: "TCP" }] },
+  ]);
+  const controllerPolicy = find(open, "NetworkPolicy", "ouroboros");
+  assert.deepEqual(controllerPolicy.spec, {
+    podSelector: { matchLabels: selectorLabels("etc-hosts") },
+    policyTypes: ["Ingress"],
+    ingress: [{ from: monitoring, ports: [{ port: 8082, protocol: "TCP" }] }],
+  });
+  assert.ok(
+    matches(
+      selectorOf(controllerPolicy),
+      podTemplate(find(open, "DaemonSet", "ouroboros-etc-hosts")).metadata.labels,
+    ),
+  );
+});
+
+test("disabling parts: no proxy objects without the proxy, no controller objects without the controller", async () => {
+  const noProxy = await renderOk(helm(), {
+    set: ["proxy.enabled=false", "podDisruptionBudget.enabled=true", "networkPolicy.enabled=true"],
+  });
+  assert.ok(!noProxy.some((o) => o.metadata.name === "ouroboros-proxy"), ids(noProxy).join());
+  const noController = await renderOk(helm(), {
+    set: ["controller.enabled=false", "controller.coredns.cleanupOnUninstall=false"],
+  });
+  assert.deepEqual(ids(noController), [
+    "Deployment ouroboros/ouroboros-proxy",
+    "Service ouroboros/ouroboros-proxy",
+  ]);
+});
+
+// --- Every object is valid ------------------------------------------------------------------
+
+test("every rendered object of every mode and option, hooks included, validates against the Kubernetes schemas", async () => {
+  const variants: { release?: string; set: readonly string[] }[] = [
+    ...Object.values(MODES).map((set) => ({ set })),
+    ...Object.values(MODES).map((set) => ({
+      release: "edge",
+      set: [
+        ...set,
+        "controller.clusterDomain=cozy.local",
+        "controller.gatewayApi.enabled=true",
+        "podDisruptionBudget.enabled=true",
+        "networkPolicy.enabled=true",
+        "metrics.serviceMonitor.enabled=true",
+        "imagePullSecrets[0].name=registry",
+        "proxy.target.host=10.0.0.1",
+      ],
+    })),
+    { set: ["controller.mode=external-dns", "externalDns.output=service", "externalDns.proxyIP=10.0.0.5"] },
+    { set: ["podDisruptionBudget.enabled=true", "podDisruptionBudget.maxUnavailable=50%"] },
+  ];
+  let count = 0;
+  for (const variant of variants) {
+    for (const object of await renderOk(helm(), variant)) {
+      await validateObject(object);
+      count++;
+    }
+  }
+  assert.ok(count > 100, `validated ${count} objects`);
+  // The judge is real: a wrong type is refused.
+  const broken = structuredClone(find(await renderOk(helm()), "Deployment", "ouroboros")) as K8sObject & {
+    spec: { replicas: unknown };
+  };
+  broken.spec.replicas = "one";
+  await assert.rejects(validateObject(broken), /replicas must be integer/);
+});
+
+// --- NOTES ------------------------------------------------------------------------------------
+
+test("NOTES: the real cluster domain or run-time detection, and each mode's verification commands", async () => {
+  const detected = await notes(helm());
+  assert.match(detected, /detected at run time/);
+  assert.match(detected, /logs deployment\/ouroboros \| grep 'controller starting'/);
+  assert.doesNotMatch(detected, /cluster\.local/, "no cluster domain is made up");
+  assert.match(
+    detected,
+    /get configmap coredns .*\n.*sed -n '\/# === BEGIN ouroboros \(do not edit by hand\) ===\/,\/# === END ouroboros ===\/p'/,
+  );
+
+  const baked = await notes(helm(), { release: "edge", set: ["controller.clusterDomain=cozy.local"] });
+  assert.match(baked, /edge-ouroboros-proxy\.ouroboros\.svc\.cozy\.local\./);
+  assert.match(baked, /BEGIN ouroboros edge \(do not edit by hand\)/);
+
+  const imported = await notes(helm(), { set: ["controller.mode=coredns-import"] });
+  assert.match(
+    imported,
+    /get configmap coredns-custom --output go-template='\{\{index \.data "ouroboros\.override"\}\}'/,
+  );
+
+  const records = await notes(helm(), { set: ["controller.mode=external-dns", "externalDns.namespace=dns"] });
+  assert.match(
+    records,
+    /--namespace dns get dnsendpoints\.externaldns\.k8s\.io --selector 'app\.kubernetes\.io\/managed-by=ouroboros,ouroboros\.lexfrei\.tech\/instance=ouroboros'/,
+  );
+
+  const hosts = await notes(helm(), { set: MODES["etc-hosts"] });
+  assert.match(hosts, /pod-security\.kubernetes\.io\/enforce=privileged/);
+  assert.match(hosts, /maps them to 10\.96\.0\.50/);
+  assert.match(hosts, /get daemonset ouroboros-etc-hosts/);
+});

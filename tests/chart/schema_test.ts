@@ -1,0 +1,361 @@
+/**
+ * The chart's values: every key of the original chart with its original name and default, each
+ * documented, new keys marked "(new)", values.yaml and values.schema.json describing the same keys,
+ * and the schema refusing bad values with an error that names the key, in Helm 4 and Helm 3.
+ */
+
+import assert from "node:assert/strict";
+import { parseDocument } from "npm:yaml@2.9.1";
+import { installHelm3, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
+import { CHART_DIR, renderFails, renderOk } from "./support.ts";
+
+const helm4 = await installHelm4();
+const helm3 = await installHelm3();
+const ignore = skipWithoutHelm("chart schema tests", helm4, helm3);
+const helms = () => [requireHelm(helm4), requireHelm(helm3)];
+
+const VALUES_TEXT = await Deno.readTextFile(`${CHART_DIR}/values.yaml`);
+const VALUES: unknown = parseDocument(VALUES_TEXT).toJS();
+const SCHEMA: unknown = JSON.parse(await Deno.readTextFile(`${CHART_DIR}/values.schema.json`));
+
+/** The value at a dotted path of a parsed tree, or `undefined`. */
+function at(tree: unknown, path: string): unknown {
+  let node = tree;
+  for (const part of path.split(".")) {
+    if (typeof node !== "object" || node === null || !(part in node)) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+/** Dotted paths of every key of a values tree (maps are walked; lists and scalars are leaves). */
+function keyPaths(tree: unknown, prefix = ""): string[] {
+  if (typeof tree !== "object" || tree === null || Array.isArray(tree)) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(tree)) {
+    const path = prefix === "" ? key : `${prefix}.${key}`;
+    out.push(path);
+    out.push(...keyPaths(value, path));
+  }
+  return out;
+}
+
+/** Dotted paths of every property the schema declares with its own `properties` (free maps are leaves). */
+function schemaPaths(schema: unknown, prefix = ""): string[] {
+  const properties = (schema as { properties?: Record<string, unknown> }).properties;
+  if (properties === undefined) return [];
+  const out: string[] = [];
+  for (const [key, value] of Object.entries(properties)) {
+    const path = prefix === "" ? key : `${prefix}.${key}`;
+    out.push(path);
+    out.push(...schemaPaths(value, path));
+  }
+  return out;
+}
+
+/** The original chart's values and defaults (every key of the original's values.yaml). */
+const ORIGINAL: Record<string, unknown> = {
+  "image.repository": "ghcr.io/lexfrei/ouroboros",
+  "image.pullPolicy": "IfNotPresent",
+  "image.tag": "",
+  "imagePullSecrets": [],
+  "nameOverride": "",
+  "fullnameOverride": "",
+  "controller.enabled": true,
+  "controller.replicaCount": 1,
+  "controller.clusterDomain": "",
+  "controller.mode": "coredns",
+  "controller.resources": {
+    requests: { cpu: "50m", memory: "64Mi" },
+    limits: { cpu: "200m", memory: "256Mi" },
+  },
+  "controller.podAnnotations": {},
+  "controller.podLabels": {},
+  "controller.nodeSelector": {},
+  "controller.tolerations": [],
+  "controller.affinity": {},
+  "controller.topologySpreadConstraints": [],
+  "controller.gatewayApi.enabled": false,
+  "controller.ingressClass": "",
+  "controller.gatewayClass": "",
+  "controller.coredns.namespace": "kube-system",
+  "controller.coredns.configmap": "coredns",
+  "controller.coredns.key": "Corefile",
+  "controller.coredns.cleanupOnUninstall": true,
+  "controller.corednsImport.namespace": "kube-system",
+  "controller.corednsImport.configmap": "coredns-custom",
+  "controller.corednsImport.key": "ouroboros.override",
+  "controller.corednsImport.cleanupOnUninstall": true,
+  "controller.cleanupHookImage": {
+    repository: "mirror.gcr.io/alpine/kubectl",
+    tag: "1.36.3",
+    pullPolicy: "IfNotPresent",
+  },
+  "controller.resync": "30s",
+  "controller.logLevel": "info",
+  "proxy.enabled": true,
+  "proxy.replicaCount": 2,
+  "proxy.resources": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
+  "proxy.podAnnotations": {},
+  "proxy.podLabels": {},
+  "proxy.nodeSelector": {},
+  "proxy.tolerations": [],
+  "proxy.affinity": {},
+  "proxy.topologySpreadConstraints": [],
+  "proxy.service.type": "ClusterIP",
+  "proxy.service.annotations": {},
+  "proxy.target.host": "",
+  "proxy.target.serviceName": "ingress-nginx-controller",
+  "proxy.target.namespace": "ingress-nginx",
+  "proxy.target.httpPort": 80,
+  "proxy.target.httpsPort": 443,
+  "proxy.dialTimeout": "5s",
+  "proxy.readyTimeout": "2s",
+  "proxy.shutdownGrace": "30s",
+  "externalDns.namespace": "",
+  "externalDns.recordTTL": 60,
+  "externalDns.output": "crd",
+  "externalDns.annotationPrefix": "external-dns.alpha.kubernetes.io/",
+  "externalDns.proxyIP": "",
+  "externalDns.proxyService": "",
+  "externalDns.annotations": {},
+  "externalDns.labels": {},
+  "externalDns.cleanupOnUninstall": true,
+  "externalDns.cleanupHookImage": {
+    repository: "mirror.gcr.io/alpine/kubectl",
+    tag: "1.36.3",
+    pullPolicy: "IfNotPresent",
+  },
+  "etcHosts.enabled": false,
+  "etcHosts.hostsPath": "/etc/hosts",
+  "etcHosts.proxyIP": "",
+  "etcHosts.resources": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "100m", memory: "64Mi" } },
+  "etcHosts.tolerations": [{ operator: "Exists" }],
+  "serviceAccount.annotations": {},
+  "serviceAccount.name": "",
+  "podSecurityContext.runAsNonRoot": true,
+  "podSecurityContext.seccompProfile": { type: "RuntimeDefault" },
+  "securityContext": {
+    allowPrivilegeEscalation: false,
+    capabilities: { drop: ["ALL"] },
+    readOnlyRootFilesystem: true,
+  },
+  "podDisruptionBudget.enabled": false,
+  "podDisruptionBudget.minAvailable": 1,
+  "podDisruptionBudget.maxUnavailable": null,
+  "networkPolicy.enabled": false,
+  "networkPolicy.ingress.from": [],
+  "terminationGracePeriodSeconds": 30,
+};
+
+/** Keys this chart adds; their doc comment must say "(new)". */
+const NEW_KEYS = [
+  "controller.ingressHosts",
+  "controller.markerId",
+  "controller.logFormat",
+  "proxy.drainDelay",
+  "proxy.idleTimeout",
+  "proxy.proxyProtocol",
+  "proxy.logLevel",
+  "proxy.logFormat",
+  "etcHosts.cleanupOnUninstall",
+  "etcHosts.cleanupPauseImage",
+  "rbac.events",
+  "networkPolicy.metrics.from",
+  "metrics.podAnnotations",
+  "metrics.serviceMonitor.enabled",
+  "metrics.serviceMonitor.interval",
+  "metrics.serviceMonitor.labels",
+];
+
+/**
+ * The `# --` doc comment of each key of values.yaml (its own, or empty), by dotted path, read from
+ * the text: comment lines directly above a key belong to it.
+ */
+function docComments(text: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const stack: { indent: number; key: string }[] = [];
+  let pending: string[] = [];
+  for (const line of text.split("\n")) {
+    const comment = /^\s*# ?(.*)$/.exec(line);
+    if (comment !== null) {
+      pending.push(comment[1]!);
+      continue;
+    }
+    const key = /^(\s*)([A-Za-z][\w.-]*):/.exec(line);
+    if (key === null) {
+      if (line.trim() === "") pending = [];
+      continue;
+    }
+    const indent = key[1]!.length;
+    while (stack.length > 0 && stack[stack.length - 1]!.indent >= indent) stack.pop();
+    stack.push({ indent, key: key[2]! });
+    const doc = pending.join(" ");
+    out.set(stack.map((entry) => entry.key).join("."), doc.startsWith("-- ") ? doc : "");
+    pending = [];
+  }
+  return out;
+}
+
+Deno.test("values.yaml keeps every key of the original chart with its default; the uid is 65532 on purpose", () => {
+  for (const [path, value] of Object.entries(ORIGINAL)) {
+    assert.deepEqual(at(VALUES, path), value, path);
+  }
+  // The one changed default: distroless nonroot instead of nobody.
+  assert.equal(at(VALUES, "podSecurityContext.runAsUser"), 65532);
+  assert.match(VALUES_TEXT, /65532, the distroless `nonroot` user \(the original used 65534\)/);
+});
+
+Deno.test("every values key is documented with '# --' (itself or its parent), and new keys say '(new)'", () => {
+  const docs = docComments(VALUES_TEXT);
+  const paths = keyPaths(VALUES);
+  assert.ok(paths.length > 100);
+  for (const path of paths) {
+    assert.ok(docs.has(path), `${path} not found in the text`);
+    const parts = path.split(".");
+    const documented = parts.some((_, i) => (docs.get(parts.slice(0, i + 1).join(".")) ?? "") !== "");
+    // Keys that only group others (controller, proxy.target, …) need no comment of their own.
+    const isGroup = paths.some((other) => other.startsWith(`${path}.`)) && docs.get(path) === "";
+    assert.ok(documented || isGroup, `${path} has no '# --' comment`);
+  }
+  for (const path of NEW_KEYS) {
+    const parts = path.split(".");
+    const own = docs.get(path) ?? "";
+    assert.ok(
+      own.includes("(new)") || (docs.get(parts.slice(0, -1).join(".")) ?? "").includes("(new)"),
+      path,
+    );
+  }
+  for (const path of Object.keys(ORIGINAL)) {
+    assert.ok(!(docs.get(path) ?? "").includes("(new)"), `${path} is original, not new`);
+  }
+});
+
+Deno.test("values.schema.json is draft-07, closed, and declares exactly the keys of values.yaml", () => {
+  assert.equal((SCHEMA as { $schema: string }).$schema, "http://json-schema.org/draft-07/schema#");
+  assert.equal((SCHEMA as { additionalProperties: unknown }).additionalProperties, false);
+  const undeclared: string[] = [];
+  const walk = (values: unknown, schema: unknown, prefix: string): void => {
+    if (typeof values !== "object" || values === null || Array.isArray(values)) return;
+    const properties = (schema as { properties?: Record<string, unknown> }).properties ?? {};
+    for (const [key, value] of Object.entries(values)) {
+      const path = prefix === "" ? key : `${prefix}.${key}`;
+      const declared = properties[key];
+      if (declared === undefined) undeclared.push(path);
+      // A declared object without properties is a free-form map (resources, annotations, …).
+      else if ((declared as { properties?: unknown }).properties !== undefined) walk(value, declared, path);
+    }
+  };
+  walk(VALUES, SCHEMA, "");
+  assert.deepEqual(undeclared, [], "keys of values.yaml the schema does not declare");
+  for (const path of schemaPaths(SCHEMA)) {
+    if (path === "global") continue;
+    assert.notEqual(at(VALUES, path), undefined, `the schema declares ${path}, values.yaml does not`);
+  }
+});
+
+/** Bad values and the key the error must name. */
+const BAD: { set?: string[]; setString?: string[]; key: string }[] = [
+  { set: ["controller.mode=bogus"], key: "controller.mode" },
+  { set: ["controller.replicaCount=-1"], key: "controller.replicaCount" },
+  { set: ["proxy.replicaCount=-1"], key: "proxy.replicaCount" },
+  { set: ["externalDns.recordTTL=0"], key: "externalDns.recordTTL" },
+  { set: ["externalDns.recordTTL=86401"], key: "externalDns.recordTTL" },
+  { set: ["externalDns.annotationPrefix=internal-dns"], key: "externalDns.annotationPrefix" },
+  { set: ["externalDns.output=json"], key: "externalDns.output" },
+  { set: ["externalDns.proxyIP=1.2.3"], key: "externalDns.proxyIP" },
+  { set: ["externalDns.namespace=Bad_NS"], key: "externalDns.namespace" },
+  { set: ["image.pullPolicy=Sometimes"], key: "image.pullPolicy" },
+  { set: ["controller.cleanupHookImage.pullPolicy=always"], key: "controller.cleanupHookImage.pullPolicy" },
+  { set: ["image.tag=12"], key: "image.tag" },
+  { setString: ["image.repository="], key: "image.repository" },
+  { setString: ["controller.coredns.namespace="], key: "controller.coredns.namespace" },
+  { setString: ["controller.coredns.configmap="], key: "controller.coredns.configmap" },
+  { setString: ["controller.corednsImport.key="], key: "controller.corednsImport.key" },
+  { setString: ["proxy.target.serviceName="], key: "proxy.target.serviceName" },
+  { setString: ["controller.cleanupHookImage.tag="], key: "controller.cleanupHookImage.tag" },
+  { set: ["controller.clusterDomain=cluster_local"], key: "controller.clusterDomain" },
+  { set: ["controller.resync=30"], key: "controller.resync" },
+  { set: ["controller.resync=soon"], key: "controller.resync" },
+  { set: ["controller.logLevel=verbose"], key: "controller.logLevel" },
+  { set: ["controller.logFormat=xml"], key: "controller.logFormat" },
+  { set: ["controller.ingressHosts=some"], key: "controller.ingressHosts" },
+  { set: ["controller.markerId=Edge_1"], key: "controller.markerId" },
+  { set: ["controller.gatewayApi.enabled=yes"], key: "controller.gatewayApi.enabled" },
+  { set: ["proxy.proxyProtocol=v3"], key: "proxy.proxyProtocol" },
+  { set: ["proxy.target.httpPort=0"], key: "proxy.target.httpPort" },
+  { set: ["proxy.target.httpsPort=70000"], key: "proxy.target.httpsPort" },
+  { set: ["proxy.service.type=ExternalName"], key: "proxy.service.type" },
+  { set: ["proxy.idleTimeout=forever"], key: "proxy.idleTimeout" },
+  { set: ["proxy.drainDelay=5"], key: "proxy.drainDelay" },
+  { set: ["etcHosts.proxyIP=proxy.local"], key: "etcHosts.proxyIP" },
+  { set: ["etcHosts.hostsPath=etc/hosts"], key: "etcHosts.hostsPath" },
+  { set: ["podDisruptionBudget.minAvailable=-1"], key: "podDisruptionBudget.minAvailable" },
+  { set: ["podDisruptionBudget.maxUnavailable=half"], key: "podDisruptionBudget.maxUnavailable" },
+  { set: ["terminationGracePeriodSeconds=-5"], key: "terminationGracePeriodSeconds" },
+  { set: ["metrics.serviceMonitor.interval=often"], key: "metrics.serviceMonitor.interval" },
+  { set: ["controller.clusterdomain=cozy.local"], key: "clusterdomain" },
+  { set: ["replicas=2"], key: "replicas" },
+];
+
+/** Whether Helm's error names `key`: Helm 3 prints "a.b.c", Helm 4 "/a/b/c"; both name an unknown key. */
+function namesKey(stderr: string, key: string): boolean {
+  return stderr.includes(key) || stderr.includes(`/${key.replaceAll(".", "/")}`);
+}
+
+Deno.test({
+  name: "the schema refuses each bad value, naming the key, in Helm 4 and Helm 3",
+  ignore,
+  async fn() {
+    for (const helm of helms()) {
+      for (const bad of BAD) {
+        const stderr = await renderFails(helm, { set: bad.set ?? [], setString: bad.setString ?? [] });
+        assert.match(
+          stderr,
+          /values don't meet the specifications of the schema/,
+          `${helm.label} ${JSON.stringify(bad)}`,
+        );
+        assert.ok(
+          namesKey(stderr, bad.key),
+          `${helm.label}: the error for ${JSON.stringify(bad)} does not name ${bad.key}:\n${stderr}`,
+        );
+      }
+    }
+  },
+});
+
+Deno.test({
+  name: "the schema accepts the defaults, every mode and the legitimate spellings of each value",
+  ignore,
+  async fn() {
+    const good: string[][] = [
+      [],
+      ["controller.mode=coredns-import"],
+      ["controller.mode=external-dns", "externalDns.output=service", "externalDns.proxyIP=fd00::10"],
+      ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.10"],
+      ["controller.mode=etc-hosts", "etcHosts.proxyIP=fd00::1"],
+      [
+        "controller.clusterDomain=cozy.local.",
+        "controller.resync=1m30s",
+        "proxy.drainDelay=0",
+        "proxy.idleTimeout=0",
+      ],
+      ["controller.logLevel=warning", "proxy.logFormat=text", "controller.markerId=edge-1"],
+      [
+        "proxy.target.host=10.0.0.1",
+        "podDisruptionBudget.enabled=true",
+        "podDisruptionBudget.maxUnavailable=50%",
+      ],
+      ["proxy.target.host=ingress.example.net", "externalDns.namespace=dns", "serviceAccount.name=my-sa"],
+      [
+        "proxy.target.host=[fd00::1]",
+        "metrics.serviceMonitor.enabled=true",
+        "metrics.serviceMonitor.interval=1m",
+      ],
+      ["podDisruptionBudget.minAvailable=null", "podDisruptionBudget.maxUnavailable=1"],
+    ];
+    for (const helm of helms()) {
+      for (const set of good) await renderOk(helm, { set, setString: ["image.tag=1.10"] });
+    }
+  },
+});
