@@ -19,7 +19,9 @@
  * here), so as a reference point the same start and change-latency measurements are taken of a
  * bare list-watch-PATCH loop written with `@kubernetes/client-node` (`controller_peer.ts`).
  *
- * Flags: `--quick` (50 changes, 10 s of churn), `--no-peer` (skip the client-node loop).
+ * Flags: `--quick` (50 changes, 10 s of churn), `--no-peer` (skip the client-node loop),
+ * `--v8-flags=<a,b>` (V8 flags for the controller process, passed as `DENO_V8_FLAGS`, as the
+ * chart's `controller.v8Flags` does).
  *
  * @module
  */
@@ -47,16 +49,22 @@ import { clockTicksPerSecond, cpuTicksOf, type Memory, memoryOf } from "./contro
 import { blockHostsOf, type Goal, goalLine, mib, ms, percentile } from "./controller_stats.ts";
 
 const FLAGS = ["--quick", "--no-peer"];
-const unknown = Deno.args.filter((arg) => !FLAGS.includes(arg));
+const V8_FLAGS_PREFIX = "--v8-flags=";
+const unknown = Deno.args.filter((arg) => !FLAGS.includes(arg) && !arg.startsWith(V8_FLAGS_PREFIX));
 if (unknown.length > 0) {
   // deno-lint-ignore no-console
   console.error(
-    `unknown arguments ${unknown.join(" ")}; usage: deno task bench:controller [--quick] [--no-peer]`,
+    `unknown arguments ${
+      unknown.join(" ")
+    }; usage: deno task bench:controller [--quick] [--no-peer] [--v8-flags=<a,b>]`,
   );
   Deno.exit(2);
 }
 const quick = Deno.args.includes("--quick");
 const withPeer = !Deno.args.includes("--no-peer");
+const controllerV8Flags =
+  Deno.args.findLast((arg) => arg.startsWith(V8_FLAGS_PREFIX))?.slice(V8_FLAGS_PREFIX.length) ??
+    "";
 
 const INGRESSES = 10_000;
 const CHANGES = quick ? 50 : 200;
@@ -289,6 +297,7 @@ say(`           in one ConfigMap: the Corefile is ${fullBytes.toLocaleString("en
 say(`           ${CONFIGMAP_DATA_LIMIT.toLocaleString("en-US")}-byte limit (with a 44-character target the`);
 say("           lines alone would exceed it, and the controller would refuse to write)");
 say(`changes:   ${CHANGES} sequential; churn: ${CHURN_RATE}/s status-only updates for ${CHURN_SECONDS} s`);
+say(`V8 flags: ${controllerV8Flags === "" ? "(defaults)" : controllerV8Flags} for the controller`);
 say(
   "peer:      no runnable peer controller exists here (the original is Go and not available); as a",
 );
@@ -311,7 +320,7 @@ try {
     "--mode=coredns",
     `--proxy-fqdn=${BENCH_FQDN}`,
     "--cluster-domain=cluster.local",
-  ], { env: Deno.env.get("DIAG_V8") ? { DENO_V8_FLAGS: Deno.env.get("DIAG_V8") ?? "" } : {} });
+  ], { env: controllerV8Flags === "" ? {} : { DENO_V8_FLAGS: controllerV8Flags } });
   const startingMs = Date.now() - spawnedAt;
   const pid = ours.child.pid;
   const start = await measureStart(server, model, spawnedAt, cursor, "the controller");

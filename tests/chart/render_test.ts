@@ -1215,3 +1215,29 @@ test("NOTES: the real cluster domain or run-time detection, and each mode's veri
   assert.match(hosts, /maps them to 10\.96\.0\.50/);
   assert.match(hosts, /get daemonset ouroboros-etc-hosts/);
 });
+
+test("controller.v8Flags reaches the controller as DENO_V8_FLAGS in both workloads, and nothing is set by default", async () => {
+  const flags = "--max-semi-space-size=2,--max-old-space-size=96";
+  // `--set` splits on commas, so a comma inside the value is escaped, as an operator would type it.
+  const setting = `controller.v8Flags=${flags.replaceAll(",", "\\,")}`;
+  const deployment = find(
+    await renderOk(helm(), { set: [setting] }),
+    "Deployment",
+    "ouroboros",
+  );
+  assert.equal(envOf(container(deployment, "controller")).DENO_V8_FLAGS, flags);
+  const daemonSet = find(
+    await renderOk(helm(), { set: [...MODES["etc-hosts"], setting] }),
+    "DaemonSet",
+    "ouroboros-etc-hosts",
+  );
+  assert.equal(envOf(container(daemonSet, "controller")).DENO_V8_FLAGS, flags);
+  const plain = find(await renderOk(helm()), "Deployment", "ouroboros");
+  assert.equal(envOf(container(plain, "controller")).DENO_V8_FLAGS, undefined);
+  const proxy = find(
+    await renderOk(helm(), { set: [setting] }),
+    "Deployment",
+    "ouroboros-proxy",
+  );
+  assert.equal(envOf(container(proxy, "proxy")).DENO_V8_FLAGS, undefined, "the proxy keeps V8's defaults");
+});
