@@ -26,7 +26,11 @@ import { recordNoun } from "../sinks/external_dns/messages.ts";
 import type { HostRefusal } from "../sinks/external_dns/plan.ts";
 import type { RecordClient } from "../sinks/external_dns/record_api.ts";
 import type { RecordSettings } from "../sinks/external_dns/records.ts";
-import { ExternalDnsSink, type ReconcileReport } from "../sinks/external_dns/reconciler.ts";
+import {
+  ExternalDnsSink,
+  type ReconcileReport,
+  throwIfWritesFailed,
+} from "../sinks/external_dns/reconciler.ts";
 import type { TargetsResult } from "../sinks/external_dns/targets.ts";
 import type { ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../sinks/sink.ts";
 import { logger } from "../util/logging.ts";
@@ -70,10 +74,6 @@ const HOST_PROBLEMS: ReadonlySet<string> = new Set([
 
 /** Guard codes: published records were kept as they are. */
 const GUARD_PROBLEMS: ReadonlySet<string> = new Set(["mass-prune-guard", "nothing-built"]);
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The external-dns sink with targets, Events and outcome labels (see the module comment). */
 export class ExternalDnsModeSink implements Sink {
@@ -132,15 +132,7 @@ export class ExternalDnsModeSink implements Sink {
     }
     const report = await this.#inner.reconcileDetailed(hosts, signal, context);
     await this.#recordRefusals(report, signal);
-    if (report.errors.length > 0) {
-      const [first] = report.errors;
-      throw new Error(
-        `${this.description}: ${report.errors.length} write(s) failed and will be retried; first: ${
-          errorText(first)
-        }`,
-        { cause: first },
-      );
-    }
+    throwIfWritesFailed(this.description, report);
     return this.#labelled(report, hosts.length);
   }
 

@@ -30,6 +30,7 @@ import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
 import { CONFIGMAP_DATA_LIMIT, utf8Length } from "../../lib/sinks/coredns/configmap_size.ts";
 import { type AuditEntry, type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { type ControllerProcess, ROOT, startController } from "../support/ouroboros_process.ts";
+import { writeKubeconfig } from "../support/kubeconfig.ts";
 import { parseMetrics } from "../support/scrape.ts";
 import { waitFor } from "../support/wait.ts";
 import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
@@ -43,7 +44,6 @@ import {
   resetCorefile,
   seed,
   storedCorefile,
-  writeKubeconfig,
 } from "./controller_cluster.ts";
 import { clockTicksPerSecond, cpuTicksOf, type Memory, memoryOf } from "./controller_proc.ts";
 import { blockHostsOf, type Goal, goalLine, mib, ms, percentile } from "./controller_stats.ts";
@@ -289,7 +289,12 @@ say(`           (${INGRESSES * 2} hostnames); kube-system/coredns with kubeadm's
 await using server = await startFakeApiServer({ token: BENCH_TOKEN, bookmarkIntervalMs: 0 });
 const model = seed(server, INGRESSES);
 const dir = await Deno.makeTempDir({ prefix: "ouroboros-bench-controller-" });
-const kubeconfig = await writeKubeconfig(dir, server.url);
+const kubeconfig = await writeKubeconfig(`${dir}/kubeconfig`, {
+  server: server.url,
+  token: BENCH_TOKEN,
+  name: "bench",
+  user: "bench",
+});
 const full = applyCorefileBlock(KUBEADM, model.all(), BENCH_FQDN);
 const fullBytes = full.kind === "changed" ? utf8Length(full.corefile) + COREDNS.key.length : Number.NaN;
 say(`target:    --proxy-fqdn=${BENCH_FQDN} and hostnames like a1234.io, so that 20,000 rewrite lines fit`);

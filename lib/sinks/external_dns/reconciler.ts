@@ -114,6 +114,20 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Rejects a pass with retryable write failures, the way {@linkcode ExternalDnsSink.reconcile}
+ * does: the error, prefixed with the sink's `description`, says how many writes failed and
+ * carries the first as its cause. Does nothing when there were none.
+ */
+export function throwIfWritesFailed(description: string, report: ReconcileReport): void {
+  if (report.errors.length === 0) return;
+  const [first] = report.errors;
+  throw new Error(
+    `${description}: ${report.errors.length} write(s) failed and will be retried; first: ${errorText(first)}`,
+    { cause: first },
+  );
+}
+
 /** The external-dns sink (both outputs). */
 export class ExternalDnsSink implements Sink {
   readonly description: string;
@@ -153,15 +167,7 @@ export class ExternalDnsSink implements Sink {
     context: ReconcileContext = {},
   ): Promise<SinkOutcome> {
     const report = await this.reconcileDetailed(hosts, signal, context);
-    if (report.errors.length > 0) {
-      const [first] = report.errors;
-      throw new Error(
-        `${this.description}: ${report.errors.length} write(s) failed and will be retried; first: ${
-          errorText(first)
-        }`,
-        { cause: first },
-      );
-    }
+    throwIfWritesFailed(this.description, report);
     return report.outcome;
   }
 

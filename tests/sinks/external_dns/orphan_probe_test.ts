@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../../lib/kube/client.ts";
 import { probeOrphans } from "../../../lib/sinks/external_dns/orphan_probe.ts";
 import { startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
+import { writeKubeconfig } from "../../support/kubeconfig.ts";
 import { installKubeTools, requireKubeTools, skipWithoutKubectl } from "../../support/kubectl.ts";
 import { captureLogs, harness, INSTANCE, NAMESPACE, SELECTOR, settings } from "./support.ts";
 
@@ -22,17 +23,7 @@ async function runPrinted(command: string, server: string): Promise<{ code: numb
   const { kubectl } = requireKubeTools(tools);
   const dir = await Deno.makeTempDir({ prefix: "orphan-kubectl-" });
   try {
-    await Deno.writeTextFile(
-      `${dir}/kubeconfig`,
-      JSON.stringify({
-        apiVersion: "v1",
-        kind: "Config",
-        clusters: [{ name: "fake", cluster: { server } }],
-        users: [{ name: "test", user: {} }],
-        contexts: [{ name: "fake", context: { cluster: "fake", user: "test" } }],
-        "current-context": "fake",
-      }),
-    );
+    await writeKubeconfig(`${dir}/kubeconfig`, { server });
     const output = await new Deno.Command("/bin/sh", {
       args: ["-c", command],
       clearEnv: true,
