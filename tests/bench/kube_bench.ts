@@ -10,7 +10,9 @@
  * reports how long it took to apply them, from the first to the last. Times start when the
  * child's script starts (after the runtime and modules are loaded). Medians of the rounds are printed with ratios.
  *
- * Flags: `--quick` (fewer objects and rounds, a smoke run).
+ * Flags: `--quick` (fewer objects and rounds, a smoke run), `--v8-flags=<a,b>` (V8 flags for both
+ * client processes, passed as `DENO_V8_FLAGS`, as the chart's `controller.v8Flags` does for the
+ * controller).
  *
  * @module
  */
@@ -20,10 +22,15 @@ import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserve
 import { shopIngress } from "../support/ingress_manifest.ts";
 
 const quick = Deno.args.includes("--quick");
-const unknown = Deno.args.filter((arg) => arg !== "--quick");
+const V8_FLAGS_PREFIX = "--v8-flags=";
+const v8Flags = Deno.args.findLast((arg) => arg.startsWith(V8_FLAGS_PREFIX))?.slice(V8_FLAGS_PREFIX.length) ??
+  "";
+const unknown = Deno.args.filter((arg) => arg !== "--quick" && !arg.startsWith(V8_FLAGS_PREFIX));
 if (unknown.length > 0) {
   // deno-lint-ignore no-console
-  console.error(`unknown arguments ${unknown.join(" ")}; usage: deno task bench:kube [--quick]`);
+  console.error(
+    `unknown arguments ${unknown.join(" ")}; usage: deno task bench:kube [--quick] [--v8-flags=<a,b>]`,
+  );
   Deno.exit(2);
 }
 const OBJECTS = quick ? 2_000 : 10_000;
@@ -61,6 +68,7 @@ async function measure(
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", "-P=bench", CLIENT, server.url, mode, String(OBJECTS)],
     cwd: ROOT,
+    ...(v8Flags === "" ? {} : { env: { DENO_V8_FLAGS: v8Flags } }),
     stdout: "piped",
     stderr: "inherit",
   }).spawn();
@@ -110,6 +118,7 @@ say(`date:     ${new Date().toISOString()}`);
 say(`machine:  ${Deno.build.arch}, ${cpu}, ${navigator.hardwareConcurrency} cores`);
 say(`Deno:     ${Deno.version.deno}; peer: @kubernetes/client-node 2.0.1 informer`);
 say(`objects:  ${OBJECTS} Ingresses of about 1 KiB; ${ROUNDS} round(s) per client, alternating`);
+say(`V8 flags: ${v8Flags === "" ? "(defaults)" : v8Flags} for both clients`);
 say("");
 
 await using server = await startFakeApiServer({ bookmarkIntervalMs: 0, historyLimit: OBJECTS * 4 });
