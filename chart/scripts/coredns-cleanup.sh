@@ -1,10 +1,11 @@
-#!/bin/sh
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # $work is set by make_work in lib/common.sh, which runs first
 # ouroboros pre-delete hook, coredns mode: stop the controller, then remove this release's block from the
 # Corefile ConfigMap and nothing else.
 #
-# Runs in the cleanup hook image (busybox sh, sed, awk, grep plus kubectl, in-cluster credentials). POSIX sh
-# only. Every line it prints starts with [ouroboros-cleanup]. Exit 0: the block was removed, or there was
-# nothing to remove. Exit 1: refused or failed, with a message saying what to fix.
+# Run after lib/common.sh and lib/quiesce.sh, joined into one text by the chart (lib/common.sh says how, and
+# where it runs). Exit 0: the block was removed, or there was nothing to remove. Exit 1: refused or failed,
+# with a message saying what to fix.
 #
 # Environment:
 #   CONTROLLER_NAMESPACE, CONTROLLER_DEPLOYMENT  the controller to scale to 0 first
@@ -19,31 +20,10 @@
 # The value is read with a go-template (the raw string, not YAML lines, so quoting by the printer cannot
 # matter), edited line by line with every byte outside the block kept (CRLF, tabs, a missing final newline),
 # and written back with a JSON merge patch that holds metadata.resourceVersion as a precondition.
-set -eu
-
-PREFIX='[ouroboros-cleanup]'
-log() { printf '%s %s\n' "$PREFIX" "$*"; }
-warn() { printf '%s WARNING: %s\n' "$PREFIX" "$*" >&2; }
-fail() {
-  printf '%s ERROR: %s\n' "$PREFIX" "$*" >&2
-  exit 1
-}
-# Prints a file (kubectl's stderr) indented under the prefix.
-show() { sed "s/^/$PREFIX   /" "$1" >&2; }
-require() {
-  for name in "$@"; do
-    eval "value=\${$name:-}"
-    [ -n "$value" ] || fail "environment variable $name is empty or unset; the chart's hook Job must set it"
-  done
-}
-is_count() {
-  case "$1" in '' | *[!0-9]*) return 1 ;; *) return 0 ;; esac
-}
 
 require CONTROLLER_NAMESPACE CONTROLLER_DEPLOYMENT TARGET_NAMESPACE TARGET_CONFIGMAP TARGET_KEY MARKER_BEGIN MARKER_END
-QUIESCE_SECONDS=${QUIESCE_SECONDS:-60}
+seconds QUIESCE_SECONDS 60
 ATTEMPTS=${ATTEMPTS:-5}
-is_count "$QUIESCE_SECONDS" || fail "QUIESCE_SECONDS must be a whole number of seconds, got '$QUIESCE_SECONDS'"
 if ! is_count "$ATTEMPTS" || [ "$ATTEMPTS" -lt 1 ]; then
   fail "ATTEMPTS must be a whole number >= 1, got '$ATTEMPTS'"
 fi
@@ -53,56 +33,7 @@ case "$TARGET_KEY" in
 esac
 export MARKER_BEGIN MARKER_END
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ouroboros-cleanup.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-
-# Scale the controller to 0 and wait until its pods are gone, so it cannot write the block again after we
-# remove it. Trouble here is reported and the cleanup goes on: the block is removed either way.
-quiesce() {
-  log "quiescing the controller: scaling deployment $CONTROLLER_NAMESPACE/$CONTROLLER_DEPLOYMENT to 0 replicas"
-  if kubectl scale deployment "$CONTROLLER_DEPLOYMENT" --namespace "$CONTROLLER_NAMESPACE" --replicas=0 \
-    >"$work/out" 2>"$work/err"; then
-    :
-  elif grep -q 'NotFound' "$work/err"; then
-    log "deployment $CONTROLLER_NAMESPACE/$CONTROLLER_DEPLOYMENT not found: nothing to quiesce"
-    return 0
-  else
-    warn "could not scale deployment $CONTROLLER_NAMESPACE/$CONTROLLER_DEPLOYMENT to 0 (going on; a running" \
-      "controller may write its block again):"
-    show "$work/err"
-    return 0
-  fi
-  deadline=$(($(date +%s) + QUIESCE_SECONDS))
-  announced=
-  while :; do
-    state=
-    if kubectl get deployment "$CONTROLLER_DEPLOYMENT" --namespace "$CONTROLLER_NAMESPACE" --ignore-not-found \
-      --output 'jsonpath={.status.replicas}/{.status.terminatingReplicas}' >"$work/replicas" 2>"$work/err"; then
-      state=$(cat "$work/replicas")
-      case "$state" in
-        '' | / | 0/ | /0 | 0/0)
-          log "controller quiesced: no pods left"
-          return 0
-          ;;
-      esac
-    fi
-    replicas=${state%%/*}
-    terminating=${state#*/}
-    pods="replicas ${replicas:-0}, terminating ${terminating:-0}"
-    [ -n "$state" ] || pods="status unreadable"
-    if [ "$(date +%s)" -ge "$deadline" ]; then
-      warn "the controller did not stop within ${QUIESCE_SECONDS}s ($pods);" \
-        "going on anyway. If it is still running it may write its block again: check with" \
-        "kubectl --namespace $CONTROLLER_NAMESPACE get deployment $CONTROLLER_DEPLOYMENT"
-      return 0
-    fi
-    if [ -z "$announced" ]; then
-      log "waiting up to ${QUIESCE_SECONDS}s for the controller's pods to stop ($pods)"
-      announced=yes
-    fi
-    sleep 1
-  done
-}
+make_work
 
 # The awk program: reads the get output (resourceVersion, "present", the value's lines, a sentinel line),
 # finds this release's markers and either writes the merge patch (exit 0), finds nothing to do (exit 3) or

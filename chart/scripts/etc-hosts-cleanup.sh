@@ -1,4 +1,5 @@
-#!/bin/sh
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # $work is set by make_work in lib/common.sh, which runs first
 # ouroboros pre-delete hook, etc-hosts mode, second step: wait until the cleanup DaemonSet has run on every
 # node it targets (its init container removes this release's block from the node's hosts file and exits 0;
 # only then does the pod become Ready), then delete that DaemonSet.
@@ -7,41 +8,19 @@
 # this spec), and numberReady == updatedNumberScheduled == desiredNumberScheduled. With no node to run on
 # (desiredNumberScheduled 0, once observed) there is nothing to clean.
 #
-# Runs in the cleanup hook image (busybox sh, sed, awk, grep plus kubectl, in-cluster credentials). POSIX sh
-# only. Every line it prints starts with [ouroboros-cleanup]. Exit 0: every node cleaned, DaemonSet deleted.
-# Exit 1: not every node was cleaned by the deadline (the DaemonSet is kept so its pods can be inspected),
-# or the DaemonSet is missing, with a message saying what to do.
+# Run after lib/common.sh, joined into one text by the chart (lib/common.sh says how, and where it runs).
+# Exit 0: every node cleaned, DaemonSet deleted. Exit 1: not every node was cleaned by the deadline (the
+# DaemonSet is kept so its pods can be inspected), or the DaemonSet is missing, with a message saying what
+# to do.
 #
 # Environment:
 #   NAMESPACE, DAEMONSET  the cleanup DaemonSet
 #   TIMEOUT_SECONDS       how long to wait for every node (default 120)
-set -eu
-
-PREFIX='[ouroboros-cleanup]'
-log() { printf '%s %s\n' "$PREFIX" "$*"; }
-warn() { printf '%s WARNING: %s\n' "$PREFIX" "$*" >&2; }
-fail() {
-  printf '%s ERROR: %s\n' "$PREFIX" "$*" >&2
-  exit 1
-}
-# Prints a file (kubectl's stderr) indented under the prefix.
-show() { sed "s/^/$PREFIX   /" "$1" >&2; }
-require() {
-  for name in "$@"; do
-    eval "value=\${$name:-}"
-    [ -n "$value" ] || fail "environment variable $name is empty or unset; the chart's hook Job must set it"
-  done
-}
-is_count() {
-  case "$1" in '' | *[!0-9]*) return 1 ;; *) return 0 ;; esac
-}
 
 require NAMESPACE DAEMONSET
-TIMEOUT_SECONDS=${TIMEOUT_SECONDS:-120}
-is_count "$TIMEOUT_SECONDS" || fail "TIMEOUT_SECONDS must be a whole number of seconds, got '$TIMEOUT_SECONDS'"
+seconds TIMEOUT_SECONDS 120
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ouroboros-cleanup.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+make_work
 
 ds="$NAMESPACE/$DAEMONSET"
 # One line: generation observedGeneration desired updated ready (a missing number prints as -).
@@ -56,7 +35,7 @@ pod_selector() {
 }
 
 log "waiting up to ${TIMEOUT_SECONDS}s for daemonset $ds to clean this release's block from every node's hosts file"
-deadline=$(($(date +%s) + TIMEOUT_SECONDS))
+start_deadline "$TIMEOUT_SECONDS"
 last=
 while :; do
   if kubectl get daemonset "$DAEMONSET" --namespace "$NAMESPACE" --ignore-not-found \
@@ -87,7 +66,7 @@ while :; do
   else
     show "$work/err"
   fi
-  if [ "$(date +%s)" -ge "$deadline" ]; then
+  if past_deadline; then
     selector=$(pod_selector)
     if [ -n "$last" ]; then
       # A node counts as clean when its pod is both of the current spec and Ready.

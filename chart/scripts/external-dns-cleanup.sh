@@ -1,43 +1,23 @@
-#!/bin/sh
+# shellcheck shell=sh
+# shellcheck disable=SC2154 # $work is set by make_work in lib/common.sh, which runs first
 # ouroboros post-delete hook, external-dns mode: delete the records this release owns (DNSEndpoints for
 # output=crd, annotated headless Services for output=service) so external-dns drops them upstream at once.
 # Owned means carrying both labels app.kubernetes.io/managed-by=ouroboros and
 # ouroboros.lexfrei.tech/instance=<release>; anything else in the namespace (another release's records,
 # objects of other tools) is never touched. It runs after the controller is gone, so nothing recreates them.
 #
-# Runs in the cleanup hook image (busybox sh, sed, awk, grep plus kubectl, in-cluster credentials). POSIX sh
-# only. Every line it prints starts with [ouroboros-cleanup]. Exit 0: deleted, or nothing to delete (also
-# when the DNSEndpoint CRD is not installed). Exit 1: failed, with a message saying what to fix.
+# Run after lib/common.sh, joined into one text by the chart (lib/common.sh says how, and where it runs).
+# Exit 0: deleted, or nothing to delete (also when the DNSEndpoint CRD is not installed). Exit 1: failed,
+# with a message saying what to fix.
 #
 # Environment:
 #   RECORDS_NAMESPACE  where the controller wrote its records
 #   INSTANCE           the release name (the instance label's value)
 #   OUTPUT             crd or service
 #   TIMEOUT_SECONDS    how long to wait for the deleted records to be gone (default 60)
-set -eu
-
-PREFIX='[ouroboros-cleanup]'
-log() { printf '%s %s\n' "$PREFIX" "$*"; }
-warn() { printf '%s WARNING: %s\n' "$PREFIX" "$*" >&2; }
-fail() {
-  printf '%s ERROR: %s\n' "$PREFIX" "$*" >&2
-  exit 1
-}
-# Prints a file (kubectl's stderr) indented under the prefix.
-show() { sed "s/^/$PREFIX   /" "$1" >&2; }
-require() {
-  for name in "$@"; do
-    eval "value=\${$name:-}"
-    [ -n "$value" ] || fail "environment variable $name is empty or unset; the chart's hook Job must set it"
-  done
-}
-is_count() {
-  case "$1" in '' | *[!0-9]*) return 1 ;; *) return 0 ;; esac
-}
 
 require RECORDS_NAMESPACE INSTANCE OUTPUT
-TIMEOUT_SECONDS=${TIMEOUT_SECONDS:-60}
-is_count "$TIMEOUT_SECONDS" || fail "TIMEOUT_SECONDS must be a whole number of seconds, got '$TIMEOUT_SECONDS'"
+seconds TIMEOUT_SECONDS 60
 # A label value: checked so it cannot widen or break the selector.
 case "$INSTANCE" in
   *[!-._a-zA-Z0-9]* | [!a-zA-Z0-9]* | *[!a-zA-Z0-9])
@@ -53,8 +33,7 @@ esac
 selector="app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=$INSTANCE"
 by_hand="kubectl --namespace $RECORDS_NAMESPACE delete $resource --selector='$selector'"
 
-work=$(mktemp -d "${TMPDIR:-/tmp}/ouroboros-cleanup.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+make_work
 
 if [ "$OUTPUT" = crd ]; then
   # Discovery of the one group version (readable by every authenticated user): 404 means the CRD is absent.
@@ -93,7 +72,7 @@ fi
 sed "s/^/$PREFIX   /" "$work/out"
 # Wait until the selector lists nothing (an object with finalizers stays until they have run). Listing is
 # the permission the hook already has; kubectl's own --wait would need get and watch as well.
-deadline=$(($(date +%s) + TIMEOUT_SECONDS))
+start_deadline "$TIMEOUT_SECONDS"
 while :; do
   if kubectl get "$resource" --namespace "$RECORDS_NAMESPACE" --selector "$selector" --output name \
     >"$work/left" 2>"$work/err"; then
@@ -101,7 +80,7 @@ while :; do
   else
     show "$work/err"
   fi
-  if [ "$(date +%s)" -ge "$deadline" ]; then
+  if past_deadline; then
     sed "s/^/$PREFIX   still there: /" "$work/left" >&2
     fail "some records were not gone ${TIMEOUT_SECONDS}s after being deleted (finalizers?). See why with:" \
       "kubectl --namespace $RECORDS_NAMESPACE get $resource --selector '$selector' --output yaml"

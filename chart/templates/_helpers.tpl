@@ -381,18 +381,40 @@ subjects:
 {{- end -}}
 
 {{/*
-A hook Job running one of the chart's scripts (chart/scripts/<script>) with `sh -c`. Failed pods
-are kept (no hook-failed delete policy on the Job) so `kubectl logs` shows why; the Job itself is
-removed 10 minutes after it finishes. Call with a dict: root, name, hook, weight, serviceAccount,
-image ({repository, tag, pullPolicy}), script (file name), env (list of {name, value}),
-deadline (seconds, optional, default 120).
+The text a hook Job runs with `/bin/sh -c`: the shared files scripts/lib/<lib>, in the order
+given, then scripts/<script>, each with a final newline added when it has none. The render fails
+when one of them is missing or empty. tests/chart/hook_script.ts builds the same text for the
+tests. Call with (list $ "script.sh" (list "common.sh" ...)).
+*/}}
+{{- define "ouroboros.hookScript" -}}
+{{- $root := index . 0 -}}
+{{- $paths := list -}}
+{{- range index . 2 -}}
+{{- $paths = append $paths (printf "scripts/lib/%s" .) -}}
+{{- end -}}
+{{- $paths = append $paths (printf "scripts/%s" (index . 1)) -}}
+{{- $text := "" -}}
+{{- range $paths -}}
+{{- $part := $root.Files.Get . -}}
+{{- if not (trim $part) -}}
+{{- fail (printf "%s is missing from the chart or empty: the chart package is incomplete (check .helmignore)" .) -}}
+{{- end -}}
+{{- $text = printf "%s%s\n" $text (trimSuffix "\n" $part) -}}
+{{- end -}}
+{{- $text -}}
+{{- end -}}
+
+{{/*
+A hook Job running one of the chart's scripts (chart/scripts/<script>, after the shared
+chart/scripts/lib/<lib> files: ouroboros.hookScript) with `sh -c`. Failed pods are kept (no
+hook-failed delete policy on the Job) so `kubectl logs` shows why; the Job itself is removed 10
+minutes after it finishes. Call with a dict: root, name, hook, weight, serviceAccount, image
+({repository, tag, pullPolicy}), script (file name), libs (list of file names in scripts/lib),
+env (list of {name, value}), deadline (seconds, optional, default 120).
 */}}
 {{- define "ouroboros.hookJob" -}}
 {{- $root := .root -}}
-{{- $script := $root.Files.Get (printf "scripts/%s" .script) -}}
-{{- if not (trim $script) -}}
-{{- fail (printf "scripts/%s is missing from the chart or empty: the chart package is incomplete (check .helmignore)" .script) -}}
-{{- end -}}
+{{- $script := include "ouroboros.hookScript" (list $root .script .libs) -}}
 apiVersion: batch/v1
 kind: Job
 metadata:

@@ -1,7 +1,8 @@
 /**
  * Runs the chart's hook scripts (`chart/scripts/*.sh`) for real: a POSIX shell, the real kubectl 1.35 on
  * PATH, and `KUBECONFIG` pointing at the fake API server, the way the hook Job runs them in the cluster
- * (there with the in-cluster credentials instead of a kubeconfig).
+ * (there with the in-cluster credentials instead of a kubeconfig). Like the Job, the shell gets the script
+ * as one `-c` text, the shared `chart/scripts/lib/` files first: {@linkcode hookScript} builds it.
  *
  * Two shells: the machine's `/bin/sh` (dash, with the machine's sed, awk and grep), and busybox, which the
  * hook image (alpine/kubectl) actually has. For busybox every applet is linked into a private folder that
@@ -13,10 +14,11 @@
 
 import { type FakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { installKubeTools, type KubeToolsResult, requireKubeTools } from "../support/kubectl.ts";
+import { writeKubeconfig } from "../support/kubeconfig.ts";
 import { findTool, IN_CI } from "../support/tools.ts";
+import { type HookScript, hookScript } from "./hook_script.ts";
 
-/** Where the scripts live. */
-export const SCRIPTS_DIR = new URL("../../chart/scripts/", import.meta.url).pathname;
+export { HOOK_LIBS, type HookScript, hookScript, SCRIPTS_DIR } from "./hook_script.ts";
 
 /** Every line a script prints starts with this. */
 export const PREFIX = "[ouroboros-cleanup]";
@@ -79,10 +81,13 @@ export interface RunningHook {
 
 /** A private folder with a kubeconfig for the fake server, a HOME, a TMPDIR and the shell's PATH. */
 export interface HookSandbox extends AsyncDisposable {
-  /** Starts `script` (a file name in chart/scripts) with `env` added to the sandbox's environment. */
-  start(script: string, env: Readonly<Record<string, string>>): RunningHook;
+  /**
+   * Starts `script` (a file name in chart/scripts) as its hook Job does, `sh -c` with the text
+   * {@linkcode hookScript} builds, with `env` added to the sandbox's environment.
+   */
+  start(script: HookScript, env: Readonly<Record<string, string>>): RunningHook;
   /** Runs `script` to the end. */
-  run(script: string, env: Readonly<Record<string, string>>): Promise<HookResult>;
+  run(script: HookScript, env: Readonly<Record<string, string>>): Promise<HookResult>;
 }
 
 async function busyboxBin(dir: string): Promise<void> {
@@ -120,30 +125,16 @@ export async function hookSandbox(shell: HookShell, server: FakeApiServer): Prom
     shellPath = dash;
     path = `${bin}:/usr/local/bin:/usr/bin:/bin`;
   }
-  const kubeconfig = `${root}/kubeconfig`;
-  await Deno.writeTextFile(
-    kubeconfig,
-    [
-      "apiVersion: v1",
-      "kind: Config",
-      "clusters:",
-      "- name: fake",
-      `  cluster: {server: "${server.url}"}`,
-      "users:",
-      "- name: hook",
-      "  user: {}",
-      "contexts:",
-      "- name: fake",
-      "  context: {cluster: fake, user: hook, namespace: default}",
-      "current-context: fake",
-      "",
-    ].join("\n"),
-  );
+  const kubeconfig = await writeKubeconfig(`${root}/kubeconfig`, {
+    server: server.url,
+    user: "hook",
+    namespace: "default",
+  });
   const base = { PATH: path, HOME: home, TMPDIR: tmp, KUBECONFIG: kubeconfig, LANG: "C.UTF-8" };
 
-  const start = (script: string, env: Readonly<Record<string, string>>): RunningHook => {
+  const start = (script: HookScript, env: Readonly<Record<string, string>>): RunningHook => {
     const child = new Deno.Command(shellPath, {
-      args: [`${SCRIPTS_DIR}${script}`],
+      args: ["-c", hookScript(script)],
       cwd: root,
       clearEnv: true,
       env: { ...base, ...env },

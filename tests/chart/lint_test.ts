@@ -1,7 +1,7 @@
 /**
  * `helm lint --strict` with Helm 4 and Helm 3 on the defaults and on each mode's values, and the
- * packaged chart: it keeps the hook scripts (so a chart installed from the package cleans up)
- * and leaves the quickstart manifest out.
+ * packaged chart: it keeps the hook scripts and the shared files they run after (so a chart
+ * installed from the package cleans up) and leaves the quickstart manifest out.
  */
 
 import assert from "node:assert/strict";
@@ -14,6 +14,7 @@ import {
   skipWithoutHelm,
 } from "../support/helm.ts";
 import { findTool } from "../support/tools.ts";
+import { hookScript } from "./hook_script.ts";
 import { CHART_DIR, container, find, parseObjects, renderOk } from "./support.ts";
 
 const helm4 = await installHelm4();
@@ -87,7 +88,7 @@ Deno.test({
 });
 
 Deno.test({
-  name: "the packaged chart holds the hook scripts and not the quickstart, and renders its hooks",
+  name: "the packaged chart holds the hook scripts and lib files, not the quickstart, and renders its hooks",
   ignore: ignore || findTool("tar") === undefined,
   async fn() {
     const helm = requireHelm(helm4);
@@ -101,16 +102,18 @@ Deno.test({
       const files = new TextDecoder().decode(listing.stdout).trim().split("\n").sort();
       for (
         const script of [
-          "coredns-cleanup",
-          "coredns-import-cleanup",
-          "external-dns-cleanup",
-          "etc-hosts-quiesce",
-          "etc-hosts-cleanup",
+          "coredns-cleanup.sh",
+          "coredns-import-cleanup.sh",
+          "external-dns-cleanup.sh",
+          "etc-hosts-quiesce.sh",
+          "etc-hosts-cleanup.sh",
+          "lib/common.sh",
+          "lib/quiesce.sh",
         ]
       ) {
         assert.ok(
-          files.includes(`ouroboros/scripts/${script}.sh`),
-          `${script}.sh missing from ${files.join(", ")}`,
+          files.includes(`ouroboros/scripts/${script}`),
+          `${script} missing from ${files.join(", ")}`,
         );
       }
       assert.ok(files.includes("ouroboros/values.schema.json"));
@@ -118,7 +121,7 @@ Deno.test({
         !files.some((file) => file.endsWith("quickstart.yaml")),
         "the quickstart is not part of the chart",
       );
-      // Rendered from the package, the hook Job carries the script itself.
+      // Rendered from the package, the hook Job carries the lib files and the script themselves.
       const rendered = await runHelm(helm, ["template", "ouroboros", archive]);
       assert.equal(rendered.code, 0, rendered.stderr);
       const fromDir = await renderOk(helm);
@@ -127,7 +130,7 @@ Deno.test({
         container(job, "cleanup").command,
         container(find(fromDir, "Job", "ouroboros-coredns-cleanup"), "cleanup").command,
       );
-      assert.ok((container(job, "cleanup").command?.[2] ?? "").length > 100);
+      assert.equal(container(job, "cleanup").command?.[2], hookScript("coredns-cleanup.sh"));
     } finally {
       await Deno.remove(out, { recursive: true });
     }

@@ -10,7 +10,8 @@ import { ConfigError, parseOptions } from "../../lib/cli/options.ts";
 import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
 import { controllerSettings } from "../../lib/commands/controller_settings.ts";
 import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
-import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
+import { type Helm, installHelm4, requireHelm, runHelm, skipWithoutHelm } from "../support/helm.ts";
+import { type HookScript, hookScript } from "./hook_script.ts";
 import {
   CHART_DIR,
   CLUSTER_SCOPED,
@@ -664,11 +665,8 @@ function hookOf(object: K8sObject): HookView {
 const RBAC_HOOK = "hook-succeeded,hook-failed,before-hook-creation";
 const JOB_HOOK = "hook-succeeded,before-hook-creation";
 
-async function script(name: string): Promise<string> {
-  return await Deno.readTextFile(`${CHART_DIR}/scripts/${name}`);
-}
-
-function assertHookJob(job: K8sObject, image: string, scriptText: string): void {
+/** The Job is a hook Job of `image` running `script`: its shared lib files and the script, byte for byte. */
+function assertHookJob(job: K8sObject, image: string, script: HookScript): void {
   const spec = job.spec as {
     activeDeadlineSeconds: number;
     backoffLimit: number;
@@ -684,11 +682,12 @@ function assertHookJob(job: K8sObject, image: string, scriptText: string): void 
   assert.equal(c.image, image);
   assert.deepEqual(c.volumeMounts, [{ name: "tmp", mountPath: "/tmp" }]);
   assert.equal(envOf(c).HOME, "/tmp");
+  assert.equal(c.command?.length, 3);
   assert.deepEqual(c.command?.slice(0, 2), ["/bin/sh", "-c"]);
   assert.equal(
-    c.command?.[2]?.trimEnd(),
-    scriptText.trimEnd(),
-    "the Job runs the chart's script, byte for byte",
+    c.command?.[2],
+    hookScript(script),
+    `the Job runs ${script} after its lib files, byte for byte`,
   );
 }
 
@@ -723,7 +722,7 @@ test("coredns hook: pre-delete RBAC at -10, the Job at 0 running coredns-cleanup
     ].map(([kind, name, view]) => `${kind} ${name} ${JSON.stringify(view)}`).sort(),
   );
   const job = find(objects, "Job", "ouroboros-coredns-cleanup");
-  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.36.3", await script("coredns-cleanup.sh"));
+  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.36.3", "coredns-cleanup.sh");
   assert.equal(podSpec(job).serviceAccountName, "ouroboros-coredns-cleanup");
   assert.deepEqual(envOf(container(job, "cleanup")), {
     HOME: "/tmp",
@@ -754,7 +753,7 @@ test("coredns-import hook: the same quiesce, then coredns-import-cleanup.sh on t
     set: ["controller.mode=coredns-import", "controller.corednsImport.key=a.override"],
   });
   const job = find(objects, "Job", "ouroboros-coredns-cleanup");
-  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.36.3", await script("coredns-import-cleanup.sh"));
+  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.36.3", "coredns-import-cleanup.sh");
   assert.deepEqual(hookOf(job), { hook: "pre-delete", weight: "0", policy: JOB_HOOK });
   assert.deepEqual(envOf(container(job, "cleanup")), {
     HOME: "/tmp",
@@ -778,7 +777,7 @@ test("external-dns hook: post-delete, deleting this release's records of the out
     setString: ["externalDns.cleanupHookImage.tag=1.30.0"],
   });
   const job = find(objects, "Job", "edge-ouroboros-cleanup");
-  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.30.0", await script("external-dns-cleanup.sh"));
+  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.30.0", "external-dns-cleanup.sh");
   assert.deepEqual(envOf(container(job, "cleanup")), {
     HOME: "/tmp",
     RECORDS_NAMESPACE: "dns",
@@ -809,8 +808,8 @@ test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and r
   assert.deepEqual(hookOf(quiesce), { hook: "pre-delete", weight: "-5", policy: JOB_HOOK });
   assert.deepEqual(hookOf(cleanup), { hook: "pre-delete", weight: "0", policy: RBAC_HOOK });
   assert.deepEqual(hookOf(wait), { hook: "pre-delete", weight: "5", policy: JOB_HOOK });
-  assertHookJob(quiesce, "mirror.gcr.io/alpine/kubectl:1.36.3", await script("etc-hosts-quiesce.sh"));
-  assertHookJob(wait, "mirror.gcr.io/alpine/kubectl:1.36.3", await script("etc-hosts-cleanup.sh"));
+  assertHookJob(quiesce, "mirror.gcr.io/alpine/kubectl:1.36.3", "etc-hosts-quiesce.sh");
+  assertHookJob(wait, "mirror.gcr.io/alpine/kubectl:1.36.3", "etc-hosts-cleanup.sh");
   assert.deepEqual(envOf(container(quiesce, "cleanup")), {
     HOME: "/tmp",
     NAMESPACE: "ouroboros",
@@ -855,6 +854,45 @@ test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and r
 
   const off = await renderOk(helm(), { set: [...MODES["etc-hosts"], "etcHosts.cleanupOnUninstall=false"] });
   assert.deepEqual(off.filter(isHook), []);
+});
+
+async function copyDir(from: string, to: string): Promise<void> {
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    if (entry.isDirectory) await copyDir(`${from}/${entry.name}`, `${to}/${entry.name}`);
+    else await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
+  }
+}
+
+test("a hook Job's script or shared lib file missing or empty fails the render, naming the file", async () => {
+  const root = await Deno.makeTempDir({ prefix: "ouroboros-chart-" });
+  try {
+    const cases: { mode: Mode; file: string; missing: boolean }[] = [
+      { mode: "coredns", file: "scripts/lib/quiesce.sh", missing: true },
+      { mode: "coredns-import", file: "scripts/lib/common.sh", missing: false },
+      { mode: "external-dns", file: "scripts/lib/common.sh", missing: true },
+      { mode: "etc-hosts", file: "scripts/etc-hosts-cleanup.sh", missing: false },
+    ];
+    for (const [index, { mode, file, missing }] of cases.entries()) {
+      const chart = `${root}/${index}/ouroboros`;
+      await copyDir(CHART_DIR, chart);
+      if (missing) await Deno.remove(`${chart}/${file}`);
+      else await Deno.writeTextFile(`${chart}/${file}`, " \n\n");
+      const run = await runHelm(helm(), [
+        "template",
+        "ouroboros",
+        chart,
+        ...MODES[mode].flatMap((v) => ["--set", v]),
+      ]);
+      assert.notEqual(run.code, 0, `${mode}: rendered without ${file}`);
+      assert.ok(
+        run.stderr.includes(`${file} is missing from the chart or empty`),
+        `${mode}, ${file} ${missing ? "removed" : "emptied"}:\n${run.stderr}`,
+      );
+    }
+  } finally {
+    await Deno.remove(root, { recursive: true });
+  }
 });
 
 /**
