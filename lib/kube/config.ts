@@ -146,7 +146,8 @@ export interface KubeconfigOptions {
 export async function loadKubeconfig(path: string, options: KubeconfigOptions = {}): Promise<ClusterConfig> {
   const absolute = resolvePath(options.cwd ?? Deno.cwd(), path);
   const baseDir = absolute.slice(0, absolute.lastIndexOf("/")) || "/";
-  const parsed = parseKubeconfig(await readFile(absolute, "kubeconfig"), baseDir);
+  const { parse } = await import("yaml");
+  const parsed = parseKubeconfig(await readFile(absolute, "kubeconfig"), baseDir, parse);
   if (!parsed.ok) throw new KubeConfigError(`${absolute}: ${parsed.reason}`);
   const selected = selectContext(parsed.value, options.context);
   if (!selected.ok) throw new KubeConfigError(`${absolute}: ${selected.reason}`);

@@ -10,7 +10,6 @@
  * @module
  */
 
-import { parse as parseYaml } from "yaml";
 import { FieldError, Fields } from "../resources/fields.ts";
 import { asObject, type Decoded } from "./objects.ts";
 
@@ -289,11 +288,17 @@ function parseUser(name: string, fields: Fields<UserWire>, baseDir: string): Kub
   };
 }
 
+/** A YAML parser (the `yaml` package's `parse`): throws on text that is not YAML. */
+export type YamlParse = (text: string) => unknown;
+
 /**
  * Parses kubeconfig text. `baseDir` is the folder of the file, for relative paths. Returns why
  * the text is unusable (bad YAML, a missing `server`, bad base64, …) instead of throwing.
+ *
+ * The YAML parser is passed in: the loader imports it only when there is a kubeconfig to read,
+ * so a controller in a pod (in-cluster configuration) never loads it (about 6 MiB of memory).
  */
-export function parseKubeconfig(text: string, baseDir: string): Decoded<Kubeconfig> {
+export function parseKubeconfig(text: string, baseDir: string, parseYaml: YamlParse): Decoded<Kubeconfig> {
   let document: unknown;
   try {
     document = parseYaml(text);

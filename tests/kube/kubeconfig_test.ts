@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { parseKubeconfig, resolvePath, selectContext } from "../../lib/kube/kubeconfig.ts";
+import { parse } from "yaml";
 
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";
 const PEM_B64 = btoa(PEM);
@@ -79,7 +80,7 @@ contexts:
 `;
 
 function parsed(text: string, baseDir = "/home/jane/.kube") {
-  const result = parseKubeconfig(text, baseDir);
+  const result = parseKubeconfig(text, baseDir, parse);
   assert.ok(result.ok, result.ok ? "" : result.reason);
   return result.value;
 }
@@ -299,16 +300,16 @@ Deno.test("parseKubeconfig refuses malformed files with a reason naming the entr
   ];
   for (const [name, text, reason] of cases) {
     await t.step(name, () => {
-      assert.deepEqual(parseKubeconfig(text, "/k"), { ok: false, reason });
+      assert.deepEqual(parseKubeconfig(text, "/k", parse), { ok: false, reason });
     });
   }
 });
 
 Deno.test("parseKubeconfig reports YAML syntax errors as invalid YAML", () => {
-  const result = parseKubeconfig("clusters:\n  - name: a\n   cluster: {server: x\n", "/k");
+  const result = parseKubeconfig("clusters:\n  - name: a\n   cluster: {server: x\n", "/k", parse);
   assert.equal(result.ok, false);
   assert.match(result.ok ? "" : result.reason, /^kubeconfig is not valid YAML: /);
-  const duplicate = parseKubeconfig("current-context: a\ncurrent-context: b\n", "/k");
+  const duplicate = parseKubeconfig("current-context: a\ncurrent-context: b\n", "/k", parse);
   assert.match(duplicate.ok ? "" : duplicate.reason, /^kubeconfig is not valid YAML: /);
 });
 
