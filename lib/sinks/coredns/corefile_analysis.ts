@@ -18,6 +18,7 @@
 import { type CorefileLine, splitLines } from "./corefile_lines.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import { type MarkerScan, scanMarkers } from "./corefile_markers.ts";
+import { findOwnBlock, type OwnBlock } from "./own_block.ts";
 import { type CorefileRefusal, refusal } from "./corefile_problems.ts";
 import { findRootBlock, type ServerBlock, serverBlocks } from "./corefile_structure.ts";
 import { type CorefileComment, type CorefileToken, tokenizeCorefile } from "./corefile_tokens.ts";
@@ -32,7 +33,10 @@ export interface CorefileAnalysis {
   readonly text: string;
   /** Its physical lines. */
   readonly lines: readonly CorefileLine[];
-  /** Its tokens. */
+  /**
+   * Its tokens. When {@linkcode own} is set, none for the lines between our markers: they were
+   * read as rules from the raw lines instead.
+   */
   readonly tokens: readonly CorefileToken[];
   /** Its comments. */
   readonly comments: readonly CorefileComment[];
@@ -46,6 +50,17 @@ export interface CorefileAnalysis {
   readonly rootCloseLine: number;
   /** Our markers: absent or an intact pair. */
   readonly markers: Exclude<MarkerScan, CorefileRefusal>;
+  /** Our block read from the raw lines, when its rules were not tokenized (see `own_block.ts`). */
+  readonly own?: OwnBlock;
+}
+
+/** Options of {@linkcode analyzeCorefile}. */
+export interface AnalyzeOptions {
+  /**
+   * Tokenize the lines of our own block too, instead of reading them as rules from the raw
+   * lines (`own_block.ts`). The result is the same either way; tests compare the two.
+   */
+  readonly tokenizeOwnBlock?: boolean;
 }
 
 /**
@@ -61,9 +76,36 @@ export interface CorefileAnalysis {
 export function analyzeCorefile(
   text: string,
   blockMarkers: BlockMarkers = DEFAULT_MARKERS,
+  options: AnalyzeOptions = {},
 ): CorefileAnalysis | CorefileRefusal {
   if (text.trim() === "") return refusal("empty-corefile", "empty Corefile: the ConfigMap key holds no text");
-  const tokenized = tokenizeCorefile(text);
+  const lines = splitLines(text);
+  // The common case: our block holds only our rules, which need not become tokens. Anything
+  // unexpected is analysed again in full, so refusals read exactly as they always did.
+  const own = options.tokenizeOwnBlock === true ? undefined : findOwnBlock(text, lines, blockMarkers);
+  if (own !== undefined) {
+    const fast = analyze(text, lines, blockMarkers, own);
+    if (
+      fast.kind === "analysis" && fast.markers.kind === "present" &&
+      fast.markers.beginLine === own.beginLine &&
+      fast.markers.endLine === own.endLine
+    ) {
+      return fast;
+    }
+  }
+  return analyze(text, lines, blockMarkers, undefined);
+}
+
+function analyze(
+  text: string,
+  lines: readonly CorefileLine[],
+  blockMarkers: BlockMarkers,
+  own: OwnBlock | undefined,
+): CorefileAnalysis | CorefileRefusal {
+  const tokenized = tokenizeCorefile(
+    text,
+    own === undefined ? undefined : { start: own.skipStart, end: own.skipEnd, lines: own.skipLines },
+  );
   if (!tokenized.ok) {
     return refusal(
       tokenized.problem,
@@ -90,8 +132,15 @@ export function analyzeCorefile(
         `line; CoreDNS rejects that form too. Put the "}" on a line of its own.`,
     );
   }
-  const lines = splitLines(text);
-  const markers = scanMarkers({ text, lines, tokens, comments, root, markers: blockMarkers });
+  const markers = scanMarkers({
+    text,
+    lines,
+    tokens,
+    comments,
+    root,
+    markers: blockMarkers,
+    ...(own === undefined ? {} : { own }),
+  });
   if (markers.kind === "refused") return markers;
   return {
     kind: "analysis",
@@ -105,5 +154,6 @@ export function analyzeCorefile(
     rootOpenLine: open.line,
     rootCloseLine: close.line,
     markers,
+    ...(own === undefined ? {} : { own }),
   };
 }

@@ -38,6 +38,7 @@ import type { ServerBlock } from "./corefile_structure.ts";
 import type { CorefileComment, CorefileToken } from "./corefile_tokens.ts";
 import { isOwnRewriteRule } from "./rewrite_lines.ts";
 import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker } from "../markers.ts";
+import type { OwnBlock } from "./own_block.ts";
 
 /** The first line of the default release's block, compared after trimming ASCII whitespace. */
 export const MARKER_BEGIN: string = DEFAULT_MARKERS.begin;
@@ -66,6 +67,11 @@ export interface MarkerScanInput {
   readonly root: ServerBlock;
   /** The release's markers (`--marker-id`); default: the original's. */
   readonly markers?: BlockMarkers;
+  /**
+   * Our block as read from the raw lines; its rule lines were not tokenized, so when the pair
+   * found here is that block, its hostnames come from it.
+   */
+  readonly own?: OwnBlock;
 }
 
 /** The outcome of the marker scan. */
@@ -174,6 +180,10 @@ export function scanMarkers(input: MarkerScanInput): MarkerScan {
     }
   }
 
+  const ownBlock = input.own;
+  if (ownBlock !== undefined && ownBlock.beginLine === begin && ownBlock.endLine === end) {
+    return { kind: "present", beginLine: begin, endLine: end, hosts: ownBlock.hosts };
+  }
   const hosts: string[] = [];
   const between = tokens.filter((token) => token.line > begin && token.line < end);
   const betweenComments = comments.filter((comment) => comment.line > begin && comment.line < end);

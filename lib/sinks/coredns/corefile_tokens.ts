@@ -84,7 +84,21 @@ export type TokenizeResult =
   };
 
 /**
- * Tokenizes a Corefile and checks that its braces balance.
+ * A run of whole lines the tokenizer passes over without making tokens: the caller has checked
+ * they hold only plain words (see `own_block.ts`), so no token outside them changes.
+ */
+export interface TokenizeSkip {
+  /** Offset of the first skipped line's start. */
+  readonly start: number;
+  /** Offset of the first line after the run. */
+  readonly end: number;
+  /** Line breaks in the run. */
+  readonly lines: number;
+}
+
+/**
+ * Tokenizes a Corefile and checks that its braces balance. With `skip`, the lines of that run
+ * are passed over when the scan reaches its start (not when it is inside a quoted string).
  *
  * @example
  * ```ts
@@ -92,14 +106,20 @@ export type TokenizeResult =
  * if (result.ok) result.tokens.map((t) => t.text); // [".:53", "{", "errors", "}"]
  * ```
  */
-export function tokenizeCorefile(text: string): TokenizeResult {
+export function tokenizeCorefile(text: string, skip?: TokenizeSkip): TokenizeResult {
   const tokens: MutableToken[] = [];
   const comments: CorefileComment[] = [];
   const openStack: number[] = [];
   let line = 0;
   let index = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const skipAt = skip === undefined || skip.end <= skip.start ? -1 : skip.start;
 
   while (index < text.length) {
+    if (index === skipAt && skip !== undefined) {
+      index = skip.end;
+      line += skip.lines;
+      continue;
+    }
     const code = text.charCodeAt(index);
     if (code === 0x0a) {
       line++;

@@ -48,11 +48,21 @@ export function verifyCorefileEdit(
   } else {
     if (edited.markers.kind !== "present") return "the edited Corefile has no ouroboros block";
     const { beginLine, endLine } = edited.markers;
-    const got = edited.tokens.filter((token) => token.line > beginLine && token.line < endLine)
-      .map((token) => token.text);
-    const want = hosts.flatMap((host) => ["rewrite", "name", host, fqdn]);
-    if (got.length !== want.length || got.some((text, index) => text !== want[index])) {
-      return "the block does not hold exactly the requested rewrite rules";
+    const own = edited.own;
+    if (own !== undefined) {
+      // Read from the raw lines: every non-blank line was `rewrite name [exact] <host> <target>`.
+      const exactly = !own.exact && own.hosts.length === hosts.length &&
+        (hosts.length === 0 || own.target === fqdn) && own.hosts.every((host, index) =>
+          host === hosts[index]
+        );
+      if (!exactly) return "the block does not hold exactly the requested rewrite rules";
+    } else {
+      const got = edited.tokens.filter((token) => token.line > beginLine && token.line < endLine)
+        .map((token) => token.text);
+      const want = hosts.flatMap((host) => ["rewrite", "name", host, fqdn]);
+      if (got.length !== want.length || got.some((text, index) => text !== want[index])) {
+        return "the block does not hold exactly the requested rewrite rules";
+      }
     }
   }
 
