@@ -106,11 +106,6 @@ export class ExternalDnsModeSink implements Sink {
     this.description = this.#inner.description;
   }
 
-  /** The targets as the last pass saw them (for the start-up line and tests). */
-  get targets(): TargetsResult | undefined {
-    return this.#targets;
-  }
-
   /** One pass: targets first, then the records, then Events for what was refused. */
   async reconcile(
     hosts: readonly string[],

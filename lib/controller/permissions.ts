@@ -88,6 +88,8 @@ export function narrowPermissions(config: ClusterConfig, options: NarrowOptions 
     if (inCluster) {
       Deno.permissions.revokeSync({ name: "read", path: "/" });
       Deno.permissions.revokeSync({ name: "read", path: RESOLV_CONF });
+      // The hosts file is an entry of its own, which revoking `/` leaves in place.
+      if (hostsFile === undefined) Deno.permissions.revokeSync({ name: "read", path: HOSTS_FILE_GRANT });
     } else if (hostsFile !== undefined) {
       // Entry by entry, so the hosts file entry stays.
       for (const path of ["/", RESOLV_CONF, SERVICE_ACCOUNT_DIR]) {

@@ -542,8 +542,11 @@ export class ReconcileLoop {
     } catch (error) {
       result = { kind: "error", message: errorMessage(error) };
     }
-    if (result.kind === "unchanged" || result.kind === "written") this.#applied = applying;
-    else this.#applied = undefined;
+    // A refusal needs a change on the cluster side (a new desired set, the target or a
+    // prerequisite changing, or the resync), not another call with the same input: remembering
+    // it keeps status-only churn from repeating the sink's reads while a refusal lasts.
+    if (result.kind === "error") this.#applied = undefined;
+    else this.#applied = applying;
     const durationMs = this.#clock.now() - started;
     this.#log.debug("reconcile", { ...seen, result: result.kind, durationMs: Math.round(durationMs) });
     return this.#finish(result, durationMs, sinkLogged);

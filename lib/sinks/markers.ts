@@ -37,8 +37,16 @@ const ANY_MARKER = new RegExp(
 
 /** Whether `id` is usable as a marker id (empty means the original's markers). */
 export function isMarkerId(id: string): boolean {
-  return id === "" || new RegExp(`^${ID}$`).test(id);
+  return id === "" || ID_ONLY.test(id);
 }
+
+const ID_ONLY = new RegExp(`^${ID}$`);
+
+/**
+ * A comment that reads like an ouroboros marker, whatever its spacing, case or wording: editors
+ * refuse such a line unless it is exactly a marker, so a hand-edited marker is never ignored.
+ */
+export const MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros(?![\w-])/i;
 
 /**
  * The marker pair for a release id (empty: the original's text).

@@ -3,12 +3,13 @@
  * (`deno run --no-prompt -P=controller tests/controller/permission_probe.ts <configuration>`) by
  * `permissions_test.ts`. It queries what the process may read, narrows permissions the way
  * `ouroboros controller` does for the configuration named by the argument (`in-cluster`,
- * `kubeconfig` or `kubeconfig-token-file`), queries again and prints one JSON report.
+ * `in-cluster-etc-hosts`, `kubeconfig` or `kubeconfig-token-file`), queries again and prints one
+ * JSON report.
  *
  * @module
  */
 
-import { narrowPermissions } from "../../lib/controller/permissions.ts";
+import { HOSTS_FILE_GRANT, narrowPermissions } from "../../lib/controller/permissions.ts";
 import { type ClusterConfig, SERVICE_ACCOUNT_DIR } from "../../lib/kube/config.ts";
 import { staticCredentials } from "../../lib/kube/credentials.ts";
 import { TokenFileSource } from "../../lib/kube/token_file.ts";
@@ -19,6 +20,9 @@ export interface ProbeRound {
   readonly readAnyFile: Deno.PermissionState;
   readonly readResolvConf: Deno.PermissionState;
   readonly readServiceAccountToken: Deno.PermissionState;
+  readonly readHostsFile: Deno.PermissionState;
+  readonly writeHostsFile: Deno.PermissionState;
+  readonly writeAnyFile: Deno.PermissionState;
   readonly env: Deno.PermissionState;
   readonly run: Deno.PermissionState;
   readonly net: Deno.PermissionState;
@@ -37,6 +41,9 @@ function round(): ProbeRound {
     readAnyFile: state({ name: "read", path: "/usr/share" }),
     readResolvConf: state({ name: "read", path: "/etc/resolv.conf" }),
     readServiceAccountToken: state({ name: "read", path: `${SERVICE_ACCOUNT_DIR}/token` }),
+    readHostsFile: state({ name: "read", path: HOSTS_FILE_GRANT }),
+    writeHostsFile: state({ name: "write", path: HOSTS_FILE_GRANT }),
+    writeAnyFile: state({ name: "write", path: "/tmp" }),
     env: state({ name: "env", variable: "KUBERNETES_SERVICE_HOST" }),
     run: state({ name: "run" }),
     net: state({ name: "net" }),
@@ -46,13 +53,16 @@ function round(): ProbeRound {
 if (import.meta.main) {
   const configuration = Deno.args[0];
   const base = { server: "https://10.96.0.1:443", caCerts: [], namespace: "default" };
-  const config: ClusterConfig = configuration === "in-cluster"
+  const config: ClusterConfig = configuration === "in-cluster" || configuration === "in-cluster-etc-hosts"
     ? { ...base, source: "in-cluster", credentials: new TokenFileSource(`${SERVICE_ACCOUNT_DIR}/token`) }
     : configuration === "kubeconfig-token-file"
     ? { ...base, source: "kubeconfig /x, context y", credentials: new TokenFileSource("/x/token") }
     : { ...base, source: "kubeconfig /x, context y", credentials: staticCredentials({}, "token of user y") };
   const asStarted = round();
-  const reported = narrowPermissions(config);
+  const reported = narrowPermissions(
+    config,
+    configuration === "in-cluster-etc-hosts" ? { hostsFile: HOSTS_FILE_GRANT } : {},
+  );
   const report: ControllerProbeReport = { asStarted, afterNarrowing: round(), reported };
   printStdout(`${JSON.stringify(report)}\n`);
 }

@@ -38,7 +38,29 @@ Deno.test("-P=controller: read of any path at start-up (for --kubeconfig), narro
       assert.equal(report.afterNarrowing.readServiceAccountToken, "granted");
       assert.equal(report.afterNarrowing.env, "prompt");
       assert.equal(report.afterNarrowing.net, "granted");
+      assert.equal(report.asStarted.readHostsFile, "granted");
+      assert.equal(
+        report.afterNarrowing.readHostsFile,
+        "prompt",
+        "the hosts file entry goes too outside etc-hosts mode",
+      );
+      assert.equal(report.afterNarrowing.writeHostsFile, "prompt");
+      assert.equal(report.afterNarrowing.writeAnyFile, "prompt");
       assert.equal(report.reported.read, "service-account");
+      assert.equal(report.reported.write, "none");
+    },
+  );
+
+  await t.step(
+    "in-cluster etc-hosts mode: the hosts file stays readable and writable, nothing else",
+    async () => {
+      const report = await probe("in-cluster-etc-hosts");
+      assert.equal(report.afterNarrowing.readHostsFile, "granted");
+      assert.equal(report.afterNarrowing.writeHostsFile, "granted");
+      assert.equal(report.afterNarrowing.writeAnyFile, "prompt");
+      assert.equal(report.afterNarrowing.readAnyFile, "prompt");
+      assert.equal(report.afterNarrowing.readServiceAccountToken, "granted");
+      assert.equal(report.reported.write, "hosts-file");
     },
   );
 

@@ -212,6 +212,40 @@ Deno.test("loop: the resync calls the sink, an unchanged result writes nothing; 
   }
 });
 
+Deno.test("loop: while a refusal lasts, status-only churn does not call the sink again; the resync does", async () => {
+  const h = startLoop({ resyncMs: 60_000 });
+  try {
+    const foreign = {
+      kind: "refuse",
+      problem: "foreign-object",
+      message: "a.example.com is held by an object ouroboros does not own",
+      scope: "some-hosts",
+    } as const;
+    h.sink.script(foreign, foreign);
+    const a = tlsIngress("a", "a.example.com");
+    await h.syncAndSettle([a]);
+    assert.equal(h.sink.calls.length, 1);
+    for (let i = 0; i < 100; i++) {
+      h.ingresses.apply({
+        ...a,
+        metadata: { ...a.metadata, resourceVersion: String(100 + i) },
+        status: { loadBalancer: { ingress: [{ ip: `192.0.2.${i % 250}` }] } },
+      });
+    }
+    await h.flush();
+    assert.equal(
+      h.sink.calls.length,
+      1,
+      "the same input is not sent again: no repeated reads of the records",
+    );
+    await h.clock.advance(60_000 - DEBOUNCE_MS);
+    await h.flush();
+    assert.equal(h.sink.calls.length, 2, "the resync tries again");
+  } finally {
+    await h.stop();
+  }
+});
+
 Deno.test("loop: 'hostnames updated' carries the sink's counts", async () => {
   const h = startLoop();
   try {

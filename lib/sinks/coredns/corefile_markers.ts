@@ -37,16 +37,13 @@ import { type CorefileRefusal, type MarkerProblem, refusal } from "./corefile_pr
 import type { ServerBlock } from "./corefile_structure.ts";
 import type { CorefileComment, CorefileToken } from "./corefile_tokens.ts";
 import { isOwnRewriteRule } from "./rewrite_lines.ts";
-import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker } from "../markers.ts";
+import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker, MARKER_LIKE } from "../markers.ts";
 import type { OwnBlock } from "./own_block.ts";
 
 /** The first line of the default release's block, compared after trimming ASCII whitespace. */
 export const MARKER_BEGIN: string = DEFAULT_MARKERS.begin;
 /** The last line of the default release's block, compared after trimming ASCII whitespace. */
 export const MARKER_END: string = DEFAULT_MARKERS.end;
-
-/** A comment that reads like one of our markers, whatever its spacing, case or wording after. */
-const MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros(?![\w-])/i;
 
 /** How to recover from any marker problem, appended to every marker message. */
 const FIX =

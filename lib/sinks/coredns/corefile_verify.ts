@@ -5,7 +5,8 @@
  * cluster DNS down).
  *
  * The check re-reads both texts from scratch with the same tokenizer CoreDNS's rules were taken
- * from, and requires:
+ * from (the lines of our own block are read as rules from the raw text, see `own_block.ts`), and
+ * requires:
  *
  * - the new text tokenizes, its braces balance, and it has a root block and intact markers;
  * - with hosts, the new block holds exactly the rewrite rules for those hosts in that order;
@@ -51,10 +52,8 @@ export function verifyCorefileEdit(
     const own = edited.own;
     if (own !== undefined) {
       // Read from the raw lines: every non-blank line was `rewrite name [exact] <host> <target>`.
-      const exactly = !own.exact && own.hosts.length === hosts.length &&
-        (hosts.length === 0 || own.target === fqdn) && own.hosts.every((host, index) =>
-          host === hosts[index]
-        );
+      const exactly = !own.exact && own.hosts.length === hosts.length && own.target === fqdn &&
+        own.hosts.every((host, index) => host === hosts[index]);
       if (!exactly) return "the block does not hold exactly the requested rewrite rules";
     } else {
       const got = edited.tokens.filter((token) => token.line > beginLine && token.line < endLine)

@@ -23,16 +23,10 @@
  * @module
  */
 
-import { MARKER_BEGIN, MARKER_END } from "../coredns/corefile_markers.ts";
-import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker } from "../markers.ts";
+import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker, MARKER_LIKE } from "../markers.ts";
 import { parseOwnEntry } from "./hosts_entries.ts";
 import { type HostsLine, trimAscii } from "./hosts_lines.ts";
 import { type HostsMarkerProblem, type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
-
-export { MARKER_BEGIN, MARKER_END };
-
-/** A comment that reads like one of our markers, whatever its spacing, case or wording after. */
-const MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros(?![\w-])/i;
 
 /** How to recover from any marker problem; ends every marker message. */
 const FIX = "Fix it by hand: delete the ouroboros marker lines and the lines between them; " +
