@@ -9,6 +9,7 @@
 #
 # Environment:
 #   CONTROLLER_NAMESPACE, CONTROLLER_DEPLOYMENT  the controller to scale to 0 first
+#   CONTROLLER_SELECTOR  the label selector of its pods (a=b,c=d); the script waits until none is left
 #   QUIESCE_SECONDS    how long to wait for its pods to stop (default 60; on timeout: warn and go on)
 #   TARGET_NAMESPACE, TARGET_CONFIGMAP, TARGET_KEY  where the Corefile lives
 #   MARKER_BEGIN, MARKER_END  this release's exact marker lines. A line is a marker when, with the spaces,
@@ -21,7 +22,7 @@
 # matter), edited line by line with every byte outside the block kept (CRLF, tabs, a missing final newline),
 # and written back with a JSON merge patch that holds metadata.resourceVersion as a precondition.
 
-require CONTROLLER_NAMESPACE CONTROLLER_DEPLOYMENT TARGET_NAMESPACE TARGET_CONFIGMAP TARGET_KEY MARKER_BEGIN MARKER_END
+require CONTROLLER_NAMESPACE CONTROLLER_DEPLOYMENT CONTROLLER_SELECTOR TARGET_NAMESPACE TARGET_CONFIGMAP TARGET_KEY MARKER_BEGIN MARKER_END
 seconds QUIESCE_SECONDS 60
 ATTEMPTS=${ATTEMPTS:-5}
 if ! is_count "$ATTEMPTS" || [ "$ATTEMPTS" -lt 1 ]; then

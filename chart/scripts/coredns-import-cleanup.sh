@@ -10,10 +10,11 @@
 #
 # Environment:
 #   CONTROLLER_NAMESPACE, CONTROLLER_DEPLOYMENT  the controller to scale to 0 first
+#   CONTROLLER_SELECTOR  the label selector of its pods (a=b,c=d); the script waits until none is left
 #   QUIESCE_SECONDS    how long to wait for its pods to stop (default 60; on timeout: warn and go on)
 #   TARGET_NAMESPACE, TARGET_CONFIGMAP, TARGET_KEY  the import ConfigMap and this release's key in it
 
-require CONTROLLER_NAMESPACE CONTROLLER_DEPLOYMENT TARGET_NAMESPACE TARGET_CONFIGMAP TARGET_KEY
+require CONTROLLER_NAMESPACE CONTROLLER_DEPLOYMENT CONTROLLER_SELECTOR TARGET_NAMESPACE TARGET_CONFIGMAP TARGET_KEY
 seconds QUIESCE_SECONDS 60
 # A ConfigMap key is letters, digits, '-', '_' and '.': checked so it can go into JSON as is.
 case "$TARGET_KEY" in

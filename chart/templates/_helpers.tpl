@@ -85,6 +85,15 @@ app.kubernetes.io/instance: {{ $root.Release.Name }}
 app.kubernetes.io/component: {{ index . 1 }}
 {{- end -}}
 
+{{/*
+The selector labels of one component as a label selector string ("a=b,c=d"), in the order of
+selectorLabels. Call with (list $ "component").
+*/}}
+{{- define "ouroboros.selectorString" -}}
+{{- $root := index . 0 -}}
+{{- printf "app.kubernetes.io/name=%s,app.kubernetes.io/instance=%s,app.kubernetes.io/component=%s" (include "ouroboros.name" $root) $root.Release.Name (index . 1) -}}
+{{- end -}}
+
 {{/* Labels of one component's objects. Call with (list $ "component"). */}}
 {{- define "ouroboros.componentLabels" -}}
 {{ include "ouroboros.labels" (index . 0) }}
@@ -128,6 +137,27 @@ DaemonSet
 {{- else -}}
 Deployment
 {{- end -}}
+{{- end -}}
+
+{{/*
+Where the etc-hosts pods run: etcHosts.nodeSelector, affinity and tolerations, shared by the
+controller DaemonSet and the cleanup DaemonSet so the cleanup reaches every node the controller
+wrote to. Pod spec fields, at the pod spec's indentation (nindent 6 in a DaemonSet).
+*/}}
+{{- define "ouroboros.etcHostsPlacement" -}}
+{{- $e := .Values.etcHosts -}}
+{{- with $e.nodeSelector }}
+nodeSelector:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $e.affinity }}
+affinity:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+{{- with $e.tolerations }}
+tolerations:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
 {{- end -}}
 
 {{/* The controller pods' component label: etc-hosts for the DaemonSet, controller otherwise. */}}

@@ -171,6 +171,8 @@ export function unprefixedLines(result: HookResult): string[] {
 export interface Request {
   readonly method: string;
   readonly path: string;
+  /** The query parameters (labelSelector, …). */
+  readonly query: Readonly<Record<string, string>>;
   readonly status: number;
   /** When it arrived (`Date.now()`). */
   readonly at: number;

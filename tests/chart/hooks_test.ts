@@ -6,7 +6,7 @@
  * - coredns: the block the controller itself writes is removed and every other byte stays (kubeadm,
  *   tab-indented k3s style, CRLF, no final newline, quoting-prone values); another release's keyed block
  *   is left alone; damaged markers are refused with no write; a 409 is retried from a fresh read, and
- *   the script gives up after ATTEMPTS; the controller is scaled to 0 and waited for first.
+ *   the script gives up after ATTEMPTS; the controller is scaled to 0 and its pods (by selector) are waited for first.
  * - coredns-import: our key is merge-patched to null, other keys stay.
  * - external-dns: owned records go, foreign ones stay, for both outputs; no CRD means nothing to do.
  * - etc-hosts: the controller DaemonSet is deleted and waited for; the cleanup DaemonSet is waited for
@@ -63,9 +63,19 @@ function dataOf(server: FakeApiServer, name = "coredns", namespace = "kube-syste
   return (object.data ?? {}) as Record<string, string>;
 }
 
+/** The controller pods' selector labels, as the chart renders them for release "ouroboros". */
+const CONTROLLER_LABELS = {
+  "app.kubernetes.io/name": "ouroboros",
+  "app.kubernetes.io/instance": "ouroboros",
+  "app.kubernetes.io/component": "controller",
+};
+const CONTROLLER_SELECTOR = Object.entries(CONTROLLER_LABELS).map(([key, value]) => `${key}=${value}`)
+  .join(",");
+
 const COREDNS_ENV = {
   CONTROLLER_NAMESPACE: "ouroboros",
   CONTROLLER_DEPLOYMENT: "ouroboros",
+  CONTROLLER_SELECTOR,
   QUIESCE_SECONDS: "5",
   TARGET_NAMESPACE: "kube-system",
   TARGET_CONFIGMAP: "coredns",
@@ -82,17 +92,30 @@ function controllerDeployment(replicas: number): Record<string, unknown> {
     metadata: { name: "ouroboros", namespace: "ouroboros" },
     spec: {
       replicas,
-      selector: { matchLabels: { "app.kubernetes.io/name": "ouroboros" } },
-      template: { metadata: { labels: { "app.kubernetes.io/name": "ouroboros" } }, spec: { containers: [] } },
+      selector: { matchLabels: CONTROLLER_LABELS },
+      template: { metadata: { labels: CONTROLLER_LABELS }, spec: { containers: [] } },
     },
     status: { replicas, readyReplicas: replicas },
   };
 }
 
-/** Sets the Deployment's status as the controller-manager would. */
-function setDeploymentStatus(server: FakeApiServer, status: Record<string, unknown>): number {
-  const current = server.get("apps/v1", "Deployment", "ouroboros", "ouroboros")!;
-  server.update({ ...current, status });
+/** A pod in the release namespace with `labels` (the controller's selector labels by default). */
+function pod(name: string, labels: Record<string, string> = CONTROLLER_LABELS): Record<string, unknown> {
+  return {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: { name, namespace: "ouroboros", labels },
+    spec: { containers: [{ name: "controller", image: "ghcr.io/lexfrei/ouroboros:0.1.0" }] },
+  };
+}
+
+/** The quiesce's pod listing (the selector is in the query). */
+const PODS_PATH = /^\/api\/v1\/namespaces\/ouroboros\/pods$/;
+const SCALE_PATH = /^\/apis\/apps\/v1\/namespaces\/ouroboros\/deployments\/ouroboros\/scale$/;
+
+/** Playing the kubelet: removes a pod once it has shut down; returns the audit mark after it. */
+function podGone(server: FakeApiServer, name: string): number {
+  server.remove("v1", "Pod", "ouroboros", name);
   return mark(server);
 }
 
@@ -213,6 +236,7 @@ const DAMAGED: readonly { name: string; corefile: string; problem: RegExp }[] = 
 const IMPORT_ENV = {
   CONTROLLER_NAMESPACE: "ouroboros",
   CONTROLLER_DEPLOYMENT: "ouroboros",
+  CONTROLLER_SELECTOR,
   QUIESCE_SECONDS: "5",
   TARGET_NAMESPACE: "kube-system",
   TARGET_CONFIGMAP: "coredns-custom",
@@ -427,34 +451,39 @@ for (const shell of SHELLS) {
 
   test("coredns cleanup scales the controller to 0 and strips only once its pods are gone", async () => {
     await using server = await startFakeApiServer();
-    server.create(controllerDeployment(1));
+    server.create(controllerDeployment(2));
+    // Two controller pods (one that takes longer to shut down), and pods the selector must not catch: the
+    // proxy's, and another release's controller.
+    server.create(pod("ouroboros-7d9c-a"));
+    server.create(pod("ouroboros-7d9c-b"));
+    server.create(
+      pod("ouroboros-proxy-5f4b-a", { ...CONTROLLER_LABELS, "app.kubernetes.io/component": "proxy" }),
+    );
+    server.create(
+      pod("edge-ouroboros-6c8d-a", { ...CONTROLLER_LABELS, "app.kubernetes.io/instance": "edge" }),
+    );
     server.create(configMap("coredns", { Corefile: withBlock(KUBEADM) }));
     await using sandbox = await hookSandbox(shell, server);
     const running = sandbox.start("coredns-cleanup.sh", { ...COREDNS_ENV, QUIESCE_SECONDS: "30" });
-    const deploymentPath = /^\/apis\/apps\/v1\/namespaces\/ouroboros\/deployments\/ouroboros$/;
-    const scalePath = /^\/apis\/apps\/v1\/namespaces\/ouroboros\/deployments\/ouroboros\/scale$/;
 
-    // The controller-manager: once the scale lands, pods start terminating, then are gone.
-    await waitFor("the scale to 0", () => {
-      const spec = server.get("apps/v1", "Deployment", "ouroboros", "ouroboros")!.spec as {
-        replicas: number;
-      };
-      return spec.replicas === 0;
-    }, { timeoutMs: 20_000 });
-    assert.deepEqual(writes(server, scalePath).map((entry) => [entry.method, entry.status]), [[
+    // The test plays the kubelet: once the scale lands, the pods shut down and disappear one by one. The
+    // Deployment's status is never touched: only the pods count.
+    await waitFor("the scale to 0", () => writes(server, SCALE_PATH).length > 0, { timeoutMs: 20_000 });
+    assert.deepEqual(writes(server, SCALE_PATH).map((entry) => [entry.method, entry.status]), [[
       "PATCH",
       200,
     ]]);
-    const polled = (since: number) => reads(server, deploymentPath, since).length;
-    const scaled = writes(server, scalePath)[0]!.index;
-    await waitFor("a poll that sees 1 replica", () => polled(scaled) >= 1, { timeoutMs: 20_000 });
-    const terminating = setDeploymentStatus(server, { replicas: 0, terminatingReplicas: 1 });
-    await waitFor("a poll that sees 1 terminating pod", () => polled(terminating) >= 1, {
-      timeoutMs: 20_000,
-    });
-    assert.equal(running.finished(), false);
-    assert.deepEqual(writes(server, CM_PATH), [], "no strip while the controller still runs");
-    const gone = setDeploymentStatus(server, { replicas: 0 });
+    const spec = server.get("apps/v1", "Deployment", "ouroboros", "ouroboros")!.spec as { replicas: number };
+    assert.equal(spec.replicas, 0);
+    const polled = (since: number) => reads(server, PODS_PATH, since);
+    const scaled = writes(server, SCALE_PATH)[0]!.index;
+    await waitFor("a poll that sees both pods", () => polled(scaled).length >= 1, { timeoutMs: 20_000 });
+    assert.equal(polled(scaled)[0]!.query.labelSelector, CONTROLLER_SELECTOR, "listed by the selector");
+    const oneLeft = podGone(server, "ouroboros-7d9c-a");
+    await waitFor("a poll that sees the last pod", () => polled(oneLeft).length >= 1, { timeoutMs: 20_000 });
+    assert.equal(running.finished(), false, "still waiting while a controller pod is left");
+    assert.deepEqual(writes(server, CM_PATH), [], "no strip while a controller pod is left");
+    const gone = podGone(server, "ouroboros-7d9c-b");
 
     const result = await running.done;
     assertExit(result, 0);
@@ -464,32 +493,30 @@ for (const shell of SHELLS) {
     assert.equal(dataOf(server).Corefile, KUBEADM);
     assert.match(
       result.stdout,
-      /waiting up to 30s for the controller's pods to stop \(replicas 1, terminating 0\)/,
+      /waiting up to 30s for the controller's pods to stop \(2 pod\(s\) left: ouroboros-7d9c-a ouroboros-7d9c-b\)/,
     );
     assert.match(result.stdout, /controller quiesced: no pods left/);
+    assert.equal(server.list("v1", "Pod", "ouroboros").length, 2, "the other pods are not the controller's");
   });
 
-  test("coredns cleanup warns and strips anyway when the controller does not stop in time", async () => {
+  test("coredns cleanup warns and strips anyway when the controller's pods do not go in time", async () => {
     await using server = await startFakeApiServer();
-    server.create(controllerDeployment(2));
+    server.create(controllerDeployment(1));
+    server.create(pod("ouroboros-7d9c-a"));
     server.create(configMap("coredns", { Corefile: withBlock(K3S_TABS) }));
     await using sandbox = await hookSandbox(shell, server);
     const result = await sandbox.run("coredns-cleanup.sh", { ...COREDNS_ENV, QUIESCE_SECONDS: "2" });
     assertExit(result, 0);
     assert.match(
       result.stderr,
-      /WARNING: the controller did not stop within 2s \(replicas 2, terminating 0\); going on anyway/,
+      /WARNING: the controller did not stop within 2s \(1 pod\(s\) left: ouroboros-7d9c-a\); going on anyway/,
     );
-    const scale = writes(server, /\/scale$/)[0]!;
-    const polls = reads(
-      server,
-      /^\/apis\/apps\/v1\/namespaces\/ouroboros\/deployments\/ouroboros$/,
-      scale.index,
+    assert.match(
+      result.stderr,
+      /check with kubectl --namespace ouroboros get pods --selector 'app\.kubernetes\.io\/name=ouroboros,app\.kubernetes\.io\/instance=ouroboros,app\.kubernetes\.io\/component=controller'/,
     );
-    assert.ok(
-      polls.length >= 2 && polls.length <= 4,
-      `polled about once a second for 2s (${polls.length} polls)`,
-    );
+    const scale = writes(server, SCALE_PATH)[0]!;
+    assert.ok(reads(server, PODS_PATH, scale.index).length >= 1, "polled the pods after the scale");
     const strippedAt = writes(server, CM_PATH)[0]!.at;
     assert.ok(strippedAt - scale.at >= 1000, `waited before going on (${strippedAt - scale.at} ms)`);
     assert.equal(dataOf(server).Corefile, K3S_TABS);
@@ -502,6 +529,10 @@ for (const shell of SHELLS) {
     const missing = await sandbox.run("coredns-cleanup.sh", withoutConfigMap);
     assertExit(missing, 1);
     assert.match(missing.stderr, /environment variable TARGET_CONFIGMAP is empty or unset/);
+    const { CONTROLLER_SELECTOR: __, ...withoutSelector } = IMPORT_ENV;
+    const noSelector = await sandbox.run("coredns-import-cleanup.sh", withoutSelector);
+    assertExit(noSelector, 1);
+    assert.match(noSelector.stderr, /environment variable CONTROLLER_SELECTOR is empty or unset/);
     const badKey = await sandbox.run("coredns-import-cleanup.sh", { ...COREDNS_ENV, TARGET_KEY: 'a"b' });
     assertExit(badKey, 1);
     assert.match(badKey.stderr, /TARGET_KEY 'a"b' is not a valid ConfigMap key/);
@@ -527,19 +558,27 @@ for (const shell of SHELLS) {
   test("coredns-import cleanup quiesces, then nulls our key and leaves the other keys", async () => {
     await using server = await startFakeApiServer();
     server.create(controllerDeployment(1));
-    setDeploymentStatus(server, { replicas: 0 });
+    server.create(pod("ouroboros-7d9c-a"));
     const others = { "log.override": "log\n", "edge.override": "rewrite name x.example y.\r\n" };
     server.create(
       configMap("coredns-custom", { ...others, "ouroboros.override": "rewrite name a.example b.\n" }),
     );
     await using sandbox = await hookSandbox(shell, server);
-    const result = await sandbox.run("coredns-import-cleanup.sh", IMPORT_ENV);
+    const running = sandbox.start("coredns-import-cleanup.sh", { ...IMPORT_ENV, QUIESCE_SECONDS: "30" });
+    // The kubelet's part: the pod goes once the scale lands, after the script has seen it.
+    await waitFor("the scale to 0", () => writes(server, SCALE_PATH).length > 0, { timeoutMs: 20_000 });
+    const scaled = writes(server, SCALE_PATH)[0]!.index;
+    await waitFor("a poll that sees the pod", () => reads(server, PODS_PATH, scaled).length >= 1, {
+      timeoutMs: 20_000,
+    });
+    assert.deepEqual(writes(server, IMPORT_PATH), [], "no write while the controller pod is left");
+    const gone = podGone(server, "ouroboros-7d9c-a");
+    const result = await running.done;
     assertExit(result, 0);
     assert.deepEqual(dataOf(server, "coredns-custom"), others);
-    assert.deepEqual(writes(server, IMPORT_PATH).map((entry) => [entry.method, entry.status]), [[
-      "PATCH",
-      200,
-    ]]);
+    const patches = writes(server, IMPORT_PATH);
+    assert.deepEqual(patches.map((entry) => [entry.method, entry.status]), [["PATCH", 200]]);
+    assert.ok(patches[0]!.index >= gone, "the key was removed after the controller's pod was gone");
     assert.equal(
       (server.get("apps/v1", "Deployment", "ouroboros", "ouroboros")!.spec as { replicas: number }).replicas,
       0,

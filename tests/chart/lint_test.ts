@@ -13,7 +13,7 @@ import {
   runHelm,
   skipWithoutHelm,
 } from "../support/helm.ts";
-import { findTool } from "../support/tools.ts";
+import { requireTool, skipWithout } from "../support/tools.ts";
 import { hookScript } from "./hook_script.ts";
 import { CHART_DIR, container, find, parseObjects, renderOk } from "./support.ts";
 
@@ -89,7 +89,7 @@ Deno.test({
 
 Deno.test({
   name: "the packaged chart holds the hook scripts and lib files, not the quickstart, and renders its hooks",
-  ignore: ignore || findTool("tar") === undefined,
+  ignore: ignore || skipWithout("the chart package test", ["tar"]),
   async fn() {
     const helm = requireHelm(helm4);
     const out = await Deno.makeTempDir({ prefix: "ouroboros-package-" });
@@ -97,7 +97,7 @@ Deno.test({
       const run = await runHelm(helm, ["package", CHART_DIR, "--destination", out]);
       assert.equal(run.code, 0, run.stderr);
       const archive = `${out}/ouroboros-0.1.0.tgz`;
-      const listing = await new Deno.Command(findTool("tar")!, { args: ["-tzf", archive], stdout: "piped" })
+      const listing = await new Deno.Command(requireTool("tar"), { args: ["-tzf", archive], stdout: "piped" })
         .output();
       const files = new TextDecoder().decode(listing.stdout).trim().split("\n").sort();
       for (

@@ -388,13 +388,16 @@ const CLUSTER_ROLE = rules("networking.k8s.io/ingresses: get,list,watch", "core/
 const QUIESCE = rules(
   "apps/deployments/scale/ouroboros: get,patch,update",
   "apps/deployments/ouroboros: get",
+  "core/pods: get,list",
 );
+const CONTROLLER_SELECTOR =
+  "app.kubernetes.io/name=ouroboros,app.kubernetes.io/instance=ouroboros,app.kubernetes.io/component=controller";
 
 test("RBAC, coredns mode: the Corefile ConfigMap by name, the hook's narrower rights and the quiesce Role", async () => {
   assert.deepEqual(rbacMatrix(await renderOk(helm())), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role kube-system/ouroboros:ouroboros-coredns": rules(
-      "core/configmaps/coredns: get,list,watch,update,patch",
+      "core/configmaps/coredns: get,list,watch,patch",
     ),
     "Role kube-system/ouroboros:ouroboros-coredns-cleanup": rules("core/configmaps/coredns: get,patch"),
     "Role ouroboros/ouroboros-coredns-cleanup-quiesce": QUIESCE,
@@ -405,7 +408,7 @@ test("RBAC, coredns mode: the Corefile ConfigMap by name, the hook's narrower ri
     {
       "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
       "Role kube-system/ouroboros:ouroboros-coredns": rules(
-        "core/configmaps/coredns: get,list,watch,update,patch",
+        "core/configmaps/coredns: get,list,watch,patch",
       ),
     },
   );
@@ -422,7 +425,7 @@ test("RBAC, coredns-import mode: only the import ConfigMap, never the main Coref
   assert.deepEqual(rbacMatrix(objects), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role dns/ouroboros:ouroboros-coredns-import": rules(
-      "core/configmaps/custom: get,list,watch,update,patch",
+      "core/configmaps/custom: get,list,watch,patch",
     ),
     "Role dns/ouroboros:ouroboros-coredns-cleanup": rules("core/configmaps/custom: get,patch"),
     "Role ouroboros/ouroboros-coredns-cleanup-quiesce": QUIESCE,
@@ -433,11 +436,11 @@ test("RBAC, external-dns mode: records of the active kind, the discover Role onl
   assert.deepEqual(rbacMatrix(await renderOk(helm(), { set: ["controller.mode=external-dns"] })), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role ouroboros/ouroboros:ouroboros-externaldns": rules(
-      "externaldns.k8s.io/dnsendpoints: get,list,watch,create,update,patch,delete",
+      "externaldns.k8s.io/dnsendpoints: get,list,create,patch,delete",
     ),
     "Role ouroboros/ouroboros-externaldns-discover": rules("core/services/ouroboros-proxy: get,list,watch"),
     "Role ouroboros/ouroboros:ouroboros-cleanup": rules(
-      "externaldns.k8s.io/dnsendpoints: list,delete,deletecollection",
+      "externaldns.k8s.io/dnsendpoints: list,delete",
     ),
   });
   const service = await renderOk(helm(), {
@@ -451,9 +454,9 @@ test("RBAC, external-dns mode: records of the active kind, the discover Role onl
   assert.deepEqual(rbacMatrix(service), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role dns/ouroboros:ouroboros-externaldns": rules(
-      "core/services: get,list,watch,create,update,patch,delete",
+      "core/services: get,list,create,patch,delete",
     ),
-    "Role dns/ouroboros:ouroboros-cleanup": rules("core/services: list,delete,deletecollection"),
+    "Role dns/ouroboros:ouroboros-cleanup": rules("core/services: list,delete"),
   });
   const named = await renderOk(helm(), {
     set: ["controller.mode=external-dns", "externalDns.proxyService=edge-proxy"],
@@ -728,6 +731,7 @@ test("coredns hook: pre-delete RBAC at -10, the Job at 0 running coredns-cleanup
     HOME: "/tmp",
     CONTROLLER_NAMESPACE: "ouroboros",
     CONTROLLER_DEPLOYMENT: "ouroboros",
+    CONTROLLER_SELECTOR,
     QUIESCE_SECONDS: "60",
     TARGET_NAMESPACE: "kube-system",
     TARGET_CONFIGMAP: "coredns",
@@ -759,6 +763,7 @@ test("coredns-import hook: the same quiesce, then coredns-import-cleanup.sh on t
     HOME: "/tmp",
     CONTROLLER_NAMESPACE: "ouroboros",
     CONTROLLER_DEPLOYMENT: "ouroboros",
+    CONTROLLER_SELECTOR,
     QUIESCE_SECONDS: "60",
     TARGET_NAMESPACE: "kube-system",
     TARGET_CONFIGMAP: "coredns-custom",
@@ -796,17 +801,52 @@ test("external-dns hook: post-delete, deleting this release's records of the out
   assert.deepEqual(off.filter(isHook), []);
 });
 
+const AFFINITY = {
+  nodeAffinity: {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [{
+        matchExpressions: [{ key: "node-role.kubernetes.io/edge", operator: "Exists" }],
+      }],
+    },
+  },
+};
+
+test("etc-hosts: both DaemonSets target the same nodes, Linux by default (etcHosts.nodeSelector, affinity)", async () => {
+  const objects = await renderOk(helm(), { set: MODES["etc-hosts"] });
+  for (const name of ["ouroboros-etc-hosts", "ouroboros-etc-hosts-cleanup"]) {
+    const spec = podSpec(find(objects, "DaemonSet", name));
+    assert.deepEqual(spec.nodeSelector, { "kubernetes.io/os": "linux" }, name);
+    assert.equal(spec.affinity, undefined, name);
+    assert.deepEqual(spec.tolerations, [{ operator: "Exists" }], name);
+  }
+  // Dropping the default key leaves no node selector on either.
+  const none = await renderOk(helm(), {
+    set: [...MODES["etc-hosts"], "etcHosts.nodeSelector.kubernetes\\.io/os=null"],
+  });
+  for (const name of ["ouroboros-etc-hosts", "ouroboros-etc-hosts-cleanup"]) {
+    assert.equal(podSpec(find(none, "DaemonSet", name)).nodeSelector, undefined, name);
+  }
+});
+
 test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and remove the cleanup DaemonSet (5)", async () => {
   const objects = await renderOk(helm(), {
     release: "edge",
     set: [...MODES["etc-hosts"], "etcHosts.hostsPath=/etc/hosts"],
-    values: { etcHosts: { tolerations: [{ key: "dedicated", operator: "Exists", effect: "NoSchedule" }] } },
+    values: {
+      etcHosts: {
+        tolerations: [{ key: "dedicated", operator: "Exists", effect: "NoSchedule" }],
+        nodeSelector: { "kubernetes.io/os": "linux", pool: "edge" },
+        affinity: AFFINITY,
+      },
+    },
   });
   const quiesce = find(objects, "Job", "edge-ouroboros-etc-hosts-quiesce");
   const cleanup = find(objects, "DaemonSet", "edge-ouroboros-etc-hosts-cleanup");
   const wait = find(objects, "Job", "edge-ouroboros-etc-hosts-cleanup-wait");
   assert.deepEqual(hookOf(quiesce), { hook: "pre-delete", weight: "-5", policy: JOB_HOOK });
-  assert.deepEqual(hookOf(cleanup), { hook: "pre-delete", weight: "0", policy: RBAC_HOOK });
+  // Only before-hook-creation: Helm 4 deletes earlier hooks with hook-succeeded when a later one fails, and
+  // the wait Job's failure message points at this DaemonSet's pods; the Job deletes it on success.
+  assert.deepEqual(hookOf(cleanup), { hook: "pre-delete", weight: "0", policy: "before-hook-creation" });
   assert.deepEqual(hookOf(wait), { hook: "pre-delete", weight: "5", policy: JOB_HOOK });
   assertHookJob(quiesce, "mirror.gcr.io/alpine/kubectl:1.36.3", "etc-hosts-quiesce.sh");
   assertHookJob(wait, "mirror.gcr.io/alpine/kubectl:1.36.3", "etc-hosts-cleanup.sh");
@@ -836,6 +876,10 @@ test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and r
   const pod = podSpec(cleanup);
   assert.deepEqual(pod.tolerations, podSpec(controller).tolerations);
   assert.deepEqual(pod.tolerations, [{ key: "dedicated", operator: "Exists", effect: "NoSchedule" }]);
+  for (const spec of [pod, podSpec(controller)]) {
+    assert.deepEqual(spec.nodeSelector, { "kubernetes.io/os": "linux", pool: "edge" });
+    assert.deepEqual(spec.affinity, AFFINITY);
+  }
   assert.deepEqual(pod.volumes, podSpec(controller).volumes);
   assert.equal(pod.automountServiceAccountToken, false, "the cleanup needs no API access");
   const init = container(cleanup, "cleanup");
@@ -905,6 +949,7 @@ function kubectlNeeds(text: string, resource: string): string[][] {
     configmap: "core/configmaps",
     deployment: "apps/deployments",
     daemonset: "apps/daemonsets",
+    pods: "core/pods",
     services: "core/services",
     "dnsendpoints.externaldns.k8s.io": "externaldns.k8s.io/dnsendpoints",
   };
@@ -1126,17 +1171,16 @@ test("PodDisruptionBudget: one of minAvailable/maxUnavailable, never below 2 pro
   assert.match(neither, /needs podDisruptionBudget\.minAvailable or podDisruptionBudget\.maxUnavailable/);
 });
 
-test("NetworkPolicy: traffic ports from every namespace by default, health ports only from metrics.from", async () => {
+test("NetworkPolicy: traffic ports from every source by default, health ports only from metrics.from", async () => {
   assert.equal(ofKind(await renderOk(helm()), "NetworkPolicy").length, 0, "off by default");
   const objects = await renderOk(helm(), { set: ["networkPolicy.enabled=true"] });
   const proxy = find(objects, "NetworkPolicy", "ouroboros-proxy");
   assert.deepEqual(proxy.spec, {
     podSelector: { matchLabels: selectorLabels("proxy") },
     policyTypes: ["Ingress"],
-    ingress: [{
-      from: [{ namespaceSelector: {} }],
-      ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }],
-    }],
+    // No `from`: every source, nodes and host-network pods (etc-hosts mode's clients) and clients from
+    // outside the cluster included, which a `namespaceSelector: {}` peer would block.
+    ingress: [{ ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }] }],
   });
   assert.deepEqual(find(objects, "NetworkPolicy", "ouroboros").spec, {
     podSelector: { matchLabels: selectorLabels("controller") },
@@ -1152,7 +1196,7 @@ test("NetworkPolicy: traffic ports from every namespace by default, health ports
     values: { networkPolicy: { ingress: { from: peers }, metrics: { from: monitoring } } },
   });
   assert.deepEqual((find(open, "NetworkPolicy", "ouroboros-proxy").spec as { ingress: unknown[] }).ingress, [
-    { from: peers, ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }] },
+    { ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }], from: peers },
     { from: monitoring, ports: [{ port: 8081, protocol: "TCP" }] },
   ]);
   const controllerPolicy = find(open, "NetworkPolicy", "ouroboros");
@@ -1174,13 +1218,27 @@ test("disabling parts: no proxy objects without the proxy, no controller objects
     set: ["proxy.enabled=false", "podDisruptionBudget.enabled=true", "networkPolicy.enabled=true"],
   });
   assert.ok(!noProxy.some((o) => o.metadata.name === "ouroboros-proxy"), ids(noProxy).join());
-  const noController = await renderOk(helm(), {
-    set: ["controller.enabled=false", "controller.coredns.cleanupOnUninstall=false"],
+  // With the controller disabled no hook renders either, whatever cleanupOnUninstall says: there is nothing
+  // to stop and nothing it wrote.
+  for (const mode of ["coredns", "coredns-import", "external-dns"] as const) {
+    const noController = await renderOk(helm(), { set: [...MODES[mode], "controller.enabled=false"] });
+    assert.deepEqual(ids(noController), [
+      "Deployment ouroboros/ouroboros-proxy",
+      "Service ouroboros/ouroboros-proxy",
+    ], mode);
+    assert.deepEqual(noController.filter(isHook), [], mode);
+  }
+  const noDaemonSet = await renderOk(helm(), {
+    set: ["controller.mode=etc-hosts", "controller.enabled=false"],
   });
-  assert.deepEqual(ids(noController), [
-    "Deployment ouroboros/ouroboros-proxy",
-    "Service ouroboros/ouroboros-proxy",
-  ]);
+  assert.deepEqual(
+    noDaemonSet.filter(isHook),
+    [],
+    "etc-hosts via controller.mode with the controller disabled",
+  );
+  // etcHosts.enabled renders the DaemonSet even with controller.enabled=false (as the original), and its hooks.
+  const forced = await renderOk(helm(), { set: [...MODES["etc-hosts"], "controller.enabled=false"] });
+  assert.ok(forced.some((o) => isHook(o) && o.kind === "DaemonSet"), ids(forced).join());
 });
 
 // --- Every object is valid ------------------------------------------------------------------
@@ -1252,6 +1310,39 @@ test("NOTES: the real cluster domain or run-time detection, and each mode's veri
   assert.match(hosts, /pod-security\.kubernetes\.io\/enforce=privileged/);
   assert.match(hosts, /maps them to 10\.96\.0\.50/);
   assert.match(hosts, /get daemonset ouroboros-etc-hosts/);
+});
+
+test("NOTES: the resolution check fits the mode, and the Corefile step names the hostnames that count", async () => {
+  // CoreDNS modes and external-dns without a proxy IP: from a pod, to the proxy's ClusterIP.
+  for (const set of [MODES.coredns, MODES["coredns-import"], MODES["external-dns"]]) {
+    const text = await notes(helm(), { set });
+    assert.match(
+      text,
+      /3\. From any pod, a public hostname .* resolves to that ClusterIP:\n.*nslookup <hostname>/,
+    );
+    assert.doesNotMatch(text, /getent/);
+  }
+  // etc-hosts: pods do not read the node's hosts file, so the check runs on a node.
+  const hosts = await notes(helm(), { set: MODES["etc-hosts"] });
+  assert.match(hosts, /3\. On a node \(pods do not read the node's hosts file\)/);
+  assert.match(hosts, /\n {7}getent hosts <hostname>\n/);
+  assert.match(hosts, /chroot \/host getent hosts <hostname>/);
+  assert.match(hosts, /resolves to\n {5}10\.96\.0\.50/);
+  assert.doesNotMatch(hosts, /nslookup|From any pod/);
+  // external-dns with a proxy IP: the records hold that IP, not the ClusterIP.
+  const pinned = await notes(helm(), { set: [...MODES["external-dns"], "externalDns.proxyIP=10.0.0.5"] });
+  assert.match(pinned, /resolves to\n {5}10\.0\.0\.5 \(externalDns\.proxyIP\)/);
+  assert.doesNotMatch(pinned, /resolves to that ClusterIP/);
+
+  assert.match(await notes(helm()), /one rewrite line per hostname:\n {5}the TLS hosts of your Ingresses\):/);
+  const wide = await notes(helm(), {
+    set: ["controller.ingressHosts=all", "controller.gatewayApi.enabled=true"],
+  });
+  assert.match(
+    wide,
+    /one rewrite line per hostname:\n {5}every host of your Ingresses \(TLS and rules\), and those of your Gateways and HTTPRoutes\):/,
+  );
+  assert.doesNotMatch(wide, /per TLS hostname/);
 });
 
 test("controller.v8Flags reaches the controller as DENO_V8_FLAGS in both workloads, and nothing is set by default", async () => {

@@ -5,7 +5,7 @@
  */
 
 import assert from "node:assert/strict";
-import { parseDocument } from "npm:yaml@2.9.1";
+import { parseDocument } from "yaml";
 import { installHelm3, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import { CHART_DIR, renderFails, renderOk } from "./support.ts";
 
@@ -159,6 +159,8 @@ const NEW_KEYS = [
   "proxy.proxyProtocol",
   "proxy.logLevel",
   "proxy.logFormat",
+  "etcHosts.nodeSelector",
+  "etcHosts.affinity",
   "etcHosts.cleanupOnUninstall",
   "etcHosts.cleanupPauseImage",
   "rbac.events",
@@ -183,7 +185,8 @@ function docComments(text: string): Map<string, string> {
       pending.push(comment[1]!);
       continue;
     }
-    const key = /^(\s*)([A-Za-z][\w.-]*):/.exec(line);
+    // Keys may hold dots and slashes (label keys such as kubernetes.io/os).
+    const key = /^(\s*)([A-Za-z][\w./-]*):/.exec(line);
     if (key === null) {
       if (line.trim() === "") pending = [];
       continue;

@@ -7,13 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { parseAllDocuments } from "npm:yaml@2.9.1";
+import { parseAllDocuments } from "yaml";
 import { type Helm, type HelmRun, runHelm } from "../support/helm.ts";
 
 /** The chart folder. */
 export const CHART_DIR = new URL("../../chart", import.meta.url).pathname;
-/** The repository root. */
-export const REPO_DIR = new URL("../..", import.meta.url).pathname;
 
 /** Object metadata as the chart renders it. */
 export interface Metadata {
@@ -92,6 +90,7 @@ export interface PodSpec {
   readonly volumes?: Volume[];
   readonly tolerations?: Record<string, unknown>[];
   readonly nodeSelector?: Record<string, string>;
+  readonly affinity?: Record<string, unknown>;
   readonly imagePullSecrets?: { name: string }[];
 }
 

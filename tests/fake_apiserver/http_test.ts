@@ -46,7 +46,7 @@ Deno.test("discovery lists every kind with verbs, short names, scope and the sca
   assert.equal(coreResources.find((resource) => resource.name === "namespaces")!.namespaced, false);
   assert.deepEqual(
     coreResources.filter((resource) => !resource.name.includes("/")).map((resource) => resource.kind).sort(),
-    ["ConfigMap", "Event", "Namespace", "Service"],
+    ["ConfigMap", "Event", "Namespace", "Pod", "Service"],
   );
 
   const apps = (await call(server.url, "GET", "/apis/apps/v1")).body

@@ -1,11 +1,14 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2154 # $work is set by make_work in lib/common.sh, which runs first
 # Shared by the coredns and coredns-import hook scripts, after lib/common.sh: the quiesce function.
-# It uses CONTROLLER_NAMESPACE, CONTROLLER_DEPLOYMENT and QUIESCE_SECONDS (checked by the script first) and
-# the work folder $work (make_work).
+# It uses CONTROLLER_NAMESPACE, CONTROLLER_DEPLOYMENT, CONTROLLER_SELECTOR and QUIESCE_SECONDS (checked by
+# the script first) and the work folder $work (make_work).
 
-# Scale the controller to 0 and wait until its pods are gone, so it cannot write the block again after we
-# remove it. Trouble here is reported and the cleanup goes on: the block is removed either way.
+# Scale the controller to 0 and wait until none of its pods is left, so it cannot write the block again
+# after we remove it. The pods themselves are what counts, listed by the controller's selector labels
+# (CONTROLLER_SELECTOR): the Deployment's .status.replicas never counts pods that are shutting down, and
+# .status.terminatingReplicas exists only from Kubernetes 1.33 on, so a terminating controller would look
+# gone there. Trouble here is reported and the cleanup goes on: the block is removed either way.
 quiesce() {
   log "quiescing the controller: scaling deployment $CONTROLLER_NAMESPACE/$CONTROLLER_DEPLOYMENT to 0 replicas"
   if kubectl scale deployment "$CONTROLLER_DEPLOYMENT" --namespace "$CONTROLLER_NAMESPACE" --replicas=0 \
@@ -23,25 +26,21 @@ quiesce() {
   start_deadline "$QUIESCE_SECONDS"
   announced=
   while :; do
-    state=
-    if kubectl get deployment "$CONTROLLER_DEPLOYMENT" --namespace "$CONTROLLER_NAMESPACE" --ignore-not-found \
-      --output 'jsonpath={.status.replicas}/{.status.terminatingReplicas}' >"$work/replicas" 2>"$work/err"; then
-      state=$(cat "$work/replicas")
-      case "$state" in
-        '' | / | 0/ | /0 | 0/0)
-          log "controller quiesced: no pods left"
-          return 0
-          ;;
-      esac
+    if kubectl get pods --namespace "$CONTROLLER_NAMESPACE" --selector "$CONTROLLER_SELECTOR" --output name \
+      >"$work/pods" 2>"$work/err"; then
+      if [ ! -s "$work/pods" ]; then
+        log "controller quiesced: no pods left"
+        return 0
+      fi
+      count=$(grep -c . "$work/pods" || :)
+      pods="$count pod(s) left: $(sed 's|^pod/||' "$work/pods" | tr '\n' ' ' | sed 's/ $//')"
+    else
+      pods="pods unreadable: $(head -n 1 "$work/err")"
     fi
-    replicas=${state%%/*}
-    terminating=${state#*/}
-    pods="replicas ${replicas:-0}, terminating ${terminating:-0}"
-    [ -n "$state" ] || pods="status unreadable"
     if past_deadline; then
       warn "the controller did not stop within ${QUIESCE_SECONDS}s ($pods);" \
         "going on anyway. If it is still running it may write its block again: check with" \
-        "kubectl --namespace $CONTROLLER_NAMESPACE get deployment $CONTROLLER_DEPLOYMENT"
+        "kubectl --namespace $CONTROLLER_NAMESPACE get pods --selector '$CONTROLLER_SELECTOR'"
       return 0
     fi
     if [ -z "$announced" ]; then

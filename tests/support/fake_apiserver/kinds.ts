@@ -95,6 +95,15 @@ export const KINDS: readonly KindInfo[] = [
   kindInfo({
     group: "",
     version: "v1",
+    kind: "Pod",
+    plural: "pods",
+    shortNames: ["po"],
+    categories: ["all"],
+    statusSubresource: true,
+  }),
+  kindInfo({
+    group: "",
+    version: "v1",
     kind: "Service",
     plural: "services",
     shortNames: ["svc"],
