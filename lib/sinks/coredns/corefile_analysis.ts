@@ -15,7 +15,7 @@
  * @module
  */
 
-import { type CorefileLine, splitLines } from "./corefile_lines.ts";
+import { splitLines, type TextLine } from "../text_lines.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import { type MarkerScan, scanMarkers } from "./corefile_markers.ts";
 import { findOwnBlock, type OwnBlock } from "./own_block.ts";
@@ -32,7 +32,7 @@ export interface CorefileAnalysis {
   /** The Corefile as read. */
   readonly text: string;
   /** Its physical lines. */
-  readonly lines: readonly CorefileLine[];
+  readonly lines: readonly TextLine[];
   /**
    * Its tokens. When {@linkcode own} is set, none for the lines between our markers: they were
    * read as rules from the raw lines instead.
@@ -98,7 +98,7 @@ export function analyzeCorefile(
 
 function analyze(
   text: string,
-  lines: readonly CorefileLine[],
+  lines: readonly TextLine[],
   blockMarkers: BlockMarkers,
   own: OwnBlock | undefined,
 ): CorefileAnalysis | CorefileRefusal {

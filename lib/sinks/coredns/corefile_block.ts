@@ -44,7 +44,8 @@
 
 import { hasReloadPluginIn } from "./corefile_checks.ts";
 import { analyzeCorefile, type CorefileAnalysis } from "./corefile_analysis.ts";
-import { type CorefileLine, detectNewline, leadingIndent } from "./corefile_lines.ts";
+import { newlineStyle, type TextLine } from "../text_lines.ts";
+import { leadingIndent } from "./corefile_lines.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import { type CorefileRefusal, refusal } from "./corefile_problems.ts";
 import type { CorefileToken } from "./corefile_tokens.ts";
@@ -103,15 +104,15 @@ export function applyCorefileBlock(
   let start: number;
   let end: number;
   if (markers.kind === "present") {
-    start = (lines[markers.beginLine] as CorefileLine).start;
-    end = (lines[markers.endLine] as CorefileLine).end;
+    start = (lines[markers.beginLine] as TextLine).start;
+    end = (lines[markers.endLine] as TextLine).end;
   } else if (hosts.length === 0) {
     return { kind: "unchanged" };
   } else {
-    start = end = (lines[analysis.rootCloseLine] as CorefileLine).start;
+    start = end = (lines[analysis.rootCloseLine] as TextLine).start;
   }
 
-  const block = renderBlock(hosts, fqdn, detectIndent(analysis), detectNewline(corefile), blockMarkers);
+  const block = renderBlock(hosts, fqdn, detectIndent(analysis), newlineStyle(corefile), blockMarkers);
   const result = corefile.slice(0, start) + block + corefile.slice(end);
   if (result === corefile) return { kind: "unchanged" };
 

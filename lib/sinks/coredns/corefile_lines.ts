@@ -1,76 +1,11 @@
 /**
- * The physical-line view of a Corefile that every splice works on, keeping each line's own
- * terminator so the bytes we do not own come back exactly as they were read.
- *
- * A line ends at `\n`; a `\r` right before that `\n` belongs to the terminator (CRLF). A `\r`
- * anywhere else is ordinary content, exactly as CoreDNS's lexer sees it (it treats a lone `\r`
- * as whitespace, never as a line break). The last line has an empty terminator when the text
- * does not end with a newline, which is how "no final newline" survives an edit.
+ * Corefile-specific line helpers; the line splitting itself is shared with the hosts-file editor
+ * (`../text_lines.ts`).
  *
  * Pure: no I/O.
  *
  * @module
  */
-
-/** One physical line: `text.slice(start, contentEnd)` is its content, `terminator` follows. */
-export interface CorefileLine {
-  /** Offset (UTF-16 code units) of the first character of the line. */
-  readonly start: number;
-  /** Offset just past the content, where the terminator starts. */
-  readonly contentEnd: number;
-  /** Offset just past the terminator: the next line's `start`. */
-  readonly end: number;
-  /** `"\n"`, `"\r\n"`, or `""` for a last line without a newline. */
-  readonly terminator: "" | "\n" | "\r\n";
-}
-
-/**
- * Splits text into physical lines. Joining `text.slice(line.start, line.end)` over all lines
- * gives the input back exactly. The empty string has no lines; a text ending in a newline has
- * no empty line after it.
- *
- * @example
- * ```ts
- * splitLines(".:53 {\r\n}\n").map((l) => l.terminator); // ["\r\n", "\n"]
- * splitLines("}").map((l) => l.terminator);            // [""]
- * ```
- */
-export function splitLines(text: string): CorefileLine[] {
-  const lines: CorefileLine[] = [];
-  let start = 0;
-  while (start < text.length) {
-    const newline = text.indexOf("\n", start);
-    if (newline === -1) {
-      lines.push({ start, contentEnd: text.length, end: text.length, terminator: "" });
-      break;
-    }
-    const crlf = newline > start && text.charCodeAt(newline - 1) === 0x0d;
-    lines.push({
-      start,
-      contentEnd: crlf ? newline - 1 : newline,
-      end: newline + 1,
-      terminator: crlf ? "\r\n" : "\n",
-    });
-    start = newline + 1;
-  }
-  return lines;
-}
-
-/**
- * The newline our inserted lines use: the style of the file's first line break (`\r\n` when it
- * is preceded by `\r`, else `\n`), and `\n` for a text without any. A file with mixed endings
- * gets the style of its first line, which is the header of every Corefile a distribution ships.
- *
- * @example
- * ```ts
- * detectNewline(".:53 {\r\n    errors\r\n}\r\n"); // "\r\n"
- * detectNewline(".:53 {\n}");                     // "\n"
- * ```
- */
-export function detectNewline(text: string): "\n" | "\r\n" {
-  const newline = text.indexOf("\n");
-  return newline > 0 && text.charCodeAt(newline - 1) === 0x0d ? "\r\n" : "\n";
-}
 
 /**
  * The leading run of spaces and tabs of a line's content. Only those two characters are ever
@@ -90,26 +25,4 @@ export function leadingIndent(text: string, start: number, end: number = text.le
     index++;
   }
   return text.slice(start, index);
-}
-
-/**
- * Trims ASCII whitespace (space, tab, CR, LF, vertical tab, form feed) from both ends. Marker
- * lines are compared after this trim and no other: a no-break space or any other Unicode
- * whitespace around a marker makes it a different line.
- *
- * @example
- * ```ts
- * trimAsciiWhitespace("  # === END ouroboros ===\r"); // "# === END ouroboros ==="
- * ```
- */
-export function trimAsciiWhitespace(text: string): string {
-  let start = 0;
-  let end = text.length;
-  while (start < end && isAsciiWhitespace(text.charCodeAt(start))) start++;
-  while (end > start && isAsciiWhitespace(text.charCodeAt(end - 1))) end--;
-  return text.slice(start, end);
-}
-
-function isAsciiWhitespace(code: number): boolean {
-  return code === 0x20 || (code >= 0x09 && code <= 0x0d);
 }

@@ -31,8 +31,8 @@
  * @module
  */
 
-import type { CorefileLine } from "./corefile_lines.ts";
-import { trimAsciiWhitespace } from "./corefile_lines.ts";
+import type { TextLine } from "../text_lines.ts";
+import { trimAsciiWhitespace } from "../text_lines.ts";
 import { type CorefileRefusal, type MarkerProblem, refusal } from "./corefile_problems.ts";
 import type { ServerBlock } from "./corefile_structure.ts";
 import type { CorefileComment, CorefileToken } from "./corefile_tokens.ts";
@@ -55,7 +55,7 @@ export interface MarkerScanInput {
   /** The Corefile. */
   readonly text: string;
   /** Its physical lines. */
-  readonly lines: readonly CorefileLine[];
+  readonly lines: readonly TextLine[];
   /** Its tokens (tokenization succeeded). */
   readonly tokens: readonly CorefileToken[];
   /** Its comments. */

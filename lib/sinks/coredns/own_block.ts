@@ -23,7 +23,7 @@
  */
 
 import type { BlockMarkers } from "../markers.ts";
-import { type CorefileLine, trimAsciiWhitespace } from "./corefile_lines.ts";
+import { isAsciiWhitespace, type TextLine, trimAsciiWhitespace } from "../text_lines.ts";
 import { fqdnProblem, hostProblem } from "./rewrite_lines.ts";
 
 /** Our block as read from the raw lines. */
@@ -67,7 +67,7 @@ const BLANK = /^[ \t]*$/;
  */
 export function findOwnBlock(
   text: string,
-  lines: readonly CorefileLine[],
+  lines: readonly TextLine[],
   markers: BlockMarkers,
 ): OwnBlock | undefined {
   let beginLine = -1;
@@ -75,7 +75,7 @@ export function findOwnBlock(
   for (const [index, line] of lines.entries()) {
     // Cheap filter first: a marker line is a comment, so its first visible character is `#`.
     let at = line.start;
-    while (at < line.contentEnd && isAsciiSpace(text.charCodeAt(at))) at++;
+    while (at < line.contentEnd && isAsciiWhitespace(text.charCodeAt(at))) at++;
     if (text.charCodeAt(at) !== 0x23 /* # */ || at >= line.contentEnd) continue;
     const trimmed = trimAsciiWhitespace(text.slice(line.start, line.contentEnd));
     if (trimmed === markers.begin) {
@@ -93,7 +93,7 @@ export function findOwnBlock(
   let mixed = false;
   let exact = false;
   for (let index = beginLine + 1; index < endLine; index++) {
-    const line = lines[index] as CorefileLine;
+    const line = lines[index] as TextLine;
     const content = text.slice(line.start, line.contentEnd);
     if (BLANK.test(content)) continue;
     if (SPECIAL.test(content)) return undefined;
@@ -106,8 +106,8 @@ export function findOwnBlock(
     hosts.push(from);
     if (exactWord !== undefined) exact = true;
   }
-  const first = lines[beginLine + 1] as CorefileLine;
-  const last = lines[endLine] as CorefileLine;
+  const first = lines[beginLine + 1] as TextLine;
+  const last = lines[endLine] as TextLine;
   return {
     beginLine,
     endLine,
@@ -118,9 +118,4 @@ export function findOwnBlock(
     target: mixed ? undefined : target,
     exact,
   };
-}
-
-/** Space, tab and the other ASCII whitespace `trimAsciiWhitespace` removes. */
-function isAsciiSpace(code: number): boolean {
-  return code === 0x20 || (code >= 0x09 && code <= 0x0d);
 }

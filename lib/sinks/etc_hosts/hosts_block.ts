@@ -35,7 +35,7 @@
  */
 
 import { entryNames, type EntryPlan, planEntries, renderEntry } from "./hosts_entries.ts";
-import { type HostsLine, newlineStyle, splitHostsLines } from "./hosts_lines.ts";
+import { newlineStyle, splitLines, type TextLine } from "../text_lines.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import { scanHostsMarkers } from "./hosts_markers.ts";
 import type { HostsRefusal } from "./hosts_problems.ts";
@@ -95,14 +95,14 @@ export function removeHostsBlock(text: string, markers: BlockMarkers = DEFAULT_M
 }
 
 function splice(text: string, plan: EntryPlan | undefined, markers: BlockMarkers): HostsEdit {
-  const lines = splitHostsLines(text);
+  const lines = splitLines(text);
   const scan = scanHostsMarkers(text, lines, markers);
   if (scan.kind === "refused") return scan;
   const previousHosts = scan.kind === "present" ? scan.entries.map((entry) => entry.host) : [];
   const entries = plan === undefined ? [] : plan.hosts.map((host) => renderEntry(plan.ip, host));
 
   let output: string;
-  let linesAbove: readonly HostsLine[];
+  let linesAbove: readonly TextLine[];
   if (scan.kind === "absent") {
     linesAbove = lines;
     if (entries.length === 0) {
@@ -115,8 +115,8 @@ function splice(text: string, plan: EntryPlan | undefined, markers: BlockMarkers
       else output = text + newline + block;
     }
   } else {
-    const begin = lines[scan.beginLine] as HostsLine;
-    const end = lines[scan.endLine] as HostsLine;
+    const begin = lines[scan.beginLine] as TextLine;
+    const end = lines[scan.endLine] as TextLine;
     linesAbove = lines.slice(0, scan.beginLine);
     if (entries.length === 0) {
       let from = begin.start;
@@ -140,7 +140,7 @@ function splice(text: string, plan: EntryPlan | undefined, markers: BlockMarkers
   return { kind: "changed", text: output, previousHosts, shadowed };
 }
 
-function shadowedHosts(text: string, above: readonly HostsLine[], hosts: readonly string[]): string[] {
+function shadowedHosts(text: string, above: readonly TextLine[], hosts: readonly string[]): string[] {
   const names = new Set<string>();
   for (const line of above) {
     for (const name of entryNames(text.slice(line.start, line.contentEnd))) names.add(name);

@@ -14,7 +14,7 @@
  */
 
 import { formatIp, parseIp } from "../../util/ip.ts";
-import { trimAscii } from "./hosts_lines.ts";
+import { trimAsciiWhitespace } from "../text_lines.ts";
 import { type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
 
 /** The longest hostname written (RFC 1035 text form without the trailing dot). */
@@ -124,7 +124,7 @@ export function parseOwnEntry(content: string): { readonly ip: string; readonly 
  */
 export function entryNames(content: string): string[] {
   const hash = content.indexOf("#");
-  const fields = trimAscii(hash < 0 ? content : content.slice(0, hash)).split(FIELD_SEPARATOR);
+  const fields = trimAsciiWhitespace(hash < 0 ? content : content.slice(0, hash)).split(FIELD_SEPARATOR);
   const [address, ...names] = fields;
   if (address === undefined || address === "" || parseIp(address) === undefined) return [];
   return names.map((name) => name.toLowerCase());

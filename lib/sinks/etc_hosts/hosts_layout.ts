@@ -36,7 +36,7 @@
  * @module
  */
 
-import { splitHostsLines, trimAscii } from "./hosts_lines.ts";
+import { splitLines, trimAsciiWhitespace } from "../text_lines.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 
 /** The byte used to reserve space and to fill the tail of an interrupted shrink. */
@@ -128,9 +128,9 @@ export function endSlack(
   text: string,
   markers: BlockMarkers = DEFAULT_MARKERS,
 ): { readonly start: number; readonly length: number } | undefined {
-  for (const line of splitHostsLines(text)) {
+  for (const line of splitLines(text)) {
     const content = text.slice(line.start, line.contentEnd);
-    if (trimAscii(content) !== markers.end) continue;
+    if (trimAsciiWhitespace(content) !== markers.end) continue;
     let start = line.contentEnd;
     while (start > line.start && isSlack(text.charCodeAt(start - 1))) start--;
     return { start, length: line.contentEnd - start };

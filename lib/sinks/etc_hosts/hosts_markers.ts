@@ -25,7 +25,7 @@
 
 import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker, MARKER_LIKE } from "../markers.ts";
 import { parseOwnEntry } from "./hosts_entries.ts";
-import { type HostsLine, trimAscii } from "./hosts_lines.ts";
+import { type TextLine, trimAsciiWhitespace } from "../text_lines.ts";
 import { type HostsMarkerProblem, type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
 
 /** How to recover from any marker problem; ends every marker message. */
@@ -58,20 +58,20 @@ export type HostsMarkerScan =
  * ```ts
  * const text = "127.0.0.1 localhost\n# === BEGIN ouroboros (do not edit by hand) ===\n" +
  *   "10.96.0.10 app.example.com\n# === END ouroboros ===\n";
- * scanHostsMarkers(text, splitHostsLines(text));
+ * scanHostsMarkers(text, splitLines(text));
  * // { kind: "present", beginLine: 1, endLine: 3, entries: [{ ip: "10.96.0.10", host: "app.example.com" }] }
  * ```
  */
 export function scanHostsMarkers(
   text: string,
-  lines: readonly HostsLine[],
+  lines: readonly TextLine[],
   markers: BlockMarkers = DEFAULT_MARKERS,
 ): HostsMarkerScan {
   const begins: number[] = [];
   const ends: number[] = [];
   for (const [index, line] of lines.entries()) {
     const content = text.slice(line.start, line.contentEnd);
-    const trimmed = trimAscii(content);
+    const trimmed = trimAsciiWhitespace(content);
     if (trimmed === markers.begin) {
       begins.push(index);
       continue;
@@ -120,9 +120,9 @@ export function scanHostsMarkers(
 
   const entries: FoundEntry[] = [];
   for (let index = begin + 1; index < end; index++) {
-    const line = lines[index] as HostsLine;
+    const line = lines[index] as TextLine;
     const content = text.slice(line.start, line.contentEnd);
-    if (trimAscii(content) === "") continue;
+    if (trimAsciiWhitespace(content) === "") continue;
     const entry = parseOwnEntry(content);
     if (entry === undefined) {
       return hostsRefusal(

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type CorefileToken, tokenizeCorefile } from "../../../lib/sinks/coredns/corefile_tokens.ts";
-import { detectNewline, splitLines, trimAsciiWhitespace } from "../../../lib/sinks/coredns/corefile_lines.ts";
+import { newlineStyle, splitLines, trimAsciiWhitespace } from "../../../lib/sinks/text_lines.ts";
 
 function tokens(text: string): readonly CorefileToken[] {
   const result = tokenizeCorefile(text);
@@ -103,11 +103,11 @@ Deno.test("splitLines keeps every byte and each line's own terminator", () => {
   assert.equal(splitLines("x\n").length, 1);
 });
 
-Deno.test("detectNewline follows the first line break", () => {
-  assert.equal(detectNewline("a\r\nb\n"), "\r\n");
-  assert.equal(detectNewline("a\nb\r\n"), "\n");
-  assert.equal(detectNewline("a"), "\n");
-  assert.equal(detectNewline("\n"), "\n");
+Deno.test("newlineStyle follows the first line break", () => {
+  assert.equal(newlineStyle("a\r\nb\n"), "\r\n");
+  assert.equal(newlineStyle("a\nb\r\n"), "\n");
+  assert.equal(newlineStyle("a"), "\n");
+  assert.equal(newlineStyle("\n"), "\n");
 });
 
 Deno.test("trimAsciiWhitespace leaves Unicode whitespace in place", () => {

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { applyCorefileBlock } from "../../../lib/sinks/coredns/corefile_block.ts";
 import { analyzeCorefile, type CorefileAnalysis } from "../../../lib/sinks/coredns/corefile_analysis.ts";
 import type { CorefileRefusal } from "../../../lib/sinks/coredns/corefile_problems.ts";
-import { splitLines } from "../../../lib/sinks/coredns/corefile_lines.ts";
+import { splitLines } from "../../../lib/sinks/text_lines.ts";
 import { findOwnBlock } from "../../../lib/sinks/coredns/own_block.ts";
 import { blockMarkers, DEFAULT_MARKERS } from "../../../lib/sinks/markers.ts";
 import { prng } from "../../support/random.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { applyHostsBlock, removeHostsBlock } from "../../../lib/sinks/etc_hosts/hosts_block.ts";
 import { editHostsFile, type HostsFileResult } from "../../../lib/sinks/etc_hosts/hosts_file.ts";
 import { scanHostsMarkers } from "../../../lib/sinks/etc_hosts/hosts_markers.ts";
-import { splitHostsLines } from "../../../lib/sinks/etc_hosts/hosts_lines.ts";
+import { splitLines } from "../../../lib/sinks/text_lines.ts";
 import { requireTool, skipWithout } from "../../support/tools.ts";
 import { waitFor } from "../../support/wait.ts";
 import { DEBIAN, END, expectedBlock, IP, withoutBlock } from "./support.ts";
@@ -275,7 +275,7 @@ Deno.test("a process appending every few ms while we rewrite the block in a loop
     Array.from({ length: lines }, (_, index) => `10.1.0.${index % 250 + 1} appended-${index}.internal\n`)
       .join("");
   assert.equal(withoutBlock(text), expectedOthers, "others' lines in order, nothing else outside the block");
-  const scan = scanHostsMarkers(text, splitHostsLines(text));
+  const scan = scanHostsMarkers(text, splitLines(text));
   assert.equal(scan.kind, "present");
   if (scan.kind === "present") assert.deepEqual(scan.entries.map((entry) => entry.host), last);
   assert.ok(
