@@ -81,3 +81,58 @@ export function isOtherReleaseMarker(trimmed: string, markers: BlockMarkers): bo
   if (match === null) return false;
   return (match[1] ?? match[2] ?? "") !== markers.id;
 }
+
+/** What is wrong with the marker lines found, as both editors word it. */
+export type MarkerPairProblem =
+  | "duplicate-begin"
+  | "duplicate-end"
+  | "begin-without-end"
+  | "end-without-begin"
+  | "end-before-begin";
+
+/** The outcome of {@linkcode markerPair}: no markers, one intact pair, or what is wrong. */
+export type MarkerPair =
+  | { readonly kind: "absent" }
+  | { readonly kind: "pair"; readonly begin: number; readonly end: number }
+  | { readonly kind: "damaged"; readonly problem: MarkerPairProblem; readonly detail: string };
+
+/**
+ * Checks the 0-based lines on which exact BEGIN and END markers were found: none, or exactly one
+ * of each with END after BEGIN. Shared by the Corefile and hosts-file editors, so both refuse
+ * the same damage with the same words.
+ *
+ * @example
+ * ```ts
+ * markerPair([4], [2]); // { kind: "damaged", problem: "end-before-begin", detail: "the END marker on line 3 …" }
+ * ```
+ */
+export function markerPair(begins: readonly number[], ends: readonly number[]): MarkerPair {
+  const shown = (list: readonly number[]): string => list.map((line) => line + 1).join(", ");
+  const damaged = (problem: MarkerPairProblem, detail: string): MarkerPair => ({
+    kind: "damaged",
+    problem,
+    detail,
+  });
+  if (begins.length > 1) {
+    return damaged("duplicate-begin", `there are ${begins.length} BEGIN markers (lines ${shown(begins)}).`);
+  }
+  if (ends.length > 1) {
+    return damaged("duplicate-end", `there are ${ends.length} END markers (lines ${shown(ends)}).`);
+  }
+  const [begin] = begins;
+  const [end] = ends;
+  if (begin === undefined && end === undefined) return { kind: "absent" };
+  if (end === undefined) {
+    return damaged("begin-without-end", `the BEGIN marker on line ${shown(begins)} has no END marker.`);
+  }
+  if (begin === undefined) {
+    return damaged("end-without-begin", `the END marker on line ${shown(ends)} has no BEGIN marker.`);
+  }
+  if (end < begin) {
+    return damaged(
+      "end-before-begin",
+      `the END marker on line ${end + 1} comes before the BEGIN marker on line ${begin + 1}.`,
+    );
+  }
+  return { kind: "pair", begin, end };
+}

@@ -4,7 +4,13 @@
  */
 
 import assert from "node:assert/strict";
-import { blockMarkers, DEFAULT_MARKERS, isMarkerId, isOtherReleaseMarker } from "../../lib/sinks/markers.ts";
+import {
+  blockMarkers,
+  DEFAULT_MARKERS,
+  isMarkerId,
+  isOtherReleaseMarker,
+  markerPair,
+} from "../../lib/sinks/markers.ts";
 import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
 import { applyHostsBlock, removeHostsBlock } from "../../lib/sinks/etc_hosts/hosts_block.ts";
 import { planWrite } from "../../lib/sinks/etc_hosts/hosts_layout.ts";
@@ -122,4 +128,21 @@ Deno.test("hosts file: in-place length slack goes on this release's END line, ne
   assert.equal(plan.text.length, current.length);
   assert.ok(plan.text.endsWith(`${EDGE.end}${" ".repeat(current.length - desired.length)}\n`));
   assert.ok(plan.text.includes(`${DEFAULT_MARKERS.end}\n`), "the other END line is untouched");
+});
+
+Deno.test("markerPair: none, one ordered pair, or the damage named the same way for both editors", () => {
+  assert.deepEqual(markerPair([], []), { kind: "absent" });
+  assert.deepEqual(markerPair([2], [5]), { kind: "pair", begin: 2, end: 5 });
+  const table: [number[], number[], string, RegExp][] = [
+    [[1, 4], [6], "duplicate-begin", /2 BEGIN markers \(lines 2, 5\)/],
+    [[1], [3, 6], "duplicate-end", /2 END markers \(lines 4, 7\)/],
+    [[1], [], "begin-without-end", /BEGIN marker on line 2 has no END/],
+    [[], [1], "end-without-begin", /END marker on line 2 has no BEGIN/],
+    [[4], [2], "end-before-begin", /END marker on line 3 comes before the BEGIN marker on line 5/],
+  ];
+  for (const [begins, ends, problem, detail] of table) {
+    const pair = markerPair(begins, ends);
+    assert.equal(pair.kind === "damaged" && pair.problem, problem);
+    assert.match(pair.kind === "damaged" ? pair.detail : "", detail);
+  }
 });

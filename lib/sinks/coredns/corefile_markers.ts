@@ -37,7 +37,13 @@ import { type CorefileRefusal, type MarkerProblem, refusal } from "./corefile_pr
 import type { ServerBlock } from "./corefile_structure.ts";
 import type { CorefileComment, CorefileToken } from "./corefile_tokens.ts";
 import { isOwnRewriteRule } from "./rewrite_lines.ts";
-import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker, MARKER_LIKE } from "../markers.ts";
+import {
+  type BlockMarkers,
+  DEFAULT_MARKERS,
+  isOtherReleaseMarker,
+  MARKER_LIKE,
+  markerPair,
+} from "../markers.ts";
 import type { OwnBlock } from "./own_block.ts";
 
 /** The first line of the default release's block, compared after trimming ASCII whitespace. */
@@ -130,31 +136,10 @@ export function scanMarkers(input: MarkerScanInput): MarkerScan {
     );
   }
 
-  const shown = (list: readonly number[]): string => list.map((line) => line + 1).join(", ");
-  if (begins.length > 1) {
-    return markerRefusal(
-      "duplicate-begin",
-      `there are ${begins.length} BEGIN markers (lines ${shown(begins)}).`,
-    );
-  }
-  if (ends.length > 1) {
-    return markerRefusal("duplicate-end", `there are ${ends.length} END markers (lines ${shown(ends)}).`);
-  }
-  const [begin] = begins;
-  const [end] = ends;
-  if (begin === undefined && end === undefined) return { kind: "absent" };
-  if (end === undefined) {
-    return markerRefusal("begin-without-end", `the BEGIN marker on line ${shown(begins)} has no END marker.`);
-  }
-  if (begin === undefined) {
-    return markerRefusal("end-without-begin", `the END marker on line ${shown(ends)} has no BEGIN marker.`);
-  }
-  if (end < begin) {
-    return markerRefusal(
-      "end-before-begin",
-      `the END marker on line ${end + 1} comes before the BEGIN marker on line ${begin + 1}.`,
-    );
-  }
+  const pair = markerPair(begins, ends);
+  if (pair.kind === "absent") return { kind: "absent" };
+  if (pair.kind === "damaged") return markerRefusal(pair.problem, pair.detail);
+  const { begin, end } = pair;
 
   const rootOpen = tokens[root.open] as CorefileToken;
   const rootClose = tokens[root.close] as CorefileToken;

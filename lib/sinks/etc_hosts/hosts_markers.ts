@@ -23,7 +23,13 @@
  * @module
  */
 
-import { type BlockMarkers, DEFAULT_MARKERS, isOtherReleaseMarker, MARKER_LIKE } from "../markers.ts";
+import {
+  type BlockMarkers,
+  DEFAULT_MARKERS,
+  isOtherReleaseMarker,
+  MARKER_LIKE,
+  markerPair,
+} from "../markers.ts";
 import { parseOwnEntry } from "./hosts_entries.ts";
 import { type TextLine, trimAsciiWhitespace } from "../text_lines.ts";
 import { type HostsMarkerProblem, type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
@@ -92,31 +98,10 @@ export function scanHostsMarkers(
     }
   }
 
-  const shown = (list: readonly number[]): string => list.map((line) => line + 1).join(", ");
-  if (begins.length > 1) {
-    return markerRefusal(
-      "duplicate-begin",
-      `there are ${begins.length} BEGIN markers (lines ${shown(begins)}).`,
-    );
-  }
-  if (ends.length > 1) {
-    return markerRefusal("duplicate-end", `there are ${ends.length} END markers (lines ${shown(ends)}).`);
-  }
-  const [begin] = begins;
-  const [end] = ends;
-  if (begin === undefined && end === undefined) return { kind: "absent" };
-  if (end === undefined) {
-    return markerRefusal("begin-without-end", `the BEGIN marker on line ${shown(begins)} has no END marker.`);
-  }
-  if (begin === undefined) {
-    return markerRefusal("end-without-begin", `the END marker on line ${shown(ends)} has no BEGIN marker.`);
-  }
-  if (end < begin) {
-    return markerRefusal(
-      "end-before-begin",
-      `the END marker on line ${end + 1} comes before the BEGIN marker on line ${begin + 1}.`,
-    );
-  }
+  const pair = markerPair(begins, ends);
+  if (pair.kind === "absent") return { kind: "absent" };
+  if (pair.kind === "damaged") return markerRefusal(pair.problem, pair.detail);
+  const { begin, end } = pair;
 
   const entries: FoundEntry[] = [];
   for (let index = begin + 1; index < end; index++) {
