@@ -108,30 +108,33 @@ export interface StartProxyOptions {
   readonly wrapper?: readonly string[];
 }
 
+/** A subcommand running as a child, with its parsed log and the shared controls. */
+interface LoggedProcess {
+  readonly child: Deno.ChildProcess;
+  readonly starting: LogLine;
+  readonly logs: LogLine[];
+  readonly status: Promise<Deno.CommandStatus>;
+  readonly exited: () => boolean;
+  waitForLog(what: string, predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  kill(signal?: Deno.Signal): void;
+}
+
 /**
- * Starts `ouroboros proxy` with every listener on 127.0.0.1 port 0 and no drain delay unless
- * `args` override them, and waits for its "proxy starting" line.
+ * Spawns `command` with a clean environment plus `env`, parses its JSON log from stderr, and
+ * waits for the start-up line whose `msg` is `startingMessage` (killing the child if it never
+ * comes). Shared by {@linkcode startProxy} and {@linkcode startController}.
  */
-export async function startProxy(
-  args: readonly string[],
-  options: StartProxyOptions = {},
-): Promise<ProxyProcess> {
-  const defaults = [
-    "--listen-http=127.0.0.1:0",
-    "--listen-https=127.0.0.1:0",
-    "--listen-health=127.0.0.1:0",
-    "--drain-delay=0s",
-  ].filter((flag) => !args.some((arg) => arg.startsWith(flag.split("=")[0] + "=")));
-  const command = [
-    Deno.execPath(),
-    ...denoArgs(options.permissionSet ?? "proxy", ["proxy", ...defaults, ...args]),
-  ];
-  const wrapped = [...(options.wrapper ?? []), ...command];
-  const child = new Deno.Command(wrapped[0] ?? "", {
-    args: wrapped.slice(1),
+async function spawnLogged(
+  name: string,
+  command: readonly string[],
+  env: Record<string, string> | undefined,
+  startingMessage: string,
+): Promise<LoggedProcess> {
+  const child = new Deno.Command(command[0] ?? "", {
+    args: command.slice(1),
     cwd: ROOT,
     clearEnv: true,
-    env: { NO_COLOR: "1", ...(options.env ?? {}) },
+    env: { NO_COLOR: "1", ...(env ?? {}) },
     stdin: "null",
     stdout: "null",
     stderr: "piped",
@@ -159,7 +162,7 @@ export async function startProxy(
       if (found !== undefined) return found;
       if (exited) {
         throw new Error(
-          `proxy exited while waiting for ${what}; log:\n${logs.map((l) => JSON.stringify(l)).join("\n")}`,
+          `${name} exited while waiting for ${what}; log:\n${logs.map((l) => JSON.stringify(l)).join("\n")}`,
         );
       }
       return undefined;
@@ -167,7 +170,7 @@ export async function startProxy(
 
   let starting: LogLine;
   try {
-    starting = await waitForLog("the 'proxy starting' log line", (line) => line.msg === "proxy starting");
+    starting = await waitForLog(`the '${startingMessage}' log line`, (line) => line.msg === startingMessage);
   } catch (error) {
     try {
       child.kill("SIGKILL");
@@ -175,18 +178,57 @@ export async function startProxy(
     await status;
     throw error;
   }
-  const address = (
-    key: string,
-  ) => (typeof starting[key] === "string" ? splitHostPort(starting[key]) : undefined);
-  const http = address("http");
-  const https = address("https");
-  const health = address("health");
   const kill = (signal: Deno.Signal = "SIGTERM") => {
     if (exited) return;
     try {
       child.kill(signal);
     } catch { /* exited meanwhile */ }
   };
+  return { child, starting, logs, status, exited: () => exited, waitForLog, kill };
+}
+
+/** GET `path` from a health listener; status and body. */
+async function healthGetter(
+  health: HostPort | undefined,
+  path: string,
+): Promise<{ status: number; body: string }> {
+  if (health === undefined) throw new Error("the health listener is disabled");
+  const host = health.hostname.includes(":") ? `[${health.hostname}]` : health.hostname;
+  const response = await fetch(`http://${host}:${health.port}${path}`);
+  return { status: response.status, body: await response.text() };
+}
+
+/**
+ * Starts `ouroboros proxy` with every listener on 127.0.0.1 port 0 and no drain delay unless
+ * `args` override them, and waits for its "proxy starting" line.
+ */
+export async function startProxy(
+  args: readonly string[],
+  options: StartProxyOptions = {},
+): Promise<ProxyProcess> {
+  const defaults = [
+    "--listen-http=127.0.0.1:0",
+    "--listen-https=127.0.0.1:0",
+    "--listen-health=127.0.0.1:0",
+    "--drain-delay=0s",
+  ].filter((flag) => !args.some((arg) => arg.startsWith(flag.split("=")[0] + "=")));
+  const command = [
+    Deno.execPath(),
+    ...denoArgs(options.permissionSet ?? "proxy", ["proxy", ...defaults, ...args]),
+  ];
+  const wrapped = [...(options.wrapper ?? []), ...command];
+  const { child, starting, logs, status, waitForLog, kill } = await spawnLogged(
+    "proxy",
+    wrapped,
+    options.env,
+    "proxy starting",
+  );
+  const address = (
+    key: string,
+  ) => (typeof starting[key] === "string" ? splitHostPort(starting[key]) : undefined);
+  const http = address("http");
+  const https = address("https");
+  const health = address("health");
   return {
     child,
     ...(http ? { http } : {}),
@@ -197,12 +239,7 @@ export async function startProxy(
     status,
     waitForLog,
     kill,
-    async healthGet(path: string) {
-      if (health === undefined) throw new Error("the health listener is disabled");
-      const host = health.hostname.includes(":") ? `[${health.hostname}]` : health.hostname;
-      const response = await fetch(`http://${host}:${health.port}${path}`);
-      return { status: response.status, body: await response.text() };
-    },
+    healthGet: (path: string) => healthGetter(health, path),
     async [Symbol.asyncDispose]() {
       kill("SIGKILL");
       await status;
@@ -253,68 +290,18 @@ export async function startController(
   const defaults = ["--listen-health=127.0.0.1:0"].filter((flag) =>
     !args.some((arg) => arg.startsWith(flag.split("=")[0] + "="))
   );
-  const child = new Deno.Command(Deno.execPath(), {
-    args: denoArgs(options.permissionSet ?? "controller", ["controller", ...defaults, ...args]),
-    cwd: ROOT,
-    clearEnv: true,
-    env: { NO_COLOR: "1", ...(options.env ?? {}) },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  const logs: LogLine[] = [];
-  const pump = (async () => {
-    let buffer = "";
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
-      buffer += chunk;
-      let newline: number;
-      while ((newline = buffer.indexOf("\n")) >= 0) {
-        logs.push(...parseLogLines(buffer.slice(0, newline)));
-        buffer = buffer.slice(newline + 1);
-      }
-    }
-    if (buffer.trim() !== "") logs.push(...parseLogLines(buffer));
-  })();
-  const status = Promise.all([child.status, pump]).then(([s]) => s);
-  let exited = false;
-  status.then(() => exited = true);
-
-  const waitForLog = (what: string, predicate: (line: LogLine) => boolean, timeoutMs = 15_000) =>
-    waitFor(what, () => {
-      const found = logs.find(predicate);
-      if (found !== undefined) return found;
-      if (exited) {
-        throw new Error(
-          `controller exited while waiting for ${what}; log:\n${
-            logs.map((l) => JSON.stringify(l)).join("\n")
-          }`,
-        );
-      }
-      return undefined;
-    }, { timeoutMs });
-
-  let starting: LogLine;
-  try {
-    starting = await waitForLog(
-      "the 'controller starting' log line",
-      (line) => line.msg === "controller starting",
-    );
-  } catch (error) {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already gone */ }
-    await status;
-    throw error;
-  }
+  const { child, starting, logs, status, exited, waitForLog, kill } = await spawnLogged(
+    "controller",
+    [
+      Deno.execPath(),
+      ...denoArgs(options.permissionSet ?? "controller", ["controller", ...defaults, ...args]),
+    ],
+    options.env,
+    "controller starting",
+  );
   const health = typeof starting.health === "string" && starting.health !== "off"
     ? splitHostPort(starting.health)
     : undefined;
-  const kill = (signal: Deno.Signal = "SIGTERM") => {
-    if (exited) return;
-    try {
-      child.kill(signal);
-    } catch { /* exited meanwhile */ }
-  };
   return {
     child,
     ...(health ? { health } : {}),
@@ -323,12 +310,7 @@ export async function startController(
     status,
     waitForLog,
     kill,
-    async healthGet(path: string) {
-      if (health === undefined) throw new Error("the health listener is disabled");
-      const host = health.hostname.includes(":") ? `[${health.hostname}]` : health.hostname;
-      const response = await fetch(`http://${host}:${health.port}${path}`);
-      return { status: response.status, body: await response.text() };
-    },
+    healthGet: (path: string) => healthGetter(health, path),
     async explain<T>(wait: () => Promise<T>): Promise<T> {
       try {
         return await wait();
@@ -336,7 +318,7 @@ export async function startController(
         const tail = logs.slice(-25).map((line) => JSON.stringify(line)).join("\n");
         throw new Error(
           `${error instanceof Error ? error.message : String(error)}\ncontroller ${
-            exited ? "had exited" : "still running"
+            exited() ? "had exited" : "still running"
           }; its last log lines:\n${tail}`,
           { cause: error },
         );
