@@ -13,6 +13,13 @@
  *   until every node is clean, then deleted; a timeout fails saying how many nodes are left.
  */
 
+import {
+  K3S,
+  KUBEADM as KUBEADM_FIXTURE,
+  toCrlf,
+  toTabs,
+  withoutFinalNewline,
+} from "../sinks/coredns/fixtures/corefiles.ts";
 import assert from "node:assert/strict";
 import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
 import { blockMarkers, DEFAULT_MARKERS } from "../../lib/sinks/markers.ts";
@@ -122,62 +129,16 @@ function podGone(server: FakeApiServer, name: string): number {
 // Corefiles as they are found in clusters (before the controller adds its block).
 
 /** kubeadm's default, with a trailing space (which makes YAML printers quote the whole value). */
-const KUBEADM = [
-  ".:53 {",
-  "    errors",
-  "    health {",
-  "       lameduck 5s",
-  "    }",
-  "    ready",
-  "    kubernetes cluster.local in-addr.arpa ip6.arpa {",
-  "       pods insecure",
-  "       fallthrough in-addr.arpa ip6.arpa",
-  "       ttl 30",
-  "    }",
-  "    prometheus :9153",
-  "    forward . /etc/resolv.conf {",
-  "       max_concurrent 1000",
-  "    }",
-  "    cache 30 ",
-  "    loop",
-  "    reload",
-  "    loadbalance",
-  "}",
-  "",
-].join("\n");
+const KUBEADM = KUBEADM_FIXTURE.replace("    cache 30\n", "    cache 30 \n");
 
 /** k3s-style, indented with tabs, with an import line and a hosts block. */
-const K3S_TABS = [
-  ".:53 {",
-  "\terrors",
-  "\thealth",
-  "\tready",
-  "\tkubernetes cluster.local in-addr.arpa ip6.arpa {",
-  "\t\tpods insecure",
-  "\t\tfallthrough in-addr.arpa ip6.arpa",
-  "\t}",
-  "\thosts /etc/coredns/NodeHosts {",
-  "\t\tttl 60",
-  "\t\treload 15s",
-  "\t\tfallthrough",
-  "\t}",
-  "\tprometheus :9153",
-  "\tforward . /etc/resolv.conf",
-  "\tcache 30",
-  "\tloop",
-  "\treload",
-  "\tloadbalance",
-  "\timport /etc/coredns/custom/*.override",
-  "}",
-  "import /etc/coredns/custom/*.server",
-  "",
-].join("\n");
+const K3S_TABS = toTabs(K3S);
 
 /** A file saved on Windows: every line ends with CRLF. */
-const CRLF = KUBEADM.replaceAll("\n", "\r\n");
+const CRLF = toCrlf(KUBEADM);
 
 /** No newline after the last `}`. */
-const NO_FINAL_NEWLINE = KUBEADM.slice(0, -1);
+const NO_FINAL_NEWLINE = withoutFinalNewline(KUBEADM);
 
 /** Backslashes, quotes, non-ASCII and a second server block: JSON escaping and bytes must survive. */
 const TRICKY = [
