@@ -89,17 +89,13 @@ export interface Trigger {
   readonly retry: boolean;
 }
 
-/** What one reconcile ended with, as metrics and readiness see it. */
+/**
+ * What one reconcile ended with, as metrics and readiness see it: the sink's outcome (without
+ * its logging hint), or an error the loop backs off from.
+ */
 export type ReconcileResult =
-  | { readonly kind: "unchanged"; readonly hosts: number }
-  | { readonly kind: "written"; readonly hosts: number; readonly added: number; readonly removed: number }
-  | {
-    readonly kind: "refused";
-    readonly problem: string;
-    readonly message: string;
-    /** What the refusal held back; absent means `nothing-written`. */
-    readonly scope?: RefusalScope;
-  }
+  | Exclude<SinkOutcome, { readonly kind: "refused" }>
+  | Omit<Extract<SinkOutcome, { readonly kind: "refused" }>, "logged">
   | { readonly kind: "error"; readonly message: string };
 
 /** The loop's state. */

@@ -28,6 +28,7 @@
  * @module
  */
 
+import { configMapWarning } from "./configmap_event.ts";
 import { isInvalid, isNotFound } from "../../kube/errors.ts";
 import type { EventRecorder } from "../../kube/event_recorder.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
@@ -181,18 +182,7 @@ export class CorednsImportSink implements Sink {
     message: string,
     signal: AbortSignal,
   ): Promise<SinkOutcome> {
-    await this.#recorder?.record({
-      object: {
-        apiVersion: "v1",
-        kind: "ConfigMap",
-        namespace: configMap.metadata.namespace,
-        name: configMap.metadata.name,
-        uid: configMap.metadata.uid,
-      },
-      type: "Warning",
-      reason,
-      message,
-    }, signal);
+    await this.#recorder?.record(configMapWarning(configMap, reason, message), signal);
     return { kind: "refused", problem, message };
   }
 }

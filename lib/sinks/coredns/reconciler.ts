@@ -34,9 +34,10 @@
  * @module
  */
 
+import { configMapWarning } from "./configmap_event.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import { isConflict, isInvalid, isNotFound } from "../../kube/errors.ts";
-import type { EventNotice, EventRecorder } from "../../kube/event_recorder.ts";
+import type { EventRecorder } from "../../kube/event_recorder.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
 import { type Clock, systemClock } from "../../util/clock.ts";
 import { logger } from "../../util/logging.ts";
@@ -350,20 +351,7 @@ export class CorednsSink implements Sink {
   }
 
   async #event(configMap: ConfigMap, reason: string, message: string, signal: AbortSignal): Promise<void> {
-    if (this.#recorder === undefined) return;
-    const notice: EventNotice = {
-      object: {
-        apiVersion: "v1",
-        kind: "ConfigMap",
-        namespace: configMap.metadata.namespace,
-        name: configMap.metadata.name,
-        uid: configMap.metadata.uid,
-      },
-      type: "Warning",
-      reason,
-      message,
-    };
-    await this.#recorder.record(notice, signal);
+    await this.#recorder?.record(configMapWarning(configMap, reason, message), signal);
   }
 }
 
