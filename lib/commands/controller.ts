@@ -26,158 +26,57 @@
 
 import { renderHelp } from "../cli/help.ts";
 import { ConfigError, type OptionValues, parseOptions } from "../cli/options.ts";
-import { ExternalDnsModeSink } from "../controller/external_dns_mode.ts";
 import { loadKubeAccess } from "../controller/kube_access.ts";
 import { narrowPermissions } from "../controller/permissions.ts";
-import type { TargetOrigin } from "../controller/proxy_targets.ts";
-import { ControllerRuntime, type ControllerRuntimeOptions } from "../controller/runtime.ts";
-import type { TargetRef } from "../controller/sources.ts";
+import { ControllerRuntime } from "../controller/runtime.ts";
 import type { ClusterConfig } from "../kube/config.ts";
 import { KubeClient } from "../kube/client.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
-import { CorednsImportSink } from "../sinks/coredns/import_reconciler.ts";
-import { runStartupProbes } from "../sinks/coredns/probes.ts";
-import { CorednsSink } from "../sinks/coredns/reconciler.ts";
+import { corednsImportMode, corednsMode, type CorednsModeSettings } from "../sinks/coredns/coredns_mode.ts";
+import { etcHostsMode } from "../sinks/etc_hosts/etc_hosts_mode.ts";
 import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
-import { cleanupHostsFile, EtcHostsSink } from "../sinks/etc_hosts/reconciler.ts";
-import { probeOrphans } from "../sinks/external_dns/orphan_probe.ts";
+import { cleanupHostsFile } from "../sinks/etc_hosts/reconciler.ts";
+import { externalDnsMode } from "../sinks/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "../sinks/markers.ts";
+import type { Mode, ModeContext, WatchObject } from "../sinks/sink.ts";
 import { formatDuration } from "../util/duration.ts";
 import { configureLogging, logger } from "../util/logging.ts";
+import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
 import { CONTROLLER_OPTIONS } from "./controller_options.ts";
 import { clusterDomainMismatch, type ControllerSettings, controllerSettings } from "./controller_settings.ts";
-import { declaredEnv, installShutdownSignals, printStdout, readTextOrUndefined } from "./process.ts";
-import { RESOLV_CONF } from "./proxy.ts";
+import { declaredEnv, installShutdownSignals, printStdout, readTextOrUndefined } from "../daemon/process.ts";
 
 /** The service account's namespace file, mounted into every pod. */
 export const POD_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
 
-/** How long the start-up orphan probe may take before it is skipped. */
-const ORPHAN_PROBE_TIMEOUT_MS = 5_000;
-
 type ControllerValues = OptionValues<typeof CONTROLLER_OPTIONS.options>;
 
-/** What a mode adds to the runtime, and to the start-up line. */
-interface ModeWiring {
-  readonly sink: ControllerRuntimeOptions["sink"];
-  /** The ConfigMap the sink edits (CoreDNS modes). */
-  readonly target?: TargetRef;
-  /** The proxy Service the records point at (external-dns mode without a fixed address). */
-  readonly proxyService?: TargetRef;
-  /** The hosts file (etc-hosts mode), which keeps its read and write permission. */
-  readonly hostsFile?: string;
-  /** Extra fields for the "controller starting" line. */
-  readonly details: Record<string, unknown>;
-}
-
-/** Dependencies the mode builders share. */
-interface ModeContext {
-  readonly settings: ControllerSettings;
-  readonly client: KubeClient;
-  readonly recorder: EventRecorder;
-  readonly podNamespace: string | undefined;
-}
-
-function corednsWiring({ settings, client, recorder }: ModeContext): ModeWiring {
-  const target = settings.coredns;
-  const markers = blockMarkers(settings.values.markerId);
-  return {
-    sink: new CorednsSink({ client, target, proxyFqdn: settings.proxyFqdn, recorder, markers }),
-    target: { namespace: target.namespace, name: target.configmap },
-    details: { proxyFqdn: settings.proxyFqdn, markerId: markers.id || "(none)" },
-  };
-}
-
-function corednsImportWiring({ settings, client, recorder }: ModeContext): ModeWiring {
-  const target = settings.corednsImport;
-  return {
-    sink: new CorednsImportSink({ client, target, proxyFqdn: settings.proxyFqdn, recorder }),
-    target: { namespace: target.namespace, name: target.configmap },
-    details: { proxyFqdn: settings.proxyFqdn },
-  };
-}
-
-function etcHostsWiring({ settings }: ModeContext): ModeWiring {
-  const { etcHosts, proxyIp, markerId } = settings.values;
-  const markers = blockMarkers(markerId);
-  return {
-    sink: new EtcHostsSink({ path: etcHosts, proxyIp, markers }),
-    hostsFile: etcHosts,
-    details: { hostsFile: etcHosts, proxyIp, markerId: markers.id || "(none)" },
-  };
-}
-
-function externalDnsWiring({ settings, client, recorder, podNamespace }: ModeContext): ModeWiring {
-  const external = settings.externalDns;
-  const proxyService: TargetRef | undefined = external.proxyIp !== "" ? undefined : {
-    namespace: settings.values.proxyServiceNamespace || podNamespace || external.namespace,
-    name: external.proxyService,
-  };
-  const details = {
-    output: external.output,
-    recordsNamespace: external.namespace,
-    instance: external.instance,
-    ttl: external.recordTtl,
-    targetsFrom: proxyService === undefined
-      ? `--external-dns-proxy-ip=${external.proxyIp}`
-      : `Service ${proxyService.namespace}/${proxyService.name}`,
-    annotations: Object.keys(external.annotations).length,
-    labels: Object.keys(external.labels).length,
-    ...(external.output === "service" ? { annotationPrefix: external.annotationPrefix } : {}),
-  };
-  return {
-    sink: (inputs) => {
-      let targets: TargetOrigin;
-      if (proxyService === undefined) targets = { kind: "address", address: external.proxyIp };
-      else if (inputs.proxyService === undefined) throw new Error("the proxy Service is not watched");
-      else targets = { kind: "service", ref: proxyService, store: inputs.proxyService };
-      return new ExternalDnsModeSink({ client, settings: external, targets, recorder });
-    },
-    ...(proxyService === undefined ? {} : { proxyService }),
-    details,
-  };
-}
-
-const WIRING: Readonly<Record<ControllerValues["mode"], (context: ModeContext) => ModeWiring>> = {
-  "coredns": corednsWiring,
-  "coredns-import": corednsImportWiring,
-  "etc-hosts": etcHostsWiring,
-  "external-dns": externalDnsWiring,
+/** Each mode's builder, given its own settings: the only place the modes are named. */
+const MODES: Readonly<
+  Record<ControllerValues["mode"], (settings: ControllerSettings, context: ModeContext) => Mode>
+> = {
+  "coredns": (settings, context) => corednsMode(corednsSettings(settings), context),
+  "coredns-import": (settings, context) => corednsImportMode(corednsSettings(settings), context),
+  "etc-hosts": ({ values }, context) =>
+    etcHostsMode(
+      { path: values.etcHosts, proxyIp: values.proxyIp, markers: blockMarkers(values.markerId) },
+      context,
+    ),
+  "external-dns": ({ values, externalDns }, context) =>
+    externalDnsMode({ ...externalDns, proxyServiceNamespace: values.proxyServiceNamespace }, context),
 };
 
-/** The start-up checks of the mode; none of them fails the start. */
-async function startupProbes(
-  settings: ControllerSettings,
-  client: KubeClient,
-  signal: AbortSignal,
-): Promise<void> {
-  const { values } = settings;
-  const mode = values.mode;
-  if (mode === "coredns" || mode === "coredns-import") {
-    await runStartupProbes(client, {
-      mode,
-      coredns: settings.coredns,
-      corednsImport: settings.corednsImport,
-      nodeLocalDns: { namespace: values.nodeLocalDnsNamespace, configmap: values.nodeLocalDnsConfigmap },
-    }, signal);
-    return;
-  }
-  if (mode !== "external-dns") return;
-  const external = settings.externalDns;
-  const probe = AbortSignal.any([signal, AbortSignal.timeout(ORPHAN_PROBE_TIMEOUT_MS)]);
-  try {
-    await probeOrphans(client, {
-      activeOutput: external.output,
-      namespace: external.namespace,
-      instance: external.instance,
-    }, probe);
-  } catch (error) {
-    // Only an abort gets here (shutdown, or the probe's deadline): the probe is best effort.
-    logger("controller").debug("the orphan probe did not finish; skipped", {
-      error: error instanceof Error ? error.message : String(error),
-    });
-  }
+function corednsSettings(
+  { values, coredns, corednsImport, proxyFqdn }: ControllerSettings,
+): CorednsModeSettings {
+  return {
+    coredns,
+    corednsImport,
+    proxyFqdn,
+    markers: blockMarkers(values.markerId),
+    nodeLocalDns: { namespace: values.nodeLocalDnsNamespace, configmap: values.nodeLocalDnsConfigmap },
+  };
 }
 
 /** `--cleanup`: the problems with the flags it was given with. */
@@ -265,14 +164,17 @@ export async function runController(argv: readonly string[]): Promise<number> {
   const client = KubeClient.fromConfig(config);
   const signals = installShutdownSignals();
   try {
-    await startupProbes(settings, client, signals.shutdown);
     const recorder = new EventRecorder({ client, instance });
-    const mode = WIRING[values.mode]({ settings, client, recorder, podNamespace });
-    const permissions = narrowPermissions(
-      config,
-      mode.hostsFile === undefined ? {} : { hostsFile: mode.hostsFile },
+    const runtime = start(
+      settings,
+      (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace }),
+      client,
     );
-    await run(settings, config, client, mode, permissions, signals.shutdown);
+    await runtime.probe(signals.shutdown);
+    const hostsFile = runtime.mode.hostsFile;
+    const permissions = narrowPermissions(config, hostsFile === undefined ? {} : { hostsFile });
+    logStart(settings, config, runtime, permissions);
+    await runtime.run(signals.shutdown);
     log.info("controller stopped", { signal: signals.received() ?? "none" });
   } finally {
     signals.dispose();
@@ -281,23 +183,17 @@ export async function runController(argv: readonly string[]): Promise<number> {
   return 0;
 }
 
-/** Starts the runtime, logs what runs, and runs it until `signal` aborts. */
-async function run(
+/** Builds the runtime for the mode and binds its health listener. */
+function start(
   settings: ControllerSettings,
-  config: ClusterConfig,
+  mode: (watch: WatchObject) => Mode,
   client: KubeClient,
-  mode: ModeWiring,
-  permissions: ReturnType<typeof narrowPermissions>,
-  signal: AbortSignal,
-): Promise<void> {
+): ControllerRuntime {
   const { values } = settings;
-  const log = logger("controller");
-  const runtime = ControllerRuntime.start({
+  return ControllerRuntime.start({
     api: client,
-    sink: mode.sink,
+    mode,
     gatewayApi: values.gatewayApi,
-    ...(mode.target === undefined ? {} : { target: mode.target }),
-    ...(mode.proxyService === undefined ? {} : { proxyService: mode.proxyService }),
     desired: {
       clusterDomain: settings.clusterDomain,
       ...(settings.proxyFqdn === "" ? {} : { proxyFqdn: settings.proxyFqdn }),
@@ -308,12 +204,23 @@ async function run(
     resyncMs: values.resync,
     health: values.listenHealth,
     version: VERSION,
-    log,
+    log: logger("controller"),
   });
+}
+
+/** The "controller starting" line, and the warning about a proxy FQDN outside the cluster domain. */
+function logStart(
+  settings: ControllerSettings,
+  config: ClusterConfig,
+  runtime: ControllerRuntime,
+  permissions: ReturnType<typeof narrowPermissions>,
+): void {
+  const { values } = settings;
+  const log = logger("controller");
   log.info("controller starting", {
     mode: values.mode,
-    target: runtime.sink.description,
-    ...mode.details,
+    target: runtime.mode.sink.description,
+    ...runtime.mode.details,
     clusterDomain: settings.clusterDomain,
     clusterDomainSource: settings.clusterDomainSource,
     gatewayApi: values.gatewayApi,
@@ -334,5 +241,4 @@ async function run(
       { clusterDomain: settings.clusterDomain, proxyFqdn: settings.proxyFqdn },
     );
   }
-  await runtime.run(signal);
 }

@@ -20,7 +20,7 @@ import {
   text,
 } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
-import { LOGGING_OPTIONS } from "./logging_options.ts";
+import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
 
 /** The reconcile modes. */
 export const CONTROLLER_MODES = ["coredns", "coredns-import", "etc-hosts", "external-dns"] as const;

@@ -14,7 +14,7 @@ import { systemDialer } from "../proxy/dialer.ts";
 import { systemClock } from "../util/clock.ts";
 import { formatDuration } from "../util/duration.ts";
 import { configureLogging, logger } from "../util/logging.ts";
-import { detectClusterDomain } from "../util/resolv_conf.ts";
+import { detectClusterDomain, RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
 import {
   declaredEnv,
@@ -23,11 +23,8 @@ import {
   readTextOrUndefined,
   type RevocablePermission,
   revokePermissions,
-} from "./process.ts";
+} from "../daemon/process.ts";
 import { PROXY_OPTIONS } from "./proxy_options.ts";
-
-/** Where the kubelet writes the pod's resolver configuration. */
-export const RESOLV_CONF = "/etc/resolv.conf";
 
 /**
  * What the proxy gives up once its configuration is read: everything but the network. Exported
@@ -122,7 +119,13 @@ export async function runProxy(argv: readonly string[]): Promise<number> {
   const log = logger("proxy");
 
   const metrics = createProxyMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION });
-  const server = ProxyServer.start(settings.server, { dial: systemDialer, clock: systemClock, log, metrics });
+  const server = ProxyServer.start(settings.server, {
+    dial: systemDialer,
+    clock: systemClock,
+    log,
+    metrics,
+    debugLogging: settings.values.logLevel === "debug",
+  });
   const signals = installShutdownSignals();
   const { values, server: config } = settings;
   log.info("proxy starting", {

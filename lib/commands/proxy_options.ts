@@ -17,7 +17,7 @@ import {
 } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
 import { PROXY_PROTOCOL_VERSIONS } from "../proxy/proxy_protocol.ts";
-import { LOGGING_OPTIONS } from "./logging_options.ts";
+import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
 
 /** The proxy's option table. */
 export const PROXY_OPTIONS = {

@@ -10,6 +10,7 @@
 import { type ClusterConfig, loadInClusterConfig, loadKubeconfig } from "../kube/config.ts";
 import { KubeConfigError } from "../kube/config_error.ts";
 import { ExecCredentialSource } from "../kube/exec_plugin.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** The start failed for a reason the operator can fix; `message` says how. */
 export class KubeAccessError extends Error {
@@ -22,10 +23,6 @@ export class KubeAccessError extends Error {
 
 /** The environment variables in-cluster configuration reads. */
 export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"] as const;
-
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Loads the configuration (`kubeconfig` empty: in-cluster) and obtains a first credential.
@@ -51,7 +48,7 @@ export async function loadKubeAccess(
     if (error instanceof KubeConfigError) {
       throw new KubeAccessError(`cannot use the ${where}: ${error.message}`, { cause: error });
     }
-    throw new KubeAccessError(`cannot use the ${where}: ${message(error)}`, { cause: error });
+    throw new KubeAccessError(`cannot use the ${where}: ${errorMessage(error)}`, { cause: error });
   }
   const credentials = config.credentials;
   if (credentials === undefined) return config;
@@ -69,7 +66,7 @@ export async function loadKubeAccess(
     await credentials.current();
   } catch (error) {
     throw new KubeAccessError(
-      `cannot get credentials from the ${credentials.description}: ${message(error)}`,
+      `cannot get credentials from the ${credentials.description}: ${errorMessage(error)}`,
       {
         cause: error,
       },

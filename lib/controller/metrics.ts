@@ -13,7 +13,6 @@ import { RESTART_REASONS } from "../reflector/failure.ts";
 import type { ReflectorStatus } from "../reflector/reflector.ts";
 import { MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
 import type { ReconcileObserver, ReconcileResult } from "./reconcile_loop.ts";
-import type { WatchedKind } from "./sources.ts";
 
 /** The results a reconcile is counted under. */
 export const RECONCILE_RESULTS = ["unchanged", "written", "refused", "error"] as const;
@@ -37,7 +36,7 @@ export interface ControllerMetrics {
   /** Give this to the reconcile loop. */
   readonly observer: ReconcileObserver;
   /** Copies the reflectors' counters in; call right before rendering. */
-  collect(watched: readonly { readonly kind: WatchedKind; status(): ReflectorStatus }[]): void;
+  collect(watched: readonly { readonly kind: string; status(): ReflectorStatus }[]): void;
 }
 
 /**

@@ -37,9 +37,7 @@
 import { type ClusterConfig, SERVICE_ACCOUNT_DIR } from "../kube/config.ts";
 import { ExecCredentialSource } from "../kube/exec_plugin.ts";
 import { TokenFileSource } from "../kube/token_file.ts";
-
-/** The file the cluster domain is detected from (read during validation). */
-const RESOLV_CONF = "/etc/resolv.conf";
+import { RESOLV_CONF } from "../util/resolv_conf.ts";
 
 /**
  * The hosts file path the `controller` and `binary` permission sets grant read and write of as

@@ -47,17 +47,19 @@
  * @module
  */
 
-import type { KubeObject } from "../kube/objects.ts";
+import type { KubeObject } from "../resources/kube_object.ts";
 import { Backoff, type BackoffOptions } from "../reflector/backoff.ts";
 import type { StoreView } from "../reflector/store.ts";
 import type { Gateway } from "../resources/gateway.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
-import type { HostSource, RefusalScope, Sink, SinkOutcome } from "../sinks/sink.ts";
+import type { HostSource } from "../hostnames/sources.ts";
+import type { RefusalScope, Sink, SinkOutcome } from "../sinks/sink.ts";
 import { createDesiredSetMemo, desiredHostnames, type DesiredSetOptions } from "../hostnames/desired_set.ts";
 import { formatLoggedValue, RejectionLog } from "../hostnames/rejection_log.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
-import { logger } from "../util/logging.ts";
+import { type Log, logger } from "../util/logging.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** The caches hostnames come from. Leave the Gateway API stores out when `--gateway-api` is off. */
 export interface LoopSources {
@@ -94,8 +96,14 @@ export interface Trigger {
  * its logging hint), or an error the loop backs off from.
  */
 export type ReconcileResult =
-  | Exclude<SinkOutcome, { readonly kind: "refused" }>
-  | Omit<Extract<SinkOutcome, { readonly kind: "refused" }>, "logged">
+  | { readonly kind: "unchanged"; readonly hosts: number }
+  | { readonly kind: "written"; readonly hosts: number; readonly added: number; readonly removed: number }
+  | {
+    readonly kind: "refused";
+    readonly problem: string;
+    readonly message: string;
+    readonly scope: RefusalScope;
+  }
   | { readonly kind: "error"; readonly message: string };
 
 /** The loop's state. */
@@ -142,14 +150,6 @@ export interface ReconcileObserver {
   reconciled(result: ReconcileResult, durationMs: number): void;
 }
 
-/** The logger calls the loop makes (a logtape `Logger` fits). */
-export interface LoopLog {
-  debug(message: string, properties?: Record<string, unknown>): void;
-  info(message: string, properties?: Record<string, unknown>): void;
-  warn(message: string, properties?: Record<string, unknown>): void;
-  error(message: string, properties?: Record<string, unknown>): void;
-}
-
 /** What the loop needs. Everything but `sources`, `sink`, `desired` and `resyncMs` has a default. */
 export interface ReconcileLoopOptions {
   readonly sources: LoopSources;
@@ -186,7 +186,7 @@ export interface ReconcileLoopOptions {
   /** Numbers in [0, 1) for the backoff jitter. @default {Math.random} */
   readonly random?: () => number;
   /** @default {logger("controller")} */
-  readonly log?: LoopLog;
+  readonly log?: Log;
   readonly observer?: ReconcileObserver;
   /** Called after every state change (tests, tracing). Must return quickly. */
   readonly observe?: (state: LoopState) => void;
@@ -265,10 +265,6 @@ const REFUSAL_WORDING: Readonly<
   },
 };
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Runs reconciles for one sink until its signal aborts.
  *
@@ -296,7 +292,7 @@ export class ReconcileLoop {
   readonly #graceMs: number;
   readonly #clock: Clock;
   readonly #backoff: Backoff;
-  readonly #log: LoopLog;
+  readonly #log: Log;
   readonly #observer: ReconcileObserver | undefined;
   readonly #observe: ((state: LoopState) => void) | undefined;
   readonly #rejections = new RejectionLog();
@@ -533,6 +529,9 @@ export class ReconcileLoop {
     let sinkLogged = false;
     try {
       const outcome = await this.#callSink(applying, signal);
+      for (const notice of outcome.notices ?? []) {
+        this.#log[notice.level](notice.message, { target: this.#sink.description, ...notice.properties });
+      }
       result = this.#fromOutcome(outcome);
       sinkLogged = outcome.kind === "refused" && outcome.logged === true;
     } catch (error) {
@@ -581,12 +580,9 @@ export class ReconcileLoop {
       case "written":
         return { kind: "written", hosts: outcome.hosts, added: outcome.added, removed: outcome.removed };
       case "refused":
-        return {
-          kind: "refused",
-          problem: outcome.problem,
-          message: outcome.message,
-          ...(outcome.scope === undefined ? {} : { scope: outcome.scope }),
-        };
+        return { kind: "refused", problem: outcome.problem, message: outcome.message, scope: outcome.scope };
+      case "failed":
+        return { kind: "error", message: outcome.message };
     }
   }
 
@@ -612,7 +608,7 @@ export class ReconcileLoop {
         });
         break;
       case "refused": {
-        const scope = result.scope ?? "nothing-written";
+        const scope = result.scope;
         // The other hostnames were written: the sink works, one object on the cluster is in the way.
         if (scope === "some-hosts") this.#succeeded = true;
         const identity = `${scope}\n${result.problem}\n${result.message}`;

@@ -1,51 +1,39 @@
 /**
- * The running controller: the caches, the reconcile loop, the metrics and the health listener,
- * wired together and stopped together. The command (`lib/commands/controller.ts`) builds the
- * client and the mode's sink; everything from there on lives here, so tests can run the whole
- * controller in-process against the fake API server.
+ * The running controller: the caches, the mode, the reconcile loop, the metrics and the health
+ * listener, wired together and stopped together. The command (`lib/commands/controller.ts`)
+ * builds the client and says how to build the mode; everything from there on lives here, so tests
+ * can run the whole controller in-process against the fake API server.
  *
  * @module
  */
 
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { BackoffOptions } from "../reflector/backoff.ts";
-import type { StoreView } from "../reflector/store.ts";
-import type { Service } from "../resources/service.ts";
-import type { Sink } from "../sinks/sink.ts";
+import type { Mode, Notice, WatchObject } from "../sinks/sink.ts";
 import type { Clock } from "../util/clock.ts";
 import type { ListenAddress } from "../util/listen_address.ts";
-import { logger } from "../util/logging.ts";
+import { type Log, logger } from "../util/logging.ts";
 import { healthHandler, serveHealth } from "./health.ts";
 import { type ControllerMetrics, createControllerMetrics } from "./metrics.ts";
 import { controllerReadiness, type Readiness } from "./readiness.ts";
-import { type LoopLog, type LoopState, ReconcileLoop } from "./reconcile_loop.ts";
+import { type LoopState, ReconcileLoop } from "./reconcile_loop.ts";
 import {
   type ControllerSources,
   createSources,
   type ListWatcherFactory,
   type SourcesOptions,
-  type TargetRef,
 } from "./sources.ts";
-
-/** Caches the runtime builds that a sink may read (the proxy Service in external-dns mode). */
-export interface SinkInputs {
-  readonly proxyService?: StoreView<Service>;
-}
 
 /** Everything the runtime needs. */
 export interface ControllerRuntimeOptions {
   /** Makes the list-watchers (the `KubeClient`). */
   readonly api: ListWatcherFactory;
-  /** The mode's sink, or a function that builds it from the caches it reads. */
-  readonly sink: Sink | ((inputs: SinkInputs) => Sink);
-  readonly gatewayApi: boolean;
-  /** The ConfigMap the sink edits, watched so drift is repaired at once; absent: resync only. */
-  readonly target?: TargetRef;
   /**
-   * The proxy Service, watched as a prerequisite: nothing is reconciled before it has listed,
-   * and each change calls the sink. Absent: not watched.
+   * Builds the mode, registering the objects it needs watched (a ConfigMap it edits, a Service
+   * it reads) through `watch`.
    */
-  readonly proxyService?: TargetRef;
+  readonly mode: (watch: WatchObject) => Mode;
+  readonly gatewayApi: boolean;
   readonly desired: DesiredSetOptions;
   readonly resyncMs: number;
   /** `--listen-health`; `null` disables the listener. */
@@ -60,7 +48,7 @@ export interface ControllerRuntimeOptions {
   readonly backoff?: BackoffOptions;
   readonly reflector?: SourcesOptions["reflector"];
   /** @default {logger("controller")} */
-  readonly log?: LoopLog;
+  readonly log?: Log;
   /** Called after every loop state change (tests). */
   readonly observe?: (state: LoopState) => void;
 }
@@ -72,7 +60,8 @@ export interface ControllerRuntimeOptions {
  *
  * @example
  * ```ts
- * const runtime = ControllerRuntime.start({ api: client, sink, gatewayApi: false, desired, resyncMs, health, version });
+ * const runtime = ControllerRuntime.start({ api: client, mode, gatewayApi: false, desired, resyncMs, health, version });
+ * await runtime.probe(shutdownSignal);
  * log.info("controller starting", { health: runtime.healthAddress });
  * await runtime.run(shutdownSignal);
  * ```
@@ -81,37 +70,34 @@ export class ControllerRuntime {
   readonly #sources: ControllerSources;
   readonly #loop: ReconcileLoop;
   readonly #metrics: ControllerMetrics;
-  readonly #sink: Sink;
+  readonly #mode: Mode;
+  readonly #log: Log;
   readonly #healthStop = new AbortController();
   readonly #health: { readonly address: string; readonly finished: Promise<void> } | undefined;
   #stopping = false;
 
   private constructor(options: ControllerRuntimeOptions) {
     const log = options.log ?? logger("controller");
+    this.#log = log;
     this.#sources = createSources(options.api, {
       gatewayApi: options.gatewayApi,
-      ...(options.target === undefined ? {} : { target: options.target }),
-      ...(options.proxyService === undefined ? {} : { proxyService: options.proxyService }),
       ...(options.reflector === undefined ? {} : { reflector: options.reflector }),
     });
+    this.#mode = options.mode(this.#sources.watch);
+    const watched = this.#sources.watched();
     this.#metrics = createControllerMetrics({
       rss: options.rss ?? (() => Deno.memoryUsage().rss),
       version: options.version,
     });
-    const proxyService = this.#sources.proxyService;
-    const sink = typeof options.sink === "function"
-      ? options.sink(proxyService === undefined ? {} : { proxyService })
-      : options.sink;
-    this.#sink = sink;
     this.#loop = new ReconcileLoop({
       sources: {
         ingresses: this.#sources.ingresses,
         ...(this.#sources.gateways === undefined ? {} : { gateways: this.#sources.gateways }),
         ...(this.#sources.routes === undefined ? {} : { routes: this.#sources.routes }),
       },
-      targets: this.#sources.target === undefined ? [] : [this.#sources.target],
-      prerequisites: proxyService === undefined ? [] : [{ kind: "Service", store: proxyService }],
-      sink,
+      targets: watched.filter((entry) => entry.role === "target").map((entry) => entry.store),
+      prerequisites: watched.filter((entry) => entry.role === "prerequisite"),
+      sink: this.#mode.sink,
       desired: options.desired,
       resyncMs: options.resyncMs,
       log,
@@ -127,7 +113,7 @@ export class ControllerRuntime {
       const handler = healthHandler({
         readiness: () => this.readiness(),
         metrics: () => {
-          this.#metrics.collect(this.#sources.watched);
+          this.#metrics.collect(this.#sources.watched());
           return this.#metrics.registry.render();
         },
       });
@@ -142,9 +128,28 @@ export class ControllerRuntime {
     return new ControllerRuntime(options);
   }
 
-  /** The sink the loop calls (built here when the options gave a function). */
-  get sink(): Sink {
-    return this.#sink;
+  /** The mode the loop writes through. */
+  get mode(): Mode {
+    return this.#mode;
+  }
+
+  /**
+   * Runs the mode's start-up probes (bounded by `signal`) and logs what they found. Never
+   * rejects: a probe never fails the start.
+   */
+  async probe(signal: AbortSignal): Promise<void> {
+    if (this.#mode.probe === undefined) return;
+    let notices: readonly Notice[];
+    try {
+      notices = await this.#mode.probe(signal);
+    } catch (error) {
+      notices = [{
+        level: "debug",
+        message: "a start-up probe did not finish; skipped",
+        properties: { error },
+      }];
+    }
+    for (const notice of notices) this.#log[notice.level](notice.message, { ...notice.properties });
   }
 
   /** The health listener's bound address (`host:port`), when enabled. */
@@ -154,7 +159,7 @@ export class ControllerRuntime {
 
   /** What `/readyz` answers now. */
   readiness(): Readiness {
-    return controllerReadiness(this.#sources.watched, this.#loop.status(), this.#stopping);
+    return controllerReadiness(this.#sources.watched(), this.#loop.status(), this.#stopping);
   }
 
   /**

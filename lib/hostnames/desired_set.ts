@@ -9,27 +9,25 @@
  * @module
  */
 
-import { objectKey } from "../kube/objects.ts";
+import { objectKey } from "../resources/kube_object.ts";
 import type { Gateway } from "../resources/gateway.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 import { filterGatewayApi, filterIngresses } from "./filters.ts";
 import { checkHostname, type RejectionReason } from "./hostname.ts";
-import { gatewayHostnames, httpRouteHostnames, ingressHostnames, type IngressHostsMode } from "./sources.ts";
+import {
+  gatewayHostnames,
+  HOST_SOURCES,
+  type HostSource,
+  httpRouteHostnames,
+  ingressHostnames,
+  type IngressHostsMode,
+} from "./sources.ts";
 
 /** The kinds hostnames come from, spelled as Kubernetes spells them. */
 export type HostnameSourceKind = "Ingress" | "Gateway" | "HTTPRoute";
 
-/**
- * Where an accepted hostname came from, spelled as external-dns mode's source annotation spells
- * it (the sinks' `HostSource`): an Ingress, a Gateway listener, an HTTPRoute.
- */
-export type HostOrigin = "ingress" | "gateway-listener" | "httproute";
-
-/** Every {@linkcode HostOrigin}, in the order a hostname's origins are listed. */
-export const HOST_ORIGINS: readonly HostOrigin[] = ["ingress", "gateway-listener", "httproute"];
-
-const ORIGIN_OF: Readonly<Record<HostnameSourceKind, HostOrigin>> = {
+const ORIGIN_OF: Readonly<Record<HostnameSourceKind, HostSource>> = {
   Ingress: "ingress",
   Gateway: "gateway-listener",
   HTTPRoute: "httproute",
@@ -81,27 +79,27 @@ export interface DesiredSet {
   readonly hosts: string[];
   /**
    * For every accepted hostname, the kinds of object it came from, each once, in
-   * {@linkcode HOST_ORIGINS} order (a name two Ingresses and an HTTPRoute share:
+   * {@linkcode HOST_SOURCES} order (a name two Ingresses and an HTTPRoute share:
    * `["ingress", "httproute"]`).
    */
-  readonly sources: Map<string, readonly HostOrigin[]>;
+  readonly sources: Map<string, readonly HostSource[]>;
   /** Refused values, sorted by kind, object key and value; each once per object. */
   readonly rejected: RejectedHostname[];
 }
 
 const KIND_ORDER: Readonly<Record<HostnameSourceKind, number>> = { Ingress: 0, Gateway: 1, HTTPRoute: 2 };
 
-/** One bit per {@linkcode HostOrigin}, in {@linkcode HOST_ORIGINS} order. */
-const ORIGIN_BIT: Readonly<Record<HostOrigin, number>> = {
+/** One bit per {@linkcode HostSource}, in {@linkcode HOST_SOURCES} order. */
+const ORIGIN_BIT: Readonly<Record<HostSource, number>> = {
   "ingress": 1,
   "gateway-listener": 2,
   "httproute": 4,
 };
 
 /** The origin list for every bit combination, shared so no list is allocated per hostname. */
-const ORIGIN_LISTS: readonly (readonly HostOrigin[])[] = Array.from(
+const ORIGIN_LISTS: readonly (readonly HostSource[])[] = Array.from(
   { length: 8 },
-  (_, bits) => Object.freeze(HOST_ORIGINS.filter((origin) => (bits & ORIGIN_BIT[origin]) !== 0)),
+  (_, bits) => Object.freeze(HOST_SOURCES.filter((origin) => (bits & ORIGIN_BIT[origin]) !== 0)),
 );
 
 /** What one object contributes: its accepted names and its refused values. */

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { objectKey } from "../kube/objects.ts";
+import { objectKey } from "../resources/kube_object.ts";
 import type { Gateway } from "../resources/gateway.ts";
 import type { HttpRoute, ParentReference } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";

@@ -19,6 +19,15 @@ import type { Gateway } from "../resources/gateway.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 
+/**
+ * The kind of object a hostname came from, spelled as external-dns mode's source annotation
+ * spells it: an Ingress, a Gateway listener, an HTTPRoute.
+ */
+export type HostSource = "ingress" | "gateway-listener" | "httproute";
+
+/** Every {@linkcode HostSource}, in the order a hostname's sources are listed. */
+export const HOST_SOURCES: readonly HostSource[] = ["ingress", "gateway-listener", "httproute"];
+
 /** Which Ingress fields count (`--ingress-hosts`). */
 export type IngressHostsMode = "tls" | "all";
 

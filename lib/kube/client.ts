@@ -21,17 +21,12 @@ import { KubeDecodeError } from "./decode_error.ts";
 import { isGone } from "./errors.ts";
 import { LineSplitter } from "./line_splitter.ts";
 import type { ListOptions, ListWatcher, WatchOptions } from "./list_watch.ts";
-import {
-  asObject,
-  type DecodeFailure,
-  type JsonObject,
-  type KubeObject,
-  type ListPage,
-  objectKey,
-  type WatchEvent,
-} from "./objects.ts";
+import { type DecodeFailure, type ListPage, type WatchEvent } from "./list_watch.ts";
+import { asObject, type JsonObject } from "../resources/json.ts";
+import { type KubeObject, objectKey } from "../resources/kube_object.ts";
 import { Transport, type TransportOptions, type TransportRequest } from "./transport.ts";
 import { decodeWatchLine } from "./watch_event.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** Names one object: `namespace` is required for namespaced types and refused for cluster-scoped ones. */
 export interface ObjectRef {
@@ -493,7 +488,7 @@ export class KubeClient {
           if (!signal.aborted) {
             logger("kube").debug("watch stream broke; ending it", {
               request,
-              error: error instanceof Error ? error.message : String(error),
+              error: errorMessage(error),
             });
           }
           return;

@@ -18,6 +18,7 @@ import {
 import { ExecCredentialSource } from "./exec_plugin.ts";
 import { parseKubeconfig, type PemSource, resolvePath, selectContext } from "./kubeconfig.ts";
 import { TokenFileSource } from "./token_file.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** Everything needed to talk to one API server. */
 export interface ClusterConfig {
@@ -51,17 +52,13 @@ export interface InClusterOptions {
   readonly clock?: Clock;
 }
 
-function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 async function readFile(path: string, what: string): Promise<string> {
   try {
     return await Deno.readTextFile(path);
   } catch (error) {
     const problem = error instanceof Deno.errors.NotFound
       ? "does not exist"
-      : `cannot be read: ${message(error)}`;
+      : `cannot be read: ${errorMessage(error)}`;
     throw new KubeConfigError(`${what} ${path} ${problem}`, { cause: error });
   }
 }
@@ -105,7 +102,7 @@ export async function loadInClusterConfig(options: InClusterOptions): Promise<Cl
   try {
     await credentials.current();
   } catch (error) {
-    throw new KubeConfigError(`service-account token: ${message(error)}`, { cause: error });
+    throw new KubeConfigError(`service-account token: ${errorMessage(error)}`, { cause: error });
   }
   let namespace = "default";
   try {
@@ -113,7 +110,7 @@ export async function loadInClusterConfig(options: InClusterOptions): Promise<Cl
   } catch (error) {
     if (!(error instanceof Deno.errors.NotFound)) {
       throw new KubeConfigError(
-        `service-account namespace file ${namespacePath} cannot be read: ${message(error)}`,
+        `service-account namespace file ${namespacePath} cannot be read: ${errorMessage(error)}`,
         {
           cause: error,
         },
@@ -218,7 +215,7 @@ export async function loadKubeconfig(path: string, options: KubeconfigOptions = 
         credentials = source;
       } catch (error) {
         if (user.token === undefined) {
-          throw new KubeConfigError(`${userWhere}: ${message(error)}`, { cause: error });
+          throw new KubeConfigError(`${userWhere}: ${errorMessage(error)}`, { cause: error });
         }
         credentials = staticCredentials({ authorization: bearer(user.token) }, `token of user ${user.name}`);
       }

@@ -8,6 +8,8 @@
  * @module
  */
 
+import { errorMessage } from "../util/error_message.ts";
+
 /** The fields of a `metav1.Status` failure that callers use. */
 export interface StatusDetails {
   /** HTTP status code (also `Status.code`). */
@@ -51,7 +53,7 @@ export class KubeTransportError extends Error {
 
   /** Wraps the underlying error as `cause`. */
   constructor(request: string, kind: KubeTransportError["kind"], cause: unknown) {
-    super(`${request}: ${kind}: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(`${request}: ${kind}: ${errorMessage(cause)}`, { cause });
     this.name = "KubeTransportError";
     this.kind = kind;
     this.request = request;

@@ -40,7 +40,8 @@ import { type Clock, systemClock } from "../util/clock.ts";
 import { logger } from "../util/logging.ts";
 import type { KubeClient, Manifest } from "./client.ts";
 import { isForbidden, isNotFound } from "./errors.ts";
-import { asObject } from "./objects.ts";
+import { asObject } from "../resources/json.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** The two client calls the recorder makes. */
 export type EventApi = Pick<KubeClient, "create" | "mergePatch">;
@@ -248,7 +249,7 @@ export class EventRecorder {
       namespace: notice.object.namespace,
       object: `${notice.object.kind}/${notice.object.name}`,
       reason: notice.reason,
-      error: error instanceof Error ? error.message : String(error),
+      error: errorMessage(error),
     };
     if (signal?.aborted === true) {
       this.#entries.delete(key);

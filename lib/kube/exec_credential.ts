@@ -11,7 +11,7 @@
 import { FieldError, Fields } from "../resources/fields.ts";
 import type { ClientCertificate } from "./credentials.ts";
 import type { ExecApiVersion } from "./kubeconfig.ts";
-import { asObject, type Decoded } from "./objects.ts";
+import { asObject, type Decoded } from "../resources/json.ts";
 
 /** The cluster details a plugin may ask for (`provideClusterInfo: true`). */
 export interface ExecClusterInfo {

@@ -12,6 +12,7 @@ import { logger } from "../util/logging.ts";
 import { bearer, type Credential, type CredentialSource, KubeCredentialError } from "./credentials.ts";
 import { type ExecClusterInfo, execInfo, type ExecResult, parseExecCredential } from "./exec_credential.ts";
 import type { ExecConfig } from "./kubeconfig.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** Re-run this long before the credential expires, so no request carries an expired token. */
 export const EXEC_REFRESH_MARGIN_MS = 10_000;
@@ -110,9 +111,7 @@ export class ExecCredentialSource implements CredentialSource {
     } catch (error) {
       const hint = config.installHint === undefined ? "" : `\n${config.installHint}`;
       throw new KubeCredentialError(
-        `cannot run exec plugin ${config.command}: ${
-          error instanceof Error ? error.message : String(error)
-        }${hint}`,
+        `cannot run exec plugin ${config.command}: ${errorMessage(error)}${hint}`,
         { cause: error },
       );
     } finally {

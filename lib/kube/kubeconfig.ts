@@ -11,7 +11,7 @@
  */
 
 import { FieldError, Fields } from "../resources/fields.ts";
-import { asObject, type Decoded } from "./objects.ts";
+import { asObject, type Decoded } from "../resources/json.ts";
 
 /** PEM material given inline (`*-data`, base64-decoded here) or as a file to read. */
 export type PemSource =

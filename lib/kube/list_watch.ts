@@ -1,11 +1,13 @@
 /**
  * The two calls a reflector needs from the API, as an interface, so the reflector can be driven
- * by the real client or by a scripted source in tests.
+ * by the real client or by a scripted source in tests, and what they return: list pages and
+ * decoded watch events.
  *
  * @module
  */
 
-import type { KubeObject, ListPage, WatchEvent } from "./objects.ts";
+import type { KubeObject } from "../resources/kube_object.ts";
+import type { StatusDetails } from "./errors.ts";
 
 /** Options for one list page. */
 export interface ListOptions {
@@ -42,3 +44,31 @@ export interface ListWatcher<T extends KubeObject> {
   list(options: ListOptions): Promise<ListPage<T>>;
   watch(options: WatchOptions): AsyncIterable<WatchEvent<T>>;
 }
+
+/** One page of a list. */
+export interface ListPage<T> {
+  readonly items: readonly T[];
+  /** The collection's resourceVersion: watch from here to see every later change. */
+  readonly resourceVersion: string;
+  /** Set when more pages follow. */
+  readonly continue?: string;
+  /** Items that failed to decode, skipped (with why), so one bad object cannot stop a sync. */
+  readonly rejected: readonly DecodeFailure[];
+}
+
+/** An object that could not be decoded, and why. */
+export interface DecodeFailure {
+  /** `namespace/name` when it could be read, else `"?"`. */
+  readonly key: string;
+  readonly reason: string;
+}
+
+/** One event of a watch stream, decoded. */
+export type WatchEvent<T> =
+  | { readonly type: "ADDED" | "MODIFIED" | "DELETED"; readonly object: T }
+  /** Only the resourceVersion is meaningful: everything up to it has been sent. */
+  | { readonly type: "BOOKMARK"; readonly resourceVersion: string }
+  /** The server ended the stream with a Status (410 Expired, 500, 403, …). */
+  | { readonly type: "ERROR"; readonly status: StatusDetails }
+  /** An object of the stream could not be decoded; it is skipped, the stream continues. */
+  | { readonly type: "REJECTED"; readonly resourceVersion: string; readonly failure: DecodeFailure };

@@ -9,6 +9,7 @@
 import { type Clock, systemClock } from "../util/clock.ts";
 import { logger } from "../util/logging.ts";
 import { bearer, type Credential, type CredentialSource, KubeCredentialError } from "./credentials.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** How often the file is re-read (client-go's cached file token source uses one minute). */
 export const TOKEN_FILE_REFRESH_MS = 60_000;
@@ -78,14 +79,14 @@ export class TokenFileSource implements CredentialSource {
       if (previous.kind !== "unread") {
         logger("kube").warn("cannot re-read the token file; using the previous token", {
           path: this.#path,
-          error: error instanceof Error ? error.message : String(error),
+          error: errorMessage(error),
         });
         // Try again at the next period, not on every request.
         this.#state = { kind: "read", credential: previous.credential, readAt };
         return previous.credential;
       }
       throw new KubeCredentialError(
-        `cannot read the token file ${this.#path}: ${error instanceof Error ? error.message : String(error)}`,
+        `cannot read the token file ${this.#path}: ${errorMessage(error)}`,
         { cause: error },
       );
     }

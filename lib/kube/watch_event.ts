@@ -20,7 +20,9 @@
  */
 
 import { statusFromResponse } from "./errors.ts";
-import { asObject, type Decoded, type KubeObject, objectKey, type WatchEvent } from "./objects.ts";
+import { type WatchEvent } from "./list_watch.ts";
+import { asObject, type Decoded } from "../resources/json.ts";
+import { type KubeObject, objectKey } from "../resources/kube_object.ts";
 
 /** The event reported for a line that is not a watch event. */
 function broken(reason: string): WatchEvent<never> {

@@ -4,7 +4,6 @@
  * @module
  */
 
-import type { Logger } from "@logtape/logtape";
 import type { Clock } from "../util/clock.ts";
 import { formatHostPort } from "../util/listen_address.ts";
 import type { HistogramSeries, NumberSeries } from "../util/metrics.ts";
@@ -15,6 +14,7 @@ import { encodeProxyHeader, type ProxyProtocolVersion, type SocketAddress } from
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { IdleReaper } from "./idle_reaper.ts";
 import { type Activity, relay, type RelayBuffers } from "./relay.ts";
+import type { Log } from "../util/logging.ts";
 
 /** A listener's metric series, resolved once so each connection only bumps numbers. */
 export interface ListenerSeries {
@@ -56,7 +56,7 @@ export interface ConnectionContext {
   readonly dialTimeoutMs: number;
   readonly dial: Dialer;
   readonly series: ListenerSeries;
-  readonly log: Logger;
+  readonly log: Log;
   /** Limits the per-connection WARN lines when the backend keeps failing. */
   readonly throttle: Throttle;
   readonly clock: Clock;

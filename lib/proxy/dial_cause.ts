@@ -8,6 +8,8 @@
  * @module
  */
 
+import { errorMessage } from "../util/error_message.ts";
+
 /** The cause tokens, as documented for `/readyz` and the `cause` metric label. */
 export const DIAL_CAUSES = [
   "dns-nxdomain",
@@ -59,7 +61,7 @@ const TIMED_OUT = new Set(["TimedOut", "ETIMEDOUT", DIAL_TIMEOUT_ERROR]);
  */
 export function classifyDialError(error: unknown): DialCause {
   const name = error instanceof Error ? error.name : "";
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   const code = typeof (error as { code?: unknown })?.code === "string"
     ? (error as { code: string }).code
     : "";

@@ -5,13 +5,14 @@
  * @module
  */
 
-import type { Logger } from "@logtape/logtape";
 import { formatHostPort } from "../util/listen_address.ts";
 import { METRICS_CONTENT_TYPE } from "../util/metrics.ts";
 import { classifyDialError } from "./dial_cause.ts";
 import { type Dialer, dialWithTimeout } from "./dialer.ts";
 import type { ProxyMetrics } from "./proxy_metrics.ts";
 import { nextReadiness, type ProbeResult, type ReadinessState, unreachableBody } from "./readiness.ts";
+import { errorMessage } from "../util/error_message.ts";
+import type { Log } from "../util/logging.ts";
 
 /** What the health routes need to know. */
 export interface HealthOptions {
@@ -21,7 +22,7 @@ export interface HealthOptions {
   readonly readyTimeoutMs: number;
   readonly dial: Dialer;
   readonly metrics: ProxyMetrics;
-  readonly log: Logger;
+  readonly log: Log;
   /** True once shutdown has begun: readiness fails so endpoints drop this pod. */
   readonly draining: () => boolean;
 }
@@ -51,7 +52,7 @@ export function healthHandler(options: HealthOptions): (request: Request) => Pro
       return {
         ok: false,
         cause: classifyDialError(error),
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       };
     }
   };

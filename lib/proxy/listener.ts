@@ -5,11 +5,11 @@
  * @module
  */
 
-import type { Logger } from "@logtape/logtape";
 import type { Clock } from "../util/clock.ts";
 import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
 import type { NumberSeries } from "../util/metrics.ts";
 import { Throttle } from "../util/throttle.ts";
+import type { Log } from "../util/logging.ts";
 
 /**
  * Binds a TCP listener. An empty host binds `[::]` (dual-stack, IPv4 peers appear as
@@ -34,7 +34,7 @@ export function boundAddress(listener: Deno.Listener): string {
 /** Options for {@linkcode acceptLoop}. */
 export interface AcceptLoopOptions {
   readonly name: string;
-  readonly log: Logger;
+  readonly log: Log;
   readonly clock: Clock;
   readonly errors: NumberSeries;
   /** Aborted when the listener is being closed on purpose; accept errors then end the loop. */

@@ -13,7 +13,6 @@
  * @module
  */
 
-import type { Logger } from "@logtape/logtape";
 import type { Clock } from "../util/clock.ts";
 import { formatDuration } from "../util/duration.ts";
 import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
@@ -26,6 +25,7 @@ import { acceptLoop, bindTcp, boundAddress } from "./listener.ts";
 import type { ProxyProtocolVersion } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { RelayBuffers } from "./relay.ts";
+import type { Log } from "../util/logging.ts";
 
 /** One traffic listener and the backend port it forwards to. */
 export interface TrafficListenerConfig {
@@ -55,7 +55,9 @@ export interface ProxyServerConfig {
 export interface ProxyServerDeps {
   readonly dial: Dialer;
   readonly clock: Clock;
-  readonly log: Logger;
+  readonly log: Log;
+  /** Whether per-connection debug lines are wanted (checked once, off the hot path). @default false */
+  readonly debugLogging?: boolean;
   readonly metrics: ProxyMetrics;
   readonly buffers?: RelayBuffers;
 }
@@ -248,7 +250,7 @@ export class ProxyServer {
     const idle = new IdleReaper(clock, this.#config.idleTimeoutMs);
     const reaperStop = new AbortController();
     const reaper = idle.run(reaperStop.signal);
-    const debug = log.isEnabledFor("debug");
+    const debug = this.#deps.debugLogging ?? false;
     const loops = this.#listeners.map(({ config, listener }) => {
       const series = listenerSeries(this.#deps.metrics, config.name);
       const context: ConnectionContext = {

@@ -19,6 +19,7 @@ import {
   KubeTransportError,
   retryAfterMs,
 } from "../kube/errors.ts";
+import { errorMessage } from "../util/error_message.ts";
 
 /** Every reason a list or watch is restarted; the label of the restart counters. */
 export const RESTART_REASONS = [
@@ -73,7 +74,7 @@ export interface Failure {
  * ```
  */
 export function classifyFailure(error: unknown): Failure {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   if (error instanceof KubeApiError) {
     const reason: RestartReason = isGone(error)
       ? "expired"

@@ -32,9 +32,10 @@
 
 import { KubeApiError, KubeTransportError } from "../kube/errors.ts";
 import type { ListOptions, ListWatcher } from "../kube/list_watch.ts";
-import { type DecodeFailure, type KubeObject, objectKey, type WatchEvent } from "../kube/objects.ts";
+import { type DecodeFailure, type WatchEvent } from "../kube/list_watch.ts";
+import { type KubeObject, objectKey } from "../resources/kube_object.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
-import { logger } from "../util/logging.ts";
+import { type Log, logger } from "../util/logging.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
 import { nextCondition, type Outcome, type ReflectorCondition } from "./condition.ts";
 import { classifyFailure, type Failure, RESTART_REASONS, type RestartReason } from "./failure.ts";
@@ -107,13 +108,6 @@ export interface ReflectorStatus {
   readonly lastError?: string;
 }
 
-/** The logger calls the reflector makes (a logtape `Logger` fits). */
-export interface ReflectorLog {
-  debug(message: string, properties?: Record<string, unknown>): void;
-  info(message: string, properties?: Record<string, unknown>): void;
-  warn(message: string, properties?: Record<string, unknown>): void;
-}
-
 /** Tuning and dependencies of a {@linkcode Reflector}. Every field has a default. */
 export interface ReflectorOptions<T extends KubeObject> {
   /** @default {systemClock} */
@@ -172,7 +166,7 @@ export interface ReflectorOptions<T extends KubeObject> {
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   /** @default {logger("reflector")} */
-  readonly log?: ReflectorLog;
+  readonly log?: Log;
   /** Called after every step with the new state (tests, tracing). Must return quickly. */
   readonly observe?: (state: ReflectorState<T>) => void;
 }
@@ -233,7 +227,7 @@ export class Reflector<T extends KubeObject> {
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #backoff: Backoff;
-  readonly #log: ReflectorLog;
+  readonly #log: Log;
   readonly #observe: ((state: ReflectorState<T>) => void) | undefined;
   readonly #options: {
     readonly pageSize: number;

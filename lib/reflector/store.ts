@@ -14,7 +14,7 @@
  * @module
  */
 
-import { type KubeObject, objectKey } from "../kube/objects.ts";
+import { type KubeObject, objectKey } from "../resources/kube_object.ts";
 
 /** One visible change, as reported to {@linkcode StoreView.subscribe} listeners. */
 export type StoreChange<T> =

@@ -16,7 +16,8 @@
  */
 
 import type { ListWatcher, WatchOptions } from "../kube/list_watch.ts";
-import type { KubeObject, WatchEvent } from "../kube/objects.ts";
+import type { WatchEvent } from "../kube/list_watch.ts";
+import type { KubeObject } from "../resources/kube_object.ts";
 import type { Clock } from "../util/clock.ts";
 
 /** Why the watch was stopped from our side; `open` while it runs (or the server ended it). */

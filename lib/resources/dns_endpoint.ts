@@ -8,7 +8,8 @@
  * @module
  */
 
-import { asObject, type Decoded, type KubeObject } from "../kube/objects.ts";
+import { asObject, type Decoded } from "./json.ts";
+import { type KubeObject } from "./kube_object.ts";
 import { decodeKubeObject } from "./fields.ts";
 import type { ResourceType } from "./resource_type.ts";
 

@@ -14,7 +14,8 @@
  * @module
  */
 
-import { asObject, type Decoded, decodeMetadata, type JsonObject, type ObjectMeta } from "../kube/objects.ts";
+import { asObject, type Decoded, type JsonObject } from "./json.ts";
+import { decodeMetadata, type ObjectMeta } from "./kube_object.ts";
 
 /** The names of a wire type's fields. */
 export type FieldName<W> = Extract<keyof W, string>;

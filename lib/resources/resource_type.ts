@@ -7,7 +7,8 @@
  * @module
  */
 
-import type { Decoded, KubeObject } from "../kube/objects.ts";
+import type { Decoded } from "./json.ts";
+import type { KubeObject } from "./kube_object.ts";
 
 /** A resource type the client can list, watch and write. */
 export interface ResourceType<T extends KubeObject> {

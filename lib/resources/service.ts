@@ -8,7 +8,8 @@
  */
 
 import type { V1Service } from "@kubernetes/client-node";
-import type { Decoded, KubeObject } from "../kube/objects.ts";
+import type { Decoded } from "./json.ts";
+import type { KubeObject } from "./kube_object.ts";
 import { decodeKubeObject } from "./fields.ts";
 import type { ResourceType } from "./resource_type.ts";
 

@@ -1,17 +1,28 @@
 /**
- * The seam between the controller and a mode: the controller computes the full desired
- * hostname set from its caches and hands it to the mode's sink, which makes the cluster (or the
- * node) match it. Nothing incremental crosses this seam, so a retry, a restart or a second
- * replica always converges to the same result.
+ * The seam between the controller and a mode, in two parts.
+ *
+ * **The sink.** The controller computes the full desired hostname set from its caches and hands
+ * it to the mode's {@linkcode Sink}, which makes the cluster (or the node) match it. Nothing
+ * incremental crosses this seam, so a retry, a restart or a second replica always converges to
+ * the same result. The sink answers with a {@linkcode SinkOutcome}: a value that says what
+ * happened and carries what the sink wants said ({@linkcode Notice}s). Sinks never log; the
+ * controller's loop logs every outcome and every notice, in one place, so wording, levels and
+ * repeat suppression of refusals are decided once.
+ *
+ * **The mode.** A {@linkcode ModeBuilder} turns a mode's own settings into a {@linkcode Mode}:
+ * its sink, the objects it needs watched ({@linkcode WatchObject}: the ConfigMap it edits, the
+ * Service whose addresses it publishes), its start-up probes and what it keeps of the
+ * permissions. The controller runs every mode the same way and names none of them.
  *
  * @module
  */
 
-/**
- * The kinds of object a hostname comes from, spelled as external-dns mode's source annotation
- * spells them: an Ingress, a Gateway listener, an HTTPRoute.
- */
-export type HostSource = "ingress" | "gateway-listener" | "httproute";
+import type { HostSource } from "../hostnames/sources.ts";
+import type { EventRecorder } from "../kube/event_recorder.ts";
+import type { KubeClient, ObjectRef } from "../kube/client.ts";
+import type { StoreView } from "../reflector/store.ts";
+import type { KubeObject } from "../resources/kube_object.ts";
+import type { ResourceType } from "../resources/resource_type.ts";
 
 /** What a pass may know beyond the hostnames; a sink that needs none of it ignores it. */
 export interface ReconcileContext {
@@ -20,20 +31,36 @@ export interface ReconcileContext {
 }
 
 /**
+ * Something a sink or a probe wants said, as a value: the controller logs it at `level`. The
+ * sink decides the level, including DEBUG for a problem it already reported while it lasts.
+ */
+export interface Notice {
+  readonly level: "debug" | "info" | "warn" | "error";
+  readonly message: string;
+  readonly properties?: Readonly<Record<string, unknown>>;
+}
+
+/**
  * How much a refusal held back, so the controller words and rates it correctly:
- * - `nothing-written` (the default): the sink wrote nothing at all;
+ * - `nothing-written`: the sink wrote nothing at all;
  * - `some-hosts`: the hostnames the message names were left alone, the others were written;
  * - `guard`: a safety guard kept objects that a prune would have deleted; nothing was written,
  *   and what is published stays as it was (a warning with a remedy, not a failure).
  */
 export type RefusalScope = "nothing-written" | "some-hosts" | "guard";
 
-/** What one reconcile did. */
+/** What one reconcile did. Every kind may carry notices for the controller to log. */
 export type SinkOutcome =
   /** The target already matched: nothing was written. */
-  | { readonly kind: "unchanged"; readonly hosts: number }
+  | { readonly kind: "unchanged"; readonly hosts: number; readonly notices?: readonly Notice[] }
   /** The target was written. `added`/`removed` count hostnames compared with what it held. */
-  | { readonly kind: "written"; readonly hosts: number; readonly added: number; readonly removed: number }
+  | {
+    readonly kind: "written";
+    readonly hosts: number;
+    readonly added: number;
+    readonly removed: number;
+    readonly notices?: readonly Notice[];
+  }
   /**
    * The sink refused to write because writing would be unsafe (damaged markers, size limit,
    * a missing prerequisite). Retrying without a change on the cluster side will not help;
@@ -43,19 +70,81 @@ export type SinkOutcome =
     readonly kind: "refused";
     readonly problem: string;
     readonly message: string;
-    /** @default {"nothing-written"} */
-    readonly scope?: RefusalScope;
+    readonly scope: RefusalScope;
+    readonly notices?: readonly Notice[];
     /**
-     * The sink has already logged this refusal itself, at its own level and once per change,
-     * so the controller records it (metrics, readiness) and logs it only at DEBUG.
+     * @deprecated The sink has already logged this refusal itself, so the controller logs it
+     * at DEBUG only. Goes away once no sink logs.
      */
     readonly logged?: boolean;
+  }
+  /**
+   * A transient failure (the API server unreachable, a 5xx, conflicts on every attempt): the
+   * controller backs off and retries. A sink may also reject for these; both are handled alike.
+   */
+  | {
+    readonly kind: "failed";
+    readonly message: string;
+    readonly cause?: unknown;
+    readonly notices?: readonly Notice[];
   };
 
-/** A mode's writer. `reconcile` rejects on transient failures (the controller backs off). */
+/** A mode's writer. */
 export interface Sink {
   /** For logs: `coredns kube-system/coredns[Corefile]`. */
   readonly description: string;
-  /** Makes the target hold exactly `hosts` (sorted, unique); `context` is optional extra input. */
+  /**
+   * Makes the target hold exactly `hosts` (sorted, unique); `context` is optional extra input.
+   * Rejects only when `signal` aborts or for a bug; expected failures are `failed` outcomes.
+   */
   reconcile(hosts: readonly string[], signal: AbortSignal, context?: ReconcileContext): Promise<SinkOutcome>;
 }
+
+/**
+ * What a watched object is to the controller:
+ * - `target`: what the sink edits (a ConfigMap). A change there calls the sink at once, so an
+ *   edit that removed our block is repaired without waiting for the resync. It never holds
+ *   anything back: if it cannot be watched, the resync still repairs drift.
+ * - `prerequisite`: something else the sink reads (the proxy Service). Nothing is reconciled,
+ *   and readiness waits, until its first list has completed; each change calls the sink.
+ */
+export type WatchRole = "target" | "prerequisite";
+
+/**
+ * Asks the controller to keep one object, found by name, in a cache of its own. The returned
+ * view fills once the controller runs; a mode reads it from its sink.
+ */
+export type WatchObject = <T extends KubeObject>(
+  type: ResourceType<T>,
+  ref: Required<ObjectRef>,
+  role: WatchRole,
+) => StoreView<T>;
+
+/** What every mode is built with. */
+export interface ModeContext {
+  /** The API client (CoreDNS and external-dns modes read and write through it). */
+  readonly client: KubeClient;
+  /** Records Warning Events on the objects a mode refuses to touch. */
+  readonly recorder: Pick<EventRecorder, "record">;
+  /** Registers a watch (see {@linkcode WatchObject}). */
+  readonly watch: WatchObject;
+  /** The namespace the controller runs in (the service account's), when it is known. */
+  readonly podNamespace: string | undefined;
+}
+
+/** A mode as the controller runs it. */
+export interface Mode {
+  readonly sink: Sink;
+  /**
+   * Start-up checks, run once before the first reconcile, bounded by `signal`. What they find is
+   * logged; a probe never fails the start.
+   */
+  readonly probe?: (signal: AbortSignal) => Promise<readonly Notice[]>;
+  /** A file the mode edits for as long as it runs: it keeps read and write access to it. */
+  readonly hostsFile?: string;
+  /** Extra fields for the "controller starting" line. */
+  readonly details: Readonly<Record<string, unknown>>;
+}
+
+/** Builds a mode from its own settings and what every mode gets. */
+export type ModeBuilder<S> = (settings: S, context: ModeContext) => Mode;

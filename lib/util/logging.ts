@@ -52,6 +52,18 @@ export function configureLogging(options: LoggingOptions): void {
   });
 }
 
+/**
+ * The logging calls code makes. Whatever logs takes one of these (a logtape `Logger` fits), so
+ * tests hand in a collector and read what was said. Categories follow the folder of the code
+ * that logs: `logger("controller")` in `lib/controller/`, `logger("kube")` in `lib/kube/`.
+ */
+export interface Log {
+  debug(message: string, properties?: Record<string, unknown>): void;
+  info(message: string, properties?: Record<string, unknown>): void;
+  warn(message: string, properties?: Record<string, unknown>): void;
+  error(message: string, properties?: Record<string, unknown>): void;
+}
+
 /** The logger for one part of the program, such as `logger("proxy")`. */
 export function logger(...part: string[]): Logger {
   return getLogger([ROOT_CATEGORY, ...part]);

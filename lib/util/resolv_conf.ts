@@ -11,6 +11,9 @@
  * @module
  */
 
+/** Where the kubelet writes the pod's resolver configuration. */
+export const RESOLV_CONF = "/etc/resolv.conf";
+
 /** Used when the file is missing, unreadable, or has no search line that names a cluster domain. */
 export const DEFAULT_CLUSTER_DOMAIN = "cluster.local";
 

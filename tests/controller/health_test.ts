@@ -50,7 +50,12 @@ Deno.test("readiness: synced but no successful reconcile yet says why, on one li
   assert.deepEqual(
     controllerReadiness(watched, {
       succeeded: false,
-      last: { kind: "refused", problem: "end-before-begin", message: "line 3: END\nbefore BEGIN" },
+      last: {
+        kind: "refused",
+        problem: "end-before-begin",
+        message: "line 3: END\nbefore BEGIN",
+        scope: "nothing-written",
+      },
     }, false),
     { ready: false, reason: "the last reconcile was refused (end-before-begin): line 3: END before BEGIN" },
   );
@@ -90,7 +95,12 @@ Deno.test("readiness: the proxy Service (a prerequisite) must have listed too; n
   assert.deepEqual(
     controllerReadiness([kind("Ingress", {}), kind("Service", {}, "prerequisite")], {
       succeeded: false,
-      last: { kind: "refused", problem: "headless", message: "Service ouroboros/proxy is headless" },
+      last: {
+        kind: "refused",
+        problem: "headless",
+        message: "Service ouroboros/proxy is headless",
+        scope: "nothing-written",
+      },
     }, false),
     {
       ready: false,

@@ -5,48 +5,20 @@
  * @module
  */
 
-import type { KubeObject } from "../../lib/kube/objects.ts";
+import type { KubeObject } from "../../lib/resources/kube_object.ts";
 import { Store } from "../../lib/reflector/store.ts";
 import type { Gateway } from "../../lib/resources/gateway.ts";
 import type { HttpRoute } from "../../lib/resources/http_route.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
 import type { ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../../lib/sinks/sink.ts";
 import {
-  type LoopLog,
   type LoopState,
   ReconcileLoop,
   type ReconcileObserver,
   type ReconcileResult,
 } from "../../lib/controller/reconcile_loop.ts";
 import { settle, VirtualClock } from "../reflector/virtual_clock.ts";
-
-/** One recorded log call. */
-export interface LogEntry {
-  readonly level: "debug" | "info" | "warn" | "error";
-  readonly message: string;
-  readonly properties: Record<string, unknown>;
-}
-
-/** A {@linkcode LoopLog} that keeps every call. */
-export class LogRecorder implements LoopLog {
-  readonly entries: LogEntry[] = [];
-  debug(message: string, properties: Record<string, unknown> = {}): void {
-    this.entries.push({ level: "debug", message, properties });
-  }
-  info(message: string, properties: Record<string, unknown> = {}): void {
-    this.entries.push({ level: "info", message, properties });
-  }
-  warn(message: string, properties: Record<string, unknown> = {}): void {
-    this.entries.push({ level: "warn", message, properties });
-  }
-  error(message: string, properties: Record<string, unknown> = {}): void {
-    this.entries.push({ level: "error", message, properties });
-  }
-  /** Entries at `level` whose message starts with `prefix`. */
-  find(level: LogEntry["level"], prefix: string): LogEntry[] {
-    return this.entries.filter((entry) => entry.level === level && entry.message.startsWith(prefix));
-  }
-}
+import { LogRecorder } from "../support/log_recorder.ts";
 
 /** What the fake sink does on one call. */
 export type SinkStep =
@@ -108,7 +80,7 @@ export class FakeSink implements Sink {
         throw step.error;
       case "refuse": {
         const { kind: _, ...refusal } = step;
-        return { kind: "refused", ...refusal };
+        return { kind: "refused", scope: "nothing-written", ...refusal };
       }
       case "block": {
         const gate = Promise.withResolvers<void>();

@@ -51,7 +51,12 @@ Deno.test("metrics: the loop's reports and the reflectors' counters show up as a
   observer.reconciled({ kind: "written", hosts: 12, added: 12, removed: 0 }, 40);
   now += 60_000;
   observer.reconciled({ kind: "unchanged", hosts: 12 }, 5);
-  observer.reconciled({ kind: "refused", problem: "end-before-begin", message: "…" }, 3);
+  observer.reconciled({
+    kind: "refused",
+    problem: "end-before-begin",
+    message: "…",
+    scope: "nothing-written",
+  }, 3);
   observer.reconciled({ kind: "error", message: "503" }, 1);
   observer.skipped();
   observer.skipped();

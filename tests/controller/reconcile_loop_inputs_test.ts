@@ -4,7 +4,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { KubeObject } from "../../lib/kube/objects.ts";
+import type { KubeObject } from "../../lib/resources/kube_object.ts";
 import { gateway, ingress, meta, route } from "../hostnames/factories.ts";
 import { settle } from "../reflector/virtual_clock.ts";
 import { startLoop } from "./loop_harness.ts";

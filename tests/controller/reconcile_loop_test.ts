@@ -3,7 +3,7 @@ import { ingress } from "../hostnames/factories.ts";
 import { settle } from "../reflector/virtual_clock.ts";
 import { DEBOUNCE_MS, startLoop } from "./loop_harness.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
-import type { KubeObject } from "../../lib/kube/objects.ts";
+import type { KubeObject } from "../../lib/resources/kube_object.ts";
 
 /** Ingress `ns/<name>` with one TLS host `<host>`. */
 function tlsIngress(name: string, host: string, resourceVersion = "1"): Ingress {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createSources } from "../../lib/controller/sources.ts";
 import { KubeClient } from "../../lib/kube/client.ts";
+import { CONFIG_MAP } from "../../lib/resources/config_map.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -23,12 +24,12 @@ Deno.test("sources: a cluster without the Gateway API gives synced, empty Gatewa
   const stop = new AbortController();
   const running = sources.run(stop.signal);
   try {
-    await waitFor("every source cache to sync", () => sources.watched.every((entry) => entry.store.synced));
+    await waitFor("every source cache to sync", () => sources.watched().every((entry) => entry.store.synced));
     assert.equal(sources.ingresses.size, 1);
     assert.equal(sources.gateways?.size, 0);
     assert.equal(sources.routes?.size, 0);
     const conditions = Object.fromEntries(
-      sources.watched.map((entry) => [entry.kind, entry.status().condition]),
+      sources.watched().map((entry) => [entry.kind, entry.status().condition]),
     );
     assert.deepEqual(conditions, { Ingress: "healthy", Gateway: "missing", HTTPRoute: "missing" });
 
@@ -51,11 +52,9 @@ Deno.test("sources: without --gateway-api only Ingresses are watched; the target
     });
   }
   using client = new KubeClient({ server: server.url });
-  const sources = createSources(client, {
-    gatewayApi: false,
-    target: { namespace: "kube-system", name: "coredns" },
-  });
-  assert.deepEqual(sources.watched.map((entry) => [entry.kind, entry.role]), [
+  const sources = createSources(client, { gatewayApi: false });
+  const target = sources.watch(CONFIG_MAP, { namespace: "kube-system", name: "coredns" }, "target");
+  assert.deepEqual(sources.watched().map((entry) => [entry.kind, entry.role]), [
     ["Ingress", "source"],
     ["ConfigMap", "target"],
   ]);
@@ -63,8 +62,8 @@ Deno.test("sources: without --gateway-api only Ingresses are watched; the target
   const stop = new AbortController();
   const running = sources.run(stop.signal);
   try {
-    await waitFor("the target cache to sync", () => sources.target?.synced === true);
-    assert.deepEqual(sources.target?.keys(), ["kube-system/coredns"]);
+    await waitFor("the target cache to sync", () => target.synced);
+    assert.deepEqual(target.keys(), ["kube-system/coredns"]);
     const lists = server.audit.filter((entry) => entry.path.includes("/configmaps") && !entry.watch);
     assert.ok(lists.length > 0);
     for (const entry of lists) {

@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { ObjectMeta } from "../../lib/kube/objects.ts";
+import type { ObjectMeta } from "../../lib/resources/kube_object.ts";
 import type { Gateway, GatewayListener } from "../../lib/resources/gateway.ts";
 import type { HttpRoute, ParentReference } from "../../lib/resources/http_route.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";

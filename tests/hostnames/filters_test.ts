@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { filterGatewayApi, filterIngresses, parentGatewayKey } from "../../lib/hostnames/filters.ts";
-import { objectKey } from "../../lib/kube/objects.ts";
-import type { KubeObject } from "../../lib/kube/objects.ts";
+import { objectKey } from "../../lib/resources/kube_object.ts";
+import type { KubeObject } from "../../lib/resources/kube_object.ts";
 import { decodeHttpRoute } from "../../lib/resources/http_route.ts";
 import { gateway, ingress, parentRef, route } from "./factories.ts";
 

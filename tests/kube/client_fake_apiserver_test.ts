@@ -21,7 +21,7 @@ import {
   KubeTransportError,
   retryAfterMs,
 } from "../../lib/kube/errors.ts";
-import type { WatchEvent } from "../../lib/kube/objects.ts";
+import type { WatchEvent } from "../../lib/kube/list_watch.ts";
 import { TokenFileSource } from "../../lib/kube/token_file.ts";
 import { USER_AGENT } from "../../lib/kube/transport.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../lib/resources/config_map.ts";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../lib/kube/client.ts";
 import { KubeDecodeError } from "../../lib/kube/decode_error.ts";
 import { isGone, KubeApiError } from "../../lib/kube/errors.ts";
-import type { WatchEvent } from "../../lib/kube/objects.ts";
+import type { WatchEvent } from "../../lib/kube/list_watch.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../lib/resources/config_map.ts";
 import { INGRESS } from "../../lib/resources/ingress.ts";
 import type { ResourceType } from "../../lib/resources/resource_type.ts";

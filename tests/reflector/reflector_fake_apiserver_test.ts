@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import { KubeClient } from "../../lib/kube/client.ts";
-import type { KubeObject } from "../../lib/kube/objects.ts";
+import type { KubeObject } from "../../lib/resources/kube_object.ts";
 import { Reflector, type ReflectorOptions } from "../../lib/reflector/reflector.ts";
 import type { StoreChange } from "../../lib/reflector/store.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../lib/resources/config_map.ts";
@@ -64,7 +64,7 @@ class Env<T extends KubeObject> implements AsyncDisposable {
     const quiet = () => {};
     const reflector = new Reflector(client.listWatcher(type), {
       ...fastOptions<T>(options.seed ?? 1),
-      log: { debug: quiet, info: quiet, warn: (message) => warnings.push(message) },
+      log: { debug: quiet, info: quiet, warn: (message) => warnings.push(message), error: quiet },
       ...options.reflector,
     });
     return new Env(server, client, reflector, warnings);

@@ -5,13 +5,9 @@
  * @module
  */
 
+import type { Log } from "../../lib/util/logging.ts";
 import { KubeApiError, type StatusDetails } from "../../lib/kube/errors.ts";
-import {
-  Reflector,
-  type ReflectorLog,
-  type ReflectorOptions,
-  type ReflectorState,
-} from "../../lib/reflector/reflector.ts";
+import { Reflector, type ReflectorOptions, type ReflectorState } from "../../lib/reflector/reflector.ts";
 import type { StoreChange } from "../../lib/reflector/store.ts";
 import { guard, ScriptedListWatcher, type WatchCall } from "../support/scripted_list_watcher.ts";
 import type { Thing } from "./things.ts";
@@ -19,7 +15,7 @@ import { settle, VirtualClock } from "./virtual_clock.ts";
 
 /** One captured log call. */
 export interface LogLine {
-  readonly level: "debug" | "info" | "warn";
+  readonly level: "debug" | "info" | "warn" | "error";
   readonly message: string;
   readonly properties: Record<string, unknown>;
 }
@@ -54,7 +50,7 @@ export class Harness implements AsyncDisposable {
   constructor(options: ReflectorOptions<Thing> = {}) {
     const line = (level: LogLine["level"]) => (message: string, properties: Record<string, unknown> = {}) =>
       this.logs.push({ level, message, properties });
-    const log: ReflectorLog = { debug: line("debug"), info: line("info"), warn: line("warn") };
+    const log: Log = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
     this.reflector = new Reflector(this.source, {
       clock: this.clock,
       random: () => 0.5,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { KubeTransportError } from "../../lib/kube/errors.ts";
-import type { WatchEvent } from "../../lib/kube/objects.ts";
+import type { WatchEvent } from "../../lib/kube/list_watch.ts";
 import { apiError, errorEvent, Harness } from "./reflector_harness.ts";
 import { type Thing, thing, versions } from "./things.ts";
 import { settle } from "./virtual_clock.ts";

@@ -4,7 +4,7 @@
  * @module
  */
 
-import type { KubeObject, ObjectMeta } from "../../lib/kube/objects.ts";
+import type { KubeObject, ObjectMeta } from "../../lib/resources/kube_object.ts";
 
 /** A namespaced test object with one payload field. */
 export interface Thing extends KubeObject {

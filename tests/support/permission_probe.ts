@@ -12,8 +12,9 @@
  * @module
  */
 
-import { PROXY_REVOKED_PERMISSIONS, RESOLV_CONF } from "../../lib/commands/proxy.ts";
-import { printStdout, revokePermissions } from "../../lib/commands/process.ts";
+import { PROXY_REVOKED_PERMISSIONS } from "../../lib/commands/proxy.ts";
+import { RESOLV_CONF } from "../../lib/util/resolv_conf.ts";
+import { printStdout, revokePermissions } from "../../lib/daemon/process.ts";
 
 /** The environment variable the test sets for the probe to read back. */
 export const PROBE_ENV = "OUROBOROS_PROXY_PERMISSION_PROBE";

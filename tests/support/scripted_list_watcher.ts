@@ -8,7 +8,8 @@
  */
 
 import type { ListOptions, ListWatcher, WatchOptions } from "../../lib/kube/list_watch.ts";
-import type { DecodeFailure, KubeObject, ListPage, WatchEvent } from "../../lib/kube/objects.ts";
+import type { DecodeFailure, ListPage, WatchEvent } from "../../lib/kube/list_watch.ts";
+import type { KubeObject } from "../../lib/resources/kube_object.ts";
 
 /** How long a test waits for the code under test to make a call before failing loudly. */
 const HANG_GUARD_MS = 5_000;

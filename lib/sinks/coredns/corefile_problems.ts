@@ -56,6 +56,8 @@ export interface CorefileRefusal {
   readonly problem: CorefileProblem;
   /** What is wrong and how to fix it, for logs and Kubernetes Events. */
   readonly message: string;
+  /** The editor refuses the whole edit: nothing is written. */
+  readonly scope: "nothing-written";
 }
 
 /**
@@ -81,5 +83,5 @@ export function isMarkerProblem(problem: CorefileProblem): problem is MarkerProb
  * ```
  */
 export function refusal(problem: CorefileProblem, message: string): CorefileRefusal {
-  return { kind: "refused", problem, message };
+  return { kind: "refused", problem, message, scope: "nothing-written" };
 }

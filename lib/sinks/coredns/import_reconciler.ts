@@ -37,6 +37,7 @@ import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_size.ts";
 import { importDataChange, importSnippet } from "./import_snippet.ts";
 import type { ConfigMapApi, CorefileLocation } from "./reconciler.ts";
 import { isOwnRewriteRule, rewriteInputProblem } from "./rewrite_lines.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 /** Options for {@linkcode CorednsImportSink}. */
 export interface CorednsImportSinkOptions {
@@ -94,6 +95,7 @@ export class CorednsImportSink implements Sink {
     if (problem !== undefined) {
       return {
         kind: "refused",
+        scope: "nothing-written",
         problem: problem.field === "host" ? "invalid-host" : "invalid-fqdn",
         message: `refusing to write a rewrite rule: ${problem.reason}`,
       };
@@ -147,7 +149,7 @@ export class CorednsImportSink implements Sink {
           "rejected",
           IMPORT_EVENT_REASONS.writeRejected,
           `the API server refused the new ${JSON.stringify(key)} key of ConfigMap ${this.#where}: ` +
-            `${error instanceof Error ? error.message : String(error)}`,
+            `${errorMessage(error)}`,
           signal,
         );
       }
@@ -166,6 +168,7 @@ export class CorednsImportSink implements Sink {
   #missing(): SinkOutcome {
     return {
       kind: "refused",
+      scope: "nothing-written",
       problem: "import-configmap-missing",
       message: `ConfigMap ${this.#where} does not exist. coredns-import mode needs it as a prerequisite: ` +
         `create it (kubectl --namespace ${this.#target.namespace} create configmap ${this.#target.configmap}), ` +
@@ -183,7 +186,7 @@ export class CorednsImportSink implements Sink {
     signal: AbortSignal,
   ): Promise<SinkOutcome> {
     await this.#recorder?.record(configMapWarning(configMap, reason, message), signal);
-    return { kind: "refused", problem, message };
+    return { kind: "refused", problem, message, scope: "nothing-written" };
   }
 }
 

@@ -33,6 +33,7 @@ import { logger } from "../../util/logging.ts";
 import { hasReloadPlugin, importCovers } from "./corefile_checks.ts";
 import { importLineFor } from "./import_reconciler.ts";
 import type { CorefileLocation } from "./reconciler.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 /** Options for {@linkcode runStartupProbes}. */
 export interface StartupProbeOptions {
@@ -97,7 +98,7 @@ export async function runStartupProbes(
       return {
         kind: "failed",
         forbidden: isForbidden(error),
-        error: error instanceof Error ? error.message : String(error),
+        error: errorMessage(error),
       };
     }
   };

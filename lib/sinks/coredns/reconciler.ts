@@ -47,6 +47,7 @@ import { applyCorefileBlock } from "./corefile_block.ts";
 import { isMarkerProblem } from "./corefile_problems.ts";
 import { RevertGuard, type RevertGuardOptions } from "./revert_guard.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 /** The client calls the sinks make. */
 export type ConfigMapApi = Pick<KubeClient, "get" | "mergePatch">;
@@ -234,7 +235,7 @@ export class CorednsSink implements Sink {
             "rejected",
             COREFILE_EVENT_REASONS.writeRejected,
             `the API server refused the new Corefile for ConfigMap ${this.#where}: ` +
-              `${error instanceof Error ? error.message : String(error)}`,
+              `${errorMessage(error)}`,
             signal,
           ),
         );
@@ -281,6 +282,7 @@ export class CorednsSink implements Sink {
     if (!gate.allowed) {
       return {
         kind: "refused",
+        scope: "nothing-written",
         problem: "reverted",
         message: `another writer keeps replacing the ouroboros block in ConfigMap ${this.#where} ` +
           `(${gate.reverts} times recently); not rewriting it for another ${seconds(gate.waitMs)}. ` +
@@ -315,6 +317,7 @@ export class CorednsSink implements Sink {
   #missing(): SinkOutcome {
     return {
       kind: "refused",
+      scope: "nothing-written",
       problem: "configmap-missing",
       message: `ConfigMap ${this.#where} does not exist, so there is no Corefile to edit; ` +
         "check --coredns-namespace and --coredns-configmap (ouroboros never creates it)",
@@ -347,7 +350,7 @@ export class CorednsSink implements Sink {
     signal: AbortSignal,
   ): Promise<SinkOutcome> {
     await this.#event(configMap, reason, message, signal);
-    return { kind: "refused", problem, message };
+    return { kind: "refused", problem, message, scope: "nothing-written" };
   }
 
   async #event(configMap: ConfigMap, reason: string, message: string, signal: AbortSignal): Promise<void> {

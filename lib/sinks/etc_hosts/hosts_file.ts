@@ -61,6 +61,7 @@ import {
 } from "./hosts_layout.ts";
 import { hostsPathProblem } from "./hosts_path.ts";
 import { type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 /**
  * Points between the steps of a pass, for tests that interleave another writer or kill the
@@ -308,7 +309,7 @@ async function reserve(
     return undefined;
   } catch (error) {
     if (written > 0) truncateIfLength(file, length + written, length);
-    throw new Error(`cannot grow ${path} by ${count} bytes: ${describe(error)}`, { cause: error });
+    throw new Error(`cannot grow ${path} by ${count} bytes: ${errorMessage(error)}`, { cause: error });
   } finally {
     appender.close();
   }
@@ -394,13 +395,11 @@ function openRefusal(path: string, error: unknown): HostsRefusal {
   ) {
     return hostsRefusal(
       "not-writable",
-      `cannot open ${path} for writing: ${describe(error)}; the hostPath mount must be read-write and the ` +
+      `cannot open ${path} for writing: ${
+        errorMessage(error)
+      }; the hostPath mount must be read-write and the ` +
         "controller must run as a user that may write the file",
     );
   }
-  throw new Error(`cannot open ${path}: ${describe(error)}`, { cause: error });
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  throw new Error(`cannot open ${path}: ${errorMessage(error)}`, { cause: error });
 }

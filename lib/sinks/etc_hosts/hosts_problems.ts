@@ -52,6 +52,8 @@ export interface HostsRefusal {
   readonly problem: HostsProblem;
   /** What is wrong and how to fix it. */
   readonly message: string;
+  /** The editor refuses the whole edit: nothing is written. */
+  readonly scope: "nothing-written";
 }
 
 /**
@@ -63,7 +65,7 @@ export interface HostsRefusal {
  * ```
  */
 export function hostsRefusal(problem: HostsProblem, message: string): HostsRefusal {
-  return { kind: "refused", problem, message };
+  return { kind: "refused", problem, message, scope: "nothing-written" };
 }
 
 /**

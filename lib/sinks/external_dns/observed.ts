@@ -12,7 +12,7 @@
  * @module
  */
 
-import type { JsonObject } from "../../kube/objects.ts";
+import type { JsonObject } from "../../resources/json.ts";
 import type { DnsEndpoint, Endpoint, ObservedGeneration } from "../../resources/dns_endpoint.ts";
 import type { Service } from "../../resources/service.ts";
 import type { OwnedFields } from "./records.ts";

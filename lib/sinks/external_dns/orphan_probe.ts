@@ -14,7 +14,7 @@
 
 import type { KubeClient } from "../../kube/client.ts";
 import { isForbidden, isNotFound } from "../../kube/errors.ts";
-import type { KubeObject } from "../../kube/objects.ts";
+import type { KubeObject } from "../../resources/kube_object.ts";
 import { DNS_ENDPOINT } from "../../resources/dns_endpoint.ts";
 import type { ResourceType } from "../../resources/resource_type.ts";
 import { SERVICE } from "../../resources/service.ts";
@@ -22,6 +22,7 @@ import { logger } from "../../util/logging.ts";
 import { orphanMessage } from "./messages.ts";
 import { deleteCommand, ownershipSelector } from "./ownership.ts";
 import type { RecordOutput } from "./record_names.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 /** What the probe found. */
 export type OrphanProbeResult =
@@ -74,7 +75,7 @@ export async function probeOrphans(
   } catch (error) {
     if (signal.aborted) throw signal.reason;
     const reason = isForbidden(error) ? "forbidden" : isNotFound(error) ? "not-found" : "error";
-    const text = error instanceof Error ? error.message : String(error);
+    const text = errorMessage(error);
     log.debug("external-dns orphan probe could not look for records of the inactive output", {
       namespace: where.namespace,
       inactive,

@@ -22,7 +22,7 @@
  * @module
  */
 
-import type { JsonObject } from "../../kube/objects.ts";
+import type { JsonObject } from "../../resources/json.ts";
 import type { ObservedRecord } from "./observed.ts";
 import { INSTANCE_LABEL, MANAGED_BY_LABEL, MANAGED_BY_VALUE } from "./ownership.ts";
 import { recordNames, type RecordOutput } from "./record_names.ts";

@@ -32,7 +32,7 @@
  */
 
 import { isAlreadyExists, isConflict, isInvalid, isNotFound } from "../../kube/errors.ts";
-import type { JsonObject } from "../../kube/objects.ts";
+import type { JsonObject } from "../../resources/json.ts";
 import { type Clock, systemClock } from "../../util/clock.ts";
 import { logger } from "../../util/logging.ts";
 import type { ReconcileContext, Sink, SinkOutcome } from "../sink.ts";
@@ -58,6 +58,7 @@ import { type RecordApi, recordApi, type RecordClient } from "./record_api.ts";
 import { buildRecords, type DesiredRecord, type HostBuild, type RecordSettings } from "./records.ts";
 import { STATUS_GRACE_MS, surfaceStatus } from "./status_surfacer.ts";
 import type { TargetsResult } from "./targets.ts";
+import { errorMessage } from "../../util/error_message.ts";
 
 const log = logger("sinks", "external-dns");
 
@@ -110,10 +111,6 @@ function rethrowIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw signal.reason;
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Rejects a pass with retryable write failures, the way {@linkcode ExternalDnsSink.reconcile}
  * does: the error, prefixed with the sink's `description`, says how many writes failed and
@@ -123,7 +120,9 @@ export function throwIfWritesFailed(description: string, report: ReconcileReport
   if (report.errors.length === 0) return;
   const [first] = report.errors;
   throw new Error(
-    `${description}: ${report.errors.length} write(s) failed and will be retried; first: ${errorText(first)}`,
+    `${description}: ${report.errors.length} write(s) failed and will be retried; first: ${
+      errorMessage(first)
+    }`,
     { cause: first },
   );
 }
@@ -196,6 +195,7 @@ export class ExternalDnsSink implements Sink {
           kind: "refused",
           problem: plan.guard === "empty-desired" ? "mass-prune-guard" : "nothing-built",
           message,
+          scope: "guard",
         },
         created: [],
         updated: [],
@@ -298,7 +298,10 @@ export class ExternalDnsSink implements Sink {
     if (refused.length > 0) {
       const shown = refused.slice(0, 3).map((refusal) => refusal.message).join("; ");
       const more = refused.length > 3 ? `; and ${refused.length - 3} more` : "";
-      return { kind: "refused", problem: refused[0]!.problem, message: `${shown}${more}` };
+      const scope = new Set(refused.map((refusal) => refusal.host)).size < plan.hosts
+        ? "some-hosts"
+        : "nothing-written";
+      return { kind: "refused", problem: refused[0]!.problem, message: `${shown}${more}`, scope };
     }
     const hosts = plan.hosts;
     if (state.created.length + state.updated.length + state.deleted.length === 0) {
@@ -339,7 +342,7 @@ export class ExternalDnsSink implements Sink {
       host: record.host,
       name: record.name,
       problem: "invalid-object",
-      detail: errorText(error),
+      detail: errorMessage(error),
     });
   }
 

@@ -11,7 +11,8 @@
 import type { KubeClient } from "../../kube/client.ts";
 import { KubeDecodeError } from "../../kube/decode_error.ts";
 import { isNotFound } from "../../kube/errors.ts";
-import type { JsonObject, KubeObject } from "../../kube/objects.ts";
+import type { JsonObject } from "../../resources/json.ts";
+import type { KubeObject } from "../../resources/kube_object.ts";
 import { DNS_ENDPOINT } from "../../resources/dns_endpoint.ts";
 import type { ResourceType } from "../../resources/resource_type.ts";
 import { SERVICE } from "../../resources/service.ts";

@@ -19,16 +19,11 @@
  */
 
 import type { Manifest } from "../../kube/client.ts";
-import type { JsonObject } from "../../kube/objects.ts";
-import type { HostSource } from "../sink.ts";
+import { HOST_SOURCES, type HostSource } from "../../hostnames/sources.ts";
+import type { JsonObject } from "../../resources/json.ts";
 import { ownershipLabels, SOURCE_ANNOTATION } from "./ownership.ts";
 import { type AddressFamily, dnsEndpointName, type RecordOutput, serviceName } from "./record_names.ts";
 import type { TargetsResult } from "./targets.ts";
-
-export type { HostSource } from "../sink.ts";
-
-/** Every {@linkcode HostSource}, in the order the source annotation lists them. */
-export const HOST_SOURCES: readonly HostSource[] = ["ingress", "gateway-listener", "httproute"];
 
 /** The source annotation's value when the caller did not say where a hostname came from. */
 export const UNKNOWN_SOURCE = "unknown";

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { KubeClient } from "../../../lib/kube/client.ts";
 import { EventRecorder } from "../../../lib/kube/event_recorder.ts";
-import type { JsonObject } from "../../../lib/kube/objects.ts";
+import type { JsonObject } from "../../../lib/resources/json.ts";
 import { CorednsImportSink, importLineFor } from "../../../lib/sinks/coredns/import_reconciler.ts";
 import type { ConfigMapApi } from "../../../lib/sinks/coredns/reconciler.ts";
 import type { SinkOutcome } from "../../../lib/sinks/sink.ts";

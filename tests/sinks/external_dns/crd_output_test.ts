@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import type { RecordClient } from "../../../lib/sinks/external_dns/record_api.ts";
 import { dnsEndpointName } from "../../../lib/sinks/external_dns/record_names.ts";
 import { ExternalDnsSink } from "../../../lib/sinks/external_dns/reconciler.ts";
-import type { HostSource } from "../../../lib/sinks/external_dns/records.ts";
+import type { HostSource } from "../../../lib/hostnames/sources.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import {
   captureLogs,

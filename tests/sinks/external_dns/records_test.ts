@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { dnsEndpointName, serviceName } from "../../../lib/sinks/external_dns/record_names.ts";
-import { buildRecords, type HostBuild, type HostSource } from "../../../lib/sinks/external_dns/records.ts";
+import type { HostSource } from "../../../lib/hostnames/sources.ts";
+import { buildRecords, type HostBuild } from "../../../lib/sinks/external_dns/records.ts";
 import { INSTANCE, NAMESPACE, ownedLabels, PREFIX, resolved, settings } from "./support.ts";
 
 function built(build: HostBuild | undefined): Extract<HostBuild, { kind: "built" }> {

@@ -11,21 +11,17 @@
  * @module
  */
 
-import type { StoreView } from "../reflector/store.ts";
-import type { Service } from "../resources/service.ts";
-import {
-  targetsFromAddresses,
-  targetsFromService,
-  type TargetsResult,
-} from "../sinks/external_dns/targets.ts";
-import type { TargetRef } from "./sources.ts";
+import type { StoreView } from "../../reflector/store.ts";
+import type { Service } from "../../resources/service.ts";
+import { targetsFromAddresses, targetsFromService, type TargetsResult } from "./targets.ts";
+import type { ObjectRef } from "../../kube/client.ts";
 
 /** Where the targets come from. */
 export type TargetOrigin =
   /** `--external-dns-proxy-ip`: fixed for the life of the process. */
   | { readonly kind: "address"; readonly address: string }
   /** The proxy Service `ref`, as the cache holds it. */
-  | { readonly kind: "service"; readonly ref: TargetRef; readonly store: StoreView<Service> };
+  | { readonly kind: "service"; readonly ref: Required<ObjectRef>; readonly store: StoreView<Service> };
 
 /**
  * The targets now: `undefined` while the Service cache has not listed yet (nothing may be

@@ -4,16 +4,17 @@
  * not own keeps from being published, and the labels the loop words its logs by.
  */
 
+import { LogRecorder } from "../../support/log_recorder.ts";
 import assert from "node:assert/strict";
-import { type EventSink, ExternalDnsModeSink, type ModeLog } from "../../lib/controller/external_dns_mode.ts";
-import { KubeClient } from "../../lib/kube/client.ts";
-import type { EventNotice, RecordResult } from "../../lib/kube/event_recorder.ts";
-import { Store } from "../../lib/reflector/store.ts";
-import type { Service } from "../../lib/resources/service.ts";
-import { dnsEndpointName } from "../../lib/sinks/external_dns/record_names.ts";
-import type { RecordSettings } from "../../lib/sinks/external_dns/records.ts";
-import { meta } from "../hostnames/factories.ts";
-import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { type EventSink, ExternalDnsModeSink } from "../../../lib/sinks/external_dns/external_dns_mode.ts";
+import { KubeClient } from "../../../lib/kube/client.ts";
+import type { EventNotice, RecordResult } from "../../../lib/kube/event_recorder.ts";
+import { Store } from "../../../lib/reflector/store.ts";
+import type { Service } from "../../../lib/resources/service.ts";
+import { dnsEndpointName } from "../../../lib/sinks/external_dns/record_names.ts";
+import type { RecordSettings } from "../../../lib/sinks/external_dns/records.ts";
+import { meta } from "../../hostnames/factories.ts";
+import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 
 const API = "externaldns.k8s.io/v1alpha1";
 const NAMESPACE = "ouroboros";
@@ -43,16 +44,9 @@ function proxyService(clusterIPs: readonly string[], resourceVersion = "1"): Ser
   };
 }
 
-class Lines implements ModeLog {
-  readonly lines: { level: string; message: string; properties: Record<string, unknown> }[] = [];
-  info(message: string, properties: Record<string, unknown> = {}): void {
-    this.lines.push({ level: "info", message, properties });
-  }
-  error(message: string, properties: Record<string, unknown> = {}): void {
-    this.lines.push({ level: "error", message, properties });
-  }
+class Lines extends LogRecorder {
   at(level: string): string[] {
-    return this.lines.filter((line) => line.level === level).map((line) => line.message);
+    return this.entries.filter((line) => line.level === level).map((line) => line.message);
   }
 }
 

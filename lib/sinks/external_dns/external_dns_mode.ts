@@ -18,29 +18,21 @@
  * @module
  */
 
-import type { KubeClient } from "../kube/client.ts";
-import type { EventNotice, RecordResult } from "../kube/event_recorder.ts";
-import { DNS_ENDPOINT } from "../resources/dns_endpoint.ts";
-import { SERVICE } from "../resources/service.ts";
-import { recordNoun } from "../sinks/external_dns/messages.ts";
-import type { HostRefusal } from "../sinks/external_dns/plan.ts";
-import type { RecordClient } from "../sinks/external_dns/record_api.ts";
-import type { RecordSettings } from "../sinks/external_dns/records.ts";
-import {
-  ExternalDnsSink,
-  type ReconcileReport,
-  throwIfWritesFailed,
-} from "../sinks/external_dns/reconciler.ts";
-import type { TargetsResult } from "../sinks/external_dns/targets.ts";
-import type { ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../sinks/sink.ts";
-import { logger } from "../util/logging.ts";
+import type { KubeClient } from "../../kube/client.ts";
+import type { EventNotice, RecordResult } from "../../kube/event_recorder.ts";
+import { DNS_ENDPOINT } from "../../resources/dns_endpoint.ts";
+import { SERVICE } from "../../resources/service.ts";
+import { recordNoun } from "./messages.ts";
+import type { HostRefusal } from "./plan.ts";
+import type { RecordClient } from "./record_api.ts";
+import type { RecordSettings } from "./records.ts";
+import { ExternalDnsSink, type ReconcileReport, throwIfWritesFailed } from "./reconciler.ts";
+import type { TargetsResult } from "./targets.ts";
+import type { Mode, ModeContext, ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../sink.ts";
+import { type Log, logger } from "../../util/logging.ts";
+import { errorMessage } from "../../util/error_message.ts";
+import { probeOrphans } from "./orphan_probe.ts";
 import { currentTargets, describeTargets, type TargetOrigin } from "./proxy_targets.ts";
-
-/** The log calls this file makes (a logtape `Logger` fits). */
-export interface ModeLog {
-  info(message: string, properties?: Record<string, unknown>): void;
-  error(message: string, properties?: Record<string, unknown>): void;
-}
 
 /** Records Events; an `EventRecorder` fits. */
 export interface EventSink {
@@ -55,7 +47,7 @@ export interface ExternalDnsModeOptions {
   readonly targets: TargetOrigin;
   readonly recorder: EventSink;
   /** @default {logger("controller", "external-dns")} */
-  readonly log?: ModeLog;
+  readonly log?: Log;
 }
 
 /** The Event reason for each refusal that has an object to attach it to. */
@@ -83,7 +75,7 @@ export class ExternalDnsModeSink implements Sink {
   readonly #settings: RecordSettings;
   readonly #origin: TargetOrigin;
   readonly #recorder: EventSink;
-  readonly #log: ModeLog;
+  readonly #log: Log;
   /** The targets of the current pass, read by the inner sink. */
   #targets: TargetsResult | undefined;
   /** The last targets logged, as a comparable string. */
@@ -206,4 +198,78 @@ export class ExternalDnsModeSink implements Sink {
       return "";
     }
   }
+}
+
+/** What external-dns mode is built from. */
+export interface ExternalDnsModeSettings extends RecordSettings {
+  /** `--external-dns-proxy-ip`: a fixed target; empty: the proxy Service's cluster IPs. */
+  readonly proxyIp: string;
+  /** `--external-dns-proxy-service`: the proxy Service's name. */
+  readonly proxyService: string;
+  /**
+   * `--proxy-service-namespace`: where the proxy Service is looked up; empty: the pod's
+   * namespace, else the records' namespace.
+   */
+  readonly proxyServiceNamespace: string;
+}
+
+/** How long the start-up orphan probe may take before it is skipped. */
+const ORPHAN_PROBE_TIMEOUT_MS = 5_000;
+
+/**
+ * external-dns mode: records for every hostname, pointing at `--external-dns-proxy-ip` or at the
+ * proxy Service, which is then watched as a prerequisite (nothing is written before it has
+ * listed, and each change re-targets the records). At start, records of the other output left
+ * by an earlier deployment are reported.
+ */
+export function externalDnsMode(settings: ExternalDnsModeSettings, context: ModeContext): Mode {
+  let targets: TargetOrigin;
+  let targetsFrom: string;
+  if (settings.proxyIp !== "") {
+    targets = { kind: "address", address: settings.proxyIp };
+    targetsFrom = `--external-dns-proxy-ip=${settings.proxyIp}`;
+  } else {
+    const ref = {
+      namespace: settings.proxyServiceNamespace || context.podNamespace || settings.namespace,
+      name: settings.proxyService,
+    };
+    targets = { kind: "service", ref, store: context.watch(SERVICE, ref, "prerequisite") };
+    targetsFrom = `Service ${ref.namespace}/${ref.name}`;
+  }
+  return {
+    sink: new ExternalDnsModeSink({
+      client: context.client,
+      settings,
+      targets,
+      recorder: context.recorder,
+    }),
+    probe: async (signal) => {
+      const probe = AbortSignal.any([signal, AbortSignal.timeout(ORPHAN_PROBE_TIMEOUT_MS)]);
+      try {
+        await probeOrphans(context.client, {
+          activeOutput: settings.output,
+          namespace: settings.namespace,
+          instance: settings.instance,
+        }, probe);
+        return [];
+      } catch (error) {
+        // Only an abort gets here (shutdown, or the probe's deadline): the probe is best effort.
+        return [{
+          level: "debug",
+          message: "the orphan probe did not finish; skipped",
+          properties: { error: errorMessage(error) },
+        }];
+      }
+    },
+    details: {
+      output: settings.output,
+      recordsNamespace: settings.namespace,
+      instance: settings.instance,
+      ttl: settings.recordTtl,
+      targetsFrom,
+      annotations: Object.keys(settings.annotations).length,
+      labels: Object.keys(settings.labels).length,
+      ...(settings.output === "service" ? { annotationPrefix: settings.annotationPrefix } : {}),
+    },
+  };
 }

@@ -1,0 +1,68 @@
+/**
+ * The shape every Kubernetes object shares: its metadata, decoded at the boundary, and the cache
+ * key built from it. Per-kind decoders (the other files of this folder) build on these.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { asObject, asStringMap, type Decoded } from "./json.ts";
+
+/** The metadata fields the controller uses. */
+export interface ObjectMeta {
+  readonly name: string;
+  /** Empty for cluster-scoped objects. */
+  readonly namespace: string;
+  readonly uid: string;
+  readonly resourceVersion: string;
+  readonly generation?: number;
+  /** When the server created the object (RFC 3339, e.g. `2026-01-02T03:04:05Z`), when it says. */
+  readonly creationTimestamp?: string;
+  readonly labels: Readonly<Record<string, string>>;
+  readonly annotations: Readonly<Record<string, string>>;
+}
+
+/** Any decoded object: metadata plus a kind-specific body. */
+export interface KubeObject {
+  readonly metadata: ObjectMeta;
+}
+
+/** `namespace/name`, or just `name` for cluster-scoped objects: the cache key. */
+export function objectKey(metadata: Pick<ObjectMeta, "name" | "namespace">): string {
+  return metadata.namespace === "" ? metadata.name : `${metadata.namespace}/${metadata.name}`;
+}
+
+/**
+ * Decodes `metadata`. Name and resourceVersion are required (a watch event without a
+ * resourceVersion cannot be resumed from); the rest defaults to empty.
+ */
+export function decodeMetadata(value: unknown): Decoded<ObjectMeta> {
+  const meta = asObject(value);
+  if (meta === undefined) return { ok: false, reason: "metadata is missing or not an object" };
+  const { name, namespace, uid, resourceVersion, generation, creationTimestamp } = meta;
+  if (typeof name !== "string" || name === "") return { ok: false, reason: "metadata.name is missing" };
+  if (typeof resourceVersion !== "string" || resourceVersion === "") {
+    return { ok: false, reason: "metadata.resourceVersion is missing" };
+  }
+  if (namespace !== undefined && typeof namespace !== "string") {
+    return { ok: false, reason: "metadata.namespace is not a string" };
+  }
+  const labels = asStringMap(meta.labels);
+  const annotations = asStringMap(meta.annotations);
+  if (labels === undefined) return { ok: false, reason: "metadata.labels is not a map of strings" };
+  if (annotations === undefined) return { ok: false, reason: "metadata.annotations is not a map of strings" };
+  return {
+    ok: true,
+    value: {
+      name,
+      namespace: namespace ?? "",
+      uid: typeof uid === "string" ? uid : "",
+      resourceVersion,
+      ...(typeof generation === "number" ? { generation } : {}),
+      ...(typeof creationTimestamp === "string" ? { creationTimestamp } : {}),
+      labels,
+      annotations,
+    },
+  };
+}

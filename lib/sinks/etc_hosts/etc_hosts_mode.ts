@@ -1,0 +1,31 @@
+/**
+ * etc-hosts mode as the controller runs it: the ouroboros block of a node's hosts file. It
+ * watches nothing besides the sources, probes nothing, and keeps read and write access to the
+ * hosts file after the controller gives up the rest.
+ *
+ * @module
+ */
+
+import type { BlockMarkers } from "../markers.ts";
+import type { Mode, ModeContext } from "../sink.ts";
+import { EtcHostsSink } from "./reconciler.ts";
+
+/** What etc-hosts mode is built from. */
+export interface EtcHostsModeSettings {
+  /** `--etc-hosts`: the hosts file to edit. */
+  readonly path: string;
+  /** `--proxy-ip`: the address every hostname points at. */
+  readonly proxyIp: string;
+  /** The release's markers (`--marker-id`). */
+  readonly markers: BlockMarkers;
+}
+
+/** etc-hosts mode. */
+export function etcHostsMode(settings: EtcHostsModeSettings, _context: ModeContext): Mode {
+  const { path, proxyIp, markers } = settings;
+  return {
+    sink: new EtcHostsSink({ path, proxyIp, markers }),
+    hostsFile: path,
+    details: { hostsFile: path, proxyIp, markerId: markers.id || "(none)" },
+  };
+}
