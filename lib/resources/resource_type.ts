@@ -40,13 +40,12 @@ export function apiVersion(type: Pick<ResourceType<KubeObject>, "group" | "versi
  */
 export function resourcePath(
   type: Pick<ResourceType<KubeObject>, "group" | "version" | "plural" | "namespaced">,
-  where: { readonly namespace?: string; readonly name?: string; readonly subresource?: string } = {},
+  where: { readonly namespace?: string; readonly name?: string } = {},
 ): string {
   const base = type.group === "" ? `/api/${type.version}` : `/apis/${type.group}/${type.version}`;
   const scope = type.namespaced && where.namespace !== undefined
     ? `/namespaces/${encodeURIComponent(where.namespace)}`
     : "";
   const name = where.name === undefined ? "" : `/${encodeURIComponent(where.name)}`;
-  const sub = where.subresource === undefined ? "" : `/${where.subresource}`;
-  return `${base}${scope}/${type.plural}${name}${sub}`;
+  return `${base}${scope}/${type.plural}${name}`;
 }
