@@ -17,12 +17,9 @@
  */
 
 import { objectKey } from "../resources/kube_object.ts";
-import type { Gateway } from "../resources/gateway.ts";
+import { type Gateway, GATEWAY_API_GROUP } from "../resources/gateway.ts";
 import type { HttpRoute, ParentReference } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
-
-/** The API group of Gateway API resources. */
-export const GATEWAY_API_GROUP = "gateway.networking.k8s.io";
 
 /**
  * The Ingresses `--ingress-class` keeps.

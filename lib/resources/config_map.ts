@@ -8,10 +8,9 @@
  */
 
 import type { V1ConfigMap } from "@kubernetes/client-node";
-import type { Decoded } from "./json.ts";
+import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
-import { decodeKubeObject } from "./fields.ts";
-import type { ResourceType } from "./resource_type.ts";
+import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** A ConfigMap as the controller sees it. */
 export interface ConfigMap extends KubeObject {
@@ -23,24 +22,16 @@ export interface ConfigMap extends KubeObject {
   readonly immutable: boolean;
 }
 
-const CONFIG_MAP_KIND = { apiVersion: "v1", kind: "ConfigMap" } as const;
-
-/** Decodes a raw ConfigMap; never throws. */
-export function decodeConfigMap(raw: unknown): Decoded<ConfigMap> {
-  return decodeKubeObject<V1ConfigMap, ConfigMap>(raw, CONFIG_MAP_KIND, (root, metadata) => ({
+/** The ConfigMap resource type. */
+export const CONFIG_MAP: ResourceType<ConfigMap> = defineResourceType<V1ConfigMap, ConfigMap>(
+  { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
+  (root, metadata) => ({
     metadata,
     data: root.stringMap("data"),
     binaryDataKeys: root.keys("binaryData"),
     immutable: root.optionalBoolean("immutable") ?? false,
-  }));
-}
+  }),
+);
 
-/** The ConfigMap resource type. */
-export const CONFIG_MAP: ResourceType<ConfigMap> = {
-  group: "",
-  version: "v1",
-  kind: "ConfigMap",
-  plural: "configmaps",
-  namespaced: true,
-  decode: decodeConfigMap,
-};
+/** Decodes a raw ConfigMap; never throws. */
+export const decodeConfigMap: Decoder<ConfigMap> = CONFIG_MAP.decode;

@@ -8,10 +8,9 @@
  * @module
  */
 
-import { asObject, type Decoded } from "./json.ts";
+import { asObject, type Decoder } from "./json.ts";
 import { type KubeObject } from "./kube_object.ts";
-import { decodeKubeObject } from "./fields.ts";
-import type { ResourceType } from "./resource_type.ts";
+import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** One provider-specific setting of an endpoint (for example Cloudflare's proxied flag). */
 export interface ProviderSpecificProperty {
@@ -65,8 +64,6 @@ export interface DnsEndpoint extends KubeObject {
   readonly status: { readonly observedGeneration: ObservedGeneration };
 }
 
-const DNS_ENDPOINT_KIND = { apiVersion: "externaldns.k8s.io/v1alpha1", kind: "DNSEndpoint" } as const;
-
 /**
  * Reads `status.observedGeneration` from a raw object's `status`. A status that is not an
  * object reads as `absent` (the CRD's schema makes it one, so only a broken server sends that).
@@ -78,9 +75,16 @@ export function decodeObservedGeneration(status: unknown): ObservedGeneration {
   return { kind: "invalid", raw: JSON.stringify(value) ?? String(value) };
 }
 
-/** Decodes a raw DNSEndpoint; never throws. */
-export function decodeDnsEndpoint(raw: unknown): Decoded<DnsEndpoint> {
-  return decodeKubeObject<DnsEndpointWire, DnsEndpoint>(raw, DNS_ENDPOINT_KIND, (root, metadata) => ({
+/** The DNSEndpoint resource type (external-dns CRD; may be missing from a cluster). */
+export const DNS_ENDPOINT: ResourceType<DnsEndpoint> = defineResourceType<DnsEndpointWire, DnsEndpoint>(
+  {
+    group: "externaldns.k8s.io",
+    version: "v1alpha1",
+    kind: "DNSEndpoint",
+    plural: "dnsendpoints",
+    namespaced: true,
+  },
+  (root, metadata) => ({
     metadata,
     spec: {
       endpoints: root.object("spec").objects("endpoints").map((endpoint) => {
@@ -99,16 +103,9 @@ export function decodeDnsEndpoint(raw: unknown): Decoded<DnsEndpoint> {
         };
       }),
     },
-    status: { observedGeneration: decodeObservedGeneration(asObject(raw)?.status) },
-  }));
-}
+    status: { observedGeneration: decodeObservedGeneration(root.unchecked("status")) },
+  }),
+);
 
-/** The DNSEndpoint resource type (external-dns CRD; may be missing from a cluster). */
-export const DNS_ENDPOINT: ResourceType<DnsEndpoint> = {
-  group: "externaldns.k8s.io",
-  version: "v1alpha1",
-  kind: "DNSEndpoint",
-  plural: "dnsendpoints",
-  namespaced: true,
-  decode: decodeDnsEndpoint,
-};
+/** Decodes a raw DNSEndpoint; never throws. */
+export const decodeDnsEndpoint: Decoder<DnsEndpoint> = DNS_ENDPOINT.decode;

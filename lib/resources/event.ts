@@ -9,10 +9,9 @@
  */
 
 import type { CoreV1Event } from "@kubernetes/client-node";
-import type { Decoded } from "./json.ts";
+import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
-import { decodeKubeObject } from "./fields.ts";
-import type { ResourceType } from "./resource_type.ts";
+import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** The object an Event is about. */
 export interface InvolvedObject {
@@ -38,32 +37,6 @@ export interface Event extends KubeObject {
   readonly count: number;
   /** `source.component` or, for newer writers, `reportingComponent`. */
   readonly component: string;
-}
-
-const EVENT_KIND = { apiVersion: "v1", kind: "Event" } as const;
-
-/** Decodes a raw Event; never throws. */
-export function decodeEvent(raw: unknown): Decoded<Event> {
-  return decodeKubeObject<CoreV1Event, Event>(raw, EVENT_KIND, (root, metadata) => {
-    const involved = root.object("involvedObject");
-    return {
-      metadata,
-      involvedObject: {
-        apiVersion: involved.optionalString("apiVersion") ?? "",
-        kind: involved.string("kind"),
-        namespace: involved.optionalString("namespace") ?? "",
-        name: involved.string("name"),
-        uid: involved.optionalString("uid") ?? "",
-      },
-      reason: root.optionalString("reason") ?? "",
-      message: root.optionalString("message") ?? "",
-      type: root.optionalString("type") ?? "",
-      count: root.optionalInteger("count") ?? 1,
-      component: root.object("source").optionalString("component") ||
-        root.optionalString("reportingComponent") ||
-        "",
-    };
-  });
 }
 
 /** What {@linkcode buildEvent} records. */
@@ -120,11 +93,29 @@ export function buildEvent(spec: EventSpec, now: Date): Record<string, unknown> 
 }
 
 /** The Event resource type (core group; writes need RBAC `create` on `events`). */
-export const EVENT: ResourceType<Event> = {
-  group: "",
-  version: "v1",
-  kind: "Event",
-  plural: "events",
-  namespaced: true,
-  decode: decodeEvent,
-};
+export const EVENT: ResourceType<Event> = defineResourceType<CoreV1Event, Event>(
+  { group: "", version: "v1", kind: "Event", plural: "events", namespaced: true },
+  (root, metadata) => {
+    const involved = root.object("involvedObject");
+    return {
+      metadata,
+      involvedObject: {
+        apiVersion: involved.optionalString("apiVersion") ?? "",
+        kind: involved.string("kind"),
+        namespace: involved.optionalString("namespace") ?? "",
+        name: involved.string("name"),
+        uid: involved.optionalString("uid") ?? "",
+      },
+      reason: root.optionalString("reason") ?? "",
+      message: root.optionalString("message") ?? "",
+      type: root.optionalString("type") ?? "",
+      count: root.optionalInteger("count") ?? 1,
+      component: root.object("source").optionalString("component") ||
+        root.optionalString("reportingComponent") ||
+        "",
+    };
+  },
+);
+
+/** Decodes a raw Event; never throws. */
+export const decodeEvent: Decoder<Event> = EVENT.decode;

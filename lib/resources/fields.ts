@@ -14,7 +14,7 @@
  * @module
  */
 
-import { asObject, type Decoded, type JsonObject } from "./json.ts";
+import { asObject, type Decoder, type JsonObject } from "./json.ts";
 import { decodeMetadata, type ObjectMeta } from "./kube_object.ts";
 
 /** The names of a wire type's fields. */
@@ -26,7 +26,7 @@ export type Nested<V> = NonNullable<V> extends object ? NonNullable<V> : never;
 /** The element type of an optional array field. */
 export type Element<V> = NonNullable<V> extends readonly (infer E)[] ? NonNullable<E> : never;
 
-/** Thrown inside a decoder, caught by {@linkcode decodeKubeObject} and turned into a reason. */
+/** Thrown inside a decoder, caught by {@linkcode objectDecoder} and turned into a reason. */
 export class FieldError extends Error {
   /** Creates the error for one field path. */
   constructor(path: string, problem: string) {
@@ -69,6 +69,14 @@ export class Fields<W> {
   #get(name: string): unknown {
     const value = this.#value[name];
     return value === null ? undefined : value;
+  }
+
+  /**
+   * The field's value unchecked (`undefined` when absent or `null`), for the rare field a
+   * decoder reports on instead of failing the object for (a DNSEndpoint's `status`).
+   */
+  unchecked(name: FieldName<W>): unknown {
+    return this.#get(name);
   }
 
   /** True when the field is present and not `null`. */
@@ -211,40 +219,55 @@ export interface KindIdentity {
   readonly kind: string;
 }
 
+/** Builds a kind's narrow object from its checked metadata and a reader of the raw object. */
+export type ObjectBuilder<W, T> = (root: Fields<W>, metadata: ObjectMeta) => T;
+
 /**
- * Decodes one object: checks it is an object (of `identity`'s kind when `kind`/`apiVersion`
- * are present; list items usually omit them), decodes its metadata, then runs `build` and turns
- * any {@linkcode FieldError} into a failed {@linkcode Decoded}. Never throws.
+ * A decoder for one kind, so every kind checks the same things in the same order: that the raw
+ * value is an object (of `identity`'s kind when `kind`/`apiVersion` are present; list items
+ * usually omit them), then its metadata, then runs `build`, turning any {@linkcode FieldError}
+ * into a failed decoding. The decoder never throws.
+ *
+ * @example
+ * ```ts
+ * const decode = objectDecoder<V1ConfigMap, ConfigMap>(
+ *   { apiVersion: "v1", kind: "ConfigMap" },
+ *   (root, metadata) => ({ metadata, data: root.stringMap("data") }),
+ * );
+ * decode({ metadata: { name: "a", resourceVersion: "1" }, data: { k: 1 } });
+ * // { ok: false, reason: "data.k is a number, not a string" }
+ * ```
  */
-export function decodeKubeObject<W, T>(
-  raw: unknown,
+export function objectDecoder<W, T>(
   identity: KindIdentity,
-  build: (root: Fields<W>, metadata: ObjectMeta) => T,
-): Decoded<T> {
-  const object = asObject(raw);
-  if (object === undefined) {
-    return { ok: false, reason: `${identity.kind} is ${describe(raw)}, not an object` };
-  }
-  if (object.kind !== undefined && object.kind !== identity.kind) {
-    return {
-      ok: false,
-      reason: `kind is ${JSON.stringify(object.kind)}, expected ${JSON.stringify(identity.kind)}`,
-    };
-  }
-  if (object.apiVersion !== undefined && object.apiVersion !== identity.apiVersion) {
-    return {
-      ok: false,
-      reason: `apiVersion is ${JSON.stringify(object.apiVersion)}, expected ${
-        JSON.stringify(identity.apiVersion)
-      }`,
-    };
-  }
-  const metadata = decodeMetadata(object.metadata);
-  if (!metadata.ok) return metadata;
-  try {
-    return { ok: true, value: build(new Fields<W>(object, ""), metadata.value) };
-  } catch (error) {
-    if (error instanceof FieldError) return { ok: false, reason: error.message };
-    throw error;
-  }
+  build: ObjectBuilder<W, T>,
+): Decoder<T> {
+  return (raw) => {
+    const object = asObject(raw);
+    if (object === undefined) {
+      return { ok: false, reason: `${identity.kind} is ${describe(raw)}, not an object` };
+    }
+    if (object.kind !== undefined && object.kind !== identity.kind) {
+      return {
+        ok: false,
+        reason: `kind is ${JSON.stringify(object.kind)}, expected ${JSON.stringify(identity.kind)}`,
+      };
+    }
+    if (object.apiVersion !== undefined && object.apiVersion !== identity.apiVersion) {
+      return {
+        ok: false,
+        reason: `apiVersion is ${JSON.stringify(object.apiVersion)}, expected ${
+          JSON.stringify(identity.apiVersion)
+        }`,
+      };
+    }
+    const metadata = decodeMetadata(object.metadata);
+    if (!metadata.ok) return metadata;
+    try {
+      return { ok: true, value: build(new Fields<W>(object, ""), metadata.value) };
+    } catch (error) {
+      if (error instanceof FieldError) return { ok: false, reason: error.message };
+      throw error;
+    }
+  };
 }

@@ -8,10 +8,9 @@
  * @module
  */
 
-import type { Decoded } from "./json.ts";
+import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
-import { decodeKubeObject } from "./fields.ts";
-import type { ResourceType } from "./resource_type.ts";
+import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** The fields of a Gateway as the API server sends them (only those read here). */
 export interface GatewayWire {
@@ -45,11 +44,13 @@ export interface Gateway extends KubeObject {
   };
 }
 
-const GATEWAY_KIND = { apiVersion: "gateway.networking.k8s.io/v1", kind: "Gateway" } as const;
+/** The API group of the Gateway API's resources (Gateway, HTTPRoute). */
+export const GATEWAY_API_GROUP = "gateway.networking.k8s.io";
 
-/** Decodes a raw Gateway; never throws. */
-export function decodeGateway(raw: unknown): Decoded<Gateway> {
-  return decodeKubeObject<GatewayWire, Gateway>(raw, GATEWAY_KIND, (root, metadata) => {
+/** The Gateway resource type (Gateway API CRDs; may be missing from a cluster). */
+export const GATEWAY: ResourceType<Gateway> = defineResourceType<GatewayWire, Gateway>(
+  { group: GATEWAY_API_GROUP, version: "v1", kind: "Gateway", plural: "gateways", namespaced: true },
+  (root, metadata) => {
     const spec = root.object("spec");
     return {
       metadata,
@@ -72,15 +73,8 @@ export function decodeGateway(raw: unknown): Decoded<Gateway> {
         })),
       },
     };
-  });
-}
+  },
+);
 
-/** The Gateway resource type (Gateway API CRDs; may be missing from a cluster). */
-export const GATEWAY: ResourceType<Gateway> = {
-  group: "gateway.networking.k8s.io",
-  version: "v1",
-  kind: "Gateway",
-  plural: "gateways",
-  namespaced: true,
-  decode: decodeGateway,
-};
+/** Decodes a raw Gateway; never throws. */
+export const decodeGateway: Decoder<Gateway> = GATEWAY.decode;

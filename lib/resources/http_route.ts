@@ -9,10 +9,10 @@
  * @module
  */
 
-import type { Decoded } from "./json.ts";
+import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
-import { decodeKubeObject } from "./fields.ts";
-import type { ResourceType } from "./resource_type.ts";
+import { GATEWAY_API_GROUP } from "./gateway.ts";
+import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** The fields of an HTTPRoute as the API server sends them (only those read here). */
 export interface HttpRouteWire {
@@ -47,11 +47,10 @@ export interface HttpRoute extends KubeObject {
   };
 }
 
-const HTTP_ROUTE_KIND = { apiVersion: "gateway.networking.k8s.io/v1", kind: "HTTPRoute" } as const;
-
-/** Decodes a raw HTTPRoute; never throws. */
-export function decodeHttpRoute(raw: unknown): Decoded<HttpRoute> {
-  return decodeKubeObject<HttpRouteWire, HttpRoute>(raw, HTTP_ROUTE_KIND, (root, metadata) => {
+/** The HTTPRoute resource type (Gateway API CRDs; may be missing from a cluster). */
+export const HTTP_ROUTE: ResourceType<HttpRoute> = defineResourceType<HttpRouteWire, HttpRoute>(
+  { group: GATEWAY_API_GROUP, version: "v1", kind: "HTTPRoute", plural: "httproutes", namespaced: true },
+  (root, metadata) => {
     const spec = root.object("spec");
     return {
       metadata,
@@ -63,7 +62,7 @@ export function decodeHttpRoute(raw: unknown): Decoded<HttpRoute> {
           const namespace = ref.optionalString("namespace");
           return {
             // The Gateway API writes the core group as "" and defaults an absent group to its own.
-            group: group === undefined ? "gateway.networking.k8s.io" : group,
+            group: group === undefined ? GATEWAY_API_GROUP : group,
             kind: ref.optionalString("kind") || "Gateway",
             namespace: namespace || metadata.namespace,
             name: ref.string("name"),
@@ -72,15 +71,8 @@ export function decodeHttpRoute(raw: unknown): Decoded<HttpRoute> {
         }),
       },
     };
-  });
-}
+  },
+);
 
-/** The HTTPRoute resource type (Gateway API CRDs; may be missing from a cluster). */
-export const HTTP_ROUTE: ResourceType<HttpRoute> = {
-  group: "gateway.networking.k8s.io",
-  version: "v1",
-  kind: "HTTPRoute",
-  plural: "httproutes",
-  namespaced: true,
-  decode: decodeHttpRoute,
-};
+/** Decodes a raw HTTPRoute; never throws. */
+export const decodeHttpRoute: Decoder<HttpRoute> = HTTP_ROUTE.decode;

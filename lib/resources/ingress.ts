@@ -8,12 +8,9 @@
  */
 
 import type { V1Ingress } from "@kubernetes/client-node";
-import type { Decoded } from "./json.ts";
+import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
-import { decodeKubeObject } from "./fields.ts";
-import type { ResourceType } from "./resource_type.ts";
-
-const INGRESS_KIND = { apiVersion: "networking.k8s.io/v1", kind: "Ingress" } as const;
+import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** One address the ingress controller published for this Ingress. */
 export interface LoadBalancerIngress {
@@ -36,9 +33,10 @@ export interface Ingress extends KubeObject {
   };
 }
 
-/** Decodes a raw Ingress; never throws. */
-export function decodeIngress(raw: unknown): Decoded<Ingress> {
-  return decodeKubeObject<V1Ingress, Ingress>(raw, INGRESS_KIND, (root, metadata) => {
+/** The Ingress resource type. */
+export const INGRESS: ResourceType<Ingress> = defineResourceType<V1Ingress, Ingress>(
+  { group: "networking.k8s.io", version: "v1", kind: "Ingress", plural: "ingresses", namespaced: true },
+  (root, metadata) => {
     const spec = root.object("spec");
     const ingressClassName = spec.optionalString("ingressClassName");
     const loadBalancer = root.object("status").object("loadBalancer");
@@ -62,15 +60,8 @@ export function decodeIngress(raw: unknown): Decoded<Ingress> {
         },
       },
     };
-  });
-}
+  },
+);
 
-/** The Ingress resource type. */
-export const INGRESS: ResourceType<Ingress> = {
-  group: "networking.k8s.io",
-  version: "v1",
-  kind: "Ingress",
-  plural: "ingresses",
-  namespaced: true,
-  decode: decodeIngress,
-};
+/** Decodes a raw Ingress; never throws. */
+export const decodeIngress: Decoder<Ingress> = INGRESS.decode;

@@ -13,6 +13,9 @@ export type Decoded<T> = { readonly ok: true; readonly value: T } | {
   readonly reason: string;
 };
 
+/** Decodes one raw JSON value; never throws. */
+export type Decoder<T> = (raw: unknown) => Decoded<T>;
+
 /** Helpers for writing decoders without `any`. */
 export type JsonObject = Readonly<Record<string, unknown>>;
 

@@ -7,6 +7,7 @@
  * @module
  */
 
+import { type ObjectBuilder, objectDecoder } from "./fields.ts";
 import type { Decoded } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
 
@@ -48,4 +49,27 @@ export function resourcePath(
     : "";
   const name = where.name === undefined ? "" : `/${encodeURIComponent(where.name)}`;
   return `${base}${scope}/${type.plural}${name}`;
+}
+
+/** Everything a {@linkcode ResourceType} says about a type except how to decode it. */
+export type ResourceNames = Omit<ResourceType<KubeObject>, "decode">;
+
+/**
+ * A resource type whose decoder checks the kind and apiVersion these names imply, so a kind's
+ * group, version and kind are written once, and builds the narrow object with `build` (see
+ * {@linkcode objectDecoder}).
+ *
+ * @example
+ * ```ts
+ * const CONFIG_MAP = defineResourceType<V1ConfigMap, ConfigMap>(
+ *   { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
+ *   (root, metadata) => ({ metadata, data: root.stringMap("data") }),
+ * );
+ * ```
+ */
+export function defineResourceType<W, T extends KubeObject>(
+  names: ResourceNames,
+  build: ObjectBuilder<W, T>,
+): ResourceType<T> {
+  return { ...names, decode: objectDecoder({ apiVersion: apiVersion(names), kind: names.kind }, build) };
 }

@@ -8,10 +8,9 @@
  */
 
 import type { V1Service } from "@kubernetes/client-node";
-import type { Decoded } from "./json.ts";
+import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
-import { decodeKubeObject } from "./fields.ts";
-import type { ResourceType } from "./resource_type.ts";
+import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** One port of a Service. */
 export interface ServicePort {
@@ -38,11 +37,10 @@ export interface Service extends KubeObject {
   };
 }
 
-const SERVICE_KIND = { apiVersion: "v1", kind: "Service" } as const;
-
-/** Decodes a raw Service; never throws. */
-export function decodeService(raw: unknown): Decoded<Service> {
-  return decodeKubeObject<V1Service, Service>(raw, SERVICE_KIND, (root, metadata) => {
+/** The Service resource type. */
+export const SERVICE: ResourceType<Service> = defineResourceType<V1Service, Service>(
+  { group: "", version: "v1", kind: "Service", plural: "services", namespaced: true },
+  (root, metadata) => {
     const spec = root.object("spec");
     const clusterIP = spec.optionalString("clusterIP");
     return {
@@ -64,15 +62,8 @@ export function decodeService(raw: unknown): Decoded<Service> {
         selector: spec.stringMap("selector"),
       },
     };
-  });
-}
+  },
+);
 
-/** The Service resource type. */
-export const SERVICE: ResourceType<Service> = {
-  group: "",
-  version: "v1",
-  kind: "Service",
-  plural: "services",
-  namespaced: true,
-  decode: decodeService,
-};
+/** Decodes a raw Service; never throws. */
+export const decodeService: Decoder<Service> = SERVICE.decode;
