@@ -4,6 +4,11 @@
  * Answers are decoded at the boundary: callers get narrow typed objects, list items and watch
  * objects that fail to decode are reported as rejected instead of failing the call.
  *
+ * What calls take is in `client_options.ts` (re-exported here), reading all pages in
+ * `paged_list.ts`, decoding a page in `list_page.ts`, reading a watch in `watch_stream.ts`.
+ *
+ * Effects: HTTP through its {@linkcode Transport}; logs through the injected log.
+ *
  * @example
  * ```ts
  * using client = new KubeClient({ server: "http://127.0.0.1:8080" });
@@ -15,124 +20,46 @@
  */
 
 import { apiVersion, resourcePath, type ResourceType } from "../resources/resource_type.ts";
-import { logger } from "../util/logging.ts";
+import { asObject, type JsonObject } from "../resources/json.ts";
+import { type KubeObject, rawObjectKey } from "../resources/kube_object.ts";
+import { type Log, logger } from "../util/logging.ts";
 import type { ClusterConfig } from "./config.ts";
 import { KubeDecodeError } from "./decode_error.ts";
-import { isGone } from "./errors.ts";
-import { LineSplitter } from "./line_splitter.ts";
-import type { ListOptions, ListWatcher, WatchOptions } from "./list_watch.ts";
-import { type DecodeFailure, type ListPage, type WatchEvent } from "./list_watch.ts";
-import { asObject, type JsonObject } from "../resources/json.ts";
-import { type KubeObject, objectKey } from "../resources/kube_object.ts";
-import { Transport, type TransportOptions, type TransportRequest } from "./transport.ts";
-import { decodeWatchLine } from "./watch_event.ts";
-import { errorMessage } from "../util/error_message.ts";
+import { decodeListPage } from "./list_page.ts";
+import type { ListPage, ListWatcher, WatchEvent, WatchOptions } from "./list_watch.ts";
+import { pagedList } from "./paged_list.ts";
+import { Transport, type TransportRequest } from "./transport.ts";
+import { watchStream } from "./watch_stream.ts";
 
-/** Names one object: `namespace` is required for namespaced types and refused for cluster-scoped ones. */
-export interface ObjectRef {
-  readonly namespace?: string;
-  readonly name: string;
-}
+import type {
+  CallOptions,
+  ClientListOptions,
+  DeleteOptions,
+  KubeClientOptions,
+  ListAllOptions,
+  Manifest,
+  ObjectRef,
+  PatchOptions,
+  Scope,
+  WriteOptions,
+} from "./client_options.ts";
 
-/** Options every call takes. */
-export interface CallOptions {
-  /** Aborting cancels the call; the abort reason is rethrown. */
-  readonly signal?: AbortSignal;
-  /** This call's deadline instead of the client's. */
-  readonly timeoutMs?: number;
-}
-
-/** Which objects a list or watch covers. */
-export interface Scope {
-  /** One namespace; absent: all namespaces (or a cluster-scoped type). */
-  readonly namespace?: string;
-  readonly labelSelector?: string;
-  readonly fieldSelector?: string;
-}
-
-/** Options for {@linkcode KubeClient.list}: one page. */
-export interface ClientListOptions extends ListOptions, Scope {
-  readonly timeoutMs?: number;
-}
-
-/** Options for {@linkcode KubeClient.listAll}. */
-export interface ListAllOptions extends Scope, CallOptions {
-  /** `"0"` for the watch cache, a version for "at least this new", absent for a consistent read. */
-  readonly resourceVersion?: string;
-  /** Items per page. @default 500 (kube-rs' and kubectl's page size) */
-  readonly pageSize?: number;
-}
-
-/** The metadata a written object carries. Other fields pass through unchanged. */
-export interface ManifestMetadata {
-  readonly name?: string;
-  readonly generateName?: string;
-  readonly namespace?: string;
-  readonly resourceVersion?: string;
-  readonly labels?: Readonly<Record<string, string>>;
-  readonly annotations?: Readonly<Record<string, string>>;
-  readonly [field: string]: unknown;
-}
-
-/** A whole object to create or replace, as JSON. `apiVersion` and `kind` default to the type's. */
-export interface Manifest {
-  readonly apiVersion?: string;
-  readonly kind?: string;
-  readonly metadata: ManifestMetadata;
-  readonly [field: string]: unknown;
-}
-
-/** Options for writes. */
-export interface WriteOptions extends CallOptions {
-  /** Recorded in `managedFields`. @default the client's (`ouroboros`) */
-  readonly fieldManager?: string;
-}
-
-/** Options for {@linkcode KubeClient.mergePatch}. */
-export interface PatchOptions extends WriteOptions {
-  /**
-   * Apply only if the object is still at this version (else 409 Conflict): put into the patch
-   * as `metadata.resourceVersion`, the API server's optimistic-concurrency precondition.
-   */
-  readonly resourceVersion?: string;
-}
-
-/** Options for {@linkcode KubeClient.delete}. */
-export interface DeleteOptions extends CallOptions {
-  /** Delete only if the object is still at this version (else 409 Conflict). */
-  readonly resourceVersion?: string;
-  /** Delete only this incarnation of the name (else 409 Conflict). */
-  readonly uid?: string;
-  readonly propagationPolicy?: "Foreground" | "Background" | "Orphan";
-}
-
-/** Options for {@linkcode KubeClient}: where the server is and how to authenticate. */
-export interface KubeClientOptions extends TransportOptions {
-  /** @default "ouroboros" */
-  readonly fieldManager?: string;
-}
-
-/** The default page size of {@linkcode KubeClient.listAll}. */
-export const DEFAULT_PAGE_SIZE = 500;
+export type * from "./client_options.ts";
+export { DEFAULT_PAGE_SIZE } from "./paged_list.ts";
 
 const MERGE_PATCH = "application/merge-patch+json";
-
-function keyOf(raw: unknown): string {
-  const metadata = asObject(asObject(raw)?.metadata);
-  const name = typeof metadata?.name === "string" ? metadata.name : "";
-  const namespace = typeof metadata?.namespace === "string" ? metadata.namespace : "";
-  return name === "" ? "?" : objectKey({ name, namespace });
-}
 
 /** A typed client for one API server. Close it (or `using` it) to release its TLS clients. */
 export class KubeClient {
   readonly #transport: Transport;
   readonly #fieldManager: string;
+  readonly #log: Log;
 
   /** `{ server: "http://127.0.0.1:PORT" }` alone is enough for a plain-HTTP test server. */
   constructor(options: KubeClientOptions) {
     this.#transport = new Transport(options);
     this.#fieldManager = options.fieldManager ?? "ouroboros";
+    this.#log = options.log ?? logger("kube");
   }
 
   /** A client for a loaded configuration (in-cluster or kubeconfig). */
@@ -175,7 +102,7 @@ export class KubeClient {
 
   #decodeOne<T extends KubeObject>(type: ResourceType<T>, raw: unknown, request: string): T {
     const decoded = type.decode(raw);
-    if (!decoded.ok) throw new KubeDecodeError(request, `${keyOf(raw)}: ${decoded.reason}`);
+    if (!decoded.ok) throw new KubeDecodeError(request, `${rawObjectKey(raw)}: ${decoded.reason}`);
     return decoded.value;
   }
 
@@ -223,40 +150,14 @@ export class KubeClient {
       },
       ...this.#callOptions(options),
     });
-    return this.#decodeList(type, raw, `LIST ${path}`);
-  }
-
-  #decodeList<T extends KubeObject>(type: ResourceType<T>, raw: unknown, request: string): ListPage<T> {
-    const body = asObject(raw);
-    if (body === undefined) throw new KubeDecodeError(request, "the answer is not a JSON object");
-    const metadata = asObject(body.metadata) ?? {};
-    const resourceVersion = metadata.resourceVersion;
-    if (typeof resourceVersion !== "string" || resourceVersion === "") {
-      throw new KubeDecodeError(request, "the list has no metadata.resourceVersion");
-    }
-    const rawItems = body.items ?? [];
-    if (!Array.isArray(rawItems)) throw new KubeDecodeError(request, "items is not a list");
-    const items: T[] = [];
-    const rejected: DecodeFailure[] = [];
-    for (const item of rawItems) {
-      const decoded = type.decode(item);
-      if (decoded.ok) items.push(decoded.value);
-      else rejected.push({ key: keyOf(item), reason: decoded.reason });
-    }
-    const next = metadata.continue;
-    return {
-      items,
-      resourceVersion,
-      ...(typeof next === "string" && next !== "" ? { continue: next } : {}),
-      rejected,
-    };
+    return decodeListPage(raw, { decode: type.decode, request: `LIST ${path}` });
   }
 
   /**
    * Reads a whole collection in pages of `pageSize` (every page is from the same snapshot). If
    * the `continue` token expires mid-way (410 on page 2 or later), the pages read are dropped and
    * the collection is read again in one unpaged request, as client-go's pager does; a 410 on the
-   * first page is an error (the `resourceVersion` asked for is too old).
+   * first page is an error (the `resourceVersion` asked for is too old). See `paged_list.ts`.
    */
   async listAll<T extends KubeObject>(
     type: ResourceType<T>,
@@ -268,32 +169,12 @@ export class KubeClient {
       ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
       ...this.#callOptions(options),
     };
-    const first: ClientListOptions = {
-      ...scope,
+    return await pagedList((request) => this.list(type, { ...scope, ...request }), {
       ...(options.resourceVersion === undefined ? {} : { resourceVersion: options.resourceVersion }),
-    };
-    const items: T[] = [];
-    const rejected: DecodeFailure[] = [];
-    let page = await this.list(type, { ...first, limit: options.pageSize ?? DEFAULT_PAGE_SIZE });
-    while (true) {
-      items.push(...page.items);
-      rejected.push(...page.rejected);
-      if (page.continue === undefined) return { items, resourceVersion: page.resourceVersion, rejected };
-      try {
-        page = await this.list(type, {
-          ...scope,
-          limit: options.pageSize ?? DEFAULT_PAGE_SIZE,
-          continue: page.continue,
-        });
-      } catch (error) {
-        if (!isGone(error)) throw error;
-        logger("kube").debug("list continue token expired; reading the collection without pages", {
-          resource: `${apiVersion(type)} ${type.plural}`,
-          pagesRead: items.length,
-        });
-        return await this.list(type, first);
-      }
-    }
+      ...(options.pageSize === undefined ? {} : { pageSize: options.pageSize }),
+      resource: `${apiVersion(type)} ${type.plural}`,
+      log: this.#log,
+    });
   }
 
   #manifestFor<T extends KubeObject>(type: ResourceType<T>, manifest: Manifest): Manifest {
@@ -439,11 +320,13 @@ export class KubeClient {
    * old). Then yields events as their lines complete, and:
    *
    * - ends after an ERROR event (the server closes the stream after one; a line that is not a
-   *   watch event is reported as ERROR 500, see `watch_event.ts`);
+   *   watch event is reported as ERROR 500, see `watch_line.ts`);
    * - ends when the server closes the stream, or the connection breaks mid-stream: an
    *   incomplete last line is dropped, never decoded, so the caller re-watches from the last
    *   complete event;
    * - ends when `signal` aborts or the consumer stops iterating, releasing the connection.
+   *
+   * Reading the stream is `watch_stream.ts`.
    */
   async *watch<T extends KubeObject>(
     type: ResourceType<T>,
@@ -473,45 +356,7 @@ export class KubeClient {
       if (signal.aborted) return;
       throw error;
     }
-    const reader = body.getReader();
-    // A pending read does not always settle when the fetch's signal aborts (seen with a stream
-    // that stalled before its first byte), so cancel the reader itself on abort as well.
-    const cancelOnAbort = () => void reader.cancel(signal.reason).catch(() => {});
-    signal.addEventListener("abort", cancelOnAbort, { once: true });
-    const splitter = new LineSplitter();
-    try {
-      while (true) {
-        let chunk: ReadableStreamReadResult<Uint8Array>;
-        try {
-          chunk = await reader.read();
-        } catch (error) {
-          if (!signal.aborted) {
-            logger("kube").debug("watch stream broke; ending it", {
-              request,
-              error: errorMessage(error),
-            });
-          }
-          return;
-        }
-        if (chunk.done) break;
-        for (const line of splitter.push(chunk.value)) {
-          const event = decodeWatchLine(line, type.decode);
-          yield event;
-          if (event.type === "ERROR") return;
-        }
-      }
-      const rest = splitter.remainder();
-      if (rest.trim() !== "") {
-        logger("kube").debug("watch stream ended inside a line; dropping the incomplete event", {
-          request,
-          bytes: rest.length,
-        });
-      }
-    } finally {
-      signal.removeEventListener("abort", cancelOnAbort);
-      // A no-op when the stream already ended; otherwise this releases the connection.
-      await reader.cancel().catch(() => {});
-    }
+    yield* watchStream(body, { decode: type.decode, request, signal, log: this.#log });
   }
 
   /** Releases the TLS clients; calls still running may finish, new ones fail. */

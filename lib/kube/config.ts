@@ -3,10 +3,13 @@
  * (in-cluster) or from a kubeconfig file. This is the effectful half of configuration: it reads
  * the files the parsed kubeconfig names and builds credential sources; `kubeconfig.ts` parses.
  *
+ * Effects: reads files; imports the YAML parser only when there is a kubeconfig to read.
+ *
  * @module
  */
 
 import type { Clock } from "../util/clock.ts";
+import type { Log } from "../util/logging.ts";
 import { KubeConfigError } from "./config_error.ts";
 import {
   basicAuth,
@@ -17,7 +20,7 @@ import {
 } from "./credentials.ts";
 import { ExecCredentialSource } from "./exec_plugin.ts";
 import { parseKubeconfig, type PemSource, resolvePath, selectContext } from "./kubeconfig.ts";
-import { TokenFileSource } from "./token_file.ts";
+import { type TokenFileOptions, TokenFileSource } from "./token_file.ts";
 import { errorMessage } from "../util/error_message.ts";
 
 /** Everything needed to talk to one API server. */
@@ -50,6 +53,8 @@ export interface InClusterOptions {
   readonly namespacePath?: string;
   /** Time source for the token's re-read period. */
   readonly clock?: Clock;
+  /** Handed to the token source, for its warnings. @default the source's (`logger("kube")`) */
+  readonly log?: Log;
 }
 
 async function readFile(path: string, what: string): Promise<string> {
@@ -68,6 +73,14 @@ async function readPem(source: PemSource, what: string): Promise<string> {
   const pem = await readFile(source.path, what);
   if (!pem.includes("-----BEGIN ")) throw new KubeConfigError(`${what} ${source.path} is not PEM`);
   return pem;
+}
+
+/** The clock and log a credential source is given, as far as the caller set them. */
+function sourceOptions(options: { readonly clock?: Clock; readonly log?: Log }): TokenFileOptions {
+  return {
+    ...(options.clock === undefined ? {} : { clock: options.clock }),
+    ...(options.log === undefined ? {} : { log: options.log }),
+  };
 }
 
 /** `https://host:port`, with an IPv6 literal in brackets. */
@@ -95,10 +108,7 @@ export async function loadInClusterConfig(options: InClusterOptions): Promise<Cl
   const caPath = options.caPath ?? `${SERVICE_ACCOUNT_DIR}/ca.crt`;
   const namespacePath = options.namespacePath ?? `${SERVICE_ACCOUNT_DIR}/namespace`;
   const ca = await readPem({ kind: "file", path: caPath }, "service-account CA file");
-  const credentials = new TokenFileSource(
-    tokenPath,
-    options.clock === undefined ? {} : { clock: options.clock },
-  );
+  const credentials = new TokenFileSource(tokenPath, sourceOptions(options));
   try {
     await credentials.current();
   } catch (error) {
@@ -130,6 +140,8 @@ export interface KubeconfigOptions {
   readonly clock?: Clock;
   /** Wall-clock time for exec credential expiry. @default Date.now */
   readonly now?: () => number;
+  /** Handed to the token-file or exec plugin source. @default the source's (`logger("kube")`) */
+  readonly log?: Log;
 }
 
 /**
@@ -144,7 +156,7 @@ export async function loadKubeconfig(path: string, options: KubeconfigOptions = 
   const absolute = resolvePath(options.cwd ?? Deno.cwd(), path);
   const baseDir = absolute.slice(0, absolute.lastIndexOf("/")) || "/";
   const { parse } = await import("yaml");
-  const parsed = parseKubeconfig(await readFile(absolute, "kubeconfig"), baseDir, parse);
+  const parsed = parseKubeconfig(await readFile(absolute, "kubeconfig"), { baseDir, parseYaml: parse });
   if (!parsed.ok) throw new KubeConfigError(`${absolute}: ${parsed.reason}`);
   const selected = selectContext(parsed.value, options.context);
   if (!selected.ok) throw new KubeConfigError(`${absolute}: ${selected.reason}`);
@@ -201,15 +213,12 @@ export async function loadKubeconfig(path: string, options: KubeconfigOptions = 
           ...(caCerts[0] === undefined ? {} : { certificateAuthorityPem: caCerts[0] }),
           insecureSkipTlsVerify: cluster.insecureSkipTlsVerify,
         },
-        ...(options.clock === undefined ? {} : { clock: options.clock }),
+        ...sourceOptions(options),
         ...(options.now === undefined ? {} : { now: options.now }),
       });
     } else if (user.tokenFile !== undefined) {
       // client-go: a readable token file takes precedence over an inline token.
-      const source = new TokenFileSource(
-        user.tokenFile,
-        options.clock === undefined ? {} : { clock: options.clock },
-      );
+      const source = new TokenFileSource(user.tokenFile, sourceOptions(options));
       try {
         await source.current();
         credentials = source;

@@ -126,11 +126,26 @@ export function retryAfterMs(error: unknown): number | undefined {
   return seconds === undefined ? undefined : seconds * 1000;
 }
 
+/** What {@linkcode statusFromResponse} reads besides the status code. */
+export interface StatusAnswer {
+  /** The decoded JSON body, a `Status` or anything else. */
+  readonly body?: unknown;
+  /** The `Retry-After` header, if any. */
+  readonly retryAfter?: string | null;
+}
+
 /**
- * Builds {@linkcode StatusDetails} from a response: the body when it is a `Status`, else the
- * HTTP status line. `retryAfter` is the `Retry-After` header, if any.
+ * Builds {@linkcode StatusDetails} from an answer: the body when it is a `Status`, else the
+ * HTTP status line.
+ *
+ * @example
+ * ```ts
+ * statusFromResponse(404, { body: undefined }); // { code: 404, reason: "NotFound", message: "HTTP 404" }
+ * statusFromResponse(429, { body: status, retryAfter: "3" }).retryAfterSeconds; // 3
+ * ```
  */
-export function statusFromResponse(code: number, body: unknown, retryAfter: string | null): StatusDetails {
+export function statusFromResponse(code: number, answer: StatusAnswer): StatusDetails {
+  const { body, retryAfter } = answer;
   const object = typeof body === "object" && body !== null ? body as Record<string, unknown> : {};
   const isStatus = object.kind === "Status";
   const details = typeof object.details === "object" && object.details !== null
@@ -142,7 +157,8 @@ export function statusFromResponse(code: number, body: unknown, retryAfter: stri
     ) => (typeof c === "object" && c !== null ? String((c as { reason?: unknown }).reason ?? "") : ""))
       .filter((c) => c !== "")
     : [];
-  const headerSeconds = retryAfter !== null && /^\d+$/.test(retryAfter) ? Number(retryAfter) : undefined;
+  const header = retryAfter ?? "";
+  const headerSeconds = /^\d+$/.test(header) ? Number(header) : undefined;
   const bodySeconds = typeof details.retryAfterSeconds === "number" ? details.retryAfterSeconds : undefined;
   const retryAfterSeconds = headerSeconds ?? bodySeconds;
   return {

@@ -24,7 +24,8 @@
  * - Memory: at most `maxEntries` remembered keys (oldest dropped) and none older than
  *   `retentionMs`.
  *
- * Effects: HTTP through the injected client; time from the injected clocks.
+ * Effects: HTTP through the injected client; time from the injected clocks; logs through the
+ * injected log.
  *
  * @module
  */
@@ -37,7 +38,7 @@ import {
   type InvolvedObject,
 } from "../resources/event.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
-import { logger } from "../util/logging.ts";
+import { type Log, logger } from "../util/logging.ts";
 import type { KubeClient, Manifest } from "./client.ts";
 import { isForbidden, isNotFound } from "./errors.ts";
 import { asObject } from "../resources/json.ts";
@@ -87,6 +88,8 @@ export interface EventRecorderOptions {
   readonly maxEntries?: number;
   /** Keys not seen for this long are forgotten. @default 3_600_000 (the API server's Event TTL) */
   readonly retentionMs?: number;
+  /** Told (at debug) when an Event cannot be recorded. @default {logger("kube")} */
+  readonly log?: Log;
 }
 
 /** The default de-duplication window. */
@@ -134,6 +137,7 @@ export class EventRecorder {
   readonly #timeoutMs: number;
   readonly #maxEntries: number;
   readonly #retentionMs: number;
+  readonly #log: Log;
   readonly #entries = new Map<string, Entry>();
   #lastNameMs = -1;
   #sequence = 0;
@@ -149,6 +153,7 @@ export class EventRecorder {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_EVENT_TIMEOUT_MS;
     this.#maxEntries = options.maxEntries ?? 1_000;
     this.#retentionMs = options.retentionMs ?? 3_600_000;
+    this.#log = options.log ?? logger("kube");
   }
 
   /** How many keys are remembered. */
@@ -258,7 +263,7 @@ export class EventRecorder {
     if (isForbidden(error) || isNotFound(error)) {
       const now = this.#clock.now();
       this.#entries.set(key, { state: "refused", sentAt: now, lastSeen: now });
-      logger("kube", "events").debug(
+      this.#log.debug(
         isForbidden(error)
           ? "cannot record a Kubernetes Event: RBAC does not allow creating events; the problem is only in this log"
           : "cannot record a Kubernetes Event: its namespace does not exist; the problem is only in this log",
@@ -267,7 +272,7 @@ export class EventRecorder {
       return { kind: "failed", reason: isForbidden(error) ? "forbidden" : "not-found" };
     }
     this.#entries.delete(key);
-    logger("kube", "events").debug("cannot record a Kubernetes Event; will try again next time", fields);
+    this.#log.debug("cannot record a Kubernetes Event; will try again next time", fields);
     return { kind: "failed", reason: "error" };
   }
 

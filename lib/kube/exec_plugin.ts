@@ -4,11 +4,14 @@
  * `expirationTimestamp`, and it runs again after the server answers 401. Concurrent requests
  * share one run.
  *
+ * Effects: runs the plugin (`Deno.Command`); time from the injected clocks; logs through the
+ * injected log.
+ *
  * @module
  */
 
 import { type Clock, systemClock } from "../util/clock.ts";
-import { logger } from "../util/logging.ts";
+import { type Log, logger } from "../util/logging.ts";
 import { bearer, type Credential, type CredentialSource, KubeCredentialError } from "./credentials.ts";
 import { type ExecClusterInfo, execInfo, type ExecResult, parseExecCredential } from "./exec_credential.ts";
 import type { ExecConfig } from "./kubeconfig.ts";
@@ -32,6 +35,8 @@ export interface ExecPluginOptions {
   readonly timeoutMs?: number;
   /** @default 10_000 */
   readonly refreshMarginMs?: number;
+  /** Told (at debug) when the plugin supplied a credential. @default {logger("kube")} */
+  readonly log?: Log;
 }
 
 function toCredential(result: ExecResult): Credential {
@@ -46,6 +51,7 @@ export class ExecCredentialSource implements CredentialSource {
   readonly description: string;
   readonly #config: ExecConfig;
   readonly #options: ExecPluginOptions;
+  readonly #log: Log;
   #cached: { readonly credential: Credential; readonly expiresAt?: number } | undefined;
   #running: Promise<Credential> | undefined;
 
@@ -58,6 +64,7 @@ export class ExecCredentialSource implements CredentialSource {
     }
     this.#config = config;
     this.#options = options;
+    this.#log = options.log ?? logger("kube");
     this.description = `exec plugin ${config.command}`;
   }
 
@@ -135,7 +142,7 @@ export class ExecCredentialSource implements CredentialSource {
       credential,
       ...(parsed.value.expiresAt === undefined ? {} : { expiresAt: parsed.value.expiresAt }),
     };
-    logger("kube").debug("exec plugin supplied a credential", {
+    this.#log.debug("exec plugin supplied a credential", {
       command: config.command,
       expiresAt: parsed.value.expiresAt === undefined
         ? "never"

@@ -291,14 +291,30 @@ function parseUser(name: string, fields: Fields<UserWire>, baseDir: string): Kub
 /** A YAML parser (the `yaml` package's `parse`): throws on text that is not YAML. */
 export type YamlParse = (text: string) => unknown;
 
+/** Options for {@linkcode parseKubeconfig}. */
+export interface ParseKubeconfigOptions {
+  /** The folder of the file, which relative paths are taken from. */
+  readonly baseDir: string;
+  /**
+   * The YAML parser. Passed in: the loader imports it only when there is a kubeconfig to read,
+   * so a controller in a pod (in-cluster configuration) never loads it (about 6 MiB of memory).
+   */
+  readonly parseYaml: YamlParse;
+}
+
 /**
- * Parses kubeconfig text. `baseDir` is the folder of the file, for relative paths. Returns why
- * the text is unusable (bad YAML, a missing `server`, bad base64, …) instead of throwing.
+ * Parses kubeconfig text. Returns why the text is unusable (bad YAML, a missing `server`, bad
+ * base64, …) instead of throwing.
  *
- * The YAML parser is passed in: the loader imports it only when there is a kubeconfig to read,
- * so a controller in a pod (in-cluster configuration) never loads it (about 6 MiB of memory).
+ * @example
+ * ```ts
+ * import { parse } from "yaml";
+ * const parsed = parseKubeconfig(text, { baseDir: "/home/me/.kube", parseYaml: parse });
+ * if (parsed.ok) parsed.value.currentContext; // "prod"
+ * ```
  */
-export function parseKubeconfig(text: string, baseDir: string, parseYaml: YamlParse): Decoded<Kubeconfig> {
+export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): Decoded<Kubeconfig> {
+  const { baseDir, parseYaml } = options;
   let document: unknown;
   try {
     document = parseYaml(text);

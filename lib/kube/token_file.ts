@@ -3,11 +3,13 @@
  * `tokenFile`). The kubelet rewrites projected tokens well before they expire, so the file is
  * re-read about once a minute, as client-go does, and at once after the server answers 401.
  *
+ * Effects: reads the file; time from the injected clock; logs through the injected log.
+ *
  * @module
  */
 
 import { type Clock, systemClock } from "../util/clock.ts";
-import { logger } from "../util/logging.ts";
+import { type Log, logger } from "../util/logging.ts";
 import { bearer, type Credential, type CredentialSource, KubeCredentialError } from "./credentials.ts";
 import { errorMessage } from "../util/error_message.ts";
 
@@ -20,6 +22,8 @@ export interface TokenFileOptions {
   readonly clock?: Clock;
   /** Re-read after this long. @default 60_000 */
   readonly refreshMs?: number;
+  /** Warned when a re-read fails and the previous token is kept. @default {logger("kube")} */
+  readonly log?: Log;
 }
 
 /** What the source knows: nothing yet, a token read at some time, or a token the server refused. */
@@ -34,6 +38,7 @@ export class TokenFileSource implements CredentialSource {
   readonly #path: string;
   readonly #clock: Clock;
   readonly #refreshMs: number;
+  readonly #log: Log;
   #state: TokenState = { kind: "unread" };
   #reading: Promise<Credential> | undefined;
 
@@ -43,6 +48,7 @@ export class TokenFileSource implements CredentialSource {
     this.description = `token file ${path}`;
     this.#clock = options.clock ?? systemClock;
     this.#refreshMs = options.refreshMs ?? TOKEN_FILE_REFRESH_MS;
+    this.#log = options.log ?? logger("kube");
   }
 
   /**
@@ -77,7 +83,7 @@ export class TokenFileSource implements CredentialSource {
     } catch (error) {
       const previous = this.#state;
       if (previous.kind !== "unread") {
-        logger("kube").warn("cannot re-read the token file; using the previous token", {
+        this.#log.warn("cannot re-read the token file; using the previous token", {
           path: this.#path,
           error: errorMessage(error),
         });

@@ -5,11 +5,14 @@
  * typed errors: {@linkcode KubeApiError} when the server answered with an error status (its
  * `Status` body read and decoded) and {@linkcode KubeTransportError} when it did not answer.
  *
+ * Effects: HTTP through `fetch`, TLS clients through `Deno.createHttpClient`; time from the
+ * injected clock; logs through the injected log.
+ *
  * @module
  */
 
 import { type Clock, systemClock } from "../util/clock.ts";
-import { logger } from "../util/logging.ts";
+import { type Log, logger } from "../util/logging.ts";
 import { VERSION } from "../util/version.ts";
 import type { ClientCertificate, Credential, CredentialSource } from "./credentials.ts";
 import { KubeApiError, KubeTransportError, statusFromResponse } from "./errors.ts";
@@ -39,6 +42,8 @@ export interface TransportOptions {
   readonly userAgent?: string;
   /** Timer for deadlines (tests pass a virtual clock). @default systemClock */
   readonly clock?: Clock;
+  /** Told when the server refused the credentials and they are refreshed. @default {logger("kube")} */
+  readonly log?: Log;
 }
 
 /** The HTTP methods the client uses. */
@@ -92,6 +97,7 @@ export class Transport {
   readonly #clock: Clock;
   readonly #timeoutMs: number;
   readonly #userAgent: string;
+  readonly #log: Log;
   #clients: Clients;
 
   /** Creates the TLS client now, so a bad CA or key fails here rather than on the first request. */
@@ -110,6 +116,7 @@ export class Transport {
     this.#clock = options.clock ?? systemClock;
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.#userAgent = options.userAgent ?? USER_AGENT;
+    this.#log = options.log ?? logger("kube");
     const needsClient = (options.caCerts?.length ?? 0) > 0 || options.clientCertificate !== undefined ||
       options.proxyUrl !== undefined;
     this.#clients = {
@@ -195,7 +202,7 @@ export class Transport {
     }
     return new KubeApiError(
       description,
-      statusFromResponse(response.status, body, response.headers.get("retry-after")),
+      statusFromResponse(response.status, { body, retryAfter: response.headers.get("retry-after") }),
     );
   }
 
@@ -206,7 +213,7 @@ export class Transport {
     if (response.status === 401 && credentials !== undefined) {
       await response.body?.cancel();
       credentials.invalidate();
-      logger("kube").info("the API server refused our credentials; refreshing them and retrying once", {
+      this.#log.info("the API server refused our credentials; refreshing them and retrying once", {
         request: description,
         credentials: credentials.description,
       });

@@ -34,6 +34,23 @@ export function objectKey(metadata: Pick<ObjectMeta, "name" | "namespace">): str
 }
 
 /**
+ * The key of an object that may not decode, for saying which one was refused: `namespace/name`
+ * as far as its metadata tells, or `"?"` when it has no name.
+ *
+ * @example
+ * ```ts
+ * rawObjectKey({ metadata: { name: "web", namespace: "shop" }, spec: 42 }); // "shop/web"
+ * rawObjectKey("not an object");                                           // "?"
+ * ```
+ */
+export function rawObjectKey(raw: unknown): string {
+  const metadata = asObject(asObject(raw)?.metadata);
+  const name = typeof metadata?.name === "string" ? metadata.name : "";
+  const namespace = typeof metadata?.namespace === "string" ? metadata.namespace : "";
+  return name === "" ? "?" : objectKey({ name, namespace });
+}
+
+/**
  * Decodes `metadata`. Name and resourceVersion are required (a watch event without a
  * resourceVersion cannot be resumed from); the rest defaults to empty.
  */

@@ -10,6 +10,7 @@ import { type EventNotice, EventRecorder } from "../../lib/kube/event_recorder.t
 import type { InvolvedObject } from "../../lib/resources/event.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { captureLogs } from "../support/log_capture.ts";
+import { LogRecorder } from "../support/log_recorder.ts";
 import { ManualClock } from "./manual_clock.ts";
 
 const WALL = new Date("2026-03-01T12:00:00.000Z");
@@ -31,6 +32,8 @@ interface Fixture extends AsyncDisposable {
   readonly client: KubeClient;
   readonly clock: ManualClock;
   readonly recorder: EventRecorder;
+  /** What the client and the recorder logged. */
+  readonly log: LogRecorder;
   events(): Record<string, unknown>[];
   posts(): number;
   patches(): number;
@@ -38,12 +41,14 @@ interface Fixture extends AsyncDisposable {
 
 async function fixture(options: { timeoutMs?: number; maxEntries?: number } = {}): Promise<Fixture> {
   const server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  const client = new KubeClient({ server: server.url });
+  const log = new LogRecorder();
+  const client = new KubeClient({ server: server.url, log });
   const clock = new ManualClock();
   const recorder = new EventRecorder({
     client,
     instance: "ouroboros-controller-0",
     clock,
+    log,
     wallClock: () => new Date(WALL.getTime() + clock.now() - 1_000_000),
     ...options,
   });
@@ -54,6 +59,7 @@ async function fixture(options: { timeoutMs?: number; maxEntries?: number } = {}
     client,
     clock,
     recorder,
+    log,
     events: () => server.list("v1", "Event", "kube-system"),
     posts: () => count("POST"),
     patches: () => count("PATCH"),
@@ -139,22 +145,20 @@ for (
   const [code, reason, kind] of [[403, "Forbidden", "forbidden"], [404, "NotFound", "not-found"]] as const
 ) {
   Deno.test(`${code} on create is one DEBUG line, no error, and repeats stay quiet`, async () => {
-    using logs = captureLogs("debug");
     await using f = await fixture();
     f.server.faults.inject("create", { type: "status", code, reason }, { path: /\/events$/, count: 5 });
     const result = await f.recorder.record(notice("damaged"));
     assert.deepEqual(result, { kind: "failed", reason: kind });
     assert.equal((await f.recorder.record(notice("damaged"))).kind, "suppressed");
     assert.equal(f.posts(), 1);
-    const recorderLines = logs.lines.filter((line) => line.logger === "ouroboros.kube.events");
-    assert.equal(recorderLines.length, 1);
-    assert.equal(recorderLines[0]?.level, "DEBUG");
-    assert.equal(recorderLines[0]?.reason, "CorefileMarkersDamaged");
+    assert.equal(f.log.entries.length, 1);
+    assert.equal(f.log.entries[0]?.level, "debug");
+    assert.match(f.log.entries[0]?.message ?? "", /^cannot record a Kubernetes Event: /);
+    assert.equal(f.log.entries[0]?.properties.reason, "CorefileMarkersDamaged");
   });
 }
 
 Deno.test("a black-holed API server costs the caller at most the deadline, and the next call tries again", async () => {
-  using logs = captureLogs("debug");
   await using f = await fixture({ timeoutMs: 300 });
   f.server.faults.inject("create", { type: "blackhole" }, { path: /\/events$/ });
   const started = performance.now();
@@ -162,13 +166,13 @@ Deno.test("a black-holed API server costs the caller at most the deadline, and t
   const took = performance.now() - started;
   assert.deepEqual(result, { kind: "failed", reason: "error" });
   assert.ok(took < 3_000, `record took ${Math.round(took)} ms`);
-  assert.equal(logs.at("DEBUG").filter((line) => line.logger === "ouroboros.kube.events").length, 1);
-  assert.equal(logs.at("ERROR").length + logs.at("WARN").length, 0);
+  assert.deepEqual(f.log.entries.map((entry) => [entry.level, entry.message]), [
+    ["debug", "cannot record a Kubernetes Event; will try again next time"],
+  ]);
   assert.equal((await f.recorder.record(notice("damaged"))).kind, "created");
 });
 
 Deno.test("an aborted caller gets 'aborted' without a log line, and nothing is remembered", async () => {
-  using logs = captureLogs("debug");
   await using f = await fixture();
   const controller = new AbortController();
   controller.abort(new Error("shutting down"));
@@ -176,7 +180,7 @@ Deno.test("an aborted caller gets 'aborted' without a log line, and nothing is r
     kind: "failed",
     reason: "aborted",
   });
-  assert.equal(logs.lines.filter((line) => line.logger === "ouroboros.kube.events").length, 0);
+  assert.deepEqual(f.log.entries, []);
   assert.equal(f.recorder.size, 0);
   assert.equal((await f.recorder.record(notice("damaged"))).kind, "created");
 });
@@ -188,4 +192,14 @@ Deno.test("memory is bounded: old keys are dropped past maxEntries", async () =>
   // The oldest was forgotten, so it is sent again; a recent one is still suppressed.
   assert.equal((await f.recorder.record(notice("problem 0"))).kind, "created");
   assert.equal((await f.recorder.record(notice("problem 5"))).kind, "suppressed");
+});
+
+Deno.test("without an injected log the recorder's lines go to the kube category", async () => {
+  using logs = captureLogs("debug");
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  using client = new KubeClient({ server: server.url });
+  server.faults.inject("create", { type: "status", code: 403, reason: "Forbidden" }, { path: /\/events$/ });
+  const recorder = new EventRecorder({ client, instance: "ouroboros-controller-0" });
+  assert.deepEqual(await recorder.record(notice("damaged")), { kind: "failed", reason: "forbidden" });
+  assert.deepEqual(logs.lines.map((line) => [line.logger, line.level]), [["ouroboros.kube", "DEBUG"]]);
 });

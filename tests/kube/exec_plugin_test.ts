@@ -3,6 +3,7 @@ import { KubeCredentialError } from "../../lib/kube/credentials.ts";
 import { ExecCredentialSource } from "../../lib/kube/exec_plugin.ts";
 import type { ExecConfig } from "../../lib/kube/kubeconfig.ts";
 import { Transport } from "../../lib/kube/transport.ts";
+import { LogRecorder } from "../support/log_recorder.ts";
 import { skipWithout } from "../support/tools.ts";
 import { startAuthServer } from "./auth_server.ts";
 import { ManualClock } from "./manual_clock.ts";
@@ -70,15 +71,16 @@ Deno.test({
 });
 
 Deno.test({
-  name: "an exec credential is renewed shortly before its expirationTimestamp",
+  name: "an exec credential is renewed shortly before its expirationTimestamp, and each run is logged",
   ignore: NO_SH,
   fn: () =>
     withPlugin(async (dir, config) => {
       const expires = Date.UTC(2030, 0, 1, 12);
       let now = expires - 3_600_000;
+      const log = new LogRecorder();
       const source = new ExecCredentialSource(
         { ...config, env: [...config.env, { name: "EXPIRES", value: new Date(expires).toISOString() }] },
-        { now: () => now, clock: new ManualClock() },
+        { now: () => now, clock: new ManualClock(), log },
       );
       assert.deepEqual(await source.current(), { authorization: "Bearer tok-1" });
       now = expires - 60_000;
@@ -86,6 +88,12 @@ Deno.test({
       now = expires - 5_000;
       assert.deepEqual(await source.current(), { authorization: "Bearer tok-2" });
       assert.equal(await runs(dir), 2);
+      const supplied = {
+        level: "debug",
+        message: "exec plugin supplied a credential",
+        properties: { command: config.command, expiresAt: "2030-01-01T12:00:00.000Z" },
+      };
+      assert.deepEqual(log.entries, [supplied, supplied]);
     }),
 });
 

@@ -80,7 +80,7 @@ contexts:
 `;
 
 function parsed(text: string, baseDir = "/home/jane/.kube") {
-  const result = parseKubeconfig(text, baseDir, parse);
+  const result = parseKubeconfig(text, { baseDir, parseYaml: parse });
   assert.ok(result.ok, result.ok ? "" : result.reason);
   return result.value;
 }
@@ -300,16 +300,22 @@ Deno.test("parseKubeconfig refuses malformed files with a reason naming the entr
   ];
   for (const [name, text, reason] of cases) {
     await t.step(name, () => {
-      assert.deepEqual(parseKubeconfig(text, "/k", parse), { ok: false, reason });
+      assert.deepEqual(parseKubeconfig(text, { baseDir: "/k", parseYaml: parse }), { ok: false, reason });
     });
   }
 });
 
 Deno.test("parseKubeconfig reports YAML syntax errors as invalid YAML", () => {
-  const result = parseKubeconfig("clusters:\n  - name: a\n   cluster: {server: x\n", "/k", parse);
+  const result = parseKubeconfig("clusters:\n  - name: a\n   cluster: {server: x\n", {
+    baseDir: "/k",
+    parseYaml: parse,
+  });
   assert.equal(result.ok, false);
   assert.match(result.ok ? "" : result.reason, /^kubeconfig is not valid YAML: /);
-  const duplicate = parseKubeconfig("current-context: a\ncurrent-context: b\n", "/k", parse);
+  const duplicate = parseKubeconfig("current-context: a\ncurrent-context: b\n", {
+    baseDir: "/k",
+    parseYaml: parse,
+  });
   assert.match(duplicate.ok ? "" : duplicate.reason, /^kubeconfig is not valid YAML: /);
 });
 

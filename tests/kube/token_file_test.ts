@@ -3,6 +3,7 @@ import { KubeCredentialError } from "../../lib/kube/credentials.ts";
 import { isUnauthorized } from "../../lib/kube/errors.ts";
 import { TOKEN_FILE_REFRESH_MS, TokenFileSource } from "../../lib/kube/token_file.ts";
 import { Transport } from "../../lib/kube/transport.ts";
+import { LogRecorder } from "../support/log_recorder.ts";
 import { startAuthServer } from "./auth_server.ts";
 import { ManualClock } from "./manual_clock.ts";
 
@@ -35,14 +36,16 @@ Deno.test("a rotated token file is picked up about a minute later, not before", 
     assert.deepEqual(server.seen, ["Bearer first", "Bearer first", "Bearer second"]);
   }));
 
-Deno.test("after a 401 the token file is re-read at once and the request retried once", () =>
+Deno.test("after a 401 the token file is re-read at once and the request retried once, and the log says so", () =>
   withTokenFile(async (path) => {
     await Deno.writeTextFile(path, "old");
     await using server = startAuthServer(["old"]);
     const clock = new ManualClock();
+    const log = new LogRecorder();
     using transport = new Transport({
       server: server.url,
       credentials: new TokenFileSource(path, { clock }),
+      log,
     });
     await transport.json({ method: "GET", path: "/api" });
 
@@ -55,6 +58,11 @@ Deno.test("after a 401 the token file is re-read at once and the request retried
       versions: ["v1"],
     });
     assert.deepEqual(server.seen, ["Bearer old", "Bearer old", "Bearer new"]);
+    assert.deepEqual(log.entries, [{
+      level: "info",
+      message: "the API server refused our credentials; refreshing them and retrying once",
+      properties: { request: "GET /api", credentials: `token file ${path}` },
+    }]);
   }));
 
 Deno.test("a token the server keeps refusing fails with 401 after exactly one retry", () =>
@@ -70,20 +78,25 @@ Deno.test("a token the server keeps refusing fails with 401 after exactly one re
     assert.deepEqual(server.seen, ["Bearer revoked", "Bearer revoked"]);
   }));
 
-Deno.test("when a re-read fails, the previous token is kept; a first read that fails is an error", () =>
+Deno.test("when a re-read fails, the previous token is kept with a warning; a first read that fails is an error", () =>
   withTokenFile(async (path) => {
     const clock = new ManualClock();
-    const missing = new TokenFileSource(path, { clock });
+    const log = new LogRecorder();
+    const missing = new TokenFileSource(path, { clock, log });
     const error = await missing.current().then(() => undefined, (e) => e);
     assert.ok(error instanceof KubeCredentialError);
     assert.match(error.message, /cannot read the token file .*token/);
 
     await Deno.writeTextFile(path, "kept");
-    const source = new TokenFileSource(path, { clock });
+    const source = new TokenFileSource(path, { clock, log });
     assert.deepEqual(await source.current(), { authorization: "Bearer kept" });
+    assert.equal(log.entries.length, 0, "a first read that fails only throws");
     await Deno.remove(path);
     clock.advance(TOKEN_FILE_REFRESH_MS);
     assert.deepEqual(await source.current(), { authorization: "Bearer kept" });
+    assert.deepEqual(log.entries.map((entry) => [entry.level, entry.message, entry.properties.path]), [
+      ["warn", "cannot re-read the token file; using the previous token", path],
+    ]);
     await Deno.writeTextFile(path, "   \n");
     source.invalidate();
     assert.deepEqual(

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodeWatchLine } from "../../lib/kube/watch_event.ts";
+import { decodeWatchLine } from "../../lib/kube/watch_line.ts";
 import { decodeConfigMap } from "../../lib/resources/config_map.ts";
 
 const cm = (rv: string, data: unknown = { a: "1" }) => ({

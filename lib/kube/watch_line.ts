@@ -21,8 +21,8 @@
 
 import { statusFromResponse } from "./errors.ts";
 import { type WatchEvent } from "./list_watch.ts";
-import { asObject, type Decoded } from "../resources/json.ts";
-import { type KubeObject, objectKey } from "../resources/kube_object.ts";
+import { asObject, type Decoder } from "../resources/json.ts";
+import { type KubeObject, rawObjectKey } from "../resources/kube_object.ts";
 
 /** The event reported for a line that is not a watch event. */
 function broken(reason: string): WatchEvent<never> {
@@ -43,7 +43,7 @@ function shorten(line: string): string {
 /** Decodes one watch line with the kind's decoder. Never throws. */
 export function decodeWatchLine<T extends KubeObject>(
   line: string,
-  decode: (raw: unknown) => Decoded<T>,
+  decode: Decoder<T>,
 ): WatchEvent<T> {
   let parsed: unknown;
   try {
@@ -63,12 +63,10 @@ export function decodeWatchLine<T extends KubeObject>(
     case "DELETED": {
       const decoded = decode(object);
       if (decoded.ok) return { type: event.type, object: decoded.value };
-      const name = typeof metadata?.name === "string" ? metadata.name : "";
-      const namespace = typeof metadata?.namespace === "string" ? metadata.namespace : "";
       return {
         type: "REJECTED",
         resourceVersion,
-        failure: { key: name === "" ? "?" : objectKey({ name, namespace }), reason: decoded.reason },
+        failure: { key: rawObjectKey(object), reason: decoded.reason },
       };
     }
     case "BOOKMARK":
@@ -76,7 +74,7 @@ export function decodeWatchLine<T extends KubeObject>(
       return { type: "BOOKMARK", resourceVersion };
     case "ERROR": {
       const code = typeof object.code === "number" ? object.code : 500;
-      return { type: "ERROR", status: statusFromResponse(code, object, null) };
+      return { type: "ERROR", status: statusFromResponse(code, { body: object }) };
     }
     default:
       return broken(`unknown event type ${JSON.stringify(event.type)}`);
