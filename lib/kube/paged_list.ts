@@ -62,17 +62,19 @@ export async function pagedList<T>(readPage: PageReader<T>, options: PagedListOp
   const items: T[] = [];
   const rejected: DecodeFailure[] = [];
   let page = await readPage({ ...first, limit });
+  let pagesRead = 1;
   while (true) {
     items.push(...page.items);
     rejected.push(...page.rejected);
     if (page.continue === undefined) return { items, resourceVersion: page.resourceVersion, rejected };
     try {
       page = await readPage({ limit, continue: page.continue });
+      pagesRead++;
     } catch (error) {
       if (!isGone(error)) throw error;
       options.log.debug("list continue token expired; reading the collection without pages", {
         resource: options.resource,
-        pagesRead: items.length,
+        pagesRead,
       });
       return await readPage(first);
     }

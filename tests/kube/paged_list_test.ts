@@ -50,16 +50,21 @@ Deno.test("pagedList asks for pages of DEFAULT_PAGE_SIZE when no size is given",
 });
 
 Deno.test("pagedList reads the collection unpaged when a later page's token expired, and says so at debug", async () => {
-  const { requests, read } = reader((request) => request.continue === undefined ? undefined : gone());
+  const { requests, read } = reader((request) => request.continue === "4" ? gone() : undefined);
   const log = new LogRecorder();
   const list = await pagedList(read, { resourceVersion: "0", pageSize: 2, resource: "v1 configmaps", log });
   assert.deepEqual(list.items, ALL, "each item once");
-  assert.deepEqual(requests, [{ resourceVersion: "0", limit: 2 }, { limit: 2, continue: "2" }, {
-    resourceVersion: "0",
-  }]);
-  assert.deepEqual(log.entries.map((entry) => [entry.level, entry.message, entry.properties.resource]), [
-    ["debug", "list continue token expired; reading the collection without pages", "v1 configmaps"],
+  assert.deepEqual(requests, [
+    { resourceVersion: "0", limit: 2 },
+    { limit: 2, continue: "2" },
+    { limit: 2, continue: "4" },
+    { resourceVersion: "0" },
   ]);
+  assert.deepEqual(log.entries, [{
+    level: "debug",
+    message: "list continue token expired; reading the collection without pages",
+    properties: { resource: "v1 configmaps", pagesRead: 2 },
+  }]);
 });
 
 Deno.test("pagedList rejects with a 410 on the first page, and with any other failure on a later one", async () => {
