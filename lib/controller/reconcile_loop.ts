@@ -489,7 +489,10 @@ export class ReconcileLoop {
     const routes = this.#sources.routes?.list() ?? [];
     let applying: Applied;
     try {
-      const desired = desiredHostnames({ ingresses, gateways, routes }, this.#desired, this.#memo);
+      const desired = desiredHostnames({ ingresses, gateways, routes }, {
+        ...this.#desired,
+        memo: this.#memo,
+      });
       applying = { hosts: desired.hosts, sources: desired.sources };
       this.#desiredHosts = desired.hosts.length;
       this.#rejectedHosts = desired.rejected.length;

@@ -14,24 +14,17 @@ import type { Gateway } from "../resources/gateway.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 import { filterGatewayApi, filterIngresses } from "./filters.ts";
-import { checkHostname, type RejectionReason } from "./hostname.ts";
+import { checkHostname, type HostnameCheckOptions, type RejectionReason } from "./hostname.ts";
 import {
   gatewayHostnames,
+  HOST_SOURCE_OF_KIND,
   HOST_SOURCES,
+  type HostnameSourceKind,
   type HostSource,
   httpRouteHostnames,
   ingressHostnames,
   type IngressHostsMode,
 } from "./sources.ts";
-
-/** The kinds hostnames come from, spelled as Kubernetes spells them. */
-export type HostnameSourceKind = "Ingress" | "Gateway" | "HTTPRoute";
-
-const ORIGIN_OF: Readonly<Record<HostnameSourceKind, HostSource>> = {
-  Ingress: "ingress",
-  Gateway: "gateway-listener",
-  HTTPRoute: "httproute",
-};
 
 /** Everything currently in the caches. Leave Gateway API lists empty when `--gateway-api` is off. */
 export interface HostnameSources {
@@ -43,12 +36,8 @@ export interface HostnameSources {
   readonly routes: readonly HttpRoute[];
 }
 
-/** The settings that shape the desired set. */
-export interface DesiredSetOptions {
-  /** The cluster domain (`cluster.local`); names equal to or under it are refused. */
-  readonly clusterDomain: string;
-  /** The proxy's own FQDN; refused as a hostname. Optional: usually under the cluster domain anyway. */
-  readonly proxyFqdn?: string;
+/** The settings that shape the desired set: which names are refused, and the class filters. */
+export interface DesiredSetOptions extends HostnameCheckOptions {
   /** `--ingress-hosts`; default `tls`. */
   readonly ingressHosts?: IngressHostsMode;
   /** `--ingress-class`; default empty (every Ingress). */
@@ -87,19 +76,15 @@ export interface DesiredSet {
   readonly rejected: RejectedHostname[];
 }
 
-const KIND_ORDER: Readonly<Record<HostnameSourceKind, number>> = { Ingress: 0, Gateway: 1, HTTPRoute: 2 };
-
-/** One bit per {@linkcode HostSource}, in {@linkcode HOST_SOURCES} order. */
-const ORIGIN_BIT: Readonly<Record<HostSource, number>> = {
-  "ingress": 1,
-  "gateway-listener": 2,
-  "httproute": 4,
-};
+/** A kind's place in {@linkcode HOST_SOURCES}: its bit in a set of origins, and its sort rank. */
+function rankOf(kind: HostnameSourceKind): number {
+  return HOST_SOURCES.indexOf(HOST_SOURCE_OF_KIND[kind]);
+}
 
 /** The origin list for every bit combination, shared so no list is allocated per hostname. */
 const ORIGIN_LISTS: readonly (readonly HostSource[])[] = Array.from(
-  { length: 8 },
-  (_, bits) => Object.freeze(HOST_SOURCES.filter((origin) => (bits & ORIGIN_BIT[origin]) !== 0)),
+  { length: 1 << HOST_SOURCES.length },
+  (_, bits) => Object.freeze(HOST_SOURCES.filter((_, rank) => (bits & (1 << rank)) !== 0)),
 );
 
 /** What one object contributes: its accepted names and its refused values. */
@@ -117,6 +102,12 @@ interface ObjectHostnames {
  * of {@linkcode DesiredSetOptions}: make one per caller with {@linkcode createDesiredSetMemo}.
  */
 export type DesiredSetMemo = WeakMap<object, ObjectHostnames>;
+
+/** Options for {@linkcode desiredHostnames}: the settings, and the memo kept for them. */
+export interface DesiredHostnamesOptions extends DesiredSetOptions {
+  /** Results of objects seen before under these same settings; absent: every object is checked. */
+  readonly memo?: DesiredSetMemo;
+}
 
 /** An empty {@linkcode DesiredSetMemo}. */
 export function createDesiredSetMemo(): DesiredSetMemo {
@@ -138,11 +129,8 @@ export function createDesiredSetMemo(): DesiredSetMemo {
  * // sources: Map { "api.example.com" => ["ingress"], "shop.example.com" => ["ingress"] }
  * ```
  */
-export function desiredHostnames(
-  sources: HostnameSources,
-  options: DesiredSetOptions,
-  memo?: DesiredSetMemo,
-): DesiredSet {
+export function desiredHostnames(sources: HostnameSources, options: DesiredHostnamesOptions): DesiredSet {
+  const { memo } = options;
   /** Accepted hostname → bits of the origins seen. */
   const hosts = new Map<string, number>();
   const rejected = new Map<string, RejectedHostname>();
@@ -155,7 +143,7 @@ export function desiredHostnames(
     const accepted: string[] = [];
     const refused: RejectedHostname[] = [];
     for (const value of values) {
-      const check = checkHostname(value, options.clusterDomain, options.proxyFqdn);
+      const check = checkHostname(value, options);
       if (check.kind === "accepted") {
         accepted.push(check.host);
       } else if (check.kind === "rejected") {
@@ -182,7 +170,7 @@ export function desiredHostnames(
       result = examine(source, object, values());
       memo?.set(object, result);
     }
-    const bit = ORIGIN_BIT[ORIGIN_OF[source]];
+    const bit = 1 << rankOf(source);
     for (const host of result.accepted) hosts.set(host, (hosts.get(host) ?? 0) | bit);
     for (const entry of result.rejected) {
       rejected.set(JSON.stringify([entry.source, entry.key, entry.value]), entry);
@@ -193,7 +181,7 @@ export function desiredHostnames(
   for (const ingress of filterIngresses(sources.ingresses, options.ingressClass ?? "")) {
     collect("Ingress", ingress, () => ingressHostnames(ingress, mode));
   }
-  const { gateways, routes } = filterGatewayApi(sources.gateways, sources.routes, options.gatewayClass ?? "");
+  const { gateways, routes } = filterGatewayApi(sources, options.gatewayClass ?? "");
   for (const gateway of gateways) collect("Gateway", gateway, () => gatewayHostnames(gateway));
   for (const route of routes) collect("HTTPRoute", route, () => httpRouteHostnames(route));
 
@@ -202,7 +190,7 @@ export function desiredHostnames(
     hosts: sorted,
     sources: new Map(sorted.map((host) => [host, ORIGIN_LISTS[hosts.get(host) ?? 0] ?? []])),
     rejected: [...rejected.values()].sort((a, b) =>
-      KIND_ORDER[a.source] - KIND_ORDER[b.source] || compareText(a.key, b.key) ||
+      rankOf(a.source) - rankOf(b.source) || compareText(a.key, b.key) ||
       compareText(a.value, b.value)
     ),
   };

@@ -35,6 +35,12 @@ export function filterIngresses(ingresses: readonly Ingress[], ingressClass: str
   return ingresses.filter((ingress) => ingress.spec.ingressClassName === ingressClass);
 }
 
+/** Gateways and HTTPRoutes, before the class filter. */
+export interface GatewayApiObjects {
+  readonly gateways: readonly Gateway[];
+  readonly routes: readonly HttpRoute[];
+}
+
 /** Gateways and HTTPRoutes after `--gateway-class`. */
 export interface GatewayApiSelection {
   /** The Gateways of the class. */
@@ -48,14 +54,11 @@ export interface GatewayApiSelection {
  *
  * @example
  * ```ts
- * const { gateways, routes } = filterGatewayApi(allGateways, allRoutes, "cilium");
+ * const { gateways, routes } = filterGatewayApi({ gateways: all, routes: allRoutes }, "cilium");
  * ```
  */
-export function filterGatewayApi(
-  gateways: readonly Gateway[],
-  routes: readonly HttpRoute[],
-  gatewayClass: string,
-): GatewayApiSelection {
+export function filterGatewayApi(objects: GatewayApiObjects, gatewayClass: string): GatewayApiSelection {
+  const { gateways, routes } = objects;
   if (gatewayClass === "") return { gateways: [...gateways], routes: [...routes] };
   const kept = gateways.filter((gateway) => gateway.spec.gatewayClassName === gatewayClass);
   const keys = new Set(kept.map((gateway) => objectKey(gateway.metadata)));

@@ -57,6 +57,14 @@ export type HostnameCheck =
   | { readonly kind: "dropped"; readonly why: "empty" | "wildcard" }
   | { readonly kind: "rejected"; readonly reason: RejectionReason; readonly text: string };
 
+/** What {@linkcode checkHostname} refuses besides malformed names. */
+export interface HostnameCheckOptions {
+  /** The cluster domain (`cluster.local`); names equal to or under it are refused; `""` skips this. */
+  readonly clusterDomain: string;
+  /** The proxy's own FQDN; refused as a hostname. Optional: usually under the cluster domain anyway. */
+  readonly proxyFqdn?: string;
+}
+
 /** The longest name DNS can carry in text form, without the trailing dot (RFC 1035 §2.3.4). */
 export const MAX_NAME_LENGTH = 253;
 
@@ -113,13 +121,15 @@ const PADDING = /^[ \t]+|[ \t]+$/g;
  *
  * @example
  * ```ts
- * checkHostname(" Shop.Example.COM. ", "cluster.local"); // { kind: "accepted", host: "shop.example.com" }
- * checkHostname("*.example.com", "cluster.local");       // { kind: "dropped", why: "wildcard" }
- * checkHostname("a.com #", "cluster.local").kind;        // "rejected" (reason "whitespace")
- * checkHostname("web.svc.cluster.local", "cluster.local"); // rejected, reason "cluster-domain"
+ * const options = { clusterDomain: "cluster.local" };
+ * checkHostname(" Shop.Example.COM. ", options);    // { kind: "accepted", host: "shop.example.com" }
+ * checkHostname("*.example.com", options);          // { kind: "dropped", why: "wildcard" }
+ * checkHostname("a.com #", options).kind;           // "rejected" (reason "whitespace")
+ * checkHostname("web.svc.cluster.local", options);  // rejected, reason "cluster-domain"
  * ```
  */
-export function checkHostname(raw: string, clusterDomain: string, proxyFqdn?: string): HostnameCheck {
+export function checkHostname(raw: string, options: HostnameCheckOptions): HostnameCheck {
+  const { clusterDomain, proxyFqdn } = options;
   const trimmed = raw.replace(PADDING, "");
   if (trimmed === "") return { kind: "dropped", why: "empty" };
 
@@ -145,8 +155,7 @@ export function checkHostname(raw: string, clusterDomain: string, proxyFqdn?: st
   }
   if (WILDCARD.test(trimmed)) return { kind: "dropped", why: "wildcard" };
 
-  const lower = trimmed.toLowerCase();
-  const name = lower.endsWith(".") ? lower.slice(0, -1) : lower;
+  const name = withoutRootDot(trimmed.toLowerCase());
   if (name === "") return reject("empty-label", "is only the root '.'");
 
   if ((name.includes(":") || name.startsWith("[")) && parseIpv6(name) !== undefined) {
@@ -210,8 +219,12 @@ function labelProblem(label: string): HostnameCheck | undefined {
 }
 
 function normaliseSuffix(domain: string): string {
-  const lower = domain.trim().toLowerCase();
-  return lower.endsWith(".") ? lower.slice(0, -1) : lower;
+  return withoutRootDot(domain.trim().toLowerCase());
+}
+
+/** `a.example.com.` written fully-qualified is the same name as `a.example.com`. */
+function withoutRootDot(name: string): string {
+  return name.endsWith(".") ? name.slice(0, -1) : name;
 }
 
 /** C0 controls except tab (tab counts as whitespace), DEL, and the C1 controls. */

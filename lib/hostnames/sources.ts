@@ -28,6 +28,16 @@ export type HostSource = "ingress" | "gateway-listener" | "httproute";
 /** Every {@linkcode HostSource}, in the order a hostname's sources are listed. */
 export const HOST_SOURCES: readonly HostSource[] = ["ingress", "gateway-listener", "httproute"];
 
+/** The kinds hostnames come from, spelled as Kubernetes spells them. */
+export type HostnameSourceKind = "Ingress" | "Gateway" | "HTTPRoute";
+
+/** The {@linkcode HostSource} each kind's hostnames are recorded as. */
+export const HOST_SOURCE_OF_KIND: Readonly<Record<HostnameSourceKind, HostSource>> = {
+  Ingress: "ingress",
+  Gateway: "gateway-listener",
+  HTTPRoute: "httproute",
+};
+
 /** Which Ingress fields count (`--ingress-hosts`). */
 export type IngressHostsMode = "tls" | "all";
 

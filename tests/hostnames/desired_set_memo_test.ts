@@ -65,7 +65,7 @@ Deno.test("desiredHostnames with a memo equals a fresh computation through 300 r
         routes: [...routes.values()],
       };
       assert.deepEqual(
-        desiredHostnames(sources, OPTIONS, memo),
+        desiredHostnames(sources, { ...OPTIONS, memo }),
         desiredHostnames(sources, OPTIONS),
         `seed ${seed}, step ${step}`,
       );
@@ -76,8 +76,8 @@ Deno.test("desiredHostnames with a memo equals a fresh computation through 300 r
 Deno.test("desiredHostnames with a memo reports each refused value once per object, like a fresh one", () => {
   const memo = createDesiredSetMemo();
   const shared = ingress("shop/web", { tls: ["10.0.0.1", "10.0.0.1", "ok.example.com"] });
-  const first = desiredHostnames({ ingresses: [shared], gateways: [], routes: [] }, OPTIONS, memo);
-  const again = desiredHostnames({ ingresses: [shared], gateways: [], routes: [] }, OPTIONS, memo);
+  const first = desiredHostnames({ ingresses: [shared], gateways: [], routes: [] }, { ...OPTIONS, memo });
+  const again = desiredHostnames({ ingresses: [shared], gateways: [], routes: [] }, { ...OPTIONS, memo });
   assert.deepEqual(first, again);
   assert.equal(first.rejected.length, 1);
   assert.deepEqual(first.hosts, ["ok.example.com"]);

@@ -40,7 +40,7 @@ Deno.test("filterGatewayApi without a filter keeps every Gateway and every route
     route("shop/attached", [], [parentRef("a", { namespace: "infra" })]),
     route("shop/loose", []),
   ];
-  const selection = filterGatewayApi(gateways, routes, "");
+  const selection = filterGatewayApi({ gateways, routes }, "");
   assert.deepEqual(keys(selection.gateways), ["infra/a", "infra/b"]);
   assert.deepEqual(keys(selection.routes), ["shop/attached", "shop/loose"]);
 });
@@ -113,7 +113,7 @@ Deno.test("filterGatewayApi keeps Gateways of the class and routes attached to a
   ];
   for (const [name, candidate, kept] of cases) {
     await t.step(name, () => {
-      const selection = filterGatewayApi(gateways, [candidate], "cilium");
+      const selection = filterGatewayApi({ gateways, routes: [candidate] }, "cilium");
       assert.deepEqual(keys(selection.gateways), ["infra/public", "shop/own"]);
       assert.equal(selection.routes.length === 1, kept);
     });
@@ -126,10 +126,10 @@ Deno.test("filterGatewayApi drops every route when no Gateway survives the filte
     route("infra/r", [], [parentRef("a")]),
     route("shop/r", [], [parentRef("a", { namespace: "infra" })]),
   ];
-  const selection = filterGatewayApi(gateways, routes, "cilium");
+  const selection = filterGatewayApi({ gateways, routes }, "cilium");
   assert.deepEqual(selection.gateways, []);
   assert.deepEqual(selection.routes, []);
-  assert.deepEqual(filterGatewayApi([], routes, "cilium").routes, []);
+  assert.deepEqual(filterGatewayApi({ gateways: [], routes }, "cilium").routes, []);
 });
 
 Deno.test("filterGatewayApi applies the decoder's parentRef defaults to a route from the wire", () => {
@@ -140,7 +140,10 @@ Deno.test("filterGatewayApi applies the decoder's parentRef defaults to a route 
     spec: { hostnames: ["shop.example.com"], parentRefs: [{ name: "own", sectionName: "https", port: 443 }] },
   });
   assert.ok(decoded.ok, decoded.ok ? "" : decoded.reason);
-  const selection = filterGatewayApi([gateway("shop/own", "cilium")], [decoded.value], "cilium");
+  const selection = filterGatewayApi(
+    { gateways: [gateway("shop/own", "cilium")], routes: [decoded.value] },
+    "cilium",
+  );
   assert.deepEqual(keys(selection.routes), ["shop/r"]);
 });
 

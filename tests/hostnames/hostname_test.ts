@@ -30,7 +30,7 @@ Deno.test("checkHostname accepts plain names and normalises case, padding and on
   ];
   for (const [raw, host] of cases) {
     await t.step(formatLoggedValue(raw), () => {
-      assert.deepEqual(checkHostname(raw, CLUSTER), { kind: "accepted", host });
+      assert.deepEqual(checkHostname(raw, { clusterDomain: CLUSTER }), { kind: "accepted", host });
     });
   }
 });
@@ -49,7 +49,7 @@ Deno.test("checkHostname drops empty values and wildcards without calling them e
   ];
   for (const [raw, why] of cases) {
     await t.step(formatLoggedValue(raw), () => {
-      assert.deepEqual(checkHostname(raw, CLUSTER), { kind: "dropped", why });
+      assert.deepEqual(checkHostname(raw, { clusterDomain: CLUSTER }), { kind: "dropped", why });
     });
   }
 });
@@ -144,7 +144,7 @@ Deno.test("checkHostname rejects every unsafe or invalid value with its reason (
   ];
   for (const [raw, reason, fragment] of cases) {
     await t.step(formatLoggedValue(raw), () => {
-      const check = checkHostname(raw, CLUSTER);
+      const check = checkHostname(raw, { clusterDomain: CLUSTER });
       assert.equal(check.kind, "rejected", `accepted or dropped: ${JSON.stringify(check)}`);
       assert.ok(check.kind === "rejected");
       assert.equal(check.reason, reason, check.text);
@@ -155,45 +155,54 @@ Deno.test("checkHostname rejects every unsafe or invalid value with its reason (
 
 Deno.test("checkHostname judges the cluster domain by the domain in use, not by cluster.local (T-3.7)", async (t) => {
   await t.step("cozy.local: names under cluster.local are ordinary two-label names", () => {
-    assert.deepEqual(checkHostname("web.svc.cluster.local", "cozy.local"), {
+    assert.deepEqual(checkHostname("web.svc.cluster.local", { clusterDomain: "cozy.local" }), {
       kind: "accepted",
       host: "web.svc.cluster.local",
     });
   });
   await t.step("cozy.local: names under cozy.local are refused", () => {
-    const check = checkHostname("web.svc.cozy.local", "cozy.local");
+    const check = checkHostname("web.svc.cozy.local", { clusterDomain: "cozy.local" });
     assert.equal(check.kind === "rejected" ? check.reason : check.kind, "cluster-domain");
   });
   await t.step("the domain may be given with a trailing dot or in upper case", () => {
     for (const domain of ["cozy.local.", "COZY.Local"]) {
-      const check = checkHostname("web.svc.cozy.local", domain);
+      const check = checkHostname("web.svc.cozy.local", { clusterDomain: domain });
       assert.equal(check.kind === "rejected" ? check.reason : check.kind, "cluster-domain", domain);
     }
   });
   await t.step("a suffix match must be on a label boundary", () => {
-    assert.deepEqual(checkHostname("mycozy.local", "cozy.local"), { kind: "accepted", host: "mycozy.local" });
+    assert.deepEqual(checkHostname("mycozy.local", { clusterDomain: "cozy.local" }), {
+      kind: "accepted",
+      host: "mycozy.local",
+    });
   });
   await t.step("an empty cluster domain disables the rule but not the others", () => {
-    assert.deepEqual(checkHostname("web.svc.cluster.local", ""), {
+    assert.deepEqual(checkHostname("web.svc.cluster.local", { clusterDomain: "" }), {
       kind: "accepted",
       host: "web.svc.cluster.local",
     });
-    assert.equal(checkHostname("localhost", "").kind, "rejected");
+    assert.equal(checkHostname("localhost", { clusterDomain: "" }).kind, "rejected");
   });
 });
 
 Deno.test("checkHostname refuses the proxy's own FQDN when it lies outside the cluster domain (T-3.7)", () => {
-  const check = checkHostname("Proxy.Example.net", CLUSTER, "proxy.example.net.");
-  assert.equal(check.kind === "rejected" ? check.reason : check.kind, "proxy-name");
-  assert.deepEqual(checkHostname("shop.example.net", CLUSTER, "proxy.example.net."), {
-    kind: "accepted",
-    host: "shop.example.net",
+  const check = checkHostname("Proxy.Example.net", {
+    clusterDomain: CLUSTER,
+    proxyFqdn: "proxy.example.net.",
   });
+  assert.equal(check.kind === "rejected" ? check.reason : check.kind, "proxy-name");
+  assert.deepEqual(
+    checkHostname("shop.example.net", { clusterDomain: CLUSTER, proxyFqdn: "proxy.example.net." }),
+    {
+      kind: "accepted",
+      host: "shop.example.net",
+    },
+  );
 });
 
 Deno.test("checkHostname's rejection text never echoes control or non-ASCII characters (T-3.8)", () => {
   for (const raw of ["evil.com\n}", "a\u001b[2J.com", "bücher.example", "a\u202eb.com"]) {
-    const check = checkHostname(raw, CLUSTER);
+    const check = checkHostname(raw, { clusterDomain: CLUSTER });
     assert.ok(check.kind === "rejected");
     assert.match(check.text, /^[\u0020-\u007e]+$/, JSON.stringify(check.text));
   }
