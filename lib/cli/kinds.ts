@@ -13,8 +13,13 @@ import { formatIp, parseIp } from "../util/ip.ts";
 import { type ListenAddress, parseListenAddress } from "../util/listen_address.ts";
 import type { Parsed, ValueKind } from "./options.ts";
 
-const ok = <T>(value: T): Parsed<T> => ({ ok: true, value });
-const bad = <T>(reason?: string): Parsed<T> => (reason === undefined ? { ok: false } : { ok: false, reason });
+function ok<T>(value: T): Parsed<T> {
+  return { ok: true, value };
+}
+
+function bad<T>(reason?: string): Parsed<T> {
+  return reason === undefined ? { ok: false } : { ok: false, reason };
+}
 
 /** Free text; every string is accepted (empty means "not set" for optional settings). */
 export function text(placeholder = "STRING", accepted = "any text"): ValueKind<string> {
@@ -148,8 +153,26 @@ export function boolean(): ValueKind<boolean> {
   };
 }
 
-/** A whole number within an inclusive range. */
-export function integer(min: number, max: number, placeholder = "N"): ValueKind<number> {
+/** Options for {@linkcode integer}. */
+export interface IntegerOptions {
+  /** The smallest value accepted. */
+  readonly min: number;
+  /** The largest value accepted. */
+  readonly max: number;
+  /** Shown in help: `--resync=SECONDS`. @default "N" */
+  readonly placeholder?: string;
+}
+
+/**
+ * A whole number within an inclusive range.
+ *
+ * @example
+ * ```ts
+ * integer({ min: 1, max: 86400, placeholder: "SECONDS" }).parse("90"); // { ok: true, value: 90 }
+ * ```
+ */
+export function integer(options: IntegerOptions): ValueKind<number> {
+  const { min, max, placeholder = "N" } = options;
   return {
     placeholder,
     accepted: `a whole number from ${min} to ${max}`,

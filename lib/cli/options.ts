@@ -130,15 +130,18 @@ function quote(raw: string): string {
   return JSON.stringify(raw);
 }
 
-/** Builds the message for a value that failed to parse. */
-export function describeBadValue(
-  origin: string,
-  raw: string,
-  kind: ValueKind<unknown>,
-  reason?: string,
-): string {
+/** The message for a value that failed to parse: where it came from, it, why, and what fits. */
+function describeBadValue(origin: string, raw: string, kind: ValueKind<unknown>, reason?: string): string {
   const why = reason === undefined ? "" : `${reason}; `;
   return `${origin}=${quote(raw)}: ${why}expected ${kind.accepted}`;
+}
+
+/** What {@linkcode parseOptions} reads besides the table. */
+export interface ParseInput {
+  /** The arguments after the subcommand. */
+  readonly argv: readonly string[];
+  /** Looks up an environment variable; `undefined` when it is not set. */
+  readonly getEnv: (name: string) => string | undefined;
 }
 
 /**
@@ -150,15 +153,15 @@ export function describeBadValue(
  *
  * @example
  * ```ts
- * const outcome = parseOptions(PROXY_OPTIONS, ["--dial-timeout=2s"], (name) => env[name]);
+ * const outcome = parseOptions(PROXY_OPTIONS, { argv: ["--dial-timeout=2s"], getEnv: (name) => env[name] });
  * if (outcome.kind === "ok") outcome.values.dialTimeout; // 2000
  * ```
  */
 export function parseOptions<T extends Record<string, OptionSpec<unknown>>>(
   table: OptionTable<T>,
-  argv: readonly string[],
-  getEnv: (name: string) => string | undefined,
+  input: ParseInput,
 ): ParseOutcome<T> {
+  const { argv, getEnv } = input;
   const problems: string[] = [];
   const byFlag = new Map<string, [keyof T & string, OptionSpec<unknown>]>();
   for (const [key, spec] of Object.entries(table.options)) {

@@ -134,7 +134,7 @@ async function runCleanup(values: ControllerValues): Promise<number> {
 
 /** Runs the controller subcommand and returns the exit status. */
 export async function runController(argv: readonly string[]): Promise<number> {
-  const outcome = parseOptions(CONTROLLER_OPTIONS, argv, declaredEnv(CONTROLLER_OPTIONS));
+  const outcome = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: declaredEnv(CONTROLLER_OPTIONS) });
   if (outcome.kind === "help") {
     printStdout(renderHelp(CONTROLLER_OPTIONS));
     return 0;

@@ -151,7 +151,7 @@ export const CONTROLLER_OPTIONS = {
     },
     externalDnsRecordTtl: {
       flag: "external-dns-record-ttl",
-      kind: integer(1, 86400, "SECONDS"),
+      kind: integer({ min: 1, max: 86400, placeholder: "SECONDS" }),
       default: "60",
       help: "TTL of each emitted record.",
     },

@@ -99,7 +99,7 @@ export function proxySettings(
  * configuration and any other error for a failure to start.
  */
 export async function runProxy(argv: readonly string[]): Promise<number> {
-  const outcome = parseOptions(PROXY_OPTIONS, argv, declaredEnv(PROXY_OPTIONS));
+  const outcome = parseOptions(PROXY_OPTIONS, { argv, getEnv: declaredEnv(PROXY_OPTIONS) });
   if (outcome.kind === "help") {
     printStdout(renderHelp(PROXY_OPTIONS));
     return 0;

@@ -324,12 +324,12 @@ test("every argument the chart passes is one the binary accepts, and the control
         const env = envOf(c);
         const label = `${JSON.stringify(variant)} ${workload.metadata.name}/${c.name}`;
         if (command === "proxy") {
-          const outcome = parseOptions(PROXY_OPTIONS, argv, (name) => env[name]);
+          const outcome = parseOptions(PROXY_OPTIONS, { argv, getEnv: (name) => env[name] });
           assert.equal(outcome.kind, "ok", `${label}: ${JSON.stringify(outcome)}`);
           continue;
         }
         assert.equal(command, "controller", label);
-        const outcome = parseOptions(CONTROLLER_OPTIONS, argv, (name) => env[name]);
+        const outcome = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
         assert.ok(outcome.kind === "ok", `${label}: ${JSON.stringify(outcome)}`);
         if (outcome.values.cleanup) continue; // The cleanup run edits the file and exits: no settings to check.
         const settings = controllerSettings(

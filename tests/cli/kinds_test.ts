@@ -56,7 +56,7 @@ Deno.test("port accepts 1-65535 only", async (t) => {
 });
 
 Deno.test("integer accepts whole numbers inside its range", async (t) => {
-  await table(t, integer(-5, 300), [
+  await table(t, integer({ min: -5, max: 300 }), [
     ["0", 0],
     ["-5", -5],
     ["300", 300],
@@ -67,7 +67,7 @@ Deno.test("integer accepts whole numbers inside its range", async (t) => {
     ["1e2", BAD],
     ["", BAD],
   ]);
-  assert.equal(integer(1, 86400).accepted, "a whole number from 1 to 86400");
+  assert.equal(integer({ min: 1, max: 86400 }).accepted, "a whole number from 1 to 86400");
 });
 
 Deno.test("oneOf matches case-insensitively, returns the listed spelling, and knows aliases", async (t) => {

@@ -37,7 +37,7 @@ type DemoOptions = typeof DEMO.options;
 type Env = Readonly<Record<string, string>>;
 
 function parse(argv: readonly string[], env: Env = {}): ParseOutcome<DemoOptions> {
-  return parseOptions(DEMO, argv, (name) => env[name]);
+  return parseOptions(DEMO, { argv, getEnv: (name) => env[name] });
 }
 
 function values(argv: readonly string[], env: Env = {}): OptionValues<DemoOptions> {
@@ -281,7 +281,7 @@ const PROXY_ROWS = Object.entries(PROXY_OPTIONS.options) as [
 ][];
 
 function parseProxy(argv: readonly string[], env: Env = {}) {
-  return parseOptions(PROXY_OPTIONS, argv, (name) => env[name]);
+  return parseOptions(PROXY_OPTIONS, { argv, getEnv: (name) => env[name] });
 }
 
 Deno.test("every proxy option's default parses", () => {
@@ -375,21 +375,30 @@ const EXTRAS = {
 } as const satisfies OptionTable<Record<string, OptionSpec<unknown>>>;
 
 Deno.test("an env-only row is read from its variable, has no flag, and a flag of its name is unknown", () => {
-  const outcome = parseOptions(EXTRAS, [], (name) => (name === "OUROBOROS_INSTANCE" ? "blue" : undefined));
+  const outcome = parseOptions(EXTRAS, {
+    argv: [],
+    getEnv: (name) => (name === "OUROBOROS_INSTANCE" ? "blue" : undefined),
+  });
   assert.equal(outcome.kind, "ok");
   if (outcome.kind === "ok") assert.equal(outcome.values.instance, "blue");
-  const flagged = parseOptions(EXTRAS, ["--instance=blue"], () => undefined);
+  const flagged = parseOptions(EXTRAS, { argv: ["--instance=blue"], getEnv: () => undefined });
   assert.equal(flagged.kind, "invalid");
   if (flagged.kind === "invalid") assert.match(flagged.problems[0] ?? "", /unknown flag --instance/);
 });
 
 Deno.test("a repeatable flag collects every occurrence in order and reports each bad one", () => {
-  const outcome = parseOptions(EXTRAS, ["--label", "a=1", "--label=b=2", "-label=c="], () => undefined);
+  const outcome = parseOptions(EXTRAS, {
+    argv: ["--label", "a=1", "--label=b=2", "-label=c="],
+    getEnv: () => undefined,
+  });
   assert.equal(outcome.kind, "ok");
   if (outcome.kind === "ok") assert.deepEqual(outcome.values.label, ["a=1", "b=2", "c="]);
-  const none = parseOptions(EXTRAS, [], () => undefined);
+  const none = parseOptions(EXTRAS, { argv: [], getEnv: () => undefined });
   assert.ok(none.kind === "ok" && none.values.label.length === 0);
-  const bad = parseOptions(EXTRAS, ["--label=x", "--label=y=1", "--label=z"], () => undefined);
+  const bad = parseOptions(EXTRAS, {
+    argv: ["--label=x", "--label=y=1", "--label=z"],
+    getEnv: () => undefined,
+  });
   assert.equal(bad.kind, "invalid");
   if (bad.kind === "invalid") {
     assert.deepEqual(bad.problems, [

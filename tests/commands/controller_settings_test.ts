@@ -17,7 +17,7 @@ function settle(
   env: Record<string, string> = {},
   options: { resolv?: string; podNamespace?: string } = {},
 ): ControllerSettings | readonly string[] {
-  const outcome = parseOptions(CONTROLLER_OPTIONS, argv, (name) => env[name]);
+  const outcome = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
   if (outcome.kind === "help") throw new Error("unexpected help");
   if (outcome.kind === "invalid") return outcome.problems;
   const result = controllerSettings(
@@ -51,11 +51,10 @@ Deno.test("coredns mode composes the rewrite target from the Service and the det
 
 Deno.test("an explicit --proxy-fqdn wins, and a given cluster domain skips detection", () => {
   let read = false;
-  const outcome = parseOptions(
-    CONTROLLER_OPTIONS,
-    ["--proxy-fqdn=Proxy.Example.Svc.K8s.Local.", "--cluster-domain=k8s.local"],
-    () => undefined,
-  );
+  const outcome = parseOptions(CONTROLLER_OPTIONS, {
+    argv: ["--proxy-fqdn=Proxy.Example.Svc.K8s.Local.", "--cluster-domain=k8s.local"],
+    getEnv: () => undefined,
+  });
   assert.equal(outcome.kind, "ok");
   if (outcome.kind !== "ok") return;
   const result = controllerSettings(outcome.values, outcome.sources.clusterDomain, () => {

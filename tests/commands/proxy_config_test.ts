@@ -282,7 +282,7 @@ for (const listener of ["http", "https", "health"] as const) {
 
 /** Parses argv and env against the proxy table, failing the test on a parse error. */
 function parsed(argv: readonly string[], env: Record<string, string> = {}) {
-  const outcome = parseOptions(PROXY_OPTIONS, argv, (name) => env[name]);
+  const outcome = parseOptions(PROXY_OPTIONS, { argv, getEnv: (name) => env[name] });
   assert.equal(outcome.kind, "ok", JSON.stringify(outcome));
   if (outcome.kind !== "ok") throw new Error("unreachable");
   return outcome;
