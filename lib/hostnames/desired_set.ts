@@ -88,7 +88,7 @@ const ORIGIN_LISTS: readonly (readonly HostSource[])[] = Array.from(
 );
 
 /** What one object contributes: its accepted names and its refused values. */
-interface ObjectHostnames {
+export interface ObjectHostnames {
   readonly accepted: readonly string[];
   readonly rejected: readonly RejectedHostname[];
 }

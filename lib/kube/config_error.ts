@@ -2,6 +2,8 @@
  * The error for configuration that cannot work (a missing context, an unreadable CA file, an
  * option this runtime cannot honour), raised while loading, before any request is made.
  *
+ * Pure: an error class.
+ *
  * @module
  */
 

@@ -3,6 +3,8 @@
  * a decoder refuses, a list without `items`). Lists and watches never throw it: they report
  * undecodable items as rejected and carry on; single-object calls have nothing else to return.
  *
+ * Pure: an error class.
+ *
  * @module
  */
 

@@ -3,6 +3,8 @@
  * by the real client or by a scripted source in tests, and what they return: list pages and
  * decoded watch events.
  *
+ * Pure: types only.
+ *
  * @module
  */
 

@@ -2,6 +2,9 @@
  * Time as a dependency: code that waits or timestamps takes a {@linkcode Clock}, so tests can
  * drive it without sleeping.
  *
+ * Effects: {@linkcode systemClock} reads `performance.now()` and sets timers; the interface is
+ * what everything else depends on.
+ *
  * @module
  */
 

@@ -4,6 +4,9 @@
  * Lines go to stderr with synchronous writes, so a line logged just before `Deno.exit` is never
  * lost and lines from different parts of the program never interleave.
  *
+ * Effects: {@linkcode configureLogging} sets process-wide state; loggers write to stderr (or the
+ * configured `write`).
+ *
  * @module
  */
 

@@ -2,6 +2,8 @@
  * Whole-text writes to stdout and stderr. Synchronous on purpose: usage text, help and log
  * lines must be out before the process exits, and never interleave half-written.
  *
+ * Effects: writes to the process's stdout and stderr.
+ *
  * @module
  */
 

@@ -1,6 +1,8 @@
 /**
  * The program's version, taken from `deno.json` so there is one place to bump it.
  *
+ * Pure: constants read at import.
+ *
  * @module
  */
 
