@@ -38,11 +38,17 @@ async function collect(events: AsyncIterable<WatchEvent<ConfigMap>>): Promise<st
   return seen;
 }
 
-Deno.test("watchStream drops an incomplete last line and says so at debug", async () => {
+/** Starts reading a fresh body to its end; returns the body, the log, and the events once it ended. */
+function watchToEnd() {
   const feed = body();
   const log = new LogRecorder();
   const signal = new AbortController().signal;
   const done = collect(watchStream(feed.stream, { decode: decodeConfigMap, request: REQUEST, signal, log }));
+  return { feed, log, done };
+}
+
+Deno.test("watchStream drops an incomplete last line and says so at debug", async () => {
+  const { feed, log, done } = watchToEnd();
   feed.send(line("ADDED", "a", "11") + line("MODIFIED", "a", "12").slice(0, 25));
   feed.end();
   assert.deepEqual(await done, ["ADDED a"]);
@@ -54,10 +60,7 @@ Deno.test("watchStream drops an incomplete last line and says so at debug", asyn
 });
 
 Deno.test("watchStream ends without throwing when the body breaks, and says so at debug", async () => {
-  const feed = body();
-  const log = new LogRecorder();
-  const signal = new AbortController().signal;
-  const done = collect(watchStream(feed.stream, { decode: decodeConfigMap, request: REQUEST, signal, log }));
+  const { feed, log, done } = watchToEnd();
   feed.send(line("ADDED", "a", "11"));
   feed.break(new Error("connection reset"));
   assert.deepEqual(await done, ["ADDED a"]);
@@ -89,10 +92,7 @@ Deno.test("watchStream ends quietly on abort and cancels the body", async () => 
 });
 
 Deno.test("watchStream ends after an ERROR event and cancels the body", async () => {
-  const feed = body();
-  const log = new LogRecorder();
-  const signal = new AbortController().signal;
-  const done = collect(watchStream(feed.stream, { decode: decodeConfigMap, request: REQUEST, signal, log }));
+  const { feed, log, done } = watchToEnd();
   feed.send(line("ADDED", "a", "11"));
   feed.send(
     `${JSON.stringify({ type: "ERROR", object: { kind: "Status", code: 410, reason: "Expired" } })}\n`,
