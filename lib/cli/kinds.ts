@@ -187,6 +187,11 @@ export function integer(options: IntegerOptions): ValueKind<number> {
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
 const DNS_1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
 
+/** A parser taking the empty string ("not set") or text that matches `pattern` as it is. */
+function optionalMatch(pattern: RegExp): (raw: string) => Parsed<string> {
+  return (raw) => (raw === "" || pattern.test(raw) ? ok(raw) : bad());
+}
+
 /** True when every dot-separated label is an RFC 1123 label and the whole name fits 253 bytes. */
 export function isDnsSubdomain(name: string): boolean {
   return name.length <= 253 && name.split(".").every((label) => DNS_LABEL.test(label));
@@ -201,7 +206,7 @@ export function serviceName(): ValueKind<string> {
     placeholder: "NAME",
     accepted:
       "a Service name (lower-case letters, digits and '-', starting with a letter, at most 63 characters)",
-    parse: (raw) => (raw === "" || DNS_1035_LABEL.test(raw) ? ok(raw) : bad()),
+    parse: optionalMatch(DNS_1035_LABEL),
   };
 }
 
@@ -213,7 +218,7 @@ export function dnsLabel(placeholder: string, what: string): ValueKind<string> {
     placeholder,
     accepted: `${what} (lower-case letters, digits and '-', at most 63 characters, starting and ending ` +
       "with a letter or digit)",
-    parse: (raw) => (raw === "" || DNS_LABEL.test(raw) ? ok(raw) : bad()),
+    parse: optionalMatch(DNS_LABEL),
   };
 }
 
@@ -222,7 +227,7 @@ export function namespaceName(): ValueKind<string> {
   return {
     placeholder: "NAMESPACE",
     accepted: "a namespace name (lower-case letters, digits and '-', at most 63 characters)",
-    parse: (raw) => (raw === "" || DNS_LABEL.test(raw) ? ok(raw) : bad()),
+    parse: optionalMatch(DNS_LABEL),
   };
 }
 

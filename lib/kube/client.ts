@@ -185,6 +185,20 @@ export class KubeClient {
     };
   }
 
+  /** Sends a write with the field manager and returns the object as the server stored it. */
+  async #write<T extends KubeObject>(
+    type: ResourceType<T>,
+    request: Pick<TransportRequest, "method" | "path" | "body" | "contentType">,
+    options: WriteOptions,
+  ): Promise<T> {
+    const raw = await this.#call({
+      ...request,
+      query: { fieldManager: options.fieldManager ?? this.#fieldManager },
+      ...this.#callOptions(options),
+    });
+    return this.#decodeOne(type, raw, `${request.method} ${request.path}`);
+  }
+
   /** Creates an object (409 `AlreadyExists` when the name is taken); returns it as stored. */
   async create<T extends KubeObject>(
     type: ResourceType<T>,
@@ -192,14 +206,11 @@ export class KubeClient {
     options: WriteOptions = {},
   ): Promise<T> {
     const path = this.#path(type, manifest.metadata.namespace);
-    const raw = await this.#call({
-      method: "POST",
-      path,
-      query: { fieldManager: options.fieldManager ?? this.#fieldManager },
-      body: this.#manifestFor(type, manifest),
-      ...this.#callOptions(options),
-    });
-    return this.#decodeOne(type, raw, `POST ${path}`);
+    return await this.#write(
+      type,
+      { method: "POST", path, body: this.#manifestFor(type, manifest) },
+      options,
+    );
   }
 
   /**
@@ -224,14 +235,7 @@ export class KubeClient {
       );
     }
     const path = this.#path(type, namespace, name);
-    const raw = await this.#call({
-      method: "PUT",
-      path,
-      query: { fieldManager: options.fieldManager ?? this.#fieldManager },
-      body: this.#manifestFor(type, manifest),
-      ...this.#callOptions(options),
-    });
-    return this.#decodeOne(type, raw, `PUT ${path}`);
+    return await this.#write(type, { method: "PUT", path, body: this.#manifestFor(type, manifest) }, options);
   }
 
   /**
@@ -250,15 +254,7 @@ export class KubeClient {
       const metadata = asObject(patch.metadata) ?? {};
       body = { ...patch, metadata: { ...metadata, resourceVersion: options.resourceVersion } };
     }
-    const raw = await this.#call({
-      method: "PATCH",
-      path,
-      query: { fieldManager: options.fieldManager ?? this.#fieldManager },
-      body,
-      contentType: MERGE_PATCH,
-      ...this.#callOptions(options),
-    });
-    return this.#decodeOne(type, raw, `PATCH ${path}`);
+    return await this.#write(type, { method: "PATCH", path, body, contentType: MERGE_PATCH }, options);
   }
 
   /** Deletes an object; 404 (`isNotFound`) when it is already gone. */
