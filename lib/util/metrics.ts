@@ -53,13 +53,42 @@ interface Family {
   render(): string;
 }
 
+/** A family's series, keyed by their label values, in first-use order. */
+class SeriesByLabels<L extends string, S> {
+  readonly #labelNames: readonly L[];
+  readonly #create: () => S;
+  readonly #entries = new Map<string, { values: string[]; series: S }>();
+
+  constructor(labelNames: readonly L[], create: () => S) {
+    this.#labelNames = labelNames;
+    this.#create = create;
+  }
+
+  /** The series for these label values, created on first use. */
+  get(labels: Readonly<Record<L, string>>): S {
+    const values = this.#labelNames.map((name) => labels[name]);
+    const key = values.join("\u0000");
+    let entry = this.#entries.get(key);
+    if (entry === undefined) {
+      entry = { values, series: this.#create() };
+      this.#entries.set(key, entry);
+    }
+    return entry.series;
+  }
+
+  /** Every series with its label values. */
+  all(): IterableIterator<{ readonly values: readonly string[]; readonly series: S }> {
+    return this.#entries.values();
+  }
+}
+
 /** A counter or gauge family keyed by label values. */
 export class NumberFamily<L extends string> implements Family {
   readonly #name: string;
   readonly #help: string;
   readonly #type: "counter" | "gauge";
   readonly #labelNames: readonly L[];
-  readonly #series = new Map<string, { values: string[]; series: NumberSeries }>();
+  readonly #series: SeriesByLabels<L, NumberSeries>;
 
   /** Use {@linkcode MetricsRegistry.counter} or {@linkcode MetricsRegistry.gauge}. */
   constructor(name: string, help: string, type: "counter" | "gauge", labelNames: readonly L[]) {
@@ -67,6 +96,7 @@ export class NumberFamily<L extends string> implements Family {
     this.#help = help;
     this.#type = type;
     this.#labelNames = labelNames;
+    this.#series = new SeriesByLabels(labelNames, () => ({ value: 0 }));
   }
 
   /**
@@ -74,20 +104,13 @@ export class NumberFamily<L extends string> implements Family {
    * to record on a hot path.
    */
   labels(labels: Readonly<Record<L, string>>): NumberSeries {
-    const values = this.#labelNames.map((name) => labels[name]);
-    const key = values.join("\u0000");
-    let entry = this.#series.get(key);
-    if (entry === undefined) {
-      entry = { values, series: { value: 0 } };
-      this.#series.set(key, entry);
-    }
-    return entry.series;
+    return this.#series.get(labels);
   }
 
   /** Renders HELP, TYPE and one line per series. */
   render(): string {
     const lines = header(this.#name, this.#help, this.#type);
-    for (const { values, series } of this.#series.values()) {
+    for (const { values, series } of this.#series.all()) {
       lines.push(`${this.#name}${formatLabels(this.#labelNames, values)} ${formatNumber(series.value)}`);
     }
     return lines.join("\n");
@@ -125,33 +148,26 @@ export class HistogramFamily<L extends string> implements Family {
   readonly #name: string;
   readonly #help: string;
   readonly #labelNames: readonly L[];
-  readonly #bounds: readonly number[];
-  readonly #series = new Map<string, { values: string[]; series: HistogramSeries }>();
+  readonly #series: SeriesByLabels<L, HistogramSeries>;
 
   /** Use {@linkcode MetricsRegistry.histogram}. */
   constructor(name: string, help: string, labelNames: readonly L[], bounds: readonly number[]) {
     this.#name = name;
     this.#help = help;
     this.#labelNames = labelNames;
-    this.#bounds = [...bounds].sort((a, b) => a - b);
+    const sorted = [...bounds].sort((a, b) => a - b);
+    this.#series = new SeriesByLabels(labelNames, () => new HistogramSeries(sorted));
   }
 
   /** The series for these label values, created empty on first use. */
   labels(labels: Readonly<Record<L, string>>): HistogramSeries {
-    const values = this.#labelNames.map((name) => labels[name]);
-    const key = values.join("\u0000");
-    let entry = this.#series.get(key);
-    if (entry === undefined) {
-      entry = { values, series: new HistogramSeries(this.#bounds) };
-      this.#series.set(key, entry);
-    }
-    return entry.series;
+    return this.#series.get(labels);
   }
 
   /** Renders HELP, TYPE, cumulative buckets, sum and count per series. */
   render(): string {
     const lines = header(this.#name, this.#help, "histogram");
-    for (const { values, series } of this.#series.values()) {
+    for (const { values, series } of this.#series.all()) {
       let cumulative = 0;
       series.bounds.forEach((bound, i) => {
         cumulative += series.counts[i] ?? 0;
