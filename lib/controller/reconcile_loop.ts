@@ -393,17 +393,8 @@ export class ReconcileLoop {
     if (this.#sources.routes !== undefined) stores.push(this.#sources.routes);
     const unsubscribes = [
       ...stores.map((store) => store.subscribe(() => this.#trigger({ sources: true }))),
-      // A resync of a target store is not a change on the cluster; only real changes count.
-      ...this.#targets.map((store) =>
-        store.subscribe((change) => {
-          if (change.kind !== "resync") this.#trigger({ target: true });
-        })
-      ),
-      ...this.#prerequisites.map(({ store }) =>
-        store.subscribe((change) => {
-          if (change.kind !== "resync") this.#trigger({ prerequisite: true });
-        })
-      ),
+      ...this.#targets.map((store) => store.subscribe(() => this.#trigger({ target: true }))),
+      ...this.#prerequisites.map(({ store }) => store.subscribe(() => this.#trigger({ prerequisite: true }))),
     ];
     return () => {
       for (const unsubscribe of unsubscribes) unsubscribe();

@@ -155,12 +155,6 @@ export interface ReflectorOptions<T extends KubeObject> {
    * @default {60000}
    */
   readonly missingRetryMs?: number;
-  /**
-   * Period of the resync that tells consumers to recompute without touching the API; 0 turns
-   * it off.
-   * @default {0}
-   */
-  readonly resyncMs?: number;
   /** Retry delays; client-go's defaults (800 ms → 30 s, ×2, reset after 2 min). */
   readonly backoff?: BackoffOptions;
   readonly labelSelector?: string;
@@ -179,7 +173,6 @@ const DEFAULTS = {
   listTimeoutMs: 60_000,
   shortWatchMs: 1_000,
   missingRetryMs: 60_000,
-  resyncMs: 0,
 } as const;
 
 /** Remembered REJECTED object versions, so a bad object is logged once, not on every relist. */
@@ -214,7 +207,7 @@ function phaseOf(state: Pick<ReflectorState<KubeObject>, "kind">): ReflectorPhas
  *
  * @example
  * ```ts
- * const reflector = new Reflector(client.listWatcher(INGRESS), { resyncMs: 600_000 });
+ * const reflector = new Reflector(client.listWatcher(INGRESS));
  * const running = reflector.run(signal);
  * await reflector.store.whenSynced(signal);
  * for await (const _ of reflector.store.updates(signal)) reconcile(reflector.store.list());
@@ -237,7 +230,6 @@ export class Reflector<T extends KubeObject> {
     readonly listTimeoutMs: number;
     readonly shortWatchMs: number;
     readonly missingRetryMs: number;
-    readonly resyncMs: number;
   };
   readonly #selectors: Pick<ListOptions, "labelSelector" | "fieldSelector">;
   #lifecycle: Lifecycle = "new";
@@ -265,7 +257,6 @@ export class Reflector<T extends KubeObject> {
       listTimeoutMs: options.listTimeoutMs ?? DEFAULTS.listTimeoutMs,
       shortWatchMs: options.shortWatchMs ?? DEFAULTS.shortWatchMs,
       missingRetryMs: options.missingRetryMs ?? DEFAULTS.missingRetryMs,
-      resyncMs: options.resyncMs ?? DEFAULTS.resyncMs,
     };
     this.#selectors = {
       ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
@@ -308,10 +299,6 @@ export class Reflector<T extends KubeObject> {
       throw new Error(`Cannot run reflector for ${this.#listWatcher.description} twice`);
     }
     this.#lifecycle = "running";
-    const resyncStop = new AbortController();
-    const stopResync = () => resyncStop.abort();
-    signal.addEventListener("abort", stopResync, { once: true });
-    const resync = this.#resyncLoop(resyncStop.signal);
     try {
       while (this.#state.kind !== "stopped") {
         this.#state = await this.#step(this.#state, signal);
@@ -324,9 +311,6 @@ export class Reflector<T extends KubeObject> {
       const state = this.#state;
       if (state.kind === "watching") await state.watch.close();
       this.#lifecycle = "done";
-      signal.removeEventListener("abort", stopResync);
-      resyncStop.abort();
-      await resync;
     }
   }
 
@@ -620,14 +604,6 @@ export class Reflector<T extends KubeObject> {
         resourceVersion,
         reason: failure.reason,
       });
-    }
-  }
-
-  async #resyncLoop(signal: AbortSignal): Promise<void> {
-    const period = this.#options.resyncMs;
-    if (period <= 0) return;
-    while (await this.#clock.sleep(period, signal)) {
-      if (this.#store.synced) this.#store.resync();
     }
   }
 }
