@@ -21,24 +21,24 @@ import { type ListingState, listingState, type ReflectorState } from "./reflecto
 import type { StepContext } from "./step_context.ts";
 
 /**
- * Reads the page `state` asks for (bounded by the list deadline and by `signal`) and returns the
- * next state: the next page, `listed` after the last one, or what a failure leads to.
+ * Reads the page `state` asks for (bounded by the list deadline and by the context's signal)
+ * and returns the next state: the next page, `listed` after the last one, or what a failure
+ * leads to.
  *
  * @example
  * ```ts
  * let state: ReflectorState<Ingress> = listingState("0");
- * while (state.kind === "listing") state = await listStep(state, context, signal);
+ * while (state.kind === "listing") state = await listStep(state, context);
  * ```
  */
 export async function listStep<T extends KubeObject>(
   state: ListingState<T>,
   context: StepContext<T>,
-  signal: AbortSignal,
 ): Promise<ReflectorState<T>> {
   try {
-    return pageRead(state, context, await listPage(state, context, signal));
+    return pageRead(state, context, await listPage(state, context));
   } catch (error) {
-    if (signal.aborted) return { kind: "stopped" };
+    if (context.signal.aborted) return { kind: "stopped" };
     return listFailed(state, context, classifyFailure(error));
   }
 }
@@ -76,8 +76,8 @@ function pageRead<T extends KubeObject>(
 async function listPage<T extends KubeObject>(
   state: ListingState<T>,
   context: StepContext<T>,
-  signal: AbortSignal,
 ): Promise<ListPage<T>> {
+  const signal = context.signal;
   const request = new AbortController();
   const onAbort = () => request.abort(signal.reason);
   signal.addEventListener("abort", onAbort, { once: true });

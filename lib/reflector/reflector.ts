@@ -98,7 +98,8 @@ export class Reflector<T extends KubeObject> {
   readonly #log: Log;
   readonly #observe: ((state: ReflectorState<T>) => void) | undefined;
   readonly #settings: ReflectorSettings;
-  readonly #context: StepContext<T>;
+  readonly #random: () => number;
+  readonly #selectors: StepContext<T>["selectors"];
   #lifecycle: Lifecycle = "new";
   #state: ReflectorState<T> = listingState("0");
   #condition: ReflectorCondition = { kind: "healthy" };
@@ -112,8 +113,8 @@ export class Reflector<T extends KubeObject> {
   constructor(listWatcher: ListWatcher<T>, options: ReflectorOptions<T> = {}) {
     this.#listWatcher = listWatcher;
     this.#clock = options.clock ?? systemClock;
-    const random = options.random ?? Math.random;
-    this.#backoff = new Backoff(this.#clock, random, options.backoff);
+    this.#random = options.random ?? Math.random;
+    this.#backoff = new Backoff(this.#clock, this.#random, options.backoff);
     this.#log = options.log ?? logger("reflector");
     this.#observe = options.observe;
     const defaults = DEFAULT_REFLECTOR_SETTINGS;
@@ -133,25 +134,9 @@ export class Reflector<T extends KubeObject> {
     this.#store = new Store<T>((error) =>
       this.#log.warn("a store subscriber threw", { resource: listWatcher.description, error })
     );
-    this.#context = {
-      listWatcher,
-      store: this.#store,
-      clock: this.#clock,
-      random,
-      settings: this.#settings,
-      selectors: {
-        ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
-        ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
-      },
-      log: this.#log,
-      swapIn: (items) => {
-        this.#store.replace(items);
-        this.#lastSyncAt = this.#clock.now();
-      },
-      restart: (failure) => this.#restart(failure),
-      report: (outcome) => this.#report(outcome),
-      backOff: (failure, then) => this.#backOff(failure, then),
-      rejected: (failures, resourceVersion) => this.#logRejected(failures, resourceVersion),
+    this.#selectors = {
+      ...(options.labelSelector === undefined ? {} : { labelSelector: options.labelSelector }),
+      ...(options.fieldSelector === undefined ? {} : { fieldSelector: options.fieldSelector }),
     };
   }
 
@@ -183,9 +168,10 @@ export class Reflector<T extends KubeObject> {
       throw new Error(`Cannot run reflector for ${this.#listWatcher.description} twice`);
     }
     this.#lifecycle = "running";
+    const context = this.#stepContext(signal);
     try {
       while (this.#state.kind !== "stopped") {
-        this.#state = await this.#step(this.#state, signal);
+        this.#state = await this.#step(this.#state, context);
         if (this.#state.kind === "listed" || this.#state.kind === "watching") {
           this.#resourceVersion = this.#state.resourceVersion;
         }
@@ -198,16 +184,39 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
+  /** What the steps of this run work with: the dependencies, and the bookkeeping kept here. */
+  #stepContext(signal: AbortSignal): StepContext<T> {
+    return {
+      listWatcher: this.#listWatcher,
+      store: this.#store,
+      clock: this.#clock,
+      random: this.#random,
+      settings: this.#settings,
+      selectors: this.#selectors,
+      log: this.#log,
+      signal,
+      swapIn: (items) => {
+        this.#store.replace(items);
+        this.#lastSyncAt = this.#clock.now();
+      },
+      restart: (failure) => this.#restart(failure),
+      report: (outcome) => this.#report(outcome),
+      backOff: (failure, then) => this.#backOff(failure, then),
+      rejected: (failures, resourceVersion) => this.#logRejected(failures, resourceVersion),
+    };
+  }
+
   /** Advances the state machine by one step: one list page, one watch event, or one wait. */
-  async #step(state: ReflectorState<T>, signal: AbortSignal): Promise<ReflectorState<T>> {
+  async #step(state: ReflectorState<T>, context: StepContext<T>): Promise<ReflectorState<T>> {
+    const signal = context.signal;
     if (signal.aborted && state.kind !== "watching") return { kind: "stopped" };
     switch (state.kind) {
       case "listing":
-        return await listStep(state, this.#context, signal);
+        return await listStep(state, context);
       case "listed":
-        return openWatch(state.resourceVersion, this.#context, signal);
+        return openWatch(state.resourceVersion, context);
       case "watching":
-        return await watchStep(state, this.#context, signal);
+        return await watchStep(state, context);
       case "backoff":
         return await this.#clock.sleep(state.delayMs, signal) ? state.then : { kind: "stopped" };
       case "missing":

@@ -83,6 +83,8 @@ export interface StepContext<T extends KubeObject> {
   readonly selectors: Pick<ListOptions, "labelSelector" | "fieldSelector">;
   /** The reflector's logger (category `reflector`). */
   readonly log: Log;
+  /** The signal `run` was given: shutdown. */
+  readonly signal: AbortSignal;
   /** Swaps a complete list into the store and notes when (`lastSyncAt`). */
   swapIn(items: Iterable<T>): void;
   /** Counts a restart of list or watch under its reason, remembering its message. */

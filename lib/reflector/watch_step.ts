@@ -32,14 +32,13 @@ import { WatchHandle } from "./watch_handle.ts";
  *
  * @example
  * ```ts
- * let state: ReflectorState<Ingress> = openWatch("10", context, signal);
- * while (state.kind === "watching") state = await watchStep(state, context, signal);
+ * let state: ReflectorState<Ingress> = openWatch("10", context);
+ * while (state.kind === "watching") state = await watchStep(state, context);
  * ```
  */
 export function openWatch<T extends KubeObject>(
   resourceVersion: string,
   context: StepContext<T>,
-  signal: AbortSignal,
 ): WatchingState<T> {
   const { min, max } = context.settings.watchTimeoutSeconds;
   const timeoutSeconds = min + Math.floor(context.random() * (max - min + 1));
@@ -52,7 +51,7 @@ export function openWatch<T extends KubeObject>(
     clock: context.clock,
     idleMs: timeoutSeconds * 1000 + context.settings.idleMarginMs,
     abandonAfterMs: context.settings.abandonAfterMs,
-    signal,
+    signal: context.signal,
   });
   return { kind: "watching", resourceVersion, watch, events: 0 };
 }
@@ -64,15 +63,14 @@ export function openWatch<T extends KubeObject>(
 export async function watchStep<T extends KubeObject>(
   state: WatchingState<T>,
   context: StepContext<T>,
-  signal: AbortSignal,
 ): Promise<ReflectorState<T>> {
   let result: IteratorResult<WatchEvent<T>>;
   try {
     result = await state.watch.next();
   } catch (error) {
-    return await watchEnded(state, context, { thrown: { error }, signal });
+    return await watchEnded(state, context, { error });
   }
-  if (result.done === true) return await watchEnded(state, context, { signal });
+  if (result.done === true) return await watchEnded(state, context, undefined);
   const event = result.value;
   if (state.events === 0) context.report({ ok: true });
   const events = state.events + 1;
@@ -106,17 +104,14 @@ function apply<T extends KubeObject>(event: WatchEvent<T>, context: StepContext<
   }
 }
 
-/** How a watch stream ended: `thrown` when it failed, absent when it ended cleanly. */
-interface WatchEnd {
-  readonly thrown?: { readonly error: unknown };
-  readonly signal: AbortSignal;
-}
-
-/** Closes an ended watch and decides where its end leads. */
+/**
+ * Closes an ended watch and decides where its end leads; `thrown` holds the error it failed
+ * with, `undefined` when it ended cleanly.
+ */
 async function watchEnded<T extends KubeObject>(
   state: WatchingState<T>,
   context: StepContext<T>,
-  end: WatchEnd,
+  thrown: { readonly error: unknown } | undefined,
 ): Promise<ReflectorState<T>> {
   const resource = context.listWatcher.description;
   const stop = state.watch.stop;
@@ -128,7 +123,7 @@ async function watchEnded<T extends KubeObject>(
     });
   }
   await state.watch.close();
-  if (stop === "shutdown" || end.signal.aborted) return { kind: "stopped" };
+  if (stop === "shutdown" || context.signal.aborted) return { kind: "stopped" };
   const rv = state.resourceVersion;
   const rewatch: ListedState = { kind: "listed", resourceVersion: rv };
   if (stop === "idle-timeout") {
@@ -138,7 +133,7 @@ async function watchEnded<T extends KubeObject>(
     });
     return context.backOff({ reason: "idle-timeout", message: "watch idle timeout" }, rewatch);
   }
-  if (end.thrown !== undefined) return watchFailed(rv, context, classifyFailure(end.thrown.error));
+  if (thrown !== undefined) return watchFailed(rv, context, classifyFailure(thrown.error));
   const lived = context.clock.now() - state.watch.openedAt;
   if (state.events === 0 && lived < context.settings.shortWatchMs) {
     return context.backOff(
