@@ -12,7 +12,7 @@
 import { RESTART_REASONS } from "../reflector/failure.ts";
 import type { ReflectorStatus } from "../reflector/reflector.ts";
 import { MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
-import type { ReconcileObserver, ReconcileResult } from "./reconcile_loop.ts";
+import type { ReconcileObserver, ReconcileResult } from "./loop_status.ts";
 
 /** The results a reconcile is counted under. */
 export const RECONCILE_RESULTS = ["unchanged", "written", "refused", "error"] as const;

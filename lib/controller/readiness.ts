@@ -12,27 +12,34 @@
  * @module
  */
 
-import type { LoopStatus } from "./reconcile_loop.ts";
+import type { LoopStatus } from "./loop_status.ts";
 import type { Watched } from "./sources.ts";
 
 /** `/readyz`'s answer: ready, or why not in one line. */
 export type Readiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
+
+/** What {@linkcode controllerReadiness} decides from. */
+export interface ReadinessInput {
+  /** The reflectors, with their kind and role. */
+  readonly watched: readonly Pick<Watched, "kind" | "role" | "status">[];
+  /** The loop's status. */
+  readonly loop: Pick<LoopStatus, "succeeded" | "last">;
+  /** True once shutdown has begun. */
+  readonly stopping: boolean;
+}
 
 /**
  * Decides readiness from the reflectors, the loop and whether shutdown has begun.
  *
  * @example
  * ```ts
- * controllerReadiness(sources.watched, loop.status(), false);
+ * controllerReadiness({ watched: sources.watched(), loop: loop.status(), stopping: false });
  * // { ready: false, reason: "waiting for the first list of: Ingress (listing)" }
  * ```
  */
-export function controllerReadiness(
-  watched: readonly Pick<Watched, "kind" | "role" | "status">[],
-  loop: Pick<LoopStatus, "succeeded" | "last">,
-  stopping: boolean,
-): Readiness {
-  if (stopping) return { ready: false, reason: "shutting down" };
+export function controllerReadiness(input: ReadinessInput): Readiness {
+  const { watched, loop } = input;
+  if (input.stopping) return { ready: false, reason: "shutting down" };
   const unsynced = watched
     .filter((entry) => entry.role !== "target")
     .map((entry) => ({ kind: entry.kind, status: entry.status() }))

@@ -12,11 +12,12 @@ import type { BackoffOptions } from "../reflector/backoff.ts";
 import type { Mode, Notice, WatchObject } from "../sinks/sink.ts";
 import type { Clock } from "../util/clock.ts";
 import type { ListenAddress } from "../util/listen_address.ts";
-import { type Log, logger } from "../util/logging.ts";
+import type { Log } from "../util/logging.ts";
 import { healthHandler, serveHealth } from "./health.ts";
 import { type ControllerMetrics, createControllerMetrics } from "./metrics.ts";
 import { controllerReadiness, type Readiness } from "./readiness.ts";
-import { type LoopState, ReconcileLoop } from "./reconcile_loop.ts";
+import type { LoopState } from "./loop_step.ts";
+import { ReconcileLoop } from "./reconcile_loop.ts";
 import {
   type ControllerSources,
   createSources,
@@ -47,8 +48,8 @@ export interface ControllerRuntimeOptions {
   readonly shutdownGraceMs?: number;
   readonly backoff?: BackoffOptions;
   readonly reflector?: SourcesOptions["reflector"];
-  /** @default {logger("controller")} */
-  readonly log?: Log;
+  /** The controller's logger (category `controller`); the loop logs through it too. */
+  readonly log: Log;
   /** Called after every loop state change (tests). */
   readonly observe?: (state: LoopState) => void;
 }
@@ -60,7 +61,7 @@ export interface ControllerRuntimeOptions {
  *
  * @example
  * ```ts
- * const runtime = ControllerRuntime.start({ api: client, mode, gatewayApi: false, desired, resyncMs, health, version });
+ * const runtime = ControllerRuntime.start({ api: client, mode, gatewayApi: false, desired, resyncMs, health, version, log });
  * await runtime.probe(shutdownSignal);
  * log.info("controller starting", { health: runtime.healthAddress });
  * await runtime.run(shutdownSignal);
@@ -77,7 +78,7 @@ export class ControllerRuntime {
   #stopping = false;
 
   private constructor(options: ControllerRuntimeOptions) {
-    const log = options.log ?? logger("controller");
+    const log = options.log;
     this.#log = log;
     this.#sources = createSources(options.api, {
       gatewayApi: options.gatewayApi,
@@ -159,7 +160,11 @@ export class ControllerRuntime {
 
   /** What `/readyz` answers now. */
   readiness(): Readiness {
-    return controllerReadiness(this.#sources.watched(), this.#loop.status(), this.#stopping);
+    return controllerReadiness({
+      watched: this.#sources.watched(),
+      loop: this.#loop.status(),
+      stopping: this.#stopping,
+    });
   }
 
   /**

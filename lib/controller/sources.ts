@@ -53,10 +53,7 @@ export interface SourcesOptions {
   /** `--gateway-api`: also watch Gateways and HTTPRoutes. */
   readonly gatewayApi: boolean;
   /** Reflector tuning shared by every kind (tests pass a clock and short timeouts). */
-  readonly reflector?: Omit<
-    ReflectorOptions<KubeObject>,
-    "observe" | "labelSelector" | "fieldSelector" | "resyncMs"
-  >;
+  readonly reflector?: Omit<ReflectorOptions<KubeObject>, "observe" | "labelSelector" | "fieldSelector">;
 }
 
 /** The running caches. */

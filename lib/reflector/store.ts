@@ -34,23 +34,19 @@ export type StoreChange<T> =
   /** One object was added or changed; `previous` is the cached object it replaced. */
   | { readonly kind: "upserted"; readonly version: number; readonly object: T; readonly previous?: T }
   /** One object was removed; `object` is the last state the cache held. */
-  | { readonly kind: "deleted"; readonly version: number; readonly object: T }
-  /** Nothing changed, but consumers should recompute anyway (the periodic resync). */
-  | { readonly kind: "resync"; readonly version: number };
+  | { readonly kind: "deleted"; readonly version: number; readonly object: T };
 
 /** A coalesced wake-up from {@linkcode StoreView.updates}. */
 export interface StoreUpdate {
   /** The store's version when the update was taken. */
   readonly version: number;
-  /** True when the contents changed since the previous update (false: only a resync happened). */
-  readonly changed: boolean;
 }
 
 /** What consumers may do with a store: read it and be told about changes. */
 export interface StoreView<T extends KubeObject> {
   /** True once a first complete list has been swapped in; never goes back to false. */
   readonly synced: boolean;
-  /** Starts at 0 and goes up by one on every visible change (never on a no-op or a resync). */
+  /** Starts at 0 and goes up by one on every visible change (never on a no-op). */
   readonly version: number;
   /** Number of cached objects. */
   readonly size: number;
@@ -61,12 +57,12 @@ export interface StoreView<T extends KubeObject> {
   /** Every cached key, in the same order as {@linkcode list}. */
   keys(): readonly string[];
   /**
-   * Calls `listener` synchronously after every visible change and every resync. Returns the
+   * Calls `listener` synchronously after every visible change. Returns the
    * function that unsubscribes. A listener that throws does not stop the others or the store.
    */
   subscribe(listener: (change: StoreChange<T>) => void): () => void;
   /**
-   * Yields once per burst of changes or resyncs that happen after this call, however many
+   * Yields once per burst of changes that happen after this call, however many
    * there were while the consumer was busy; ends when `signal` aborts.
    */
   updates(signal: AbortSignal): AsyncIterable<StoreUpdate>;
@@ -89,8 +85,6 @@ export interface StoreWriter<T extends KubeObject> {
   apply(object: T): boolean;
   /** Removes one object (a DELETED event). Returns false, and notifies nobody, for an unknown key. */
   delete(object: T): boolean;
-  /** Tells consumers to recompute without any change (periodic resync). */
-  resync(): void;
 }
 
 /** Reports a listener that threw; the store itself has no logger. */
@@ -112,8 +106,6 @@ export class Store<T extends KubeObject> implements StoreView<T>, StoreWriter<T>
   #objects = new Map<string, T>();
   #synced = false;
   #version = 0;
-  /** Counts notifications (changes and resyncs); `updates()` waits for it to move. */
-  #sequence = 0;
   #listCache: { readonly objects: readonly T[]; readonly keys: readonly string[] } | undefined;
   readonly #listeners = new Set<(change: StoreChange<T>) => void>();
   readonly #waiters = new Set<() => void>();
@@ -158,19 +150,16 @@ export class Store<T extends KubeObject> implements StoreView<T>, StoreWriter<T>
   updates(signal: AbortSignal): AsyncIterable<StoreUpdate> {
     // Taken now, not at the first `next()`, so a change between this call and the first pull
     // is not missed.
-    let seenSequence = this.#sequence;
-    let seenVersion = this.#version;
+    let seen = this.#version;
     return {
       [Symbol.asyncIterator]: () => ({
         next: async (): Promise<IteratorResult<StoreUpdate>> => {
-          while (this.#sequence === seenSequence) {
+          while (this.#version === seen) {
             if (!await this.#nextNotification(signal)) return { done: true, value: undefined };
           }
           if (signal.aborted) return { done: true, value: undefined };
-          const update = { version: this.#version, changed: this.#version !== seenVersion };
-          seenSequence = this.#sequence;
-          seenVersion = this.#version;
-          return { done: false, value: update };
+          seen = this.#version;
+          return { done: false, value: { version: seen } };
         },
         return: (): Promise<IteratorResult<StoreUpdate>> => Promise.resolve({ done: true, value: undefined }),
       }),
@@ -227,10 +216,6 @@ export class Store<T extends KubeObject> implements StoreView<T>, StoreWriter<T>
     return true;
   }
 
-  resync(): void {
-    this.#notify({ kind: "resync", version: this.#version });
-  }
-
   #snapshot(): { readonly objects: readonly T[]; readonly keys: readonly string[] } {
     if (this.#listCache === undefined) {
       this.#listCache = { objects: [...this.#objects.values()], keys: [...this.#objects.keys()] };
@@ -241,14 +226,10 @@ export class Store<T extends KubeObject> implements StoreView<T>, StoreWriter<T>
   #changed(change: (version: number) => StoreChange<T>): void {
     this.#version += 1;
     this.#listCache = undefined;
-    this.#notify(change(this.#version));
-  }
-
-  #notify(change: StoreChange<T>): void {
-    this.#sequence += 1;
+    const notification = change(this.#version);
     for (const listener of [...this.#listeners]) {
       try {
-        listener(change);
+        listener(notification);
       } catch (error) {
         this.#onListenerError(error);
       }

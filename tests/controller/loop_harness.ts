@@ -11,12 +11,9 @@ import type { Gateway } from "../../lib/resources/gateway.ts";
 import type { HttpRoute } from "../../lib/resources/http_route.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
 import type { ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../../lib/sinks/sink.ts";
-import {
-  type LoopState,
-  ReconcileLoop,
-  type ReconcileObserver,
-  type ReconcileResult,
-} from "../../lib/controller/reconcile_loop.ts";
+import type { LoopState } from "../../lib/controller/loop_step.ts";
+import type { ReconcileObserver, ReconcileResult } from "../../lib/controller/loop_status.ts";
+import { ReconcileLoop } from "../../lib/controller/reconcile_loop.ts";
 import { settle, VirtualClock } from "../reflector/virtual_clock.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 

@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
 import { KubeTransportError } from "../../lib/kube/errors.ts";
-import { guard } from "../support/scripted_list_watcher.ts";
 import { apiError, Harness } from "./reflector_harness.ts";
 import { thing, versions } from "./things.ts";
 import { settle } from "./virtual_clock.ts";
@@ -201,30 +200,6 @@ Deno.test("T-1.27: a type removed at runtime keeps the cache through one 404 and
   const last = h.changes.at(-1);
   assert.ok(last?.kind === "replaced");
   assert.deepEqual(versions(last.deleted), { "default/gw": "1" });
-});
-
-Deno.test("T-1.28 resync: consumers are signalled every period without any API call", async () => {
-  await using h = new Harness({
-    resyncMs: 600_000,
-    listTimeoutMs: 3_600_000,
-    watchTimeoutSeconds: { min: 3_600, max: 3_600 },
-  });
-  const controller = new AbortController();
-  const wakeUps = h.store.updates(controller.signal)[Symbol.asyncIterator]();
-  // Before the first sync a resync has nothing to signal.
-  await h.clock.advance(600_000);
-  assert.equal(h.changes.length, 0);
-  const watch = await h.sync([thing("a", 1)], "10");
-  assert.deepEqual((await guard(wakeUps.next(), "the sync")).value, { version: 1, changed: true });
-  await h.clock.advance(600_000);
-  assert.deepEqual((await guard(wakeUps.next(), "a resync")).value, { version: 1, changed: false });
-  await h.clock.advance(600_000);
-  assert.deepEqual((await guard(wakeUps.next(), "a second resync")).value, { version: 1, changed: false });
-  assert.deepEqual(h.changes.map((c) => c.kind), ["replaced", "resync", "resync"]);
-  assert.equal(h.source.lists.length, 1);
-  assert.equal(h.source.watches.length, 1);
-  assert.equal(watch.end, undefined);
-  controller.abort();
 });
 
 Deno.test("a stream that ignores its abort is abandoned after the grace period; the reflector carries on", async () => {

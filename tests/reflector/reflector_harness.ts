@@ -7,7 +7,8 @@
 
 import type { Log } from "../../lib/util/logging.ts";
 import { KubeApiError, type StatusDetails } from "../../lib/kube/errors.ts";
-import { Reflector, type ReflectorOptions, type ReflectorState } from "../../lib/reflector/reflector.ts";
+import { Reflector, type ReflectorOptions } from "../../lib/reflector/reflector.ts";
+import type { ReflectorState } from "../../lib/reflector/reflector_state.ts";
 import type { StoreChange } from "../../lib/reflector/store.ts";
 import { guard, ScriptedListWatcher, type WatchCall } from "../support/scripted_list_watcher.ts";
 import type { Thing } from "./things.ts";

@@ -1,6 +1,6 @@
 /**
  * A {@linkcode Clock} whose time moves only when the test advances it, so 30-second backoffs,
- * 5-minute watch timeouts and 10-minute resyncs run instantly and deterministically.
+ * 5-minute watch timeouts and the loop's resync timer run instantly and deterministically.
  *
  * @module
  */

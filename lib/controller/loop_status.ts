@@ -1,0 +1,74 @@
+/**
+ * What the reconcile loop tells the rest of the controller: its status ({@linkcode LoopStatus},
+ * read by readiness), and each reconcile's result ({@linkcode ReconcileResult}, heard by the
+ * metrics through a {@linkcode ReconcileObserver}). A result is the sink's outcome without what
+ * only logging needs (notices, the refusal's logging hint), a failure being an `error` the loop
+ * backs off from.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { RefusalScope, SinkOutcome } from "../sinks/sink.ts";
+import type { LoopState } from "./loop_step.ts";
+
+/** A snapshot for readiness, metrics and tests. */
+export interface LoopStatus {
+  readonly state: LoopState;
+  /** The last sink call's result; absent before the first call. */
+  readonly last?: ReconcileResult;
+  /**
+   * True once a sink call has succeeded (unchanged, written, or a refusal of some hostnames
+   * while the rest were written); never goes back.
+   */
+  readonly succeeded: boolean;
+  /** Hostnames in the desired set at the last recompute. */
+  readonly desiredHosts: number;
+  /** Refused hostname values at the last recompute. */
+  readonly rejectedHosts: number;
+}
+
+/** Hears about every recompute and sink call (the metrics implement it). */
+export interface ReconcileObserver {
+  /** A recompute of the desired set finished. */
+  desiredSet(hosts: number, rejected: number): void;
+  /** A recompute found nothing for the sink to do. */
+  skipped(): void;
+  /** A sink call finished. */
+  reconciled(result: ReconcileResult, durationMs: number): void;
+}
+
+/** One reconcile's result. */
+export type ReconcileResult =
+  | { readonly kind: "unchanged"; readonly hosts: number }
+  | { readonly kind: "written"; readonly hosts: number; readonly added: number; readonly removed: number }
+  | {
+    readonly kind: "refused";
+    readonly problem: string;
+    readonly message: string;
+    readonly scope: RefusalScope;
+  }
+  | { readonly kind: "error"; readonly message: string };
+
+/**
+ * The result a sink outcome counts as.
+ *
+ * @example
+ * ```ts
+ * reconcileResult({ kind: "failed", message: "503 from the server" });
+ * // { kind: "error", message: "503 from the server" }
+ * ```
+ */
+export function reconcileResult(outcome: SinkOutcome): ReconcileResult {
+  switch (outcome.kind) {
+    case "unchanged":
+      return { kind: "unchanged", hosts: outcome.hosts };
+    case "written":
+      return { kind: "written", hosts: outcome.hosts, added: outcome.added, removed: outcome.removed };
+    case "refused":
+      return { kind: "refused", problem: outcome.problem, message: outcome.message, scope: outcome.scope };
+    case "failed":
+      return { kind: "error", message: outcome.message };
+  }
+}

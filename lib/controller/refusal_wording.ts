@@ -1,0 +1,80 @@
+/**
+ * How the loop words a refusal, and when it says it again.
+ *
+ * Refusals are rated by what they held back ({@linkcode RefusalScope}): a refusal that wrote
+ * nothing, or left some hostnames alone while writing the rest, is an ERROR; a safety guard that
+ * kept published records is a WARN (nothing is broken; the message says what to do). Each is
+ * logged once per distinct problem (its scope, `problem` and `message`); while the same one
+ * lasts, every repeat is a DEBUG line. The loop forgets the last one after a success, so the
+ * same problem coming back is news again.
+ *
+ * Pure: the lines are values; the loop logs them.
+ *
+ * @module
+ */
+
+import type { RefusalScope, SinkOutcome } from "../sinks/sink.ts";
+
+/** A refused outcome, as a sink returns it. */
+export type Refusal = Extract<SinkOutcome, { kind: "refused" }>;
+
+/** How the loop words a refusal of each scope, and at which level when it is news. */
+export const REFUSAL_WORDING: Readonly<
+  Record<RefusalScope, { level: "warn" | "error"; message: string; repeat: string }>
+> = {
+  "nothing-written": {
+    level: "error",
+    message: "write refused; nothing was written, retrying on the next change or resync",
+    repeat: "write still refused; waiting for a change",
+  },
+  "some-hosts": {
+    level: "error",
+    message: "some hostnames were not written (the others were); retrying on the next change or resync",
+    repeat: "some hostnames still not written; waiting for a change",
+  },
+  guard: {
+    level: "warn",
+    message: "a safety guard held back the change; nothing was written or deleted, published records stay",
+    repeat: "the safety guard still holds; waiting for a change",
+  },
+};
+
+/** One refusal line, and the identity to remember as the last refusal logged. */
+export interface RefusalLine {
+  readonly level: "debug" | "warn" | "error";
+  readonly message: string;
+  readonly properties: Readonly<Record<string, unknown>>;
+  /** Pass it back as `lastLogged` next time, until a success clears it. */
+  readonly identity: string;
+}
+
+/**
+ * The line for `refusal`, given the identity of the refusal logged last (`undefined` when none
+ * was, or a success came since).
+ *
+ * @example
+ * ```ts
+ * const line = refusalLine(outcome, lastLogged);
+ * lastLogged = line.identity;
+ * log[line.level](line.message, { target, ...line.properties });
+ * ```
+ */
+export function refusalLine(refusal: Refusal, lastLogged: string | undefined): RefusalLine {
+  const { scope, problem, message } = refusal;
+  const identity = `${scope}\n${problem}\n${message}`;
+  const wording = REFUSAL_WORDING[scope];
+  const properties = { problem, message };
+  if (identity === lastLogged) return { level: "debug", message: wording.repeat, properties, identity };
+  if (loggedBySink(refusal)) {
+    return { level: "debug", message: wording.message, properties: { ...properties, scope }, identity };
+  }
+  return { level: wording.level, message: wording.message, properties, identity };
+}
+
+/**
+ * The deprecated `logged` flag: the sink has logged this refusal itself, so the loop logs it at
+ * DEBUG only. Delete this function (and its one use above) once no sink sets the flag.
+ */
+function loggedBySink(refusal: Refusal): boolean {
+  return refusal.logged === true;
+}

@@ -1,0 +1,58 @@
+/**
+ * Whether a reconcile must call the sink, or can drop a recompute without a request to the API
+ * server. The sink is called when the desired set (the hostnames, or the kinds they come from)
+ * differs from the last one the sink accepted, when the target itself changed (the watched
+ * ConfigMap), when a prerequisite changed (the proxy Service whose addresses the records point
+ * at), on the periodic resync, and after a failure. So a burst that changes no hostname
+ * (status-only updates) costs a recompute and nothing else.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { HostSource } from "../hostnames/sources.ts";
+import type { Trigger } from "./loop_step.ts";
+
+/** A desired set as handed to the sink: the hostnames and the kinds each came from. */
+export interface DesiredInput {
+  readonly hosts: readonly string[];
+  readonly sources: ReadonlyMap<string, readonly HostSource[]>;
+}
+
+/** The inputs of {@linkcode sinkCallNeeded}. */
+export interface SinkCallInput {
+  /** Why this reconcile runs. */
+  readonly trigger: Trigger;
+  /** The set the sink last accepted; `undefined` before the first and after a failure. */
+  readonly accepted: DesiredInput | undefined;
+  /** The set just computed. */
+  readonly desired: DesiredInput;
+}
+
+/**
+ * True when the sink must be called (see the module doc).
+ *
+ * @example
+ * ```ts
+ * sinkCallNeeded({ trigger: { ...NO_TRIGGER, sources: true }, accepted: last, desired: last }); // false
+ * ```
+ */
+export function sinkCallNeeded(input: SinkCallInput): boolean {
+  const { trigger, accepted } = input;
+  return trigger.target || trigger.prerequisite || trigger.resync || trigger.retry ||
+    accepted === undefined || !sameDesired(accepted, input.desired);
+}
+
+function sameList<T>(a: readonly T[], b: readonly T[]): boolean {
+  return a.length === b.length && a.every((item, i) => item === b[i]);
+}
+
+function sameDesired(a: DesiredInput, b: DesiredInput): boolean {
+  if (!sameList(a.hosts, b.hosts) || a.sources.size !== b.sources.size) return false;
+  for (const [host, kinds] of a.sources) {
+    const other = b.sources.get(host);
+    if (other === undefined || !sameList(kinds, other)) return false;
+  }
+  return true;
+}

@@ -1,0 +1,70 @@
+/**
+ * How a reflector words a change of its health condition ({@linkcode nextCondition} decides
+ * when one is worth a line): an RBAC hint on 403, "not served" on 404, a plain warning when
+ * ordinary failures persist, and one INFO line on recovery.
+ *
+ * Pure: the lines are values; the reflector logs them.
+ *
+ * @module
+ */
+
+import type { ConditionLog } from "./condition.ts";
+
+/** One line to log. */
+export interface TransitionLine {
+  readonly level: "info" | "warn";
+  readonly message: string;
+  readonly properties: Record<string, unknown>;
+}
+
+/** What the wording needs besides the transition. */
+export interface TransitionLogOptions {
+  /** The list-watcher's description, e.g. `networking.k8s.io/v1 ingresses`. */
+  readonly resource: string;
+  /** The slow retry period of a type that is not served, said in its warning. */
+  readonly missingRetryMs: number;
+}
+
+/**
+ * The line for a condition transition.
+ *
+ * @example
+ * ```ts
+ * transitionLog({ level: "info", recoveredFrom: "forbidden" }, { resource, missingRetryMs: 60_000 });
+ * // { level: "info", message: "list and watch recovered", properties: { resource, recoveredFrom: "forbidden" } }
+ * ```
+ */
+export function transitionLog(
+  transition: Exclude<ConditionLog, undefined>,
+  options: TransitionLogOptions,
+): TransitionLine {
+  const resource = options.resource;
+  if (transition.level === "info") {
+    return {
+      level: "info",
+      message: "list and watch recovered",
+      properties: { resource, recoveredFrom: transition.recoveredFrom },
+    };
+  }
+  switch (transition.condition) {
+    case "forbidden":
+      return {
+        level: "warn",
+        message:
+          "list or watch forbidden: check the RBAC rules (get, list, watch) for this resource; retrying",
+        properties: { resource, error: transition.message },
+      };
+    case "missing":
+      return {
+        level: "warn",
+        message: "resource type is not served (CRD not installed?); treating it as empty, retrying slowly",
+        properties: { resource, error: transition.message, retryInMs: options.missingRetryMs },
+      };
+    case "failing":
+      return {
+        level: "warn",
+        message: "list or watch keeps failing; retrying with backoff",
+        properties: { resource, error: transition.message },
+      };
+  }
+}

@@ -1,0 +1,147 @@
+import assert from "node:assert/strict";
+import {
+  type LoopState,
+  type LoopStep,
+  mergeTriggers,
+  nextLoopStep,
+  NO_TRIGGER,
+  type Trigger,
+  triggerReasons,
+} from "../../lib/controller/loop_step.ts";
+
+const NOW = 1_000;
+const DEBOUNCE_MS = 100;
+const SOURCES: Trigger = { ...NO_TRIGGER, sources: true };
+
+interface Row {
+  readonly name: string;
+  readonly state: LoopState;
+  readonly pending?: Trigger;
+  readonly now?: number;
+  readonly aborted?: boolean;
+  readonly unsynced?: readonly string[];
+  readonly step: LoopStep;
+}
+
+const ROWS: readonly Row[] = [
+  {
+    name: "a new loop with a cache still listing waits for the sync",
+    state: { kind: "new" },
+    unsynced: ["Ingress", "Service"],
+    step: { kind: "wait-for-sync", unsynced: ["Ingress", "Service"] },
+  },
+  {
+    name: "changes before the sync are not work yet",
+    state: { kind: "waiting-for-sync", unsynced: ["HTTPRoute"] },
+    pending: SOURCES,
+    unsynced: ["HTTPRoute"],
+    step: { kind: "wait-for-sync", unsynced: ["HTTPRoute"] },
+  },
+  {
+    name: "the last cache listed: start, the first window opens now",
+    state: { kind: "waiting-for-sync", unsynced: ["HTTPRoute"] },
+    step: { kind: "start", until: NOW + DEBOUNCE_MS },
+  },
+  {
+    name: "everything already listed at the start",
+    state: { kind: "new" },
+    step: { kind: "start", until: NOW + DEBOUNCE_MS },
+  },
+  { name: "idle with nothing pending waits", state: { kind: "idle" }, step: { kind: "wait-for-trigger" } },
+  {
+    name: "a trigger while idle opens a window",
+    state: { kind: "idle" },
+    pending: { ...NO_TRIGGER, resync: true },
+    step: { kind: "debounce", until: NOW + DEBOUNCE_MS },
+  },
+  {
+    name: "more changes in a window do not move its end",
+    state: { kind: "debouncing", until: NOW + 40 },
+    pending: mergeTriggers(SOURCES, { target: true }),
+    step: { kind: "debounce", until: NOW + 40 },
+  },
+  {
+    name: "the window ended: reconcile",
+    state: { kind: "debouncing", until: NOW },
+    pending: SOURCES,
+    step: { kind: "reconcile" },
+  },
+  {
+    name: "a late wake-up still reconciles",
+    state: { kind: "debouncing", until: NOW - 5 },
+    pending: SOURCES,
+    step: { kind: "reconcile" },
+  },
+  {
+    name: "a reconcile with nothing new since goes idle",
+    state: { kind: "reconciling", since: NOW - 30, trigger: SOURCES },
+    step: { kind: "wait-for-trigger" },
+  },
+  {
+    name: "changes during a reconcile cause one more, after a new window",
+    state: { kind: "reconciling", since: NOW - 30, trigger: SOURCES },
+    pending: SOURCES,
+    step: { kind: "debounce", until: NOW + DEBOUNCE_MS },
+  },
+  {
+    name: "a backoff is waited out whatever comes meanwhile",
+    state: { kind: "backing-off", delayMs: 500, until: NOW + 200, attempt: 1, error: "503" },
+    pending: { ...NO_TRIGGER, retry: true, sources: true },
+    step: { kind: "back-off", until: NOW + 200 },
+  },
+  {
+    name: "the backoff is over: the retry gets a window",
+    state: { kind: "backing-off", delayMs: 500, until: NOW, attempt: 1, error: "503" },
+    pending: { ...NO_TRIGGER, retry: true },
+    step: { kind: "debounce", until: NOW + DEBOUNCE_MS },
+  },
+  {
+    name: "an aborted signal stops a loop waiting for the sync",
+    state: { kind: "waiting-for-sync", unsynced: ["Ingress"] },
+    unsynced: ["Ingress"],
+    aborted: true,
+    step: { kind: "stop" },
+  },
+  {
+    name: "an aborted signal stops a window, pending or not",
+    state: { kind: "debouncing", until: NOW },
+    pending: SOURCES,
+    aborted: true,
+    step: { kind: "stop" },
+  },
+  {
+    name: "an aborted signal after a failed call stops instead of backing off",
+    state: { kind: "reconciling", since: NOW - 30, trigger: SOURCES },
+    pending: { ...NO_TRIGGER, retry: true },
+    aborted: true,
+    step: { kind: "stop" },
+  },
+  { name: "stopped stays stopped", state: { kind: "stopped" }, pending: SOURCES, step: { kind: "stop" } },
+];
+
+Deno.test("nextLoopStep() decides every step from the state, what is pending and the time", async (t) => {
+  for (const row of ROWS) {
+    await t.step(row.name, () => {
+      const step = nextLoopStep({
+        state: row.state,
+        pending: row.pending ?? NO_TRIGGER,
+        now: row.now ?? NOW,
+        aborted: row.aborted ?? false,
+        unsynced: row.unsynced ?? [],
+        debounceMs: DEBOUNCE_MS,
+      });
+      assert.deepEqual(step, row.step);
+    });
+  }
+});
+
+Deno.test("mergeTriggers() only adds reasons; triggerReasons() lists them in a fixed order", () => {
+  const merged = mergeTriggers(mergeTriggers(NO_TRIGGER, { retry: true }), { sources: true, retry: false });
+  assert.deepEqual(merged, { ...NO_TRIGGER, sources: true, retry: true });
+  assert.equal(triggerReasons(merged), "sources,retry");
+  assert.equal(triggerReasons(NO_TRIGGER), "");
+  assert.equal(
+    triggerReasons({ sources: true, target: true, prerequisite: true, resync: true, retry: true }),
+    "sources,target,prerequisite,resync,retry",
+  );
+});
