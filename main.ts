@@ -11,7 +11,7 @@
 
 import { ConfigError } from "./lib/cli/options.ts";
 import { runController } from "./lib/commands/controller.ts";
-import { printStderr, printStdout } from "./lib/daemon/process.ts";
+import { printStderr, printStdout } from "./lib/util/stdio.ts";
 import { runProxy } from "./lib/commands/proxy.ts";
 import { configureLogging, logger } from "./lib/util/logging.ts";
 import { versionLine } from "./lib/util/version.ts";

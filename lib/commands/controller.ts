@@ -45,7 +45,10 @@ import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
 import { CONTROLLER_OPTIONS } from "./controller_options.ts";
 import { clusterDomainMismatch, type ControllerSettings, controllerSettings } from "./controller_settings.ts";
-import { declaredEnv, installShutdownSignals, printStdout, readTextOrUndefined } from "../daemon/process.ts";
+import { declaredEnv } from "../daemon/declared_env.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
+import { installShutdownSignals } from "../daemon/shutdown_signals.ts";
+import { printStdout } from "../util/stdio.ts";
 
 /** The service account's namespace file, mounted into every pod. */
 export const POD_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";

@@ -16,14 +16,11 @@ import { formatDuration } from "../util/duration.ts";
 import { configureLogging, logger } from "../util/logging.ts";
 import { detectClusterDomain, RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
-import {
-  declaredEnv,
-  installShutdownSignals,
-  printStdout,
-  readTextOrUndefined,
-  type RevocablePermission,
-  revokePermissions,
-} from "../daemon/process.ts";
+import { declaredEnv } from "../daemon/declared_env.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
+import { type RevocablePermission, revokePermissions } from "../daemon/revoke_permissions.ts";
+import { installShutdownSignals } from "../daemon/shutdown_signals.ts";
+import { printStdout } from "../util/stdio.ts";
 import { PROXY_OPTIONS } from "./proxy_options.ts";
 
 /**

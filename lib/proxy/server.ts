@@ -26,6 +26,7 @@ import type { ProxyProtocolVersion } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { RelayBuffers } from "./relay.ts";
 import type { Log } from "../util/logging.ts";
+import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
 
 /** One traffic listener and the backend port it forwards to. */
 export interface TrafficListenerConfig {
@@ -68,14 +69,6 @@ export type ProxyPhase =
   | { readonly kind: "draining"; readonly deadline: number }
   | { readonly kind: "closing" }
   | { readonly kind: "stopped" };
-
-/** Signals that drive {@linkcode ProxyServer.run}. */
-export interface ShutdownSignals {
-  /** Aborts on the first SIGTERM/SIGINT: begin the graceful shutdown. */
-  readonly shutdown: AbortSignal;
-  /** Aborts on a second signal: close everything now. */
-  readonly force: AbortSignal;
-}
 
 interface BoundListener {
   readonly config: TrafficListenerConfig;
