@@ -6,6 +6,7 @@
  * @module
  */
 
+import { bindDualStack } from "../daemon/bind_dual_stack.ts";
 import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
 import { METRICS_CONTENT_TYPE } from "../util/metrics.ts";
 import type { Readiness } from "./readiness.ts";
@@ -70,28 +71,10 @@ export function serveHealth(
   signal: AbortSignal,
   onFailure: (error: unknown) => void,
 ): HealthServer {
-  const serve = (hostname: string) =>
-    Deno.serve({ hostname, port: address.port, signal, onListen: () => {} }, handler);
-  let server: Deno.HttpServer<Deno.NetAddr>;
-  try {
-    if (address.host !== undefined) {
-      server = serve(address.host);
-    } else {
-      try {
-        server = serve("::");
-      } catch (error) {
-        if (error instanceof Deno.errors.AddrInUse) throw error;
-        server = serve("0.0.0.0");
-      }
-    }
-  } catch (error) {
-    throw new Error(
-      `listen health ${formatHostPort(address.host, address.port)}: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
+  const server = bindDualStack(
+    { name: "health", address },
+    (hostname, port) => Deno.serve({ hostname, port, signal, onListen: () => {} }, handler),
+  );
   return {
     address: formatHostPort(server.addr.hostname, server.addr.port),
     finished: server.finished.catch((error: unknown) => {

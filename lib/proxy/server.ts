@@ -21,7 +21,8 @@ import { type ConnectionContext, handleConnection, listenerSeries } from "./conn
 import type { Dialer } from "./dialer.ts";
 import { healthHandler } from "./health.ts";
 import { IdleReaper } from "./idle_reaper.ts";
-import { acceptLoop, bindTcp, boundAddress } from "./listener.ts";
+import { acceptLoop, boundAddress } from "./listener.ts";
+import { bindDualStack } from "../daemon/bind_dual_stack.ts";
 import type { ProxyProtocolVersion } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { RelayBuffers } from "./relay.ts";
@@ -81,15 +82,10 @@ function bindHealth(
   handler: (request: Request) => Promise<Response>,
   signal: AbortSignal,
 ): Deno.HttpServer<Deno.NetAddr> {
-  const serve = (hostname: string) =>
-    Deno.serve({ hostname, port: address.port, signal, onListen: () => {} }, handler);
-  if (address.host !== undefined) return serve(address.host);
-  try {
-    return serve("::");
-  } catch (error) {
-    if (error instanceof Deno.errors.AddrInUse) throw error;
-    return serve("0.0.0.0");
-  }
+  return bindDualStack(
+    { name: "health", address },
+    (hostname, port) => Deno.serve({ hostname, port, signal, onListen: () => {} }, handler),
+  );
 }
 
 /** First and longest pause between attempts to bring a failed health listener back. */
@@ -133,15 +129,11 @@ export class ProxyServer {
     const bound: BoundListener[] = [];
     try {
       for (const listenerConfig of config.listeners) {
-        const where = formatHostPort(listenerConfig.address.host, listenerConfig.address.port);
-        try {
-          const listener = bindTcp(listenerConfig.address);
-          bound.push({ config: listenerConfig, listener, address: boundAddress(listener) });
-        } catch (error) {
-          throw new Error(`listen ${listenerConfig.name} ${where}: ${(error as Error).message}`, {
-            cause: error,
-          });
-        }
+        const listener = bindDualStack(
+          { name: listenerConfig.name, address: listenerConfig.address },
+          (hostname, port) => Deno.listen({ hostname, port }),
+        );
+        bound.push({ config: listenerConfig, listener, address: boundAddress(listener) });
       }
       const server = new ProxyServer(config, deps, bound);
       server.#bindHealth();
@@ -164,13 +156,7 @@ export class ProxyServer {
       log: this.#deps.log,
       draining: () => this.#phase.kind !== "serving",
     });
-    let server: Deno.HttpServer<Deno.NetAddr>;
-    try {
-      server = bindHealth(address, handler, this.#healthStop.signal);
-    } catch (error) {
-      const where = formatHostPort(address.host, address.port);
-      throw new Error(`listen health ${where}: ${(error as Error).message}`, { cause: error });
-    }
+    const server = bindHealth(address, handler, this.#healthStop.signal);
     this.#health = server;
     this.#healthDone = this.#superviseHealth(server, handler);
   }
