@@ -15,14 +15,15 @@
 
 import type { Clock } from "../util/clock.ts";
 import { formatDuration } from "../util/duration.ts";
-import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
+import type { ListenAddress } from "../util/listen_address.ts";
 import { Throttle } from "../util/throttle.ts";
 import { type ConnectionContext, handleConnection, listenerSeries } from "./connection.ts";
 import type { Dialer } from "./dialer.ts";
-import { healthHandler } from "./health.ts";
+import { backendReadiness } from "./backend_readiness.ts";
 import { IdleReaper } from "./idle_reaper.ts";
 import { acceptLoop, boundAddress } from "./listener.ts";
 import { bindDualStack } from "../daemon/bind_dual_stack.ts";
+import { HealthListener } from "../daemon/health_listener.ts";
 import type { ProxyProtocolVersion } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { RelayBuffers } from "./relay.ts";
@@ -77,21 +78,6 @@ interface BoundListener {
   readonly address: string;
 }
 
-function bindHealth(
-  address: ListenAddress,
-  handler: (request: Request) => Promise<Response>,
-  signal: AbortSignal,
-): Deno.HttpServer<Deno.NetAddr> {
-  return bindDualStack(
-    { name: "health", address },
-    (hostname, port) => Deno.serve({ hostname, port, signal, onListen: () => {} }, handler),
-  );
-}
-
-/** First and longest pause between attempts to bring a failed health listener back. */
-const HEALTH_REBIND_FIRST_MS = 5;
-const HEALTH_REBIND_MAX_MS = 1_000;
-
 /**
  * A running proxy. {@linkcode ProxyServer.start} binds every listener (or none: a failure
  * releases the ones already bound); {@linkcode ProxyServer.run} serves until shutdown.
@@ -106,10 +92,7 @@ export class ProxyServer {
   readonly #config: ProxyServerConfig;
   readonly #deps: ProxyServerDeps;
   readonly #listeners: readonly BoundListener[];
-  #health: Deno.HttpServer<Deno.NetAddr> | undefined;
-  /** Settles once the health listener is down for good (see {@linkcode ProxyServer.#superviseHealth}). */
-  #healthDone: Promise<void> = Promise.resolve();
-  readonly #healthStop = new AbortController();
+  #health: HealthListener | undefined;
   readonly #acceptStop = new AbortController();
   /** Live connections: their completion and the controller that closes them. */
   readonly #connections = new Map<Promise<void>, AbortController>();
@@ -147,68 +130,29 @@ export class ProxyServer {
   #bindHealth(): void {
     const address = this.#config.health;
     if (address === null) return;
-    const handler = healthHandler({
+    const { metrics, log, clock } = this.#deps;
+    const readiness = backendReadiness({
       backendHost: this.#config.backendHost,
       backendPort: this.#config.readinessPort,
       readyTimeoutMs: this.#config.readyTimeoutMs,
       dial: this.#deps.dial,
-      metrics: this.#deps.metrics,
-      log: this.#deps.log,
+      metrics,
+      log,
       draining: () => this.#phase.kind !== "serving",
     });
-    const server = bindHealth(address, handler, this.#healthStop.signal);
-    this.#health = server;
-    this.#healthDone = this.#superviseHealth(server, handler);
-  }
-
-  /**
-   * Keeps the health listener alive. `Deno.serve` stops for good when one accept fails (for
-   * example with EMFILE while the traffic listeners hold every descriptor) and rejects its
-   * `finished` promise; unhandled, that rejection kills the whole process. Here the failure is
-   * logged and the listener is bound again on the same address, retrying with a doubling pause
-   * until descriptors free up, so the kubelet's probes recover with the proxy.
-   */
-  async #superviseHealth(
-    first: Deno.HttpServer<Deno.NetAddr>,
-    handler: (request: Request) => Promise<Response>,
-  ): Promise<void> {
-    const { clock, log } = this.#deps;
-    const stop = this.#healthStop.signal;
-    const where = { host: first.addr.hostname, port: first.addr.port };
-    let server = first;
-    while (true) {
-      try {
-        await server.finished;
-        return;
-      } catch (error) {
-        if (stop.aborted) return;
-        log.warn("health listener failed; binding it again", {
-          address: formatHostPort(where.host, where.port),
-          error,
-        });
-      }
-      let pause = HEALTH_REBIND_FIRST_MS;
-      while (true) {
-        if (!(await clock.sleep(pause, stop))) return;
-        try {
-          server = bindHealth(where, handler, stop);
-          break;
-        } catch {
-          pause = Math.min(pause * 2, HEALTH_REBIND_MAX_MS);
-        }
-      }
-      this.#health = server;
-      log.info("health listener serving again", { address: formatHostPort(where.host, where.port) });
-    }
+    this.#health = HealthListener.start({
+      address,
+      routes: { readiness, metrics: () => metrics.registry.render() },
+      log,
+      clock,
+    });
   }
 
   /** Bound addresses by listener name (`health` included when enabled). */
   get addresses(): Readonly<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const { config, address } of this.#listeners) out[config.name] = address;
-    if (this.#health !== undefined) {
-      out.health = formatHostPort(this.#health.addr.hostname, this.#health.addr.port);
-    }
+    if (this.#health !== undefined) out.health = this.#health.address;
     return out;
   }
 
@@ -322,8 +266,7 @@ export class ProxyServer {
     await Promise.all([...this.#connections.keys()]);
     reaperStop.abort();
     await reaper;
-    this.#healthStop.abort();
-    await this.#healthDone;
+    await this.#health?.stop();
     this.#phase = { kind: "stopped" };
     log.info("proxy stopped", { elapsed: formatDuration(Math.round(clock.now() - start)) });
   }
