@@ -13,7 +13,8 @@ import type { Mode, Notice, WatchObject } from "../sinks/sink.ts";
 import type { Clock } from "../util/clock.ts";
 import type { ListenAddress } from "../util/listen_address.ts";
 import { type Log, logger } from "../util/logging.ts";
-import { healthHandler, serveHealth } from "./health.ts";
+import { HealthListener } from "../daemon/health_listener.ts";
+import { controllerHealthRoutes } from "./health.ts";
 import { type ControllerMetrics, createControllerMetrics } from "./metrics.ts";
 import { controllerReadiness, type Readiness } from "./readiness.ts";
 import { type LoopState, ReconcileLoop } from "./reconcile_loop.ts";
@@ -72,8 +73,7 @@ export class ControllerRuntime {
   readonly #metrics: ControllerMetrics;
   readonly #mode: Mode;
   readonly #log: Log;
-  readonly #healthStop = new AbortController();
-  readonly #health: { readonly address: string; readonly finished: Promise<void> } | undefined;
+  readonly #health: HealthListener | undefined;
   #stopping = false;
 
   private constructor(options: ControllerRuntimeOptions) {
@@ -110,15 +110,18 @@ export class ControllerRuntime {
       ...(options.observe === undefined ? {} : { observe: options.observe }),
     });
     if (options.health !== null) {
-      const handler = healthHandler({
+      const routes = controllerHealthRoutes({
         readiness: () => this.readiness(),
         metrics: () => {
           this.#metrics.collect(this.#sources.watched());
           return this.#metrics.registry.render();
         },
       });
-      this.#health = serveHealth(options.health, handler, this.#healthStop.signal, (error) => {
-        log.error("the health listener failed; /healthz, /readyz and /metrics are down", { error });
+      this.#health = HealthListener.start({
+        address: options.health,
+        routes,
+        log,
+        ...(options.clock === undefined ? {} : { clock: options.clock }),
       });
     }
   }
@@ -174,8 +177,7 @@ export class ControllerRuntime {
       await Promise.all([this.#sources.run(signal), this.#loop.run(signal)]);
     } finally {
       signal.removeEventListener("abort", onAbort);
-      this.#healthStop.abort();
-      await this.#health?.finished;
+      await this.#health?.stop();
     }
   }
 }
