@@ -7,17 +7,23 @@
  * @module
  */
 
-/** Permission names a subcommand can give up once it has started (never `net`: it serves). */
-export type RevocablePermission = "read" | "write" | "env" | "run" | "ffi" | "sys" | "import";
+/**
+ * A permission a subcommand can give up: a whole kind (`{ name: "env" }`) or one entry of a
+ * path list (`{ name: "read", path: "/" }`). Never the network: every long-running subcommand
+ * serves a health listener.
+ */
+export type RevocableDescriptor = Exclude<Deno.PermissionDescriptor, Deno.NetPermissionDescriptor>;
 
 /**
- * Gives up permissions for the rest of the process.
+ * Gives up each permission of `list`, in order, for the rest of the process. Revoking a path
+ * revokes every granted entry that contains it, but none inside it: Deno narrows a path-list
+ * grant entry by entry, and cannot narrow a global grant at all.
  *
  * @example
  * ```ts
- * revokePermissions(["write", "run"]);
+ * revokePermissions([{ name: "write" }, { name: "run" }, { name: "read", path: "/etc/resolv.conf" }]);
  * ```
  */
-export function revokePermissions(names: readonly RevocablePermission[]): void {
-  for (const name of names) Deno.permissions.revokeSync({ name });
+export function revokePermissions(list: readonly RevocableDescriptor[]): void {
+  for (const descriptor of list) Deno.permissions.revokeSync(descriptor);
 }

@@ -1,6 +1,7 @@
 /**
- * The proxy process: its listeners, the health listener, the set of live connections and the
- * shutdown sequence.
+ * The proxy's serving part: its traffic listeners, the set of live connections and the shutdown
+ * sequence. The health listener is the subcommand skeleton's; its `/readyz` reads
+ * {@linkcode ProxyServer.phase} to fail once shutdown has begun.
  *
  * Shutdown, on the first SIGTERM/SIGINT:
  * 1. `/readyz` answers 503 at once, so the endpoints controller starts removing this pod;
@@ -19,11 +20,9 @@ import type { ListenAddress } from "../util/listen_address.ts";
 import { Throttle } from "../util/throttle.ts";
 import { type ConnectionContext, handleConnection, listenerSeries } from "./connection.ts";
 import type { Dialer } from "./dialer.ts";
-import { backendReadiness } from "./backend_readiness.ts";
 import { IdleReaper } from "./idle_reaper.ts";
 import { acceptLoop, boundAddress } from "./listener.ts";
 import { bindDualStack } from "../daemon/bind_dual_stack.ts";
-import { HealthListener } from "../daemon/health_listener.ts";
 import type { ProxyProtocolVersion } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { RelayBuffers } from "./relay.ts";
@@ -40,8 +39,6 @@ export interface TrafficListenerConfig {
 /** Validated proxy settings. */
 export interface ProxyServerConfig {
   readonly listeners: readonly TrafficListenerConfig[];
-  /** `null` disables the health listener. */
-  readonly health: ListenAddress | null;
   readonly backendHost: string;
   /** The port `/readyz` dials. */
   readonly readinessPort: number;
@@ -92,7 +89,6 @@ export class ProxyServer {
   readonly #config: ProxyServerConfig;
   readonly #deps: ProxyServerDeps;
   readonly #listeners: readonly BoundListener[];
-  #health: HealthListener | undefined;
   readonly #acceptStop = new AbortController();
   /** Live connections: their completion and the controller that closes them. */
   readonly #connections = new Map<Promise<void>, AbortController>();
@@ -105,8 +101,8 @@ export class ProxyServer {
   }
 
   /**
-   * Binds the traffic listeners, then the health listener. Throws an error naming the listener
-   * and address when one cannot be bound, after closing the ones already bound.
+   * Binds the traffic listeners. Throws an error naming the listener and address when one
+   * cannot be bound, after closing the ones already bound.
    */
   static start(config: ProxyServerConfig, deps: ProxyServerDeps): ProxyServer {
     const bound: BoundListener[] = [];
@@ -118,42 +114,32 @@ export class ProxyServer {
         );
         bound.push({ config: listenerConfig, listener, address: boundAddress(listener) });
       }
-      const server = new ProxyServer(config, deps, bound);
-      server.#bindHealth();
-      return server;
+      return new ProxyServer(config, deps, bound);
     } catch (error) {
       for (const { listener } of bound) listener.close();
       throw error;
     }
   }
 
-  #bindHealth(): void {
-    const address = this.#config.health;
-    if (address === null) return;
-    const { metrics, log, clock } = this.#deps;
-    const readiness = backendReadiness({
-      backendHost: this.#config.backendHost,
-      backendPort: this.#config.readinessPort,
-      readyTimeoutMs: this.#config.readyTimeoutMs,
-      dial: this.#deps.dial,
-      metrics,
-      log,
-      draining: () => this.#phase.kind !== "serving",
-    });
-    this.#health = HealthListener.start({
-      address,
-      routes: { readiness, metrics: () => metrics.registry.render() },
-      log,
-      clock,
-    });
-  }
-
-  /** Bound addresses by listener name (`health` included when enabled). */
+  /** Bound addresses by listener name (`http`, `https`). */
   get addresses(): Readonly<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const { config, address } of this.#listeners) out[config.name] = address;
-    if (this.#health !== undefined) out.health = this.#health.address;
     return out;
+  }
+
+  /**
+   * Releases the traffic listeners of a server that will not run, or whose run failed; after a
+   * run that completed they are closed already.
+   */
+  close(): void {
+    for (const { listener } of this.#listeners) {
+      try {
+        listener.close();
+      } catch {
+        // Closed already.
+      }
+    }
   }
 
   /** The current phase. */
@@ -266,7 +252,6 @@ export class ProxyServer {
     await Promise.all([...this.#connections.keys()]);
     reaperStop.abort();
     await reaper;
-    await this.#health?.stop();
     this.#phase = { kind: "stopped" };
     log.info("proxy stopped", { elapsed: formatDuration(Math.round(clock.now() - start)) });
   }

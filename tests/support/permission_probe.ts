@@ -75,6 +75,10 @@ if (import.meta.main) {
   const asStarted = round(writeTarget);
   revokePermissions(PROXY_REVOKED_PERMISSIONS);
   const afterRevoke = round(writeTarget);
-  const report: ProbeReport = { asStarted, afterRevoke, revoked: PROXY_REVOKED_PERMISSIONS };
+  const report: ProbeReport = {
+    asStarted,
+    afterRevoke,
+    revoked: PROXY_REVOKED_PERMISSIONS.map((descriptor) => descriptor.name),
+  };
   printStdout(`${JSON.stringify(report)}\n`);
 }
