@@ -30,8 +30,11 @@ export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PO
  *
  * @example
  * ```ts
+ * import { KubeClient } from "../kube/client.ts";
+ *
  * const config = await loadKubeAccess("", (name) => Deno.env.get(name));
- * using client = KubeClient.fromConfig(config);
+ * const client = KubeClient.fromConfig(config);
+ * client.close();
  * ```
  */
 export async function loadKubeAccess(

@@ -60,12 +60,11 @@ export function backendReadiness(options: BackendReadinessOptions): () => Promis
 
   const probe = async (): Promise<ProbeResult> => {
     try {
-      const conn = await dialWithTimeout(
-        options.dial,
-        options.backendHost,
-        options.backendPort,
-        options.readyTimeoutMs,
-      );
+      const conn = await dialWithTimeout(options.dial, {
+        host: options.backendHost,
+        port: options.backendPort,
+        timeoutMs: options.readyTimeoutMs,
+      });
       conn.close();
       return { ok: true };
     } catch (error) {

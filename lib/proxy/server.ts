@@ -81,7 +81,29 @@ interface BoundListener {
  *
  * @example
  * ```ts
- * const server = ProxyServer.start(config, deps);
+ * import { createProxyMetrics } from "./proxy_metrics.ts";
+ * import { systemDialer } from "./dialer.ts";
+ * import { systemClock } from "../util/clock.ts";
+ * import { logger } from "../util/logging.ts";
+ *
+ * const server = ProxyServer.start({
+ *   listeners: [{ name: "http", address: { host: undefined, port: 8080 }, backendPort: 80 }],
+ *   backendHost: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
+ *   readinessPort: 80,
+ *   proxyProtocol: "v1",
+ *   dialTimeoutMs: 5_000,
+ *   readyTimeoutMs: 2_000,
+ *   shutdownGraceMs: 30_000,
+ *   drainDelayMs: 5_000,
+ *   idleTimeoutMs: 3_600_000,
+ * }, {
+ *   dial: systemDialer,
+ *   clock: systemClock,
+ *   log: logger("proxy"),
+ *   metrics: createProxyMetrics({ rss: () => 0, version: "dev" }),
+ * });
+ * const sigterm = new AbortController();
+ * const second = new AbortController();
  * await server.run({ shutdown: sigterm.signal, force: second.signal });
  * ```
  */
@@ -185,7 +207,7 @@ export class ProxyServer {
         signal: this.#acceptStop.signal,
         onConnection: (conn) => {
           const stop = new AbortController();
-          const done = handleConnection(conn, context, stop);
+          const done = handleConnection(conn, { context, stop });
           this.#connections.set(done, stop);
           done.finally(() => this.#connections.delete(done));
         },

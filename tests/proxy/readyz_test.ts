@@ -210,7 +210,7 @@ Deno.test("/readyz in-process: a dial that never completes times out, and the di
     backendPort: 80,
     readyTimeoutMs: 200,
     // Never connects; rejects only when told to give up, as a real dial would.
-    dial: (_host, _port, signal) => {
+    dial: ({ signal }) => {
       dialSignals.push(signal);
       return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
     },
