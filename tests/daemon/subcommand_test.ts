@@ -1,8 +1,14 @@
 import assert from "node:assert/strict";
-import { ConfigError } from "../../lib/cli/options.ts";
+import { ConfigError, type OptionValues } from "../../lib/cli/options.ts";
 import { listenAddress } from "../../lib/cli/kinds.ts";
 import { LOGGING_OPTIONS } from "../../lib/daemon/logging_options.ts";
-import { defineSubcommand, type RunContext } from "../../lib/daemon/subcommand.ts";
+import type { HealthRoutes } from "../../lib/daemon/health_handler.ts";
+import {
+  defineSubcommand,
+  type RunContext,
+  type Service,
+  type Subcommand,
+} from "../../lib/daemon/subcommand.ts";
 import { ROOT } from "../support/ouroboros_process.ts";
 import type { ProbeLine } from "./subcommand_probe.ts";
 
@@ -19,6 +25,19 @@ const TABLE = {
     ...LOGGING_OPTIONS,
   },
 } as const;
+
+/** Routes that always answer ready. */
+const READY: HealthRoutes = { readiness: () => ({ ready: true }), metrics: () => "" };
+
+/** A subcommand of {@linkcode TABLE} whose `start` returns `service(values)`. */
+function unit(service: (values: OptionValues<typeof TABLE.options>) => Service): Subcommand {
+  return defineSubcommand({
+    options: TABLE,
+    usage: "unit",
+    settings: ({ values }) => ({ values }),
+    start: ({ values }) => service(values),
+  });
+}
 
 Deno.test("defineSubcommand() names the subcommand after its table and carries its usage line", () => {
   const subcommand = defineSubcommand({
@@ -76,21 +95,13 @@ Deno.test("defineSubcommand(): start, then the health listener with the service'
 
 Deno.test("defineSubcommand(): an empty health address serves no listener", async () => {
   let healthAddress: string | undefined = "unset";
-  const subcommand = defineSubcommand({
-    options: TABLE,
-    usage: "unit",
-    settings: ({ values }) => ({ values }),
-    start: ({ values }) => ({
-      health: {
-        address: values.listenHealth,
-        routes: { readiness: () => ({ ready: true }), metrics: () => "" },
-      },
-      run(context) {
-        healthAddress = context.healthAddress;
-        return Promise.resolve(0);
-      },
-    }),
-  });
+  const subcommand = unit((values) => ({
+    health: { address: values.listenHealth, routes: READY },
+    run(context) {
+      healthAddress = context.healthAddress;
+      return Promise.resolve(0);
+    },
+  }));
   assert.equal(await subcommand.run(["--listen-health="]), 0);
   assert.equal(healthAddress, undefined);
 });
@@ -99,22 +110,14 @@ Deno.test("defineSubcommand(): a health listener that cannot bind closes the ser
   const taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const steps: string[] = [];
   try {
-    const subcommand = defineSubcommand({
-      options: TABLE,
-      usage: "unit",
-      settings: ({ values }) => ({ values }),
-      start: ({ values }) => ({
-        health: {
-          address: values.listenHealth,
-          routes: { readiness: () => ({ ready: true }), metrics: () => "" },
-        },
-        run: () => {
-          steps.push("run");
-          return Promise.resolve(0);
-        },
-        close: () => steps.push("close"),
-      }),
-    });
+    const subcommand = unit((values) => ({
+      health: { address: values.listenHealth, routes: READY },
+      run: () => {
+        steps.push("run");
+        return Promise.resolve(0);
+      },
+      close: () => steps.push("close"),
+    }));
     await assert.rejects(
       subcommand.run([`--listen-health=127.0.0.1:${taken.addr.port}`]),
       new RegExp(`^Error: listen health 127\\.0\\.0\\.1:${taken.addr.port}: `),
@@ -126,15 +129,10 @@ Deno.test("defineSubcommand(): a health listener that cannot bind closes the ser
 });
 
 Deno.test("defineSubcommand(): a ConfigError from start is bad configuration too: exit 2", async () => {
-  const subcommand = defineSubcommand({
-    options: TABLE,
-    usage: "unit",
-    settings: ({ values }) => ({ values }),
-    start: () => {
-      throw new ConfigError("unit", [
-        "--listen-health: shown on stderr by the skeleton (expected in this test)",
-      ]);
-    },
+  const subcommand = unit(() => {
+    throw new ConfigError("unit", [
+      "--listen-health: shown on stderr by the skeleton (expected in this test)",
+    ]);
   });
   assert.equal(await subcommand.run([]), 2);
 });
