@@ -8,6 +8,8 @@
  *
  * Exit status: 0 success (and `--help`), 1 runtime failure, 2 bad usage or configuration.
  *
+ * Effects: the process entry point; it prints and exits.
+ *
  * @module
  */
 

@@ -22,6 +22,9 @@
  * `--mode=etc-hosts --cleanup` removes our block from the hosts file and exits without reading
  * any cluster configuration or contacting the API server (`controller_cleanup.ts`).
  *
+ * Effects: this is the wiring; the pure parts are `controller_settings.ts` and the narrowing list
+ * (`permissionsToRevoke`).
+ *
  * @module
  */
 

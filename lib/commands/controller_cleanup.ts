@@ -3,6 +3,8 @@
  * and exit, without reading any cluster configuration or contacting the API server (the chart's
  * uninstall runs it on every node). It serves no health listener and keeps its permissions.
  *
+ * `cleanupProblems` is pure; `hostsCleanup` edits the hosts file.
+ *
  * @module
  */
 

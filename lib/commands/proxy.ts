@@ -3,6 +3,8 @@
  * the network, and relay until a signal ends it (the drain and shutdown sequence is
  * `proxy/server.ts`'s). The steps around it are the shared skeleton's (`daemon/subcommand.ts`).
  *
+ * Effects: this is the wiring; the pure part is `proxy_settings.ts`.
+ *
  * @module
  */
 

@@ -4,6 +4,8 @@
  * credentials included, so a bad path, a missing certificate or a plugin that cannot run fails
  * the start with a message that says what to fix, not the first request minutes later.
  *
+ * Effects: reads the configuration files, and obtains a credential (which may run an exec plugin).
+ *
  * @module
  */
 

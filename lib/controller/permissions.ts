@@ -31,6 +31,9 @@
  * | any other path                | read and write as granted: the set cannot name the path,    |
  * |                               | and Deno cannot narrow `/` down to one file                 |
  *
+ * `permissionsToRevoke` is pure; `permissionReport` queries and `narrowPermissions` revokes the
+ * process's permissions.
+ *
  * @module
  */
 

@@ -5,7 +5,7 @@
  * where the node has IPv6 turned off. A port already taken or a port the process may not bind
  * is not an IPv6 problem, so those errors are not retried on `0.0.0.0`.
  *
- * The rule itself does no I/O: the caller's `bind` function does (`Deno.listen`, `Deno.serve`).
+ * Pure apart from the caller's `bind` function, which does the I/O (`Deno.listen`, `Deno.serve`).
  *
  * @module
  */

@@ -1,6 +1,8 @@
 /**
  * One proxied connection: dial the backend, write the PROXY header, relay, record metrics.
  *
+ * Effects: dials the backend, writes the header, relays; logs and counts what happened.
+ *
  * @module
  */
 

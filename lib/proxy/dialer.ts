@@ -2,6 +2,8 @@
  * Backend dialing with a deadline. The dial function is a parameter so tests can stand in a
  * backend that never answers without needing a black-holed network.
  *
+ * Effects: opens TCP connections (through the injected dialer) and keeps a timer.
+ *
  * @module
  */
 

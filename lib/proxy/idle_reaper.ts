@@ -6,6 +6,8 @@
  * The relay only bumps a counter per read and write; this sweep compares each connection's
  * counter with what it saw last time, so the hot path never reads the clock.
  *
+ * Effects: sleeps through the injected clock; expiring a connection is the callback's job.
+ *
  * @module
  */
 

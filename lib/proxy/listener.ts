@@ -2,6 +2,8 @@
  * TCP listeners: the bound address, and an accept loop that survives transient errors such as
  * running out of file descriptors. Binding follows the shared rule of `daemon/bind_dual_stack.ts`.
  *
+ * Effects: accepts on a listener, logs, sleeps through the injected clock.
+ *
  * @module
  */
 

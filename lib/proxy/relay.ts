@@ -15,6 +15,8 @@
  * other and keeps relaying the opposite direction until it ends too. A failure on either side
  * (reset, broken pipe) closes both connections at once.
  *
+ * Effects: reads and writes both sockets, and closes them.
+ *
  * @module
  */
 

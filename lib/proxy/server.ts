@@ -11,6 +11,8 @@
  * 4. when the shutdown grace (counted from the signal) runs out, the rest are closed.
  * A second signal skips straight to closing everything.
  *
+ * Effects: binds sockets and serves connections; time goes through the injected clock.
+ *
  * @module
  */
 
