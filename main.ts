@@ -3,29 +3,72 @@
  *
  * One binary, two long-running subcommands: `controller` points in-cluster DNS for public
  * hostnames at the proxy; `proxy` adds the PROXY header and relays to the ingress controller.
+ * Each is one row of {@linkcode SUBCOMMANDS}, built on the shared skeleton
+ * (`lib/daemon/subcommand.ts`); the usage text lists them from that table.
  *
  * Exit status: 0 success (and `--help`), 1 runtime failure, 2 bad usage or configuration.
+ *
+ * Effects: the process entry point; it prints and exits.
  *
  * @module
  */
 
-import { ConfigError } from "./lib/cli/options.ts";
-import { runController } from "./lib/commands/controller.ts";
-import { printStderr, printStdout } from "./lib/daemon/process.ts";
-import { runProxy } from "./lib/commands/proxy.ts";
+import { CONTROLLER } from "./lib/commands/controller.ts";
+import { PROXY } from "./lib/commands/proxy.ts";
+import type { Subcommand } from "./lib/daemon/subcommand.ts";
 import { configureLogging, logger } from "./lib/util/logging.ts";
+import { printStderr, printStdout } from "./lib/util/stdio.ts";
 import { versionLine } from "./lib/util/version.ts";
+
+/** The long-running subcommands, in the order the usage text lists them. */
+export const SUBCOMMANDS: readonly Subcommand[] = [CONTROLLER, PROXY];
+
+/** A command that takes no flags, with the other spellings it answers to. */
+interface Builtin {
+  readonly name: string;
+  readonly aliases: readonly string[];
+  readonly usage: string;
+  readonly run: () => number;
+}
+
+const BUILTINS: readonly Builtin[] = [
+  {
+    name: "version",
+    aliases: ["-v", "--version"],
+    usage: "print the version",
+    run: () => {
+      printStdout(`${versionLine()}\n`);
+      return 0;
+    },
+  },
+  {
+    name: "help",
+    aliases: ["-h", "--help"],
+    usage: "print this text",
+    run: () => {
+      printStdout(USAGE);
+      return 0;
+    },
+  },
+];
+
+/** One usage line per command: the names padded to one column, `[flags]` for the subcommands. */
+function usageLines(): string {
+  const width = Math.max(...[...SUBCOMMANDS, ...BUILTINS].map((command) => command.name.length));
+  const line = (name: string, flags: string, usage: string) =>
+    `  ouroboros ${name.padEnd(width)} ${flags.padEnd(7)}   ${usage}\n`;
+  return [
+    ...SUBCOMMANDS.map((command) => line(command.name, "[flags]", command.usage)),
+    ...BUILTINS.map((command) => line(command.name, "", command.usage)),
+  ].join("");
+}
 
 /** The top-level usage text. */
 export const USAGE =
   `ouroboros: DNS rewriting and PROXY-protocol injection for hairpinned in-cluster ingress traffic
 
 Usage:
-  ouroboros controller [flags]   watch Ingress/Gateway and point in-cluster DNS for their hosts at the proxy
-  ouroboros proxy      [flags]   run the TCP relay that adds PROXY-protocol headers (v1 or v2)
-  ouroboros version              print the version
-  ouroboros help                 print this text
-
+${usageLines()}
 Run 'ouroboros <subcommand> --help' for its flags.
 `;
 
@@ -33,38 +76,22 @@ Run 'ouroboros <subcommand> --help' for its flags.
 export async function main(args: readonly string[]): Promise<number> {
   // Until a subcommand has read --log-level and --log-format, log at info as JSON.
   configureLogging({ level: "info", format: "json" });
-  const [subcommand, ...rest] = args;
+  const [name, ...rest] = args;
+  if (name === undefined) {
+    printStderr(USAGE);
+    return 2;
+  }
+  const builtin = BUILTINS.find((command) => command.name === name || command.aliases.includes(name));
+  if (builtin !== undefined) return builtin.run();
+  const subcommand = SUBCOMMANDS.find((command) => command.name === name);
+  if (subcommand === undefined) {
+    printStderr(`unknown subcommand: ${JSON.stringify(name)}\n\n${USAGE}`);
+    return 2;
+  }
   try {
-    switch (subcommand) {
-      case "proxy":
-        return await runProxy(rest);
-      case "controller":
-        return await runController(rest);
-      case "version":
-      case "-v":
-      case "--version":
-        printStdout(`${versionLine()}\n`);
-        return 0;
-      case "help":
-      case "-h":
-      case "--help":
-        printStdout(USAGE);
-        return 0;
-      case undefined:
-        printStderr(USAGE);
-        return 2;
-      default:
-        printStderr(`unknown subcommand: ${JSON.stringify(subcommand)}\n\n${USAGE}`);
-        return 2;
-    }
+    return await subcommand.run(rest);
   } catch (error) {
-    if (error instanceof ConfigError) {
-      printStderr(
-        `ouroboros ${error.message}\nRun 'ouroboros ${subcommand} --help' for the accepted flags.\n`,
-      );
-      return 2;
-    }
-    logger().fatal("fatal", { subcommand, error });
+    logger().fatal("fatal", { subcommand: name, error });
     return 1;
   }
 }

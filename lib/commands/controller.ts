@@ -1,7 +1,8 @@
 /**
- * `ouroboros controller`: parse and validate the configuration, connect to the API server, run
- * the start-up probes, give up unneeded permissions, then watch and reconcile until SIGTERM or
- * SIGINT (exit 0).
+ * `ouroboros controller`: validate the configuration, connect to the API server, give up what is
+ * no longer needed (`controller/permissions.ts`), run the start-up probes, then watch and
+ * reconcile until SIGTERM or SIGINT (exit 0). The steps around it are the shared skeleton's
+ * (`daemon/subcommand.ts`).
  *
  * Every mode runs the same sources, filters and resync; what differs is the sink and what else
  * is watched:
@@ -19,38 +20,42 @@
  * watched at all.
  *
  * `--mode=etc-hosts --cleanup` removes our block from the hosts file and exits without reading
- * any cluster configuration or contacting the API server (uninstall runs it on every node).
+ * any cluster configuration or contacting the API server (`controller_cleanup.ts`).
+ *
+ * Effects: this is the wiring; the pure parts are `controller_settings.ts` and the narrowing list
+ * (`permissionsToRevoke`).
  *
  * @module
  */
 
-import { renderHelp } from "../cli/help.ts";
-import { ConfigError, type OptionValues, parseOptions } from "../cli/options.ts";
+import { ConfigError } from "../cli/options.ts";
 import { loadKubeAccess } from "../controller/kube_access.ts";
-import { narrowPermissions } from "../controller/permissions.ts";
+import { permissionReport, permissionsToRevoke } from "../controller/permissions.ts";
 import { ControllerRuntime } from "../controller/runtime.ts";
-import type { ClusterConfig } from "../kube/config.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
+import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { KubeClient } from "../kube/client.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
 import { corednsImportMode, corednsMode, type CorednsModeSettings } from "../sinks/coredns/coredns_mode.ts";
 import { etcHostsMode } from "../sinks/etc_hosts/etc_hosts_mode.ts";
-import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
-import { cleanupHostsFile } from "../sinks/etc_hosts/reconciler.ts";
 import { externalDnsMode } from "../sinks/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "../sinks/markers.ts";
-import type { Mode, ModeContext, WatchObject } from "../sinks/sink.ts";
+import type { Mode, ModeContext } from "../sinks/sink.ts";
 import { formatDuration } from "../util/duration.ts";
-import { configureLogging, logger } from "../util/logging.ts";
+import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
+import { cleanupProblems, hostsCleanup } from "./controller_cleanup.ts";
 import { CONTROLLER_OPTIONS } from "./controller_options.ts";
-import { clusterDomainMismatch, type ControllerSettings, controllerSettings } from "./controller_settings.ts";
-import { declaredEnv, installShutdownSignals, printStdout, readTextOrUndefined } from "../daemon/process.ts";
+import {
+  clusterDomainMismatch,
+  type ControllerSettings,
+  controllerSettings,
+  type ControllerValues,
+} from "./controller_settings.ts";
 
 /** The service account's namespace file, mounted into every pod. */
 export const POD_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
-
-type ControllerValues = OptionValues<typeof CONTROLLER_OPTIONS.options>;
 
 /** Each mode's builder, given its own settings: the only place the modes are named. */
 const MODES: Readonly<
@@ -79,166 +84,102 @@ function corednsSettings(
   };
 }
 
-/** `--cleanup`: the problems with the flags it was given with. */
-function cleanupProblems(values: ControllerValues): string[] {
-  const problems: string[] = [];
-  if (values.mode !== "etc-hosts") {
-    problems.push(
-      `--cleanup works only with --mode=etc-hosts (got --mode=${values.mode}): it removes the block from a ` +
-        "node's hosts file. The CoreDNS modes are cleaned up by the chart's pre-delete hook, external-dns " +
-        "records by its post-delete hook",
-    );
-  }
-  if (values.etcHosts === "") problems.push("--cleanup needs --etc-hosts: the hosts file to clean");
-  else {
-    const unsafe = hostsPathProblem(values.etcHosts);
-    if (unsafe !== undefined) problems.push(`--etc-hosts: ${unsafe.message}`);
-  }
-  return problems;
-}
+/** What a run does: clean the hosts file and exit, or watch and reconcile. */
+type ControllerRun =
+  | { readonly kind: "cleanup"; readonly values: ControllerValues }
+  | { readonly kind: "watch"; readonly values: ControllerValues; readonly settings: ControllerSettings };
 
-/** Removes our block from the hosts file; exit status 0 when it is gone (or was never there). */
-async function runCleanup(values: ControllerValues): Promise<number> {
-  configureLogging({ level: values.logLevel, format: values.logFormat });
-  const log = logger("controller");
-  const signals = installShutdownSignals();
-  try {
-    const result = await cleanupHostsFile(
-      values.etcHosts,
-      signals.shutdown,
-      undefined,
-      blockMarkers(values.markerId),
-    );
-    switch (result.kind) {
-      case "removed":
-        log.info("removed the ouroboros block from the hosts file", {
-          path: values.etcHosts,
-          hosts: result.hosts,
-        });
-        return 0;
-      case "absent":
-        log.info("the hosts file has no ouroboros block; nothing to remove", { path: values.etcHosts });
-        return 0;
-      case "refused":
-        log.error("cannot clean the hosts file; it was not changed", {
-          path: values.etcHosts,
-          problem: result.problem,
-          message: result.message,
-        });
-        return 1;
+/** The `controller` subcommand, for `main.ts`'s table. */
+export const CONTROLLER = defineSubcommand({
+  options: CONTROLLER_OPTIONS,
+  usage: "watch Ingress/Gateway and point in-cluster DNS for their hosts at the proxy",
+  settings: ({ values, sources }): ControllerRun | ConfigError => {
+    if (values.cleanup) {
+      const problems = cleanupProblems(values);
+      return problems.length > 0 ? new ConfigError("controller", problems) : { kind: "cleanup", values };
     }
-  } finally {
-    signals.dispose();
-  }
-}
+    const settings = controllerSettings({
+      values,
+      clusterDomainSource: sources.clusterDomain,
+      readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
+      podNamespace: readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() || undefined,
+    });
+    return settings instanceof ConfigError ? settings : { kind: "watch", values, settings };
+  },
+  start: (run) => run.kind === "cleanup" ? hostsCleanup(run.values) : startController(run.settings),
+});
 
-/** Runs the controller subcommand and returns the exit status. */
-export async function runController(argv: readonly string[]): Promise<number> {
-  const outcome = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: declaredEnv(CONTROLLER_OPTIONS) });
-  if (outcome.kind === "help") {
-    printStdout(renderHelp(CONTROLLER_OPTIONS));
-    return 0;
-  }
-  if (outcome.kind === "invalid") throw new ConfigError("controller", outcome.problems);
-  if (outcome.values.cleanup) {
-    const problems = cleanupProblems(outcome.values);
-    if (problems.length > 0) throw new ConfigError("controller", problems);
-    return await runCleanup(outcome.values);
-  }
-  const podNamespace = readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() || undefined;
-  const settings = controllerSettings(
-    outcome.values,
-    outcome.sources.clusterDomain,
-    () => readTextOrUndefined(RESOLV_CONF),
-    podNamespace,
-  );
-  if (settings instanceof ConfigError) throw settings;
+/**
+ * Connects to the API server and builds the runtime for the mode. The service gives up what the
+ * configuration and the mode no longer need, then probes, logs the start-up line and reconciles.
+ */
+async function startController(settings: ControllerSettings): Promise<Service> {
   const { values } = settings;
-  configureLogging({ level: values.logLevel, format: values.logFormat });
   const log = logger("controller");
-
   const env = (name: string) => Deno.env.get(name);
   const config = await loadKubeAccess(values.kubeconfig, env);
   // The pod name (the kubelet sets HOSTNAME) tells replicas' Events apart.
   const instance = env("HOSTNAME") || values.instance || "ouroboros-controller";
   const client = KubeClient.fromConfig(config);
-  const signals = installShutdownSignals();
+  let runtime: ControllerRuntime;
   try {
     const recorder = new EventRecorder({ client, instance });
-    const runtime = start(
-      settings,
-      (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace }),
-      client,
-    );
-    await runtime.probe(signals.shutdown);
-    const hostsFile = runtime.mode.hostsFile;
-    const permissions = narrowPermissions(config, hostsFile === undefined ? {} : { hostsFile });
-    logStart(settings, config, runtime, permissions);
-    await runtime.run(signals.shutdown);
-    log.info("controller stopped", { signal: signals.received() ?? "none" });
-  } finally {
-    signals.dispose();
+    const podNamespace = settings.podNamespace;
+    runtime = ControllerRuntime.start({
+      api: client,
+      mode: (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace }),
+      gatewayApi: values.gatewayApi,
+      desired: {
+        clusterDomain: settings.clusterDomain,
+        ...(settings.proxyFqdn === "" ? {} : { proxyFqdn: settings.proxyFqdn }),
+        ingressHosts: values.ingressHosts,
+        ingressClass: values.ingressClass,
+        gatewayClass: values.gatewayClass,
+      },
+      resyncMs: values.resync,
+      version: VERSION,
+      log,
+    });
+  } catch (error) {
     client.close();
+    throw error;
   }
-  return 0;
-}
-
-/** Builds the runtime for the mode and binds its health listener. */
-function start(
-  settings: ControllerSettings,
-  mode: (watch: WatchObject) => Mode,
-  client: KubeClient,
-): ControllerRuntime {
-  const { values } = settings;
-  return ControllerRuntime.start({
-    api: client,
-    mode,
-    gatewayApi: values.gatewayApi,
-    desired: {
-      clusterDomain: settings.clusterDomain,
-      ...(settings.proxyFqdn === "" ? {} : { proxyFqdn: settings.proxyFqdn }),
-      ingressHosts: values.ingressHosts,
-      ingressClass: values.ingressClass,
-      gatewayClass: values.gatewayClass,
+  const hostsFile = runtime.mode.hostsFile;
+  const narrowing = hostsFile === undefined ? {} : { hostsFile };
+  return {
+    health: { address: values.listenHealth, routes: runtime.healthRoutes() },
+    revoke: permissionsToRevoke(config, narrowing),
+    async run({ signals, healthAddress }) {
+      await runtime.probe(signals.shutdown);
+      const permissions = permissionReport(narrowing);
+      log.info("controller starting", {
+        mode: values.mode,
+        target: runtime.mode.sink.description,
+        ...runtime.mode.details,
+        clusterDomain: settings.clusterDomain,
+        clusterDomainSource: settings.clusterDomainSource,
+        gatewayApi: values.gatewayApi,
+        ingressHosts: values.ingressHosts,
+        ingressClass: values.ingressClass,
+        gatewayClass: values.gatewayClass,
+        resync: formatDuration(values.resync),
+        health: healthAddress ?? "off",
+        apiServer: config.server,
+        kubeConfig: config.source,
+        readAccess: permissions.read,
+        writeAccess: permissions.write,
+        version: VERSION,
+      });
+      if (clusterDomainMismatch(settings.proxyFqdn, settings.clusterDomain)) {
+        log.warn(
+          "proxy-fqdn suffix does not match cluster-domain; in-cluster lookups will resolve to NXDOMAIN",
+          { clusterDomain: settings.clusterDomain, proxyFqdn: settings.proxyFqdn },
+        );
+      }
+      await runtime.run(signals.shutdown);
+      log.info("controller stopped", { signal: signals.received() ?? "none" });
+      return 0;
     },
-    resyncMs: values.resync,
-    health: values.listenHealth,
-    version: VERSION,
-    log: logger("controller"),
-  });
-}
-
-/** The "controller starting" line, and the warning about a proxy FQDN outside the cluster domain. */
-function logStart(
-  settings: ControllerSettings,
-  config: ClusterConfig,
-  runtime: ControllerRuntime,
-  permissions: ReturnType<typeof narrowPermissions>,
-): void {
-  const { values } = settings;
-  const log = logger("controller");
-  log.info("controller starting", {
-    mode: values.mode,
-    target: runtime.mode.sink.description,
-    ...runtime.mode.details,
-    clusterDomain: settings.clusterDomain,
-    clusterDomainSource: settings.clusterDomainSource,
-    gatewayApi: values.gatewayApi,
-    ingressHosts: values.ingressHosts,
-    ingressClass: values.ingressClass,
-    gatewayClass: values.gatewayClass,
-    resync: formatDuration(values.resync),
-    health: runtime.healthAddress ?? "off",
-    apiServer: config.server,
-    kubeConfig: config.source,
-    readAccess: permissions.read,
-    writeAccess: permissions.write,
-    version: VERSION,
-  });
-  if (clusterDomainMismatch(settings.proxyFqdn, settings.clusterDomain)) {
-    log.warn(
-      "proxy-fqdn suffix does not match cluster-domain; in-cluster lookups will resolve to NXDOMAIN",
-      { clusterDomain: settings.clusterDomain, proxyFqdn: settings.proxyFqdn },
-    );
-  }
+    close: () => client.close(),
+  };
 }

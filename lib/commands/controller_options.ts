@@ -2,6 +2,8 @@
  * The `ouroboros controller` option table. Names, environment variables and defaults match the
  * original's so an operator's existing values keep working.
  *
+ * Pure: data.
+ *
  * @module
  */
 

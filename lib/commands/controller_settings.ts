@@ -13,7 +13,8 @@ import { ConfigError, type OptionValues, type ValueSource } from "../cli/options
 import { detectClusterDomain } from "../util/resolv_conf.ts";
 import type { CONTROLLER_OPTIONS } from "./controller_options.ts";
 
-type ControllerValues = OptionValues<typeof CONTROLLER_OPTIONS.options>;
+/** The controller's parsed option values. */
+export type ControllerValues = OptionValues<typeof CONTROLLER_OPTIONS.options>;
 
 /** Where the CoreDNS data lives: namespace, ConfigMap and data key. */
 export interface ConfigMapKey {
@@ -48,6 +49,22 @@ export interface ControllerSettings {
   readonly coredns: ConfigMapKey;
   readonly corednsImport: ConfigMapKey;
   readonly externalDns: ExternalDnsSettings;
+  /** The service account's namespace, `undefined` when unknown. */
+  readonly podNamespace: string | undefined;
+}
+
+/** Inputs of {@linkcode controllerSettings}. */
+export interface ControllerSettingsInput {
+  readonly values: ControllerValues;
+  /** Where `--cluster-domain` came from. */
+  readonly clusterDomainSource: ValueSource;
+  /** The text of /etc/resolv.conf, read only when the cluster domain is not given. */
+  readonly readResolvConf: () => string | undefined;
+  /**
+   * The service account's namespace (the default for the records' namespace and the proxy
+   * Service lookup), `undefined` when unknown.
+   */
+  readonly podNamespace: string | undefined;
 }
 
 /** Annotation keys ouroboros sets itself on emitted records. */
@@ -132,19 +149,30 @@ function collect(
 }
 
 /**
- * Validates the controller's options together. `readResolvConf` is consulted only when the
- * cluster domain is not given; `podNamespace` is the service account's namespace (the default
- * for the records' namespace and the proxy Service lookup), `undefined` when unknown.
+ * Validates the controller's options together, reporting every problem at once.
+ *
+ * @example
+ * ```ts
+ * import { parseOptions } from "../cli/options.ts";
+ * import { CONTROLLER_OPTIONS } from "./controller_options.ts";
+ *
+ * const parsed = parseOptions(CONTROLLER_OPTIONS, ["--proxy-service-namespace=ouroboros"], () => undefined);
+ * if (parsed.kind === "ok") {
+ *   const settings = controllerSettings({
+ *     values: parsed.values,
+ *     clusterDomainSource: parsed.sources.clusterDomain,
+ *     readResolvConf: () => undefined,
+ *     podNamespace: "ouroboros",
+ *   });
+ *   // settings.proxyFqdn === "ouroboros-proxy.ouroboros.svc.cluster.local."
+ * }
+ * ```
  */
-export function controllerSettings(
-  values: ControllerValues,
-  clusterDomainSource: ValueSource,
-  readResolvConf: () => string | undefined,
-  podNamespace: string | undefined,
-): ControllerSettings | ConfigError {
+export function controllerSettings(input: ControllerSettingsInput): ControllerSettings | ConfigError {
+  const { values, podNamespace } = input;
   const problems: string[] = [];
   const detected = values.clusterDomain === "";
-  const clusterDomain = detected ? detectClusterDomain(readResolvConf()) : values.clusterDomain;
+  const clusterDomain = detected ? detectClusterDomain(input.readResolvConf()) : values.clusterDomain;
   const mode = values.mode;
 
   if (values.gatewayClass !== "" && !values.gatewayApi) {
@@ -268,11 +296,12 @@ export function controllerSettings(
   return {
     values,
     clusterDomain,
-    clusterDomainSource: detected ? "detected" : clusterDomainSource === "env" ? "env" : "flag",
+    clusterDomainSource: detected ? "detected" : input.clusterDomainSource === "env" ? "env" : "flag",
     proxyFqdn,
     coredns,
     corednsImport,
     externalDns,
+    podNamespace,
   };
 }
 

@@ -2,6 +2,8 @@
  * The `ouroboros proxy` option table: every flag, its environment variable, default, accepted
  * values and help. Names and defaults match the original's so existing manifests keep working.
  *
+ * Pure: data.
+ *
  * @module
  */
 

@@ -1,13 +1,15 @@
 /**
- * The controller's health listener (`--listen-health`, default `:8082`): `/healthz` (liveness:
- * 200 while the process serves), `/readyz` (200 once every source cache has synced and a
- * reconcile has succeeded; 503 with a one-line reason otherwise) and `/metrics` (Prometheus).
+ * The controller's answers on the shared health listener (`--listen-health`, default `:8082`,
+ * served by `daemon/health_listener.ts`): `/readyz` is 200 once every source cache has synced
+ * and a reconcile has succeeded, 503 with `not ready: <reason>` otherwise; `/metrics` renders
+ * the controller's registry. `/healthz` is the listener's own.
+ *
+ * Pure: maps the runtime's view to the listener's routes.
  *
  * @module
  */
 
-import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
-import { METRICS_CONTENT_TYPE } from "../util/metrics.ts";
+import type { HealthRoutes } from "../daemon/health_handler.ts";
 import type { Readiness } from "./readiness.ts";
 
 /** What the routes read. */
@@ -17,85 +19,24 @@ export interface HealthView {
   metrics(): string;
 }
 
-const TEXT = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
-
 /**
- * The request handler for the health listener.
+ * The controller's routes for the health listener.
  *
  * @example
  * ```ts
- * Deno.serve({ port: 8082 }, healthHandler({ readiness: () => ({ ready: true }), metrics: () => "" }));
+ * const routes = controllerHealthRoutes({
+ *   readiness: () => ({ ready: false, reason: "no reconcile has finished yet" }),
+ *   metrics: () => "",
+ * });
+ * routes.readiness(); // { ready: false, text: "not ready: no reconcile has finished yet" }
  * ```
  */
-export function healthHandler(view: HealthView): (request: Request) => Response {
-  return (request: Request): Response => {
-    const path = new URL(request.url).pathname;
-    switch (path) {
-      case "/healthz":
-        return new Response("ok\n", { status: 200, headers: TEXT });
-      case "/readyz": {
-        const readiness = view.readiness();
-        return readiness.ready
-          ? new Response("ok\n", { status: 200, headers: TEXT })
-          : new Response(`not ready: ${readiness.reason}\n`, { status: 503, headers: TEXT });
-      }
-      case "/metrics":
-        return new Response(view.metrics(), {
-          status: 200,
-          headers: { "content-type": METRICS_CONTENT_TYPE },
-        });
-      default:
-        return new Response("not found; try /healthz, /readyz or /metrics\n", { status: 404, headers: TEXT });
-    }
-  };
-}
-
-/** A bound health listener. */
-export interface HealthServer {
-  /** The bound address, `host:port` (the real port when 0 was asked for). */
-  readonly address: string;
-  /** Settles when the listener has stopped (after `signal` aborted). */
-  readonly finished: Promise<void>;
-}
-
-/**
- * Binds the health listener and serves until `signal` aborts. An address without a host listens
- * on every interface: `::` (dual-stack), or `0.0.0.0` where IPv6 is unavailable. Throws, naming
- * the address, when it cannot bind. If the listener fails later, `onFailure` hears about it
- * (the process keeps reconciling; the kubelet's probes then restart the pod).
- */
-export function serveHealth(
-  address: ListenAddress,
-  handler: (request: Request) => Response,
-  signal: AbortSignal,
-  onFailure: (error: unknown) => void,
-): HealthServer {
-  const serve = (hostname: string) =>
-    Deno.serve({ hostname, port: address.port, signal, onListen: () => {} }, handler);
-  let server: Deno.HttpServer<Deno.NetAddr>;
-  try {
-    if (address.host !== undefined) {
-      server = serve(address.host);
-    } else {
-      try {
-        server = serve("::");
-      } catch (error) {
-        if (error instanceof Deno.errors.AddrInUse) throw error;
-        server = serve("0.0.0.0");
-      }
-    }
-  } catch (error) {
-    throw new Error(
-      `listen health ${formatHostPort(address.host, address.port)}: ${(error as Error).message}`,
-      {
-        cause: error,
-      },
-    );
-  }
+export function controllerHealthRoutes(view: HealthView): HealthRoutes {
   return {
-    address: formatHostPort(server.addr.hostname, server.addr.port),
-    finished: server.finished.catch((error: unknown) => {
-      if (!signal.aborted) onFailure(error);
-    }),
+    readiness() {
+      const readiness = view.readiness();
+      return readiness.ready ? readiness : { ready: false, text: `not ready: ${readiness.reason}` };
+    },
+    metrics: () => view.metrics(),
   };
 }

@@ -4,6 +4,8 @@
  * credentials included, so a bad path, a missing certificate or a plugin that cannot run fails
  * the start with a message that says what to fix, not the first request minutes later.
  *
+ * Effects: reads the configuration files, and obtains a credential (which may run an exec plugin).
+ *
  * @module
  */
 
@@ -30,8 +32,11 @@ export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PO
  *
  * @example
  * ```ts
+ * import { KubeClient } from "../kube/client.ts";
+ *
  * const config = await loadKubeAccess("", (name) => Deno.env.get(name));
- * using client = KubeClient.fromConfig(config);
+ * const client = KubeClient.fromConfig(config);
+ * client.close();
  * ```
  */
 export async function loadKubeAccess(

@@ -31,12 +31,16 @@
  * | any other path                | read and write as granted: the set cannot name the path,    |
  * |                               | and Deno cannot narrow `/` down to one file                 |
  *
+ * `permissionsToRevoke` is pure; `permissionReport` queries and `narrowPermissions` revokes the
+ * process's permissions.
+ *
  * @module
  */
 
 import { type ClusterConfig, SERVICE_ACCOUNT_DIR } from "../kube/config.ts";
 import { ExecCredentialSource } from "../kube/exec_plugin.ts";
 import { TokenFileSource } from "../kube/token_file.ts";
+import { type RevocableDescriptor, revokePermissions } from "../daemon/revoke_permissions.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 
 /**
@@ -54,7 +58,7 @@ export type ReadAccess = "none" | "service-account" | "as-granted";
 /** What write access remains: none, the hosts file (read too) only, or whatever was granted. */
 export type WriteAccess = "none" | "hosts-file" | "as-granted";
 
-/** What {@linkcode narrowPermissions} left in place, for the start-up log line. */
+/** What the narrowing left in place, for the start-up log line. */
 export interface PermissionReport {
   readonly read: ReadAccess;
   readonly write: WriteAccess;
@@ -73,10 +77,29 @@ function granted(descriptor: Deno.PermissionDescriptor): boolean {
 }
 
 /**
- * Revokes what the controller no longer needs for `config` and the mode (`options`), and
- * reports what remains.
+ * What the controller gives up for `config` and the mode (`options`), in order: the explicit
+ * list the subcommand skeleton revokes once the controller has started. Pure.
+ *
+ * @example
+ * ```ts
+ * import { TokenFileSource } from "../kube/token_file.ts";
+ *
+ * const config = {
+ *   server: "https://10.96.0.1:443",
+ *   caCerts: [],
+ *   namespace: "ouroboros",
+ *   source: "in-cluster",
+ *   credentials: new TokenFileSource("/var/run/secrets/kubernetes.io/serviceaccount/token"),
+ * } as const;
+ * permissionsToRevoke(config);
+ * // read of "/", "/etc/resolv.conf" and the hosts file entry; write; env, ffi, sys; run
+ * ```
  */
-export function narrowPermissions(config: ClusterConfig, options: NarrowOptions = {}): PermissionReport {
+export function permissionsToRevoke(
+  config: ClusterConfig,
+  options: NarrowOptions = {},
+): RevocableDescriptor[] {
+  const revoke: RevocableDescriptor[] = [];
   const inCluster = config.source === "in-cluster";
   const rereadsOwnFile = config.credentials instanceof TokenFileSource && !inCluster;
   const hostsFile = options.hostsFile;
@@ -84,23 +107,26 @@ export function narrowPermissions(config: ClusterConfig, options: NarrowOptions 
   const keepsEverything = hostsFile !== undefined && hostsFile !== HOSTS_FILE_GRANT;
   if (!rereadsOwnFile && !keepsEverything) {
     if (inCluster) {
-      Deno.permissions.revokeSync({ name: "read", path: "/" });
-      Deno.permissions.revokeSync({ name: "read", path: RESOLV_CONF });
+      revoke.push({ name: "read", path: "/" }, { name: "read", path: RESOLV_CONF });
       // The hosts file is an entry of its own, which revoking `/` leaves in place.
-      if (hostsFile === undefined) Deno.permissions.revokeSync({ name: "read", path: HOSTS_FILE_GRANT });
+      if (hostsFile === undefined) revoke.push({ name: "read", path: HOSTS_FILE_GRANT });
     } else if (hostsFile !== undefined) {
       // Entry by entry, so the hosts file entry stays.
-      for (const path of ["/", RESOLV_CONF, SERVICE_ACCOUNT_DIR]) {
-        Deno.permissions.revokeSync({ name: "read", path });
-      }
+      for (const path of ["/", RESOLV_CONF, SERVICE_ACCOUNT_DIR]) revoke.push({ name: "read", path });
     } else {
-      Deno.permissions.revokeSync({ name: "read" });
+      revoke.push({ name: "read" });
     }
   }
-  if (hostsFile === undefined) Deno.permissions.revokeSync({ name: "write" });
-  else if (!keepsEverything) Deno.permissions.revokeSync({ name: "write", path: "/" });
-  for (const name of ["env", "ffi", "sys"] as const) Deno.permissions.revokeSync({ name });
-  if (!(config.credentials instanceof ExecCredentialSource)) Deno.permissions.revokeSync({ name: "run" });
+  if (hostsFile === undefined) revoke.push({ name: "write" });
+  else if (!keepsEverything) revoke.push({ name: "write", path: "/" });
+  revoke.push({ name: "env" }, { name: "ffi" }, { name: "sys" });
+  if (!(config.credentials instanceof ExecCredentialSource)) revoke.push({ name: "run" });
+  return revoke;
+}
+
+/** What remains after {@linkcode permissionsToRevoke}'s list was revoked, for the start-up line. */
+export function permissionReport(options: NarrowOptions = {}): PermissionReport {
+  const hostsFile = options.hostsFile;
   const read: ReadAccess = granted({ name: "read", path: "/" })
     ? "as-granted"
     : granted({ name: "read", path: SERVICE_ACCOUNT_DIR })
@@ -117,4 +143,14 @@ export function narrowPermissions(config: ClusterConfig, options: NarrowOptions 
     env: Deno.permissions.querySync({ name: "env" }).state,
     run: Deno.permissions.querySync({ name: "run" }).state,
   };
+}
+
+/**
+ * Revokes what the controller no longer needs for `config` and the mode (`options`), and
+ * reports what remains: {@linkcode permissionsToRevoke}, revoked, then
+ * {@linkcode permissionReport}.
+ */
+export function narrowPermissions(config: ClusterConfig, options: NarrowOptions = {}): PermissionReport {
+  revokePermissions(permissionsToRevoke(config, options));
+  return permissionReport(options);
 }

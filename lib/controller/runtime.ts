@@ -1,6 +1,7 @@
 /**
- * The running controller: the caches, the mode, the reconcile loop, the metrics and the health
- * listener, wired together and stopped together. The command (`lib/commands/controller.ts`)
+ * The running controller: the caches, the mode, the reconcile loop and the metrics, wired
+ * together and stopped together; {@linkcode ControllerRuntime.healthRoutes} is what the health
+ * listener (the subcommand skeleton's) answers. The command (`lib/commands/controller.ts`)
  * builds the client and says how to build the mode; everything from there on lives here, so tests
  * can run the whole controller in-process against the fake API server.
  *
@@ -11,9 +12,9 @@ import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { BackoffOptions } from "../reflector/backoff.ts";
 import type { Mode, Notice, WatchObject } from "../sinks/sink.ts";
 import type { Clock } from "../util/clock.ts";
-import type { ListenAddress } from "../util/listen_address.ts";
 import type { Log } from "../util/logging.ts";
-import { healthHandler, serveHealth } from "./health.ts";
+import type { HealthRoutes } from "../daemon/health_handler.ts";
+import { controllerHealthRoutes } from "./health.ts";
 import { type ControllerMetrics, createControllerMetrics } from "./metrics.ts";
 import { controllerReadiness, type Readiness } from "./readiness.ts";
 import type { LoopState } from "./loop_step.ts";
@@ -37,8 +38,6 @@ export interface ControllerRuntimeOptions {
   readonly gatewayApi: boolean;
   readonly desired: DesiredSetOptions;
   readonly resyncMs: number;
-  /** `--listen-health`; `null` disables the listener. */
-  readonly health: ListenAddress | null;
   readonly version: string;
   /** Resident set size for `/metrics`. @default Deno.memoryUsage().rss */
   readonly rss?: () => number;
@@ -55,16 +54,16 @@ export interface ControllerRuntimeOptions {
 }
 
 /**
- * A controller ready to run: {@linkcode ControllerRuntime.start} binds the health listener (so
- * its address can be logged), {@linkcode ControllerRuntime.run} does the rest. Call `run` once
- * after `start`; it releases the listener when it returns.
+ * A controller ready to run: {@linkcode ControllerRuntime.start} builds it,
+ * {@linkcode ControllerRuntime.run} does the rest. Call `run` once after `start`.
  *
  * @example
  * ```ts
- * const runtime = ControllerRuntime.start({ api: client, mode, gatewayApi: false, desired, resyncMs, health, version, log });
+ * const runtime = ControllerRuntime.start({ api: client, mode, gatewayApi: false, desired, resyncMs, version, log });
+ * const health = HealthListener.start({ address, routes: runtime.healthRoutes(), log });
  * await runtime.probe(shutdownSignal);
- * log.info("controller starting", { health: runtime.healthAddress });
  * await runtime.run(shutdownSignal);
+ * await health.stop();
  * ```
  */
 export class ControllerRuntime {
@@ -73,8 +72,6 @@ export class ControllerRuntime {
   readonly #metrics: ControllerMetrics;
   readonly #mode: Mode;
   readonly #log: Log;
-  readonly #healthStop = new AbortController();
-  readonly #health: { readonly address: string; readonly finished: Promise<void> } | undefined;
   #stopping = false;
 
   private constructor(options: ControllerRuntimeOptions) {
@@ -110,21 +107,9 @@ export class ControllerRuntime {
       ...(options.random === undefined ? {} : { random: options.random }),
       ...(options.observe === undefined ? {} : { observe: options.observe }),
     });
-    if (options.health !== null) {
-      const handler = healthHandler({
-        readiness: () => this.readiness(),
-        metrics: () => {
-          this.#metrics.collect(this.#sources.watched());
-          return this.#metrics.registry.render();
-        },
-      });
-      this.#health = serveHealth(options.health, handler, this.#healthStop.signal, (error) => {
-        log.error("the health listener failed; /healthz, /readyz and /metrics are down", { error });
-      });
-    }
   }
 
-  /** Builds everything and binds the health listener; throws when the listener cannot bind. */
+  /** Builds the caches, the mode and the loop. */
   static start(options: ControllerRuntimeOptions): ControllerRuntime {
     return new ControllerRuntime(options);
   }
@@ -153,9 +138,15 @@ export class ControllerRuntime {
     for (const notice of notices) this.#log[notice.level](notice.message, { ...notice.properties });
   }
 
-  /** The health listener's bound address (`host:port`), when enabled. */
-  get healthAddress(): string | undefined {
-    return this.#health?.address;
+  /** What the health listener answers: `/readyz` from {@linkcode readiness}, and `/metrics`. */
+  healthRoutes(): HealthRoutes {
+    return controllerHealthRoutes({
+      readiness: () => this.readiness(),
+      metrics: () => {
+        this.#metrics.collect(this.#sources.watched());
+        return this.#metrics.registry.render();
+      },
+    });
   }
 
   /** What `/readyz` answers now. */
@@ -168,8 +159,8 @@ export class ControllerRuntime {
   }
 
   /**
-   * Runs the caches and the loop until `signal` aborts, lets a reconcile in flight finish, then
-   * stops the health listener. Never rejects for API failures (they are retried and logged).
+   * Runs the caches and the loop until `signal` aborts, and lets a reconcile in flight finish.
+   * Never rejects for API failures (they are retried and logged).
    */
   async run(signal: AbortSignal): Promise<void> {
     const onAbort = () => this.#stopping = true;
@@ -179,8 +170,6 @@ export class ControllerRuntime {
       await Promise.all([this.#sources.run(signal), this.#loop.run(signal)]);
     } finally {
       signal.removeEventListener("abort", onAbort);
-      this.#healthStop.abort();
-      await this.#health?.finished;
     }
   }
 }

@@ -1,6 +1,8 @@
 /**
  * The logging flags every subcommand shares (`--log-level`, `--log-format`).
  *
+ * Pure: data.
+ *
  * @module
  */
 

@@ -1,6 +1,8 @@
 /**
  * One proxied connection: dial the backend, write the PROXY header, relay, record metrics.
  *
+ * Effects: dials the backend, writes the header, relays; logs and counts what happened.
+ *
  * @module
  */
 
@@ -90,16 +92,23 @@ async function writeHeader(backend: Deno.Conn, bytes: Uint8Array): Promise<void>
   while (offset < bytes.length) offset += await backend.write(bytes.subarray(offset));
 }
 
+/** One accepted connection and what it is served with. */
+export interface ConnectionJob {
+  /** What every connection of the listener shares. */
+  readonly context: ConnectionContext;
+  /**
+   * This connection's stop: server shutdown aborts it to close everything at once, and so does
+   * the idle reaper, with the reason `"idle"`.
+   */
+  readonly stop: AbortController;
+}
+
 /**
  * Serves one accepted client connection to completion. Never rejects: failures are logged,
- * counted and end with both sockets closed. Aborting `stop` (server shutdown) closes everything
- * at once; the idle reaper aborts it too, with the reason `"idle"`.
+ * counted and end with both sockets closed.
  */
-export async function handleConnection(
-  client: Deno.TcpConn,
-  context: ConnectionContext,
-  stop: AbortController,
-): Promise<void> {
+export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob): Promise<void> {
+  const { context, stop } = job;
   const { series, log } = context;
   const started = context.clock.now();
   series.accepted.value += 1;
@@ -120,12 +129,11 @@ export async function handleConnection(
     stop.signal.addEventListener("abort", closeClient, { once: true });
     let backend: Deno.TcpConn;
     try {
-      backend = await dialWithTimeout(
-        context.dial,
-        context.backendHost,
-        context.backendPort,
-        context.dialTimeoutMs,
-      );
+      backend = await dialWithTimeout(context.dial, {
+        host: context.backendHost,
+        port: context.backendPort,
+        timeoutMs: context.dialTimeoutMs,
+      });
     } catch (error) {
       const cause = classifyDialError(error);
       series.dialFailures[cause].value += 1;
@@ -153,7 +161,7 @@ export async function handleConnection(
       backend.setNoDelay(true);
       await writeHeader(
         backend,
-        encodeProxyHeader(context.proxyProtocol, clientAddress, peer(client.localAddr)),
+        encodeProxyHeader(context.proxyProtocol, { client: clientAddress, local: peer(client.localAddr) }),
       );
     } catch (error) {
       series.headerFailures.value += 1;

@@ -2,18 +2,28 @@
  * Backend dialing with a deadline. The dial function is a parameter so tests can stand in a
  * backend that never answers without needing a black-holed network.
  *
+ * Effects: opens TCP connections (through the injected dialer) and keeps a timer.
+ *
  * @module
  */
 
 import { formatDuration } from "../util/duration.ts";
 import { DIAL_TIMEOUT_ERROR } from "./dial_cause.ts";
 
-/** Opens a TCP connection; must give up when the signal aborts. */
-export type Dialer = (host: string, port: number, signal: AbortSignal) => Promise<Deno.TcpConn>;
+/** One connection to open. */
+export interface DialRequest {
+  readonly host: string;
+  readonly port: number;
+  /** Aborted when the caller gives up (the deadline passed): the dial must stop. */
+  readonly signal: AbortSignal;
+}
+
+/** Opens a TCP connection; must give up when the request's signal aborts. */
+export type Dialer = (request: DialRequest) => Promise<Deno.TcpConn>;
 
 /** Dials with the runtime's resolver and TCP stack. */
-export function systemDialer(host: string, port: number, signal: AbortSignal): Promise<Deno.TcpConn> {
-  return Deno.connect({ hostname: host, port, signal });
+export function systemDialer(request: DialRequest): Promise<Deno.TcpConn> {
+  return Deno.connect({ hostname: request.host, port: request.port, signal: request.signal });
 }
 
 /** The error a dial that ran out of time rejects with (its name is {@linkcode DIAL_TIMEOUT_ERROR}). */
@@ -25,20 +35,28 @@ export class DialTimeoutError extends Error {
   }
 }
 
+/** Where {@linkcode dialWithTimeout} dials, and how long it waits. */
+export interface DialTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly timeoutMs: number;
+}
+
 /**
  * Dials `host:port`, giving up after `timeoutMs` with a {@linkcode DialTimeoutError}.
  *
  * @example
  * ```ts
- * const conn = await dialWithTimeout(systemDialer, "ingress-nginx-controller.ingress-nginx.svc.cluster.local", 443, 5000);
+ * const conn = await dialWithTimeout(systemDialer, {
+ *   host: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
+ *   port: 443,
+ *   timeoutMs: 5_000,
+ * });
+ * conn.close();
  * ```
  */
-export function dialWithTimeout(
-  dial: Dialer,
-  host: string,
-  port: number,
-  timeoutMs: number,
-): Promise<Deno.TcpConn> {
+export function dialWithTimeout(dial: Dialer, target: DialTarget): Promise<Deno.TcpConn> {
+  const { host, port, timeoutMs } = target;
   const controller = new AbortController();
   return new Promise((resolve, reject) => {
     let settled = false;
@@ -48,7 +66,7 @@ export function dialWithTimeout(
       controller.abort(error);
       reject(error);
     }, timeoutMs);
-    dial(host, port, controller.signal).then((conn) => {
+    dial({ host, port, signal: controller.signal }).then((conn) => {
       if (settled) {
         // The deadline already failed this dial; a late connection must not leak.
         conn.close();

@@ -6,6 +6,8 @@
  * The relay only bumps a counter per read and write; this sweep compares each connection's
  * counter with what it saw last time, so the hot path never reads the clock.
  *
+ * Effects: sleeps through the injected clock; expiring a connection is the callback's job.
+ *
  * @module
  */
 
@@ -27,9 +29,18 @@ interface Tracked {
  *
  * @example
  * ```ts
+ * import { systemClock } from "../util/clock.ts";
+ *
+ * const stop = new AbortController();
  * const reaper = new IdleReaper(systemClock, 3_600_000);
- * void reaper.run(stop.signal);
- * const untrack = reaper.track(activity, () => connectionStop.abort("idle"));
+ * const sweeping = reaper.run(stop.signal);
+ * const connection = new AbortController();
+ * const activity = { count: 0 }; // the relay bumps it on every read and write
+ * const untrack = reaper.track(activity, () => connection.abort("idle"));
+ * // … relay until the connection ends …
+ * untrack();
+ * stop.abort();
+ * await sweeping;
  * ```
  */
 export class IdleReaper {

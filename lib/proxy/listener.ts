@@ -1,29 +1,17 @@
 /**
- * TCP listeners: binding with Go's "empty host means every interface" rule, and an accept loop
- * that survives transient errors such as running out of file descriptors.
+ * TCP listeners: the bound address, and an accept loop that survives transient errors such as
+ * running out of file descriptors. Binding follows the shared rule of `daemon/bind_dual_stack.ts`.
+ *
+ * Effects: accepts on a listener, logs, sleeps through the injected clock.
  *
  * @module
  */
 
 import type { Clock } from "../util/clock.ts";
-import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
+import { formatHostPort } from "../util/listen_address.ts";
 import type { NumberSeries } from "../util/metrics.ts";
 import { Throttle } from "../util/throttle.ts";
 import type { Log } from "../util/logging.ts";
-
-/**
- * Binds a TCP listener. An empty host binds `[::]` (dual-stack, IPv4 peers appear as
- * `::ffff:a.b.c.d`) and falls back to `0.0.0.0` where the node has IPv6 turned off.
- */
-export function bindTcp(address: ListenAddress): Deno.TcpListener {
-  if (address.host !== undefined) return Deno.listen({ hostname: address.host, port: address.port });
-  try {
-    return Deno.listen({ hostname: "::", port: address.port });
-  } catch (error) {
-    if (error instanceof Deno.errors.AddrInUse || error instanceof Deno.errors.PermissionDenied) throw error;
-    return Deno.listen({ hostname: "0.0.0.0", port: address.port });
-  }
-}
 
 /** The actual `host:port` a listener is bound to (useful when port 0 was asked for). */
 export function boundAddress(listener: Deno.Listener): string {

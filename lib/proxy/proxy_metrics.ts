@@ -2,6 +2,8 @@
  * The proxy's Prometheus metrics, declared in one place so `/metrics`, the README and the tests
  * agree on names and labels.
  *
+ * Pure: builds the metric families in a registry; no I/O.
+ *
  * @module
  */
 

@@ -143,19 +143,27 @@ export function encodeV2(addresses: HeaderAddresses): Uint8Array {
 
 const encoder = new TextEncoder();
 
+/** The two ends of a client's connection to the proxy, as the header reports them. */
+export interface ConnectionEnds {
+  /** The client's address (the header's source). */
+  readonly client: SocketAddress;
+  /** The address the client connected to (the header's destination). */
+  readonly local: SocketAddress;
+}
+
 /**
  * Encodes the header for a connection in the chosen version, as the bytes to write.
  *
  * @example
  * ```ts
- * const header = encodeProxyHeader("v1", conn.remoteAddr, conn.localAddr);
+ * const header = encodeProxyHeader("v1", {
+ *   client: { hostname: "10.0.0.7", port: 51234 },
+ *   local: { hostname: "10.0.0.2", port: 8443 },
+ * });
+ * new TextDecoder().decode(header); // "PROXY TCP4 10.0.0.7 10.0.0.2 51234 8443\r\n"
  * ```
  */
-export function encodeProxyHeader(
-  version: ProxyProtocolVersion,
-  client: SocketAddress,
-  local: SocketAddress,
-): Uint8Array {
-  const addresses = headerAddresses(client, local);
+export function encodeProxyHeader(version: ProxyProtocolVersion, ends: ConnectionEnds): Uint8Array {
+  const addresses = headerAddresses(ends.client, ends.local);
   return version === "v1" ? encoder.encode(encodeV1(addresses)) : encodeV2(addresses);
 }

@@ -51,7 +51,7 @@ export function nextReadiness(
   return { state: failing, log: { level: "warn", cause: result.cause, error: result.error } };
 }
 
-/** The 503 body for a failed probe: `backend unreachable (<cause>): <error>`. */
-export function unreachableBody(cause: DialCause, error: string): string {
-  return `backend unreachable (${cause}): ${error}\n`;
+/** The `/readyz` text for a failed probe: `backend unreachable (<cause>): <error>`. */
+export function unreachableText(cause: DialCause, error: string): string {
+  return `backend unreachable (${cause}): ${error}`;
 }

@@ -15,6 +15,8 @@
  * other and keeps relaying the opposite direction until it ends too. A failure on either side
  * (reset, broken pipe) closes both connections at once.
  *
+ * Effects: reads and writes both sockets, and closes them.
+ *
  * @module
  */
 
@@ -86,8 +88,17 @@ type PumpEnd =
  *
  * @example
  * ```ts
- * const result = await relay(client, backend, { upstream, downstream, signal });
- * if (result.end.kind === "failed") log.debug("relay ended early", { error: result.end.error });
+ * import { createProxyMetrics } from "./proxy_metrics.ts";
+ * import { logger } from "../util/logging.ts";
+ *
+ * const metrics = createProxyMetrics({ rss: () => 0, version: "dev" });
+ * const client = await Deno.connect({ hostname: "127.0.0.1", port: 8080 });
+ * const backend = await Deno.connect({ hostname: "127.0.0.1", port: 80 });
+ * const result = await relay(client, backend, {
+ *   upstream: metrics.bytes.labels({ listener: "http", direction: "upstream" }),
+ *   downstream: metrics.bytes.labels({ listener: "http", direction: "downstream" }),
+ * });
+ * if (result.end.kind === "failed") logger("proxy").debug("relay ended early", { error: result.end.error });
  * ```
  */
 export async function relay(

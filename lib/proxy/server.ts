@@ -1,6 +1,7 @@
 /**
- * The proxy process: its listeners, the health listener, the set of live connections and the
- * shutdown sequence.
+ * The proxy's serving part: its traffic listeners, the set of live connections and the shutdown
+ * sequence. The health listener is the subcommand skeleton's; its `/readyz` reads
+ * {@linkcode ProxyServer.phase} to fail once shutdown has begun.
  *
  * Shutdown, on the first SIGTERM/SIGINT:
  * 1. `/readyz` answers 503 at once, so the endpoints controller starts removing this pod;
@@ -10,22 +11,25 @@
  * 4. when the shutdown grace (counted from the signal) runs out, the rest are closed.
  * A second signal skips straight to closing everything.
  *
+ * Effects: binds sockets and serves connections; time goes through the injected clock.
+ *
  * @module
  */
 
 import type { Clock } from "../util/clock.ts";
 import { formatDuration } from "../util/duration.ts";
-import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
+import type { ListenAddress } from "../util/listen_address.ts";
 import { Throttle } from "../util/throttle.ts";
 import { type ConnectionContext, handleConnection, listenerSeries } from "./connection.ts";
 import type { Dialer } from "./dialer.ts";
-import { healthHandler } from "./health.ts";
 import { IdleReaper } from "./idle_reaper.ts";
-import { acceptLoop, bindTcp, boundAddress } from "./listener.ts";
+import { acceptLoop, boundAddress } from "./listener.ts";
+import { bindDualStack } from "../daemon/bind_dual_stack.ts";
 import type { ProxyProtocolVersion } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { RelayBuffers } from "./relay.ts";
 import type { Log } from "../util/logging.ts";
+import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
 
 /** One traffic listener and the backend port it forwards to. */
 export interface TrafficListenerConfig {
@@ -37,8 +41,6 @@ export interface TrafficListenerConfig {
 /** Validated proxy settings. */
 export interface ProxyServerConfig {
   readonly listeners: readonly TrafficListenerConfig[];
-  /** `null` disables the health listener. */
-  readonly health: ListenAddress | null;
   readonly backendHost: string;
   /** The port `/readyz` dials. */
   readonly readinessPort: number;
@@ -69,39 +71,11 @@ export type ProxyPhase =
   | { readonly kind: "closing" }
   | { readonly kind: "stopped" };
 
-/** Signals that drive {@linkcode ProxyServer.run}. */
-export interface ShutdownSignals {
-  /** Aborts on the first SIGTERM/SIGINT: begin the graceful shutdown. */
-  readonly shutdown: AbortSignal;
-  /** Aborts on a second signal: close everything now. */
-  readonly force: AbortSignal;
-}
-
 interface BoundListener {
   readonly config: TrafficListenerConfig;
   readonly listener: Deno.TcpListener;
   readonly address: string;
 }
-
-function bindHealth(
-  address: ListenAddress,
-  handler: (request: Request) => Promise<Response>,
-  signal: AbortSignal,
-): Deno.HttpServer<Deno.NetAddr> {
-  const serve = (hostname: string) =>
-    Deno.serve({ hostname, port: address.port, signal, onListen: () => {} }, handler);
-  if (address.host !== undefined) return serve(address.host);
-  try {
-    return serve("::");
-  } catch (error) {
-    if (error instanceof Deno.errors.AddrInUse) throw error;
-    return serve("0.0.0.0");
-  }
-}
-
-/** First and longest pause between attempts to bring a failed health listener back. */
-const HEALTH_REBIND_FIRST_MS = 5;
-const HEALTH_REBIND_MAX_MS = 1_000;
 
 /**
  * A running proxy. {@linkcode ProxyServer.start} binds every listener (or none: a failure
@@ -109,7 +83,29 @@ const HEALTH_REBIND_MAX_MS = 1_000;
  *
  * @example
  * ```ts
- * const server = ProxyServer.start(config, deps);
+ * import { createProxyMetrics } from "./proxy_metrics.ts";
+ * import { systemDialer } from "./dialer.ts";
+ * import { systemClock } from "../util/clock.ts";
+ * import { logger } from "../util/logging.ts";
+ *
+ * const server = ProxyServer.start({
+ *   listeners: [{ name: "http", address: { host: undefined, port: 8080 }, backendPort: 80 }],
+ *   backendHost: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
+ *   readinessPort: 80,
+ *   proxyProtocol: "v1",
+ *   dialTimeoutMs: 5_000,
+ *   readyTimeoutMs: 2_000,
+ *   shutdownGraceMs: 30_000,
+ *   drainDelayMs: 5_000,
+ *   idleTimeoutMs: 3_600_000,
+ * }, {
+ *   dial: systemDialer,
+ *   clock: systemClock,
+ *   log: logger("proxy"),
+ *   metrics: createProxyMetrics({ rss: () => 0, version: "dev" }),
+ * });
+ * const sigterm = new AbortController();
+ * const second = new AbortController();
  * await server.run({ shutdown: sigterm.signal, force: second.signal });
  * ```
  */
@@ -117,10 +113,6 @@ export class ProxyServer {
   readonly #config: ProxyServerConfig;
   readonly #deps: ProxyServerDeps;
   readonly #listeners: readonly BoundListener[];
-  #health: Deno.HttpServer<Deno.NetAddr> | undefined;
-  /** Settles once the health listener is down for good (see {@linkcode ProxyServer.#superviseHealth}). */
-  #healthDone: Promise<void> = Promise.resolve();
-  readonly #healthStop = new AbortController();
   readonly #acceptStop = new AbortController();
   /** Live connections: their completion and the controller that closes them. */
   readonly #connections = new Map<Promise<void>, AbortController>();
@@ -133,104 +125,45 @@ export class ProxyServer {
   }
 
   /**
-   * Binds the traffic listeners, then the health listener. Throws an error naming the listener
-   * and address when one cannot be bound, after closing the ones already bound.
+   * Binds the traffic listeners. Throws an error naming the listener and address when one
+   * cannot be bound, after closing the ones already bound.
    */
   static start(config: ProxyServerConfig, deps: ProxyServerDeps): ProxyServer {
     const bound: BoundListener[] = [];
     try {
       for (const listenerConfig of config.listeners) {
-        const where = formatHostPort(listenerConfig.address.host, listenerConfig.address.port);
-        try {
-          const listener = bindTcp(listenerConfig.address);
-          bound.push({ config: listenerConfig, listener, address: boundAddress(listener) });
-        } catch (error) {
-          throw new Error(`listen ${listenerConfig.name} ${where}: ${(error as Error).message}`, {
-            cause: error,
-          });
-        }
+        const listener = bindDualStack(
+          { name: listenerConfig.name, address: listenerConfig.address },
+          (hostname, port) => Deno.listen({ hostname, port }),
+        );
+        bound.push({ config: listenerConfig, listener, address: boundAddress(listener) });
       }
-      const server = new ProxyServer(config, deps, bound);
-      server.#bindHealth();
-      return server;
+      return new ProxyServer(config, deps, bound);
     } catch (error) {
       for (const { listener } of bound) listener.close();
       throw error;
     }
   }
 
-  #bindHealth(): void {
-    const address = this.#config.health;
-    if (address === null) return;
-    const handler = healthHandler({
-      backendHost: this.#config.backendHost,
-      backendPort: this.#config.readinessPort,
-      readyTimeoutMs: this.#config.readyTimeoutMs,
-      dial: this.#deps.dial,
-      metrics: this.#deps.metrics,
-      log: this.#deps.log,
-      draining: () => this.#phase.kind !== "serving",
-    });
-    let server: Deno.HttpServer<Deno.NetAddr>;
-    try {
-      server = bindHealth(address, handler, this.#healthStop.signal);
-    } catch (error) {
-      const where = formatHostPort(address.host, address.port);
-      throw new Error(`listen health ${where}: ${(error as Error).message}`, { cause: error });
-    }
-    this.#health = server;
-    this.#healthDone = this.#superviseHealth(server, handler);
-  }
-
-  /**
-   * Keeps the health listener alive. `Deno.serve` stops for good when one accept fails (for
-   * example with EMFILE while the traffic listeners hold every descriptor) and rejects its
-   * `finished` promise; unhandled, that rejection kills the whole process. Here the failure is
-   * logged and the listener is bound again on the same address, retrying with a doubling pause
-   * until descriptors free up, so the kubelet's probes recover with the proxy.
-   */
-  async #superviseHealth(
-    first: Deno.HttpServer<Deno.NetAddr>,
-    handler: (request: Request) => Promise<Response>,
-  ): Promise<void> {
-    const { clock, log } = this.#deps;
-    const stop = this.#healthStop.signal;
-    const where = { host: first.addr.hostname, port: first.addr.port };
-    let server = first;
-    while (true) {
-      try {
-        await server.finished;
-        return;
-      } catch (error) {
-        if (stop.aborted) return;
-        log.warn("health listener failed; binding it again", {
-          address: formatHostPort(where.host, where.port),
-          error,
-        });
-      }
-      let pause = HEALTH_REBIND_FIRST_MS;
-      while (true) {
-        if (!(await clock.sleep(pause, stop))) return;
-        try {
-          server = bindHealth(where, handler, stop);
-          break;
-        } catch {
-          pause = Math.min(pause * 2, HEALTH_REBIND_MAX_MS);
-        }
-      }
-      this.#health = server;
-      log.info("health listener serving again", { address: formatHostPort(where.host, where.port) });
-    }
-  }
-
-  /** Bound addresses by listener name (`health` included when enabled). */
+  /** Bound addresses by listener name (`http`, `https`). */
   get addresses(): Readonly<Record<string, string>> {
     const out: Record<string, string> = {};
     for (const { config, address } of this.#listeners) out[config.name] = address;
-    if (this.#health !== undefined) {
-      out.health = formatHostPort(this.#health.addr.hostname, this.#health.addr.port);
-    }
     return out;
+  }
+
+  /**
+   * Releases the traffic listeners of a server that will not run, or whose run failed; after a
+   * run that completed they are closed already.
+   */
+  close(): void {
+    for (const { listener } of this.#listeners) {
+      try {
+        listener.close();
+      } catch {
+        // Closed already.
+      }
+    }
   }
 
   /** The current phase. */
@@ -276,7 +209,7 @@ export class ProxyServer {
         signal: this.#acceptStop.signal,
         onConnection: (conn) => {
           const stop = new AbortController();
-          const done = handleConnection(conn, context, stop);
+          const done = handleConnection(conn, { context, stop });
           this.#connections.set(done, stop);
           done.finally(() => this.#connections.delete(done));
         },
@@ -343,8 +276,6 @@ export class ProxyServer {
     await Promise.all([...this.#connections.keys()]);
     reaperStop.abort();
     await reaper;
-    this.#healthStop.abort();
-    await this.#healthDone;
     this.#phase = { kind: "stopped" };
     log.info("proxy stopped", { elapsed: formatDuration(Math.round(clock.now() - start)) });
   }

@@ -332,12 +332,12 @@ test("every argument the chart passes is one the binary accepts, and the control
         const outcome = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
         assert.ok(outcome.kind === "ok", `${label}: ${JSON.stringify(outcome)}`);
         if (outcome.values.cleanup) continue; // The cleanup run edits the file and exits: no settings to check.
-        const settings = controllerSettings(
-          outcome.values,
-          outcome.sources.clusterDomain,
-          resolvConf,
-          "ouroboros",
-        );
+        const settings = controllerSettings({
+          values: outcome.values,
+          clusterDomainSource: outcome.sources.clusterDomain,
+          readResolvConf: resolvConf,
+          podNamespace: "ouroboros",
+        });
         assert.ok(
           !(settings instanceof ConfigError),
           `${label}: ${settings instanceof ConfigError ? settings.message : ""}`,

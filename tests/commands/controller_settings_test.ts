@@ -20,12 +20,12 @@ function settle(
   const outcome = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
   if (outcome.kind === "help") throw new Error("unexpected help");
   if (outcome.kind === "invalid") return outcome.problems;
-  const result = controllerSettings(
-    outcome.values,
-    outcome.sources.clusterDomain,
-    () => options.resolv,
-    options.podNamespace,
-  );
+  const result = controllerSettings({
+    values: outcome.values,
+    clusterDomainSource: outcome.sources.clusterDomain,
+    readResolvConf: () => options.resolv,
+    podNamespace: options.podNamespace,
+  });
   return result instanceof ConfigError ? result.problems : result;
 }
 
@@ -57,10 +57,15 @@ Deno.test("an explicit --proxy-fqdn wins, and a given cluster domain skips detec
   });
   assert.equal(outcome.kind, "ok");
   if (outcome.kind !== "ok") return;
-  const result = controllerSettings(outcome.values, outcome.sources.clusterDomain, () => {
-    read = true;
-    return undefined;
-  }, undefined);
+  const result = controllerSettings({
+    values: outcome.values,
+    clusterDomainSource: outcome.sources.clusterDomain,
+    readResolvConf: () => {
+      read = true;
+      return undefined;
+    },
+    podNamespace: undefined,
+  });
   assert.ok(!(result instanceof ConfigError));
   assert.equal(result.proxyFqdn, "proxy.example.svc.k8s.local.");
   assert.equal(result.clusterDomainSource, "flag");

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ConfigError, envName, type OptionSpec, parseOptions } from "../../lib/cli/options.ts";
-import { proxySettings } from "../../lib/commands/proxy.ts";
+import { proxySettings } from "../../lib/commands/proxy_settings.ts";
 import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
 import { parseLogLines, runOuroboros, startProxy } from "../support/ouroboros_process.ts";
 
@@ -295,9 +295,13 @@ const SERVICE_ARGS = ["--target-service-name=ingress-nginx-controller", "--targe
 Deno.test("proxySettings: the cluster domain is detected from resolv.conf and composes the backend", () => {
   const outcome = parsed(SERVICE_ARGS);
   let reads = 0;
-  const settings = proxySettings(outcome.values, outcome.sources.clusterDomain, () => {
-    reads++;
-    return KUBELET_RESOLV_CONF;
+  const settings = proxySettings({
+    values: outcome.values,
+    clusterDomainSource: outcome.sources.clusterDomain,
+    readResolvConf: () => {
+      reads++;
+      return KUBELET_RESOLV_CONF;
+    },
   });
   assert.ok(!(settings instanceof Error), String(settings));
   assert.equal(reads, 1);
@@ -308,7 +312,11 @@ Deno.test("proxySettings: the cluster domain is detected from resolv.conf and co
 
 Deno.test("proxySettings: an unreadable resolv.conf falls back to cluster.local", () => {
   const outcome = parsed(SERVICE_ARGS);
-  const settings = proxySettings(outcome.values, outcome.sources.clusterDomain, () => undefined);
+  const settings = proxySettings({
+    values: outcome.values,
+    clusterDomainSource: outcome.sources.clusterDomain,
+    readResolvConf: () => undefined,
+  });
   assert.ok(!(settings instanceof Error), String(settings));
   assert.equal(settings.server.backendHost, "ingress-nginx-controller.ingress.svc.cluster.local");
   assert.equal(settings.clusterDomainSource, "detected");
@@ -322,8 +330,12 @@ Deno.test("proxySettings: a given cluster domain wins and resolv.conf is not rea
     ] as const
   ) {
     const outcome = parsed(argv, env);
-    const settings = proxySettings(outcome.values, outcome.sources.clusterDomain, () => {
-      throw new Error("resolv.conf must not be read when the cluster domain is given");
+    const settings = proxySettings({
+      values: outcome.values,
+      clusterDomainSource: outcome.sources.clusterDomain,
+      readResolvConf: () => {
+        throw new Error("resolv.conf must not be read when the cluster domain is given");
+      },
     });
     assert.ok(!(settings instanceof Error), String(settings));
     assert.equal(settings.server.backendHost, "ingress-nginx-controller.ingress.svc.given.local");
@@ -333,7 +345,11 @@ Deno.test("proxySettings: a given cluster domain wins and resolv.conf is not rea
 
 Deno.test("proxySettings: --target-host is used as is; detection still reports the domain", () => {
   const outcome = parsed(["--target-host=10.0.0.7", ...SERVICE_ARGS]);
-  const settings = proxySettings(outcome.values, outcome.sources.clusterDomain, () => KUBELET_RESOLV_CONF);
+  const settings = proxySettings({
+    values: outcome.values,
+    clusterDomainSource: outcome.sources.clusterDomain,
+    readResolvConf: () => KUBELET_RESOLV_CONF,
+  });
   assert.ok(!(settings instanceof Error), String(settings));
   assert.equal(settings.server.backendHost, "10.0.0.7");
   assert.equal(settings.clusterDomain, "cozy.local");
@@ -347,7 +363,11 @@ Deno.test("proxySettings: listeners map to their backend ports; /readyz dials th
     "--target-http-port=8080",
     "--target-https-port=8443",
   ]);
-  const settings = proxySettings(outcome.values, outcome.sources.clusterDomain, () => undefined);
+  const settings = proxySettings({
+    values: outcome.values,
+    clusterDomainSource: outcome.sources.clusterDomain,
+    readResolvConf: () => undefined,
+  });
   assert.ok(!(settings instanceof Error), String(settings));
   assert.deepEqual(settings.server.listeners, [
     { name: "http", address: { host: undefined, port: 18080 }, backendPort: 8080 },
@@ -357,7 +377,11 @@ Deno.test("proxySettings: listeners map to their backend ports; /readyz dials th
 
 Deno.test("proxySettings: no backend and no listener are reported together", () => {
   const outcome = parsed(["--listen-http=", "--listen-https="]);
-  const settings = proxySettings(outcome.values, outcome.sources.clusterDomain, () => KUBELET_RESOLV_CONF);
+  const settings = proxySettings({
+    values: outcome.values,
+    clusterDomainSource: outcome.sources.clusterDomain,
+    readResolvConf: () => KUBELET_RESOLV_CONF,
+  });
   assert.ok(settings instanceof ConfigError, "expected a ConfigError");
   const problems = settings.problems;
   assert.equal(problems.length, 2, problems.join("\n"));

@@ -24,7 +24,7 @@ function at(hostname: string, port: number): SocketAddress {
 }
 
 function v1(client: SocketAddress, local: SocketAddress): string {
-  return decoder.decode(encodeProxyHeader("v1", client, local));
+  return decoder.decode(encodeProxyHeader("v1", { client: client, local: local }));
 }
 
 Deno.test("v1 headers name the client and the proxy's own address in the agreed family", async (t) => {
@@ -150,7 +150,7 @@ Deno.test("v1 headers name the client and the proxy's own address in the agreed 
 
 Deno.test("the longest possible v1 header fits the spec's 107 bytes", () => {
   const widest = "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff";
-  const bytes = encodeProxyHeader("v1", at(widest, 65535), at(widest, 65535));
+  const bytes = encodeProxyHeader("v1", { client: at(widest, 65535), local: at(widest, 65535) });
   const text = decoder.decode(bytes);
   assert.equal(text, `PROXY TCP6 ${widest} ${widest} 65535 65535\r\n`);
   assert.ok(bytes.length <= V1_MAX_LENGTH, `${bytes.length} bytes`);
@@ -168,7 +168,7 @@ Deno.test("the longest possible v1 header fits the spec's 107 bytes", () => {
 
 Deno.test("v2 headers have the exact bytes the spec defines", async (t) => {
   await t.step("IPv4", () => {
-    const bytes = encodeProxyHeader("v2", at("10.0.0.7", 51000), at("192.168.1.2", 8080));
+    const bytes = encodeProxyHeader("v2", { client: at("10.0.0.7", 51000), local: at("192.168.1.2", 8080) });
     assert.deepEqual(
       Array.from(bytes),
       [
@@ -193,7 +193,10 @@ Deno.test("v2 headers have the exact bytes the spec defines", async (t) => {
     );
   });
   await t.step("IPv6", () => {
-    const bytes = encodeProxyHeader("v2", at("2001:db8::7", 443), at("fe80::1%eth0", 65535));
+    const bytes = encodeProxyHeader("v2", {
+      client: at("2001:db8::7", 443),
+      local: at("fe80::1%eth0", 65535),
+    });
     assert.deepEqual(
       Array.from(bytes),
       [
@@ -220,13 +223,16 @@ Deno.test("v2 headers have the exact bytes the spec defines", async (t) => {
     );
   });
   await t.step("IPv4-mapped on both sides is sent as IPv4", () => {
-    const bytes = encodeProxyHeader("v2", at("::ffff:10.0.0.7", 1), at("::ffff:10.0.0.2", 2));
+    const bytes = encodeProxyHeader("v2", {
+      client: at("::ffff:10.0.0.7", 1),
+      local: at("::ffff:10.0.0.2", 2),
+    });
     assert.equal(bytes[13], 0x11);
     assert.equal(bytes.length, 28);
   });
   await t.step("unknown addresses: LOCAL command, UNSPEC family, no address block", () => {
     // LOCAL, as HAProxy sends it: the receiver must then accept and use the real endpoints.
-    const bytes = encodeProxyHeader("v2", at("client.example", 1), at("10.0.0.2", 2));
+    const bytes = encodeProxyHeader("v2", { client: at("client.example", 1), local: at("10.0.0.2", 2) });
     assert.deepEqual(Array.from(bytes), [...V2_SIGNATURE_BYTES, 0x20, 0x00, 0x00, 0x00]);
     assert.deepEqual(parseV2(bytes), { command: "LOCAL", family: "UNSPEC", length: 16 });
   });
@@ -303,11 +309,10 @@ Deno.test("encode then parse round-trips random addresses and ports in v1 and v2
     families[bothV4 ? "TCP4" : client.unwrapped.length === local.unwrapped.length ? "TCP6" : "mixed"]++;
     const what = `case ${i}: ${client.hostname}:${sourcePort} -> ${local.hostname}:${destinationPort}`;
 
-    const lineBytes = encodeProxyHeader(
-      "v1",
-      at(client.hostname, sourcePort),
-      at(local.hostname, destinationPort),
-    );
+    const lineBytes = encodeProxyHeader("v1", {
+      client: at(client.hostname, sourcePort),
+      local: at(local.hostname, destinationPort),
+    });
     assert.ok(lineBytes.length <= V1_LIMIT, what);
     const line = parseV1(lineBytes);
     assert.equal(line.length, lineBytes.length, what);
@@ -321,7 +326,10 @@ Deno.test("encode then parse round-trips random addresses and ports in v1 and v2
     assert.equal(line.destinationText, canonicalText(destination, local.unwrapped.length === 4), what);
 
     const binary = parseV2(
-      encodeProxyHeader("v2", at(client.hostname, sourcePort), at(local.hostname, destinationPort)),
+      encodeProxyHeader("v2", {
+        client: at(client.hostname, sourcePort),
+        local: at(local.hostname, destinationPort),
+      }),
     );
     assert.ok(binary.family !== "UNSPEC", what);
     assert.equal(binary.command, "PROXY", what);

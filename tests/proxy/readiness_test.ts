@@ -5,7 +5,7 @@ import {
   type ProbeResult,
   type ReadinessLog,
   type ReadinessState,
-  unreachableBody,
+  unreachableText,
 } from "../../lib/proxy/readiness.ts";
 
 const OK: ProbeResult = { ok: true };
@@ -75,23 +75,23 @@ Deno.test("the failing state keeps the latest cause and error for /readyz", () =
   ]);
 });
 
-Deno.test("the 503 body names the cause and the error on one line", async (t) => {
+Deno.test("the /readyz text of a failed probe names the cause and the error on one line", async (t) => {
   const cases: readonly [DialCause, string, string][] = [
     [
       "connection-refused",
       "Connection refused (os error 111)",
-      "backend unreachable (connection-refused): Connection refused (os error 111)\n",
+      "backend unreachable (connection-refused): Connection refused (os error 111)",
     ],
     [
       "dns-nxdomain",
       "failed to lookup address information: Name or service not known",
-      "backend unreachable (dns-nxdomain): failed to lookup address information: Name or service not known\n",
+      "backend unreachable (dns-nxdomain): failed to lookup address information: Name or service not known",
     ],
-    ["timeout", "dial timed out after 2s", "backend unreachable (timeout): dial timed out after 2s\n"],
+    ["timeout", "dial timed out after 2s", "backend unreachable (timeout): dial timed out after 2s"],
   ];
   for (const [cause, error, body] of cases) {
     await t.step(cause, () => {
-      assert.equal(unreachableBody(cause, error), body);
+      assert.equal(unreachableText(cause, error), body);
     });
   }
 });

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { createProxyMetrics } from "../../lib/proxy/proxy_metrics.ts";
-import { ProxyServer } from "../../lib/proxy/server.ts";
-import { systemClock } from "../../lib/util/clock.ts";
+import { backendReadiness } from "../../lib/proxy/backend_readiness.ts";
+import { HealthListener } from "../../lib/daemon/health_listener.ts";
 import { logger } from "../../lib/util/logging.ts";
 import { freePort } from "../support/daemons.ts";
 import { type LogLine, type ProxyProcess, startProxy } from "../support/ouroboros_process.ts";
@@ -203,40 +203,34 @@ Deno.test({
 
 Deno.test("/readyz in-process: a dial that never completes times out, and the dial is abandoned", async () => {
   const dialSignals: AbortSignal[] = [];
-  const server = ProxyServer.start({
-    listeners: [{ name: "http", address: { host: "127.0.0.1", port: 0 }, backendPort: 80 }],
-    health: { host: "127.0.0.1", port: 0 },
+  const log = logger("test");
+  const metrics = createProxyMetrics({ rss: () => 0, version: "test" });
+  const readiness = backendReadiness({
     backendHost: "backend.example",
-    readinessPort: 80,
-    proxyProtocol: "v1",
-    dialTimeoutMs: 5_000,
+    backendPort: 80,
     readyTimeoutMs: 200,
-    shutdownGraceMs: 1_000,
-    drainDelayMs: 0,
-    idleTimeoutMs: 0,
-  }, {
     // Never connects; rejects only when told to give up, as a real dial would.
-    dial: (_host, _port, signal) => {
+    dial: ({ signal }) => {
       dialSignals.push(signal);
       return new Promise((_resolve, reject) => signal.addEventListener("abort", () => reject(signal.reason)));
     },
-    clock: systemClock,
-    log: logger("test"),
-    metrics: createProxyMetrics({ rss: () => 0, version: "test" }),
+    metrics,
+    log,
+    draining: () => false,
   });
-  const shutdown = new AbortController();
-  const running = server.run({ shutdown: shutdown.signal, force: new AbortController().signal });
+  const listener = HealthListener.start({
+    address: { host: "127.0.0.1", port: 0 },
+    routes: { readiness, metrics: () => metrics.registry.render() },
+    log,
+  });
   try {
-    const health = server.addresses.health;
-    assert.ok(health);
-    const response = await fetch(`http://${health}/readyz`);
+    const response = await fetch(`http://${listener.address}/readyz`);
     const body = await response.text();
     assert.equal(response.status, 503);
     assert.match(body, /^backend unreachable \(timeout\): /);
     assert.equal(dialSignals.length, 1);
     assert.equal(dialSignals[0]?.aborted, true, "the timed-out dial was told to stop");
   } finally {
-    shutdown.abort();
-    await running;
+    await listener.stop();
   }
 });

@@ -276,6 +276,8 @@ export interface StartControllerOptions {
   readonly env?: Record<string, string>;
   /** The permission set; `controller` unless a test needs another. */
   readonly permissionSet?: string;
+  /** Wrap the command, e.g. `["prlimit", "--nofile=64"]`. */
+  readonly wrapper?: readonly string[];
 }
 
 /**
@@ -293,6 +295,7 @@ export async function startController(
   const { child, starting, logs, status, exited, waitForLog, kill } = await spawnLogged(
     "controller",
     [
+      ...(options.wrapper ?? []),
       Deno.execPath(),
       ...denoArgs(options.permissionSet ?? "controller", ["controller", ...defaults, ...args]),
     ],

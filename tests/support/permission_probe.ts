@@ -14,7 +14,8 @@
 
 import { PROXY_REVOKED_PERMISSIONS } from "../../lib/commands/proxy.ts";
 import { RESOLV_CONF } from "../../lib/util/resolv_conf.ts";
-import { printStdout, revokePermissions } from "../../lib/daemon/process.ts";
+import { revokePermissions } from "../../lib/daemon/revoke_permissions.ts";
+import { printStdout } from "../../lib/util/stdio.ts";
 
 /** The environment variable the test sets for the probe to read back. */
 export const PROBE_ENV = "OUROBOROS_PROXY_PERMISSION_PROBE";
@@ -74,6 +75,10 @@ if (import.meta.main) {
   const asStarted = round(writeTarget);
   revokePermissions(PROXY_REVOKED_PERMISSIONS);
   const afterRevoke = round(writeTarget);
-  const report: ProbeReport = { asStarted, afterRevoke, revoked: PROXY_REVOKED_PERMISSIONS };
+  const report: ProbeReport = {
+    asStarted,
+    afterRevoke,
+    revoked: PROXY_REVOKED_PERMISSIONS.map((descriptor) => descriptor.name),
+  };
   printStdout(`${JSON.stringify(report)}\n`);
 }

@@ -1,0 +1,73 @@
+/**
+ * `ouroboros controller --mode=etc-hosts --cleanup`: remove our block from the node's hosts file
+ * and exit, without reading any cluster configuration or contacting the API server (the chart's
+ * uninstall runs it on every node). It serves no health listener and keeps its permissions.
+ *
+ * `cleanupProblems` is pure; `hostsCleanup` edits the hosts file.
+ *
+ * @module
+ */
+
+import type { Service } from "../daemon/subcommand.ts";
+import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
+import { cleanupHostsFile } from "../sinks/etc_hosts/reconciler.ts";
+import { blockMarkers } from "../sinks/markers.ts";
+import { logger } from "../util/logging.ts";
+import type { ControllerValues } from "./controller_settings.ts";
+
+/**
+ * The problems with the flags `--cleanup` was given with: it works only in etc-hosts mode, on a
+ * hosts file path that is safe to edit. Pure.
+ */
+export function cleanupProblems(values: ControllerValues): string[] {
+  const problems: string[] = [];
+  if (values.mode !== "etc-hosts") {
+    problems.push(
+      `--cleanup works only with --mode=etc-hosts (got --mode=${values.mode}): it removes the block from a ` +
+        "node's hosts file. The CoreDNS modes are cleaned up by the chart's pre-delete hook, external-dns " +
+        "records by its post-delete hook",
+    );
+  }
+  if (values.etcHosts === "") problems.push("--cleanup needs --etc-hosts: the hosts file to clean");
+  else {
+    const unsafe = hostsPathProblem(values.etcHosts);
+    if (unsafe !== undefined) problems.push(`--etc-hosts: ${unsafe.message}`);
+  }
+  return problems;
+}
+
+/**
+ * The cleanup run: exit status 0 when the block is gone (or was never there), 1 when the file
+ * could not be cleaned (a damaged block is refused, not guessed at).
+ */
+export function hostsCleanup(values: ControllerValues): Service {
+  return {
+    async run({ signals }) {
+      const log = logger("controller");
+      const result = await cleanupHostsFile(
+        values.etcHosts,
+        signals.shutdown,
+        undefined,
+        blockMarkers(values.markerId),
+      );
+      switch (result.kind) {
+        case "removed":
+          log.info("removed the ouroboros block from the hosts file", {
+            path: values.etcHosts,
+            hosts: result.hosts,
+          });
+          return 0;
+        case "absent":
+          log.info("the hosts file has no ouroboros block; nothing to remove", { path: values.etcHosts });
+          return 0;
+        case "refused":
+          log.error("cannot clean the hosts file; it was not changed", {
+            path: values.etcHosts,
+            problem: result.problem,
+            message: result.message,
+          });
+          return 1;
+      }
+    },
+  };
+}
