@@ -33,6 +33,10 @@
  * the refused outcome itself, once per distinct refusal. Only a `failed` pass, which carries no
  * refusal, also carries its refusals as ERROR notices (said once likewise), so they are not lost.
  *
+ * Not pure: a pass reads and writes the API server (through the writer) and records Events. The
+ * sink keeps three memories between passes, all bounded: the targets last announced, the
+ * problems said by the previous pass, and the status surfacer's (see there).
+ *
  * @module
  */
 
@@ -184,9 +188,10 @@ export class ExternalDnsSink implements Sink {
     const result = await this.#writer.write(recordGroups(builds, settings.output), signal);
     switch (result.kind) {
       case "failed":
-        return withNotices({ kind: "failed", message: errorMessage(result.error), cause: result.error }, [
-          ...announced.notices,
-        ]);
+        return withNotices(
+          { kind: "failed", message: errorMessage(result.error), cause: result.error },
+          announced.notices,
+        );
       case "guarded": {
         this.#said = new Set();
         const message = result.guard === "empty-desired"

@@ -7,6 +7,8 @@
  * resourceVersion it was planned from and a delete the uid and resourceVersion, so a change
  * made in between (someone taking an object over by relabelling it) is a 409, never overwritten.
  *
+ * Not pure: each call is one API request (a list may be several pages). Binding does no I/O.
+ *
  * @module
  */
 

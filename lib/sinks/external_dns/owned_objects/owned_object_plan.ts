@@ -191,12 +191,13 @@ export function updatePatch(desired: OwnedFields, observed: OwnedFields): JsonOb
   return Object.keys(patch).length === 0 ? undefined : patch;
 }
 
-/** The refusal of `group` because `foreign` holds `name`. */
-export function foreignRefusal(
-  group: string,
-  foreign: Pick<ObservedObject, "name" | "uid" | "labels">,
-  ownership: ObjectOwnership,
-): ObjectRefusal {
+/** The refusal of `group` because `holder`, an object the `ownership` does not cover, holds its name. */
+export function foreignRefusal(refused: {
+  readonly group: string;
+  readonly holder: Pick<ObservedObject, "name" | "uid" | "labels">;
+  readonly ownership: ObjectOwnership;
+}): ObjectRefusal {
+  const { group, holder: foreign, ownership } = refused;
   const instance = otherInstance(foreign.labels, ownership);
   return {
     group,
@@ -242,7 +243,9 @@ export function planOwnedObjects<O extends ObservedObject>(input: PlanInput<O>):
       return { group: group.key, name: object.name, problem: "name-clash", detail: sharing };
     }
     const foreign = foreignByName.get(object.name);
-    if (foreign !== undefined) return foreignRefusal(group.key, foreign, input.ownership);
+    if (foreign !== undefined) {
+      return foreignRefusal({ group: group.key, holder: foreign, ownership: input.ownership });
+    }
     if (unreadable.has(object.name)) {
       return { group: group.key, name: object.name, problem: "unreadable-object" };
     }

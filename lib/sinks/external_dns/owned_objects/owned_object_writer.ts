@@ -38,6 +38,10 @@
  * the owned objects the pass listed. It rejects only when `signal` aborts. It never logs: the
  * caller words what happened.
  *
+ * Not pure: a pass is API calls, strictly in the order above (one at a time, so a pass never
+ * floods the API server); the decisions are the pure plan's. The writer holds no state between
+ * passes.
+ *
  * **Not covered yet.** Owner references are set at creation (they are in the manifest) but not
  * compared, as decoded metadata does not carry them; there is no server-side apply.
  *
@@ -56,6 +60,7 @@ import {
   type ObjectRefusal,
   type ObservedObject,
   type OwnedObjectPlan,
+  type PlanGuard,
   planOwnedObjects,
   updatePatch,
 } from "./owned_object_plan.ts";
@@ -73,8 +78,7 @@ export type WriteResult<O extends ObservedObject> =
   /** The listing or a look-up failed; nothing was written. */
   | { readonly kind: "failed"; readonly error: unknown }
   /** A mass-prune guard held: nothing was written or deleted. */
-  | { readonly kind: "guarded"; readonly guard: "empty-desired"; readonly owned: number }
-  | { readonly kind: "guarded"; readonly guard: "nothing-built" }
+  | PlanGuard
   | {
     readonly kind: "applied";
     /** Groups whose objects are in place (built and not refused when planned). */
@@ -255,7 +259,7 @@ export class OwnedObjectWriter<O extends ObservedObject> {
         state.errors.push(new Error(`${this.#api.kind} ${desired.name}: ${race}, then it disappeared`));
         return;
       case "foreign":
-        state.refused.push(foreignRefusal(group, found.object, this.#api.ownership));
+        state.refused.push(foreignRefusal({ group, holder: found.object, ownership: this.#api.ownership }));
         return;
       case "unreadable":
         state.refused.push({ group, name: desired.name, problem: "unreadable-object" });
