@@ -19,6 +19,7 @@
  */
 
 import { HOST_SOURCES, type HostSource } from "../../hostnames/sources.ts";
+import { externalDnsAnnotations, headlessService } from "./owned_objects/headless_service.ts";
 import type { DesiredGroup, DesiredObject, OwnedFields } from "./owned_objects/owned_object_plan.ts";
 import { ownershipLabels, SOURCE_ANNOTATION } from "./ownership.ts";
 import {
@@ -182,31 +183,22 @@ function dnsEndpoint(
   };
 }
 
-function headlessService(
+function serviceRecord(
   host: string,
   targets: readonly string[],
   settings: RecordSettings,
   sources: readonly HostSource[] | undefined,
 ): DesiredRecord {
-  const name = serviceName(host);
-  const prefix = settings.annotationPrefix;
-  const { labels, annotations } = metadataFor(settings, sources, {
-    [`${prefix}hostname`]: host,
-    [`${prefix}target`]: targets.join(","),
-    [`${prefix}ttl`]: String(settings.recordTtl),
+  const extra = externalDnsAnnotations({
+    prefix: settings.annotationPrefix,
+    hostnames: [host],
+    targets,
+    ttl: settings.recordTtl,
   });
+  const { labels, annotations } = metadataFor(settings, sources, extra);
   return {
     host,
-    name,
-    labels,
-    annotations,
-    spec: {},
-    manifest: {
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name, namespace: settings.namespace, labels, annotations },
-      spec: { type: "ClusterIP", clusterIP: "None" },
-    },
+    ...headlessService({ name: serviceName(host), namespace: settings.namespace, labels, annotations }),
   };
 }
 
@@ -255,7 +247,7 @@ export function buildRecords(input: BuildInput): HostBuild[] {
       return {
         kind: "built",
         host,
-        records: [headlessService(host, [...resolved.ipv4, ...resolved.ipv6], settings, from)],
+        records: [serviceRecord(host, [...resolved.ipv4, ...resolved.ipv6], settings, from)],
       };
     }
     const records: DesiredRecord[] = [];

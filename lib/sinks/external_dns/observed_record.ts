@@ -16,6 +16,7 @@
 import type { JsonObject } from "../../resources/json.ts";
 import type { DnsEndpoint, Endpoint, ObservedGeneration } from "../../resources/dns_endpoint.ts";
 import type { Service } from "../../resources/service.ts";
+import { observeHeadlessService } from "./owned_objects/headless_service.ts";
 import type { ObservedObject } from "./owned_objects/owned_object_plan.ts";
 
 /** How far external-dns got with a DNSEndpoint: its generation against what external-dns saw. */
@@ -68,24 +69,10 @@ export function observeDnsEndpoint(object: DnsEndpoint): ObservedRecord {
 }
 
 /**
- * A listed Service: the only spec fields owned are the absence of a selector and of ports (a
- * selector would make external-dns publish pod addresses). `annotationPrefix` finds the
+ * A listed Service (see {@linkcode observeHeadlessService}); `annotationPrefix` finds the
  * hostname annotation.
  */
 export function observeService(object: Service, annotationPrefix: string): ObservedRecord {
-  const { name, uid, resourceVersion, labels, annotations } = object.metadata;
-  const host = annotations[`${annotationPrefix}hostname`];
-  const { selector, ports } = object.spec;
-  return {
-    name,
-    uid,
-    resourceVersion,
-    labels,
-    annotations,
-    spec: {
-      ...(Object.keys(selector).length === 0 ? {} : { selector }),
-      ...(ports.length === 0 ? {} : { ports }),
-    },
-    ...(host === undefined ? {} : { group: host }),
-  };
+  const host = object.metadata.annotations[`${annotationPrefix}hostname`];
+  return { ...observeHeadlessService(object), ...(host === undefined ? {} : { group: host }) };
 }

@@ -7,7 +7,12 @@
 
 import assert from "node:assert/strict";
 import { KubeClient } from "../../../../lib/kube/client.ts";
-import { SERVICE, type Service } from "../../../../lib/resources/service.ts";
+import { SERVICE } from "../../../../lib/resources/service.ts";
+import {
+  externalDnsAnnotations,
+  headlessService,
+  observeHeadlessService,
+} from "../../../../lib/sinks/external_dns/owned_objects/headless_service.ts";
 import type { ObjectOwnership } from "../../../../lib/sinks/external_dns/owned_objects/object_ownership.ts";
 import { ownedObjectApi } from "../../../../lib/sinks/external_dns/owned_objects/owned_object_api.ts";
 import type {
@@ -61,44 +66,24 @@ const INTERNAL: Output = {
 
 /** The group of one output: its headless Service for `targets`, or none when it has no address. */
 function group(output: Output, targets: readonly string[]): DesiredGroup {
-  const annotations = {
-    [`${output.prefix}hostname`]: output.hostnames.join(","),
-    [`${output.prefix}target`]: [...targets].sort().join(","),
-    [`${output.prefix}ttl`]: "60",
-  };
+  const annotations = externalDnsAnnotations({
+    prefix: output.prefix,
+    hostnames: output.hostnames,
+    targets: [...targets].sort(),
+    ttl: 60,
+  });
   return {
     key: output.name,
     names: [output.serviceName],
-    objects: targets.length === 0 ? undefined : [{
-      name: output.serviceName,
-      labels: LABELS,
-      annotations,
-      spec: {},
-      manifest: {
-        apiVersion: "v1",
-        kind: "Service",
-        // No namespace: the writer puts it in its own.
-        metadata: { name: output.serviceName, labels: LABELS, annotations, ownerReferences: [OWNER] },
-        spec: { type: "ClusterIP", clusterIP: "None" },
-      },
-    }],
-  };
-}
-
-/** What kuberture would compare of a Service: its maps, and no selector or ports. */
-function observe(service: Service): ObservedObject {
-  const { name, uid, resourceVersion, labels, annotations } = service.metadata;
-  const { selector, ports } = service.spec;
-  return {
-    name,
-    uid,
-    resourceVersion,
-    labels,
-    annotations,
-    spec: {
-      ...(Object.keys(selector).length === 0 ? {} : { selector }),
-      ...(ports.length === 0 ? {} : { ports }),
-    },
+    objects: targets.length === 0 ? undefined : [
+      headlessService({
+        name: output.serviceName,
+        namespace: NAMESPACE,
+        labels: LABELS,
+        annotations,
+        ownerReferences: [OWNER],
+      }),
+    ],
   };
 }
 
@@ -109,7 +94,7 @@ function setup(server: FakeApiServer): { writer: OwnedObjectWriter<ObservedObjec
     type: SERVICE,
     namespace: NAMESPACE,
     ownership: KUBERTURE,
-    observe,
+    observe: observeHeadlessService,
     fieldManager: "kuberture",
   });
   return { writer: new OwnedObjectWriter(api), client };
@@ -156,6 +141,7 @@ Deno.test("owned-object writer: kuberture's two outputs become two headless Serv
     "external-dns.alpha.kubernetes.io/ttl": "60",
   });
   assert.deepEqual(metaOf(stored).ownerReferences, [OWNER], "the owner rides in the manifest");
+  assert.equal(metaOf(services(server).get("kuberture-internal")).namespace, NAMESPACE);
   assert.deepEqual(
     server.audit.filter((entry) => entry.method === "POST").map((entry) => entry.query.fieldManager),
     ["kuberture", "kuberture"],
