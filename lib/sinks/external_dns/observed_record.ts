@@ -17,7 +17,7 @@ import type { JsonObject } from "../../resources/json.ts";
 import type { DnsEndpoint, Endpoint, ObservedGeneration } from "../../resources/dns_endpoint.ts";
 import type { Service } from "../../resources/service.ts";
 import { observeHeadlessService } from "./owned_objects/headless_service.ts";
-import type { ObservedObject } from "./owned_objects/owned_object_plan.ts";
+import { observedMeta, type ObservedObject } from "./owned_objects/owned_object_plan.ts";
 
 /** How far external-dns got with a DNSEndpoint: its generation against what external-dns saw. */
 export interface RecordProgress {
@@ -50,14 +50,10 @@ function endpointFields(endpoint: Endpoint): JsonObject {
 
 /** A listed DNSEndpoint: its whole `spec.endpoints` is owned. */
 export function observeDnsEndpoint(object: DnsEndpoint): ObservedRecord {
-  const { name, uid, resourceVersion, labels, annotations, generation, creationTimestamp } = object.metadata;
+  const { generation, creationTimestamp } = object.metadata;
   const host = object.spec.endpoints[0]?.dnsName;
   return {
-    name,
-    uid,
-    resourceVersion,
-    labels,
-    annotations,
+    ...observedMeta(object.metadata),
     spec: { endpoints: object.spec.endpoints.map(endpointFields) },
     ...(host === undefined ? {} : { group: host }),
     progress: {

@@ -38,15 +38,9 @@ Deno.test("external-dns sink: a headless or missing proxy Service writes and pru
     "a.example.com A": ["10.96.0.7"],
     "b.example.com A": ["10.96.0.7"],
   });
-  assert.deepEqual(noticesAt(first, "info"), [{
-    level: "info",
-    message: "external-dns: records point at the proxy's addresses",
-    properties: {
-      targets: "10.96.0.7 (Service ouroboros/ouroboros-proxy)",
-      ipv4: ["10.96.0.7"],
-      ipv6: [],
-    },
-  }]);
+  assert.deepEqual(noticesAt(first, "info").map((notice) => notice.message), [
+    "external-dns: records point at the proxy's addresses",
+  ]);
 
   h.proxy.apply(proxyService(["None"], "2"));
   const mark = server.audit.length;

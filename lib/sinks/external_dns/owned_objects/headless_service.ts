@@ -16,7 +16,7 @@
  */
 
 import type { Service } from "../../../resources/service.ts";
-import type { DesiredObject, ObservedObject } from "./owned_object_plan.ts";
+import { type DesiredObject, observedMeta, type ObservedObject } from "./owned_object_plan.ts";
 
 /** What one Service carries. */
 export interface HeadlessServiceInput {
@@ -82,14 +82,9 @@ export function externalDnsAnnotations(record: ExternalDnsRecord): Record<string
  * spec, a selector or ports only if someone added them (the desired Service has neither).
  */
 export function observeHeadlessService(service: Service): ObservedObject {
-  const { name, uid, resourceVersion, labels, annotations } = service.metadata;
   const { selector, ports } = service.spec;
   return {
-    name,
-    uid,
-    resourceVersion,
-    labels,
-    annotations,
+    ...observedMeta(service.metadata),
     spec: {
       ...(Object.keys(selector).length === 0 ? {} : { selector }),
       ...(ports.length === 0 ? {} : { ports }),

@@ -26,6 +26,7 @@
 
 import type { Manifest } from "../../../kube/client.ts";
 import type { JsonObject } from "../../../resources/json.ts";
+import type { ObjectMeta } from "../../../resources/kube_object.ts";
 import { type ObjectOwnership, otherInstance } from "./object_ownership.ts";
 
 /** The parts of an object the writer owns, in the form compared with what the cluster holds. */
@@ -55,6 +56,14 @@ export interface ObservedObject extends OwnedFields {
   readonly resourceVersion: string;
   /** The group it serves, when the object says (external-dns: the hostname it publishes). */
   readonly group?: string;
+}
+
+/** The identity and maps of a decoded object, as an {@linkcode ObservedObject} starts. */
+export function observedMeta(
+  metadata: ObjectMeta,
+): Pick<ObservedObject, "name" | "uid" | "resourceVersion" | "labels" | "annotations"> {
+  const { name, uid, resourceVersion, labels, annotations } = metadata;
+  return { name, uid, resourceVersion, labels, annotations };
 }
 
 /** What wants some objects: a hostname, a kuberture output. */

@@ -10,7 +10,8 @@
  * caller decides) and, optionally, the group it serves. Per pass: the {@linkcode DesiredGroup}s:
  * each a key (a hostname, a kuberture output), every name it may hold, and its desired objects
  * (whole manifests, with the ownership labels and any owner reference in them), or `undefined`
- * when it could not be built this pass.
+ * when it could not be built this pass. `headless_service.ts` builds and observes the annotated
+ * headless Service both external-dns mode's `service` output and kuberture write.
  *
  * **One pass.**
  * 1. list the owned objects by the ownership selector (both labels re-checked);
