@@ -52,7 +52,7 @@ import {
   recordGroups,
   type RecordSettings,
 } from "./build_records.ts";
-import { emptyDesiredMessage, nothingBuiltMessage, recordNoun, refusalMessage } from "./messages.ts";
+import { emptyDesiredMessage, nothingBuiltMessage, refusalMessage } from "./messages.ts";
 import { observeDnsEndpoint, type ObservedRecord, observeService } from "./observed_record.ts";
 import { ownedObjectApi, type OwnedObjectClient } from "./owned_objects/owned_object_api.ts";
 import type { ObjectRefusal, ObjectRefusalProblem } from "./owned_objects/owned_object_plan.ts";
@@ -254,7 +254,7 @@ export class ExternalDnsSink implements Sink {
         return {
           level: "info",
           message: "external-dns: a record about to be pruned stopped being ouroboros'; left alone",
-          properties: { kind: recordNoun(this.#settings.output), name: action.name },
+          properties: { kind, name: action.name },
         };
       }
       return {
