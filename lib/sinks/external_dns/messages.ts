@@ -7,8 +7,9 @@
  * @module
  */
 
+import type { FailedBuild } from "./build_records.ts";
+import type { ObjectRefusal } from "./owned_objects/owned_object_plan.ts";
 import { deleteCommand, ownershipSelector } from "./ownership.ts";
-import type { FailedBuild, HostRefusal } from "./plan.ts";
 import type { RecordOutput } from "./record_names.ts";
 
 /** What the messages need to know about the sink. */
@@ -23,28 +24,27 @@ export function recordNoun(output: RecordOutput): string {
   return output === "crd" ? "DNSEndpoint" : "Service";
 }
 
-/** Why one hostname was not written, and what to do about it. */
-export function refusalMessage(refusal: HostRefusal, context: MessageContext): string {
+/** Why one hostname (the refusal's group) was not written, and what to do about it. */
+export function refusalMessage(refusal: ObjectRefusal, context: MessageContext): string {
   const object = `${recordNoun(context.output)} ${context.namespace}/${refusal.name}`;
+  const host = refusal.group;
   switch (refusal.problem) {
     case "foreign-object": {
-      const owner = refusal.foreignInstance === undefined
+      const owner = refusal.otherInstance === undefined
         ? `lacks ouroboros' ownership labels (${ownershipSelector(context.instance)})`
-        : `belongs to another ouroboros release (instance ${JSON.stringify(refusal.foreignInstance)})`;
-      return `${refusal.host} is not published: ${object} already exists and ${owner}, and ouroboros never ` +
+        : `belongs to another ouroboros release (instance ${JSON.stringify(refusal.otherInstance)})`;
+      return `${host} is not published: ${object} already exists and ${owner}, and ouroboros never ` +
         "takes over an object it did not create; rename or delete that object, or write records to another " +
         "--external-dns-namespace";
     }
     case "name-clash":
-      return `${refusal.host} is not published: ${
-        refusal.detail ?? "another hostname"
-      } maps to the same name ` +
+      return `${host} is not published: ${refusal.detail ?? "another hostname"} maps to the same name ` +
         `${object}, so neither is written (record names should never collide; please report this)`;
     case "unreadable-object":
-      return `${refusal.host} is not published: ${object} carries ouroboros' labels but cannot be read as a ` +
+      return `${host} is not published: ${object} carries ouroboros' labels but cannot be read as a ` +
         `${recordNoun(context.output)}; inspect it, and delete it to let ouroboros re-create it`;
     case "invalid-object":
-      return `${refusal.host} is not published: the API server refused ${object} as invalid: ` +
+      return `${host} is not published: the API server refused ${object} as invalid: ` +
         `${refusal.detail ?? "no details"}`;
   }
 }
@@ -55,7 +55,7 @@ export function emptyDesiredMessage(owned: number, context: MessageContext): str
     `${context.namespace}: pruning nothing, so a glitch (a cache relist, a class-filter change, every Ingress ` +
     "deleted by one command) cannot take every published name down. If removing them all is intended, " +
     `uninstall ouroboros (its cleanup hook deletes them) or run: ${
-      deleteCommand(context.namespace, context.output, context.instance)
+      deleteCommand(context)
     }; otherwise restore at least one Ingress, Gateway listener or HTTPRoute hostname`;
 }
 
@@ -78,5 +78,5 @@ export function orphanMessage(activeOutput: RecordOutput, context: Omit<MessageC
     recordNoun(inactive)
   }s from an earlier --external-dns-output=${inactive} are still in ${context.namespace}; ` +
     "external-dns keeps publishing them, so DNS answers may disagree. Delete them with: " +
-    deleteCommand(context.namespace, inactive, context.instance);
+    deleteCommand({ ...context, output: inactive });
 }

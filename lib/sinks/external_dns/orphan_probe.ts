@@ -6,8 +6,11 @@
  * with the exact command.
  *
  * Best effort: a 403 (the chart grants RBAC only for the active kind) or a 404 (the DNSEndpoint
- * CRD is not installed) is expected and stays at DEBUG; any other failure too, as the probe must
- * never stop startup.
+ * CRD is not installed) is expected and is said at DEBUG only; any other failure too, as the
+ * probe must never stop startup. The probe never logs: {@linkcode orphanNotices} says what it
+ * found, and the controller logs that.
+ *
+ * `probeOrphans` reads the API server (one list of at most one item); `orphanNotices` is pure.
  *
  * @module
  */
@@ -18,11 +21,11 @@ import type { KubeObject } from "../../resources/kube_object.ts";
 import { DNS_ENDPOINT } from "../../resources/dns_endpoint.ts";
 import type { ResourceType } from "../../resources/resource_type.ts";
 import { SERVICE } from "../../resources/service.ts";
-import { logger } from "../../util/logging.ts";
+import { errorMessage } from "../../util/error_message.ts";
+import type { Notice } from "../sink.ts";
 import { orphanMessage } from "./messages.ts";
 import { deleteCommand, ownershipSelector } from "./ownership.ts";
 import type { RecordOutput } from "./record_names.ts";
-import { errorMessage } from "../../util/error_message.ts";
 
 /** What the probe found. */
 export type OrphanProbeResult =
@@ -37,51 +40,83 @@ export type OrphanProbeResult =
     readonly error: string;
   };
 
+/** Where to look, and for whose records. */
+export interface OrphanProbeOptions {
+  /** The output in use; the probe looks for the other one. */
+  readonly activeOutput: RecordOutput;
+  readonly namespace: string;
+  readonly instance: string;
+  /** Bounds the probe; an abort rejects with its reason. */
+  readonly signal: AbortSignal;
+}
+
 async function anyOwned<T extends KubeObject>(
   client: Pick<KubeClient, "list">,
   type: ResourceType<T>,
-  namespace: string,
-  instance: string,
-  signal: AbortSignal,
+  options: OrphanProbeOptions,
 ): Promise<boolean> {
   const page = await client.list(type, {
-    namespace,
-    labelSelector: ownershipSelector(instance),
+    namespace: options.namespace,
+    labelSelector: ownershipSelector(options.instance),
     limit: 1,
-    signal,
+    signal: options.signal,
   });
   return page.items.length > 0 || page.rejected.length > 0;
 }
 
+function inactiveOf(activeOutput: RecordOutput): RecordOutput {
+  return activeOutput === "crd" ? "service" : "crd";
+}
+
 /**
- * Looks for owned records of the kind `activeOutput` does not use in `namespace`; WARNs with the
- * ready-to-run delete command when there are some.
+ * Looks for owned records of the kind `options.activeOutput` does not use. Rejects only when
+ * `options.signal` aborts.
  */
 export async function probeOrphans(
   client: Pick<KubeClient, "list">,
-  where: { readonly activeOutput: RecordOutput; readonly namespace: string; readonly instance: string },
-  signal: AbortSignal,
+  options: OrphanProbeOptions,
 ): Promise<OrphanProbeResult> {
-  const inactive: RecordOutput = where.activeOutput === "crd" ? "service" : "crd";
-  const log = logger("sinks", "external-dns");
+  const inactive = inactiveOf(options.activeOutput);
   try {
     const found = inactive === "crd"
-      ? await anyOwned(client, DNS_ENDPOINT, where.namespace, where.instance, signal)
-      : await anyOwned(client, SERVICE, where.namespace, where.instance, signal);
+      ? await anyOwned(client, DNS_ENDPOINT, options)
+      : await anyOwned(client, SERVICE, options);
     if (!found) return { kind: "none" };
-    const command = deleteCommand(where.namespace, inactive, where.instance);
-    log.warn(orphanMessage(where.activeOutput, where), { namespace: where.namespace, command });
-    return { kind: "found", output: inactive, command };
+    return { kind: "found", output: inactive, command: deleteCommand({ ...options, output: inactive }) };
   } catch (error) {
-    if (signal.aborted) throw signal.reason;
+    if (options.signal.aborted) throw options.signal.reason;
     const reason = isForbidden(error) ? "forbidden" : isNotFound(error) ? "not-found" : "error";
-    const text = errorMessage(error);
-    log.debug("external-dns orphan probe could not look for records of the inactive output", {
-      namespace: where.namespace,
-      inactive,
-      reason,
-      error: text,
-    });
-    return { kind: "unknown", reason, error: text };
+    return { kind: "unknown", reason, error: errorMessage(error) };
+  }
+}
+
+/**
+ * What to say about a probe's result: the WARN with the ready-to-run delete command when records
+ * were found, a DEBUG line when the probe could not tell, nothing when there are none.
+ */
+export function orphanNotices(
+  result: OrphanProbeResult,
+  where: Omit<OrphanProbeOptions, "signal">,
+): Notice[] {
+  switch (result.kind) {
+    case "none":
+      return [];
+    case "found":
+      return [{
+        level: "warn",
+        message: orphanMessage(where.activeOutput, where),
+        properties: { namespace: where.namespace, command: result.command },
+      }];
+    case "unknown":
+      return [{
+        level: "debug",
+        message: "external-dns orphan probe could not look for records of the inactive output",
+        properties: {
+          namespace: where.namespace,
+          inactive: inactiveOf(where.activeOutput),
+          reason: result.reason,
+          error: result.error,
+        },
+      }];
   }
 }

@@ -1,14 +1,15 @@
 /**
- * How ouroboros marks the records it owns and finds them again: two labels, both required. The
- * instance label scopes ownership to one release, so two releases sharing a records namespace
- * never update or prune each other's objects. An object missing either label (or carrying
- * another instance) is foreign: never updated, never deleted.
+ * How external-dns mode marks the records it owns and finds them again: the
+ * {@linkcode ObjectOwnership} of one release (`app.kubernetes.io/managed-by=ouroboros` and
+ * `ouroboros.lexfrei.tech/instance=<instance>`), the source annotation, and the command that
+ * deletes a release's records by hand.
  *
  * Pure: no I/O.
  *
  * @module
  */
 
+import { type ObjectOwnership, ownerLabels, ownerSelector } from "./owned_objects/object_ownership.ts";
 import type { RecordOutput } from "./record_names.ts";
 
 /** The label every owned record carries with value {@linkcode MANAGED_BY_VALUE}. */
@@ -23,9 +24,17 @@ export const INSTANCE_LABEL = "ouroboros.lexfrei.tech/instance";
 /** The annotation naming the kinds of objects a hostname came from. */
 export const SOURCE_ANNOTATION = "ouroboros.lexfrei.tech/source";
 
+/** The ownership of `instance`'s records. */
+export function recordOwnership(instance: string): ObjectOwnership {
+  return {
+    managedBy: { label: MANAGED_BY_LABEL, value: MANAGED_BY_VALUE },
+    instance: { label: INSTANCE_LABEL, value: instance },
+  };
+}
+
 /** The ownership labels of `instance`'s records. */
 export function ownershipLabels(instance: string): Record<string, string> {
-  return { [MANAGED_BY_LABEL]: MANAGED_BY_VALUE, [INSTANCE_LABEL]: instance };
+  return ownerLabels(recordOwnership(instance));
 }
 
 /**
@@ -38,17 +47,19 @@ export function ownershipLabels(instance: string): Record<string, string> {
  * ```
  */
 export function ownershipSelector(instance: string): string {
-  return `${MANAGED_BY_LABEL}=${MANAGED_BY_VALUE},${INSTANCE_LABEL}=${instance}`;
-}
-
-/** True when `labels` carry both ownership labels of `instance`. */
-export function isOwned(labels: Readonly<Record<string, string>>, instance: string): boolean {
-  return labels[MANAGED_BY_LABEL] === MANAGED_BY_VALUE && labels[INSTANCE_LABEL] === instance;
+  return ownerSelector(recordOwnership(instance));
 }
 
 /** The resource name kubectl takes for an output's kind (qualified, so no short name can clash). */
 export function kubectlResource(output: RecordOutput): string {
   return output === "crd" ? "dnsendpoints.externaldns.k8s.io" : "services";
+}
+
+/** Whose records of which kind, where. */
+export interface RecordsOf {
+  readonly namespace: string;
+  readonly output: RecordOutput;
+  readonly instance: string;
 }
 
 /**
@@ -58,12 +69,12 @@ export function kubectlResource(output: RecordOutput): string {
  *
  * @example
  * ```ts
- * deleteCommand("ouroboros", "crd", "ouroboros");
+ * deleteCommand({ namespace: "ouroboros", output: "crd", instance: "ouroboros" });
  * // "kubectl --namespace ouroboros delete dnsendpoints.externaldns.k8s.io --selector='app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=ouroboros'"
  * ```
  */
-export function deleteCommand(namespace: string, output: RecordOutput, instance: string): string {
-  return `kubectl --namespace ${namespace} delete ${kubectlResource(output)} --selector='${
-    ownershipSelector(instance)
+export function deleteCommand(records: RecordsOf): string {
+  return `kubectl --namespace ${records.namespace} delete ${kubectlResource(records.output)} --selector='${
+    ownershipSelector(records.instance)
   }'`;
 }

@@ -12,6 +12,7 @@
  */
 
 import type { StoreView } from "../../reflector/store.ts";
+import type { Notice } from "../sink.ts";
 import type { Service } from "../../resources/service.ts";
 import { targetsFromAddresses, targetsFromService, type TargetsResult } from "./targets.ts";
 import type { ObjectRef } from "../../kube/client.ts";
@@ -51,4 +52,47 @@ export function currentTargets(origin: TargetOrigin): TargetsResult | undefined 
 /** One line for logs: `10.96.0.7, fd00::7 (Service ouroboros/ouroboros-proxy)`. */
 export function describeTargets(result: Extract<TargetsResult, { kind: "resolved" }>): string {
   return `${[...result.targets.ipv4, ...result.targets.ipv6].join(", ")} (${result.origin})`;
+}
+
+/** What {@linkcode targetNotices} says, and what to remember for the next pass. */
+export interface TargetAnnouncement {
+  /** The targets as a comparable string: pass it back as `previous` next time. */
+  readonly key: string | undefined;
+  readonly notices: readonly Notice[];
+}
+
+/**
+ * What a pass says about its targets: one INFO when they first resolve and one each time the
+ * addresses change, nothing while they stay the same. An unusable state is remembered (so the way
+ * out of it is said) but not said here: the pass is refused with its problem and message, and
+ * the controller logs that refusal.
+ *
+ * @example
+ * ```ts
+ * const first = targetNotices(undefined, currentTargets(origin));
+ * // first.notices: [{ level: "info", message: "external-dns: records point at the proxy's addresses", … }]
+ * targetNotices(first.key, currentTargets(origin)).notices; // [] while nothing changed
+ * ```
+ */
+export function targetNotices(
+  previous: string | undefined,
+  targets: TargetsResult | undefined,
+): TargetAnnouncement {
+  if (targets === undefined) return { key: previous, notices: [] };
+  const key = JSON.stringify(targets);
+  if (key === previous || targets.kind === "unusable") return { key, notices: [] };
+  return {
+    key,
+    notices: [{
+      level: "info",
+      message: previous === undefined
+        ? "external-dns: records point at the proxy's addresses"
+        : "external-dns: the proxy's addresses changed; re-targeting the records",
+      properties: {
+        targets: describeTargets(targets),
+        ipv4: targets.targets.ipv4,
+        ipv6: targets.targets.ipv6,
+      },
+    }],
+  };
 }

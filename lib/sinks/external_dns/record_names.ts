@@ -7,9 +7,14 @@
  * - `<readable>` is the hostname with every run of characters other than `[a-z0-9]` turned into
  *   one `-`, cut to fit the kind's limit. It only helps a person find the object; it is lossy
  *   (`a.b.com`, `a-b.com` and `a_b.com` all read `a-b-com`).
- * - `<hash>` is the first 12 hex digits of the SHA-256 of the exact hostname: it is what keeps
- *   names apart. The original used the readable part alone, so those three hostnames shared one
- *   name and all but one were silently lost.
+ * - `<hash>` is the first 12 hex digits of the SHA-256 of the exact hostname (its UTF-8 bytes): it
+ *   is what keeps names apart. The original used the readable part alone, so those three
+ *   hostnames shared one name and all but one were silently lost. A cryptographic hash rather
+ *   than a fast one, because hostnames come from anyone allowed to create an Ingress: with a hash
+ *   such as FNV, a tenant could craft a name that lands on someone else's record name on purpose
+ *   and get that record refused. `node:crypto` hashes synchronously (Web Crypto's `digest` is
+ *   asynchronous only, and names must be a plain function usable in pure code) and needs no
+ *   permission.
  *
  * Limits: a Service name is a DNS-1035 label of at most 63 characters (the original's names
  * broke on hostnames over 53 characters and aborted the whole pass); a DNSEndpoint name is a
@@ -24,7 +29,7 @@
  * @module
  */
 
-import { sha256Hex } from "./sha256.ts";
+import { createHash } from "node:crypto";
 
 /** Every record name starts with this. */
 export const NAME_PREFIX = "ouroboros-";
@@ -50,7 +55,7 @@ function readable(host: string, budget: number): string {
 }
 
 function stem(host: string, limit: number, suffix: string): string {
-  const hash = sha256Hex(host).slice(0, NAME_HASH_LENGTH);
+  const hash = createHash("sha256").update(host, "utf8").digest("hex").slice(0, NAME_HASH_LENGTH);
   const budget = limit - NAME_PREFIX.length - 1 - hash.length - suffix.length;
   const text = readable(host, budget);
   return `${NAME_PREFIX}${text === "" ? "" : `${text}-`}${hash}${suffix}`;

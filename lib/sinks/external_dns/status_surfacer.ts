@@ -24,7 +24,7 @@
  * @module
  */
 
-import type { ObservedRecord, RecordProgress } from "./observed.ts";
+import type { ObservedRecord, RecordProgress } from "./observed_record.ts";
 
 /** Objects younger than this (since `creationTimestamp`) are not checked for progress. */
 export const STATUS_GRACE_MS = 60_000;

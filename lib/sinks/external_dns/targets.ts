@@ -2,9 +2,9 @@
  * The addresses every record points at: the proxy Service's cluster IPs (or the operator's
  * `--external-dns-proxy-ip`), split by family and spelled canonically, or the reason there are
  * none yet. A reason is not an exception: the sink builds nothing from it and prunes nothing,
- * and the controller re-resolves when the proxy Service changes.
+ * and the next pass after the proxy Service changes reads it again.
  *
- * Pure: no I/O. `target_resolver.ts` reads the Service.
+ * Pure: no I/O. `proxy_targets.ts` picks the Service out of the controller's cache.
  *
  * @module
  */
@@ -27,9 +27,7 @@ export type TargetsProblem =
   /** An address that is not an IP literal. */
   | "invalid-address"
   /** The proxy Service does not exist. */
-  | "service-not-found"
-  /** RBAC does not allow reading the proxy Service. */
-  | "forbidden";
+  | "service-not-found";
 
 /** Where targets stand: resolved, or unusable with a problem code and what to fix. */
 export type TargetsResult =

@@ -1,16 +1,16 @@
 /**
- * The startup probe for records of the inactive output, including a switch from crd to service
- * whose printed command, run with the real kubectl against the fake, deletes exactly the
- * orphans.
+ * The startup probe for records of the inactive output and what it says, including a switch from
+ * crd to service whose printed command, run with the real kubectl against the fake, deletes
+ * exactly the orphans.
  */
 
 import assert from "node:assert/strict";
 import { KubeClient } from "../../../lib/kube/client.ts";
-import { probeOrphans } from "../../../lib/sinks/external_dns/orphan_probe.ts";
+import { orphanNotices, probeOrphans } from "../../../lib/sinks/external_dns/orphan_probe.ts";
 import { startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { writeKubeconfig } from "../../support/kubeconfig.ts";
 import { installKubeTools, requireKubeTools, skipWithoutKubectl } from "../../support/kubectl.ts";
-import { captureLogs, harness, INSTANCE, NAMESPACE, SELECTOR, settings } from "./support.ts";
+import { harness, INSTANCE, NAMESPACE, SELECTOR, settings } from "./support.ts";
 
 const never = new AbortController().signal;
 const tools = await installKubeTools();
@@ -67,20 +67,21 @@ Deno.test({
       spec: { endpoints: [] },
     });
 
-    using logs = captureLogs();
     using service = harness(server, { settings: settings({ output: "service" }) });
-    const result = await probeOrphans(
-      service.client,
-      { activeOutput: "service", namespace: NAMESPACE, instance: INSTANCE },
-      never,
-    );
+    const where = { activeOutput: "service", namespace: NAMESPACE, instance: INSTANCE } as const;
+    const result = await probeOrphans(service.client, { ...where, signal: never });
     const command =
       `kubectl --namespace ${NAMESPACE} delete dnsendpoints.externaldns.k8s.io --selector='${SELECTOR}'`;
     assert.deepEqual(result, { kind: "found", output: "crd", command });
-    const [warn, ...more] = logs.at("WARN");
+    const [warn, ...more] = orphanNotices(result, where);
     assert.deepEqual(more, []);
-    assert.ok(warn?.msg.includes(command), warn?.msg);
-    assert.match(warn?.msg ?? "", /--external-dns-output=service is active.*DNSEndpoints from an earlier/);
+    assert.equal(warn?.level, "warn");
+    assert.ok(warn?.message.includes(command), warn?.message);
+    assert.match(
+      warn?.message ?? "",
+      /--external-dns-output=service is active.*DNSEndpoints from an earlier/,
+    );
+    assert.deepEqual(warn?.properties, { namespace: NAMESPACE, command });
     const list = server.audit.at(-1)!;
     assert.deepEqual(
       [list.query.limit, list.query.labelSelector],
@@ -102,12 +103,9 @@ Deno.test({
       ["blue-release", "users-own"],
     );
     assert.equal(server.list("v1", "Service", NAMESPACE).length, 2, "the active kind is untouched");
-    const again = await probeOrphans(
-      service.client,
-      { activeOutput: "service", namespace: NAMESPACE, instance: INSTANCE },
-      never,
-    );
+    const again = await probeOrphans(service.client, { ...where, signal: never });
     assert.deepEqual(again, { kind: "none" });
+    assert.deepEqual(orphanNotices(again, where), []);
   },
 });
 
@@ -115,18 +113,14 @@ Deno.test("switching service → crd: owned Services are reported the same way",
   await using server = await startFakeApiServer();
   using old = harness(server, { settings: settings({ output: "service" }) });
   await old.sink.reconcile(["a.example.com"], never);
-  using logs = captureLogs();
-  const result = await probeOrphans(old.client, {
-    activeOutput: "crd",
-    namespace: NAMESPACE,
-    instance: INSTANCE,
-  }, never);
+  const where = { activeOutput: "crd", namespace: NAMESPACE, instance: INSTANCE } as const;
+  const result = await probeOrphans(old.client, { ...where, signal: never });
   assert.deepEqual(result, {
     kind: "found",
     output: "service",
     command: `kubectl --namespace ${NAMESPACE} delete services --selector='${SELECTOR}'`,
   });
-  assert.equal(logs.at("WARN").length, 1);
+  assert.deepEqual(orphanNotices(result, where).map((notice) => notice.level), ["warn"]);
 });
 
 Deno.test("the probe is silent when there is nothing, and when it may not or cannot look", async (t) => {
@@ -134,9 +128,9 @@ Deno.test("the probe is silent when there is nothing, and when it may not or can
   await t.step("nothing left over", async () => {
     await using server = await startFakeApiServer();
     using client = new KubeClient({ server: server.url });
-    using logs = captureLogs();
-    assert.deepEqual(await probeOrphans(client, where, never), { kind: "none" });
-    assert.deepEqual(logs.lines, []);
+    const result = await probeOrphans(client, { ...where, signal: never });
+    assert.deepEqual(result, { kind: "none" });
+    assert.deepEqual(orphanNotices(result, where), []);
   });
   const failures: [string, number, string, string][] = [
     ["RBAC refuses the other kind", 403, "Forbidden", "forbidden"],
@@ -147,18 +141,39 @@ Deno.test("the probe is silent when there is nothing, and when it may not or can
       await using server = await startFakeApiServer();
       using client = new KubeClient({ server: server.url });
       server.faults.inject("list", { type: "status", code, reason });
-      using logs = captureLogs();
-      const result = await probeOrphans(client, where, never);
+      const result = await probeOrphans(client, { ...where, signal: never });
       assert.equal(result.kind === "unknown" && result.reason, expected);
-      assert.deepEqual(logs.lines.map((line) => line.level), ["DEBUG"]);
+      const notices = orphanNotices(result, where);
+      assert.deepEqual(notices.map((notice) => notice.level), ["debug"]);
+      assert.deepEqual(notices[0]?.properties, {
+        namespace: NAMESPACE,
+        inactive: "crd",
+        reason: expected,
+        error: result.kind === "unknown" ? result.error : "",
+      });
     });
   }
   await t.step("the DNSEndpoint CRD is not installed", async () => {
     await using server = await startFakeApiServer({ omitGroups: ["externaldns.k8s.io"] });
     using client = new KubeClient({ server: server.url });
-    using logs = captureLogs();
-    const result = await probeOrphans(client, where, never);
+    const result = await probeOrphans(client, { ...where, signal: never });
     assert.equal(result.kind === "unknown" && result.reason, "not-found");
-    assert.deepEqual(logs.lines.map((line) => line.level), ["DEBUG"]);
+    assert.deepEqual(orphanNotices(result, where).map((notice) => notice.level), ["debug"]);
   });
+});
+
+Deno.test("an aborted probe rejects with the abort reason", async () => {
+  await using server = await startFakeApiServer();
+  using client = new KubeClient({ server: server.url });
+  const controller = new AbortController();
+  controller.abort(new Error("shutting down"));
+  await assert.rejects(
+    probeOrphans(client, {
+      activeOutput: "crd",
+      namespace: NAMESPACE,
+      instance: INSTANCE,
+      signal: controller.signal,
+    }),
+    /shutting down/,
+  );
 });

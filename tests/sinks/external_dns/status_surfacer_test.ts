@@ -5,7 +5,7 @@
 
 import assert from "node:assert/strict";
 import type { ObservedGeneration } from "../../../lib/resources/dns_endpoint.ts";
-import type { ObservedRecord, RecordProgress } from "../../../lib/sinks/external_dns/observed.ts";
+import type { ObservedRecord, RecordProgress } from "../../../lib/sinks/external_dns/observed_record.ts";
 import {
   type StatusProblem,
   type SurfaceInput,

@@ -1,18 +1,25 @@
 /**
  * Helpers shared by the external-dns sink tests: settings and targets factories, a fake API
- * server with a client and a sink bound to it, log capture, and checks written independently of
- * the code under test (name regexes as Kubernetes states them, the DNSEndpoint shape as
- * external-dns' CRD defines it).
+ * server with a client and a sink bound to it (its targets in a proxy Service cache the test
+ * changes), readers of what an outcome carries (its write notices, the outcome without them),
+ * and checks written independently of the code under test (name regexes as Kubernetes states
+ * them, the DNSEndpoint shape as external-dns' CRD defines it).
  *
  * @module
  */
 
-import { resetSync } from "@logtape/logtape";
 import { KubeClient } from "../../../lib/kube/client.ts";
-import { ExternalDnsSink } from "../../../lib/sinks/external_dns/reconciler.ts";
-import type { RecordSettings } from "../../../lib/sinks/external_dns/records.ts";
+import type { EventNotice, RecordResult } from "../../../lib/kube/event_recorder.ts";
+import { Store } from "../../../lib/reflector/store.ts";
+import type { Service } from "../../../lib/resources/service.ts";
+import type { RecordSettings } from "../../../lib/sinks/external_dns/build_records.ts";
+import { ExternalDnsSink } from "../../../lib/sinks/external_dns/external_dns_sink.ts";
+import type { OwnedObjectClient } from "../../../lib/sinks/external_dns/owned_objects/owned_object_api.ts";
+import type { TargetOrigin } from "../../../lib/sinks/external_dns/proxy_targets.ts";
 import type { TargetsResult } from "../../../lib/sinks/external_dns/targets.ts";
-import { configureLogging } from "../../../lib/util/logging.ts";
+import type { Notice, SinkOutcome } from "../../../lib/sinks/sink.ts";
+import type { Clock } from "../../../lib/util/clock.ts";
+import { meta } from "../../hostnames/factories.ts";
 import type { AuditEntry, FakeApiServer } from "../../support/fake_apiserver/mod.ts";
 
 /** The records namespace of every test. */
@@ -23,6 +30,8 @@ export const INSTANCE = "edge";
 export const SELECTOR = `app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=${INSTANCE}`;
 /** The default annotation prefix of external-dns. */
 export const PREFIX = "external-dns.alpha.kubernetes.io/";
+/** The proxy Service the harness's targets come from. */
+export const PROXY = { namespace: NAMESPACE, name: "ouroboros-proxy" } as const;
 
 /** A DNS-1035 label (Service names), as Kubernetes' validation states it. */
 export const DNS1035_LABEL = /^[a-z]([-a-z0-9]*[a-z0-9])?$/;
@@ -43,7 +52,7 @@ export function settings(overrides: Partial<RecordSettings> = {}): RecordSetting
   };
 }
 
-/** Resolved targets (as the resolver would return them). */
+/** Resolved targets (as the proxy Service cache would give them). */
 export function resolved(ipv4: readonly string[], ipv6: readonly string[] = []): TargetsResult {
   return { kind: "resolved", targets: { ipv4, ipv6 }, origin: "test" };
 }
@@ -57,32 +66,79 @@ export function ownedLabels(extra: Record<string, string> = {}): Record<string, 
   };
 }
 
-/** A sink with its own client against `server`; dispose to close the client. */
+/** The proxy Service as the controller's cache would hold it; `["None"]` is headless. */
+export function proxyService(clusterIPs: readonly string[], resourceVersion = "1"): Service {
+  return {
+    metadata: meta(`${PROXY.namespace}/${PROXY.name}`, resourceVersion),
+    spec: {
+      type: "ClusterIP",
+      ...(clusterIPs[0] === undefined ? {} : { clusterIP: clusterIPs[0] }),
+      clusterIPs,
+      ports: [],
+      selector: {},
+    },
+  };
+}
+
+/** An Event recorder that keeps what it is asked to record. */
+export class RecordedEvents {
+  readonly notices: EventNotice[] = [];
+  record(notice: EventNotice): Promise<RecordResult> {
+    this.notices.push(notice);
+    return Promise.resolve({ kind: "created", name: `e${this.notices.length}` });
+  }
+}
+
+/** A sink bound to a proxy Service cache the test changes; dispose to close the client. */
 export interface SinkHarness extends Disposable {
   readonly sink: ExternalDnsSink;
   readonly client: KubeClient;
-  /** Changes what the sink's `targets()` returns from the next pass on. */
-  setTargets(targets: TargetsResult | undefined): void;
+  readonly events: RecordedEvents;
+  /** The proxy Service cache the sink reads its targets from. */
+  readonly proxy: Store<Service>;
+  /** Gives the proxy Service these cluster IPs from the next pass on. */
+  setTargets(ipv4: readonly string[], ipv6?: readonly string[]): void;
+  /** Another sink on the same cache and Events, with its own client calls. */
+  sinkWith(client: OwnedObjectClient): ExternalDnsSink;
+}
+
+/** What {@linkcode harness} binds. */
+export interface HarnessOptions {
+  readonly settings?: RecordSettings;
+  /** The proxy Service's cluster IPs: `[ipv4, ipv6]`. @default [["10.96.0.10"], []] */
+  readonly targets?: readonly [readonly string[], readonly string[]];
+  readonly clock?: Clock;
+  readonly wallClock?: () => Date;
 }
 
 /** Binds a sink to `server`. */
-export function harness(
-  server: FakeApiServer,
-  options: { settings?: RecordSettings; targets?: TargetsResult | undefined } = {},
-): SinkHarness {
+export function harness(server: FakeApiServer, options: HarnessOptions = {}): SinkHarness {
   const client = new KubeClient({ server: server.url });
-  let targets = "targets" in options ? options.targets : resolved(["10.96.0.10"]);
-  const sink = new ExternalDnsSink({
-    client,
-    settings: options.settings ?? settings(),
-    targets: () => targets,
-  });
+  const proxy = new Store<Service>();
+  const [ipv4, ipv6] = options.targets ?? [["10.96.0.10"], []];
+  let version = 1;
+  proxy.replace([proxyService([...ipv4, ...ipv6])]);
+  const events = new RecordedEvents();
+  const origin: TargetOrigin = { kind: "service", ref: PROXY, store: proxy };
+  const sinkWith = (calls: OwnedObjectClient) =>
+    new ExternalDnsSink({
+      client: calls,
+      settings: options.settings ?? settings(),
+      targets: origin,
+      recorder: events,
+      ...(options.clock === undefined ? {} : { clock: options.clock }),
+      ...(options.wallClock === undefined ? {} : { wallClock: options.wallClock }),
+    });
   return {
-    sink,
+    sink: sinkWith(client),
     client,
-    setTargets(next) {
-      targets = next;
+    events,
+    proxy,
+    setTargets(nextIpv4, nextIpv6 = []) {
+      version++;
+      proxy.apply(proxyService([...nextIpv4, ...nextIpv6], String(version)));
     },
+    sinkWith,
     [Symbol.dispose]() {
       client.close();
     },
@@ -94,34 +150,26 @@ export function writes(audit: readonly AuditEntry[], since = 0): AuditEntry[] {
   return audit.slice(since).filter((entry) => ["POST", "PUT", "PATCH", "DELETE"].includes(entry.method));
 }
 
-/** One captured log line, parsed. */
-export interface LogLine {
-  readonly level: string;
-  readonly msg: string;
-  readonly [key: string]: unknown;
+/** `outcome` without its notices: what the controller words its result by. */
+export function summary(outcome: SinkOutcome): Omit<SinkOutcome, "notices"> {
+  const { notices: _notices, ...rest } = outcome;
+  return rest;
 }
 
-/** Collects every log line (JSON format, level debug) until disposed. */
-export interface LogCapture extends Disposable {
-  readonly lines: LogLine[];
-  /** Lines at `level` (`DEBUG`, `INFO`, `WARN`, `ERROR`). */
-  at(level: string): LogLine[];
+/** The notices of `outcome` at `level`. */
+export function noticesAt(outcome: SinkOutcome, level: Notice["level"]): Notice[] {
+  return (outcome.notices ?? []).filter((notice) => notice.level === level);
 }
 
-/** Starts capturing logs; disposing resets logging to its unconfigured state. */
-export function captureLogs(): LogCapture {
-  const lines: LogLine[] = [];
-  configureLogging({
-    level: "debug",
-    format: "json",
-    write: (line) => lines.push(JSON.parse(line) as LogLine),
-  });
+/** The names the pass created, updated and deleted, read from its DEBUG notices. */
+export function actions(outcome: SinkOutcome): { created: string[]; updated: string[]; deleted: string[] } {
+  const named = (message: string) =>
+    noticesAt(outcome, "debug").filter((notice) => notice.message === message)
+      .map((notice) => String(notice.properties?.name));
   return {
-    lines,
-    at: (level) => lines.filter((line) => line.level === level),
-    [Symbol.dispose]() {
-      resetSync();
-    },
+    created: named("external-dns: record created"),
+    updated: named("external-dns: record updated"),
+    deleted: named("external-dns: record deleted"),
   };
 }
 

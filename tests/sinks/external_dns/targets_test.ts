@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import { KubeClient } from "../../../lib/kube/client.ts";
 import { decodeService } from "../../../lib/resources/service.ts";
-import { resolveTargets } from "../../../lib/sinks/external_dns/target_resolver.ts";
 import { targetsFromAddresses, targetsFromService } from "../../../lib/sinks/external_dns/targets.ts";
-import { startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 
 function service(spec: Record<string, unknown>) {
   const decoded = decodeService({
@@ -73,49 +70,4 @@ Deno.test("targetsFromAddresses: one explicit address, and refusals of what is n
     assert.equal(result.kind, "unusable", bad);
   }
   assert.equal(targetsFromAddresses([], "x").kind, "unusable");
-});
-
-Deno.test("resolveTargets reads the proxy Service, and says why when it cannot", async () => {
-  await using server = await startFakeApiServer();
-  using client = new KubeClient({ server: server.url });
-  const signal = new AbortController().signal;
-  const where = { proxyIp: "", namespace: "ouroboros", name: "ouroboros-proxy" };
-
-  const missing = await resolveTargets(client, where, signal);
-  assert.equal(missing.kind === "unusable" && missing.problem, "service-not-found");
-
-  server.create({
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "ouroboros-proxy", namespace: "ouroboros" },
-    spec: { type: "ClusterIP", clusterIP: "10.96.0.7", clusterIPs: ["10.96.0.7", "fd00::7"] },
-  });
-  const found = await resolveTargets(client, where, signal);
-  assert.deepEqual(found.kind === "resolved" && found.targets, { ipv4: ["10.96.0.7"], ipv6: ["fd00::7"] });
-
-  // The Service is re-created with a new address: resolving again follows it.
-  server.remove("v1", "Service", "ouroboros", "ouroboros-proxy");
-  server.create({
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: { name: "ouroboros-proxy", namespace: "ouroboros" },
-    spec: { type: "ClusterIP", clusterIP: "None", clusterIPs: ["None"] },
-  });
-  const headless = await resolveTargets(client, where, signal);
-  assert.equal(headless.kind === "unusable" && headless.problem, "headless");
-
-  server.faults.inject("get", { type: "status", code: 403, reason: "Forbidden" });
-  const forbidden = await resolveTargets(client, where, signal);
-  assert.equal(forbidden.kind === "unusable" && forbidden.problem, "forbidden");
-
-  server.faults.inject("get", { type: "status", code: 503, reason: "ServiceUnavailable" });
-  await assert.rejects(resolveTargets(client, where, signal), /503/);
-
-  const explicit = await resolveTargets(client, { ...where, proxyIp: "192.0.2.1" }, signal);
-  assert.deepEqual(explicit.kind === "resolved" && explicit.targets, { ipv4: ["192.0.2.1"], ipv6: [] });
-  assert.equal(
-    server.audit.filter((entry) => entry.method === "GET").length,
-    5,
-    "an explicit --external-dns-proxy-ip needs no read of the Service",
-  );
 });

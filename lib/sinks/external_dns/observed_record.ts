@@ -1,7 +1,8 @@
 /**
- * Records as the cluster holds them, reduced to what the plan compares: identity (name, uid,
- * resourceVersion), labels, annotations and the spec fields ouroboros owns, in the same form
- * `DesiredRecord` (records.ts) uses. Status and server-assigned fields (a Service's cluster IPs, IP
+ * Records as the cluster holds them, reduced to what the writer's plan compares
+ * ({@linkcode ObservedObject}): identity (name, uid, resourceVersion), labels, annotations and the
+ * spec fields ouroboros owns, in the same form `DesiredRecord` (build_records.ts) uses, and the
+ * hostname a record publishes as its group. Status and server-assigned fields (a Service's cluster IPs, IP
  * families, session affinity) are left out on purpose: they are never compared, so they never
  * cause a write, and never overwritten. The one exception is a DNSEndpoint's
  * {@linkcode RecordProgress}, kept apart from the owned fields for the status surfacer
@@ -15,7 +16,8 @@
 import type { JsonObject } from "../../resources/json.ts";
 import type { DnsEndpoint, Endpoint, ObservedGeneration } from "../../resources/dns_endpoint.ts";
 import type { Service } from "../../resources/service.ts";
-import type { OwnedFields } from "./records.ts";
+import { observeHeadlessService } from "./owned_objects/headless_service.ts";
+import { observedMeta, type ObservedObject } from "./owned_objects/owned_object_plan.ts";
 
 /** How far external-dns got with a DNSEndpoint: its generation against what external-dns saw. */
 export interface RecordProgress {
@@ -26,13 +28,11 @@ export interface RecordProgress {
   readonly observedGeneration: ObservedGeneration;
 }
 
-/** One record object found in the cluster. */
-export interface ObservedRecord extends OwnedFields {
-  readonly name: string;
-  readonly uid: string;
-  readonly resourceVersion: string;
-  /** The hostname it publishes, when it says (`dnsName`, or the Service's hostname annotation). */
-  readonly host?: string;
+/**
+ * One record object found in the cluster. Its `group` is the hostname it publishes, when it says
+ * (`dnsName`, or the Service's hostname annotation).
+ */
+export interface ObservedRecord extends ObservedObject {
   /** DNSEndpoints only: what the status surfacer reads; never compared or written. */
   readonly progress?: RecordProgress;
 }
@@ -50,16 +50,12 @@ function endpointFields(endpoint: Endpoint): JsonObject {
 
 /** A listed DNSEndpoint: its whole `spec.endpoints` is owned. */
 export function observeDnsEndpoint(object: DnsEndpoint): ObservedRecord {
-  const { name, uid, resourceVersion, labels, annotations, generation, creationTimestamp } = object.metadata;
+  const { generation, creationTimestamp } = object.metadata;
   const host = object.spec.endpoints[0]?.dnsName;
   return {
-    name,
-    uid,
-    resourceVersion,
-    labels,
-    annotations,
+    ...observedMeta(object.metadata),
     spec: { endpoints: object.spec.endpoints.map(endpointFields) },
-    ...(host === undefined ? {} : { host }),
+    ...(host === undefined ? {} : { group: host }),
     progress: {
       ...(generation === undefined ? {} : { generation }),
       ...(creationTimestamp === undefined ? {} : { createdAt: creationTimestamp }),
@@ -69,24 +65,10 @@ export function observeDnsEndpoint(object: DnsEndpoint): ObservedRecord {
 }
 
 /**
- * A listed Service: the only spec fields owned are the absence of a selector and of ports (a
- * selector would make external-dns publish pod addresses). `annotationPrefix` finds the
+ * A listed Service (see {@linkcode observeHeadlessService}); `annotationPrefix` finds the
  * hostname annotation.
  */
 export function observeService(object: Service, annotationPrefix: string): ObservedRecord {
-  const { name, uid, resourceVersion, labels, annotations } = object.metadata;
-  const host = annotations[`${annotationPrefix}hostname`];
-  const { selector, ports } = object.spec;
-  return {
-    name,
-    uid,
-    resourceVersion,
-    labels,
-    annotations,
-    spec: {
-      ...(Object.keys(selector).length === 0 ? {} : { selector }),
-      ...(ports.length === 0 ? {} : { ports }),
-    },
-    ...(host === undefined ? {} : { host }),
-  };
+  const host = object.metadata.annotations[`${annotationPrefix}hostname`];
+  return { ...observeHeadlessService(object), ...(host === undefined ? {} : { group: host }) };
 }

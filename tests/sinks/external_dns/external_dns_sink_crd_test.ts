@@ -1,26 +1,27 @@
 /**
- * external-dns mode, output=crd, end to end: the sink with a real KubeClient against the fake
- * API server serving the DNSEndpoint CRD. Covers the reliability matrix's T-5.1 … T-5.7 (T-5.4,
+ * `ExternalDnsSink`, output=crd, end to end: the sink with a real KubeClient against
+ * the fake API server serving the DNSEndpoint CRD. Covers the reliability matrix's T-5.1 … T-5.7 (T-5.4,
  * no deletes while a cache is unsynced, is the controller's: the sink is only called with a
  * complete desired set).
  */
 
 import assert from "node:assert/strict";
-import type { RecordClient } from "../../../lib/sinks/external_dns/record_api.ts";
+import type { ExternalDnsSink } from "../../../lib/sinks/external_dns/external_dns_sink.ts";
+import type { OwnedObjectClient } from "../../../lib/sinks/external_dns/owned_objects/owned_object_api.ts";
 import { dnsEndpointName } from "../../../lib/sinks/external_dns/record_names.ts";
-import { ExternalDnsSink } from "../../../lib/sinks/external_dns/reconciler.ts";
 import type { HostSource } from "../../../lib/hostnames/sources.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import {
-  captureLogs,
+  actions,
   dnsEndpointProblems,
   harness,
   INSTANCE,
   NAMESPACE,
+  noticesAt,
   ownedLabels,
-  resolved,
   SELECTOR,
   settings,
+  summary,
   writes,
 } from "./support.ts";
 
@@ -51,18 +52,23 @@ function hosts(count: number): string[] {
 
 Deno.test("first pass creates valid DNSEndpoints; a second pass only lists (zero writes)", async () => {
   await using server = await startFakeApiServer();
-  using h = harness(server, { targets: resolved(["10.96.0.10"], ["fd00::10"]) });
+  using h = harness(server, { targets: [["10.96.0.10"], ["fd00::10"]] });
 
   const first = await h.sink.reconcile(["b.example.com", "a.example.com", "c.example.com"], never);
-  assert.deepEqual(first, { kind: "written", hosts: 3, added: 3, removed: 0 });
+  assert.deepEqual(summary(first), { kind: "written", hosts: 3, added: 3, removed: 0 });
   const stored = endpoints(server);
   assert.equal(stored.length, 6);
   for (const object of stored) assert.deepEqual(dnsEndpointProblems(object), [], JSON.stringify(object));
   for (const object of stored) assert.deepEqual(metaOf(object).labels, ownedLabels());
+  assert.deepEqual(
+    actions(first).created,
+    stored.map((object) => metaOf(object).name).sort(),
+    "each create is said at DEBUG",
+  );
 
   const mark = server.audit.length;
   const second = await h.sink.reconcile(["a.example.com", "b.example.com", "c.example.com"], never);
-  assert.deepEqual(second, { kind: "unchanged", hosts: 3 });
+  assert.deepEqual(second, { kind: "unchanged", hosts: 3 }, "nothing to say either");
   assert.deepEqual(
     server.audit.slice(mark).map((entry) => [entry.method, entry.query.labelSelector]),
     [["GET", SELECTOR]],
@@ -73,7 +79,7 @@ Deno.test("first pass creates valid DNSEndpoints; a second pass only lists (zero
 Deno.test("T-5.7: dual-stack proxy: one A with every IPv4, one AAAA with every IPv6, no trailing dots", async () => {
   await using server = await startFakeApiServer();
   using h = harness(server, {
-    targets: resolved(["10.96.0.10", "10.96.5.5"], ["fd00::10", "fd00::5"]),
+    targets: [["10.96.0.10", "10.96.5.5"], ["fd00::10", "fd00::5"]],
     settings: settings({ recordTtl: 30 }),
   });
   await h.sink.reconcile(["shop.example.com"], never);
@@ -116,33 +122,29 @@ Deno.test("T-5.1: foreign DNSEndpoints stay byte-identical; a name held by one r
     });
   }
   const before = foreign.map(({ name }) => JSON.stringify(byName(server, name)));
-  using logs = captureLogs();
   using h = harness(server);
 
-  const report = await h.sink.reconcileDetailed(["free.example.com", "taken.example.com"], never);
-  assert.deepEqual(report.created, [dnsEndpointName("free.example.com", 4)]);
-  assert.deepEqual(report.refused.map((refusal) => [refusal.host, refusal.problem]), [[
-    "taken.example.com",
-    "foreign-object",
-  ]]);
-  assert.equal(report.outcome.kind, "refused");
-  assert.equal(report.outcome.kind === "refused" && report.outcome.problem, "foreign-object");
-  const error = logs.at("ERROR");
-  assert.equal(error.length, 1);
-  assert.match(error[0]!.msg, /taken\.example\.com is not published/);
+  const outcome = await h.sink.reconcile(["free.example.com", "taken.example.com"], never);
+  assert.deepEqual(actions(outcome).created, [dnsEndpointName("free.example.com", 4)]);
+  assert.ok(outcome.kind === "refused", JSON.stringify(outcome));
+  assert.equal(outcome.problem, "foreign-object");
+  assert.equal(outcome.scope, "some-hosts", "free.example.com was written");
+  assert.match(outcome.message, /^taken\.example\.com is not published/);
   assert.match(
-    error[0]!.msg,
+    outcome.message,
     new RegExp(`DNSEndpoint ${NAMESPACE}/${dnsEndpointName("taken.example.com", 4)}`),
   );
-  assert.match(error[0]!.msg, /never takes over/);
-
-  // A second pass: still refused (said again only at DEBUG), still no write near the foreign objects.
-  await h.sink.reconcileDetailed(["free.example.com", "taken.example.com"], never);
-  assert.equal(logs.at("ERROR").length, 1, "a standing refusal is logged once per transition");
-  assert.equal(
-    logs.at("DEBUG").filter((line) => line.msg === error[0]!.msg && line.repeated === true).length,
-    1,
+  assert.match(outcome.message, /never takes over/);
+  assert.doesNotMatch(outcome.message, /free\.example\.com/, "the refusal names only the refused host");
+  assert.deepEqual(
+    [...noticesAt(outcome, "warn"), ...noticesAt(outcome, "error")],
+    [],
+    "the refusal is the outcome, not a notice repeating it",
   );
+
+  // A second pass: the same refusal (the controller logs it once), still no write near the foreign objects.
+  const again = await h.sink.reconcile(["free.example.com", "taken.example.com"], never);
+  assert.deepEqual(summary(again), summary(outcome));
   assert.deepEqual(foreign.map(({ name }) => JSON.stringify(byName(server, name))), before);
   const touched = writes(server.audit).filter((entry) =>
     foreign.some(({ name }) => entry.path.endsWith(`/${name}`))
@@ -168,36 +170,33 @@ Deno.test("T-5.1: another release's records with the same hostname are refused, 
   assert.ok(byName(server, dnsEndpointName("blue.example.com", 4)));
 });
 
-Deno.test("T-5.2: an empty hostname set while records exist prunes nothing and WARNs with the remedy", async () => {
+Deno.test("T-5.2: an empty hostname set while records exist prunes nothing; the guard says the remedy", async () => {
   await using server = await startFakeApiServer();
   using h = harness(server);
   await h.sink.reconcile(hosts(3), never);
   const before = JSON.stringify(endpoints(server));
   const mark = server.audit.length;
-  using logs = captureLogs();
 
   const outcome = await h.sink.reconcile([], never);
-  assert.equal(outcome.kind, "refused");
-  assert.equal(outcome.kind === "refused" && outcome.problem, "mass-prune-guard");
+  assert.ok(outcome.kind === "refused");
+  assert.equal(outcome.problem, "mass-prune-guard");
+  assert.equal(outcome.scope, "guard", "logged by the controller as a WARN");
   assert.equal(JSON.stringify(endpoints(server)), before, "every published record remains");
   assert.deepEqual(writes(server.audit, mark), []);
-  const [warn] = logs.at("WARN");
-  assert.ok(warn !== undefined);
-  assert.match(warn.msg, /3 ouroboros-owned DNSEndpoint\(s\) exist in ouroboros: pruning nothing/);
+  assert.match(outcome.message, /3 ouroboros-owned DNSEndpoint\(s\) exist in ouroboros: pruning nothing/);
   assert.ok(
-    warn.msg.includes(
+    outcome.message.includes(
       `kubectl --namespace ${NAMESPACE} delete dnsendpoints.externaldns.k8s.io --selector='${SELECTOR}'`,
     ),
-    warn.msg,
+    outcome.message,
   );
-  assert.match(warn.msg, /restore at least one Ingress/);
+  assert.match(outcome.message, /restore at least one Ingress/);
+  assert.equal(outcome.notices, undefined, "the guard is the outcome, not a notice");
 
-  // Said once while it lasts; said again when it comes back after a normal pass.
-  await h.sink.reconcile([], never);
-  assert.equal(logs.at("WARN").length, 1);
-  await h.sink.reconcile(hosts(3), never);
-  await h.sink.reconcile([], never);
-  assert.equal(logs.at("WARN").length, 2);
+  // The same refusal while it lasts (said once); the same again when it comes back after a normal pass.
+  assert.deepEqual(await h.sink.reconcile([], never), outcome);
+  assert.equal((await h.sink.reconcile(hosts(3), never)).kind, "unchanged");
+  assert.deepEqual(await h.sink.reconcile([], never), outcome);
   assert.equal(endpoints(server).length, 3);
 });
 
@@ -210,23 +209,28 @@ Deno.test("T-5.2: hostnames that all fail to build (wildcards, no proxy address)
   await t.step("every hostname became a wildcard", async () => {
     const mark = server.audit.length;
     const outcome = await h.sink.reconcile(["*.example.com", "*.shop.example.com"], never);
-    assert.equal(outcome.kind === "refused" && outcome.problem, "nothing-built");
+    assert.ok(outcome.kind === "refused");
+    assert.equal(outcome.problem, "nothing-built");
+    assert.equal(outcome.scope, "guard");
+    assert.match(outcome.message, /none of the 2 hostname\(s\) could be turned into records \(wildcard/);
     assert.deepEqual(writes(server.audit, mark), []);
   });
-  await t.step("the proxy Service turned headless", async () => {
-    h.setTargets({ kind: "unusable", problem: "headless", message: "Service ouroboros/proxy is headless" });
+  await t.step("the proxy Service turned headless: not even a read", async () => {
+    h.setTargets(["None"]);
     const mark = server.audit.length;
     const outcome = await h.sink.reconcile(hosts(2), never);
-    assert.equal(outcome.kind === "refused" && outcome.problem, "nothing-built");
-    assert.match(outcome.kind === "refused" ? outcome.message : "", /is headless/);
-    assert.deepEqual(writes(server.audit, mark), []);
+    assert.ok(outcome.kind === "refused");
+    assert.equal(outcome.problem, "headless");
+    assert.equal(outcome.scope, "nothing-written");
+    assert.match(outcome.message, /is headless/);
+    assert.deepEqual(server.audit.slice(mark), []);
   });
   assert.equal(JSON.stringify(endpoints(server)), before);
 });
 
 Deno.test("T-5.3: removing 1 of 10 hosts deletes exactly its A and AAAA records", async () => {
   await using server = await startFakeApiServer();
-  using h = harness(server, { targets: resolved(["10.0.0.1"], ["fd00::1"]) });
+  using h = harness(server, { targets: [["10.0.0.1"], ["fd00::1"]] });
   const all = hosts(10);
   await h.sink.reconcile(all, never);
   assert.equal(endpoints(server).length, 20);
@@ -234,11 +238,17 @@ Deno.test("T-5.3: removing 1 of 10 hosts deletes exactly its A and AAAA records"
   const mark = server.audit.length;
 
   const outcome = await h.sink.reconcile(all.filter((host) => host !== "host4.example.com"), never);
-  assert.deepEqual(outcome, { kind: "written", hosts: 9, added: 0, removed: 1 });
+  assert.deepEqual(summary(outcome), { kind: "written", hosts: 9, added: 0, removed: 1 });
   const gone = [dnsEndpointName("host4.example.com", 4), dnsEndpointName("host4.example.com", 6)];
   assert.deepEqual(
     writes(server.audit, mark).map((entry) => [entry.method, entry.path.split("/").pop()]).sort(),
     gone.map((name) => ["DELETE", name]).sort(),
+  );
+  assert.deepEqual(actions(outcome).deleted.sort(), [...gone].sort());
+  assert.deepEqual(
+    noticesAt(outcome, "debug").map((notice) => notice.properties?.host),
+    ["host4.example.com", "host4.example.com"],
+    "each delete names the hostname the record published",
   );
   const left = endpoints(server);
   assert.equal(left.length, 18);
@@ -247,9 +257,9 @@ Deno.test("T-5.3: removing 1 of 10 hosts deletes exactly its A and AAAA records"
 
 /** A client that runs `before` ahead of the named call, to stage a race with the real server. */
 function racing(
-  client: RecordClient,
+  client: OwnedObjectClient,
   before: { delete?: (name: string) => void; patch?: (name: string) => void },
-): RecordClient {
+): OwnedObjectClient {
   let fired = false;
   const once = (hook: ((name: string) => void) | undefined, name: string) => {
     if (hook !== undefined && !fired) {
@@ -276,14 +286,12 @@ Deno.test("T-5.5: a record deleted by someone else just before our delete (404) 
   await using server = await startFakeApiServer();
   using h = harness(server);
   await h.sink.reconcile(["a.example.com", "b.example.com"], never);
-  const sink = new ExternalDnsSink({
-    client: racing(h.client, { delete: (name) => server.remove(API, "DNSEndpoint", NAMESPACE, name) }),
-    settings: settings(),
-    targets: () => resolved(["10.96.0.10"]),
-  });
+  const sink = h.sinkWith(
+    racing(h.client, { delete: (name) => server.remove(API, "DNSEndpoint", NAMESPACE, name) }),
+  );
   const mark = server.audit.length;
-  const report = await sink.reconcileDetailed(["a.example.com"], never);
-  assert.deepEqual(report.errors, []);
+  const outcome = await sink.reconcile(["a.example.com"], never);
+  assert.notEqual(outcome.kind, "failed", JSON.stringify(outcome));
   assert.deepEqual(server.audit.slice(mark).filter((e) => e.method === "DELETE").map((e) => e.status), [404]);
   assert.deepEqual(endpoints(server).map((o) => metaOf(o).name), [dnsEndpointName("a.example.com", 4)]);
 });
@@ -297,24 +305,28 @@ Deno.test("a record changed before our delete is re-read: still ours → deleted
       using h = harness(server);
       await h.sink.reconcile(["a.example.com", "b.example.com"], never);
       const victim = dnsEndpointName("b.example.com", 4);
-      const sink = new ExternalDnsSink({
-        client: racing(h.client, {
-          delete: () => {
-            const current = byName(server, victim)!;
-            const labels = relabel
-              ? { team: "dns" }
-              : { ...(metaOf(current).labels as Json), touched: "yes" };
-            server.update({ ...current, metadata: { ...metaOf(current), labels } });
-          },
-        }),
-        settings: settings(),
-        targets: () => resolved(["10.96.0.10"]),
-      });
-      const report = await sink.reconcileDetailed(["a.example.com"], never);
-      assert.deepEqual(report.errors, []);
+      const sink = h.sinkWith(racing(h.client, {
+        delete: () => {
+          const current = byName(server, victim)!;
+          const labels = relabel ? { team: "dns" } : { ...(metaOf(current).labels as Json), touched: "yes" };
+          server.update({ ...current, metadata: { ...metaOf(current), labels } });
+        },
+      }));
+      const outcome = await sink.reconcile(["a.example.com"], never);
+      assert.notEqual(outcome.kind, "failed", JSON.stringify(outcome));
       assert.equal(byName(server, victim) !== undefined, survives);
       const deletes = server.audit.filter((e) => e.method === "DELETE").map((e) => e.status);
       assert.deepEqual(deletes, relabel ? [409] : [409, 200]);
+      assert.deepEqual(
+        noticesAt(outcome, "info").filter((notice) => notice.message.includes("left alone"))
+          .map((notice) => [notice.message, notice.properties]),
+        relabel
+          ? [[
+            "external-dns: a record about to be pruned stopped being ouroboros'; left alone",
+            { kind: "DNSEndpoint", name: victim },
+          ]]
+          : [],
+      );
     });
   }
 });
@@ -325,16 +337,13 @@ Deno.test("an update that loses a race (409) re-reads and retries once; twice is
     using h = harness(server);
     await h.sink.reconcile(["a.example.com"], never);
     const name = dnsEndpointName("a.example.com", 4);
-    const sink = new ExternalDnsSink({
-      client: racing(h.client, {
-        patch: () => {
-          const current = byName(server, name)!;
-          server.update({ ...current, metadata: { ...metaOf(current), annotations: { note: "hi" } } });
-        },
-      }),
-      settings: settings(),
-      targets: () => resolved(["10.1.1.1"]),
-    });
+    const sink = h.sinkWith(racing(h.client, {
+      patch: () => {
+        const current = byName(server, name)!;
+        server.update({ ...current, metadata: { ...metaOf(current), annotations: { note: "hi" } } });
+      },
+    }));
+    h.setTargets(["10.1.1.1"]);
     const outcome = await sink.reconcile(["a.example.com"], never);
     assert.equal(outcome.kind, "written");
     assert.deepEqual(server.audit.filter((e) => e.method === "PATCH").map((e) => e.status), [409, 200]);
@@ -344,15 +353,25 @@ Deno.test("an update that loses a race (409) re-reads and retries once; twice is
     ]);
     assert.deepEqual(metaOf(stored).annotations, { "ouroboros.lexfrei.tech/source": "unknown" });
   });
-  await t.step("conflicts twice: the pass rejects so the controller backs off", async () => {
+  await t.step("conflicts twice: the pass fails, with its notices, so the controller backs off", async () => {
     await using server = await startFakeApiServer();
     using h = harness(server);
     await h.sink.reconcile(["a.example.com"], never);
     server.faults.inject("patch", { type: "status", code: 409, reason: "Conflict" }, { count: 2 });
-    h.setTargets(resolved(["10.1.1.1"]));
-    await assert.rejects(
-      h.sink.reconcile(["a.example.com"], never),
-      /1 write\(s\) failed and will be retried/,
+    h.setTargets(["10.1.1.1"]);
+    const outcome = await h.sink.reconcile(["a.example.com"], never);
+    assert.ok(outcome.kind === "failed", JSON.stringify(outcome));
+    assert.equal(
+      outcome.message.split(": 1 write(s)")[0],
+      h.sink.description,
+      "the message starts with the sink's description",
+    );
+    assert.match(outcome.message, /: 1 write\(s\) failed and will be retried; first: /);
+    assert.ok(outcome.cause instanceof Error, "the first failure is the cause");
+    assert.deepEqual(
+      noticesAt(outcome, "info").map((notice) => notice.message),
+      ["external-dns: the proxy's addresses changed; re-targeting the records"],
+      "what the pass wanted said is not lost with the failure",
     );
     // The next pass converges.
     assert.equal((await h.sink.reconcile(["a.example.com"], never)).kind, "written");
@@ -378,7 +397,7 @@ Deno.test("T-5.6: status written by external-dns is never compared and never clo
   assert.deepEqual(await h.sink.reconcile(["a.example.com"], never), { kind: "unchanged", hosts: 1 });
   assert.deepEqual(writes(server.audit, mark), [], "a status change alone causes no write");
 
-  h.setTargets(resolved(["10.2.2.2"]));
+  h.setTargets(["10.2.2.2"]);
   mark = server.audit.length;
   assert.equal((await h.sink.reconcile(["a.example.com"], never)).kind, "written");
   assert.deepEqual(writes(server.audit, mark).map((entry) => [entry.method, entry.path]), [["PATCH", path]]);
@@ -393,12 +412,12 @@ Deno.test("T-5.6: status written by external-dns is never compared and never clo
 
 Deno.test("a new proxy address re-targets every record on the next pass", async () => {
   await using server = await startFakeApiServer();
-  using h = harness(server, { targets: resolved(["10.0.0.1"]) });
+  using h = harness(server, { targets: [["10.0.0.1"], []] });
   await h.sink.reconcile(hosts(3), never);
-  h.setTargets(resolved(["10.0.0.2"], ["fd00::2"]));
-  const report = await h.sink.reconcileDetailed(hosts(3), never);
-  assert.equal(report.updated.length, 3);
-  assert.equal(report.created.length, 3, "the AAAA records are new");
+  h.setTargets(["10.0.0.2"], ["fd00::2"]);
+  const outcome = await h.sink.reconcile(hosts(3), never);
+  assert.equal(actions(outcome).updated.length, 3);
+  assert.equal(actions(outcome).created.length, 3, "the AAAA records are new");
   for (const object of endpoints(server)) {
     const [endpoint] =
       (specOf(object) as { endpoints: { recordType: string; targets: string[] }[] }).endpoints;
@@ -414,7 +433,7 @@ Deno.test("long and colliding hostnames: each gets its own valid DNSEndpoint", a
   assert.equal(long.length, 253);
   const colliding = ["a.b.com", "a-b.com", "a_b.com"];
   const outcome = await h.sink.reconcile([long, ...colliding], never);
-  assert.deepEqual(outcome, { kind: "written", hosts: 4, added: 4, removed: 0 });
+  assert.deepEqual(summary(outcome), { kind: "written", hosts: 4, added: 4, removed: 0 });
   const stored = endpoints(server);
   assert.equal(stored.length, 4);
   const dnsNames = stored.map((object) =>
@@ -436,10 +455,10 @@ Deno.test("the source annotation follows where each hostname comes from", async 
     (metaOf(byName(server, dnsEndpointName(host, 4))).annotations as Json)["ouroboros.lexfrei.tech/source"];
   assert.equal(source("a.example.com"), "ingress");
   assert.equal(source("b.example.com"), "gateway-listener,httproute");
-  const report = await h.sink.reconcileDetailed(["a.example.com", "b.example.com"], never, {
+  const outcome = await h.sink.reconcile(["a.example.com", "b.example.com"], never, {
     sources: new Map([["a.example.com", ["ingress", "httproute"]], ["b.example.com", ["httproute"]]]),
   });
-  assert.equal(report.updated.length, 2);
+  assert.equal(actions(outcome).updated.length, 2);
   assert.equal(source("a.example.com"), "ingress,httproute");
 });
 
@@ -457,18 +476,32 @@ Deno.test("operator labels and annotations are applied, and a removed one is tak
   assert.deepEqual(metaOf(byName(server, name)).annotations, { "ouroboros.lexfrei.tech/source": "unknown" });
 });
 
-Deno.test("one failing create does not stop the others; the pass rejects and the next one converges", async () => {
+Deno.test("one failing create does not stop the others; the pass fails and the next one converges", async () => {
   await using server = await startFakeApiServer();
   using h = harness(server);
   server.faults.inject("create", { type: "status", code: 500, reason: "InternalError" });
-  await assert.rejects(h.sink.reconcile(hosts(3), never), /1 write\(s\) failed/);
+  const outcome = await h.sink.reconcile(hosts(3), never);
+  assert.ok(outcome.kind === "failed", JSON.stringify(outcome));
+  assert.match(outcome.message, /1 write\(s\) failed/);
+  assert.equal(actions(outcome).created.length, 2, "the other creates are said");
   assert.equal(endpoints(server).length, 2);
-  assert.deepEqual(await h.sink.reconcile(hosts(3), never), {
+  assert.deepEqual(summary(await h.sink.reconcile(hosts(3), never)), {
     kind: "written",
     hosts: 3,
     added: 1,
     removed: 0,
   });
+});
+
+Deno.test("a failing listing is a failed pass with the server's message, not a rejection", async () => {
+  await using server = await startFakeApiServer();
+  using h = harness(server);
+  server.faults.inject("list", { type: "status", code: 503, reason: "ServiceUnavailable" });
+  const outcome = await h.sink.reconcile(hosts(1), never);
+  assert.ok(outcome.kind === "failed", JSON.stringify(outcome));
+  assert.match(outcome.message, /503/);
+  assert.deepEqual(writes(server.audit), []);
+  assert.equal((await h.sink.reconcile(hosts(1), never)).kind, "written");
 });
 
 Deno.test("an object the API server refuses as invalid (422) refuses that host only", async () => {
@@ -480,13 +513,16 @@ Deno.test("an object the API server refuses as invalid (422) refuses that host o
     reason: "Invalid",
     message: "spec.endpoints: bad",
   });
-  const report = await h.sink.reconcileDetailed(hosts(2), never);
-  assert.deepEqual(report.refused.map((refusal) => [refusal.host, refusal.problem]), [[
-    "host0.example.com",
-    "invalid-object",
-  ]]);
-  assert.match(report.refused[0]!.message, /refused .* as invalid: .*spec\.endpoints: bad/);
-  assert.deepEqual(report.created, [dnsEndpointName("host1.example.com", 4)]);
+  const outcome = await h.sink.reconcile(hosts(2), never);
+  assert.ok(outcome.kind === "refused", JSON.stringify(outcome));
+  assert.equal(outcome.problem, "invalid-object");
+  assert.match(
+    outcome.message,
+    /^host0\.example\.com is not published: the API server refused .* as invalid: .*spec\.endpoints: bad$/,
+  );
+  assert.equal(outcome.scope, "some-hosts");
+  assert.deepEqual(actions(outcome).created, [dnsEndpointName("host1.example.com", 4)]);
+  assert.deepEqual(h.events.notices, [], "no object to put an Event on");
 });
 
 Deno.test("an owned object that cannot be decoded is neither pruned nor overwritten", async () => {
@@ -500,8 +536,13 @@ Deno.test("an owned object that cannot be decoded is neither pruned nor overwrit
     spec: { endpoints: "not a list" },
   });
   const before = JSON.stringify(byName(server, broken));
-  const report = await h.sink.reconcileDetailed(["ok.example.com", "broken.example.com"], never);
-  assert.deepEqual(report.refused.map((refusal) => refusal.problem), ["unreadable-object"]);
+  const outcome = await h.sink.reconcile(["ok.example.com", "broken.example.com"], never);
+  assert.ok(outcome.kind === "refused" && outcome.problem === "unreadable-object", JSON.stringify(outcome));
+  assert.match(outcome.message, /^broken\.example\.com is not published: .* cannot be read as a DNSEndpoint/);
+  assert.deepEqual(
+    h.events.notices.map((notice) => [notice.reason, notice.object.name, notice.object.uid]),
+    [["RecordUnreadable", broken, ""]],
+  );
   assert.equal(JSON.stringify(byName(server, broken)), before);
   await h.sink.reconcile(["ok.example.com"], never);
   assert.equal(JSON.stringify(byName(server, broken)), before, "not pruned either");
@@ -512,25 +553,22 @@ Deno.test("a record created by a concurrent replica between our read and our cre
   using h = harness(server);
   const name = dnsEndpointName("a.example.com", 4);
   let staged = false;
-  const sink = new ExternalDnsSink({
-    client: {
-      get: (type, ref, options) => h.client.get(type, ref, options),
-      listAll: (type, options) => h.client.listAll(type, options),
-      create: (type, manifest, options) => {
-        if (!staged) {
-          staged = true;
-          server.create({ ...manifest, metadata: { ...manifest.metadata, annotations: { stale: "yes" } } });
-        }
-        return h.client.create(type, manifest, options);
-      },
-      mergePatch: (type, ref, patch, options) => h.client.mergePatch(type, ref, patch, options),
-      delete: (type, ref, options) => h.client.delete(type, ref, options),
+  const sink: ExternalDnsSink = h.sinkWith({
+    get: (type, ref, options) => h.client.get(type, ref, options),
+    listAll: (type, options) => h.client.listAll(type, options),
+    create: (type, manifest, options) => {
+      if (!staged) {
+        staged = true;
+        server.create({ ...manifest, metadata: { ...manifest.metadata, annotations: { stale: "yes" } } });
+      }
+      return h.client.create(type, manifest, options);
     },
-    settings: settings(),
-    targets: () => resolved(["10.96.0.10"]),
+    mergePatch: (type, ref, patch, options) => h.client.mergePatch(type, ref, patch, options),
+    delete: (type, ref, options) => h.client.delete(type, ref, options),
   });
-  const report = await sink.reconcileDetailed(["a.example.com"], never);
-  assert.deepEqual([report.created, report.updated, report.errors], [[], [name], []]);
+  const outcome = await sink.reconcile(["a.example.com"], never);
+  assert.equal(outcome.kind, "written");
+  assert.deepEqual(actions(outcome), { created: [], updated: [name], deleted: [] });
   assert.deepEqual(metaOf(byName(server, name)).annotations, { "ouroboros.lexfrei.tech/source": "unknown" });
 });
 

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { Service as ServiceModel } from "npm:kubernetes-models@5.1.0/v1/Service";
 import type { Manifest } from "../../../lib/kube/client.ts";
-import { buildRecords, type RecordSettings } from "../../../lib/sinks/external_dns/records.ts";
+import { buildRecords, type RecordSettings } from "../../../lib/sinks/external_dns/build_records.ts";
 import type { TargetsResult } from "../../../lib/sinks/external_dns/targets.ts";
 import { startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { installKubeTools, requireKubeTools, skipWithoutKubectl } from "../../support/kubectl.ts";
@@ -41,7 +41,11 @@ function manifests(output: "crd" | "service"): Manifest[] {
   for (const targets of TARGETS) {
     for (const variant of VARIANTS) {
       for (
-        const build of buildRecords(HOSTS, targets, { ...variant, output, annotationPrefix: "internal-dns/" })
+        const build of buildRecords({
+          hosts: HOSTS,
+          targets,
+          settings: { ...variant, output, annotationPrefix: "internal-dns/" },
+        })
       ) {
         assert.equal(build.kind, "built");
         if (build.kind === "built") out.push(...build.records.map((record) => record.manifest));

@@ -1,5 +1,5 @@
 /**
- * external-dns mode, output=service, end to end against the fake API server, which validates
+ * `ExternalDnsSink`, output=service, end to end against the fake API server, which validates
  * Service names as DNS-1035 labels like the real one.
  */
 
@@ -7,15 +7,15 @@ import assert from "node:assert/strict";
 import { serviceName } from "../../../lib/sinks/external_dns/record_names.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import {
-  captureLogs,
   DNS1035_LABEL,
   harness,
   NAMESPACE,
+  noticesAt,
   ownedLabels,
   PREFIX,
-  resolved,
   SELECTOR,
   settings,
+  summary,
   writes,
 } from "./support.ts";
 
@@ -38,8 +38,8 @@ const SERVICE_OUTPUT = settings({ output: "service" });
 
 Deno.test("service output: one headless annotated Service per hostname; a second pass writes nothing", async () => {
   await using server = await startFakeApiServer();
-  using h = harness(server, { settings: SERVICE_OUTPUT, targets: resolved(["10.96.0.10"], ["fd00::10"]) });
-  assert.deepEqual(await h.sink.reconcile(["a.example.com", "b.example.com"], never), {
+  using h = harness(server, { settings: SERVICE_OUTPUT, targets: [["10.96.0.10"], ["fd00::10"]] });
+  assert.deepEqual(summary(await h.sink.reconcile(["a.example.com", "b.example.com"], never)), {
     kind: "written",
     hosts: 2,
     added: 2,
@@ -78,9 +78,12 @@ Deno.test("service output: hostnames over 53 characters and hostnames the origin
     "a-b.com",
     "a_b.com",
   ];
-  const report = await h.sink.reconcileDetailed(hosts, never);
-  assert.deepEqual(report.errors, [], "the fake refuses Service names that are not DNS-1035 labels");
-  assert.deepEqual(report.refused, []);
+  const outcome = await h.sink.reconcile(hosts, never);
+  assert.equal(
+    outcome.kind,
+    "written",
+    `the fake refuses Service names that are not DNS-1035 labels: ${JSON.stringify(outcome)}`,
+  );
   const stored = services(server);
   assert.equal(stored.length, 5);
   for (const object of stored) {
@@ -95,7 +98,7 @@ Deno.test("service output: hostnames over 53 characters and hostnames the origin
 
 Deno.test("service output: updates keep server-assigned spec fields and change only what ouroboros owns", async () => {
   await using server = await startFakeApiServer();
-  using h = harness(server, { settings: SERVICE_OUTPUT, targets: resolved(["10.0.0.1"]) });
+  using h = harness(server, { settings: SERVICE_OUTPUT, targets: [["10.0.0.1"], []] });
   await h.sink.reconcile(["a.example.com"], never);
   // What a real API server fills in for a headless Service.
   const created = service(server, "a.example.com")!;
@@ -114,7 +117,7 @@ Deno.test("service output: updates keep server-assigned spec fields and change o
   assert.equal((await h.sink.reconcile(["a.example.com"], never)).kind, "unchanged");
   assert.deepEqual(writes(server.audit, mark), [], "server-assigned fields are not a difference");
 
-  h.setTargets(resolved(["10.0.0.2"]));
+  h.setTargets(["10.0.0.2"]);
   mark = server.audit.length;
   assert.equal((await h.sink.reconcile(["a.example.com"], never)).kind, "written");
   assert.deepEqual(writes(server.audit, mark).map((entry) => entry.method), ["PATCH"]);
@@ -149,33 +152,47 @@ Deno.test("service output: a foreign Service holding our name is refused and unt
     metadata: { name: serviceName("taken.example.com"), namespace: NAMESPACE, labels: { app: "web" } },
     spec: { type: "ClusterIP", clusterIP: "10.0.0.99", ports: [{ port: 80 }] },
   });
-  using logs = captureLogs();
   using h = harness(server, { settings: SERVICE_OUTPUT });
   const outcome = await h.sink.reconcile(["taken.example.com", "free.example.com"], never);
-  assert.equal(outcome.kind === "refused" && outcome.problem, "foreign-object");
+  assert.ok(outcome.kind === "refused", JSON.stringify(outcome));
+  assert.equal(outcome.problem, "foreign-object");
+  assert.equal(outcome.scope, "some-hosts", "an ERROR from the controller, once");
   assert.match(
-    outcome.kind === "refused" ? outcome.message : "",
-    /Service ouroboros\/ouroboros-taken-example-com-/,
+    outcome.message,
+    /^taken\.example\.com is not published: Service ouroboros\/ouroboros-taken-example-com-/,
   );
+  assert.deepEqual(noticesAt(outcome, "error"), [], "not repeated as a notice");
   assert.equal(JSON.stringify(service(server, "taken.example.com")), JSON.stringify(foreign));
   assert.ok(service(server, "free.example.com"));
-  assert.equal(logs.at("ERROR").length, 1);
+  assert.deepEqual(
+    h.events.notices.map((notice) => [notice.object, notice.reason]),
+    [[
+      {
+        apiVersion: "v1",
+        kind: "Service",
+        namespace: NAMESPACE,
+        name: serviceName("taken.example.com"),
+        uid: (foreign.metadata as { uid: string }).uid,
+      },
+      "RecordNameTaken",
+    ]],
+  );
 });
 
 Deno.test("service output: the guard keeps every Service when no hostname is wanted", async () => {
   await using server = await startFakeApiServer();
   using h = harness(server, { settings: SERVICE_OUTPUT });
   await h.sink.reconcile(["a.example.com", "b.example.com"], never);
-  using logs = captureLogs();
   const mark = server.audit.length;
   const outcome = await h.sink.reconcile([], never);
-  assert.equal(outcome.kind === "refused" && outcome.problem, "mass-prune-guard");
+  assert.ok(outcome.kind === "refused", JSON.stringify(outcome));
+  assert.equal(outcome.problem, "mass-prune-guard");
+  assert.equal(outcome.scope, "guard");
   assert.equal(services(server).length, 2);
   assert.deepEqual(writes(server.audit, mark), []);
   assert.ok(
-    logs.at("WARN")[0]?.msg.includes(
-      `kubectl --namespace ${NAMESPACE} delete services --selector='${SELECTOR}'`,
-    ),
+    outcome.message.includes(`kubectl --namespace ${NAMESPACE} delete services --selector='${SELECTOR}'`),
+    outcome.message,
   );
 });
 
@@ -183,7 +200,7 @@ Deno.test("service output: removing a hostname deletes its Service only", async 
   await using server = await startFakeApiServer();
   using h = harness(server, { settings: SERVICE_OUTPUT });
   await h.sink.reconcile(["a.example.com", "b.example.com"], never);
-  assert.deepEqual(await h.sink.reconcile(["a.example.com"], never), {
+  assert.deepEqual(summary(await h.sink.reconcile(["a.example.com"], never)), {
     kind: "written",
     hosts: 1,
     added: 0,

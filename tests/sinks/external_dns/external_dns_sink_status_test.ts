@@ -1,19 +1,19 @@
 /**
- * The DNSEndpoint status surfacer inside {@linkcode ExternalDnsSink}, against the fake API server
- * with a manual clock driving both the sink and the server's `creationTimestamp`: a DNSEndpoint
- * external-dns never processes is warned about once the grace period is over, not again inside
- * the repeat window, and no more once its status catches up; the outcome and the API calls are
- * those of a pass without it.
+ * The DNSEndpoint status surfacer inside `ExternalDnsSink`, against the fake API server with a
+ * manual clock driving both the sink and the server's `creationTimestamp`: a DNSEndpoint
+ * external-dns never processes is warned about (a WARN notice on the outcome) once the grace
+ * period is over, not again inside the repeat window, and no more once its status catches up;
+ * the outcome and the API calls are otherwise those of a pass without it.
  */
 
 import assert from "node:assert/strict";
-import { KubeClient } from "../../../lib/kube/client.ts";
+import type { RecordSettings } from "../../../lib/sinks/external_dns/build_records.ts";
+import type { ExternalDnsSink } from "../../../lib/sinks/external_dns/external_dns_sink.ts";
 import { dnsEndpointName } from "../../../lib/sinks/external_dns/record_names.ts";
-import { ExternalDnsSink } from "../../../lib/sinks/external_dns/reconciler.ts";
-import type { RecordSettings } from "../../../lib/sinks/external_dns/records.ts";
+import type { Notice, SinkOutcome } from "../../../lib/sinks/sink.ts";
 import { ManualClock } from "../../kube/manual_clock.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
-import { captureLogs, NAMESPACE, resolved, SELECTOR, settings } from "./support.ts";
+import { harness, NAMESPACE, noticesAt, SELECTOR, settings, summary } from "./support.ts";
 
 const API = "externaldns.k8s.io/v1alpha1";
 const HOST = "shop.example.com";
@@ -35,32 +35,28 @@ async function setup(recordSettings: RecordSettings = settings()): Promise<Setup
   const start = clock.now();
   const wallMs = () => WALL0 + clock.now() - start;
   const server = await startFakeApiServer({ now: wallMs });
-  const client = new KubeClient({ server: server.url });
-  const sink = new ExternalDnsSink({
-    client,
-    settings: recordSettings,
-    targets: () => resolved(["10.96.0.10"]),
-    clock,
-    wallClock: () => new Date(wallMs()),
-  });
+  const h = harness(server, { settings: recordSettings, clock, wallClock: () => new Date(wallMs()) });
   return {
     server,
-    sink,
+    sink: h.sink,
     clock,
     async [Symbol.asyncDispose]() {
-      client.close();
+      h[Symbol.dispose]();
       await server.close();
     },
   };
 }
 
+/** The status surfacer's warnings of one outcome. */
+function surfacerWarnings(outcome: SinkOutcome): Notice[] {
+  return noticesAt(outcome, "warn").filter((notice) => notice.message.includes("observedGeneration"));
+}
+
 Deno.test("a DNSEndpoint external-dns does not process is warned about once, and not after it catches up", async () => {
   await using s = await setup();
-  using logs = captureLogs();
   const name = dnsEndpointName(HOST, 4);
-  const surfacerWarnings = () => logs.at("WARN").filter((line) => line.msg.includes("observedGeneration"));
 
-  assert.deepEqual(await s.sink.reconcile([HOST], never), {
+  assert.deepEqual(summary(await s.sink.reconcile([HOST], never)), {
     kind: "written",
     hosts: 1,
     added: 1,
@@ -71,13 +67,17 @@ Deno.test("a DNSEndpoint external-dns does not process is warned about once, and
   assert.equal((created.metadata as Json).creationTimestamp, "2026-01-01T00:00:00Z");
 
   s.clock.advance(59_000);
-  assert.deepEqual(await s.sink.reconcile([HOST], never), { kind: "unchanged", hosts: 1 });
-  assert.deepEqual(surfacerWarnings(), [], "inside the grace period: nothing");
+  assert.deepEqual(
+    await s.sink.reconcile([HOST], never),
+    { kind: "unchanged", hosts: 1 },
+    "inside the grace period: nothing",
+  );
 
   s.clock.advance(2_000);
   const mark = s.server.audit.length;
+  const late = await s.sink.reconcile([HOST], never);
   assert.deepEqual(
-    await s.sink.reconcile([HOST], never),
+    summary(late),
     { kind: "unchanged", hosts: 1 },
     "the outcome is not changed by the surfacer",
   );
@@ -86,21 +86,25 @@ Deno.test("a DNSEndpoint external-dns does not process is warned about once, and
     [["GET", SELECTOR]],
     "the surfacer makes no API call of its own",
   );
-  const warnings = surfacerWarnings();
-  assert.equal(warnings.length, 1, JSON.stringify(logs.at("WARN")));
+  const warnings = surfacerWarnings(late);
+  assert.equal(warnings.length, 1, JSON.stringify(late.notices));
+  assert.deepEqual(late.notices, warnings, "nothing else to say");
   const [warning] = warnings;
   assert.match(
-    warning!.msg,
+    warning!.message,
     new RegExp(`^DNSEndpoint ${NAMESPACE}/${name} has no status\\.observedGeneration`),
   );
-  assert.match(warning!.msg, /external-dns may not be running/);
-  assert.equal(warning!.dnsEndpoint, `${NAMESPACE}/${name}`);
-  assert.equal(warning!.problem, "missing");
-  assert.equal(warning!.specGeneration, 1);
+  assert.match(warning!.message, /external-dns may not be running/);
+  assert.equal(warning!.properties?.dnsEndpoint, `${NAMESPACE}/${name}`);
+  assert.equal(warning!.properties?.problem, "missing");
+  assert.equal(warning!.properties?.specGeneration, 1);
 
   s.clock.advance(120_000);
-  await s.sink.reconcile([HOST], never);
-  assert.equal(surfacerWarnings().length, 1, "a second pass inside five minutes does not repeat it");
+  assert.deepEqual(
+    await s.sink.reconcile([HOST], never),
+    { kind: "unchanged", hosts: 1 },
+    "a second pass inside five minutes does not repeat it",
+  );
 
   const stored = s.server.get(API, "DNSEndpoint", NAMESPACE, name)!;
   const generation = (stored.metadata as Json).generation;
@@ -108,15 +112,16 @@ Deno.test("a DNSEndpoint external-dns does not process is warned about once, and
   s.server.update({ ...stored, status: { observedGeneration: generation } });
 
   s.clock.advance(300_000);
-  assert.deepEqual(await s.sink.reconcile([HOST], never), { kind: "unchanged", hosts: 1 });
-  assert.equal(surfacerWarnings().length, 1, "caught up: no warning, even after the repeat window");
+  assert.deepEqual(
+    await s.sink.reconcile([HOST], never),
+    { kind: "unchanged", hosts: 1 },
+    "caught up: no warning, even after the repeat window",
+  );
 });
 
 Deno.test("Service output has no status surfacer", async () => {
   await using s = await setup(settings({ output: "service" }));
-  using logs = captureLogs();
   await s.sink.reconcile([HOST], never);
   s.clock.advance(600_000);
-  assert.deepEqual(await s.sink.reconcile([HOST], never), { kind: "unchanged", hosts: 1 });
-  assert.deepEqual(logs.at("WARN"), []);
+  assert.deepEqual(await s.sink.reconcile([HOST], never), { kind: "unchanged", hosts: 1 }, "no WARN either");
 });

@@ -1,10 +1,31 @@
+/**
+ * The writer's plan, fed with external-dns mode's records (one group per hostname, its names
+ * over both address families): guards, creates, owned-field patches, foreign names, clashes,
+ * prunes and what is kept.
+ */
+
 import assert from "node:assert/strict";
-import type { ObservedRecord } from "../../../lib/sinks/external_dns/observed.ts";
-import { type Plan, planRecords, sameJson, updatePatch } from "../../../lib/sinks/external_dns/plan.ts";
-import { dnsEndpointName, serviceName } from "../../../lib/sinks/external_dns/record_names.ts";
-import { buildRecords, type DesiredRecord, type HostBuild } from "../../../lib/sinks/external_dns/records.ts";
-import type { TargetsResult } from "../../../lib/sinks/external_dns/targets.ts";
-import { INSTANCE, resolved, settings } from "./support.ts";
+import type { ObservedRecord } from "../../../../lib/sinks/external_dns/observed_record.ts";
+import {
+  type OwnedObjectPlan,
+  planOwnedObjects,
+  sameJson,
+  updatePatch,
+} from "../../../../lib/sinks/external_dns/owned_objects/owned_object_plan.ts";
+import { recordOwnership } from "../../../../lib/sinks/external_dns/ownership.ts";
+import {
+  dnsEndpointName,
+  type RecordOutput,
+  serviceName,
+} from "../../../../lib/sinks/external_dns/record_names.ts";
+import {
+  buildRecords,
+  type DesiredRecord,
+  type HostBuild,
+  recordGroups,
+} from "../../../../lib/sinks/external_dns/build_records.ts";
+import type { TargetsResult } from "../../../../lib/sinks/external_dns/targets.ts";
+import { INSTANCE, resolved, settings } from "../support.ts";
 
 const V4 = resolved(["10.0.0.1"]);
 
@@ -13,7 +34,27 @@ function builds(
   targets: TargetsResult = V4,
   output: "crd" | "service" = "crd",
 ): HostBuild[] {
-  return buildRecords(hosts, targets, settings({ output }));
+  return buildRecords({ hosts, targets, settings: settings({ output }) });
+}
+
+/** What the plan is given, in external-dns mode's terms. */
+interface RecordPlanInput {
+  readonly output: RecordOutput;
+  readonly builds: readonly HostBuild[];
+  readonly owned: readonly ObservedRecord[];
+  readonly foreign?: readonly ObservedRecord[];
+  readonly unreadable?: readonly string[];
+}
+
+/** Plans `input` the way the sink does: one group per hostname, the test instance's ownership. */
+function planRecords(input: RecordPlanInput): OwnedObjectPlan<ObservedRecord> {
+  return planOwnedObjects({
+    ownership: recordOwnership(INSTANCE),
+    groups: recordGroups(input.builds, input.output),
+    owned: input.owned,
+    ...(input.foreign === undefined ? {} : { foreign: input.foreign }),
+    ...(input.unreadable === undefined ? {} : { unreadable: input.unreadable }),
+  });
 }
 
 /** The object the cluster would hold after creating `record`, with server fields filled in. */
@@ -25,7 +66,7 @@ function stored(record: DesiredRecord, overrides: Partial<ObservedRecord> = {}):
     labels: record.labels,
     annotations: record.annotations,
     spec: record.spec,
-    host: record.host,
+    group: record.host,
     ...overrides,
   };
 }
@@ -34,9 +75,11 @@ function storedAll(list: readonly HostBuild[]): ObservedRecord[] {
   return list.flatMap((build) => build.kind === "built" ? build.records.map((record) => stored(record)) : []);
 }
 
-function applied(plan: Plan): Extract<Plan, { kind: "apply" }> {
+type Applied = Extract<OwnedObjectPlan<ObservedRecord>, { kind: "apply" }>;
+
+function applied(plan: OwnedObjectPlan<ObservedRecord>): Applied {
   assert.equal(plan.kind, "apply", JSON.stringify(plan));
-  return plan as Extract<Plan, { kind: "apply" }>;
+  return plan as Applied;
 }
 
 function names(list: readonly { readonly name: string }[]): string[] {
@@ -59,14 +102,14 @@ Deno.test("nothing in the cluster: every record is created, every hostname count
     ].sort(),
   );
   assert.deepEqual([plan.updates.length, plan.deletes.length, plan.unchanged], [0, 0, 0]);
-  assert.deepEqual([plan.hosts, plan.added, plan.removed], [2, 2, 0]);
+  assert.deepEqual([plan.groups, plan.added, plan.removed], [2, 2, 0]);
 });
 
 Deno.test("everything as desired: no write at all", () => {
   const desired = builds(["a.example.com", "b.example.com"]);
   const plan = applied(planRecords({ output: "crd", builds: desired, owned: storedAll(desired) }));
   assert.deepEqual([plan.creates.length, plan.updates.length, plan.deletes.length], [0, 0, 0]);
-  assert.deepEqual([plan.unchanged, plan.hosts, plan.added, plan.removed], [2, 2, 0, 0]);
+  assert.deepEqual([plan.unchanged, plan.groups, plan.added, plan.removed], [2, 2, 0, 0]);
 });
 
 Deno.test("updates patch only what differs in the owned fields", async (t) => {
@@ -180,13 +223,14 @@ Deno.test("a foreign object holding our name refuses that hostname only", async 
         foreign: [foreign],
       }));
       assert.deepEqual(plan.refused, [{
-        host: "taken.example.com",
+        group: "taken.example.com",
         name: foreignName,
         problem: "foreign-object",
-        ...(instance === undefined ? {} : { foreignInstance: instance }),
+        ...(instance === undefined ? {} : { otherInstance: instance }),
+        uid: "u",
       }]);
       assert.deepEqual(names(plan.creates), [dnsEndpointName("free.example.com", 4)]);
-      assert.deepEqual([plan.updates.length, plan.deletes.length, plan.hosts], [0, 0, 1]);
+      assert.deepEqual([plan.updates.length, plan.deletes.length, plan.groups], [0, 0, 1]);
     });
   }
 });
@@ -224,7 +268,11 @@ Deno.test("a hostname that failed to build keeps its records; the others proceed
   const plan = applied(planRecords({ output: "crd", builds: [failing, ...good], owned }));
   assert.deepEqual(plan.deletes, [], "bad.example.com's record must not be pruned");
   assert.deepEqual(names(plan.creates), [dnsEndpointName("new.example.com", 4)]);
-  assert.deepEqual(plan.failed, [failing]);
+  assert.deepEqual(
+    [plan.groups, plan.added, plan.removed],
+    [2, 1, 0],
+    "the failed one is neither in place nor removed",
+  );
 });
 
 Deno.test("guard: no hostname wanted while owned records exist prunes nothing", () => {
@@ -238,7 +286,7 @@ Deno.test("guard: no hostname wanted while owned records exist prunes nothing", 
 
 Deno.test("guard: no hostname and nothing owned is simply nothing to do", () => {
   const plan = applied(planRecords({ output: "crd", builds: [], owned: [] }));
-  assert.deepEqual([plan.creates.length, plan.deletes.length, plan.hosts], [0, 0, 0]);
+  assert.deepEqual([plan.creates.length, plan.deletes.length, plan.groups], [0, 0, 0]);
 });
 
 Deno.test("guard: when every hostname fails to build, nothing is pruned, owned or not", async (t) => {
@@ -279,7 +327,7 @@ Deno.test("two hostnames landing on one name are both refused, never one silentl
     : assert.fail("not built");
   const plan = applied(planRecords({ output: "service", builds: [a!, renamed], owned: [] }));
   assert.deepEqual(
-    plan.refused.map((refusal) => [refusal.host, refusal.problem, refusal.detail]),
+    plan.refused.map((refusal) => [refusal.group, refusal.problem, refusal.detail]),
     [["a.example.com", "name-clash", "b.example.com"], ["b.example.com", "name-clash", "a.example.com"]],
   );
   assert.equal(plan.creates.length, 0);

@@ -18,11 +18,17 @@
  * @module
  */
 
-import type { Manifest } from "../../kube/client.ts";
 import { HOST_SOURCES, type HostSource } from "../../hostnames/sources.ts";
-import type { JsonObject } from "../../resources/json.ts";
+import { externalDnsAnnotations, headlessService } from "./owned_objects/headless_service.ts";
+import type { DesiredGroup, DesiredObject, OwnedFields } from "./owned_objects/owned_object_plan.ts";
 import { ownershipLabels, SOURCE_ANNOTATION } from "./ownership.ts";
-import { type AddressFamily, dnsEndpointName, type RecordOutput, serviceName } from "./record_names.ts";
+import {
+  type AddressFamily,
+  dnsEndpointName,
+  recordNames,
+  type RecordOutput,
+  serviceName,
+} from "./record_names.ts";
 import type { TargetsResult } from "./targets.ts";
 
 /** The source annotation's value when the caller did not say where a hostname came from. */
@@ -48,25 +54,9 @@ export interface RecordSettings {
   readonly labels: Readonly<Record<string, string>>;
 }
 
-/** The parts of a record ouroboros owns, in the form compared with what the cluster holds. */
-export interface OwnedFields {
-  /** The whole label map: labels set by anyone else are removed. */
-  readonly labels: Readonly<Record<string, string>>;
-  /** The whole annotation map, likewise. */
-  readonly annotations: Readonly<Record<string, string>>;
-  /**
-   * The spec fields ouroboros decides: keys present must hold these values, keys absent must
-   * be absent (a Service's selector and ports). Server-assigned fields are not listed.
-   */
-  readonly spec: JsonObject;
-}
-
-/** One object the sink wants to exist. */
-export interface DesiredRecord extends OwnedFields {
+/** One record the sink wants to exist, and the hostname it publishes. */
+export interface DesiredRecord extends DesiredObject {
   readonly host: string;
-  readonly name: string;
-  /** The whole object to create. */
-  readonly manifest: Manifest;
 }
 
 /** Why a hostname could not be built; stable codes, usable as metric labels. */
@@ -87,6 +77,9 @@ export type HostBuild =
     readonly problem: BuildProblem;
     readonly message: string;
   };
+
+/** A hostname that could not be built. */
+export type FailedBuild = Extract<HostBuild, { kind: "failed" }>;
 
 const LABEL = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/;
 
@@ -190,50 +183,47 @@ function dnsEndpoint(
   };
 }
 
-function headlessService(
+function serviceRecord(
   host: string,
   targets: readonly string[],
   settings: RecordSettings,
   sources: readonly HostSource[] | undefined,
 ): DesiredRecord {
-  const name = serviceName(host);
-  const prefix = settings.annotationPrefix;
-  const { labels, annotations } = metadataFor(settings, sources, {
-    [`${prefix}hostname`]: host,
-    [`${prefix}target`]: targets.join(","),
-    [`${prefix}ttl`]: String(settings.recordTtl),
+  const extra = externalDnsAnnotations({
+    prefix: settings.annotationPrefix,
+    hostnames: [host],
+    targets,
+    ttl: settings.recordTtl,
   });
+  const { labels, annotations } = metadataFor(settings, sources, extra);
   return {
     host,
-    name,
-    labels,
-    annotations,
-    spec: {},
-    manifest: {
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name, namespace: settings.namespace, labels, annotations },
-      spec: { type: "ClusterIP", clusterIP: "None" },
-    },
+    ...headlessService({ name: serviceName(host), namespace: settings.namespace, labels, annotations }),
   };
 }
 
+/** What {@linkcode buildRecords} turns into records. */
+export interface BuildInput {
+  /** The wanted hostnames (duplicates are built once). */
+  readonly hosts: readonly string[];
+  /** Where the records point; `undefined` while unknown (every hostname then fails). */
+  readonly targets: TargetsResult | undefined;
+  readonly settings: RecordSettings;
+  /** The kinds each hostname came from, for the source annotation; absent: unknown. */
+  readonly sources?: ReadonlyMap<string, readonly HostSource[]> | undefined;
+}
+
 /**
- * Builds the records of every hostname (de-duplicated, sorted). `sources` maps a hostname to
- * the kinds it came from, for the source annotation.
+ * Builds the records of every hostname (de-duplicated, sorted).
  *
  * @example
  * ```ts
- * const builds = buildRecords(["shop.example.com"], resolved, settings);
+ * const builds = buildRecords({ hosts: ["shop.example.com"], targets: resolved, settings });
  * // [{ kind: "built", host: "shop.example.com", records: [<DNSEndpoint …-v4>] }]
  * ```
  */
-export function buildRecords(
-  hosts: readonly string[],
-  targets: TargetsResult | undefined,
-  settings: RecordSettings,
-  sources?: ReadonlyMap<string, readonly HostSource[]>,
-): HostBuild[] {
+export function buildRecords(input: BuildInput): HostBuild[] {
+  const { hosts, targets, settings, sources } = input;
   const unique = [...new Set(hosts)].sort();
   const shared: { problem: BuildProblem; message: string } | undefined = (() => {
     const problem = settingsProblem(settings);
@@ -257,7 +247,7 @@ export function buildRecords(
       return {
         kind: "built",
         host,
-        records: [headlessService(host, [...resolved.ipv4, ...resolved.ipv6], settings, from)],
+        records: [serviceRecord(host, [...resolved.ipv4, ...resolved.ipv6], settings, from)],
       };
     }
     const records: DesiredRecord[] = [];
@@ -265,4 +255,20 @@ export function buildRecords(
     if (resolved.ipv6.length > 0) records.push(dnsEndpoint(host, 6, resolved.ipv6, settings, from));
     return { kind: "built", host, records };
   });
+}
+
+/**
+ * The writer's groups for `builds`: one per hostname, keyed by it, holding every name its records
+ * may have in `output` (both address families), so a hostname that failed or is refused keeps
+ * whatever it has.
+ */
+export function recordGroups(
+  builds: readonly HostBuild[],
+  output: RecordOutput,
+): DesiredGroup<DesiredRecord>[] {
+  return builds.map((build) => ({
+    key: build.host,
+    names: recordNames(build.host, output),
+    objects: build.kind === "built" ? build.records : undefined,
+  }));
 }

@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { dnsEndpointName, serviceName } from "../../../lib/sinks/external_dns/record_names.ts";
 import type { HostSource } from "../../../lib/hostnames/sources.ts";
-import { buildRecords, type HostBuild } from "../../../lib/sinks/external_dns/records.ts";
+import {
+  type BuildInput,
+  buildRecords,
+  type HostBuild,
+  recordGroups,
+} from "../../../lib/sinks/external_dns/build_records.ts";
 import { INSTANCE, NAMESPACE, ownedLabels, PREFIX, resolved, settings } from "./support.ts";
 
 function built(build: HostBuild | undefined): Extract<HostBuild, { kind: "built" }> {
@@ -10,7 +15,11 @@ function built(build: HostBuild | undefined): Extract<HostBuild, { kind: "built"
 }
 
 Deno.test("crd output: an IPv4-only proxy gives one DNSEndpoint with an A record", () => {
-  const [build] = buildRecords(["shop.example.com"], resolved(["10.96.0.10"]), settings());
+  const [build] = buildRecords({
+    hosts: ["shop.example.com"],
+    targets: resolved(["10.96.0.10"]),
+    settings: settings(),
+  });
   const { records } = built(build);
   assert.equal(records.length, 1);
   assert.deepEqual(records[0]!.manifest, {
@@ -29,11 +38,11 @@ Deno.test("crd output: an IPv4-only proxy gives one DNSEndpoint with an A record
 });
 
 Deno.test("crd output: dual-stack gives an A record with every IPv4 target and an AAAA with every IPv6", () => {
-  const [build] = buildRecords(
-    ["shop.example.com"],
-    resolved(["10.96.0.10", "10.96.1.10"], ["fd00::10", "fd00::11"]),
-    settings({ recordTtl: 300 }),
-  );
+  const [build] = buildRecords({
+    hosts: ["shop.example.com"],
+    targets: resolved(["10.96.0.10", "10.96.1.10"], ["fd00::10", "fd00::11"]),
+    settings: settings({ recordTtl: 300 }),
+  });
   const endpoints = built(build).records.map((record) => ({
     name: record.name,
     spec: record.manifest.spec,
@@ -65,18 +74,22 @@ Deno.test("crd output: dual-stack gives an A record with every IPv4 target and a
 });
 
 Deno.test("crd output: an IPv6-only proxy gives only the AAAA record", () => {
-  const [build] = buildRecords(["shop.example.com"], resolved([], ["fd00::10"]), settings());
+  const [build] = buildRecords({
+    hosts: ["shop.example.com"],
+    targets: resolved([], ["fd00::10"]),
+    settings: settings(),
+  });
   assert.deepEqual(built(build).records.map((record) => record.name), [
     dnsEndpointName("shop.example.com", 6),
   ]);
 });
 
 Deno.test("service output: one headless Service, no selector, no ports, the three prefixed annotations", () => {
-  const [build] = buildRecords(
-    ["shop.example.com"],
-    resolved(["10.96.0.10"], ["fd00::10"]),
-    settings({ output: "service", recordTtl: 120 }),
-  );
+  const [build] = buildRecords({
+    hosts: ["shop.example.com"],
+    targets: resolved(["10.96.0.10"], ["fd00::10"]),
+    settings: settings({ output: "service", recordTtl: 120 }),
+  });
   const { records } = built(build);
   assert.equal(records.length, 1);
   assert.deepEqual(records[0]!.manifest, {
@@ -98,11 +111,11 @@ Deno.test("service output: one headless Service, no selector, no ports, the thre
 });
 
 Deno.test("service output: a custom prefix names the keys exactly; targets are IPv4 first, then IPv6", () => {
-  const [build] = buildRecords(
-    ["shop.example.com"],
-    resolved(["10.0.0.1", "10.0.0.2"], ["fd00::1"]),
-    settings({ output: "service", annotationPrefix: "internal-dns/" }),
-  );
+  const [build] = buildRecords({
+    hosts: ["shop.example.com"],
+    targets: resolved(["10.0.0.1", "10.0.0.2"], ["fd00::1"]),
+    settings: settings({ output: "service", annotationPrefix: "internal-dns/" }),
+  });
   const annotations = built(build).records[0]!.annotations;
   assert.deepEqual(Object.keys(annotations).sort(), [
     "internal-dns/hostname",
@@ -114,25 +127,25 @@ Deno.test("service output: a custom prefix names the keys exactly; targets are I
 });
 
 Deno.test("labels: the operator's are kept, the ownership labels always win", () => {
-  const [build] = buildRecords(
-    ["shop.example.com"],
-    resolved(["10.0.0.1"]),
-    settings({
+  const [build] = buildRecords({
+    hosts: ["shop.example.com"],
+    targets: resolved(["10.0.0.1"]),
+    settings: settings({
       labels: {
         team: "edge",
         "app.kubernetes.io/managed-by": "helm",
         "ouroboros.lexfrei.tech/instance": "other",
       },
     }),
-  );
+  });
   assert.deepEqual(built(build).records[0]!.labels, ownedLabels({ team: "edge" }));
 });
 
 Deno.test("annotations: the operator's are kept; ours (source, and the prefixed ones) always win", () => {
-  const [build] = buildRecords(
-    ["shop.example.com"],
-    resolved(["10.0.0.1"]),
-    settings({
+  const [build] = buildRecords({
+    hosts: ["shop.example.com"],
+    targets: resolved(["10.0.0.1"]),
+    settings: settings({
       output: "service",
       annotations: {
         "external-dns.alpha.kubernetes.io/cloudflare-proxied": "false",
@@ -140,7 +153,7 @@ Deno.test("annotations: the operator's are kept; ours (source, and the prefixed 
         "ouroboros.lexfrei.tech/source": "forged",
       },
     }),
-  );
+  });
   const annotations = built(build).records[0]!.annotations;
   assert.equal(annotations["external-dns.alpha.kubernetes.io/cloudflare-proxied"], "false");
   assert.equal(annotations[`${PREFIX}hostname`], "shop.example.com");
@@ -161,18 +174,23 @@ Deno.test("the source annotation names the real kinds a hostname came from, in a
       const sources = new Map<string, readonly HostSource[]>(
         kinds === undefined ? [] : [["a.example.com", kinds]],
       );
-      const [build] = buildRecords(["a.example.com"], resolved(["10.0.0.1"]), settings(), sources);
+      const [build] = buildRecords({
+        hosts: ["a.example.com"],
+        targets: resolved(["10.0.0.1"]),
+        settings: settings(),
+        sources,
+      });
       assert.equal(built(build).records[0]!.annotations["ouroboros.lexfrei.tech/source"], expected);
     });
   }
 });
 
 Deno.test("hostnames are built once each, sorted", () => {
-  const builds = buildRecords(
-    ["b.example.com", "a.example.com", "b.example.com"],
-    resolved(["10.0.0.1"]),
-    settings(),
-  );
+  const builds = buildRecords({
+    hosts: ["b.example.com", "a.example.com", "b.example.com"],
+    targets: resolved(["10.0.0.1"]),
+    settings: settings(),
+  });
   assert.deepEqual(builds.map((build) => build.host), ["a.example.com", "b.example.com"]);
 });
 
@@ -192,14 +210,22 @@ Deno.test("a hostname that is not a lower-case DNS name fails alone; the others 
   ];
   for (const host of bad) {
     await t.step(JSON.stringify(host), () => {
-      const builds = buildRecords([host, "good.example.com"], resolved(["10.0.0.1"]), settings());
+      const builds = buildRecords({
+        hosts: [host, "good.example.com"],
+        targets: resolved(["10.0.0.1"]),
+        settings: settings(),
+      });
       const failed = builds.find((build) => build.host === host);
       assert.equal(failed?.kind, "failed");
       assert.equal(failed.kind === "failed" && failed.problem, "invalid-hostname");
       assert.equal(builds.find((build) => build.host === "good.example.com")?.kind, "built");
     });
   }
-  const builds = buildRecords(["_acme-challenge.example.com", "x.y"], resolved(["10.0.0.1"]), settings());
+  const builds = buildRecords({
+    hosts: ["_acme-challenge.example.com", "x.y"],
+    targets: resolved(["10.0.0.1"]),
+    settings: settings(),
+  });
   assert.deepEqual(
     builds.map((build) => build.kind),
     ["built", "built"],
@@ -208,7 +234,7 @@ Deno.test("a hostname that is not a lower-case DNS name fails alone; the others 
 });
 
 Deno.test("without usable targets every hostname fails, carrying the reason", async (t) => {
-  const cases: [string, Parameters<typeof buildRecords>[1], RegExp][] = [
+  const cases: [string, BuildInput["targets"], RegExp][] = [
     ["not resolved yet", undefined, /not been resolved yet/],
     [
       "headless proxy Service",
@@ -219,7 +245,11 @@ Deno.test("without usable targets every hostname fails, carrying the reason", as
   ];
   for (const [name, targets, message] of cases) {
     await t.step(name, () => {
-      const builds = buildRecords(["a.example.com", "b.example.com"], targets, settings());
+      const builds = buildRecords({
+        hosts: ["a.example.com", "b.example.com"],
+        targets,
+        settings: settings(),
+      });
       for (const build of builds) {
         assert.equal(build.kind, "failed");
         assert.equal(build.kind === "failed" && build.problem, "no-targets");
@@ -247,15 +277,56 @@ Deno.test("settings that cannot make a valid object fail every hostname", async 
   ];
   for (const [name, overrides, message] of cases) {
     await t.step(name, () => {
-      const [build] = buildRecords(["a.example.com"], resolved(["10.0.0.1"]), settings(overrides));
+      const [build] = buildRecords({
+        hosts: ["a.example.com"],
+        targets: resolved(["10.0.0.1"]),
+        settings: settings(overrides),
+      });
       assert.equal(build?.kind, "failed");
       assert.equal(build.kind === "failed" && build.problem, "invalid-settings");
       assert.match(build.kind === "failed" ? build.message : "", message);
     });
   }
-  const [crd] = buildRecords(["a.example.com"], resolved(["10.0.0.1"]), settings({ annotationPrefix: "x" }));
+  const [crd] = buildRecords({
+    hosts: ["a.example.com"],
+    targets: resolved(["10.0.0.1"]),
+    settings: settings({ annotationPrefix: "x" }),
+  });
   assert.equal(crd?.kind, "built", "the prefix only matters to output=service");
-  const [edge] = buildRecords(["a.example.com"], resolved(["10.0.0.1"]), settings({ recordTtl: 86_400 }));
+  const [edge] = buildRecords({
+    hosts: ["a.example.com"],
+    targets: resolved(["10.0.0.1"]),
+    settings: settings({ recordTtl: 86_400 }),
+  });
   assert.equal(edge?.kind, "built");
   assert.equal(INSTANCE, built(edge).records[0]!.labels["ouroboros.lexfrei.tech/instance"]);
+});
+
+Deno.test("recordGroups: one group per hostname, holding every name it may have, built or not", () => {
+  const builds = buildRecords({
+    hosts: ["*.example.com", "shop.example.com"],
+    targets: resolved(["10.0.0.1"]),
+    settings: settings(),
+  });
+  assert.deepEqual(
+    recordGroups(builds, "crd").map((group) => [group.key, group.names, group.objects?.length]),
+    [
+      [
+        "*.example.com",
+        [dnsEndpointName("*.example.com", 4), dnsEndpointName("*.example.com", 6)],
+        undefined,
+      ],
+      [
+        "shop.example.com",
+        [dnsEndpointName("shop.example.com", 4), dnsEndpointName("shop.example.com", 6)],
+        1,
+      ],
+    ],
+  );
+  const services = buildRecords({
+    hosts: ["shop.example.com"],
+    targets: resolved(["10.0.0.1"]),
+    settings: settings({ output: "service" }),
+  });
+  assert.deepEqual(recordGroups(services, "service")[0]?.names, [serviceName("shop.example.com")]);
 });
