@@ -1,6 +1,6 @@
 /**
- * The ConfigMap size budget: tells the reconciler, before it sends anything, whether new data
- * would exceed what the API server stores in one ConfigMap, so it can keep the previous content
+ * The ConfigMap size budget: tells the CoreDNS sinks, before they send anything, whether new data
+ * would exceed what the API server stores in one ConfigMap, so they can keep the previous content
  * and say why instead of collecting a 422.
  *
  * The API server rejects a ConfigMap whose data exceeds 1 MiB (1,048,576 bytes): its validation

@@ -3,8 +3,8 @@
  * `kubectl describe configmap` shows what to fix next to the object, and the refusal outcome
  * carrying the same message.
  *
- * `configMapWarning` is pure; `refuseWithWarning` records through the injected recorder (which
- * never rejects) and nothing else.
+ * Pure: `configMapWarning`. Effects: `refuseWithWarning` records through the injected recorder
+ * (which never rejects) and does nothing else.
  *
  * @module
  */
@@ -17,6 +17,7 @@ import type { SinkOutcome } from "../sink.ts";
 export interface WarningText {
   /** e.g. `CorefileMarkersDamaged`. */
   readonly reason: string;
+  /** What is wrong and how to fix it. */
   readonly message: string;
 }
 
@@ -51,6 +52,7 @@ export interface RefuseWithWarningOptions extends WarningText {
   readonly problem: string;
   /** Records the Event; none when absent. */
   readonly recorder: Pick<EventRecorder, "record"> | undefined;
+  /** Bounds the Event request. */
   readonly signal: AbortSignal;
 }
 

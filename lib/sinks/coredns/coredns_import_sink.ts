@@ -44,6 +44,7 @@ import { transientFailure } from "./transient_failure.ts";
 
 /** Options for {@linkcode CorednsImportSink}. */
 export interface CorednsImportSinkOptions {
+  /** Reads and patches the import ConfigMap. */
   readonly client: ConfigMapApi;
   /** The import ConfigMap and the key we own. */
   readonly target: CorefileLocation;

@@ -6,6 +6,9 @@
  * directive that covers our key). The probes' findings are returned as notices; the controller
  * logs them.
  *
+ * Effects: building a mode registers its watch through the context; the sink and the probes make
+ * HTTP requests only when the controller runs them.
+ *
  * @module
  */
 

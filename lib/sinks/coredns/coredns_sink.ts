@@ -55,7 +55,9 @@ import { transientFailure } from "./transient_failure.ts";
 
 /** Options for {@linkcode CorednsSink}. */
 export interface CorednsSinkOptions {
+  /** Reads and patches the CoreDNS ConfigMap. */
   readonly client: ConfigMapApi;
+  /** The ConfigMap key that holds the Corefile. */
   readonly target: CorefileLocation;
   /** The rewrite target, ending with a dot. */
   readonly proxyFqdn: string;
@@ -63,7 +65,7 @@ export interface CorednsSinkOptions {
   readonly markers?: BlockMarkers;
   /** Records Warning Events; none when absent. */
   readonly recorder?: Pick<EventRecorder, "record">;
-  /** @default systemClock */
+  /** Times writes and reverts, and paces conflict retries. @default systemClock */
   readonly clock?: Clock;
   /** Random numbers in [0, 1) for the jitter. @default Math.random */
   readonly random?: () => number;

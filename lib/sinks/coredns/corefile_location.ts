@@ -17,7 +17,10 @@ export type ConfigMapApi = Pick<KubeClient, "get" | "mergePatch">;
  * coredns-import mode owns (`kube-system/coredns-custom[ouroboros.override]`).
  */
 export interface CorefileLocation {
+  /** The ConfigMap's namespace. */
   readonly namespace: string;
+  /** The ConfigMap's name. */
   readonly configmap: string;
+  /** The data key. */
   readonly key: string;
 }

@@ -12,7 +12,7 @@
  * - reload: reads the CoreDNS ConfigMap (the `--coredns-*` coordinates, also in coredns-import
  *   mode). Without the `reload` plugin, CoreDNS applies our changes only after its pods restart:
  *   WARN. A ConfigMap without the key: DEBUG, nothing to check. A missing ConfigMap: silent (in
- *   coredns mode the reconciler reports it, in coredns-import mode CoreDNS may be configured
+ *   coredns mode the sink reports it, in coredns-import mode CoreDNS may be configured
  *   elsewhere).
  * - import (coredns-import mode only, from the same read): the root server block must `import` a
  *   pattern matching our key, or CoreDNS never reads the rules we write: WARN with the line to add
@@ -38,6 +38,7 @@ import type { CorefileLocation } from "./corefile_location.ts";
 
 /** Options for {@linkcode runStartupProbes}. */
 export interface StartupProbeOptions {
+  /** Which mode runs: coredns-import mode also checks the import line. */
   readonly mode: "coredns" | "coredns-import";
   /** The CoreDNS Corefile (read in both modes). */
   readonly coredns: CorefileLocation;
@@ -53,7 +54,9 @@ export interface StartupProbeOptions {
 
 /** What a probe found. `unknown`: the read failed (403, timeout, …) or was not possible. */
 export interface StartupProbeReport {
+  /** Whether the node-local-dns ConfigMap exists. */
   readonly nodeLocalDns: "present" | "absent" | "unknown";
+  /** Whether the Corefile enables the reload plugin. */
   readonly reload: "present" | "missing" | "unknown";
   /** `not-checked` in coredns mode. */
   readonly importDirective: "present" | "missing" | "unknown" | "not-checked";
@@ -61,6 +64,7 @@ export interface StartupProbeReport {
 
 /** What the probes found, and what the controller is to log about it. */
 export interface StartupProbeResult {
+  /** What each probe found. */
   readonly report: StartupProbeReport;
   /** In the order the probes report: node-local-dns first, then the Corefile. */
   readonly notices: readonly Notice[];
