@@ -1,17 +1,26 @@
 /**
- * How both CoreDNS sinks refuse to edit a ConfigMap that exists: a Warning Event on it, so
- * `kubectl describe configmap` shows what to fix next to the object, and the refusal outcome
- * carrying the same message.
+ * How both CoreDNS sinks speak on a ConfigMap they will not (or can no longer) edit: a Warning
+ * Event on it, so `kubectl describe configmap` shows what to fix next to the object, and, when
+ * they refuse, the refusal outcome carrying the same message.
  *
- * Pure: `configMapWarning`. Effects: `refuseWithWarning` records through the injected recorder
- * (which never rejects) and does nothing else.
+ * Effects: records through the injected recorder (which never rejects), nothing else.
  *
  * @module
  */
 
-import type { EventNotice, EventRecorder } from "../../kube/event_recorder.ts";
+import type { EventRecorder } from "../../kube/event_recorder.ts";
 import type { ConfigMap } from "../../resources/config_map.ts";
 import type { SinkOutcome } from "../sink.ts";
+
+/** The ConfigMap a warning is about, and how to record it. */
+export interface WarningTarget {
+  /** The ConfigMap as read; the Event names its uid. */
+  readonly configMap: ConfigMap;
+  /** Records the Event; none when absent. */
+  readonly recorder: Pick<EventRecorder, "record"> | undefined;
+  /** Bounds the Event request. */
+  readonly signal: AbortSignal;
+}
 
 /** What a Warning Event says: a short CamelCase reason and what to fix. */
 export interface WarningText {
@@ -21,39 +30,34 @@ export interface WarningText {
   readonly message: string;
 }
 
+/** A refusal with its Warning Event: the refusal's code for metrics, and what the Event says. */
+export interface WarningRefusal extends WarningText {
+  /** e.g. `immutable`. */
+  readonly problem: string;
+}
+
 /**
- * A Warning Event about `configMap`.
+ * Records a Warning Event about `on.configMap`. Never rejects.
  *
  * @example
  * ```ts
- * configMapWarning(configMap, { reason: "CorefileMarkersDamaged", message: "END before BEGIN on line 12 …" });
+ * await recordWarning({ configMap, recorder, signal }, { reason: "CorefileReverted", message: "another writer …" });
  * ```
  */
-export function configMapWarning(configMap: ConfigMap, text: WarningText): EventNotice {
-  return {
+export async function recordWarning(on: WarningTarget, text: WarningText): Promise<void> {
+  const { metadata } = on.configMap;
+  await on.recorder?.record({
     object: {
       apiVersion: "v1",
       kind: "ConfigMap",
-      namespace: configMap.metadata.namespace,
-      name: configMap.metadata.name,
-      uid: configMap.metadata.uid,
+      namespace: metadata.namespace,
+      name: metadata.name,
+      uid: metadata.uid,
     },
     type: "Warning",
     reason: text.reason,
     message: text.message,
-  };
-}
-
-/** Options of {@linkcode refuseWithWarning}. */
-export interface RefuseWithWarningOptions extends WarningText {
-  /** The ConfigMap the sink will not write. */
-  readonly configMap: ConfigMap;
-  /** The refusal's code, for metrics. */
-  readonly problem: string;
-  /** Records the Event; none when absent. */
-  readonly recorder: Pick<EventRecorder, "record"> | undefined;
-  /** Bounds the Event request. */
-  readonly signal: AbortSignal;
+  }, on.signal);
 }
 
 /**
@@ -61,19 +65,15 @@ export interface RefuseWithWarningOptions extends WarningText {
  *
  * @example
  * ```ts
- * const outcome = await refuseWithWarning({
- *   configMap,
+ * const outcome = await refuseWithWarning({ configMap, recorder, signal }, {
  *   problem: "immutable",
  *   reason: "ConfigMapImmutable",
  *   message: "ConfigMap kube-system/coredns is immutable, …",
- *   recorder,
- *   signal,
  * });
  * // { kind: "refused", problem: "immutable", message: "ConfigMap …", scope: "nothing-written" }
  * ```
  */
-export async function refuseWithWarning(options: RefuseWithWarningOptions): Promise<SinkOutcome> {
-  const { configMap, problem, reason, message } = options;
-  await options.recorder?.record(configMapWarning(configMap, { reason, message }), options.signal);
-  return { kind: "refused", problem, message, scope: "nothing-written" };
+export async function refuseWithWarning(on: WarningTarget, refusal: WarningRefusal): Promise<SinkOutcome> {
+  await recordWarning(on, refusal);
+  return { kind: "refused", problem: refusal.problem, message: refusal.message, scope: "nothing-written" };
 }

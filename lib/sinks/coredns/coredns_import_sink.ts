@@ -35,7 +35,7 @@ import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import type { Sink, SinkOutcome } from "../sink.ts";
 import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_data_bytes.ts";
-import { refuseWithWarning } from "./configmap_warning.ts";
+import { refuseWithWarning, type WarningTarget } from "./configmap_warning.ts";
 import { importLineFor } from "./corefile/import_line.ts";
 import { importDataChange, importSnippet, snippetHosts } from "./corefile/import_snippet.ts";
 import { rewriteInputProblem } from "./corefile/rewrite_rule.ts";
@@ -115,6 +115,7 @@ export class CorednsImportSink implements Sink {
       if (isNotFound(error)) return this.#missing();
       return transientFailure(error, signal);
     }
+    const on: WarningTarget = { configMap, recorder: this.#recorder, signal };
     const { key } = this.#target;
     const existing = configMap.data[key];
     const desired = importSnippet(hosts, this.#fqdn);
@@ -122,27 +123,27 @@ export class CorednsImportSink implements Sink {
     if (change === "none") return { kind: "unchanged", hosts: hosts.length };
 
     if (configMap.immutable) {
-      return await this.#refuse(
-        configMap,
-        "immutable",
-        IMPORT_EVENT_REASONS.immutable,
-        `ConfigMap ${this.#where} is immutable, so ouroboros cannot write its ${JSON.stringify(key)} key; ` +
+      return await refuseWithWarning(on, {
+        problem: "immutable",
+        reason: IMPORT_EVENT_REASONS.immutable,
+        message:
+          `ConfigMap ${this.#where} is immutable, so ouroboros cannot write its ${
+            JSON.stringify(key)
+          } key; ` +
           "recreate it without immutable: true",
-        signal,
-      );
+      });
     }
     if (desired !== undefined) {
       const bytes = configMapDataBytes({ ...configMap.data, [key]: desired });
       if (bytes > CONFIGMAP_DATA_LIMIT) {
-        return await this.#refuse(
-          configMap,
-          "too-large",
-          IMPORT_EVENT_REASONS.tooLarge,
-          `writing ${hosts.length} rewrite rules would make ConfigMap ${this.#where} hold ${bytes} bytes of data, ` +
+        return await refuseWithWarning(on, {
+          problem: "too-large",
+          reason: IMPORT_EVENT_REASONS.tooLarge,
+          message:
+            `writing ${hosts.length} rewrite rules would make ConfigMap ${this.#where} hold ${bytes} bytes of data, ` +
             `over the ${CONFIGMAP_DATA_LIMIT}-byte limit; nothing written, the previous rules stay. ` +
             "Narrow the hostnames (--ingress-class, --gateway-class) or move other keys out of this ConfigMap",
-          signal,
-        );
+        });
       }
     }
 
@@ -151,14 +152,12 @@ export class CorednsImportSink implements Sink {
     } catch (error) {
       if (isNotFound(error)) return this.#missing();
       if (isInvalid(error)) {
-        return await this.#refuse(
-          configMap,
-          "rejected",
-          IMPORT_EVENT_REASONS.writeRejected,
-          `the API server refused the new ${JSON.stringify(key)} key of ConfigMap ${this.#where}: ` +
+        return await refuseWithWarning(on, {
+          problem: "rejected",
+          reason: IMPORT_EVENT_REASONS.writeRejected,
+          message: `the API server refused the new ${JSON.stringify(key)} key of ConfigMap ${this.#where}: ` +
             `${errorMessage(error)}`,
-          signal,
-        );
+        });
       }
       return transientFailure(error, signal);
     }
@@ -183,15 +182,5 @@ export class CorednsImportSink implements Sink {
         `"${importLineFor(this.#target.key)}" to the .:53 block of the Corefile. ` +
         "ouroboros never creates it",
     };
-  }
-
-  #refuse(
-    configMap: ConfigMap,
-    problem: string,
-    reason: string,
-    message: string,
-    signal: AbortSignal,
-  ): Promise<SinkOutcome> {
-    return refuseWithWarning({ configMap, problem, reason, message, recorder: this.#recorder, signal });
   }
 }

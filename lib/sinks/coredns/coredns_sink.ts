@@ -46,7 +46,7 @@ import { errorMessage } from "../../util/error_message.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import type { Notice, Sink, SinkOutcome } from "../sink.ts";
 import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_data_bytes.ts";
-import { configMapWarning, refuseWithWarning } from "./configmap_warning.ts";
+import { recordWarning, refuseWithWarning, type WarningTarget } from "./configmap_warning.ts";
 import { applyCorefileBlock } from "./corefile/apply_corefile_block.ts";
 import { isMarkerProblem } from "./corefile/corefile_refusal.ts";
 import type { ConfigMapApi, CorefileLocation } from "./corefile_location.ts";
@@ -191,18 +191,18 @@ export class CorednsSink implements Sink {
       if (isNotFound(error)) return done(this.#missing());
       return done(transientFailure(error, signal));
     }
+    const on: WarningTarget = { configMap, recorder: this.#recorder, signal };
     const { key } = this.#target;
     const corefile = configMap.data[key];
     if (corefile === undefined) {
       return done(
-        await this.#refuse(
-          configMap,
-          "key-missing",
-          COREFILE_EVENT_REASONS.keyMissing,
-          `ConfigMap ${this.#where} has no ${JSON.stringify(key)} key, so there is no Corefile to edit; ` +
+        await refuseWithWarning(on, {
+          problem: "key-missing",
+          reason: COREFILE_EVENT_REASONS.keyMissing,
+          message:
+            `ConfigMap ${this.#where} has no ${JSON.stringify(key)} key, so there is no Corefile to edit; ` +
             "set --coredns-key to the key that holds the Corefile",
-          signal,
-        ),
+        }),
       );
     }
 
@@ -213,11 +213,11 @@ export class CorednsSink implements Sink {
         ? COREFILE_EVENT_REASONS.markersDamaged
         : COREFILE_EVENT_REASONS.notEditable;
       const message = `ConfigMap ${this.#where} key ${JSON.stringify(key)}: ${edit.message}`;
-      return done(await this.#refuse(configMap, edit.problem, reason, message, signal));
+      return done(await refuseWithWarning(on, { problem: edit.problem, reason, message }));
     }
 
     const joined = hosts.join(" ");
-    const blocked = await this.#beforeWrite(pass, configMap, { hostsKey: joined, corefile: edit.corefile });
+    const blocked = await this.#beforeWrite(pass, on, { hostsKey: joined, corefile: edit.corefile });
     if (blocked !== undefined) return done(blocked);
     try {
       await this.#client.mergePatch(
@@ -231,14 +231,12 @@ export class CorednsSink implements Sink {
       if (isNotFound(error)) return done(this.#missing());
       if (isInvalid(error)) {
         return done(
-          await this.#refuse(
-            configMap,
-            "rejected",
-            COREFILE_EVENT_REASONS.writeRejected,
-            `the API server refused the new Corefile for ConfigMap ${this.#where}: ` +
+          await refuseWithWarning(on, {
+            problem: "rejected",
+            reason: COREFILE_EVENT_REASONS.writeRejected,
+            message: `the API server refused the new Corefile for ConfigMap ${this.#where}: ` +
               `${errorMessage(error)}`,
-            signal,
-          ),
+          }),
         );
       }
       return done(transientFailure(error, signal));
@@ -270,15 +268,15 @@ export class CorednsSink implements Sink {
    */
   async #beforeWrite(
     pass: Pass,
-    configMap: ConfigMap,
+    on: WarningTarget,
     write: { readonly hostsKey: string; readonly corefile: string },
   ): Promise<SinkOutcome | undefined> {
-    const { signal } = pass;
+    const { configMap } = on;
     const now = this.#clock.now();
     const last = this.#lastWrite;
     if (last !== undefined && last.hosts === write.hostsKey && !last.revertSeen) {
       last.revertSeen = true;
-      await this.#reverted(pass, configMap, now);
+      await this.#reverted(pass, on, now);
     }
     const gate = this.#guard.writeGate(now, last?.at);
     if (!gate.allowed) {
@@ -292,26 +290,23 @@ export class CorednsSink implements Sink {
       };
     }
     if (configMap.immutable) {
-      return await this.#refuse(
-        configMap,
-        "immutable",
-        COREFILE_EVENT_REASONS.immutable,
-        `ConfigMap ${this.#where} is immutable, so its Corefile cannot be edited; ` +
+      return await refuseWithWarning(on, {
+        problem: "immutable",
+        reason: COREFILE_EVENT_REASONS.immutable,
+        message: `ConfigMap ${this.#where} is immutable, so its Corefile cannot be edited; ` +
           "recreate it without immutable: true, or use coredns-import mode",
-        signal,
-      );
+      });
     }
     const bytes = configMapDataBytes({ ...configMap.data, [this.#target.key]: write.corefile });
     if (bytes > CONFIGMAP_DATA_LIMIT) {
-      return await this.#refuse(
-        configMap,
-        "too-large",
-        COREFILE_EVENT_REASONS.tooLarge,
-        `writing ${pass.hosts.length} rewrite rules would make ConfigMap ${this.#where} hold ${bytes} bytes of data, ` +
+      return await refuseWithWarning(on, {
+        problem: "too-large",
+        reason: COREFILE_EVENT_REASONS.tooLarge,
+        message:
+          `writing ${pass.hosts.length} rewrite rules would make ConfigMap ${this.#where} hold ${bytes} bytes of data, ` +
           `over the ${CONFIGMAP_DATA_LIMIT}-byte limit; nothing written, the previous Corefile stays. ` +
           "Narrow the hostnames (--ingress-class, --gateway-class) or use another mode",
-        signal,
-      );
+      });
     }
     return undefined;
   }
@@ -327,7 +322,7 @@ export class CorednsSink implements Sink {
   }
 
   /** Counts a revert; on the start of a fight, WARNs and records an Event. */
-  async #reverted(pass: Pass, configMap: ConfigMap, now: number): Promise<void> {
+  async #reverted(pass: Pass, on: WarningTarget, now: number): Promise<void> {
     const verdict = this.#guard.observeRevert(now);
     pass.notices.push({
       level: "debug",
@@ -346,18 +341,7 @@ export class CorednsSink implements Sink {
       message,
       properties: { namespace: this.#target.namespace, configmap: this.#target.configmap },
     });
-    const reason = COREFILE_EVENT_REASONS.reverted;
-    await this.#recorder?.record(configMapWarning(configMap, { reason, message }), pass.signal);
-  }
-
-  #refuse(
-    configMap: ConfigMap,
-    problem: string,
-    reason: string,
-    message: string,
-    signal: AbortSignal,
-  ): Promise<SinkOutcome> {
-    return refuseWithWarning({ configMap, problem, reason, message, recorder: this.#recorder, signal });
+    await recordWarning(on, { reason: COREFILE_EVENT_REASONS.reverted, message });
   }
 }
 
