@@ -26,8 +26,8 @@
  * @module
  */
 
-import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
-import { CONFIGMAP_DATA_LIMIT, utf8Length } from "../../lib/sinks/coredns/configmap_size.ts";
+import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
+import { CONFIGMAP_DATA_LIMIT, utf8Length } from "../../lib/sinks/coredns/configmap_data_bytes.ts";
 import { type AuditEntry, type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { type ControllerProcess, ROOT, startController } from "../support/ouroboros_process.ts";
 import { writeKubeconfig } from "../support/kubeconfig.ts";
@@ -295,7 +295,7 @@ const kubeconfig = await writeKubeconfig(`${dir}/kubeconfig`, {
   name: "bench",
   user: "bench",
 });
-const full = applyCorefileBlock(KUBEADM, model.all(), BENCH_FQDN);
+const full = applyCorefileBlock(KUBEADM, { hosts: model.all(), fqdn: BENCH_FQDN });
 const fullBytes = full.kind === "changed" ? utf8Length(full.corefile) + COREDNS.key.length : Number.NaN;
 say(`target:    --proxy-fqdn=${BENCH_FQDN} and hostnames like a1234.io, so that 20,000 rewrite lines fit`);
 say(`           in one ConfigMap: the Corefile is ${fullBytes.toLocaleString("en-US")} bytes of the`);

@@ -21,7 +21,7 @@ import {
   withoutFinalNewline,
 } from "../sinks/coredns/fixtures/corefiles.ts";
 import assert from "node:assert/strict";
-import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
+import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
 import { blockMarkers, DEFAULT_MARKERS } from "../../lib/sinks/markers.ts";
 import { ownershipLabels } from "../../lib/sinks/external_dns/ownership.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
@@ -51,7 +51,7 @@ function assertExit(result: HookResult, code: number): void {
 
 /** `corefile` with the controller's own block for `hosts` (as the controller writes it). */
 function withBlock(corefile: string, id = ""): string {
-  const edit = applyCorefileBlock(corefile, HOSTS, FQDN, blockMarkers(id));
+  const edit = applyCorefileBlock(corefile, { hosts: HOSTS, fqdn: FQDN, markers: blockMarkers(id) });
   assert.equal(edit.kind, "changed", `the controller would not write a block: ${JSON.stringify(edit)}`);
   return (edit as { corefile: string }).corefile;
 }

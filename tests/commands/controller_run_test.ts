@@ -13,7 +13,7 @@ import { runOuroboros, startController } from "../support/ouroboros_process.ts";
 import { waitFor } from "../support/wait.ts";
 import { type Cluster, PROXY_FQDN, startCluster } from "../controller/cluster_fixture.ts";
 import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
-import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
+import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
 import { BEGIN, END } from "../sinks/coredns/support.ts";
 
 /** Waits until our block holds exactly `hosts` (sorted); `[]` means no block at all. */
@@ -125,7 +125,7 @@ Deno.test("controller (coredns): Ingress create, update and delete drive the Cor
 
 Deno.test("controller: /readyz is 503 until the caches have synced, nothing is written before; resyncs write nothing (T-1.31)", async () => {
   // A previous run left a block: writing before the Ingress list arrives would empty it.
-  const edit = applyCorefileBlock(KUBEADM, ["shop.example.com"], PROXY_FQDN);
+  const edit = applyCorefileBlock(KUBEADM, { hosts: ["shop.example.com"], fqdn: PROXY_FQDN });
   assert.equal(edit.kind, "changed");
   await using cluster = await startCluster({ corefile: edit.kind === "changed" ? edit.corefile : "" });
   cluster.ingress("shop/web", { tls: ["shop.example.com"] });

@@ -11,7 +11,7 @@ import {
   isOtherReleaseMarker,
   markerPair,
 } from "../../lib/sinks/markers.ts";
-import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile_block.ts";
+import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
 import { applyHostsBlock, removeHostsBlock } from "../../lib/sinks/etc_hosts/hosts_block.ts";
 import { planWrite } from "../../lib/sinks/etc_hosts/hosts_layout.ts";
 import { KUBEADM } from "./coredns/fixtures/corefiles.ts";
@@ -60,41 +60,52 @@ Deno.test("marker pairs: only another release's well-formed markers count as for
 });
 
 Deno.test("Corefile: two releases each own a block; writing, changing and removing one leaves the other byte-identical", () => {
-  const first = applyCorefileBlock(KUBEADM, ["a.example.com"], FQDN);
+  const first = applyCorefileBlock(KUBEADM, { hosts: ["a.example.com"], fqdn: FQDN });
   assert.equal(first.kind, "changed");
   const withDefault = first.kind === "changed" ? first.corefile : "";
-  const second = applyCorefileBlock(withDefault, ["b.example.com", "c.example.com"], FQDN, EDGE);
+  const second = applyCorefileBlock(withDefault, {
+    hosts: ["b.example.com", "c.example.com"],
+    fqdn: FQDN,
+    markers: EDGE,
+  });
   assert.equal(second.kind, "changed", second.kind === "refused" ? second.message : "");
   const both = second.kind === "changed" ? second.corefile : "";
   assert.ok(both.includes(`    ${EDGE.begin}\n    rewrite name b.example.com ${FQDN}\n`));
   assert.ok(both.startsWith(withDefault.slice(0, withDefault.indexOf(DEFAULT_MARKERS.end))));
 
   // Each sees its own hosts as the previous content, and the other's block as foreign.
-  const changedDefault = applyCorefileBlock(both, ["z.example.com"], FQDN);
+  const changedDefault = applyCorefileBlock(both, { hosts: ["z.example.com"], fqdn: FQDN });
   assert.equal(changedDefault.kind, "changed");
   if (changedDefault.kind !== "changed") return;
   assert.deepEqual(changedDefault.previousHosts, ["a.example.com"]);
   const edgeBlock = (text: string) => text.slice(text.indexOf(EDGE.begin), text.indexOf(EDGE.end));
   assert.equal(edgeBlock(changedDefault.corefile), edgeBlock(both));
 
-  const edgeGone = applyCorefileBlock(changedDefault.corefile, [], FQDN, EDGE);
+  const edgeGone = applyCorefileBlock(changedDefault.corefile, { hosts: [], fqdn: FQDN, markers: EDGE });
   assert.equal(edgeGone.kind, "changed");
   if (edgeGone.kind !== "changed") return;
   assert.deepEqual(edgeGone.previousHosts, ["b.example.com", "c.example.com"]);
   assert.ok(!edgeGone.corefile.includes("ouroboros edge"));
-  assert.equal(applyCorefileBlock(edgeGone.corefile, ["z.example.com"], FQDN).kind, "unchanged");
+  assert.equal(
+    applyCorefileBlock(edgeGone.corefile, { hosts: ["z.example.com"], fqdn: FQDN }).kind,
+    "unchanged",
+  );
 });
 
 Deno.test("Corefile: a damaged block of one's own is still refused next to another release's intact block", () => {
-  const both = applyCorefileBlock(KUBEADM, ["b.example.com"], FQDN, EDGE);
+  const both = applyCorefileBlock(KUBEADM, { hosts: ["b.example.com"], fqdn: FQDN, markers: EDGE });
   assert.equal(both.kind, "changed");
   if (both.kind !== "changed") return;
   const damaged = both.corefile.replace("    reload\n", `    reload\n    ${DEFAULT_MARKERS.begin}\n`);
-  const edit = applyCorefileBlock(damaged, ["a.example.com"], FQDN);
+  const edit = applyCorefileBlock(damaged, { hosts: ["a.example.com"], fqdn: FQDN });
   assert.equal(edit.kind, "refused");
   if (edit.kind === "refused") assert.equal(edit.problem, "begin-without-end");
   // The other release still edits its own block of the same file.
-  assert.equal(applyCorefileBlock(damaged, ["b.example.com", "x.example.com"], FQDN, EDGE).kind, "changed");
+  assert.equal(
+    applyCorefileBlock(damaged, { hosts: ["b.example.com", "x.example.com"], fqdn: FQDN, markers: EDGE })
+      .kind,
+    "changed",
+  );
 });
 
 Deno.test("hosts file: two releases each own a block; removing one keeps the other and the operator's lines", () => {

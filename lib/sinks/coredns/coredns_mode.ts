@@ -3,7 +3,11 @@
  * Corefile, coredns-import mode owns one key of a ConfigMap the Corefile imports. Both watch the
  * ConfigMap they write (so an edit that removed our rules is repaired at once) and probe at
  * start for node-local-dns and the reload plugin (and, in coredns-import mode, for an import
- * directive that covers our key).
+ * directive that covers our key). The probes' findings are returned as notices; the controller
+ * logs them.
+ *
+ * Effects: building a mode registers its watch through the context; the sink and the probes make
+ * HTTP requests only when the controller runs them.
  *
  * @module
  */
@@ -11,9 +15,10 @@
 import { CONFIG_MAP } from "../../resources/config_map.ts";
 import type { BlockMarkers } from "../markers.ts";
 import type { Mode, ModeContext } from "../sink.ts";
-import { CorednsImportSink } from "./import_reconciler.ts";
-import { runStartupProbes } from "./probes.ts";
-import { CorednsSink, type CorefileLocation } from "./reconciler.ts";
+import { CorednsImportSink } from "./coredns_import_sink.ts";
+import { CorednsSink } from "./coredns_sink.ts";
+import type { CorefileLocation } from "./corefile_location.ts";
+import { runStartupProbes, type StartupProbeOptions } from "./startup_probes.ts";
 
 /** What both CoreDNS modes are built from. */
 export interface CorednsModeSettings {
@@ -33,6 +38,15 @@ function watchTarget(context: ModeContext, target: CorefileLocation): void {
   context.watch(CONFIG_MAP, { namespace: target.namespace, name: target.configmap }, "target");
 }
 
+/** The start-up probes of `mode`, handing their notices to the controller. */
+function probes(
+  settings: CorednsModeSettings,
+  context: ModeContext,
+  mode: StartupProbeOptions["mode"],
+): NonNullable<Mode["probe"]> {
+  return async (signal) => (await runStartupProbes(context.client, { ...settings, mode, signal })).notices;
+}
+
 /** coredns mode: the ouroboros block in the Corefile. */
 export function corednsMode(settings: CorednsModeSettings, context: ModeContext): Mode {
   const target = settings.coredns;
@@ -45,10 +59,7 @@ export function corednsMode(settings: CorednsModeSettings, context: ModeContext)
       recorder: context.recorder,
       markers: settings.markers,
     }),
-    probe: async (signal) => {
-      await runStartupProbes(context.client, { mode: "coredns", ...settings }, signal);
-      return [];
-    },
+    probe: probes(settings, context, "coredns"),
     details: { proxyFqdn: settings.proxyFqdn, markerId: settings.markers.id || "(none)" },
   };
 }
@@ -64,10 +75,7 @@ export function corednsImportMode(settings: CorednsModeSettings, context: ModeCo
       proxyFqdn: settings.proxyFqdn,
       recorder: context.recorder,
     }),
-    probe: async (signal) => {
-      await runStartupProbes(context.client, { mode: "coredns-import", ...settings }, signal);
-      return [];
-    },
+    probe: probes(settings, context, "coredns-import"),
     details: { proxyFqdn: settings.proxyFqdn },
   };
 }

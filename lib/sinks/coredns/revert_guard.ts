@@ -4,7 +4,7 @@
  * fight in a hot loop and CoreDNS is not reloaded every few seconds.
  *
  * A revert is one observation that our last write is gone or different while the desired hosts
- * are still the ones we wrote; the reconciler reports it at most once per write. Reverts are
+ * are still the ones we wrote; the coredns sink reports it at most once per write. Reverts are
  * counted in a sliding window. `threshold` reverts within `windowMs` start a fight: the caller
  * says so once (WARN and an Event), and each rewrite must then wait a hold-off after our previous
  * write, starting at `initialHoldOffMs` and doubling with every further revert up to

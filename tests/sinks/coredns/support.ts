@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import type { CorefileEdit } from "../../../lib/sinks/coredns/corefile_block.ts";
+import type { CorefileEdit } from "../../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
 
 export const BEGIN = "# === BEGIN ouroboros (do not edit by hand) ===";
 export const END = "# === END ouroboros ===";

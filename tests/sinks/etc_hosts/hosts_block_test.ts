@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { applyHostsBlock, removeHostsBlock } from "../../../lib/sinks/etc_hosts/hosts_block.ts";
-import { MARKER_BEGIN, MARKER_END } from "../../../lib/sinks/coredns/corefile_markers.ts";
+import { DEFAULT_MARKERS } from "../../../lib/sinks/markers.ts";
 import { isHostsMarkerProblem } from "../../../lib/sinks/etc_hosts/hosts_problems.ts";
 import { prng } from "../../support/random.ts";
 import {
@@ -19,8 +19,8 @@ import {
 const HOSTS = ["api.example.com", "app.example.com", "shop.example.org"];
 
 Deno.test("the markers are the CoreDNS modes' strings, so one grep finds every ouroboros block", () => {
-  assert.equal(BEGIN, MARKER_BEGIN);
-  assert.equal(END, MARKER_END);
+  assert.equal(BEGIN, DEFAULT_MARKERS.begin);
+  assert.equal(END, DEFAULT_MARKERS.end);
 });
 
 Deno.test("a Debian hosts file gets the block appended after its last line, nothing else changes", () => {

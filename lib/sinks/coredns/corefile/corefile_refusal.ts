@@ -1,0 +1,87 @@
+/**
+ * Every reason the Corefile editor refuses to produce a new Corefile, as one closed set of codes,
+ * so the sink can report, emit an Event and count a metric per reason without reading prose.
+ *
+ * A refusal always means "write nothing": the ConfigMap keeps its current content, and the
+ * message tells a person what is wrong and how to fix it (1-based line numbers, as an editor
+ * shows them).
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { TokenizeProblemCode } from "./tokenize_corefile.ts";
+
+/** Problems with our own markers: someone edited, copied or moved them by hand. */
+export const MARKER_PROBLEMS = [
+  "duplicate-begin",
+  "duplicate-end",
+  "begin-without-end",
+  "end-without-begin",
+  "end-before-begin",
+  "marker-outside-root-block",
+  "marker-in-nested-block",
+  "marker-in-quoted-string",
+  "altered-marker",
+  "foreign-content-in-block",
+] as const;
+
+/** A marker problem code. */
+export type MarkerProblem = typeof MARKER_PROBLEMS[number];
+
+/** Every refusal reason of the editor. */
+export type CorefileProblem =
+  /** A host handed to the editor could break the Corefile (an upstream validation bug). */
+  | "invalid-host"
+  /** The rewrite target is empty, lacks the trailing dot, or has unsafe characters. */
+  | "invalid-fqdn"
+  /** The key holds nothing but whitespace. */
+  | "empty-corefile"
+  /** The file does not tokenize: an unterminated quote or unbalanced braces. */
+  | TokenizeProblemCode
+  /** No `.`/`.:53` server block with braces. */
+  | "no-root-block"
+  /** The root block's `}` follows other text on its line (CoreDNS rejects that form too). */
+  | "closing-brace-shares-line"
+  | MarkerProblem
+  /** The edit did not pass the before/after comparison; a bug in the editor, never written. */
+  | "self-check-failed";
+
+/** The editor's "no": nothing may be written. */
+export interface CorefileRefusal {
+  /** Discriminant. */
+  readonly kind: "refused";
+  /** Machine-readable reason. */
+  readonly problem: CorefileProblem;
+  /** What is wrong and how to fix it, for logs and Kubernetes Events. */
+  readonly message: string;
+  /** The editor refuses the whole edit: nothing is written. */
+  readonly scope: "nothing-written";
+}
+
+/**
+ * Whether a refusal is marker damage (a person's edit to our block), the case the reliability
+ * matrix counts separately (`marker_damage`).
+ *
+ * @example
+ * ```ts
+ * isMarkerProblem("end-before-begin"); // true
+ * isMarkerProblem("no-root-block");    // false
+ * ```
+ */
+export function isMarkerProblem(problem: CorefileProblem): problem is MarkerProblem {
+  return (MARKER_PROBLEMS as readonly string[]).includes(problem);
+}
+
+/**
+ * Builds a refusal.
+ *
+ * @example
+ * ```ts
+ * refusal("no-root-block", "no .:53 server block found");
+ * ```
+ */
+export function refusal(problem: CorefileProblem, message: string): CorefileRefusal {
+  return { kind: "refused", problem, message, scope: "nothing-written" };
+}

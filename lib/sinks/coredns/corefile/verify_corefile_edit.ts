@@ -1,0 +1,100 @@
+/**
+ * The last gate before a Corefile is written: compares the edited text with the text that was
+ * read and refuses anything but the intended change, so a splice bug can never reach CoreDNS
+ * (a Corefile CoreDNS cannot parse keeps serving only until the next pod restart, then takes
+ * cluster DNS down).
+ *
+ * The check re-reads both texts from scratch with the same tokenizer CoreDNS's rules were taken
+ * from (the lines of our own block are read as rules from the raw text, see `find_own_block.ts`), and
+ * requires:
+ *
+ * - the new text tokenizes, its braces balance, and it has a root block and intact markers;
+ * - with hosts, the new block holds exactly the rewrite rules for those hosts in that order;
+ *   without hosts, no marker is left;
+ * - the token sequence outside our markers (kind, text and depth of every token, hence the same
+ *   server blocks, keys and plugin lines) is identical before and after;
+ * - the bytes outside our marker lines are identical before and after.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { analyzeCorefile, type CorefileAnalysis } from "./analyze_corefile.ts";
+import type { RewriteRules } from "./rewrite_rule.ts";
+
+/**
+ * Checks an edit. Returns `undefined` when `after` is exactly `before` with its ouroboros block
+ * made to hold exactly `rules`, else what differs. `before` may be passed already analysed, so the
+ * editor does not read the same text twice; a text is read with the default markers.
+ *
+ * @example
+ * ```ts
+ * verifyCorefileEdit(".:53 {\n}\n", ".:53 {\n}\n}\n", { hosts: [], fqdn: "p.ns.svc.cluster.local." });
+ * // 'edited Corefile: the "}" on line 3 closes nothing: …'
+ * ```
+ */
+export function verifyCorefileEdit(
+  before: string | CorefileAnalysis,
+  after: string,
+  rules: RewriteRules,
+): string | undefined {
+  const { hosts, fqdn } = rules;
+  const old = typeof before === "string" ? analyzeCorefile(before) : before;
+  if (old.kind === "refused") return `original Corefile: ${old.message}`;
+  const edited = analyzeCorefile(after, { markers: old.blockMarkers });
+  if (edited.kind === "refused") return `edited Corefile: ${edited.message}`;
+
+  if (hosts.length === 0) {
+    if (edited.markers.kind !== "absent") return "markers remain after removing every host";
+  } else {
+    if (edited.markers.kind !== "present") return "the edited Corefile has no ouroboros block";
+    const { beginLine, endLine } = edited.markers;
+    const own = edited.own;
+    if (own !== undefined) {
+      // Read from the raw lines: every non-blank line was `rewrite name [exact] <host> <target>`.
+      const exactly = !own.exact && own.hosts.length === hosts.length && own.target === fqdn &&
+        own.hosts.every((host, index) => host === hosts[index]);
+      if (!exactly) return "the block does not hold exactly the requested rewrite rules";
+    } else {
+      const got = edited.tokens.filter((token) => token.line > beginLine && token.line < endLine)
+        .map((token) => token.text);
+      const want = hosts.flatMap((host) => ["rewrite", "name", host, fqdn]);
+      if (got.length !== want.length || got.some((text, index) => text !== want[index])) {
+        return "the block does not hold exactly the requested rewrite rules";
+      }
+    }
+  }
+
+  const oldTokens = tokensOutsideBlock(old);
+  const newTokens = tokensOutsideBlock(edited);
+  if (oldTokens.length !== newTokens.length) {
+    return `the token count outside the markers changed from ${oldTokens.length} to ${newTokens.length}`;
+  }
+  for (const [index, token] of oldTokens.entries()) {
+    const other = newTokens[index];
+    const same = other !== undefined && other.kind === token.kind && other.text === token.text &&
+      other.depth === token.depth;
+    if (!same) {
+      const shown = JSON.stringify(token.text);
+      return `token ${index + 1} outside the markers changed (${shown} on line ${token.line + 1})`;
+    }
+  }
+  if (textOutsideBlock(old) !== textOutsideBlock(edited)) return "bytes outside the markers changed";
+  return undefined;
+}
+
+function tokensOutsideBlock(analysis: CorefileAnalysis): CorefileAnalysis["tokens"] {
+  const { markers, tokens } = analysis;
+  if (markers.kind !== "present") return tokens;
+  return tokens.filter((token) => token.line < markers.beginLine || token.line > markers.endLine);
+}
+
+function textOutsideBlock(analysis: CorefileAnalysis): string {
+  const { markers, lines, text } = analysis;
+  if (markers.kind !== "present") return text;
+  const begin = lines[markers.beginLine];
+  const end = lines[markers.endLine];
+  if (begin === undefined || end === undefined) return text;
+  return text.slice(0, begin.start) + text.slice(end.end);
+}
