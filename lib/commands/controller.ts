@@ -35,7 +35,7 @@ import { EventRecorder } from "../kube/event_recorder.ts";
 import { corednsImportMode, corednsMode, type CorednsModeSettings } from "../sinks/coredns/coredns_mode.ts";
 import { etcHostsMode } from "../sinks/etc_hosts/etc_hosts_mode.ts";
 import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
-import { cleanupHostsFile } from "../sinks/etc_hosts/reconciler.ts";
+import { cleanupHostsFile } from "../sinks/etc_hosts/etc_hosts_sink.ts";
 import { externalDnsMode } from "../sinks/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "../sinks/markers.ts";
 import type { Mode, ModeContext, WatchObject } from "../sinks/sink.ts";

@@ -8,7 +8,7 @@
 
 import type { BlockMarkers } from "../markers.ts";
 import type { Mode, ModeContext } from "../sink.ts";
-import { EtcHostsSink } from "./reconciler.ts";
+import { EtcHostsSink } from "./etc_hosts_sink.ts";
 
 /** What etc-hosts mode is built from. */
 export interface EtcHostsModeSettings {

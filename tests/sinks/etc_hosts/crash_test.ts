@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { applyHostsBlock } from "../../../lib/sinks/etc_hosts/hosts_block.ts";
-import { EtcHostsSink } from "../../../lib/sinks/etc_hosts/reconciler.ts";
+import { EtcHostsSink } from "../../../lib/sinks/etc_hosts/etc_hosts_sink.ts";
 import { captureLogs } from "../../support/log_capture.ts";
 import { DEBIAN, expectedBlock, IP } from "./support.ts";
 import { runWriter, type WriterResult } from "./writer_process.ts";

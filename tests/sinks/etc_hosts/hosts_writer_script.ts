@@ -9,8 +9,8 @@
  * @module
  */
 
-import { cleanupHostsFile, EtcHostsSink } from "../../../lib/sinks/etc_hosts/reconciler.ts";
-import type { HostsFileHooks } from "../../../lib/sinks/etc_hosts/hosts_file.ts";
+import { cleanupHostsFile, EtcHostsSink } from "../../../lib/sinks/etc_hosts/etc_hosts_sink.ts";
+import type { HostsFileHooks } from "../../../lib/sinks/etc_hosts/edit_hosts_file.ts";
 
 /** What the script should do. */
 export interface WriterRequest {

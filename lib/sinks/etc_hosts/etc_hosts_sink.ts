@@ -2,7 +2,7 @@
  * etc-hosts mode's sink: makes the ouroboros block in a node's hosts file hold exactly the
  * desired hostnames, each pointing at the proxy's IP, and the `--cleanup` step that removes it.
  *
- * The editing is `hosts_block.ts` (pure) and the in-place write is `hosts_file.ts`; this file
+ * The editing is `hosts_block.ts` (pure) and the in-place write is `edit_hosts_file.ts`; this file
  * turns their results into the controller's {@linkcode SinkOutcome}. Decisions:
  *
  * - Refusals (bad path, symlink, missing or read-only file, damaged markers, invalid proxy IP)
@@ -23,7 +23,7 @@ import { logger } from "../../util/logging.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import type { Sink, SinkOutcome } from "../sink.ts";
 import { applyHostsBlock, removeHostsBlock } from "./hosts_block.ts";
-import { editHostsFile, type HostsFileHooks, type HostsFileResult } from "./hosts_file.ts";
+import { editHostsFile, type HostsFileHooks, type HostsFileResult } from "./edit_hosts_file.ts";
 import type { HostsRefusal } from "./hosts_problems.ts";
 
 const log = logger("controller", "etc-hosts");

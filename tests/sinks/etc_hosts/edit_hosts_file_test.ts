@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { applyHostsBlock, removeHostsBlock } from "../../../lib/sinks/etc_hosts/hosts_block.ts";
-import { editHostsFile, type HostsFileResult } from "../../../lib/sinks/etc_hosts/hosts_file.ts";
+import { editHostsFile, type HostsFileResult } from "../../../lib/sinks/etc_hosts/edit_hosts_file.ts";
 import { scanHostsMarkers } from "../../../lib/sinks/etc_hosts/hosts_markers.ts";
 import { splitLines } from "../../../lib/sinks/text_lines.ts";
 import { requireTool, skipWithout } from "../../support/tools.ts";

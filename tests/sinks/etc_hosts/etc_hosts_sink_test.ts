@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { cleanupHostsFile, EtcHostsSink } from "../../../lib/sinks/etc_hosts/reconciler.ts";
+import { cleanupHostsFile, EtcHostsSink } from "../../../lib/sinks/etc_hosts/etc_hosts_sink.ts";
 import { captureLogs } from "../../support/log_capture.ts";
 import { DEBIAN, END, expectedBlock, IP } from "./support.ts";
 
