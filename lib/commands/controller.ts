@@ -33,9 +33,9 @@ import type { ClusterConfig } from "../kube/config.ts";
 import { KubeClient } from "../kube/client.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
 import { corednsImportMode, corednsMode, type CorednsModeSettings } from "../sinks/coredns/coredns_mode.ts";
+import { cleanupHostsFile } from "../sinks/etc_hosts/cleanup_hosts_file.ts";
 import { etcHostsMode } from "../sinks/etc_hosts/etc_hosts_mode.ts";
 import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
-import { cleanupHostsFile } from "../sinks/etc_hosts/etc_hosts_sink.ts";
 import { externalDnsMode } from "../sinks/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "../sinks/markers.ts";
 import type { Mode, ModeContext, WatchObject } from "../sinks/sink.ts";
@@ -103,12 +103,10 @@ async function runCleanup(values: ControllerValues): Promise<number> {
   const log = logger("controller");
   const signals = installShutdownSignals();
   try {
-    const result = await cleanupHostsFile(
-      values.etcHosts,
-      signals.shutdown,
-      undefined,
-      blockMarkers(values.markerId),
-    );
+    const result = await cleanupHostsFile(values.etcHosts, {
+      signal: signals.shutdown,
+      markers: blockMarkers(values.markerId),
+    });
     switch (result.kind) {
       case "removed":
         log.info("removed the ouroboros block from the hosts file", {
@@ -126,6 +124,9 @@ async function runCleanup(values: ControllerValues): Promise<number> {
           message: result.message,
         });
         return 1;
+      case "failed":
+        // A runtime failure like any other: main logs it as fatal and exits 1.
+        throw new Error(result.message, { cause: result.cause });
     }
   } finally {
     signals.dispose();

@@ -7,77 +7,60 @@
  * point fails (EBUSY, or EXDEV from another filesystem). So the writer opens the file itself.
  *
  * One pass, with the file open read/write and `flock(LOCK_EX)` held (other ouroboros writers
- * and tools that lock, such as `flock(1)`, wait; tools that do not lock are handled below):
+ * and tools that lock, such as `flock(1)`, wait; tools that do not lock are handled by the
+ * write steps):
  *
  * 1. Check the path (`hosts_path.ts`), `lstat` it (refuse a symlink or a non-regular file), open
  *    it, and check the open file is the inode `lstat` saw (a swap to a symlink in between would
  *    show as a different inode).
  * 2. Read it, drop NUL filler (`hosts_layout.ts`), run the edit. Unchanged → return without a
  *    write: the file is not even written with the same bytes, so its mtime stays.
- * 3. Lay the new text over the old (`planWrite`). Before `overwrite` and `shrink` the file is read
- *    again: if the bytes we read changed (a writer that does not lock), the pass starts again.
- *    - `overwrite`: one write at offset 0 of exactly the old length (slack absorbs a shrink);
- *    - `extend`: append NUL filler with `O_APPEND` (the kernel puts it after anything appended
- *      meanwhile), re-read to check it sits right after what we read, then one write at 0;
- *    - `shrink`: one write at 0 of the new text plus NUL filler up to the old length, then
- *      `ftruncate` to the new length, only if the file still has the old length.
+ * 3. Lay the new text over the old (`planWrite`, then `writeInPlace`, whose module doc has the
+ *    write steps and their crash windows). If another process changed the bytes we read, the
+ *    pass starts again.
  * 4. `fsync`, re-read and check the file starts with what we wrote and the path still names our
  *    inode. Lines appended after our write are fine (they follow it); anything else means
  *    someone changed the file under us, and the pass starts again.
  *
- * Crash windows (a `kill -9`; each write below is one `write(2)` of a small file, which a signal
- * does not split):
+ * What comes back, decided here:
  *
- * - during `extend`, between the reserve and the write: the old content plus NULs;
- * - during `shrink`, between the write and the truncate: the new content plus NULs.
- *
- * Every resolver reads those states as the old or the new content, and the next pass drops the
- * NULs and finishes the job (a shrink completes, a reserve is removed or reused). A power cut
- * before the `fsync` may persist any mix of written pages; the same NUL repair covers a
- * zero-filled tail, and the marker checks refuse anything torn inside our block.
- *
- * Appenders that do not lock (`echo … >> /etc/hosts`) write at the end of the file. `overwrite`
- * and `extend` write only over bytes this pass has read or reserved, so an append can never be
- * overwritten. The only step that can cut one is the truncation of a `shrink`, which happens when
- * the block is removed or shrinks by more than the slack cap: the length is checked immediately
- * before `ftruncate`, leaving a window of a few microseconds between two system calls that no
- * user-space check can close.
+ * - a refusal (`refused`) for what a person must fix: the path, a symlink, a missing or
+ *   read-only file, a file too large to be a hosts file, damaged markers;
+ * - a failure (`failed`) for what a later try may not meet: an I/O error (ENOSPC, EIO), a file
+ *   that kept changing under us on every attempt. The controller backs off and retries;
+ * - a rejection only when `signal` aborts, or for a bug.
  *
  * Waiting for the lock is not cancellable (`flock` blocks in the kernel): the signal is checked
  * before the lock is taken and again once it is held, never in the middle of a write.
+ *
+ * Effects: the hosts file.
  *
  * @module
  */
 
 import type { BlockMarkers } from "../markers.ts";
-import { type HostsEdit } from "./hosts_block.ts";
-import {
-  decodeHostsBytes,
-  encodeHostsText,
-  FILLER,
-  planWrite,
-  stripFiller,
-  type WritePlan,
-} from "./hosts_layout.ts";
+import type { SinkOutcome } from "../sink.ts";
+import { fileStartsWith, osErrorCode, readAll, sameInode } from "./file_bytes.ts";
+import type { HostsEdit, HostsEditFindings } from "./hosts_block.ts";
+import { decodeHostsBytes, encodeHostsText, planWrite, stripFiller, type WritePlan } from "./hosts_layout.ts";
 import { hostsPathProblem } from "./hosts_path.ts";
 import { type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
+import { writeInPlace, type WriteInPlaceHooks } from "./write_in_place.ts";
 import { errorMessage } from "../../util/error_message.ts";
 
 /**
  * Points between the steps of a pass, for tests that interleave another writer or kill the
  * process there. Production code passes none.
  */
-export interface HostsFileHooks {
+export interface HostsFileHooks extends WriteInPlaceHooks {
   /** The file has been read under the lock; nothing has been written. */
   readonly afterRead?: () => void | Promise<void>;
-  /** The `extend` reserve has been appended; the content has not been written over it. */
-  readonly afterReserve?: () => void | Promise<void>;
-  /** The `shrink` content and filler have been written; the file has not been truncated. */
-  readonly afterWrite?: () => void | Promise<void>;
 }
 
 /** Options for {@linkcode editHostsFile}. */
-export interface HostsFileOptions {
+export interface EditHostsFileOptions {
+  /** Stops the edit before the lock is taken or once it is held (never during a write). */
+  readonly signal: AbortSignal;
   readonly hooks?: HostsFileHooks;
   /** Passes before giving up when the file keeps changing under us (default 5). */
   readonly maxAttempts?: number;
@@ -87,19 +70,16 @@ export interface HostsFileOptions {
   readonly markers?: BlockMarkers;
 }
 
+/** A transient failure: the controller backs off and tries again. */
+export type HostsFileFailure = Extract<SinkOutcome, { kind: "failed" }>;
+
 /** What one {@linkcode editHostsFile} call did. */
 export type HostsFileResult =
   /** Nothing was written. */
-  | {
-    readonly kind: "unchanged";
-    readonly previousHosts: readonly string[];
-    readonly shadowed: readonly string[];
-  }
+  | HostsEditFindings & { readonly kind: "unchanged" }
   /** The file was written and verified. */
-  | {
+  | HostsEditFindings & {
     readonly kind: "written";
-    readonly previousHosts: readonly string[];
-    readonly shadowed: readonly string[];
     /** How the new content was laid over the old one. */
     readonly layout: Exclude<WritePlan["kind"], "none">;
     /** NUL bytes dropped (left by an interrupted write or a power cut); 0 normally. */
@@ -107,11 +87,12 @@ export type HostsFileResult =
     /** Passes it took (more than 1 when another process changed the file meanwhile). */
     readonly attempts: number;
   }
-  | HostsRefusal;
+  | HostsRefusal
+  | HostsFileFailure;
 
-/** The default of {@linkcode HostsFileOptions.maxAttempts}. */
+/** The default of {@linkcode EditHostsFileOptions.maxAttempts}. */
 export const DEFAULT_MAX_ATTEMPTS = 5;
-/** The default of {@linkcode HostsFileOptions.maxBytes}. */
+/** The default of {@linkcode EditHostsFileOptions.maxBytes}. */
 export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 
 /** One pass's result, or "start again" with the NULs this pass left in the file. */
@@ -123,32 +104,38 @@ type Pass = HostsFileResult | {
 
 /**
  * Applies `edit` to the hosts file at `path` in place. Resolves with a refusal for conditions a
- * person must fix (path, symlink, missing file, read-only, damaged markers); rejects on I/O
- * errors such as ENOSPC and when the file kept changing under us for every attempt.
+ * person must fix and with a failure for I/O errors and a file that kept changing under us on
+ * every attempt; rejects only when `options.signal` aborts (or for a bug).
  *
  * @example
  * ```ts
  * const result = await editHostsFile(
  *   "/host/etc/hosts",
- *   (text) => applyHostsBlock(text, "10.96.0.10", ["app.example.com"]),
- *   AbortSignal.timeout(10_000),
+ *   (text) => applyHostsBlock(text, { ip: "10.96.0.10", hosts: ["app.example.com"] }),
+ *   { signal: AbortSignal.timeout(10_000) },
  * );
  * ```
  */
 export async function editHostsFile(
   path: string,
   edit: (text: string) => HostsEdit,
-  signal: AbortSignal,
-  options: HostsFileOptions = {},
+  options: EditHostsFileOptions,
 ): Promise<HostsFileResult> {
   const pathProblem = hostsPathProblem(path);
   if (pathProblem !== undefined) return pathProblem;
+  const { signal } = options;
   const maxAttempts = options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
   let why = "";
   let ownFiller = 0;
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     signal.throwIfAborted();
-    const pass = await onePass(path, edit, signal, options, attempt);
+    let pass: Pass;
+    try {
+      pass = await onePass(path, edit, options, attempt);
+    } catch (error) {
+      if (osErrorCode(error) === undefined || error === signal.reason) throw error;
+      return { kind: "failed", message: errorMessage(error), cause: error };
+    }
     if (pass.kind === "written") {
       // NULs our own earlier attempt stranded are not damage worth reporting.
       return { ...pass, repairedFiller: Math.max(0, pass.repairedFiller - ownFiller) };
@@ -157,24 +144,75 @@ export async function editHostsFile(
     why = pass.why;
     ownFiller += pass.strandedFiller;
   }
-  throw new Error(
-    `${path} changed under us on each of ${maxAttempts} attempts (last: ${why}); will retry later`,
-  );
+  return {
+    kind: "failed",
+    message: `${path} changed under us on each of ${maxAttempts} attempts (last: ${why}); will retry later`,
+  };
 }
 
 async function onePass(
   path: string,
   edit: (text: string) => HostsEdit,
-  signal: AbortSignal,
-  options: HostsFileOptions,
+  options: EditHostsFileOptions,
   attempt: number,
 ): Promise<Pass> {
-  const hooks = options.hooks ?? {};
+  const { signal, hooks = {}, maxBytes = DEFAULT_MAX_BYTES } = options;
+  const opened = await openChecked(path);
+  if (opened.kind !== "opened") return opened;
+  const { file } = opened;
+  try {
+    await file.lock(true);
+    signal.throwIfAborted();
+
+    const raw = await readAll(file, maxBytes);
+    if (raw === undefined) {
+      return hostsRefusal(
+        "file-too-large",
+        `refusing to edit ${path}: it is larger than ${maxBytes} bytes, far beyond any hosts file; check what writes to it`,
+      );
+    }
+    await hooks.afterRead?.();
+    const current = decodeHostsBytes(raw);
+    const clean = stripFiller(current);
+    const result = edit(clean.text);
+    if (result.kind === "refused") return { ...result, message: `${path}: ${result.message}` };
+    const { previousHosts, shadowed } = result;
+    const desired = result.kind === "changed" ? result.text : clean.text;
+    const plan = planWrite(current, desired, options);
+    if (plan.kind === "none") return { kind: "unchanged", previousHosts, shadowed };
+
+    const laid = await writeInPlace(file, plan, { path, current, maxBytes, hooks });
+    if (laid.kind === "interrupted") return { kind: "retry", why: laid.why, strandedFiller: laid.stranded };
+    if (laid.kind === "failed") return laid;
+    await file.sync();
+    const problem = await verify(file, path, encodeHostsText(plan.text), maxBytes);
+    if (problem !== undefined) return { kind: "retry", why: problem, strandedFiller: 0 };
+    return {
+      kind: "written",
+      previousHosts,
+      shadowed,
+      layout: plan.kind,
+      repairedFiller: clean.removed,
+      attempts: attempt,
+    };
+  } finally {
+    // Closing the descriptor releases the flock.
+    file.close();
+  }
+}
+
+/**
+ * Opens the regular file `path` names for reading and writing, refusing a symlink or anything
+ * else; "retry" when the path was swapped between the `lstat` and the open.
+ */
+async function openChecked(
+  path: string,
+): Promise<{ readonly kind: "opened"; readonly file: Deno.FsFile } | Pass> {
   let linkInfo: Deno.FileInfo;
   try {
     linkInfo = await Deno.lstat(path);
   } catch (error) {
-    return openRefusal(path, error);
+    return openProblem(path, error);
   }
   if (linkInfo.isSymlink) {
     return hostsRefusal(
@@ -189,130 +227,20 @@ async function onePass(
       `refusing to write ${path}: it is not a regular file (a directory, device, FIFO or socket)`,
     );
   }
-
   let file: Deno.FsFile;
   try {
     file = await Deno.open(path, { read: true, write: true });
   } catch (error) {
-    return openRefusal(path, error);
+    return openProblem(path, error);
   }
   try {
-    const opened = await file.stat();
-    if (!sameInode(opened, linkInfo)) {
-      return { kind: "retry", why: "the path was replaced while opening it", strandedFiller: 0 };
-    }
-    await file.lock(true);
-    signal.throwIfAborted();
-
-    const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
-    const raw = await readAll(file, maxBytes);
-    if (raw === undefined) {
-      return hostsRefusal(
-        "file-too-large",
-        `refusing to edit ${path}: it is larger than ${maxBytes} bytes, far beyond any hosts file; check what writes to it`,
-      );
-    }
-    await hooks.afterRead?.();
-    const current = decodeHostsBytes(raw);
-    const clean = stripFiller(current);
-    const result = edit(clean.text);
-    if (result.kind === "refused") return { ...result, message: `${path}: ${result.message}` };
-    const desired = result.kind === "changed" ? result.text : clean.text;
-    const plan = planWrite(current, desired, options.markers);
-    if (plan.kind === "none") {
-      return { kind: "unchanged", previousHosts: result.previousHosts, shadowed: result.shadowed };
-    }
-
-    const laid = await layOver(file, path, current, plan, hooks, maxBytes);
-    if (laid !== undefined) return { kind: "retry", why: laid.why, strandedFiller: laid.stranded };
-    await file.sync();
-    const problem = await verify(file, path, encodeHostsText(plan.text), maxBytes);
-    if (problem !== undefined) return { kind: "retry", why: problem, strandedFiller: 0 };
-    return {
-      kind: "written",
-      previousHosts: result.previousHosts,
-      shadowed: result.shadowed,
-      layout: plan.kind,
-      repairedFiller: clean.removed,
-      attempts: attempt,
-    };
-  } finally {
-    // Closing the descriptor releases the flock.
-    file.close();
-  }
-}
-
-/** Why a pass must start again, and how many NULs it left in the file. */
-interface Interrupted {
-  readonly why: string;
-  readonly stranded: number;
-}
-
-/** Carries out a write plan; returns why the pass must start again, or `undefined`. */
-async function layOver(
-  file: Deno.FsFile,
-  path: string,
-  current: string,
-  plan: Exclude<WritePlan, { kind: "none" }>,
-  hooks: HostsFileHooks,
-  maxBytes: number,
-): Promise<Interrupted | undefined> {
-  if (plan.kind !== "extend") {
-    const now = await readAll(file, maxBytes);
-    if (now === undefined || !startsWith(now, encodeHostsText(current))) {
-      return { why: "another process changed the file between our read and our write", stranded: 0 };
-    }
-  }
-  switch (plan.kind) {
-    case "overwrite":
-      await writeAt0(file, encodeHostsText(plan.text));
-      return undefined;
-    case "extend": {
-      const reserved = await reserve(file, path, current.length, plan.reserve);
-      if (reserved !== undefined) return { why: reserved, stranded: 0 };
-      await hooks.afterReserve?.();
-      const now = await readAll(file, maxBytes);
-      const expected = encodeHostsText(current + FILLER.repeat(plan.reserve));
-      if (now === undefined || !startsWith(now, expected)) {
-        return { why: "another process wrote between our read and our reserve", stranded: plan.reserve };
-      }
-      await writeAt0(file, encodeHostsText(plan.text));
-      return undefined;
-    }
-    case "shrink":
-      await writeAt0(file, encodeHostsText(plan.text + FILLER.repeat(plan.filler)));
-      await hooks.afterWrite?.();
-      if (!truncateIfLength(file, current.length, plan.text.length)) {
-        return { why: "another process appended before we could truncate", stranded: plan.filler };
-      }
-      return undefined;
-  }
-}
-
-/**
- * Appends `count` NULs with `O_APPEND`. On failure (ENOSPC) takes back what was appended when the
- * file still ends where it did, then rethrows with the path.
- */
-async function reserve(
-  file: Deno.FsFile,
-  path: string,
-  length: number,
-  count: number,
-): Promise<string | undefined> {
-  const appender = await Deno.open(path, { append: true });
-  let written = 0;
-  try {
-    const target = await file.stat();
-    if (!sameInode(await appender.stat(), target)) return "the path was replaced while reserving space";
-    const filler = new Uint8Array(count);
-    while (written < count) written += await appender.write(filler.subarray(written));
-    return undefined;
+    if (sameInode(await file.stat(), linkInfo)) return { kind: "opened", file };
   } catch (error) {
-    if (written > 0) truncateIfLength(file, length + written, length);
-    throw new Error(`cannot grow ${path} by ${count} bytes: ${errorMessage(error)}`, { cause: error });
-  } finally {
-    appender.close();
+    file.close();
+    throw error;
   }
+  file.close();
+  return { kind: "retry", why: "the path was replaced while opening it", strandedFiller: 0 };
 }
 
 /** Checks the written bytes are in place and the path still names our file. */
@@ -322,8 +250,7 @@ async function verify(
   expected: Uint8Array,
   maxBytes: number,
 ): Promise<string | undefined> {
-  const now = await readAll(file, maxBytes);
-  if (now === undefined || !startsWith(now, expected)) return "the file differs from what we wrote";
+  if (!await fileStartsWith(file, expected, maxBytes)) return "the file differs from what we wrote";
   try {
     if (!sameInode(await Deno.lstat(path), await file.stat())) return "the path names another file now";
   } catch {
@@ -333,62 +260,17 @@ async function verify(
 }
 
 /**
- * Truncates to `length` only when the file is `expected` bytes long right now. Synchronous so the
- * check and the truncation are two consecutive system calls with nothing scheduled in between.
+ * An lstat/open failure: a refusal when a person must fix it (a missing file, no permission, a
+ * read-only mount), a failure for any other I/O error; anything else (a bug) is rethrown.
  */
-function truncateIfLength(file: Deno.FsFile, expected: number, length: number): boolean {
-  if (file.statSync().size !== expected) return false;
-  file.truncateSync(length);
-  return true;
-}
-
-async function writeAt0(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
-  await file.seek(0, Deno.SeekMode.Start);
-  let written = 0;
-  while (written < bytes.length) written += await file.write(bytes.subarray(written));
-}
-
-/** The whole file from offset 0, or `undefined` when it is longer than `limit` bytes. */
-async function readAll(file: Deno.FsFile, limit: number): Promise<Uint8Array | undefined> {
-  await file.seek(0, Deno.SeekMode.Start);
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const buffer = new Uint8Array(64 * 1024);
-  while (true) {
-    const count = await file.read(buffer);
-    if (count === null) break;
-    total += count;
-    if (total > limit) return undefined;
-    chunks.push(buffer.slice(0, count));
-  }
-  const bytes = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return bytes;
-}
-
-function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let index = 0; index < prefix.length; index++) if (bytes[index] !== prefix[index]) return false;
-  return true;
-}
-
-function sameInode(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
-  return a.dev === b.dev && a.ino === b.ino;
-}
-
-/** Turns an lstat/open failure a person must fix into a refusal; rethrows anything else. */
-function openRefusal(path: string, error: unknown): HostsRefusal {
+function openProblem(path: string, error: unknown): HostsRefusal | HostsFileFailure {
   if (error instanceof Deno.errors.NotFound) {
     return hostsRefusal(
       "missing-file",
       `${path} does not exist: mount the node's hosts file there (hostPath type File) or set --etc-hosts`,
     );
   }
-  const code = (error as { code?: unknown } | undefined)?.code;
+  const code = osErrorCode(error);
   if (
     error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.NotCapable ||
     code === "EROFS"
@@ -401,5 +283,7 @@ function openRefusal(path: string, error: unknown): HostsRefusal {
         "controller must run as a user that may write the file",
     );
   }
-  throw new Error(`cannot open ${path}: ${errorMessage(error)}`, { cause: error });
+  const message = `cannot open ${path}: ${errorMessage(error)}`;
+  if (code === undefined) throw new Error(message, { cause: error });
+  return { kind: "failed", message, cause: error };
 }
