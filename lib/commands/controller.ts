@@ -125,8 +125,11 @@ async function runCleanup(values: ControllerValues): Promise<number> {
         });
         return 1;
       case "failed":
-        // A runtime failure like any other: main logs it as fatal and exits 1.
-        throw new Error(result.message, { cause: result.cause });
+        // A runtime failure like any other: main logs it as fatal (an OS error with its code) and
+        // exits 1.
+        throw result.cause instanceof Error && result.cause.message === result.message
+          ? result.cause
+          : new Error(result.message, { cause: result.cause });
     }
   } finally {
     signals.dispose();

@@ -3,6 +3,8 @@
  * watches nothing besides the sources, probes nothing, and keeps read and write access to the
  * hosts file after the controller gives up the rest.
  *
+ * Pure: it builds the sink, which touches the file only when the controller calls it.
+ *
  * @module
  */
 
