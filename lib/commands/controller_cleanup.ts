@@ -10,7 +10,7 @@
 
 import type { Service } from "../daemon/subcommand.ts";
 import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
-import { cleanupHostsFile } from "../sinks/etc_hosts/reconciler.ts";
+import { cleanupHostsFile } from "../sinks/etc_hosts/cleanup_hosts_file.ts";
 import { blockMarkers } from "../sinks/markers.ts";
 import { logger } from "../util/logging.ts";
 import type { ControllerValues } from "./controller_settings.ts";
@@ -44,12 +44,10 @@ export function hostsCleanup(values: ControllerValues): Service {
   return {
     async run({ signals }) {
       const log = logger("controller");
-      const result = await cleanupHostsFile(
-        values.etcHosts,
-        signals.shutdown,
-        undefined,
-        blockMarkers(values.markerId),
-      );
+      const result = await cleanupHostsFile(values.etcHosts, {
+        signal: signals.shutdown,
+        markers: blockMarkers(values.markerId),
+      });
       switch (result.kind) {
         case "removed":
           log.info("removed the ouroboros block from the hosts file", {
@@ -67,6 +65,12 @@ export function hostsCleanup(values: ControllerValues): Service {
             message: result.message,
           });
           return 1;
+        case "failed":
+          // A runtime failure like any other: main logs it as fatal (an OS error with its code)
+          // and exits 1.
+          throw result.cause instanceof Error && result.cause.message === result.message
+            ? result.cause
+            : new Error(result.message, { cause: result.cause });
       }
     },
   };

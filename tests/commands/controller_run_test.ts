@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { metric } from "../support/scrape.ts";
-import { runOuroboros, startController } from "../support/ouroboros_process.ts";
+import { parseLogLines, runOuroboros, startController } from "../support/ouroboros_process.ts";
 import { waitFor } from "../support/wait.ts";
 import { type Cluster, PROXY_FQDN, startCluster } from "../controller/cluster_fixture.ts";
 import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
@@ -311,6 +311,27 @@ Deno.test("controller (etc-hosts): the hosts file block follows the Ingresses; -
     assert.equal(result.code, 2, result.stderr);
     assert.match(result.stderr, /--cleanup works only with --mode=etc-hosts \(got --mode=coredns\)/);
   });
+});
+
+Deno.test("controller --cleanup: an I/O error on the hosts file is fatal (exit 1) and names the file", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "ouroboros-cleanup-" });
+  try {
+    // A regular file where a directory should be: opening "<file>/hosts" fails with ENOTDIR.
+    await Deno.writeTextFile(`${dir}/file`, "");
+    const result = await runOuroboros([
+      "controller",
+      "--mode=etc-hosts",
+      "--cleanup",
+      `--etc-hosts=${dir}/file/hosts`,
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    const fatal = parseLogLines(result.stderr).find((line) => line.level === "FATAL");
+    assert.ok(fatal !== undefined, result.stderr);
+    assert.equal(fatal.msg, "fatal");
+    assert.match(JSON.stringify(fatal.error), /"message":"cannot open .*\/file\/hosts: Not a directory/);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
 });
 
 Deno.test("controller (external-dns): DNSEndpoints follow the Ingresses and point at the proxy Service's address", async (t) => {

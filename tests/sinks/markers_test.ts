@@ -110,10 +110,10 @@ Deno.test("Corefile: a damaged block of one's own is still refused next to anoth
 
 Deno.test("hosts file: two releases each own a block; removing one keeps the other and the operator's lines", () => {
   const base = "127.0.0.1 localhost\n";
-  const one = applyHostsBlock(base, "10.96.0.20", ["a.example.com"]);
+  const one = applyHostsBlock(base, { ip: "10.96.0.20", hosts: ["a.example.com"] });
   assert.equal(one.kind, "changed");
   if (one.kind !== "changed") return;
-  const two = applyHostsBlock(one.text, "10.96.0.30", ["b.example.com"], EDGE);
+  const two = applyHostsBlock(one.text, { ip: "10.96.0.30", hosts: ["b.example.com"], markers: EDGE });
   assert.equal(two.kind, "changed", two.kind === "refused" ? two.message : "");
   if (two.kind !== "changed") return;
   assert.equal(
@@ -133,7 +133,7 @@ Deno.test("hosts file: in-place length slack goes on this release's END line, ne
     `${EDGE.begin}\n10.0.0.2 b.example.com\n${EDGE.end}\n`;
   const desired = `x\n${DEFAULT_MARKERS.begin}\n10.0.0.1 a.example.com\n${DEFAULT_MARKERS.end}\n` +
     `${EDGE.begin}\n10.0.0.2 b.example.com\n${EDGE.end}\n`;
-  const plan = planWrite(current, desired, EDGE);
+  const plan = planWrite(current, desired, { markers: EDGE });
   assert.equal(plan.kind, "overwrite");
   if (plan.kind !== "overwrite") return;
   assert.equal(plan.text.length, current.length);

@@ -3,12 +3,14 @@
  * watches nothing besides the sources, probes nothing, and keeps read and write access to the
  * hosts file after the controller gives up the rest.
  *
+ * Pure: it builds the sink, which touches the file only when the controller calls it.
+ *
  * @module
  */
 
 import type { BlockMarkers } from "../markers.ts";
 import type { Mode, ModeContext } from "../sink.ts";
-import { EtcHostsSink } from "./reconciler.ts";
+import { EtcHostsSink } from "./etc_hosts_sink.ts";
 
 /** What etc-hosts mode is built from. */
 export interface EtcHostsModeSettings {

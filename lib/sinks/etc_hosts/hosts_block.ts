@@ -40,24 +40,31 @@ import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import { scanHostsMarkers } from "./hosts_markers.ts";
 import type { HostsRefusal } from "./hosts_problems.ts";
 
+/** What an edit found in the file, whatever it decided. */
+export interface HostsEditFindings {
+  /** The hosts in our block (empty when there is none). */
+  readonly previousHosts: readonly string[];
+  /** Desired hosts that an earlier entry outside our block answers first. */
+  readonly shadowed: readonly string[];
+}
+
 /** What an edit decided. */
 export type HostsEdit =
   /** The file already says exactly this: write nothing. */
-  | {
-    readonly kind: "unchanged";
-    /** The hosts in our block (empty when there is none). */
-    readonly previousHosts: readonly string[];
-    /** Desired hosts that an earlier entry outside our block answers first. */
-    readonly shadowed: readonly string[];
-  }
+  | HostsEditFindings & { readonly kind: "unchanged" }
   /** Write `text`. */
-  | {
-    readonly kind: "changed";
-    readonly text: string;
-    readonly previousHosts: readonly string[];
-    readonly shadowed: readonly string[];
-  }
+  | HostsEditFindings & { readonly kind: "changed"; readonly text: string }
   | HostsRefusal;
+
+/** What {@linkcode applyHostsBlock} should make the block hold. */
+export interface HostsBlockOptions {
+  /** The address every host points at (`--proxy-ip`), IPv4 or IPv6. */
+  readonly ip: string;
+  /** The hosts, one line each, in this order. */
+  readonly hosts: readonly string[];
+  /** The release's markers (`--marker-id`); default: the original's. */
+  readonly markers?: BlockMarkers;
+}
 
 /**
  * Makes the ouroboros block of `text` hold exactly `hosts`, each pointing at `ip`. With no hosts
@@ -65,17 +72,13 @@ export type HostsEdit =
  *
  * @example
  * ```ts
- * const edit = applyHostsBlock("127.0.0.1 localhost\n", "10.96.0.10", ["app.example.com"]);
+ * const edit = applyHostsBlock("127.0.0.1 localhost\n", { ip: "10.96.0.10", hosts: ["app.example.com"] });
  * // edit.kind === "changed"; edit.text === "127.0.0.1 localhost\n" +
  * //   "# === BEGIN ouroboros (do not edit by hand) ===\n10.96.0.10 app.example.com\n# === END ouroboros ===\n"
  * ```
  */
-export function applyHostsBlock(
-  text: string,
-  ip: string,
-  hosts: readonly string[],
-  markers: BlockMarkers = DEFAULT_MARKERS,
-): HostsEdit {
+export function applyHostsBlock(text: string, options: HostsBlockOptions): HostsEdit {
+  const { ip, hosts, markers = DEFAULT_MARKERS } = options;
   if (hosts.length === 0) return removeHostsBlock(text, markers);
   const plan = planEntries(ip, hosts);
   if (plan.kind === "refused") return plan;
@@ -96,7 +99,7 @@ export function removeHostsBlock(text: string, markers: BlockMarkers = DEFAULT_M
 
 function splice(text: string, plan: EntryPlan | undefined, markers: BlockMarkers): HostsEdit {
   const lines = splitLines(text);
-  const scan = scanHostsMarkers(text, lines, markers);
+  const scan = scanHostsMarkers(text, lines, { markers });
   if (scan.kind === "refused") return scan;
   const previousHosts = scan.kind === "present" ? scan.entries.map((entry) => entry.host) : [];
   const entries = plan === undefined ? [] : plan.hosts.map((host) => renderEntry(plan.ip, host));

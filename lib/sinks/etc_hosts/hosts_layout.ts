@@ -38,6 +38,7 @@
 
 import { splitLines, trimAsciiWhitespace } from "../text_lines.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
+import type { MarkersOption } from "./hosts_markers.ts";
 
 /** The byte used to reserve space and to fill the tail of an interrupted shrink. */
 export const FILLER = "\u0000";
@@ -74,20 +75,17 @@ export type WritePlan =
  * planWrite("127.0.0.1 localhost\n", "");        // { kind: "shrink", text: "", filler: 20 }
  * ```
  */
-export function planWrite(
-  current: string,
-  desired: string,
-  markers: BlockMarkers = DEFAULT_MARKERS,
-): WritePlan {
+export function planWrite(current: string, desired: string, options: MarkersOption = {}): WritePlan {
+  const { markers = DEFAULT_MARKERS } = options;
   if (desired === current) return { kind: "none" };
-  const fitted = fitLength(desired, current.length, markers);
+  const fitted = fitLength(desired, current.length, { markers });
   if (fitted !== undefined) return { kind: "overwrite", text: fitted };
   if (desired.length < current.length) {
     return { kind: "shrink", text: desired, filler: current.length - desired.length };
   }
   const slack = endSlack(desired, markers)?.length ?? 0;
   const length = Math.max(current.length, desired.length - slack);
-  const text = fitLength(desired, length, markers) ?? desired;
+  const text = fitLength(desired, length, { markers }) ?? desired;
   return { kind: "extend", text, reserve: text.length - current.length };
 }
 
@@ -101,13 +99,9 @@ export function planWrite(
  * fitLength("# === END ouroboros ===\n", 26); // "# === END ouroboros ===  \n"
  * ```
  */
-export function fitLength(
-  text: string,
-  length: number,
-  markers: BlockMarkers = DEFAULT_MARKERS,
-): string | undefined {
+export function fitLength(text: string, length: number, options: MarkersOption = {}): string | undefined {
   if (text.length === length) return text;
-  const slack = endSlack(text, markers);
+  const slack = endSlack(text, options.markers);
   if (slack === undefined) return undefined;
   const wanted = slack.length + (length - text.length);
   if (wanted < 0) return undefined;

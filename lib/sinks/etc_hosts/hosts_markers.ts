@@ -38,6 +38,12 @@ import { type HostsMarkerProblem, type HostsRefusal, hostsRefusal } from "./host
 const FIX = "Fix it by hand: delete the ouroboros marker lines and the lines between them; " +
   "ouroboros then appends one fresh block at the end of the file. ouroboros writes nothing until then.";
 
+/** Which release's markers a function of this room works with. */
+export interface MarkersOption {
+  /** The release's markers (`--marker-id`); default: the original's. */
+  readonly markers?: BlockMarkers;
+}
+
 /** One of our entries as found in the file. */
 export interface FoundEntry {
   readonly ip: string;
@@ -71,8 +77,9 @@ export type HostsMarkerScan =
 export function scanHostsMarkers(
   text: string,
   lines: readonly TextLine[],
-  markers: BlockMarkers = DEFAULT_MARKERS,
+  options: MarkersOption = {},
 ): HostsMarkerScan {
+  const { markers = DEFAULT_MARKERS } = options;
   const begins: number[] = [];
   const ends: number[] = [];
   for (const [index, line] of lines.entries()) {

@@ -5,7 +5,7 @@
  * (`--etc-hosts=/host/etc/shadow`) must not turn it into an arbitrary-file writer. Like the
  * original, the last path component must be literally `hosts`; a `..` component is refused too,
  * so what the path names is what it says. Symbolic links and non-regular files are checked on
- * the file itself by the writer (`hosts_file.ts`).
+ * the file itself by the writer (`edit_hosts_file.ts`).
  *
  * Pure: no I/O.
  *

@@ -1,19 +1,12 @@
 import assert from "node:assert/strict";
 import { applyHostsBlock } from "../../../lib/sinks/etc_hosts/hosts_block.ts";
-import { EtcHostsSink } from "../../../lib/sinks/etc_hosts/reconciler.ts";
-import { captureLogs } from "../../support/log_capture.ts";
-import { DEBIAN, expectedBlock, IP } from "./support.ts";
+import { EtcHostsSink } from "../../../lib/sinks/etc_hosts/etc_hosts_sink.ts";
+import { DEBIAN, expectedBlock, IP, tempHostsFile as hostsFile } from "./support.ts";
 import { runWriter, type WriterResult } from "./writer_process.ts";
 
 const AFTER = "10.9.9.9\tafter-the-block.internal # someone else's, below ours\n";
 const HOSTS = ["api.example.com", "app.example.com", "shop.example.org"];
 const MANY = Array.from({ length: 80 }, (_, index) => `service-${index}.apps.example.com`);
-
-async function hostsFile(text: string): Promise<{ path: string } & AsyncDisposable> {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-crash-" });
-  await Deno.writeTextFile(`${dir}/hosts`, text);
-  return { path: `${dir}/hosts`, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
-}
 
 function assertKilledAt(run: WriterResult, hook: string): void {
   assert.equal(run.signal, "SIGKILL", run.stderr);
@@ -27,12 +20,11 @@ function resolverView(text: string): string {
 }
 
 async function repairWithSink(path: string, hosts: readonly string[]): Promise<void> {
-  using logs = captureLogs("info");
   const outcome = await new EtcHostsSink({ path, proxyIp: IP }).reconcile(hosts, AbortSignal.timeout(20_000));
   assert.equal(outcome.kind, "written");
   assert.ok(
-    logs.at("WARN").some((line) => line.msg.includes("NUL bytes")),
-    "the repair is logged so an operator learns the last write was interrupted",
+    outcome.notices?.some((notice) => notice.level === "warn" && notice.message.includes("NUL bytes")),
+    "the repair is said (a WARN notice the controller logs) so an operator learns the last write was interrupted",
   );
 }
 
@@ -87,7 +79,7 @@ Deno.test("kill -9 between the reserve and the write of a growing block: the old
   await repairWithSink(fixture.path, MANY);
   const repaired = await Deno.readTextFile(fixture.path);
   assert.equal(repaired, DEBIAN + expectedBlock(IP, MANY) + AFTER);
-  assert.equal(applyHostsBlock(repaired, IP, MANY).kind, "unchanged");
+  assert.equal(applyHostsBlock(repaired, { ip: IP, hosts: MANY }).kind, "unchanged");
 });
 
 Deno.test("the writer runs to completion in a child process when nobody kills it", async () => {

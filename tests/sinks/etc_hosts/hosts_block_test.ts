@@ -24,18 +24,18 @@ Deno.test("the markers are the CoreDNS modes' strings, so one grep finds every o
 });
 
 Deno.test("a Debian hosts file gets the block appended after its last line, nothing else changes", () => {
-  assert.equal(changed(applyHostsBlock(DEBIAN, IP, HOSTS)), DEBIAN + expectedBlock(IP, HOSTS));
+  assert.equal(changed(applyHostsBlock(DEBIAN, { ip: IP, hosts: HOSTS })), DEBIAN + expectedBlock(IP, HOSTS));
 });
 
 Deno.test("every fixture: insert, idempotent re-apply, replace, remove back to the exact original (T-4.5)", async (t) => {
   for (const fixture of FIXTURES) {
     await t.step(fixture.name, () => {
-      const inserted = changed(applyHostsBlock(fixture.text, IP, HOSTS));
+      const inserted = changed(applyHostsBlock(fixture.text, { ip: IP, hosts: HOSTS }));
       assert.ok(inserted.startsWith(fixture.text), "bytes before the block changed");
-      const again = applyHostsBlock(inserted, IP, HOSTS);
+      const again = applyHostsBlock(inserted, { ip: IP, hosts: HOSTS });
       assert.deepEqual(again, { kind: "unchanged", previousHosts: HOSTS, shadowed: [] });
 
-      const replaced = applyHostsBlock(inserted, IP, ["new.example.com"]);
+      const replaced = applyHostsBlock(inserted, { ip: IP, hosts: ["new.example.com"] });
       assert.equal(replaced.kind, "changed");
       if (replaced.kind !== "changed") return;
       assert.deepEqual(replaced.previousHosts, HOSTS);
@@ -43,7 +43,11 @@ Deno.test("every fixture: insert, idempotent re-apply, replace, remove back to t
       assert.ok(replaced.text.includes(`${IP} new.example.com`));
       assert.ok(!replaced.text.includes("api.example.com"));
 
-      assert.equal(changed(applyHostsBlock(replaced.text, IP, [])), fixture.text, "zero hosts");
+      assert.equal(
+        changed(applyHostsBlock(replaced.text, { ip: IP, hosts: [] })),
+        fixture.text,
+        "zero hosts",
+      );
       assert.equal(changed(removeHostsBlock(replaced.text)), fixture.text, "cleanup");
     });
   }
@@ -51,16 +55,21 @@ Deno.test("every fixture: insert, idempotent re-apply, replace, remove back to t
 
 Deno.test("CRLF files get CRLF block lines; LF files get LF (T-4.5)", () => {
   const crlf = toCrlf(DEBIAN);
-  assert.equal(changed(applyHostsBlock(crlf, IP, HOSTS)), crlf + expectedBlock(IP, HOSTS, "\r\n"));
-  const replaced = changed(applyHostsBlock(crlf + expectedBlock(IP, HOSTS, "\r\n"), IP, ["x.example.com"]));
+  assert.equal(
+    changed(applyHostsBlock(crlf, { ip: IP, hosts: HOSTS })),
+    crlf + expectedBlock(IP, HOSTS, "\r\n"),
+  );
+  const replaced = changed(
+    applyHostsBlock(crlf + expectedBlock(IP, HOSTS, "\r\n"), { ip: IP, hosts: ["x.example.com"] }),
+  );
   assert.equal(replaced, crlf + expectedBlock(IP, ["x.example.com"], "\r\n"));
 });
 
 Deno.test("no final newline: a line break is added before the block and the file still ends without one (T-4.5)", () => {
   const text = "127.0.0.1 localhost\n10.0.0.1 db.internal";
-  const inserted = changed(applyHostsBlock(text, IP, ["a.example.com"]));
+  const inserted = changed(applyHostsBlock(text, { ip: IP, hosts: ["a.example.com"] }));
   assert.equal(inserted, `${text}\n${expectedBlock(IP, ["a.example.com"], "\n", true)}`);
-  const replaced = changed(applyHostsBlock(inserted, IP, ["a.example.com", "b.example.com"]));
+  const replaced = changed(applyHostsBlock(inserted, { ip: IP, hosts: ["a.example.com", "b.example.com"] }));
   assert.equal(replaced, `${text}\n${expectedBlock(IP, ["a.example.com", "b.example.com"], "\n", true)}`);
   assert.equal(changed(removeHostsBlock(replaced)), text);
 });
@@ -69,7 +78,7 @@ Deno.test("tabs, comments and odd spacing outside the markers survive a replace 
   const around = `${CLOUD}${
     expectedBlock("10.0.0.1", ["old.example.com"])
   }\t# after the block\t\n10.9.9.9\tlate.internal\n`;
-  const edited = changed(applyHostsBlock(around, IP, ["new.example.com"]));
+  const edited = changed(applyHostsBlock(around, { ip: IP, hosts: ["new.example.com"] }));
   assert.equal(
     edited,
     `${CLOUD}${expectedBlock(IP, ["new.example.com"])}\t# after the block\t\n10.9.9.9\tlate.internal\n`,
@@ -79,19 +88,21 @@ Deno.test("tabs, comments and odd spacing outside the markers survive a replace 
 
 Deno.test("an earlier entry for one of our names is kept, and reported as shadowing ours (T-4.5)", () => {
   const text = "127.0.0.1 localhost\n10.0.0.5\tAPP.example.com   app # pinned by the admin\n";
-  const edit = applyHostsBlock(text, IP, ["app.example.com", "api.example.com"]);
+  const edit = applyHostsBlock(text, { ip: IP, hosts: ["app.example.com", "api.example.com"] });
   assert.equal(edit.kind, "changed");
   if (edit.kind !== "changed") return;
   assert.ok(edit.text.startsWith(text), "the admin's entry is untouched and stays first");
   assert.deepEqual(edit.shadowed, ["app.example.com"]);
 
   const below = `${expectedBlock(IP, ["app.example.com"])}10.0.0.6 app.example.com\n`;
-  const after = applyHostsBlock(below, IP, ["app.example.com"]);
+  const after = applyHostsBlock(below, { ip: IP, hosts: ["app.example.com"] });
   assert.deepEqual(after, { kind: "unchanged", previousHosts: ["app.example.com"], shadowed: [] });
 });
 
 Deno.test("hosts are written in the order given, a repeated host once", () => {
-  const text = changed(applyHostsBlock("", IP, ["b.example.com", "a.example.com", "b.example.com"]));
+  const text = changed(
+    applyHostsBlock("", { ip: IP, hosts: ["b.example.com", "a.example.com", "b.example.com"] }),
+  );
   assert.equal(text, expectedBlock(IP, ["b.example.com", "a.example.com"]));
 });
 
@@ -105,7 +116,7 @@ Deno.test("IPv6 and non-canonical IPv4 spellings are written canonically; bad ad
   for (const [given, written] of cases) {
     await t.step(given, () => {
       assert.equal(
-        changed(applyHostsBlock("", given, ["a.example.com"])),
+        changed(applyHostsBlock("", { ip: given, hosts: ["a.example.com"] })),
         expectedBlock(written, ["a.example.com"]),
       );
     });
@@ -123,7 +134,7 @@ Deno.test("IPv6 and non-canonical IPv4 spellings are written canonically; bad ad
     ]
   ) {
     await t.step(`refused: ${JSON.stringify(bad)}`, () => {
-      const edit = applyHostsBlock(DEBIAN, bad, ["a.example.com"]);
+      const edit = applyHostsBlock(DEBIAN, { ip: bad, hosts: ["a.example.com"] });
       assert.equal(edit.kind, "refused");
       if (edit.kind === "refused") assert.equal(edit.problem, "invalid-ip");
     });
@@ -132,7 +143,7 @@ Deno.test("IPv6 and non-canonical IPv4 spellings are written canonically; bad ad
 
 Deno.test("a proxy IP change rewrites every entry to the new address", () => {
   const old = DEBIAN + expectedBlock("10.96.0.10", HOSTS);
-  const edit = applyHostsBlock(old, "fd00::10", HOSTS);
+  const edit = applyHostsBlock(old, { ip: "fd00::10", hosts: HOSTS });
   assert.equal(changed(edit), DEBIAN + expectedBlock("fd00::10", HOSTS));
   if (edit.kind === "changed") assert.deepEqual(edit.previousHosts, HOSTS);
 });
@@ -150,17 +161,21 @@ Deno.test("a host with anything but [a-z0-9.-] is refused, not cleaned, and noth
     ]
   ) {
     await t.step(JSON.stringify(bad), () => {
-      const edit = applyHostsBlock(withBlock, IP, ["ok.example.com", bad]);
+      const edit = applyHostsBlock(withBlock, { ip: IP, hosts: ["ok.example.com", bad] });
       assert.equal(edit.kind, "refused");
       if (edit.kind === "refused") assert.equal(edit.problem, "invalid-host");
     });
   }
-  assert.equal(applyHostsBlock("", IP, ["a".repeat(254)]).kind, "refused", "longer than 253 characters");
+  assert.equal(
+    applyHostsBlock("", { ip: IP, hosts: ["a".repeat(254)] }).kind,
+    "refused",
+    "longer than 253 characters",
+  );
 });
 
 Deno.test("zero hosts without a block leaves the file alone", () => {
   for (const fixture of FIXTURES) {
-    assert.deepEqual(applyHostsBlock(fixture.text, IP, []), {
+    assert.deepEqual(applyHostsBlock(fixture.text, { ip: IP, hosts: [] }), {
       kind: "unchanged",
       previousHosts: [],
       shadowed: [],
@@ -170,7 +185,7 @@ Deno.test("zero hosts without a block leaves the file alone", () => {
 
 Deno.test("marker lines with surrounding whitespace are ours and are kept byte for byte", () => {
   const text = `x 1\n  ${BEGIN}\t\n10.0.0.1 old.example.com\n\n${END}   \nafter\n`;
-  const edited = changed(applyHostsBlock(text, IP, ["a.example.com"]));
+  const edited = changed(applyHostsBlock(text, { ip: IP, hosts: ["a.example.com"] }));
   assert.equal(edited, `x 1\n  ${BEGIN}\t\n${IP} a.example.com\n${END}   \nafter\n`);
 });
 
@@ -201,7 +216,9 @@ Deno.test("damaged markers are refused with a fix, also when removing the block 
   ];
   for (const [name, text, problem] of cases) {
     await t.step(name, () => {
-      for (const edit of [applyHostsBlock(text, IP, ["a.example.com"]), removeHostsBlock(text)]) {
+      for (
+        const edit of [applyHostsBlock(text, { ip: IP, hosts: ["a.example.com"] }), removeHostsBlock(text)]
+      ) {
         assert.equal(edit.kind, "refused");
         if (edit.kind !== "refused") continue;
         assert.equal(edit.problem, problem);
@@ -224,8 +241,8 @@ Deno.test("randomized files: insert then remove returns the original bytes; re-a
       if (line < lines - 1 || random() < 0.5) text += random() < 0.3 ? "\r\n" : "\n";
     }
     const hosts = HOSTS.slice(0, 1 + Math.floor(random() * HOSTS.length));
-    const inserted = changed(applyHostsBlock(text, IP, hosts));
-    assert.equal(applyHostsBlock(inserted, IP, hosts).kind, "unchanged", JSON.stringify(text));
+    const inserted = changed(applyHostsBlock(text, { ip: IP, hosts }));
+    assert.equal(applyHostsBlock(inserted, { ip: IP, hosts }).kind, "unchanged", JSON.stringify(text));
     assert.equal(changed(removeHostsBlock(inserted)), text, JSON.stringify(text));
   }
 });

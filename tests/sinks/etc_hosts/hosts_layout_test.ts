@@ -20,7 +20,7 @@ Deno.test("every byte value survives decode and encode, so non-UTF-8 lines come 
 
 Deno.test("a shrinking block keeps the file's length: the freed bytes become spaces on the END line", () => {
   const before = DEBIAN + expectedBlock(IP, MANY);
-  const after = changed(applyHostsBlock(before, IP, MANY.slice(0, 2)));
+  const after = changed(applyHostsBlock(before, { ip: IP, hosts: MANY.slice(0, 2) }));
   const plan = planWrite(before, after);
   assert.equal(plan.kind, "overwrite");
   if (plan.kind !== "overwrite") return;
@@ -28,7 +28,7 @@ Deno.test("a shrinking block keeps the file's length: the freed bytes become spa
   const slack = before.length - after.length;
   assert.equal(plan.text, DEBIAN + expectedBlock(IP, MANY.slice(0, 2)).replace(END, END + " ".repeat(slack)));
   assert.equal(
-    applyHostsBlock(plan.text, IP, MANY.slice(0, 2)).kind,
+    applyHostsBlock(plan.text, { ip: IP, hosts: MANY.slice(0, 2) }).kind,
     "unchanged",
     "slack does not cause a rewrite",
   );
@@ -42,13 +42,13 @@ Deno.test("slack goes before a CRLF line break", () => {
 Deno.test("a growing block uses up slack first, then reserves only what is missing", () => {
   const slack = 20; // "10.96.0.10 b.com\n" takes 17 of them
   const small = DEBIAN + expectedBlock(IP, ["a.example.com"]).replace(END, END + " ".repeat(slack));
-  const oneMore = changed(applyHostsBlock(small, IP, ["a.example.com", "b.com"]));
+  const oneMore = changed(applyHostsBlock(small, { ip: IP, hosts: ["a.example.com", "b.com"] }));
   assert.deepEqual(planWrite(small, oneMore), {
     kind: "overwrite",
     text: DEBIAN + expectedBlock(IP, ["a.example.com", "b.com"]).replace(END, END + "   "),
   });
 
-  const grown = changed(applyHostsBlock(small, IP, MANY));
+  const grown = changed(applyHostsBlock(small, { ip: IP, hosts: MANY }));
   const plan = planWrite(small, grown);
   assert.equal(plan.kind, "extend");
   if (plan.kind !== "extend") return;

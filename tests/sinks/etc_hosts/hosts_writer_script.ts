@@ -4,13 +4,15 @@
  *
  * Usage: `deno run --allow-read --allow-write --allow-env hosts_writer_script.ts '<json>'` with
  * the JSON of {@linkcode WriterRequest}. Prints one JSON line per event ({@linkcode WriterReport});
- * exits 0 when every step ran (refusals and errors are reported, not thrown).
+ * exits 0 when every step ran (refusals, failures and rejections are reported, not thrown).
  *
  * @module
  */
 
-import { cleanupHostsFile, EtcHostsSink } from "../../../lib/sinks/etc_hosts/reconciler.ts";
-import type { HostsFileHooks } from "../../../lib/sinks/etc_hosts/hosts_file.ts";
+import { cleanupHostsFile, type HostsCleanup } from "../../../lib/sinks/etc_hosts/cleanup_hosts_file.ts";
+import { EtcHostsSink } from "../../../lib/sinks/etc_hosts/etc_hosts_sink.ts";
+import type { HostsFileHooks } from "../../../lib/sinks/etc_hosts/edit_hosts_file.ts";
+import type { SinkOutcome } from "../../../lib/sinks/sink.ts";
 
 /** What the script should do. */
 export interface WriterRequest {
@@ -54,6 +56,13 @@ function errorCode(error: unknown): string {
   return typeof code === "string" ? code : String(error);
 }
 
+/** What a refusal or a failure said; empty for anything else. */
+function describe(result: HostsCleanup | SinkOutcome): string {
+  if (result.kind === "refused") return `${result.problem}: ${result.message}`;
+  if (result.kind === "failed") return result.message;
+  return "";
+}
+
 async function main(): Promise<void> {
   const request = JSON.parse(Deno.args[0] ?? "{}") as WriterRequest;
   if (request.renameProbe !== undefined) {
@@ -95,13 +104,13 @@ async function main(): Promise<void> {
     let detail = "";
     try {
       if ("cleanup" in step) {
-        const result = await cleanupHostsFile(request.path, AbortSignal.timeout(30_000), hooks);
+        const result = await cleanupHostsFile(request.path, { signal: AbortSignal.timeout(30_000), hooks });
         outcome = result.kind;
-        if (result.kind === "refused") detail = `${result.problem}: ${result.message}`;
+        detail = describe(result);
       } else {
         const result = await sink.reconcile(step.hosts, AbortSignal.timeout(30_000));
         outcome = result.kind;
-        if (result.kind === "refused") detail = `${result.problem}: ${result.message}`;
+        detail = describe(result);
       }
     } catch (error) {
       outcome = "error";

@@ -68,6 +68,14 @@ export function withoutBlock(text: string): string {
   return [...lines.slice(0, begin), ...lines.slice(end + 1)].join("");
 }
 
+/** A hosts file holding `text` in a temporary directory of its own, removed on dispose. */
+export async function tempHostsFile(text: string): Promise<{ dir: string; path: string } & AsyncDisposable> {
+  const dir = await Deno.makeTempDir({ prefix: "ouroboros-hosts-" });
+  const path = `${dir}/hosts`;
+  await Deno.writeTextFile(path, text);
+  return { dir, path, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
+}
+
 /** Asserts an edit changed the text and returns the new text. */
 export function changed(edit: HostsEdit): string {
   assert.equal(edit.kind, "changed", edit.kind === "refused" ? edit.message : "expected a change");

@@ -1,29 +1,24 @@
 import assert from "node:assert/strict";
 import { applyHostsBlock, removeHostsBlock } from "../../../lib/sinks/etc_hosts/hosts_block.ts";
-import { editHostsFile, type HostsFileResult } from "../../../lib/sinks/etc_hosts/hosts_file.ts";
+import {
+  editHostsFile,
+  type EditHostsFileOptions,
+  type HostsFileResult,
+} from "../../../lib/sinks/etc_hosts/edit_hosts_file.ts";
 import { scanHostsMarkers } from "../../../lib/sinks/etc_hosts/hosts_markers.ts";
 import { splitLines } from "../../../lib/sinks/text_lines.ts";
 import { requireTool, skipWithout } from "../../support/tools.ts";
 import { waitFor } from "../../support/wait.ts";
-import { DEBIAN, END, expectedBlock, IP, withoutBlock } from "./support.ts";
+import { DEBIAN, END, expectedBlock, IP, tempHostsFile as hostsFile, withoutBlock } from "./support.ts";
 
 const HOSTS = ["api.example.com", "app.example.com", "shop.example.org"];
 const MANY = Array.from({ length: 60 }, (_, index) => `service-${index}.apps.example.com`);
 
-async function hostsFile(text: string): Promise<{ dir: string; path: string } & AsyncDisposable> {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-hosts-" });
-  const path = `${dir}/hosts`;
-  await Deno.writeTextFile(path, text);
-  return { dir, path, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
-}
-
-function put(path: string, hosts: readonly string[], options: Parameters<typeof editHostsFile>[3] = {}) {
-  return editHostsFile(
-    path,
-    (text) => applyHostsBlock(text, IP, hosts),
-    AbortSignal.timeout(20_000),
-    options,
-  );
+function put(path: string, hosts: readonly string[], options: Omit<EditHostsFileOptions, "signal"> = {}) {
+  return editHostsFile(path, (text) => applyHostsBlock(text, { ip: IP, hosts }), {
+    signal: AbortSignal.timeout(20_000),
+    ...options,
+  });
 }
 
 async function appendLine(path: string, line: string): Promise<void> {
@@ -156,13 +151,13 @@ Deno.test("a line appended between our read and our write survives, whatever the
       assert.ok(!text.includes("\u0000"), "no filler left");
       assert.equal(text.split("10.1.2.3 appended.internal\n").length, 2, "the line is there once");
       assert.equal(withoutBlock(text).replace("10.1.2.3 appended.internal\n", ""), DEBIAN);
-      const edit = applyHostsBlock(text, IP, to);
+      const edit = applyHostsBlock(text, { ip: IP, hosts: to });
       assert.equal(edit.kind, "unchanged", "the block holds the new set");
     });
   }
 });
 
-Deno.test("an edit made in place between our read and our write is kept; on every attempt, we reject (T-4.4)", async (t) => {
+Deno.test("an edit made in place between our read and our write is kept; if it recurs on every attempt, the edit fails (T-4.4)", async (t) => {
   const plans: ReadonlyArray<readonly [string, readonly string[], readonly string[]]> = [
     ["overwrite", HOSTS, HOSTS.slice(0, 1)],
     ["extend", [], MANY],
@@ -185,13 +180,20 @@ Deno.test("an edit made in place between our read and our write is kept; on ever
       written(await put(fixture.path, to, { hooks: { afterRead: () => meddle(1) } }));
       const text = await Deno.readTextFile(fixture.path);
       assert.ok(text.startsWith("# edit 1"), "the other writer's edit survives");
-      assert.equal(applyHostsBlock(text, IP, to).kind, "unchanged");
+      assert.equal(applyHostsBlock(text, { ip: IP, hosts: to }).kind, "unchanged");
 
       round = 0;
-      await assert.rejects(
-        put(fixture.path, from, { hooks: { afterRead: () => meddle(99) }, maxAttempts: 3 }),
-        /changed under us on each of 3 attempts/,
-      );
+      const result = await put(fixture.path, from, {
+        hooks: { afterRead: () => meddle(99) },
+        maxAttempts: 3,
+      });
+      assert.equal(result.kind, "failed");
+      if (result.kind === "failed") {
+        assert.match(
+          result.message,
+          /changed under us on each of 3 attempts \(last: .+\); will retry later$/,
+        );
+      }
       assert.equal(round, 3);
     });
   }
@@ -288,7 +290,7 @@ Deno.test("a cleanup writes the original bytes back and a second cleanup writes 
   await using fixture = await hostsFile(DEBIAN);
   written(await put(fixture.path, MANY));
   written(await put(fixture.path, HOSTS));
-  const remove = () => editHostsFile(fixture.path, removeHostsBlock, AbortSignal.timeout(20_000));
+  const remove = () => editHostsFile(fixture.path, removeHostsBlock, { signal: AbortSignal.timeout(20_000) });
   assert.deepEqual(written(await remove()).previousHosts, HOSTS);
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN);
   assert.equal((await remove()).kind, "unchanged");
@@ -314,8 +316,29 @@ Deno.test("an aborted signal stops before anything is written", async () => {
   const controller = new AbortController();
   controller.abort(new Error("shutting down"));
   await assert.rejects(
-    editHostsFile(fixture.path, (text) => applyHostsBlock(text, IP, HOSTS), controller.signal),
+    editHostsFile(fixture.path, (text) => applyHostsBlock(text, { ip: IP, hosts: HOSTS }), {
+      signal: controller.signal,
+    }),
     /shutting down/,
+  );
+  assert.equal(await Deno.readTextFile(fixture.path), DEBIAN);
+});
+
+Deno.test("an I/O error is a failure naming the file, for the controller to retry; a bug still rejects", async () => {
+  await using fixture = await hostsFile(DEBIAN);
+  // A regular file where a directory should be: lstat fails with ENOTDIR, which no refusal covers.
+  const result = await put(`${fixture.path}/hosts`, HOSTS);
+  assert.equal(result.kind, "failed");
+  if (result.kind === "failed") {
+    assert.match(result.message, new RegExp(`^cannot open ${fixture.path}/hosts: Not a directory`));
+    assert.equal((result.cause as { code?: unknown } | undefined)?.code, "ENOTDIR");
+  }
+
+  await assert.rejects(
+    editHostsFile(fixture.path, () => {
+      throw new TypeError("a bug in the edit");
+    }, { signal: AbortSignal.timeout(20_000) }),
+    TypeError,
   );
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN);
 });

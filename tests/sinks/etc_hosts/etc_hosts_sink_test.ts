@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
-import { cleanupHostsFile, EtcHostsSink } from "../../../lib/sinks/etc_hosts/reconciler.ts";
-import { captureLogs } from "../../support/log_capture.ts";
-import { DEBIAN, END, expectedBlock, IP } from "./support.ts";
-
-async function hostsFile(text: string): Promise<{ path: string } & AsyncDisposable> {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-sink-" });
-  await Deno.writeTextFile(`${dir}/hosts`, text);
-  return { path: `${dir}/hosts`, [Symbol.asyncDispose]: () => Deno.remove(dir, { recursive: true }) };
-}
+import { EtcHostsSink } from "../../../lib/sinks/etc_hosts/etc_hosts_sink.ts";
+import type { Notice, SinkOutcome } from "../../../lib/sinks/sink.ts";
+import { DEBIAN, END, expectedBlock, IP, tempHostsFile as hostsFile } from "./support.ts";
 
 const signal = () => AbortSignal.timeout(20_000);
 
@@ -85,32 +79,39 @@ Deno.test("refusals name the file and the fix, and leave it alone (T-4.6, T-4.7)
 });
 
 Deno.test("an earlier entry for one of our names is warned about once per change of that set (T-4.5)", async () => {
-  using logs = captureLogs("info");
   await using fixture = await hostsFile(`${DEBIAN}10.0.0.5 app.example.com\n`);
   const sink = new EtcHostsSink({ path: fixture.path, proxyIp: IP });
-  const shadowWarnings = () => logs.at("WARN").filter((line) => line.msg.includes("first match"));
+  const shadowWarnings = (outcome: SinkOutcome): Notice[] =>
+    (outcome.notices ?? []).filter((notice) => notice.message.includes("first match"));
 
-  await sink.reconcile(["api.example.com", "app.example.com"], signal());
-  await sink.reconcile(["api.example.com", "app.example.com"], signal());
-  assert.equal(shadowWarnings().length, 1);
-  assert.deepEqual(shadowWarnings()[0]?.hosts, ["app.example.com"]);
+  const first = await sink.reconcile(["api.example.com", "app.example.com"], signal());
+  assert.deepEqual(shadowWarnings(first), [{
+    level: "warn",
+    message:
+      "an entry above the ouroboros block already names these hosts; resolvers use the first match, so on " +
+      "this node they do not reach the proxy; remove or change those entries",
+    properties: { path: fixture.path, hosts: ["app.example.com"] },
+  }]);
+  const repeat = await sink.reconcile(["api.example.com", "app.example.com"], signal());
+  assert.deepEqual(repeat, { kind: "unchanged", hosts: 2 }, "said once while the set lasts");
 
-  await sink.reconcile(["api.example.com"], signal());
-  await sink.reconcile(["api.example.com", "app.example.com"], signal());
-  assert.equal(shadowWarnings().length, 2, "warned again after the shadowed set changed back");
+  assert.deepEqual(shadowWarnings(await sink.reconcile(["api.example.com"], signal())), []);
+  const back = await sink.reconcile(["api.example.com", "app.example.com"], signal());
+  assert.equal(shadowWarnings(back).length, 1, "warned again after the shadowed set changed back");
 });
 
-Deno.test("cleanupHostsFile removes the block (no proxy IP needed), then finds nothing to remove", async () => {
-  await using fixture = await hostsFile(DEBIAN + expectedBlock(IP, ["a.example.com", "b.example.com"]));
-  assert.deepEqual(await cleanupHostsFile(fixture.path, signal()), { kind: "removed", hosts: 2 });
+Deno.test("an I/O error is a failed outcome for the controller to retry, an abort rejects", async () => {
+  await using fixture = await hostsFile(DEBIAN);
+  const path = `${fixture.path}/hosts`;
+  const outcome = await new EtcHostsSink({ path, proxyIp: IP }).reconcile(["a.example.com"], signal());
+  assert.equal(outcome.kind, "failed");
+  if (outcome.kind === "failed") assert.match(outcome.message, new RegExp(`^cannot open ${path}: `));
+
+  const controller = new AbortController();
+  controller.abort(new Error("shutting down"));
+  await assert.rejects(
+    new EtcHostsSink({ path: fixture.path, proxyIp: IP }).reconcile(["a.example.com"], controller.signal),
+    /shutting down/,
+  );
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN);
-  assert.deepEqual(await cleanupHostsFile(fixture.path, signal()), { kind: "absent" });
-});
-
-Deno.test("cleanupHostsFile refuses a damaged block instead of guessing what to delete", async () => {
-  const damaged = `${DEBIAN}${expectedBlock(IP, ["a.example.com"])}${END}\n`;
-  await using fixture = await hostsFile(damaged);
-  const result = await cleanupHostsFile(fixture.path, signal());
-  assert.equal(result.kind === "refused" ? result.problem : result.kind, "duplicate-end");
-  assert.equal(await Deno.readTextFile(fixture.path), damaged);
 });

@@ -1,0 +1,115 @@
+/**
+ * etc-hosts mode's sink: makes the ouroboros block in a node's hosts file hold exactly the
+ * desired hostnames, each pointing at the proxy's IP.
+ *
+ * The editing is `hosts_block.ts` (pure) and the in-place write is `edit_hosts_file.ts`; this file
+ * turns their results into the controller's {@linkcode SinkOutcome}. Decisions:
+ *
+ * - Refusals (bad path, symlink, missing or read-only file, damaged markers, invalid proxy IP)
+ *   resolve as `refused` and write nothing. I/O failures (ENOSPC, a file that keeps changing
+ *   under us) resolve as `failed`, so the controller backs off and tries again. The sink rejects
+ *   only when its signal aborts.
+ * - The sink never logs. What only it can see goes out as WARN notices on the outcome, which the
+ *   controller logs: that it dropped NUL filler (the previous write was interrupted, or the
+ *   filesystem zero-filled the file after a power cut), and, once per change of that set, which
+ *   of our hostnames an earlier entry in the file answers first (glibc uses the first match, so
+ *   ours has no effect for those names on that node). Remembering that set is the sink's only
+ *   state.
+ *
+ * Effects: the hosts file.
+ *
+ * @module
+ */
+
+import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
+import type { Notice, Sink, SinkOutcome } from "../sink.ts";
+import { editHostsFile, type HostsFileHooks, type HostsFileResult } from "./edit_hosts_file.ts";
+import { applyHostsBlock } from "./hosts_block.ts";
+
+/** Options for {@linkcode EtcHostsSink}. */
+export interface EtcHostsSinkOptions {
+  /** The hosts file (`--etc-hosts`); its name must be `hosts`. */
+  readonly path: string;
+  /** The address written for every hostname (`--proxy-ip`), IPv4 or IPv6. */
+  readonly proxyIp: string;
+  /** Test seams between the write steps. */
+  readonly hooks?: HostsFileHooks;
+  /** The release's markers (`--marker-id`); default: the original's. */
+  readonly markers?: BlockMarkers;
+}
+
+/**
+ * The etc-hosts mode sink.
+ *
+ * @example
+ * ```ts
+ * const sink = new EtcHostsSink({ path: "/host/etc/hosts", proxyIp: "10.96.0.10" });
+ * const outcome = await sink.reconcile(["app.example.com"], signal);
+ * ```
+ */
+export class EtcHostsSink implements Sink {
+  readonly description: string;
+  readonly #path: string;
+  readonly #proxyIp: string;
+  readonly #hooks: HostsFileHooks | undefined;
+  readonly #markers: BlockMarkers;
+  #shadowedKey = "";
+
+  /** Creates the sink; it holds no resources between reconciles. */
+  constructor(options: EtcHostsSinkOptions) {
+    this.#path = options.path;
+    this.#proxyIp = options.proxyIp;
+    this.#hooks = options.hooks;
+    this.#markers = options.markers ?? DEFAULT_MARKERS;
+    this.description = `etc-hosts ${options.path} (${options.proxyIp})`;
+  }
+
+  /** Makes the block hold `hosts` (sorted and de-duplicated by the caller). */
+  async reconcile(hosts: readonly string[], signal: AbortSignal): Promise<SinkOutcome> {
+    signal.throwIfAborted();
+    const markers = this.#markers;
+    const result = await editHostsFile(
+      this.#path,
+      (text) => applyHostsBlock(text, { ip: this.#proxyIp, hosts, markers }),
+      { signal, markers, ...(this.#hooks === undefined ? {} : { hooks: this.#hooks }) },
+    );
+    if (result.kind === "refused" || result.kind === "failed") return result;
+    const notices = this.#notices(result);
+    const desired = new Set(hosts);
+    const said = notices.length === 0 ? {} : { notices };
+    if (result.kind === "unchanged") return { kind: "unchanged", hosts: desired.size, ...said };
+    const previous = new Set(result.previousHosts);
+    return {
+      kind: "written",
+      hosts: desired.size,
+      added: [...desired].filter((host) => !previous.has(host)).length,
+      removed: [...previous].filter((host) => !desired.has(host)).length,
+      ...said,
+    };
+  }
+
+  /** What to say about a pass that went through: repaired filler, a new set of shadowed hosts. */
+  #notices(result: Extract<HostsFileResult, { kind: "unchanged" | "written" }>): Notice[] {
+    const notices: Notice[] = [];
+    if (result.kind === "written" && result.repairedFiller > 0) {
+      notices.push({
+        level: "warn",
+        message:
+          "dropped NUL bytes from the hosts file: an earlier write was interrupted or the disk lost power",
+        properties: { path: this.#path, bytes: result.repairedFiller },
+      });
+    }
+    const key = result.shadowed.join(",");
+    if (key === this.#shadowedKey) return notices;
+    this.#shadowedKey = key;
+    if (result.shadowed.length === 0) return notices;
+    notices.push({
+      level: "warn",
+      message:
+        "an entry above the ouroboros block already names these hosts; resolvers use the first match, so " +
+        "on this node they do not reach the proxy; remove or change those entries",
+      properties: { path: this.#path, hosts: result.shadowed },
+    });
+    return notices;
+  }
+}
