@@ -65,16 +65,5 @@ export function refusalLine(refusal: Refusal, lastLogged: string | undefined): R
   const wording = REFUSAL_WORDING[scope];
   const properties = { problem, message };
   if (identity === lastLogged) return { level: "debug", message: wording.repeat, properties, identity };
-  if (loggedBySink(refusal)) {
-    return { level: "debug", message: wording.message, properties: { ...properties, scope }, identity };
-  }
   return { level: wording.level, message: wording.message, properties, identity };
-}
-
-/**
- * The deprecated `logged` flag: the sink has logged this refusal itself, so the loop logs it at
- * DEBUG only. Delete this function (and its one use above) once no sink sets the flag.
- */
-function loggedBySink(refusal: Refusal): boolean {
-  return refusal.logged === true;
 }

@@ -72,11 +72,6 @@ export type SinkOutcome =
     readonly message: string;
     readonly scope: RefusalScope;
     readonly notices?: readonly Notice[];
-    /**
-     * @deprecated The sink has already logged this refusal itself, so the controller logs it
-     * at DEBUG only. Goes away once no sink logs.
-     */
-    readonly logged?: boolean;
   }
   /**
    * A transient failure (the API server unreachable, a 5xx, conflicts on every attempt): the

@@ -10,7 +10,7 @@ import { Store } from "../../lib/reflector/store.ts";
 import type { Gateway } from "../../lib/resources/gateway.ts";
 import type { HttpRoute } from "../../lib/resources/http_route.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
-import type { ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../../lib/sinks/sink.ts";
+import type { Notice, ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../../lib/sinks/sink.ts";
 import type { LoopState } from "../../lib/controller/loop_step.ts";
 import type { ReconcileObserver, ReconcileResult } from "../../lib/controller/loop_status.ts";
 import { ReconcileLoop } from "../../lib/controller/reconcile_loop.ts";
@@ -21,13 +21,16 @@ import { LogRecorder } from "../support/log_recorder.ts";
 export type SinkStep =
   /** Behave like a real sink: compare with what it holds, write if different. */
   | { readonly kind: "apply" }
+  /** Reject, as a sink does only for a bug. */
   | { readonly kind: "fail"; readonly error: Error }
+  /** Return a `failed` outcome (a transient failure, as sinks report them). */
+  | { readonly kind: "failed"; readonly message: string; readonly notices?: readonly Notice[] }
   | {
     readonly kind: "refuse";
     readonly problem: string;
     readonly message: string;
     readonly scope?: RefusalScope;
-    readonly logged?: boolean;
+    readonly notices?: readonly Notice[];
   }
   /** Wait until the test calls `release()`, then apply (or until the call's signal aborts). */
   | { readonly kind: "block" };
@@ -75,6 +78,10 @@ export class FakeSink implements Sink {
     switch (step.kind) {
       case "fail":
         throw step.error;
+      case "failed": {
+        const { kind: _, ...failure } = step;
+        return { kind: "failed", ...failure };
+      }
       case "refuse": {
         const { kind: _, ...refusal } = step;
         return { kind: "refused", scope: "nothing-written", ...refusal };

@@ -128,23 +128,49 @@ Deno.test("loop: a refusal of some hostnames says the others were written and co
   }
 });
 
-Deno.test("loop: a refusal the sink has logged itself is logged again only at DEBUG", async () => {
+Deno.test("loop: the notices of an outcome are logged at their level, naming the sink; the refusal is logged once beside them", async () => {
   const h = startLoop();
   try {
     h.sink.script({
       kind: "refuse",
       problem: "headless",
       message: "Service ouroboros/ouroboros-proxy is headless",
-      logged: true,
+      notices: [
+        { level: "warn", message: "a hostname was skipped", properties: { host: "b.example.com" } },
+        { level: "debug", message: "record created", properties: { name: "x" } },
+      ],
     });
     await h.syncAndSettle([ingress("shop/web", { tls: ["a.example.com"] })]);
     await settle();
-    assert.deepEqual(
-      h.log.entries.filter((entry) => entry.level === "error" || entry.level === "warn"),
-      [],
-    );
-    assert.equal(h.log.find("debug", "write refused").length, 1);
-    assert.equal(h.observer.results.at(-1)?.kind, "refused", "the metrics still count it");
+    const warned = h.log.find("warn", "a hostname was skipped");
+    assert.equal(warned.length, 1);
+    assert.deepEqual(warned[0]?.properties, { target: h.sink.description, host: "b.example.com" });
+    assert.equal(h.log.find("debug", "record created").length, 1);
+    const refused = h.log.find("error", "write refused");
+    assert.equal(refused.length, 1, "the refusal itself is one ERROR line, said by the loop");
+    assert.equal(refused[0]?.properties.problem, "headless");
+    assert.equal(h.observer.results.at(-1)?.kind, "refused", "the metrics count it");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a failed outcome is retried with backoff like a rejection, and its notices are logged", async () => {
+  const h = startLoop();
+  try {
+    h.sink.script({
+      kind: "failed",
+      message: "ConfigMap kube-system/coredns: 503 Service Unavailable",
+      notices: [{ level: "info", message: "said before failing" }],
+    });
+    await h.syncAndSettle([ingress("shop/web", { tls: ["a.example.com"] })]);
+    await settle();
+    assert.equal(h.loop.status().state.kind, "backing-off");
+    const failed = h.log.find("error", "reconcile failed; retrying after backoff");
+    assert.equal(failed.length, 1);
+    assert.equal(failed[0]?.properties.error, "ConfigMap kube-system/coredns: 503 Service Unavailable");
+    assert.equal(h.log.find("info", "said before failing").length, 1);
+    assert.equal(h.observer.results.at(-1)?.kind, "error", "counted as an error");
   } finally {
     await h.stop();
   }

@@ -29,14 +29,3 @@ Deno.test("refusalLine() says a refusal once; its repeats are DEBUG until anothe
   const rescoped = refusalLine(refusal("guard"), first.identity);
   assert.equal(rescoped.level, "warn", "the same problem with another scope is news");
 });
-
-Deno.test("refusalLine(): a refusal the sink has logged itself (deprecated `logged`) is DEBUG, with its scope", () => {
-  const line = refusalLine(refusal("nothing-written", "headless", { logged: true }), undefined);
-  assert.equal(line.level, "debug");
-  assert.equal(line.message, REFUSAL_WORDING["nothing-written"].message);
-  assert.deepEqual(line.properties, {
-    problem: "headless",
-    message: "headless on line 3",
-    scope: "nothing-written",
-  });
-});
