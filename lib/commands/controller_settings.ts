@@ -156,7 +156,10 @@ function collect(
  * import { parseOptions } from "../cli/options.ts";
  * import { CONTROLLER_OPTIONS } from "./controller_options.ts";
  *
- * const parsed = parseOptions(CONTROLLER_OPTIONS, ["--proxy-service-namespace=ouroboros"], () => undefined);
+ * const parsed = parseOptions(CONTROLLER_OPTIONS, {
+ *   argv: ["--proxy-service-namespace=ouroboros"],
+ *   getEnv: () => undefined,
+ * });
  * if (parsed.kind === "ok") {
  *   const settings = controllerSettings({
  *     values: parsed.values,

@@ -41,7 +41,7 @@ export interface ProxySettingsInput {
  * import { parseOptions } from "../cli/options.ts";
  * import { PROXY_OPTIONS } from "./proxy_options.ts";
  *
- * const parsed = parseOptions(PROXY_OPTIONS, ["--target-host=10.0.0.7"], () => undefined);
+ * const parsed = parseOptions(PROXY_OPTIONS, { argv: ["--target-host=10.0.0.7"], getEnv: () => undefined });
  * if (parsed.kind === "ok") {
  *   const settings = proxySettings({
  *     values: parsed.values,
