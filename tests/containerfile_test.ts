@@ -232,31 +232,6 @@ Deno.test("the build stage runs deno.json's compile task and the final stage tak
   assert.equal(flags.get("chmod"), "555", "read and execute only, for everyone");
 });
 
-Deno.test("the compile task's permission set covers both subcommands'", () => {
-  const binary = DENO_JSON.permissions.binary;
-  assert.ok(binary !== undefined, "deno.json has a binary permission set");
-  const covers = (granted: boolean | string[] | undefined, needed: string): boolean => {
-    if (granted === true) return true;
-    if (!Array.isArray(granted)) return false;
-    return granted.some((entry) =>
-      entry === needed || (entry.endsWith("*") && needed.startsWith(entry.slice(0, -1)))
-    );
-  };
-  for (const subcommand of ["proxy", "controller"]) {
-    const set = DENO_JSON.permissions[subcommand];
-    assert.ok(set !== undefined, `deno.json has a ${subcommand} permission set`);
-    for (const [kind, needed] of Object.entries(set)) {
-      if (needed === true) {
-        assert.equal(binary[kind], true, `${subcommand} needs all of --allow-${kind}`);
-      } else if (Array.isArray(needed)) {
-        for (const entry of needed) {
-          assert.ok(covers(binary[kind], entry), `${subcommand}'s ${kind} ${entry} is in the binary set`);
-        }
-      }
-    }
-  }
-});
-
 Deno.test("every COPY source exists and is not excluded by .containerignore", async () => {
   for (const stage of CONTAINERFILE.stages) {
     for (const { keyword, args } of stage.instructions) {

@@ -1,5 +1,5 @@
 /**
- * The floors of `lib/` run one way. This is where the layer order is written, once:
+ * The floors of `lib/` run one way. The order is written once, in `tests/support/layers.ts`:
  *
  * | layer | folders                          | what lives there                                          |
  * |-------|----------------------------------|-----------------------------------------------------------|
@@ -26,19 +26,7 @@
 import assert from "node:assert/strict";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-
-/** Highest first; folders in one entry are siblings of one floor. */
-const LAYERS: readonly (readonly string[])[] = [
-  ["commands"],
-  ["controller", "proxy"],
-  ["sinks"],
-  ["hostnames", "reflector"],
-  ["kube"],
-  ["resources"],
-  ["daemon"],
-  ["cli"],
-  ["util"],
-];
+import { LAYERS } from "./support/layers.ts";
 
 /** Folders whose sub-folders are rooms that may not import each other. */
 const ROOMED_FOLDERS = new Set(["sinks"]);
@@ -166,7 +154,7 @@ Deno.test("layering: the rule catches what it must (a table of imports)", () => 
     ["commands/controller.ts", "commands/controller_options.ts", true],
     ["commands/controller.ts", "commands/proxy.ts", false],
     ["sinks/coredns/coredns_sink.ts", "sinks/markers.ts", true],
-    ["sinks/coredns/coredns_sink.ts", "sinks/etc_hosts/hosts_file.ts", false],
+    ["sinks/coredns/coredns_sink.ts", "sinks/etc_hosts/edit_hosts_file.ts", false],
     ["sinks/markers.ts", "sinks/coredns/coredns_sink.ts", false],
     ["sinks/coredns/corefile/tokens.ts", "sinks/coredns/coredns_sink.ts", true],
     ["util/version.ts", "../deno.json", true],

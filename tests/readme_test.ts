@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { LAYERS } from "./support/layers.ts";
 import { generatedBlocks, normaliseTable, readBlock } from "./support/readme_tables.ts";
 
 const README = await Deno.readTextFile(new URL("../README.md", import.meta.url));
@@ -14,4 +15,16 @@ Deno.test("README flag tables equal the option tables (run `deno task docs` afte
 Deno.test("README quick start is the two commands that work on a fresh machine with Node", () => {
   assert.match(README, /npx --yes deno@2\.9\.6 task demo/);
   assert.match(README, /npx --yes deno@2\.9\.6 task test/);
+});
+
+Deno.test("README Layout lists the floors of lib/ in the order the layering test enforces", () => {
+  const section = README.slice(
+    README.indexOf("## Layout"),
+    README.indexOf("\n## ", README.indexOf("## Layout") + 1),
+  );
+  const floors = [...section.matchAll(/^\| (\d+) +\| ([^|]+)\|/gm)].map(([, floor, folders]) => ({
+    floor: Number(floor),
+    folders: [...folders!.matchAll(/`([a-z_]+)\/`/g)].map(([, folder]) => folder),
+  }));
+  assert.deepEqual(floors, LAYERS.map((folders, index) => ({ floor: index + 1, folders: [...folders] })));
 });

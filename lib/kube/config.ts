@@ -19,7 +19,8 @@ import {
   staticCredentials,
 } from "./credentials.ts";
 import { ExecCredentialSource } from "./exec_plugin.ts";
-import { parseKubeconfig, type PemSource, resolvePath, selectContext } from "./kubeconfig.ts";
+import { parseKubeconfig, type PemSource, resolvePath } from "./kubeconfig.ts";
+import { selectContext } from "./select_context.ts";
 import { type TokenFileOptions, TokenFileSource } from "./token_file.ts";
 import { errorMessage } from "../util/error_message.ts";
 

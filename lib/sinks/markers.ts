@@ -82,13 +82,17 @@ export function isOtherReleaseMarker(trimmed: string, markers: BlockMarkers): bo
   return (match[1] ?? match[2] ?? "") !== markers.id;
 }
 
-/** What is wrong with the marker lines found, as both editors word it. */
-export type MarkerPairProblem =
-  | "duplicate-begin"
-  | "duplicate-end"
-  | "begin-without-end"
-  | "end-without-begin"
-  | "end-before-begin";
+/** What can be wrong with the marker lines found, as both editors word it. */
+export const MARKER_PAIR_PROBLEMS = [
+  "duplicate-begin",
+  "duplicate-end",
+  "begin-without-end",
+  "end-without-begin",
+  "end-before-begin",
+] as const;
+
+/** One of {@linkcode MARKER_PAIR_PROBLEMS}. */
+export type MarkerPairProblem = typeof MARKER_PAIR_PROBLEMS[number];
 
 /** The outcome of {@linkcode markerPair}: no markers, one intact pair, or what is wrong. */
 export type MarkerPair =

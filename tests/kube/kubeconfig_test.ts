@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { parseKubeconfig, resolvePath, selectContext } from "../../lib/kube/kubeconfig.ts";
+import { parseKubeconfig, resolvePath } from "../../lib/kube/kubeconfig.ts";
+import { selectContext } from "../../lib/kube/select_context.ts";
 import { parse } from "yaml";
 
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n";

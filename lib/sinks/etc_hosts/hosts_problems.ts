@@ -10,13 +10,11 @@
  * @module
  */
 
+import { MARKER_PAIR_PROBLEMS } from "../markers.ts";
+
 /** Damage to our own marker pair: someone edited, copied or moved it by hand. */
 export const HOSTS_MARKER_PROBLEMS = [
-  "duplicate-begin",
-  "duplicate-end",
-  "begin-without-end",
-  "end-without-begin",
-  "end-before-begin",
+  ...MARKER_PAIR_PROBLEMS,
   "altered-marker",
   "foreign-content-in-block",
 ] as const;

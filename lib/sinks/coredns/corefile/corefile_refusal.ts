@@ -11,15 +11,12 @@
  * @module
  */
 
+import { MARKER_PAIR_PROBLEMS } from "../../markers.ts";
 import type { TokenizeProblemCode } from "./tokenize_corefile.ts";
 
 /** Problems with our own markers: someone edited, copied or moved them by hand. */
 export const MARKER_PROBLEMS = [
-  "duplicate-begin",
-  "duplicate-end",
-  "begin-without-end",
-  "end-without-begin",
-  "end-before-begin",
+  ...MARKER_PAIR_PROBLEMS,
   "marker-outside-root-block",
   "marker-in-nested-block",
   "marker-in-quoted-string",

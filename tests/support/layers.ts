@@ -1,0 +1,19 @@
+/**
+ * The layer order of `lib/`, written once: `tests/layering_test.ts` enforces it on every import,
+ * and `tests/readme_test.ts` checks that the README's Layout table lists the same floors.
+ *
+ * @module
+ */
+
+/** Highest first; folders in one entry are siblings of one floor. */
+export const LAYERS: readonly (readonly string[])[] = [
+  ["commands"],
+  ["controller", "proxy"],
+  ["sinks"],
+  ["hostnames", "reflector"],
+  ["kube"],
+  ["resources"],
+  ["daemon"],
+  ["cli"],
+  ["util"],
+];
