@@ -28,7 +28,7 @@ import { CONFIG_MAP, type ConfigMap } from "../../lib/resources/config_map.ts";
 import { INGRESS } from "../../lib/resources/ingress.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { waitFor } from "../support/wait.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 
 const configMap = (name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}) => ({
   apiVersion: "v1",
@@ -315,7 +315,7 @@ Deno.test("a rotated token is picked up after a 401 and the request succeeds", a
     server.create(configMap("a"));
     using client = new KubeClient({
       server: server.url,
-      credentials: new TokenFileSource(`${dir}/token`, { clock: new ManualClock() }),
+      credentials: new TokenFileSource(`${dir}/token`, { clock: new FakeClock() }),
     });
     await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
     await Deno.writeTextFile(`${dir}/token`, "token-2");
@@ -344,12 +344,12 @@ Deno.test("429 with Retry-After is an isTooManyRequests error carrying the wait"
 
 Deno.test("a request the server never answers fails at its deadline; a stalled watch ends on abort", async () => {
   await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  const clock = new ManualClock();
+  const clock = new FakeClock();
   using client = new KubeClient({ server: server.url, clock, timeoutMs: 10_000 });
   server.faults.inject("get", { type: "blackhole" });
   const pending = failure(client.get(CONFIG_MAP, { namespace: "ns", name: "a" }));
   await waitFor("the request to reach the server", () => server.audit.length === 1);
-  clock.advance(10_000);
+  clock.advanceSync(10_000);
   const error = await pending;
   assert.ok(error instanceof KubeTransportError, String(error));
   assert.equal(error.kind, "timeout");

@@ -4,7 +4,7 @@ import { KubeConfigError } from "../../lib/kube/config_error.ts";
 import { KubeClient } from "../../lib/kube/client.ts";
 import { CONFIG_MAP } from "../../lib/resources/config_map.ts";
 import { skipWithout } from "../support/tools.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 import { makePki, type Pki } from "../support/pki.ts";
 
 const NO_OPENSSL = skipWithout("cluster configuration tests with TLS", ["openssl"]);
@@ -61,7 +61,7 @@ Deno.test({
         tokenPath: `${pki.dir}/token`,
         caPath: pki.caPath,
         namespacePath: `${pki.dir}/namespace`,
-        clock: new ManualClock(),
+        clock: new FakeClock(),
       });
       assert.equal(config.server, `https://127.0.0.1:${server.addr.port}`);
       assert.equal(config.namespace, "ouroboros-system");
@@ -145,7 +145,7 @@ contexts:
 `,
       );
       // A relative kubeconfig path is taken from the working directory.
-      const config = await loadKubeconfig("kube/config", { cwd: pki.dir, clock: new ManualClock() });
+      const config = await loadKubeconfig("kube/config", { cwd: pki.dir, clock: new FakeClock() });
       assert.equal(config.server, `https://localhost:${server.addr.port}`);
       assert.equal(config.namespace, "team-a");
       assert.equal(config.source, `kubeconfig ${pki.dir}/kube/config, context test`);

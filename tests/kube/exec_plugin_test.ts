@@ -6,7 +6,7 @@ import { Transport } from "../../lib/kube/transport.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 import { skipWithout } from "../support/tools.ts";
 import { startAuthServer } from "./auth_server.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 import { startOpensslServer } from "./openssl_server.ts";
 import { makePki } from "../support/pki.ts";
 
@@ -80,7 +80,7 @@ Deno.test({
       const log = new LogRecorder();
       const source = new ExecCredentialSource(
         { ...config, env: [...config.env, { name: "EXPIRES", value: new Date(expires).toISOString() }] },
-        { now: () => now, clock: new ManualClock(), log },
+        { now: () => now, clock: new FakeClock(), log },
       );
       assert.deepEqual(await source.current(), { authorization: "Bearer tok-1" });
       now = expires - 60_000;

@@ -11,7 +11,7 @@ import { Transport, USER_AGENT } from "../../lib/kube/transport.ts";
 import { VERSION } from "../../lib/util/version.ts";
 import { skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 import { startOpensslServer } from "./openssl_server.ts";
 import { makePki, type Pki } from "../support/pki.ts";
 
@@ -174,7 +174,7 @@ Deno.test("HTTP error statuses become KubeApiError with the Status body's detail
 });
 
 Deno.test("a request without an answer fails with a timeout KubeTransportError at its deadline", async () => {
-  const clock = new ManualClock();
+  const clock = new FakeClock();
   let release = () => {};
   const released = new Promise<void>((resolve) => release = resolve);
   let arrived = 0;
@@ -191,14 +191,14 @@ Deno.test("a request without an answer fails with a timeout KubeTransportError a
   try {
     const pending = transport.json({ method: "GET", path: "/slow" }).then(() => undefined, (e) => e);
     await waitFor("the request to reach the server", () => arrived === 1);
-    clock.advance(4_999);
-    assert.equal(clock.sleeping, 1, "the deadline has not passed yet");
-    clock.advance(1);
+    clock.advanceSync(4_999);
+    assert.equal(clock.pending().length, 1, "the deadline has not passed yet");
+    clock.advanceSync(1);
     const error = await pending;
     assert.ok(error instanceof KubeTransportError, String(error));
     assert.equal(error.kind, "timeout");
     assert.match(error.message, /GET \/slow: timeout: no answer within 5000 ms/);
-    assert.equal(clock.sleeping, 0);
+    assert.equal(clock.pending().length, 0);
   } finally {
     release();
   }
@@ -215,7 +215,7 @@ Deno.test("the caller's abort cancels a request with the caller's reason, not a 
   });
   using transport = new Transport({
     server: `http://127.0.0.1:${server.addr.port}`,
-    clock: new ManualClock(),
+    clock: new FakeClock(),
   });
   const controller = new AbortController();
   try {

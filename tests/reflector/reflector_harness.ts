@@ -1,5 +1,5 @@
 /**
- * A reflector wired to a scripted list-watcher and a virtual clock, recording every state,
+ * A reflector wired to a scripted list-watcher and a fake clock, recording every state,
  * store change and log line, for the reflector's behaviour tests.
  *
  * @module
@@ -12,7 +12,7 @@ import type { ReflectorState } from "../../lib/reflector/reflector_state.ts";
 import type { StoreChange } from "../../lib/reflector/store.ts";
 import { guard, ScriptedListWatcher, type WatchCall } from "../support/scripted_list_watcher.ts";
 import type { Thing } from "./things.ts";
-import { settle, VirtualClock } from "./virtual_clock.ts";
+import { FakeClock, settle } from "../support/fake_clock.ts";
 
 /** One captured log call. */
 export interface LogLine {
@@ -38,7 +38,7 @@ export function errorEvent(code: number, reason: string): { type: "ERROR"; statu
 
 /** A running reflector under test; `await using` stops it. */
 export class Harness implements AsyncDisposable {
-  readonly clock = new VirtualClock();
+  readonly clock = new FakeClock();
   readonly source = new ScriptedListWatcher<Thing>();
   readonly logs: LogLine[] = [];
   readonly states: ReflectorState<Thing>[] = [];

@@ -3,7 +3,7 @@ import { KubeTransportError } from "../../lib/kube/errors.ts";
 import type { WatchEvent } from "../../lib/kube/list_watch.ts";
 import { apiError, errorEvent, Harness } from "./reflector_harness.ts";
 import { type Thing, thing, versions } from "./things.ts";
-import { settle } from "./virtual_clock.ts";
+import { settle } from "../support/fake_clock.ts";
 
 Deno.test("T-1.1 baseline: one list at RV 0, then a watch from the list's RV; the cache follows every event", async () => {
   await using h = new Harness();
