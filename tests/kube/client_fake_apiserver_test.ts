@@ -29,6 +29,7 @@ import { INGRESS } from "../../lib/resources/ingress.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { waitFor } from "../support/wait.ts";
 import { FakeClock } from "../support/fake_clock.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 const configMap = (name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}) => ({
   apiVersion: "v1",
@@ -308,24 +309,21 @@ Deno.test("a malformed watch line is surfaced as ERROR 500 InternalError and end
 });
 
 Deno.test("a rotated token is picked up after a 401 and the request succeeds", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-token-" });
-  try {
-    await Deno.writeTextFile(`${dir}/token`, "token-1");
-    await using server = await startFakeApiServer({ token: "token-1", bookmarkIntervalMs: 0 });
-    server.create(configMap("a"));
-    using client = new KubeClient({
-      server: server.url,
-      credentials: new TokenFileSource(`${dir}/token`, { clock: new FakeClock() }),
-    });
-    await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
-    await Deno.writeTextFile(`${dir}/token`, "token-2");
-    server.setToken("token-2");
-    const got = await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
-    assert.equal(got.metadata.name, "a");
-    assert.deepEqual(server.audit.map((entry) => entry.status), [200, 401, 200]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using temp = await tempDir("ouroboros-token-");
+  const dir = temp.path;
+  await Deno.writeTextFile(`${dir}/token`, "token-1");
+  await using server = await startFakeApiServer({ token: "token-1", bookmarkIntervalMs: 0 });
+  server.create(configMap("a"));
+  using client = new KubeClient({
+    server: server.url,
+    credentials: new TokenFileSource(`${dir}/token`, { clock: new FakeClock() }),
+  });
+  await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
+  await Deno.writeTextFile(`${dir}/token`, "token-2");
+  server.setToken("token-2");
+  const got = await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
+  assert.equal(got.metadata.name, "a");
+  assert.deepEqual(server.audit.map((entry) => entry.status), [200, 401, 200]);
 });
 
 Deno.test("429 with Retry-After is an isTooManyRequests error carrying the wait", async () => {

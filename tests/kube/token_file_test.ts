@@ -6,14 +6,11 @@ import { Transport } from "../../lib/kube/transport.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 import { startAuthServer } from "./auth_server.ts";
 import { FakeClock } from "../support/fake_clock.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 async function withTokenFile(fn: (path: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-token-" });
-  try {
-    await fn(`${dir}/token`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using dir = await tempDir("ouroboros-token-");
+  await fn(`${dir.path}/token`);
 }
 
 Deno.test("a rotated token file is picked up about a minute later, not before", () =>

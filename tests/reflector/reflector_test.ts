@@ -358,9 +358,7 @@ Deno.test("REJECTED objects are logged once per object version, skipped, and adv
   watch.send(rejected, rejected, { ...rejected, resourceVersion: "12" });
   await watch.idle();
   assert.deepEqual(versions(h.store.list()), { "default/a": "1" });
-  const warned = h.logs.filter((l) => l.level === "warn").map((l) =>
-    `${l.properties.object}@${l.properties.resourceVersion}`
-  );
+  const warned = h.log.find("warn", "").map((l) => `${l.properties.object}@${l.properties.resourceVersion}`);
   assert.deepEqual(warned, ["default/bad@10", "default/worse@11", "default/worse@12"]);
   await h.clock.advance(10_000);
   watch.close();
