@@ -2,25 +2,20 @@ import assert from "node:assert/strict";
 import { SUBCOMMANDS } from "../../main.ts";
 import { ROOT } from "../support/ouroboros_process.ts";
 import { PROBE_ENV, type ProbeReport } from "../support/permission_probe.ts";
+import { runProbeChild } from "../support/probe_child.ts";
 import { tempDir } from "../support/temp_dir.ts";
 
 const PROBE = "tests/support/permission_probe.ts";
 
 /** Runs the probe with exactly the proxy's permission set and returns its report. */
-async function runProbe(writeTarget: string): Promise<ProbeReport> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", "-P=proxy", PROBE, writeTarget],
-    cwd: ROOT,
-    clearEnv: true,
+function runProbe(writeTarget: string): Promise<ProbeReport> {
+  return runProbeChild<ProbeReport>({
+    script: PROBE,
+    permissionSet: "proxy",
+    args: [writeTarget],
     // HOME is set, so reading it fails for want of permission, not because it is missing.
-    env: { NO_COLOR: "1", HOME: "/root", [PROBE_ENV]: "from-the-test" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(output.stderr);
-  assert.equal(output.code, 0, `the probe failed:\n${stderr}`);
-  return JSON.parse(new TextDecoder().decode(output.stdout)) as ProbeReport;
+    env: { HOME: "/root", [PROBE_ENV]: "from-the-test" },
+  });
 }
 
 Deno.test("-P=proxy grants the proxy's needs and nothing else; revocation drops even those", async (t) => {
