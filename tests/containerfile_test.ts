@@ -12,6 +12,7 @@
  */
 
 import assert from "node:assert/strict";
+import { tempDir } from "./support/temp_dir.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
 
@@ -276,40 +277,37 @@ Deno.test("the build context alone, stamped as the build stage does, runs and re
     instruction.keyword === "RUN" && instruction.args.includes("REVISION")
   );
   assert.ok(stamp !== undefined, "a RUN stamps VERSION and REVISION");
-  const context = await Deno.makeTempDir({ prefix: "ouroboros-context-" });
-  try {
-    const sources = BUILD.instructions
-      .filter((instruction) => instruction.keyword === "COPY")
-      .flatMap((instruction) => copyParts(instruction.args).sources);
-    for (const source of sources) {
-      for (const file of await copied(source)) {
-        await Deno.mkdir(`${context}/${file}`.replace(/\/[^/]+$/, ""), { recursive: true });
-        await Deno.copyFile(`${ROOT}${file}`, `${context}/${file}`);
-      }
+  await using temp = await tempDir("ouroboros-context-");
+  const context = temp.path;
+  const sources = BUILD.instructions
+    .filter((instruction) => instruction.keyword === "COPY")
+    .flatMap((instruction) => copyParts(instruction.args).sources);
+  for (const source of sources) {
+    for (const file of await copied(source)) {
+      await Deno.mkdir(`${context}/${file}`.replace(/\/[^/]+$/, ""), { recursive: true });
+      await Deno.copyFile(`${ROOT}${file}`, `${context}/${file}`);
     }
-    const run = async (command: string, args: string[], env: Record<string, string> = {}) => {
-      const output = await new Deno.Command(command, {
-        args,
-        cwd: context,
-        env,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const text = new TextDecoder();
-      assert.equal(
-        output.code,
-        0,
-        `${command} ${args.join(" ")} failed: ${text.decode(output.stderr)}${text.decode(output.stdout)}`,
-      );
-      return text.decode(output.stdout);
-    };
-    await run("sh", ["-c", stamp.args], { VERSION: "9.8.7", REVISION: "0123abc" });
-    const printed = await run(Deno.execPath(), ["run", "--no-prompt", "--frozen", "main.ts", "version"]);
-    assert.equal(printed, "ouroboros 9.8.7 (0123abc)\n");
-  } finally {
-    await Deno.remove(context, { recursive: true });
   }
+  const run = async (command: string, args: string[], env: Record<string, string> = {}) => {
+    const output = await new Deno.Command(command, {
+      args,
+      cwd: context,
+      env,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const text = new TextDecoder();
+    assert.equal(
+      output.code,
+      0,
+      `${command} ${args.join(" ")} failed: ${text.decode(output.stderr)}${text.decode(output.stdout)}`,
+    );
+    return text.decode(output.stdout);
+  };
+  await run("sh", ["-c", stamp.args], { VERSION: "9.8.7", REVISION: "0123abc" });
+  const printed = await run(Deno.execPath(), ["run", "--no-prompt", "--frozen", "main.ts", "version"]);
+  assert.equal(printed, "ouroboros 9.8.7 (0123abc)\n");
 });
 
 Deno.test("the final stage is distroless, non-root and shell-free, with /ouroboros as its entrypoint", () => {

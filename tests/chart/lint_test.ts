@@ -16,6 +16,7 @@ import {
 import { requireTool, skipWithout } from "../support/tools.ts";
 import { hookScript } from "./hook_script.ts";
 import { CHART_DIR, container, find, parseObjects, renderOk } from "./support.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 const helm4 = await installHelm4();
 const helm3 = await installHelm3();
@@ -92,47 +93,44 @@ Deno.test({
   ignore: ignore || skipWithout("the chart package test", ["tar"]),
   async fn() {
     const helm = requireHelm(helm4);
-    const out = await Deno.makeTempDir({ prefix: "ouroboros-package-" });
-    try {
-      const run = await runHelm(helm, ["package", CHART_DIR, "--destination", out]);
-      assert.equal(run.code, 0, run.stderr);
-      const archive = `${out}/ouroboros-0.1.0.tgz`;
-      const listing = await new Deno.Command(requireTool("tar"), { args: ["-tzf", archive], stdout: "piped" })
-        .output();
-      const files = new TextDecoder().decode(listing.stdout).trim().split("\n").sort();
-      for (
-        const script of [
-          "coredns-cleanup.sh",
-          "coredns-import-cleanup.sh",
-          "external-dns-cleanup.sh",
-          "etc-hosts-quiesce.sh",
-          "etc-hosts-cleanup.sh",
-          "lib/common.sh",
-          "lib/quiesce.sh",
-        ]
-      ) {
-        assert.ok(
-          files.includes(`ouroboros/scripts/${script}`),
-          `${script} missing from ${files.join(", ")}`,
-        );
-      }
-      assert.ok(files.includes("ouroboros/values.schema.json"));
+    await using temp = await tempDir("ouroboros-package-");
+    const out = temp.path;
+    const run = await runHelm(helm, ["package", CHART_DIR, "--destination", out]);
+    assert.equal(run.code, 0, run.stderr);
+    const archive = `${out}/ouroboros-0.1.0.tgz`;
+    const listing = await new Deno.Command(requireTool("tar"), { args: ["-tzf", archive], stdout: "piped" })
+      .output();
+    const files = new TextDecoder().decode(listing.stdout).trim().split("\n").sort();
+    for (
+      const script of [
+        "coredns-cleanup.sh",
+        "coredns-import-cleanup.sh",
+        "external-dns-cleanup.sh",
+        "etc-hosts-quiesce.sh",
+        "etc-hosts-cleanup.sh",
+        "lib/common.sh",
+        "lib/quiesce.sh",
+      ]
+    ) {
       assert.ok(
-        !files.some((file) => file.endsWith("quickstart.yaml")),
-        "the quickstart is not part of the chart",
+        files.includes(`ouroboros/scripts/${script}`),
+        `${script} missing from ${files.join(", ")}`,
       );
-      // Rendered from the package, the hook Job carries the lib files and the script themselves.
-      const rendered = await runHelm(helm, ["template", "ouroboros", archive]);
-      assert.equal(rendered.code, 0, rendered.stderr);
-      const fromDir = await renderOk(helm);
-      const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-coredns-cleanup");
-      assert.deepEqual(
-        container(job, "cleanup").command,
-        container(find(fromDir, "Job", "ouroboros-coredns-cleanup"), "cleanup").command,
-      );
-      assert.equal(container(job, "cleanup").command?.[2], hookScript("coredns-cleanup.sh"));
-    } finally {
-      await Deno.remove(out, { recursive: true });
     }
+    assert.ok(files.includes("ouroboros/values.schema.json"));
+    assert.ok(
+      !files.some((file) => file.endsWith("quickstart.yaml")),
+      "the quickstart is not part of the chart",
+    );
+    // Rendered from the package, the hook Job carries the lib files and the script themselves.
+    const rendered = await runHelm(helm, ["template", "ouroboros", archive]);
+    assert.equal(rendered.code, 0, rendered.stderr);
+    const fromDir = await renderOk(helm);
+    const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-coredns-cleanup");
+    assert.deepEqual(
+      container(job, "cleanup").command,
+      container(find(fromDir, "Job", "ouroboros-coredns-cleanup"), "cleanup").command,
+    );
+    assert.equal(container(job, "cleanup").command?.[2], hookScript("coredns-cleanup.sh"));
   },
 });

@@ -35,6 +35,7 @@ import {
   selectorOf,
   validateObject,
 } from "./support.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 const helm4 = await installHelm4();
 const ignore = skipWithoutHelm("chart render tests", helm4);
@@ -909,33 +910,30 @@ async function copyDir(from: string, to: string): Promise<void> {
 }
 
 test("a hook Job's script or shared lib file missing or empty fails the render, naming the file", async () => {
-  const root = await Deno.makeTempDir({ prefix: "ouroboros-chart-" });
-  try {
-    const cases: { mode: Mode; file: string; missing: boolean }[] = [
-      { mode: "coredns", file: "scripts/lib/quiesce.sh", missing: true },
-      { mode: "coredns-import", file: "scripts/lib/common.sh", missing: false },
-      { mode: "external-dns", file: "scripts/lib/common.sh", missing: true },
-      { mode: "etc-hosts", file: "scripts/etc-hosts-cleanup.sh", missing: false },
-    ];
-    for (const [index, { mode, file, missing }] of cases.entries()) {
-      const chart = `${root}/${index}/ouroboros`;
-      await copyDir(CHART_DIR, chart);
-      if (missing) await Deno.remove(`${chart}/${file}`);
-      else await Deno.writeTextFile(`${chart}/${file}`, " \n\n");
-      const run = await runHelm(helm(), [
-        "template",
-        "ouroboros",
-        chart,
-        ...MODES[mode].flatMap((v) => ["--set", v]),
-      ]);
-      assert.notEqual(run.code, 0, `${mode}: rendered without ${file}`);
-      assert.ok(
-        run.stderr.includes(`${file} is missing from the chart or empty`),
-        `${mode}, ${file} ${missing ? "removed" : "emptied"}:\n${run.stderr}`,
-      );
-    }
-  } finally {
-    await Deno.remove(root, { recursive: true });
+  await using temp = await tempDir("ouroboros-chart-");
+  const root = temp.path;
+  const cases: { mode: Mode; file: string; missing: boolean }[] = [
+    { mode: "coredns", file: "scripts/lib/quiesce.sh", missing: true },
+    { mode: "coredns-import", file: "scripts/lib/common.sh", missing: false },
+    { mode: "external-dns", file: "scripts/lib/common.sh", missing: true },
+    { mode: "etc-hosts", file: "scripts/etc-hosts-cleanup.sh", missing: false },
+  ];
+  for (const [index, { mode, file, missing }] of cases.entries()) {
+    const chart = `${root}/${index}/ouroboros`;
+    await copyDir(CHART_DIR, chart);
+    if (missing) await Deno.remove(`${chart}/${file}`);
+    else await Deno.writeTextFile(`${chart}/${file}`, " \n\n");
+    const run = await runHelm(helm(), [
+      "template",
+      "ouroboros",
+      chart,
+      ...MODES[mode].flatMap((v) => ["--set", v]),
+    ]);
+    assert.notEqual(run.code, 0, `${mode}: rendered without ${file}`);
+    assert.ok(
+      run.stderr.includes(`${file} is missing from the chart or empty`),
+      `${mode}, ${file} ${missing ? "removed" : "emptied"}:\n${run.stderr}`,
+    );
   }
 });
 

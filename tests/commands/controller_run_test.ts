@@ -15,6 +15,7 @@ import { type Cluster, PROXY_FQDN, startCluster } from "../controller/cluster_fi
 import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
 import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
 import { BEGIN, END } from "../sinks/coredns/support.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 /** Waits until our block holds exactly `hosts` (sorted); `[]` means no block at all. */
 function converged(cluster: Cluster, hosts: readonly string[], timeoutMs = 10_000): Promise<true> {
@@ -314,24 +315,21 @@ Deno.test("controller (etc-hosts): the hosts file block follows the Ingresses; -
 });
 
 Deno.test("controller --cleanup: an I/O error on the hosts file is fatal (exit 1) and names the file", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-cleanup-" });
-  try {
-    // A regular file where a directory should be: opening "<file>/hosts" fails with ENOTDIR.
-    await Deno.writeTextFile(`${dir}/file`, "");
-    const result = await runOuroboros([
-      "controller",
-      "--mode=etc-hosts",
-      "--cleanup",
-      `--etc-hosts=${dir}/file/hosts`,
-    ]);
-    assert.equal(result.code, 1, result.stderr);
-    const fatal = parseLogLines(result.stderr).find((line) => line.level === "FATAL");
-    assert.ok(fatal !== undefined, result.stderr);
-    assert.equal(fatal.msg, "fatal");
-    assert.match(JSON.stringify(fatal.error), /"message":"cannot open .*\/file\/hosts: Not a directory/);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using temp = await tempDir("ouroboros-cleanup-");
+  const dir = temp.path;
+  // A regular file where a directory should be: opening "<file>/hosts" fails with ENOTDIR.
+  await Deno.writeTextFile(`${dir}/file`, "");
+  const result = await runOuroboros([
+    "controller",
+    "--mode=etc-hosts",
+    "--cleanup",
+    `--etc-hosts=${dir}/file/hosts`,
+  ]);
+  assert.equal(result.code, 1, result.stderr);
+  const fatal = parseLogLines(result.stderr).find((line) => line.level === "FATAL");
+  assert.ok(fatal !== undefined, result.stderr);
+  assert.equal(fatal.msg, "fatal");
+  assert.match(JSON.stringify(fatal.error), /"message":"cannot open .*\/file\/hosts: Not a directory/);
 });
 
 Deno.test("controller (external-dns): DNSEndpoints follow the Ingresses and point at the proxy Service's address", async (t) => {
@@ -384,72 +382,69 @@ Deno.test("controller (external-dns): DNSEndpoints follow the Ingresses and poin
 });
 
 Deno.test("controller: an unusable kubeconfig, or no cluster at all, fails the start with a clear message (exit 1)", async (t) => {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-kubeconfig-" });
-  try {
-    await t.step("a path that does not exist", async () => {
-      const result = await runOuroboros([
-        "controller",
-        `--proxy-fqdn=${PROXY_FQDN}`,
-        `--kubeconfig=${dir}/nope`,
-      ]);
-      assert.equal(result.code, 1, result.stderr);
-      assert.match(
-        result.stderr,
-        new RegExp(`cannot use the --kubeconfig=${dir}/nope: kubeconfig ${dir}/nope does not exist`),
-      );
-    });
-    await t.step("a file that is not a kubeconfig", async () => {
-      await Deno.writeTextFile(`${dir}/broken`, "clusters: [this is: not {valid");
-      const result = await runOuroboros([
-        "controller",
-        `--proxy-fqdn=${PROXY_FQDN}`,
-        `--kubeconfig=${dir}/broken`,
-      ]);
-      assert.equal(result.code, 1, result.stderr);
-      assert.match(result.stderr, /cannot use the --kubeconfig=/);
-    });
-    await t.step(
-      "a user whose token comes from an exec plugin, which the permission set cannot run",
-      async () => {
-        await Deno.writeTextFile(
-          `${dir}/exec`,
-          [
-            "apiVersion: v1",
-            "kind: Config",
-            "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]",
-            "contexts: [{name: c, context: {cluster: c, user: u}}]",
-            "current-context: c",
-            "users:",
-            "- name: u",
-            "  user:",
-            "    exec: {apiVersion: client.authentication.k8s.io/v1, command: aws, args: [eks, get-token], " +
-            "interactiveMode: Never}",
-            "",
-          ].join("\n"),
-        );
-        const result = await runOuroboros([
-          "controller",
-          `--proxy-fqdn=${PROXY_FQDN}`,
-          `--kubeconfig=${dir}/exec`,
-        ]);
-        assert.equal(result.code, 1, result.stderr);
-        assert.match(
-          result.stderr,
-          /exec plugin aws, and the controller's permission set does not allow running programs/,
-        );
-      },
+  await using temp = await tempDir("ouroboros-kubeconfig-");
+  const dir = temp.path;
+  await t.step("a path that does not exist", async () => {
+    const result = await runOuroboros([
+      "controller",
+      `--proxy-fqdn=${PROXY_FQDN}`,
+      `--kubeconfig=${dir}/nope`,
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      new RegExp(`cannot use the --kubeconfig=${dir}/nope: kubeconfig ${dir}/nope does not exist`),
     );
-    await t.step("no --kubeconfig outside a pod", async () => {
-      const result = await runOuroboros(["controller", `--proxy-fqdn=${PROXY_FQDN}`]);
+  });
+  await t.step("a file that is not a kubeconfig", async () => {
+    await Deno.writeTextFile(`${dir}/broken`, "clusters: [this is: not {valid");
+    const result = await runOuroboros([
+      "controller",
+      `--proxy-fqdn=${PROXY_FQDN}`,
+      `--kubeconfig=${dir}/broken`,
+    ]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(result.stderr, /cannot use the --kubeconfig=/);
+  });
+  await t.step(
+    "a user whose token comes from an exec plugin, which the permission set cannot run",
+    async () => {
+      await Deno.writeTextFile(
+        `${dir}/exec`,
+        [
+          "apiVersion: v1",
+          "kind: Config",
+          "clusters: [{name: c, cluster: {server: 'http://127.0.0.1:9'}}]",
+          "contexts: [{name: c, context: {cluster: c, user: u}}]",
+          "current-context: c",
+          "users:",
+          "- name: u",
+          "  user:",
+          "    exec: {apiVersion: client.authentication.k8s.io/v1, command: aws, args: [eks, get-token], " +
+          "interactiveMode: Never}",
+          "",
+        ].join("\n"),
+      );
+      const result = await runOuroboros([
+        "controller",
+        `--proxy-fqdn=${PROXY_FQDN}`,
+        `--kubeconfig=${dir}/exec`,
+      ]);
       assert.equal(result.code, 1, result.stderr);
       assert.match(
         result.stderr,
-        /not running in a Kubernetes pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT/,
+        /exec plugin aws, and the controller's permission set does not allow running programs/,
       );
-    });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+    },
+  );
+  await t.step("no --kubeconfig outside a pod", async () => {
+    const result = await runOuroboros(["controller", `--proxy-fqdn=${PROXY_FQDN}`]);
+    assert.equal(result.code, 1, result.stderr);
+    assert.match(
+      result.stderr,
+      /not running in a Kubernetes pod: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT/,
+    );
+  });
 });
 
 Deno.test("controller: start-up warnings: node-local-dns present, no reload plugin, cluster-domain mismatch", async () => {

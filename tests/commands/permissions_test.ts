@@ -2,65 +2,58 @@ import assert from "node:assert/strict";
 import { SUBCOMMANDS } from "../../main.ts";
 import { ROOT } from "../support/ouroboros_process.ts";
 import { PROBE_ENV, type ProbeReport } from "../support/permission_probe.ts";
+import { runProbeChild } from "../support/probe_child.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 const PROBE = "tests/support/permission_probe.ts";
 
 /** Runs the probe with exactly the proxy's permission set and returns its report. */
-async function runProbe(writeTarget: string): Promise<ProbeReport> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", "-P=proxy", PROBE, writeTarget],
-    cwd: ROOT,
-    clearEnv: true,
+function runProbe(writeTarget: string): Promise<ProbeReport> {
+  return runProbeChild<ProbeReport>({
+    script: PROBE,
+    permissionSet: "proxy",
+    args: [writeTarget],
     // HOME is set, so reading it fails for want of permission, not because it is missing.
-    env: { NO_COLOR: "1", HOME: "/root", [PROBE_ENV]: "from-the-test" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(output.stderr);
-  assert.equal(output.code, 0, `the probe failed:\n${stderr}`);
-  return JSON.parse(new TextDecoder().decode(output.stdout)) as ProbeReport;
+    env: { HOME: "/root", [PROBE_ENV]: "from-the-test" },
+  });
 }
 
 Deno.test("-P=proxy grants the proxy's needs and nothing else; revocation drops even those", async (t) => {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-permissions-" });
+  await using temp = await tempDir("ouroboros-permissions-");
+  const dir = temp.path;
   const writeTarget = `${dir}/written-by-probe`;
-  try {
-    const report = await runProbe(writeTarget);
+  const report = await runProbe(writeTarget);
 
-    await t.step("as started: OUROBOROS_PROXY_* env and /etc/resolv.conf are readable", () => {
-      assert.deepEqual(report.asStarted.readProxyEnv, { outcome: "ok", value: "from-the-test" });
-      assert.equal(report.asStarted.readResolvConf, "ok");
-      assert.equal(report.asStarted.listenTcp, "ok");
-    });
+  await t.step("as started: OUROBOROS_PROXY_* env and /etc/resolv.conf are readable", () => {
+    assert.deepEqual(report.asStarted.readProxyEnv, { outcome: "ok", value: "from-the-test" });
+    assert.equal(report.asStarted.readResolvConf, "ok");
+    assert.equal(report.asStarted.listenTcp, "ok");
+  });
 
-    await t.step("as started: other files, other env, writing and spawning are NotCapable", () => {
-      assert.equal(report.asStarted.readPasswd, "NotCapable");
-      assert.equal(report.asStarted.readHomeEnv, "NotCapable");
-      assert.equal(report.asStarted.writeFile, "NotCapable");
-      assert.equal(report.asStarted.spawnProcess, "NotCapable");
-    });
+  await t.step("as started: other files, other env, writing and spawning are NotCapable", () => {
+    assert.equal(report.asStarted.readPasswd, "NotCapable");
+    assert.equal(report.asStarted.readHomeEnv, "NotCapable");
+    assert.equal(report.asStarted.writeFile, "NotCapable");
+    assert.equal(report.asStarted.spawnProcess, "NotCapable");
+  });
 
-    await t.step(
-      "after revoking as the proxy does: resolv.conf and proxy env fail too, the network stays",
-      () => {
-        assert.equal(report.afterRevoke.readResolvConf, "NotCapable");
-        assert.equal(report.afterRevoke.readProxyEnv.outcome, "NotCapable");
-        assert.equal(report.afterRevoke.readPasswd, "NotCapable");
-        assert.equal(report.afterRevoke.readHomeEnv, "NotCapable");
-        assert.equal(report.afterRevoke.writeFile, "NotCapable");
-        assert.equal(report.afterRevoke.spawnProcess, "NotCapable");
-        assert.equal(report.afterRevoke.listenTcp, "ok");
-        for (const name of ["read", "write", "env", "run"]) assert.ok(report.revoked.includes(name), name);
-      },
-    );
+  await t.step(
+    "after revoking as the proxy does: resolv.conf and proxy env fail too, the network stays",
+    () => {
+      assert.equal(report.afterRevoke.readResolvConf, "NotCapable");
+      assert.equal(report.afterRevoke.readProxyEnv.outcome, "NotCapable");
+      assert.equal(report.afterRevoke.readPasswd, "NotCapable");
+      assert.equal(report.afterRevoke.readHomeEnv, "NotCapable");
+      assert.equal(report.afterRevoke.writeFile, "NotCapable");
+      assert.equal(report.afterRevoke.spawnProcess, "NotCapable");
+      assert.equal(report.afterRevoke.listenTcp, "ok");
+      for (const name of ["read", "write", "env", "run"]) assert.ok(report.revoked.includes(name), name);
+    },
+  );
 
-    await t.step("nothing was written", async () => {
-      await assert.rejects(Deno.stat(writeTarget), Deno.errors.NotFound);
-    });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await t.step("nothing was written", async () => {
+    await assert.rejects(Deno.stat(writeTarget), Deno.errors.NotFound);
+  });
 });
 
 type PermissionSet = Record<string, boolean | string[] | undefined>;

@@ -1,6 +1,6 @@
 /**
  * A reconcile loop wired to in-memory stores, a scriptable fake sink, a log recorder and a
- * virtual clock, so loop tests state only what they change and what they expect.
+ * fake clock, so loop tests state only what they change and what they expect.
  *
  * @module
  */
@@ -14,7 +14,7 @@ import type { Notice, ReconcileContext, RefusalScope, Sink, SinkOutcome } from "
 import type { LoopState } from "../../lib/controller/loop_step.ts";
 import type { ReconcileObserver, ReconcileResult } from "../../lib/controller/loop_status.ts";
 import { ReconcileLoop } from "../../lib/controller/reconcile_loop.ts";
-import { settle, VirtualClock } from "../reflector/virtual_clock.ts";
+import { FakeClock, settle } from "../support/fake_clock.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 
 /** What the fake sink does on one call. */
@@ -148,7 +148,7 @@ export const DEBOUNCE_MS = 100;
 
 /** A running loop and everything around it. */
 export interface Harness {
-  readonly clock: VirtualClock;
+  readonly clock: FakeClock;
   readonly ingresses: Store<Ingress>;
   readonly gateways: Store<Gateway>;
   readonly routes: Store<HttpRoute>;
@@ -175,7 +175,7 @@ export interface Harness {
 
 /** Starts a loop over fresh, unsynced stores. */
 export function startLoop(options: HarnessOptions = {}): Harness {
-  const clock = new VirtualClock();
+  const clock = new FakeClock();
   const ingresses = new Store<Ingress>();
   const gateways = new Store<Gateway>();
   const routes = new Store<HttpRoute>();

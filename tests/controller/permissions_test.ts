@@ -5,30 +5,16 @@ import { staticCredentials } from "../../lib/kube/credentials.ts";
 import { ExecCredentialSource } from "../../lib/kube/exec_plugin.ts";
 import { TokenFileSource } from "../../lib/kube/token_file.ts";
 import { RESOLV_CONF } from "../../lib/util/resolv_conf.ts";
-import { ROOT } from "../support/ouroboros_process.ts";
+import { runProbeChild } from "../support/probe_child.ts";
 import type { ControllerProbeReport } from "./permission_probe.ts";
 
 /** Runs the probe with exactly the controller's permission set. */
-async function probe(configuration: string): Promise<ControllerProbeReport> {
-  const output = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--quiet",
-      "--no-prompt",
-      "-P=controller",
-      "tests/controller/permission_probe.ts",
-      configuration,
-    ],
-    cwd: ROOT,
-    clearEnv: true,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const stderr = new TextDecoder().decode(output.stderr);
-  assert.equal(output.code, 0, `the probe failed:\n${stderr}`);
-  return JSON.parse(new TextDecoder().decode(output.stdout)) as ControllerProbeReport;
+function probe(configuration: string): Promise<ControllerProbeReport> {
+  return runProbeChild<ControllerProbeReport>({
+    script: "tests/controller/permission_probe.ts",
+    permissionSet: "controller",
+    args: [configuration],
+  });
 }
 
 Deno.test("-P=controller: read of any path at start-up (for --kubeconfig), narrowed after it", async (t) => {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../../lib/resources/kube_object.ts";
 import { gateway, ingress, meta, route } from "../hostnames/factories.ts";
-import { settle } from "../reflector/virtual_clock.ts";
+import { settle } from "../support/fake_clock.ts";
 import { startLoop } from "./loop_harness.ts";
 
 /** A stand-in for the proxy Service: only its key and resourceVersion matter to the loop. */

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ingress } from "../hostnames/factories.ts";
-import { settle } from "../reflector/virtual_clock.ts";
+import { settle } from "../support/fake_clock.ts";
 import { DEBOUNCE_MS, startLoop } from "./loop_harness.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
 import type { KubeObject } from "../../lib/resources/kube_object.ts";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { withShutdownGrace } from "../../lib/controller/with_shutdown_grace.ts";
-import { VirtualClock } from "../reflector/virtual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 
 /** A call that waits until `finish` is called or its signal aborts. */
 function pendingCall() {
@@ -18,7 +18,7 @@ function pendingCall() {
 }
 
 Deno.test("withShutdownGrace() lets a call that finishes within the grace period finish untouched", async () => {
-  const clock = new VirtualClock();
+  const clock = new FakeClock();
   const shutdown = new AbortController();
   const call = pendingCall();
   let abandoned = 0;
@@ -39,7 +39,7 @@ Deno.test("withShutdownGrace() lets a call that finishes within the grace period
 });
 
 Deno.test("withShutdownGrace() aborts a call still going when the grace period ends, saying so first", async () => {
-  const clock = new VirtualClock();
+  const clock = new FakeClock();
   const shutdown = new AbortController();
   const call = pendingCall();
   const events: string[] = [];

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { HealthListener, type ServedHttp, type ServeHttp } from "../../lib/daemon/health_listener.ts";
-import type { Clock } from "../../lib/util/clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -55,24 +55,12 @@ function fakeServe() {
   return { serve, servers, attempts, bindErrors };
 }
 
-/** A clock whose sleeps return at once, recording how long each one was asked to be. */
-function recordingClock(): Clock & { readonly pauses: number[] } {
-  const pauses: number[] = [];
-  return {
-    pauses,
-    now: () => 0,
-    sleep: (ms, signal) => {
-      pauses.push(ms);
-      return Promise.resolve(!signal?.aborted);
-    },
-  };
-}
-
 const emfile = () => new Error("Too many open files (os error 24)");
 
 Deno.test("HealthListener binds a failed listener again on the address it had, pausing 5 ms, doubling up to 1 s", async () => {
   const fake = fakeServe();
-  const clock = recordingClock();
+  // Pauses return at once, each recorded with how long it was asked to be.
+  const clock = new FakeClock({ autoAdvance: true });
   const log = new LogRecorder();
   const listener = HealthListener.start({
     address: { host: undefined, port: 0 },
@@ -92,7 +80,7 @@ Deno.test("HealthListener binds a failed listener again on the address it had, p
       "the listener to serve again",
       () => log.find("info", "health listener serving again").length === 1,
     );
-    assert.deepEqual(clock.pauses, [5, 10, 20, 40, 80, 160, 320, 640, 1_000, 1_000, 1_000]);
+    assert.deepEqual(clock.sleeps, [5, 10, 20, 40, 80, 160, 320, 640, 1_000, 1_000, 1_000]);
     assert.deepEqual(fake.attempts.slice(1), Array(11).fill(":::4242"), "the bound address, port included");
     assert.deepEqual(log.entries, [
       {
@@ -112,12 +100,8 @@ Deno.test("HealthListener binds a failed listener again on the address it had, p
 Deno.test("HealthListener.stop() ends the attempts to bind again, and a stopped listener's end is not a failure", async () => {
   const fake = fakeServe();
   const log = new LogRecorder();
-  // A clock whose pauses never end on their own: only stop() ends them.
-  const clock: Clock = {
-    now: () => 0,
-    sleep: (_ms, signal) =>
-      new Promise((resolve) => signal?.addEventListener("abort", () => resolve(false), { once: true })),
-  };
+  // Time never moves, so the pauses never end on their own: only stop() ends them.
+  const clock = new FakeClock();
   const listener = HealthListener.start({
     address: { host: "127.0.0.1", port: 8082 },
     routes: ROUTES,

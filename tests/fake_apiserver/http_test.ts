@@ -454,15 +454,11 @@ Deno.test("the audit log records every request with its verb shape, query, statu
 Deno.test("HTTPS: the fake serves TLS with the given certificate", {
   ignore: skipWithout("the HTTPS fake API server test", ["openssl"]),
 }, async () => {
-  const pki = await makePki();
-  try {
-    await using server = await startFakeApiServer({ tls: { cert: pki.serverCert, key: pki.serverKey } });
-    assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
-    using client = Deno.createHttpClient({ caCerts: [pki.caPem] });
-    const answer = await call(server.url, "GET", "/version", { client });
-    assert.equal(answer.status, 200);
-    assert.equal(answer.body.minor, "35");
-  } finally {
-    await Deno.remove(pki.dir, { recursive: true });
-  }
+  await using pki = await makePki();
+  await using server = await startFakeApiServer({ tls: { cert: pki.serverCert, key: pki.serverKey } });
+  assert.match(server.url, /^https:\/\/127\.0\.0\.1:\d+$/);
+  using client = Deno.createHttpClient({ caCerts: [pki.caPem] });
+  const answer = await call(server.url, "GET", "/version", { client });
+  assert.equal(answer.status, 200);
+  assert.equal(answer.body.minor, "35");
 });

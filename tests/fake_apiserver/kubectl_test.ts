@@ -11,6 +11,7 @@ import { installKubeTools, requireKubeTools, skipWithoutKubectl } from "../suppo
 import { skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
 import { makePki } from "../support/pki.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 const tools = await installKubeTools();
 const ignore = skipWithoutKubectl("kubectl against the fake API server", tools);
@@ -32,7 +33,8 @@ async function withKubectl(
   options: { token?: string; caFile?: string } = {},
 ): Promise<void> {
   const { kubectl: binary } = requireKubeTools(tools);
-  const dir = await Deno.makeTempDir({ prefix: "kubectl-test-" });
+  await using temp = await tempDir("kubectl-test-");
+  const dir = temp.path;
   const command = (args: string[], piped: boolean) =>
     new Deno.Command(binary, {
       args: [
@@ -59,11 +61,7 @@ async function withKubectl(
       stderr: decoder.decode(output.stderr),
     };
   };
-  try {
-    await body(run, (args) => command(args, false).spawn(), dir);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await body(run, (args) => command(args, false).spawn(), dir);
 }
 
 function ok(run: Run): string {
@@ -313,28 +311,24 @@ Deno.test({
   ignore: ignore || skipWithout("kubectl over HTTPS", ["openssl"]),
 }, async () => {
   // kubectl sends credentials only over TLS, so this runs the fake with a certificate.
-  const pki = await makePki();
-  try {
-    await using server = await startFakeApiServer({
-      token: "sekret",
-      tls: { cert: pki.serverCert, key: pki.serverKey },
-    });
-    server.create(configMap("a"));
-    const caFile = pki.caPath;
-    await withKubectl(server, async (kubectl) => {
-      assert.match(ok(await kubectl(["get", "cm", "a", "-n", "x", "-o", "name"])), /configmap\/a/);
-    }, { token: "sekret", caFile });
-    await withKubectl(server, async (kubectl) => {
-      const refused = await kubectl(["get", "cm", "a", "-n", "x"]);
-      assert.equal(refused.code, 1);
-      assert.match(refused.stderr, /You must be logged in to the server/);
-    }, { token: "stale", caFile }); // with no credentials at all, kubectl would prompt for a password
-    assert.ok(
-      server.audit.some((entry) => entry.status === 401),
-      "the unauthenticated run was refused by the fake",
-    );
-    assert.ok(server.audit.every((entry) => !entry.path.includes("/secrets")), "kubectl never read a Secret");
-  } finally {
-    await Deno.remove(pki.dir, { recursive: true });
-  }
+  await using pki = await makePki();
+  await using server = await startFakeApiServer({
+    token: "sekret",
+    tls: { cert: pki.serverCert, key: pki.serverKey },
+  });
+  server.create(configMap("a"));
+  const caFile = pki.caPath;
+  await withKubectl(server, async (kubectl) => {
+    assert.match(ok(await kubectl(["get", "cm", "a", "-n", "x", "-o", "name"])), /configmap\/a/);
+  }, { token: "sekret", caFile });
+  await withKubectl(server, async (kubectl) => {
+    const refused = await kubectl(["get", "cm", "a", "-n", "x"]);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /You must be logged in to the server/);
+  }, { token: "stale", caFile }); // with no credentials at all, kubectl would prompt for a password
+  assert.ok(
+    server.audit.some((entry) => entry.status === 401),
+    "the unauthenticated run was refused by the fake",
+  );
+  assert.ok(server.audit.every((entry) => !entry.path.includes("/secrets")), "kubectl never read a Secret");
 });

@@ -28,7 +28,8 @@ import { CONFIG_MAP, type ConfigMap } from "../../lib/resources/config_map.ts";
 import { INGRESS } from "../../lib/resources/ingress.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { waitFor } from "../support/wait.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 const configMap = (name: string, data: Record<string, string> = {}, labels: Record<string, string> = {}) => ({
   apiVersion: "v1",
@@ -308,24 +309,21 @@ Deno.test("a malformed watch line is surfaced as ERROR 500 InternalError and end
 });
 
 Deno.test("a rotated token is picked up after a 401 and the request succeeds", async () => {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-token-" });
-  try {
-    await Deno.writeTextFile(`${dir}/token`, "token-1");
-    await using server = await startFakeApiServer({ token: "token-1", bookmarkIntervalMs: 0 });
-    server.create(configMap("a"));
-    using client = new KubeClient({
-      server: server.url,
-      credentials: new TokenFileSource(`${dir}/token`, { clock: new ManualClock() }),
-    });
-    await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
-    await Deno.writeTextFile(`${dir}/token`, "token-2");
-    server.setToken("token-2");
-    const got = await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
-    assert.equal(got.metadata.name, "a");
-    assert.deepEqual(server.audit.map((entry) => entry.status), [200, 401, 200]);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using temp = await tempDir("ouroboros-token-");
+  const dir = temp.path;
+  await Deno.writeTextFile(`${dir}/token`, "token-1");
+  await using server = await startFakeApiServer({ token: "token-1", bookmarkIntervalMs: 0 });
+  server.create(configMap("a"));
+  using client = new KubeClient({
+    server: server.url,
+    credentials: new TokenFileSource(`${dir}/token`, { clock: new FakeClock() }),
+  });
+  await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
+  await Deno.writeTextFile(`${dir}/token`, "token-2");
+  server.setToken("token-2");
+  const got = await client.get(CONFIG_MAP, { namespace: "ns", name: "a" });
+  assert.equal(got.metadata.name, "a");
+  assert.deepEqual(server.audit.map((entry) => entry.status), [200, 401, 200]);
 });
 
 Deno.test("429 with Retry-After is an isTooManyRequests error carrying the wait", async () => {
@@ -344,12 +342,12 @@ Deno.test("429 with Retry-After is an isTooManyRequests error carrying the wait"
 
 Deno.test("a request the server never answers fails at its deadline; a stalled watch ends on abort", async () => {
   await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  const clock = new ManualClock();
+  const clock = new FakeClock();
   using client = new KubeClient({ server: server.url, clock, timeoutMs: 10_000 });
   server.faults.inject("get", { type: "blackhole" });
   const pending = failure(client.get(CONFIG_MAP, { namespace: "ns", name: "a" }));
   await waitFor("the request to reach the server", () => server.audit.length === 1);
-  clock.advance(10_000);
+  clock.advanceSync(10_000);
   const error = await pending;
   assert.ok(error instanceof KubeTransportError, String(error));
   assert.equal(error.kind, "timeout");

@@ -1,6 +1,6 @@
 /**
  * The Event recorder against the fake API server: what `kubectl describe` would show (one
- * Event per problem, with its count), de-duplication in a window on a virtual clock, and the
+ * Event per problem, with its count), de-duplication in a window on a fake clock, and the
  * failure paths that must stay quiet and quick (403, 404, a black-holed API server, abort).
  */
 
@@ -11,7 +11,7 @@ import type { InvolvedObject } from "../../lib/resources/event.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { captureLogs } from "../support/log_capture.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 
 const WALL = new Date("2026-03-01T12:00:00.000Z");
 
@@ -30,7 +30,7 @@ function notice(message: string, reason = "CorefileMarkersDamaged"): EventNotice
 interface Fixture extends AsyncDisposable {
   readonly server: FakeApiServer;
   readonly client: KubeClient;
-  readonly clock: ManualClock;
+  readonly clock: FakeClock;
   readonly recorder: EventRecorder;
   /** What the client and the recorder logged. */
   readonly log: LogRecorder;
@@ -43,7 +43,7 @@ async function fixture(options: { timeoutMs?: number; maxEntries?: number } = {}
   const server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
   const log = new LogRecorder();
   const client = new KubeClient({ server: server.url, log });
-  const clock = new ManualClock();
+  const clock = new FakeClock();
   const recorder = new EventRecorder({
     client,
     instance: "ouroboros-controller-0",
@@ -96,14 +96,14 @@ Deno.test("an Event about the object carries type, reason, message, reporter and
 Deno.test("repeats within the window send nothing; the first repeat after it raises the stored count", async () => {
   await using f = await fixture();
   assert.equal((await f.recorder.record(notice("damaged"))).kind, "created");
-  f.clock.advance(60_000);
+  f.clock.advanceSync(60_000);
   assert.equal((await f.recorder.record(notice("damaged"))).kind, "suppressed");
-  f.clock.advance(60_000);
+  f.clock.advanceSync(60_000);
   assert.equal((await f.recorder.record(notice("damaged"))).kind, "suppressed");
   assert.equal(f.posts(), 1);
   assert.equal(f.patches(), 0);
 
-  f.clock.advance(10 * 60_000);
+  f.clock.advanceSync(10 * 60_000);
   const later = await f.recorder.record(notice("damaged"));
   assert.deepEqual(later.kind, "counted");
   assert.equal(f.posts(), 1, "no second Event");
@@ -112,7 +112,7 @@ Deno.test("repeats within the window send nothing; the first repeat after it rai
   assert.equal(event?.lastTimestamp, "2026-03-01T12:12:00Z");
 
   // The window starts again from the count update.
-  f.clock.advance(60_000);
+  f.clock.advanceSync(60_000);
   assert.equal((await f.recorder.record(notice("damaged"))).kind, "suppressed");
   assert.equal(f.patches(), 1);
 });
@@ -134,7 +134,7 @@ Deno.test("an Event that expired on the server is created afresh after the windo
   const first = await f.recorder.record(notice("damaged"));
   assert.ok(first.kind === "created");
   f.server.remove("v1", "Event", "kube-system", first.name);
-  f.clock.advance(11 * 60_000);
+  f.clock.advanceSync(11 * 60_000);
   const again = await f.recorder.record(notice("damaged"));
   assert.equal(again.kind, "created");
   assert.equal(f.events().length, 1);

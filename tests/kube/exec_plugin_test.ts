@@ -6,9 +6,10 @@ import { Transport } from "../../lib/kube/transport.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 import { skipWithout } from "../support/tools.ts";
 import { startAuthServer } from "./auth_server.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 import { startOpensslServer } from "./openssl_server.ts";
 import { makePki } from "../support/pki.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 const NO_SH = skipWithout("exec credential plugin tests", ["sh"]);
 
@@ -31,20 +32,17 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
 `;
 
 async function withPlugin(fn: (dir: string, config: ExecConfig) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-exec-" });
-  try {
-    await Deno.writeTextFile(`${dir}/plugin.sh`, PLUGIN, { mode: 0o755 });
-    await fn(dir, {
-      apiVersion: "client.authentication.k8s.io/v1",
-      command: `${dir}/plugin.sh`,
-      args: ["get-token", "--cluster", "prod"],
-      env: [{ name: "PLUGIN_SETTING", value: "from-kubeconfig" }],
-      provideClusterInfo: false,
-      interactiveMode: "Never",
-    });
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using temp = await tempDir("ouroboros-exec-");
+  const dir = temp.path;
+  await Deno.writeTextFile(`${dir}/plugin.sh`, PLUGIN, { mode: 0o755 });
+  await fn(dir, {
+    apiVersion: "client.authentication.k8s.io/v1",
+    command: `${dir}/plugin.sh`,
+    args: ["get-token", "--cluster", "prod"],
+    env: [{ name: "PLUGIN_SETTING", value: "from-kubeconfig" }],
+    provideClusterInfo: false,
+    interactiveMode: "Never",
+  });
 }
 
 const runs = async (dir: string) => Number((await Deno.readTextFile(`${dir}/runs`)).trim());
@@ -80,7 +78,7 @@ Deno.test({
       const log = new LogRecorder();
       const source = new ExecCredentialSource(
         { ...config, env: [...config.env, { name: "EXPIRES", value: new Date(expires).toISOString() }] },
-        { now: () => now, clock: new ManualClock(), log },
+        { now: () => now, clock: new FakeClock(), log },
       );
       assert.deepEqual(await source.current(), { authorization: "Bearer tok-1" });
       now = expires - 60_000;
@@ -153,42 +151,38 @@ Deno.test({
   name: "a client certificate from an exec plugin is presented in the TLS handshake",
   ignore: NO_SH || skipWithout("exec plugin client certificate test", ["openssl"]),
   fn: async () => {
-    const pki = await makePki();
-    try {
-      await Deno.writeTextFile(`${pki.dir}/ok.json`, '{"kind":"Status","status":"Success"}');
-      const script = `${pki.dir}/cert-plugin.sh`;
-      await Deno.writeTextFile(
-        script,
-        `#!/bin/sh
+    await using pki = await makePki();
+    await Deno.writeTextFile(`${pki.dir}/ok.json`, '{"kind":"Status","status":"Success"}');
+    const script = `${pki.dir}/cert-plugin.sh`;
+    await Deno.writeTextFile(
+      script,
+      `#!/bin/sh
 printf '%s' '${
-          JSON.stringify({
-            apiVersion: "client.authentication.k8s.io/v1beta1",
-            kind: "ExecCredential",
-            status: { clientCertificateData: pki.clientCert, clientKeyData: pki.clientKey },
-          })
-        }'
-`,
-        { mode: 0o755 },
-      );
-      await using server = await startOpensslServer(pki);
-      using transport = new Transport({
-        server: server.url,
-        caCerts: [pki.caPem],
-        credentials: new ExecCredentialSource({
+        JSON.stringify({
           apiVersion: "client.authentication.k8s.io/v1beta1",
-          command: script,
-          args: [],
-          env: [],
-          provideClusterInfo: false,
-          interactiveMode: "Never",
-        }),
-      });
-      assert.deepEqual(await transport.json({ method: "GET", path: "/ok.json" }), {
-        kind: "Status",
-        status: "Success",
-      });
-    } finally {
-      await Deno.remove(pki.dir, { recursive: true });
-    }
+          kind: "ExecCredential",
+          status: { clientCertificateData: pki.clientCert, clientKeyData: pki.clientKey },
+        })
+      }'
+`,
+      { mode: 0o755 },
+    );
+    await using server = await startOpensslServer(pki);
+    using transport = new Transport({
+      server: server.url,
+      caCerts: [pki.caPem],
+      credentials: new ExecCredentialSource({
+        apiVersion: "client.authentication.k8s.io/v1beta1",
+        command: script,
+        args: [],
+        env: [],
+        provideClusterInfo: false,
+        interactiveMode: "Never",
+      }),
+    });
+    assert.deepEqual(await transport.json({ method: "GET", path: "/ok.json" }), {
+      kind: "Status",
+      status: "Success",
+    });
   },
 });

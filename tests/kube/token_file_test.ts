@@ -5,22 +5,19 @@ import { TOKEN_FILE_REFRESH_MS, TokenFileSource } from "../../lib/kube/token_fil
 import { Transport } from "../../lib/kube/transport.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 import { startAuthServer } from "./auth_server.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 async function withTokenFile(fn: (path: string) => Promise<void>): Promise<void> {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-token-" });
-  try {
-    await fn(`${dir}/token`);
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using dir = await tempDir("ouroboros-token-");
+  await fn(`${dir.path}/token`);
 }
 
 Deno.test("a rotated token file is picked up about a minute later, not before", () =>
   withTokenFile(async (path) => {
     await Deno.writeTextFile(path, "first\n");
     await using server = startAuthServer(["first", "second"]);
-    const clock = new ManualClock();
+    const clock = new FakeClock();
     using transport = new Transport({
       server: server.url,
       credentials: new TokenFileSource(path, { clock }),
@@ -29,9 +26,9 @@ Deno.test("a rotated token file is picked up about a minute later, not before", 
 
     await get();
     await Deno.writeTextFile(path, "second\n");
-    clock.advance(TOKEN_FILE_REFRESH_MS - 1);
+    clock.advanceSync(TOKEN_FILE_REFRESH_MS - 1);
     await get();
-    clock.advance(1);
+    clock.advanceSync(1);
     await get();
     assert.deepEqual(server.seen, ["Bearer first", "Bearer first", "Bearer second"]);
   }));
@@ -40,7 +37,7 @@ Deno.test("after a 401 the token file is re-read at once and the request retried
   withTokenFile(async (path) => {
     await Deno.writeTextFile(path, "old");
     await using server = startAuthServer(["old"]);
-    const clock = new ManualClock();
+    const clock = new FakeClock();
     const log = new LogRecorder();
     using transport = new Transport({
       server: server.url,
@@ -71,7 +68,7 @@ Deno.test("a token the server keeps refusing fails with 401 after exactly one re
     await using server = startAuthServer([]);
     using transport = new Transport({
       server: server.url,
-      credentials: new TokenFileSource(path, { clock: new ManualClock() }),
+      credentials: new TokenFileSource(path, { clock: new FakeClock() }),
     });
     const error = await transport.json({ method: "GET", path: "/api" }).then(() => undefined, (e) => e);
     assert.ok(isUnauthorized(error), String(error));
@@ -80,7 +77,7 @@ Deno.test("a token the server keeps refusing fails with 401 after exactly one re
 
 Deno.test("when a re-read fails, the previous token is kept with a warning; a first read that fails is an error", () =>
   withTokenFile(async (path) => {
-    const clock = new ManualClock();
+    const clock = new FakeClock();
     const log = new LogRecorder();
     const missing = new TokenFileSource(path, { clock, log });
     const error = await missing.current().then(() => undefined, (e) => e);
@@ -92,7 +89,7 @@ Deno.test("when a re-read fails, the previous token is kept with a warning; a fi
     assert.deepEqual(await source.current(), { authorization: "Bearer kept" });
     assert.equal(log.entries.length, 0, "a first read that fails only throws");
     await Deno.remove(path);
-    clock.advance(TOKEN_FILE_REFRESH_MS);
+    clock.advanceSync(TOKEN_FILE_REFRESH_MS);
     assert.deepEqual(await source.current(), { authorization: "Bearer kept" });
     assert.deepEqual(log.entries.map((entry) => [entry.level, entry.message, entry.properties.path]), [
       ["warn", "cannot re-read the token file; using the previous token", path],

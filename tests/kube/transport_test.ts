@@ -11,21 +11,11 @@ import { Transport, USER_AGENT } from "../../lib/kube/transport.ts";
 import { VERSION } from "../../lib/util/version.ts";
 import { skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
-import { ManualClock } from "./manual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 import { startOpensslServer } from "./openssl_server.ts";
 import { makePki, type Pki } from "../support/pki.ts";
 
 const NO_OPENSSL = skipWithout("TLS transport tests", ["openssl"]);
-
-/** Runs `fn` with fresh certificates, removing them afterwards. */
-async function withPki(fn: (pki: Pki) => Promise<void>): Promise<void> {
-  const pki = await makePki();
-  try {
-    await fn(pki);
-  } finally {
-    await Deno.remove(pki.dir, { recursive: true });
-  }
-}
 
 /** An HTTPS server with the test CA's certificate, recording what it was sent. */
 function httpsServer(pki: Pki, handler: (request: Request) => Response | Promise<Response>) {
@@ -38,85 +28,85 @@ function httpsServer(pki: Pki, handler: (request: Request) => Response | Promise
 Deno.test({
   name: "a server certificate signed by the configured CA is accepted; requests carry our User-Agent",
   ignore: NO_OPENSSL,
-  fn: () =>
-    withPki(async (pki) => {
-      const seen: { agent: string | null; auth: string | null; accept: string | null }[] = [];
-      await using server = httpsServer(pki, (request) => {
-        seen.push({
-          agent: request.headers.get("user-agent"),
-          auth: request.headers.get("authorization"),
-          accept: request.headers.get("accept"),
-        });
-        return Response.json({ kind: "ConfigMap", ok: true });
+  fn: async () => {
+    await using pki = await makePki();
+    const seen: { agent: string | null; auth: string | null; accept: string | null }[] = [];
+    await using server = httpsServer(pki, (request) => {
+      seen.push({
+        agent: request.headers.get("user-agent"),
+        auth: request.headers.get("authorization"),
+        accept: request.headers.get("accept"),
       });
-      for (const host of ["127.0.0.1", "localhost"]) {
-        using transport = new Transport({
-          server: `https://${host}:${server.addr.port}`,
-          caCerts: [pki.caPem],
-          credentials: staticCredentials({ authorization: "Bearer abc" }),
-        });
-        assert.deepEqual(await transport.json({ method: "GET", path: "/api/v1" }), {
-          kind: "ConfigMap",
-          ok: true,
-        });
-      }
-      assert.equal(USER_AGENT, `ouroboros/${VERSION}`);
-      assert.deepEqual(seen, [
-        { agent: USER_AGENT, auth: "Bearer abc", accept: "application/json" },
-        { agent: USER_AGENT, auth: "Bearer abc", accept: "application/json" },
-      ]);
-    }),
+      return Response.json({ kind: "ConfigMap", ok: true });
+    });
+    for (const host of ["127.0.0.1", "localhost"]) {
+      using transport = new Transport({
+        server: `https://${host}:${server.addr.port}`,
+        caCerts: [pki.caPem],
+        credentials: staticCredentials({ authorization: "Bearer abc" }),
+      });
+      assert.deepEqual(await transport.json({ method: "GET", path: "/api/v1" }), {
+        kind: "ConfigMap",
+        ok: true,
+      });
+    }
+    assert.equal(USER_AGENT, `ouroboros/${VERSION}`);
+    assert.deepEqual(seen, [
+      { agent: USER_AGENT, auth: "Bearer abc", accept: "application/json" },
+      { agent: USER_AGENT, auth: "Bearer abc", accept: "application/json" },
+    ]);
+  },
 });
 
 Deno.test({
   name: "a server certificate from another CA fails closed with a tls KubeTransportError",
   ignore: NO_OPENSSL,
-  fn: () =>
-    withPki(async (pki) => {
-      let reached = 0;
-      await using server = httpsServer(pki, () => {
-        reached++;
-        return Response.json({});
-      });
-      for (const caCerts of [[pki.otherCaPem], []]) {
-        using transport = new Transport({ server: `https://127.0.0.1:${server.addr.port}`, caCerts });
-        const error = await transport.json({ method: "GET", path: "/api" }).then(() => undefined, (e) => e);
-        assert.ok(error instanceof KubeTransportError, String(error));
-        assert.equal(error.kind, "tls");
-        assert.equal(error.request, "GET /api");
-      }
-      assert.equal(reached, 0, "no request may reach a server whose certificate was not verified");
-    }),
+  fn: async () => {
+    await using pki = await makePki();
+    let reached = 0;
+    await using server = httpsServer(pki, () => {
+      reached++;
+      return Response.json({});
+    });
+    for (const caCerts of [[pki.otherCaPem], []]) {
+      using transport = new Transport({ server: `https://127.0.0.1:${server.addr.port}`, caCerts });
+      const error = await transport.json({ method: "GET", path: "/api" }).then(() => undefined, (e) => e);
+      assert.ok(error instanceof KubeTransportError, String(error));
+      assert.equal(error.kind, "tls");
+      assert.equal(error.request, "GET /api");
+    }
+    assert.equal(reached, 0, "no request may reach a server whose certificate was not verified");
+  },
 });
 
 Deno.test({
   name: "the client certificate is presented: openssl s_server -Verify 1 serves us only with it",
   ignore: NO_OPENSSL,
-  fn: () =>
-    withPki(async (pki) => {
-      await Deno.writeTextFile(`${pki.dir}/status.json`, '{"kind":"Status","status":"Success"}');
-      await using server = await startOpensslServer(pki);
-      const base = { server: server.url, caCerts: [pki.caPem] };
-      {
-        using transport = new Transport({
-          ...base,
-          clientCertificate: { cert: pki.clientCert, key: pki.clientKey },
-        });
-        assert.deepEqual(await transport.json({ method: "GET", path: "/status.json" }), {
-          kind: "Status",
-          status: "Success",
-        });
-      }
-      {
-        using transport = new Transport(base);
-        const error = await transport.json({ method: "GET", path: "/status.json" }).then(
-          () => undefined,
-          (e) => e,
-        );
-        assert.ok(error instanceof KubeTransportError, String(error));
-        assert.equal(error.kind, "tls");
-      }
-    }),
+  fn: async () => {
+    await using pki = await makePki();
+    await Deno.writeTextFile(`${pki.dir}/status.json`, '{"kind":"Status","status":"Success"}');
+    await using server = await startOpensslServer(pki);
+    const base = { server: server.url, caCerts: [pki.caPem] };
+    {
+      using transport = new Transport({
+        ...base,
+        clientCertificate: { cert: pki.clientCert, key: pki.clientKey },
+      });
+      assert.deepEqual(await transport.json({ method: "GET", path: "/status.json" }), {
+        kind: "Status",
+        status: "Success",
+      });
+    }
+    {
+      using transport = new Transport(base);
+      const error = await transport.json({ method: "GET", path: "/status.json" }).then(
+        () => undefined,
+        (e) => e,
+      );
+      assert.ok(error instanceof KubeTransportError, String(error));
+      assert.equal(error.kind, "tls");
+    }
+  },
 });
 
 Deno.test("HTTP error statuses become KubeApiError with the Status body's details", async (t) => {
@@ -174,7 +164,7 @@ Deno.test("HTTP error statuses become KubeApiError with the Status body's detail
 });
 
 Deno.test("a request without an answer fails with a timeout KubeTransportError at its deadline", async () => {
-  const clock = new ManualClock();
+  const clock = new FakeClock();
   let release = () => {};
   const released = new Promise<void>((resolve) => release = resolve);
   let arrived = 0;
@@ -191,14 +181,14 @@ Deno.test("a request without an answer fails with a timeout KubeTransportError a
   try {
     const pending = transport.json({ method: "GET", path: "/slow" }).then(() => undefined, (e) => e);
     await waitFor("the request to reach the server", () => arrived === 1);
-    clock.advance(4_999);
-    assert.equal(clock.sleeping, 1, "the deadline has not passed yet");
-    clock.advance(1);
+    clock.advanceSync(4_999);
+    assert.equal(clock.pending().length, 1, "the deadline has not passed yet");
+    clock.advanceSync(1);
     const error = await pending;
     assert.ok(error instanceof KubeTransportError, String(error));
     assert.equal(error.kind, "timeout");
     assert.match(error.message, /GET \/slow: timeout: no answer within 5000 ms/);
-    assert.equal(clock.sleeping, 0);
+    assert.equal(clock.pending().length, 0);
   } finally {
     release();
   }
@@ -215,7 +205,7 @@ Deno.test("the caller's abort cancels a request with the caller's reason, not a 
   });
   using transport = new Transport({
     server: `http://127.0.0.1:${server.addr.port}`,
-    clock: new ManualClock(),
+    clock: new FakeClock(),
   });
   const controller = new AbortController();
   try {

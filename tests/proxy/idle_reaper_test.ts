@@ -1,11 +1,9 @@
 import assert from "node:assert/strict";
 import { IdleReaper } from "../../lib/proxy/idle_reaper.ts";
-import type { Clock } from "../../lib/util/clock.ts";
-
-const unusedClock: Clock = { now: () => 0, sleep: () => Promise.resolve(false) };
+import { FakeClock } from "../support/fake_clock.ts";
 
 Deno.test("IdleReaper expires a connection only after the timeout passes with no activity", () => {
-  const reaper = new IdleReaper(unusedClock, 1_000);
+  const reaper = new IdleReaper(new FakeClock(), 1_000);
   const quiet = { count: 0 };
   const busy = { count: 0 };
   const expired: string[] = [];
@@ -26,7 +24,7 @@ Deno.test("IdleReaper expires a connection only after the timeout passes with no
 });
 
 Deno.test("IdleReaper: activity resets the silence count; untracked connections are never expired", () => {
-  const reaper = new IdleReaper(unusedClock, 1_000);
+  const reaper = new IdleReaper(new FakeClock(), 1_000);
   const activity = { count: 0 };
   let expired = 0;
   const untrack = reaper.track(activity, () => expired++);
@@ -40,7 +38,7 @@ Deno.test("IdleReaper: activity resets the silence count; untracked connections 
 });
 
 Deno.test("IdleReaper with timeout 0 tracks nothing and its run() ends at once", async () => {
-  const reaper = new IdleReaper(unusedClock, 0);
+  const reaper = new IdleReaper(new FakeClock(), 0);
   let expired = 0;
   reaper.track({ count: 0 }, () => expired++);
   reaper.sweep(1e9);
@@ -49,21 +47,14 @@ Deno.test("IdleReaper with timeout 0 tracks nothing and its run() ends at once",
 });
 
 Deno.test("IdleReaper.run sweeps on the clock's schedule until the signal aborts", async () => {
-  let now = 0;
+  const clock = new FakeClock();
   const stop = new AbortController();
-  let sleeps = 0;
-  const clock: Clock = {
-    now: () => now,
-    sleep(ms) {
-      sleeps += 1;
-      now += ms;
-      if (sleeps > 8) stop.abort();
-      return Promise.resolve(!stop.signal.aborted);
-    },
-  };
   const reaper = new IdleReaper(clock, 1_000);
   let expired = 0;
   reaper.track({ count: 0 }, () => expired++);
-  await reaper.run(stop.signal);
+  const running = reaper.run(stop.signal);
+  await clock.advance(2_000); // eight sweeps, a quarter of the timeout apart
+  stop.abort();
+  await running;
   assert.equal(expired, 1, "four quarter-timeout sweeps of silence expire the connection");
 });

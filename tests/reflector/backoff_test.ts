@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { Backoff, backoffCeilingMs } from "../../lib/reflector/backoff.ts";
-import { VirtualClock } from "./virtual_clock.ts";
+import { FakeClock } from "../support/fake_clock.ts";
 
 /** Draws `n` delays, each followed by its own wait (the retry starts when the delay ends). */
-async function draw(backoff: Backoff, clock: VirtualClock, n: number): Promise<number[]> {
+async function draw(backoff: Backoff, clock: FakeClock, n: number): Promise<number[]> {
   const delays: number[] = [];
   for (let i = 0; i < n; i++) {
     const delay = backoff.next();
@@ -20,7 +20,7 @@ Deno.test("backoff: ceilings double from 800 ms and stop at 30 s", () => {
 
 Deno.test("backoff: full jitter scales each ceiling by the random draw", async () => {
   for (const r of [0, 0.25, 0.5, 0.999]) {
-    const clock = new VirtualClock();
+    const clock = new FakeClock();
     const delays = await draw(new Backoff(clock, () => r), clock, 9);
     const expected = [800, 1_600, 3_200, 6_400, 12_800, 25_600, 30_000, 30_000, 30_000].map((c) => c * r);
     assert.deepEqual(delays, expected, `random ${r}`);
@@ -28,7 +28,7 @@ Deno.test("backoff: full jitter scales each ceiling by the random draw", async (
 });
 
 Deno.test("backoff: a server-requested minimum (Retry-After) raises a shorter draw", () => {
-  const clock = new VirtualClock();
+  const clock = new FakeClock();
   const backoff = new Backoff(clock, () => 0.5);
   assert.equal(backoff.next(3_000), 3_000, "drawn 400 ms < Retry-After 3 s");
   assert.equal(backoff.next(1_000), 1_000, "drawn 800 ms < 1 s");
@@ -36,12 +36,12 @@ Deno.test("backoff: a server-requested minimum (Retry-After) raises a shorter dr
 });
 
 Deno.test("backoff: a wild Retry-After is capped at 5 minutes", () => {
-  const backoff = new Backoff(new VirtualClock(), () => 0.5);
+  const backoff = new Backoff(new FakeClock(), () => 0.5);
   assert.equal(backoff.next(86_400_000), 300_000);
 });
 
 Deno.test("backoff: two minutes without a failure start the sequence over", async () => {
-  const clock = new VirtualClock();
+  const clock = new FakeClock();
   const backoff = new Backoff(clock, () => 0.5);
   assert.deepEqual(await draw(backoff, clock, 5), [400, 800, 1_600, 3_200, 6_400]);
   await clock.advance(119_999);
@@ -52,7 +52,7 @@ Deno.test("backoff: two minutes without a failure start the sequence over", asyn
 });
 
 Deno.test("backoff: reset() forgets failures at once", () => {
-  const backoff = new Backoff(new VirtualClock(), () => 0.5);
+  const backoff = new Backoff(new FakeClock(), () => 0.5);
   backoff.next();
   backoff.next();
   backoff.reset();
@@ -60,6 +60,6 @@ Deno.test("backoff: reset() forgets failures at once", () => {
 });
 
 Deno.test("backoff: options change the curve", () => {
-  const backoff = new Backoff(new VirtualClock(), () => 0.5, { initialMs: 10, maxMs: 25, factor: 3 });
+  const backoff = new Backoff(new FakeClock(), () => 0.5, { initialMs: 10, maxMs: 25, factor: 3 });
   assert.deepEqual([backoff.next(), backoff.next(), backoff.next()], [5, 12.5, 12.5]);
 });

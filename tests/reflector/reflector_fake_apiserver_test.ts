@@ -18,6 +18,7 @@ import {
   type FakeApiServerOptions,
   startFakeApiServer,
 } from "../support/fake_apiserver/mod.ts";
+import { LogRecorder } from "../support/log_recorder.ts";
 import { prng } from "../support/random.ts";
 import { waitFor } from "../support/wait.ts";
 
@@ -47,8 +48,8 @@ class Env<T extends KubeObject> implements AsyncDisposable {
     readonly server: FakeApiServer,
     readonly client: KubeClient,
     readonly reflector: Reflector<T>,
-    /** WARN lines the reflector logged. */
-    readonly warnings: readonly string[],
+    /** What the reflector logged. */
+    readonly log: LogRecorder,
   ) {
     reflector.store.subscribe((change) => this.changes.push(change));
     this.#running = reflector.run(this.#controller.signal);
@@ -60,14 +61,13 @@ class Env<T extends KubeObject> implements AsyncDisposable {
   ): Promise<Env<T>> {
     const server = await startFakeApiServer({ bookmarkIntervalMs: 100, ...options.server });
     const client = new KubeClient({ server: server.url });
-    const warnings: string[] = [];
-    const quiet = () => {};
+    const log = new LogRecorder();
     const reflector = new Reflector(client.listWatcher(type), {
       ...fastOptions<T>(options.seed ?? 1),
-      log: { debug: quiet, info: quiet, warn: (message) => warnings.push(message), error: quiet },
+      log,
       ...options.reflector,
     });
-    return new Env(server, client, reflector, warnings);
+    return new Env(server, client, reflector, log);
   }
 
   /** `namespace/name → resourceVersion` of the server's ConfigMaps. */
@@ -506,5 +506,9 @@ Deno.test("e2e: a stalled watch stream ends when the reflector aborts it (no str
     await env.converged(`stall ${i + 1}`);
     assert.ok(env.reflector.status().restarts["idle-timeout"] > stalls);
   }
-  assert.deepEqual(env.warnings, [], "the client ended every aborted stream by itself");
+  assert.deepEqual(
+    env.log.find("warn", "").map((entry) => entry.message),
+    [],
+    "the client ended every aborted stream by itself",
+  );
 });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { KubeTransportError } from "../../lib/kube/errors.ts";
 import { apiError, Harness } from "./reflector_harness.ts";
 import { thing, versions } from "./things.ts";
-import { settle } from "./virtual_clock.ts";
+import { settle } from "../support/fake_clock.ts";
 
 const refused = () =>
   new KubeTransportError("WATCH things", "refused", new Error("Connection refused (os error 111)"));

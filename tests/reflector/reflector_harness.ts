@@ -1,25 +1,18 @@
 /**
- * A reflector wired to a scripted list-watcher and a virtual clock, recording every state,
+ * A reflector wired to a scripted list-watcher and a fake clock, recording every state,
  * store change and log line, for the reflector's behaviour tests.
  *
  * @module
  */
 
-import type { Log } from "../../lib/util/logging.ts";
 import { KubeApiError, type StatusDetails } from "../../lib/kube/errors.ts";
 import { Reflector, type ReflectorOptions } from "../../lib/reflector/reflector.ts";
 import type { ReflectorState } from "../../lib/reflector/reflector_state.ts";
 import type { StoreChange } from "../../lib/reflector/store.ts";
+import { FakeClock, settle } from "../support/fake_clock.ts";
+import { type LogEntry, LogRecorder } from "../support/log_recorder.ts";
 import { guard, ScriptedListWatcher, type WatchCall } from "../support/scripted_list_watcher.ts";
 import type { Thing } from "./things.ts";
-import { settle, VirtualClock } from "./virtual_clock.ts";
-
-/** One captured log call. */
-export interface LogLine {
-  readonly level: "debug" | "info" | "warn" | "error";
-  readonly message: string;
-  readonly properties: Record<string, unknown>;
-}
 
 /** A `KubeApiError` as the client would throw it (or as an ERROR event carries it). */
 export function apiError(code: number, reason: string, extra: Partial<StatusDetails> = {}): KubeApiError {
@@ -38,9 +31,9 @@ export function errorEvent(code: number, reason: string): { type: "ERROR"; statu
 
 /** A running reflector under test; `await using` stops it. */
 export class Harness implements AsyncDisposable {
-  readonly clock = new VirtualClock();
+  readonly clock = new FakeClock();
   readonly source = new ScriptedListWatcher<Thing>();
-  readonly logs: LogLine[] = [];
+  readonly log = new LogRecorder();
   readonly states: ReflectorState<Thing>[] = [];
   readonly changes: StoreChange<Thing>[] = [];
   readonly reflector: Reflector<Thing>;
@@ -49,13 +42,10 @@ export class Harness implements AsyncDisposable {
 
   /** Starts the reflector with `random` 0.5 (watch timeout 450 s, idle timeout 480 s). */
   constructor(options: ReflectorOptions<Thing> = {}) {
-    const line = (level: LogLine["level"]) => (message: string, properties: Record<string, unknown> = {}) =>
-      this.logs.push({ level, message, properties });
-    const log: Log = { debug: line("debug"), info: line("info"), warn: line("warn"), error: line("error") };
     this.reflector = new Reflector(this.source, {
       clock: this.clock,
       random: () => 0.5,
-      log,
+      log: this.log,
       observe: (state) => this.states.push(state),
       ...options,
     });
@@ -78,8 +68,8 @@ export class Harness implements AsyncDisposable {
   }
 
   /** Messages logged at `level`. */
-  messages(level: LogLine["level"]): string[] {
-    return this.logs.filter((line) => line.level === level).map((line) => line.message);
+  messages(level: LogEntry["level"]): string[] {
+    return this.log.find(level, "").map((entry) => entry.message);
   }
 
   /** The resourceVersion every watch so far started from. */

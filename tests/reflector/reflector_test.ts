@@ -3,7 +3,7 @@ import { KubeTransportError } from "../../lib/kube/errors.ts";
 import type { WatchEvent } from "../../lib/kube/list_watch.ts";
 import { apiError, errorEvent, Harness } from "./reflector_harness.ts";
 import { type Thing, thing, versions } from "./things.ts";
-import { settle } from "./virtual_clock.ts";
+import { settle } from "../support/fake_clock.ts";
 
 Deno.test("T-1.1 baseline: one list at RV 0, then a watch from the list's RV; the cache follows every event", async () => {
   await using h = new Harness();
@@ -358,9 +358,7 @@ Deno.test("REJECTED objects are logged once per object version, skipped, and adv
   watch.send(rejected, rejected, { ...rejected, resourceVersion: "12" });
   await watch.idle();
   assert.deepEqual(versions(h.store.list()), { "default/a": "1" });
-  const warned = h.logs.filter((l) => l.level === "warn").map((l) =>
-    `${l.properties.object}@${l.properties.resourceVersion}`
-  );
+  const warned = h.log.find("warn", "").map((l) => `${l.properties.object}@${l.properties.resourceVersion}`);
   assert.deepEqual(warned, ["default/bad@10", "default/worse@11", "default/worse@12"]);
   await h.clock.advance(10_000);
   watch.close();

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { Store, type StoreChange, type StoreUpdate } from "../../lib/reflector/store.ts";
-import { settle } from "./virtual_clock.ts";
+import { settle } from "../support/fake_clock.ts";
 import { type Thing, thing, versions } from "./things.ts";
 
 function recorder(store: Store<Thing>): StoreChange<Thing>[] {

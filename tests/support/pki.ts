@@ -6,10 +6,11 @@
  * @module
  */
 
+import { type TempDir, tempDir } from "./temp_dir.ts";
 import { requireTool } from "./tools.ts";
 
-/** PEM texts and the files they were written to. */
-export interface Pki {
+/** PEM texts and the files they were written to; disposing it removes the files. */
+export interface Pki extends AsyncDisposable {
   readonly dir: string;
   readonly caPem: string;
   readonly caPath: string;
@@ -93,9 +94,19 @@ async function signed(dir: string, name: string, subject: string, extensions: st
   ]);
 }
 
-/** Creates the certificates in a new temporary folder (remove it with `Deno.remove(dir, { recursive: true })`). */
+/** Creates the certificates in a new temporary folder, removed when the result is disposed. */
 export async function makePki(): Promise<Pki> {
-  const dir = await Deno.makeTempDir({ prefix: "ouroboros-pki-" });
+  const temp = await tempDir("ouroboros-pki-");
+  try {
+    return await issue(temp);
+  } catch (error) {
+    await temp[Symbol.asyncDispose]();
+    throw error;
+  }
+}
+
+async function issue(temp: TempDir): Promise<Pki> {
+  const dir = temp.path;
   await selfSignedCa(dir, "ca");
   await selfSignedCa(dir, "other-ca");
   await signed(
@@ -124,5 +135,6 @@ export async function makePki(): Promise<Pki> {
     clientCertPath: `${dir}/client.crt`,
     clientKeyPath: `${dir}/client.key`,
     otherCaPem: await read("other-ca.crt"),
+    [Symbol.asyncDispose]: () => temp[Symbol.asyncDispose](),
   };
 }

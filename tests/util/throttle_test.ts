@@ -1,17 +1,6 @@
 import assert from "node:assert/strict";
-import type { Clock } from "../../lib/util/clock.ts";
 import { Throttle, type ThrottleDecision } from "../../lib/util/throttle.ts";
-
-/** A clock that moves only when the test says so. */
-class FakeClock implements Clock {
-  time = 1_000_000;
-  now(): number {
-    return this.time;
-  }
-  sleep(): Promise<boolean> {
-    throw new Error("the throttle must not sleep");
-  }
-}
+import { FakeClock } from "../support/fake_clock.ts";
 
 type Step = { readonly at: number; readonly key?: string; readonly expect: ThrottleDecision };
 
@@ -67,12 +56,13 @@ Deno.test("the throttle emits the first event, holds back repeats, then reports 
   for (const c of cases) {
     await t.step(c.name, () => {
       const clock = new FakeClock();
-      const start = clock.time;
+      const start = clock.now();
       const throttle = new Throttle(clock, 10_000);
       for (const step of c.steps) {
-        clock.time = start + step.at;
+        clock.advanceSync(start + step.at - clock.now());
         assert.deepEqual(throttle.check(step.key ?? "dial:http"), step.expect, `at +${step.at} ms`);
       }
+      assert.deepEqual(clock.sleeps, [], "the throttle never sleeps");
     });
   }
 });
@@ -85,8 +75,9 @@ Deno.test("a burst of thousands of failures produces one line per interval with 
   for (let i = 0; i <= 5_000; i++) {
     const decision = throttle.check("dial:http");
     if (decision.emit) emitted.push(decision.suppressed);
-    clock.time += 4;
+    clock.advanceSync(4);
   }
+  assert.deepEqual(clock.sleeps, [], "the throttle never sleeps");
   assert.deepEqual(emitted, [0, 2_499, 2_499]);
   assert.equal(emitted.length + emitted.reduce((a, b) => a + b, 0), 5_001, "every event is accounted for");
 });

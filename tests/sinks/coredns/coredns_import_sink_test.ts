@@ -16,7 +16,7 @@ import { importLineFor } from "../../../lib/sinks/coredns/corefile/import_line.t
 import type { ConfigMapApi } from "../../../lib/sinks/coredns/corefile_location.ts";
 import type { SinkOutcome } from "../../../lib/sinks/sink.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
-import { ManualClock } from "../../kube/manual_clock.ts";
+import { FakeClock } from "../../support/fake_clock.ts";
 import { FQDN } from "./support.ts";
 
 const NAMESPACE = "kube-system";
@@ -65,7 +65,7 @@ async function fixture(
       return client.mergePatch(type, ref, patch, patchOptions);
     },
   };
-  const clock = new ManualClock();
+  const clock = new FakeClock();
   const sink = new CorednsImportSink({
     client: recording,
     target: { namespace: NAMESPACE, configmap: NAME, key: KEY },

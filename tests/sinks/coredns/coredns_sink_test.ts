@@ -15,8 +15,8 @@ import { EventRecorder } from "../../../lib/kube/event_recorder.ts";
 import type { Notice, SinkOutcome } from "../../../lib/sinks/sink.ts";
 import { CorednsSink, type CorednsSinkOptions } from "../../../lib/sinks/coredns/coredns_sink.ts";
 import type { ConfigMapApi } from "../../../lib/sinks/coredns/corefile_location.ts";
-import type { Clock } from "../../../lib/util/clock.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
+import { FakeClock } from "../../support/fake_clock.ts";
 import { prng } from "../../support/random.ts";
 import { FIXTURES, K3S, K3S_WITHOUT_RELOAD, KUBEADM, lines, toCrlf } from "./fixtures/corefiles.ts";
 import { BEGIN, blockLines, END, expectedBlock, FQDN, withoutBlock } from "./support.ts";
@@ -27,39 +27,19 @@ const HOSTS = ["app.example.com", "shop.example.org"];
 const LABELS = { "k8s-app": "kube-dns", "addonmanager.kubernetes.io/mode": "EnsureExists" };
 const ANNOTATIONS = { "argocd.argoproj.io/tracking-id": "dns:/ConfigMap:kube-system/coredns" };
 
-/**
- * Virtual time: `sleep` returns at once, moving `now` forward and remembering the pause, so
- * conflict pauses are visible to the test and cost nothing.
- */
 /** The notices of an outcome at one level. */
 function noticesAt(outcome: SinkOutcome, level: Notice["level"]): Notice[] {
   return (outcome.notices ?? []).filter((notice) => notice.level === level);
 }
 
-class SteppingClock implements Clock {
-  #now = 1_000_000;
-  readonly pauses: number[] = [];
-
-  now(): number {
-    return this.#now;
-  }
-
-  sleep(ms: number, signal?: AbortSignal): Promise<boolean> {
-    if (signal?.aborted) return Promise.resolve(false);
-    this.pauses.push(ms);
-    this.#now += ms;
-    return Promise.resolve(true);
-  }
-
-  advance(ms: number): void {
-    this.#now += ms;
-  }
-}
-
 interface Fixture extends AsyncDisposable {
   readonly server: FakeApiServer;
   readonly client: KubeClient;
-  readonly clock: SteppingClock;
+  /**
+   * Sleeps return at once, moving time forward and recording the pause, so conflict pauses are
+   * visible to the test and cost nothing.
+   */
+  readonly clock: FakeClock;
   readonly sink: CorednsSink;
   /** The stored ConfigMap's data. */
   data(): Record<string, string>;
@@ -91,7 +71,7 @@ async function fixture(
     });
   }
   const client = new KubeClient({ server: server.url });
-  const clock = new SteppingClock();
+  const clock = new FakeClock({ autoAdvance: true });
   const recorder = new EventRecorder({
     client,
     instance: "ouroboros-0",
@@ -198,8 +178,8 @@ Deno.test("an injected 409 on the write: read again, edit again, write again (T-
   });
   assert.equal(f.requests("GET"), 2);
   assert.equal(f.requests("PATCH"), 2);
-  assert.equal(f.clock.pauses.length, 1);
-  assert.ok(f.clock.pauses[0]! >= 10 && f.clock.pauses[0]! <= 11, `pause ${f.clock.pauses[0]}`);
+  assert.equal(f.clock.sleeps.length, 1);
+  assert.ok(f.clock.sleeps[0]! >= 10 && f.clock.sleeps[0]! <= 11, `pause ${f.clock.sleeps[0]}`);
   assert.deepEqual(blockLines(f.corefile()), expectedBlock(HOSTS, "    "));
 });
 
@@ -267,7 +247,7 @@ Deno.test("T-2.1: three real conflicts from a writer editing other lines: the fo
   ], ["debug", 3]]);
   const patches = f.server.audit.filter((entry) => entry.method === "PATCH").map((entry) => entry.status);
   assert.deepEqual(patches, [409, 409, 409, 200], "refused three times by the precondition, then written");
-  assert.equal(f.clock.pauses.length, 3, "a short pause before each retry");
+  assert.equal(f.clock.sleeps.length, 3, "a short pause before each retry");
   const expected = edits.reduce((text, [from, to]) => text.replace(from, to), KUBEADM);
   assert.equal(withoutBlock(f.corefile()), expected, "all three concurrent edits are kept");
   assert.deepEqual(blockLines(f.corefile()), expectedBlock(HOSTS, "    "), "and our block is in");
@@ -319,7 +299,7 @@ Deno.test("T-2.5: other keys, binaryData, labels, annotations, ownerReferences a
       client,
       target: { namespace: NAMESPACE, configmap: NAME, key: "Corefile" },
       proxyFqdn: FQDN,
-      clock: new SteppingClock(),
+      clock: new FakeClock({ autoAdvance: true }),
       random: prng(3),
     });
     assert.equal((await sink.reconcile(HOSTS, new AbortController().signal)).kind, "written");
@@ -359,8 +339,8 @@ Deno.test("a 409 storm: five attempts with growing jittered pauses, then the rec
   assert.equal(f.requests("GET"), 5);
   assert.equal(f.requests("PATCH"), 5);
   assert.equal(f.corefile(), KUBEADM);
-  assert.equal(f.clock.pauses.length, 4);
-  f.clock.pauses.forEach((pause, index) => {
+  assert.equal(f.clock.sleeps.length, 4);
+  f.clock.sleeps.forEach((pause, index) => {
     const base = 10 * 2 ** index;
     assert.ok(pause >= base && pause <= base * 1.1, `pause ${index}: ${pause}`);
   });
@@ -549,7 +529,7 @@ Deno.test("a GitOps tool reverting every 2 s: WARN and Event once, rewrites spac
     warns.push(...noticesAt(outcome, "warn"));
     outcomes.push(outcome.kind === "refused" ? outcome.problem : outcome.kind);
     if (outcome.kind === "written") writeTimes.push((f.clock.now() - start) / 1000);
-    f.clock.advance(2_000);
+    f.clock.advanceSync(2_000);
     f.edit(KUBEADM); // the tool re-applies its own Corefile
   }
   // Immediate rewrites until the third revert, then 30 s, 60 s, 120 s, … after our last write.
@@ -569,7 +549,7 @@ Deno.test("while held off, a reconcile says why and when, and writes nothing (T-
   for (let i = 0; i < 3; i++) {
     await f.reconcile();
     f.edit(KUBEADM);
-    f.clock.advance(1_000);
+    f.clock.advanceSync(1_000);
   }
   const held = await f.reconcile();
   assert.ok(held.kind === "refused");
@@ -577,10 +557,10 @@ Deno.test("while held off, a reconcile says why and when, and writes nothing (T-
   assert.match(held.message, /not rewriting it for another 2\d s/);
   assert.match(held.message, /coredns-import mode/);
   const writes = f.writes();
-  f.clock.advance(10_000);
+  f.clock.advanceSync(10_000);
   assert.equal((await f.reconcile()).kind, "refused");
   assert.equal(f.writes(), writes);
-  f.clock.advance(20_000);
+  f.clock.advanceSync(20_000);
   assert.equal((await f.reconcile()).kind, "written", "the hold-off has passed");
 });
 
@@ -593,7 +573,7 @@ Deno.test("a changed desired set is not mistaken for a revert (T-2.2)", async ()
       added: 1,
       removed: i === 0 ? 0 : 1,
     });
-    f.clock.advance(1_000);
+    f.clock.advanceSync(1_000);
   }
   assert.equal(f.events().length, 0);
 });

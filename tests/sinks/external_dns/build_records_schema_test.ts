@@ -12,6 +12,7 @@ import type { TargetsResult } from "../../../lib/sinks/external_dns/targets.ts";
 import { startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { installKubeTools, requireKubeTools, skipWithoutKubectl } from "../../support/kubectl.ts";
 import { DNS1035_LABEL, dnsEndpointProblems, resolved, settings } from "./support.ts";
+import { tempDir } from "../../support/temp_dir.ts";
 
 const tools = await installKubeTools();
 
@@ -100,34 +101,31 @@ Deno.test({
     for (const manifest of [...manifests("crd"), ...manifests("service")]) {
       unique.set(`${manifest.kind}/${manifest.metadata.name}`, manifest);
     }
-    const dir = await Deno.makeTempDir({ prefix: "records-kubectl-" });
-    try {
-      const file = `${dir}/records.json`;
-      await Deno.writeTextFile(
+    await using temp = await tempDir("records-kubectl-");
+    const dir = temp.path;
+    const file = `${dir}/records.json`;
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ apiVersion: "v1", kind: "List", items: [...unique.values()] }),
+    );
+    const output = await new Deno.Command(kubectl, {
+      args: [
+        "--kubeconfig=/dev/null",
+        `--server=${server.url}`,
+        `--cache-dir=${dir}/cache`,
+        "create",
+        "--validate=false",
+        "-f",
         file,
-        JSON.stringify({ apiVersion: "v1", kind: "List", items: [...unique.values()] }),
-      );
-      const output = await new Deno.Command(kubectl, {
-        args: [
-          "--kubeconfig=/dev/null",
-          `--server=${server.url}`,
-          `--cache-dir=${dir}/cache`,
-          "create",
-          "--validate=false",
-          "-f",
-          file,
-        ],
-        clearEnv: true,
-        env: { HOME: dir, PATH: "/usr/bin:/bin" },
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).output();
-      const stderr = new TextDecoder().decode(output.stderr);
-      assert.equal(output.code, 0, stderr);
-    } finally {
-      await Deno.remove(dir, { recursive: true });
-    }
+      ],
+      clearEnv: true,
+      env: { HOME: dir, PATH: "/usr/bin:/bin" },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const stderr = new TextDecoder().decode(output.stderr);
+    assert.equal(output.code, 0, stderr);
     for (const manifest of unique.values()) {
       const stored = server.get(
         String(manifest.apiVersion),

@@ -1,6 +1,6 @@
 /**
  * The DNSEndpoint status surfacer inside `ExternalDnsSink`, against the fake API server with a
- * manual clock driving both the sink and the server's `creationTimestamp`: a DNSEndpoint
+ * fake clock driving both the sink and the server's `creationTimestamp`: a DNSEndpoint
  * external-dns never processes is warned about (a WARN notice on the outcome) once the grace
  * period is over, not again inside the repeat window, and no more once its status catches up;
  * the outcome and the API calls are otherwise those of a pass without it.
@@ -11,7 +11,7 @@ import type { RecordSettings } from "../../../lib/sinks/external_dns/build_recor
 import type { ExternalDnsSink } from "../../../lib/sinks/external_dns/external_dns_sink.ts";
 import { dnsEndpointName } from "../../../lib/sinks/external_dns/record_names.ts";
 import type { Notice, SinkOutcome } from "../../../lib/sinks/sink.ts";
-import { ManualClock } from "../../kube/manual_clock.ts";
+import { FakeClock } from "../../support/fake_clock.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { harness, NAMESPACE, noticesAt, SELECTOR, settings, summary } from "./support.ts";
 
@@ -26,12 +26,12 @@ type Json = Record<string, unknown>;
 interface Setup extends AsyncDisposable {
   readonly server: FakeApiServer;
   readonly sink: ExternalDnsSink;
-  readonly clock: ManualClock;
+  readonly clock: FakeClock;
 }
 
-/** A server and a sink sharing one manual clock (the wall time is WALL0 plus its progress). */
+/** A server and a sink sharing one fake clock (the wall time is WALL0 plus its progress). */
 async function setup(recordSettings: RecordSettings = settings()): Promise<Setup> {
-  const clock = new ManualClock();
+  const clock = new FakeClock();
   const start = clock.now();
   const wallMs = () => WALL0 + clock.now() - start;
   const server = await startFakeApiServer({ now: wallMs });
@@ -66,14 +66,14 @@ Deno.test("a DNSEndpoint external-dns does not process is warned about once, and
   assert.ok(created !== undefined, "the sink created the DNSEndpoint");
   assert.equal((created.metadata as Json).creationTimestamp, "2026-01-01T00:00:00Z");
 
-  s.clock.advance(59_000);
+  s.clock.advanceSync(59_000);
   assert.deepEqual(
     await s.sink.reconcile([HOST], never),
     { kind: "unchanged", hosts: 1 },
     "inside the grace period: nothing",
   );
 
-  s.clock.advance(2_000);
+  s.clock.advanceSync(2_000);
   const mark = s.server.audit.length;
   const late = await s.sink.reconcile([HOST], never);
   assert.deepEqual(
@@ -99,7 +99,7 @@ Deno.test("a DNSEndpoint external-dns does not process is warned about once, and
   assert.equal(warning!.properties?.problem, "missing");
   assert.equal(warning!.properties?.specGeneration, 1);
 
-  s.clock.advance(120_000);
+  s.clock.advanceSync(120_000);
   assert.deepEqual(
     await s.sink.reconcile([HOST], never),
     { kind: "unchanged", hosts: 1 },
@@ -111,7 +111,7 @@ Deno.test("a DNSEndpoint external-dns does not process is warned about once, and
   assert.equal(generation, 1);
   s.server.update({ ...stored, status: { observedGeneration: generation } });
 
-  s.clock.advance(300_000);
+  s.clock.advanceSync(300_000);
   assert.deepEqual(
     await s.sink.reconcile([HOST], never),
     { kind: "unchanged", hosts: 1 },
@@ -122,6 +122,6 @@ Deno.test("a DNSEndpoint external-dns does not process is warned about once, and
 Deno.test("Service output has no status surfacer", async () => {
   await using s = await setup(settings({ output: "service" }));
   await s.sink.reconcile([HOST], never);
-  s.clock.advance(600_000);
+  s.clock.advanceSync(600_000);
   assert.deepEqual(await s.sink.reconcile([HOST], never), { kind: "unchanged", hosts: 1 }, "no WARN either");
 });

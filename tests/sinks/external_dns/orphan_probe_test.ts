@@ -11,6 +11,7 @@ import { startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { writeKubeconfig } from "../../support/kubeconfig.ts";
 import { installKubeTools, requireKubeTools, skipWithoutKubectl } from "../../support/kubectl.ts";
 import { harness, INSTANCE, NAMESPACE, SELECTOR, settings } from "./support.ts";
+import { tempDir } from "../../support/temp_dir.ts";
 
 const never = new AbortController().signal;
 const tools = await installKubeTools();
@@ -21,25 +22,22 @@ const tools = await installKubeTools();
  */
 async function runPrinted(command: string, server: string): Promise<{ code: number; stderr: string }> {
   const { kubectl } = requireKubeTools(tools);
-  const dir = await Deno.makeTempDir({ prefix: "orphan-kubectl-" });
-  try {
-    await writeKubeconfig(`${dir}/kubeconfig`, { server });
-    const output = await new Deno.Command("/bin/sh", {
-      args: ["-c", command],
-      clearEnv: true,
-      env: {
-        HOME: dir,
-        KUBECONFIG: `${dir}/kubeconfig`,
-        PATH: `${kubectl.slice(0, kubectl.lastIndexOf("/"))}:/usr/bin:/bin`,
-      },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
-  } finally {
-    await Deno.remove(dir, { recursive: true });
-  }
+  await using temp = await tempDir("orphan-kubectl-");
+  const dir = temp.path;
+  await writeKubeconfig(`${dir}/kubeconfig`, { server });
+  const output = await new Deno.Command("/bin/sh", {
+    args: ["-c", command],
+    clearEnv: true,
+    env: {
+      HOME: dir,
+      KUBECONFIG: `${dir}/kubeconfig`,
+      PATH: `${kubectl.slice(0, kubectl.lastIndexOf("/"))}:/usr/bin:/bin`,
+    },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  return { code: output.code, stderr: new TextDecoder().decode(output.stderr) };
 }
 
 Deno.test({
