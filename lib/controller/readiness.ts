@@ -33,8 +33,14 @@ export interface ReadinessInput {
  *
  * @example
  * ```ts
+ * import type { ReconcileLoop } from "./reconcile_loop.ts";
+ * import { controllerReadiness } from "./readiness.ts";
+ * import type { ControllerSources } from "./sources.ts";
+ *
+ * declare const sources: ControllerSources;
+ * declare const loop: ReconcileLoop;
  * controllerReadiness({ watched: sources.watched(), loop: loop.status(), stopping: false });
- * // { ready: false, reason: "waiting for the first list of: Ingress (listing)" }
+ * // before the first Ingress list: { ready: false, reason: "waiting for the first list of: Ingress (listing)" }
  * ```
  */
 export function controllerReadiness(input: ReadinessInput): Readiness {
