@@ -41,6 +41,8 @@ function text(body: string, status: number): Response {
  *
  * @example
  * ```ts
+ * import { healthHandler } from "./health_handler.ts";
+ *
  * const handler = healthHandler({ readiness: () => ({ ready: false, text: "starting" }), metrics: () => "" });
  * const response = await handler(new Request("http://health/readyz"));
  * response.status; // 503
