@@ -75,7 +75,8 @@ export type ResourceNames = Omit<ResourceType<KubeObject>, "decode">;
  *   { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
  *   (root, metadata) => ({ metadata, data: root.stringMap("data") }),
  * );
- * CONFIG_MAP_DATA.decode({ kind: "Secret", apiVersion: "v1", metadata: { name: "a", resourceVersion: "1" } });
+ * const secret = { kind: "Secret", apiVersion: "v1", metadata: { name: "a", resourceVersion: "1" } };
+ * CONFIG_MAP_DATA.decode(secret);
  * // { ok: false, reason: 'kind is "Secret", expected "ConfigMap"' }
  * ```
  */
