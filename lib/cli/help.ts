@@ -27,7 +27,7 @@ export function shownDefault(spec: OptionSpec<unknown>): string {
  *   command: "proxy",
  *   summary: "Relay TCP connections with a PROXY protocol header.",
  *   options: {
- *     dialTimeout: { flag: "dial-timeout", kind: duration(), default: "5s", help: "How long a dial may take." },
+ *     dialTimeout: { flag: "dial-timeout", kind: duration(), default: "5s", help: "Dial deadline." },
  *   },
  * } as const;
  * renderHelp(TABLE); // "Usage: ouroboros proxy [flags]\n\nRelay TCP connections with …"

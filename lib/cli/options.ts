@@ -119,7 +119,7 @@ export class ConfigError extends Error {
  * import { listenAddress } from "./kinds.ts";
  * import { envName } from "./options.ts";
  *
- * const listenHttp = { flag: "listen-http", kind: listenAddress(), default: ":8080", help: "HTTP listener." };
+ * const listenHttp = { flag: "listen-http", kind: listenAddress(), default: ":8080", help: "…" };
  * envName("proxy", listenHttp); // "OUROBOROS_PROXY_LISTEN_HTTP"
  * envName("proxy", { ...listenHttp, env: null }); // null: the row is flag-only
  * ```
@@ -165,7 +165,7 @@ export interface ParseInput {
  *   command: "proxy",
  *   summary: "Relay TCP connections with a PROXY protocol header.",
  *   options: {
- *     dialTimeout: { flag: "dial-timeout", kind: duration(), default: "5s", help: "How long a dial may take." },
+ *     dialTimeout: { flag: "dial-timeout", kind: duration(), default: "5s", help: "Dial deadline." },
  *   },
  * } as const;
  * const outcome = parseOptions(TABLE, { argv: ["--dial-timeout=2s"], getEnv: (name) => Deno.env.get(name) });

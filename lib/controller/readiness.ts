@@ -39,8 +39,9 @@ export interface ReadinessInput {
  *
  * declare const sources: ControllerSources;
  * declare const loop: ReconcileLoop;
+ * // Before the Ingress cache has listed:
  * controllerReadiness({ watched: sources.watched(), loop: loop.status(), stopping: false });
- * // before the first Ingress list: { ready: false, reason: "waiting for the first list of: Ingress (listing)" }
+ * // { ready: false, reason: "waiting for the first list of: Ingress (listing)" }
  * ```
  */
 export function controllerReadiness(input: ReadinessInput): Readiness {

@@ -43,7 +43,10 @@ function text(body: string, status: number): Response {
  * ```ts
  * import { healthHandler } from "./health_handler.ts";
  *
- * const handler = healthHandler({ readiness: () => ({ ready: false, text: "starting" }), metrics: () => "" });
+ * const handler = healthHandler({
+ *   readiness: () => ({ ready: false, text: "starting" }),
+ *   metrics: () => "",
+ * });
  * const response = await handler(new Request("http://health/readyz"));
  * response.status; // 503
  * await response.text(); // "starting\n"
