@@ -20,7 +20,17 @@ export function shownDefault(spec: OptionSpec<unknown>): string {
  *
  * @example
  * ```ts
- * console.log(renderHelp(PROXY_OPTIONS));
+ * import { renderHelp } from "./help.ts";
+ * import { duration } from "./kinds.ts";
+ *
+ * const TABLE = {
+ *   command: "proxy",
+ *   summary: "Relay TCP connections with a PROXY protocol header.",
+ *   options: {
+ *     dialTimeout: { flag: "dial-timeout", kind: duration(), default: "5s", help: "Dial deadline." },
+ *   },
+ * } as const;
+ * renderHelp(TABLE); // "Usage: ouroboros proxy [flags]\n\nRelay TCP connections with …"
  * ```
  */
 export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table: OptionTable<T>): string {

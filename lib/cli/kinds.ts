@@ -31,8 +31,10 @@ export function text(placeholder = "STRING", accepted = "any text"): ValueKind<s
  *
  * @example
  * ```ts
+ * import { port } from "./kinds.ts";
+ *
  * port().parse("443"); // { ok: true, value: 443 }
- * port().parse("0");   // { ok: false, reason: "0 is out of range" }
+ * port().parse("0"); // { ok: false, reason: "0 is out of range" }
  * ```
  */
 export function port(): ValueKind<number> {
@@ -64,8 +66,10 @@ export { MAX_TIMER_MS };
  *
  * @example
  * ```ts
+ * import { duration } from "./kinds.ts";
+ *
  * duration().parse("1m30s"); // { ok: true, value: 90000 }
- * duration().parse("0s");    // { ok: false, reason: "must be greater than 0" }
+ * duration().parse("0s"); // { ok: false, reason: "must be greater than 0" }
  * ```
  */
 export function duration(options: DurationOptions = {}): ValueKind<number> {
@@ -98,6 +102,8 @@ export interface ListenAddressOptions {
  *
  * @example
  * ```ts
+ * import { listenAddress } from "./kinds.ts";
+ *
  * listenAddress().parse("[::]:8080"); // { ok: true, value: { host: "::", port: 8080 } }
  * ```
  */
@@ -119,6 +125,8 @@ export function listenAddress(options: ListenAddressOptions = {}): ValueKind<Lis
  *
  * @example
  * ```ts
+ * import { oneOf } from "./kinds.ts";
+ *
  * oneOf(["json", "text"] as const).parse("JSON"); // { ok: true, value: "json" }
  * ```
  */
@@ -168,6 +176,8 @@ export interface IntegerOptions {
  *
  * @example
  * ```ts
+ * import { integer } from "./kinds.ts";
+ *
  * integer({ min: 1, max: 86400, placeholder: "SECONDS" }).parse("90"); // { ok: true, value: 90 }
  * ```
  */
@@ -286,6 +296,8 @@ export function ipAddress(): ValueKind<string> {
  *
  * @example
  * ```ts
+ * import { keyValue } from "./kinds.ts";
+ *
  * keyValue().parse("team=dns"); // { ok: true, value: ["team", "dns"] }
  * ```
  */

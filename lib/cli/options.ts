@@ -116,7 +116,12 @@ export class ConfigError extends Error {
  *
  * @example
  * ```ts
- * envName("proxy", { flag: "listen-http", ... }); // "OUROBOROS_PROXY_LISTEN_HTTP"
+ * import { listenAddress } from "./kinds.ts";
+ * import { envName } from "./options.ts";
+ *
+ * const listenHttp = { flag: "listen-http", kind: listenAddress(), default: ":8080", help: "…" };
+ * envName("proxy", listenHttp); // "OUROBOROS_PROXY_LISTEN_HTTP"
+ * envName("proxy", { ...listenHttp, env: null }); // null: the row is flag-only
  * ```
  */
 export function envName(command: string, spec: OptionSpec<unknown>): string | null {
@@ -153,7 +158,17 @@ export interface ParseInput {
  *
  * @example
  * ```ts
- * const outcome = parseOptions(PROXY_OPTIONS, { argv: ["--dial-timeout=2s"], getEnv: (name) => env[name] });
+ * import { duration } from "./kinds.ts";
+ * import { parseOptions } from "./options.ts";
+ *
+ * const TABLE = {
+ *   command: "proxy",
+ *   summary: "Relay TCP connections with a PROXY protocol header.",
+ *   options: {
+ *     dialTimeout: { flag: "dial-timeout", kind: duration(), default: "5s", help: "Dial deadline." },
+ *   },
+ * } as const;
+ * const outcome = parseOptions(TABLE, { argv: ["--dial-timeout=2s"], getEnv: (name) => Deno.env.get(name) });
  * if (outcome.kind === "ok") outcome.values.dialTimeout; // 2000
  * ```
  */

@@ -155,6 +155,7 @@ function collect(
  * ```ts
  * import { parseOptions } from "../cli/options.ts";
  * import { CONTROLLER_OPTIONS } from "./controller_options.ts";
+ * import { controllerSettings } from "./controller_settings.ts";
  *
  * const parsed = parseOptions(CONTROLLER_OPTIONS, {
  *   argv: ["--proxy-service-namespace=ouroboros"],
@@ -315,6 +316,8 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
  *
  * @example
  * ```ts
+ * import { clusterDomainMismatch } from "./controller_settings.ts";
+ *
  * clusterDomainMismatch("ouroboros-proxy.ouroboros.svc.cluster.local.", "cozy.local"); // true
  * ```
  */

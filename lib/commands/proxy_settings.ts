@@ -40,13 +40,14 @@ export interface ProxySettingsInput {
  * ```ts
  * import { parseOptions } from "../cli/options.ts";
  * import { PROXY_OPTIONS } from "./proxy_options.ts";
+ * import { proxySettings } from "./proxy_settings.ts";
  *
  * const parsed = parseOptions(PROXY_OPTIONS, { argv: ["--target-host=10.0.0.7"], getEnv: () => undefined });
  * if (parsed.kind === "ok") {
  *   const settings = proxySettings({
  *     values: parsed.values,
  *     clusterDomainSource: parsed.sources.clusterDomain,
- *     readResolvConf: () => "search svc.cozy.local\n",
+ *     readResolvConf: () => "search ouroboros.svc.cozy.local svc.cozy.local cozy.local\n",
  *   });
  *   // settings.server.backendHost === "10.0.0.7", settings.clusterDomain === "cozy.local"
  * }

@@ -24,6 +24,8 @@ export interface HealthView {
  *
  * @example
  * ```ts
+ * import { controllerHealthRoutes } from "./health.ts";
+ *
  * const routes = controllerHealthRoutes({
  *   readiness: () => ({ ready: false, reason: "no reconcile has finished yet" }),
  *   metrics: () => "",

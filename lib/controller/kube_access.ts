@@ -33,8 +33,9 @@ export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PO
  * @example
  * ```ts
  * import { KubeClient } from "../kube/client.ts";
+ * import { loadKubeAccess } from "./kube_access.ts";
  *
- * const config = await loadKubeAccess("", (name) => Deno.env.get(name));
+ * const config = await loadKubeAccess("", (name) => Deno.env.get(name)); // "": in-cluster
  * const client = KubeClient.fromConfig(config);
  * client.close();
  * ```

@@ -56,6 +56,8 @@ export type ReconcileResult =
  *
  * @example
  * ```ts
+ * import { reconcileResult } from "./loop_status.ts";
+ *
  * reconcileResult({ kind: "failed", message: "503 from the server" });
  * // { kind: "error", message: "503 from the server" }
  * ```

@@ -57,7 +57,10 @@ export const NO_TRIGGER: Trigger = {
  *
  * @example
  * ```ts
- * mergeTriggers(NO_TRIGGER, { target: true }); // only `target` set
+ * import { mergeTriggers, NO_TRIGGER } from "./loop_step.ts";
+ *
+ * mergeTriggers(NO_TRIGGER, { target: true });
+ * // { sources: false, target: true, prerequisite: false, resync: false, retry: false }
  * ```
  */
 export function mergeTriggers(pending: Trigger, more: Partial<Trigger>): Trigger {
@@ -134,8 +137,16 @@ export interface LoopStepInput {
  *
  * @example
  * ```ts
- * nextLoopStep({ state: { kind: "idle" }, pending: { ...NO_TRIGGER, sources: true }, now: 5, aborted: false, unsynced: [], debounceMs: 100 });
- * // { kind: "debounce", until: 105 }
+ * import { nextLoopStep, NO_TRIGGER } from "./loop_step.ts";
+ *
+ * nextLoopStep({
+ *   state: { kind: "idle" },
+ *   pending: { ...NO_TRIGGER, sources: true },
+ *   now: 5,
+ *   aborted: false,
+ *   unsynced: [],
+ *   debounceMs: 100,
+ * }); // { kind: "debounce", until: 105 }
  * ```
  */
 export function nextLoopStep(input: LoopStepInput): LoopStep {

@@ -83,6 +83,7 @@ function granted(descriptor: Deno.PermissionDescriptor): boolean {
  * @example
  * ```ts
  * import { TokenFileSource } from "../kube/token_file.ts";
+ * import { permissionsToRevoke } from "./permissions.ts";
  *
  * const config = {
  *   server: "https://10.96.0.1:443",
@@ -92,7 +93,7 @@ function granted(descriptor: Deno.PermissionDescriptor): boolean {
  *   credentials: new TokenFileSource("/var/run/secrets/kubernetes.io/serviceaccount/token"),
  * } as const;
  * permissionsToRevoke(config);
- * // read of "/", "/etc/resolv.conf" and the hosts file entry; write; env, ffi, sys; run
+ * // read of "/", "/etc/resolv.conf" and "/host/etc/hosts"; write; env, ffi, sys; run
  * ```
  */
 export function permissionsToRevoke(

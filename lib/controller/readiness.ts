@@ -33,6 +33,13 @@ export interface ReadinessInput {
  *
  * @example
  * ```ts
+ * import type { ReconcileLoop } from "./reconcile_loop.ts";
+ * import { controllerReadiness } from "./readiness.ts";
+ * import type { ControllerSources } from "./sources.ts";
+ *
+ * declare const sources: ControllerSources;
+ * declare const loop: ReconcileLoop;
+ * // Before the Ingress cache has listed:
  * controllerReadiness({ watched: sources.watched(), loop: loop.status(), stopping: false });
  * // { ready: false, reason: "waiting for the first list of: Ingress (listing)" }
  * ```

@@ -100,10 +100,19 @@ const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
  *
  * @example
  * ```ts
+ * import type { StoreView } from "../reflector/store.ts";
+ * import type { Ingress } from "../resources/ingress.ts";
+ * import type { Sink } from "../sinks/sink.ts";
+ * import { logger } from "../util/logging.ts";
+ * import { ReconcileLoop } from "./reconcile_loop.ts";
+ *
+ * declare const ingresses: StoreView<Ingress>;
+ * declare const sink: Sink;
+ * declare const signal: AbortSignal;
  * const loop = new ReconcileLoop({
- *   sources: { ingresses: ingressReflector.store },
+ *   sources: { ingresses },
  *   sink,
- *   desired: { clusterDomain: "cluster.local", proxyFqdn },
+ *   desired: { clusterDomain: "cluster.local", proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local." },
  *   resyncMs: 600_000,
  *   log: logger("controller"),
  * });

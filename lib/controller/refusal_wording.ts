@@ -54,9 +54,18 @@ export interface RefusalLine {
  *
  * @example
  * ```ts
- * const line = refusalLine(outcome, lastLogged);
- * lastLogged = line.identity;
- * log[line.level](line.message, { target, ...line.properties });
+ * import { type Refusal, refusalLine } from "./refusal_wording.ts";
+ *
+ * const refusal: Refusal = {
+ *   kind: "refused",
+ *   problem: "immutable",
+ *   message: "ConfigMap kube-system/coredns is immutable",
+ *   scope: "nothing-written",
+ * };
+ * const first = refusalLine(refusal, undefined);
+ * first.level; // "error"
+ * first.message; // "write refused; nothing was written, retrying on the next change or resync"
+ * refusalLine(refusal, first.identity).level; // "debug": the same refusal again
  * ```
  */
 export function refusalLine(refusal: Refusal, lastLogged: string | undefined): RefusalLine {

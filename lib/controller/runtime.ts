@@ -59,11 +59,26 @@ export interface ControllerRuntimeOptions {
  *
  * @example
  * ```ts
- * const runtime = ControllerRuntime.start({ api: client, mode, gatewayApi: false, desired, resyncMs, version, log });
- * const health = HealthListener.start({ address, routes: runtime.healthRoutes(), log });
- * await runtime.probe(shutdownSignal);
- * await runtime.run(shutdownSignal);
- * await health.stop();
+ * import type { KubeClient } from "../kube/client.ts";
+ * import type { Mode, WatchObject } from "../sinks/sink.ts";
+ * import { logger } from "../util/logging.ts";
+ * import { ControllerRuntime } from "./runtime.ts";
+ *
+ * declare const client: KubeClient;
+ * declare const buildMode: (watch: WatchObject) => Mode;
+ * declare const shutdown: AbortSignal;
+ * const runtime = ControllerRuntime.start({
+ *   api: client,
+ *   mode: buildMode,
+ *   gatewayApi: false,
+ *   desired: { clusterDomain: "cluster.local" },
+ *   resyncMs: 600_000,
+ *   version: "0.1.0",
+ *   log: logger("controller"),
+ * });
+ * const routes = runtime.healthRoutes(); // what the health listener answers
+ * await runtime.probe(shutdown);
+ * await runtime.run(shutdown);
  * ```
  */
 export class ControllerRuntime {

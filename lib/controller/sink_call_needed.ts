@@ -35,7 +35,12 @@ export interface SinkCallInput {
  *
  * @example
  * ```ts
- * sinkCallNeeded({ trigger: { ...NO_TRIGGER, sources: true }, accepted: last, desired: last }); // false
+ * import { NO_TRIGGER } from "./loop_step.ts";
+ * import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
+ *
+ * declare const accepted: DesiredInput;
+ * sinkCallNeeded({ trigger: { ...NO_TRIGGER, sources: true }, accepted, desired: accepted }); // false
+ * sinkCallNeeded({ trigger: { ...NO_TRIGGER, resync: true }, accepted, desired: accepted }); // true
  * ```
  */
 export function sinkCallNeeded(input: SinkCallInput): boolean {

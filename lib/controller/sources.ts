@@ -88,6 +88,12 @@ function entry<T extends KubeObject>(kind: string, role: WatchedRole, reflector:
  *
  * @example
  * ```ts
+ * import type { KubeClient } from "../kube/client.ts";
+ * import { CONFIG_MAP } from "../resources/config_map.ts";
+ * import { createSources } from "./sources.ts";
+ *
+ * declare const client: KubeClient;
+ * declare const signal: AbortSignal;
  * const sources = createSources(client, { gatewayApi: true });
  * const corefile = sources.watch(CONFIG_MAP, { namespace: "kube-system", name: "coredns" }, "target");
  * const running = sources.run(signal);

@@ -47,10 +47,15 @@ export interface TriggerInboxOptions {
  *
  * @example
  * ```ts
+ * import { type LoopSources, TriggerInbox } from "./trigger_inbox.ts";
+ *
+ * declare const sources: LoopSources;
+ * declare const signal: AbortSignal;
  * const inbox = new TriggerInbox({ sources, targets: [], prerequisites: [] });
  * const unsubscribe = inbox.subscribe();
  * await inbox.next(signal); // a store changed
- * const trigger = inbox.take();
+ * inbox.take(); // { sources: true, target: false, prerequisite: false, resync: false, retry: false }
+ * unsubscribe();
  * ```
  */
 export class TriggerInbox {

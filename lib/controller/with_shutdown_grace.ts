@@ -29,11 +29,18 @@ export interface ShutdownGraceOptions {
  *
  * @example
  * ```ts
- * const outcome = await withShutdownGrace((signal) => sink.reconcile(hosts, signal), {
+ * import type { Sink } from "../sinks/sink.ts";
+ * import { systemClock } from "../util/clock.ts";
+ * import { logger } from "../util/logging.ts";
+ * import { withShutdownGrace } from "./with_shutdown_grace.ts";
+ *
+ * declare const sink: Sink;
+ * declare const shutdown: AbortSignal;
+ * const outcome = await withShutdownGrace((signal) => sink.reconcile(["shop.example.com"], signal), {
  *   signal: shutdown,
  *   graceMs: 10_000,
  *   clock: systemClock,
- *   onAbandon: () => log.warn("abandoning the call"),
+ *   onAbandon: () => logger("controller").warn("abandoning the call"),
  * });
  * ```
  */

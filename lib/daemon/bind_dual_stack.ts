@@ -27,6 +27,8 @@ export interface BindTarget {
  *
  * @example
  * ```ts
+ * import { bindDualStack } from "./bind_dual_stack.ts";
+ *
  * const listener = bindDualStack(
  *   { name: "http", address: { host: undefined, port: 0 } },
  *   (hostname, port) => Deno.listen({ hostname, port }),

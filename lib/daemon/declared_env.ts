@@ -15,6 +15,8 @@ import { envName, type OptionSpec, type OptionTable } from "../cli/options.ts";
  * @example
  * ```ts
  * import { text } from "../cli/kinds.ts";
+ * import { declaredEnv } from "./declared_env.ts";
+ *
  * const env = declaredEnv({
  *   command: "proxy",
  *   summary: "…",

@@ -41,7 +41,12 @@ function text(body: string, status: number): Response {
  *
  * @example
  * ```ts
- * const handler = healthHandler({ readiness: () => ({ ready: false, text: "starting" }), metrics: () => "" });
+ * import { healthHandler } from "./health_handler.ts";
+ *
+ * const handler = healthHandler({
+ *   readiness: () => ({ ready: false, text: "starting" }),
+ *   metrics: () => "",
+ * });
  * const response = await handler(new Request("http://health/readyz"));
  * response.status; // 503
  * await response.text(); // "starting\n"

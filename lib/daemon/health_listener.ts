@@ -61,6 +61,7 @@ const REBIND_MAX_MS = 1_000;
  * @example
  * ```ts
  * import { logger } from "../util/logging.ts";
+ * import { HealthListener } from "./health_listener.ts";
  *
  * const listener = HealthListener.start({
  *   address: { host: "127.0.0.1", port: 0 },

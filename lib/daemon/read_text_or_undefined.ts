@@ -13,6 +13,8 @@
  *
  * @example
  * ```ts
+ * import { readTextOrUndefined } from "./read_text_or_undefined.ts";
+ *
  * const resolvConf = readTextOrUndefined("/etc/resolv.conf") ?? "";
  * ```
  */

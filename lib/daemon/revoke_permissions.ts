@@ -21,6 +21,8 @@ export type RevocableDescriptor = Exclude<Deno.PermissionDescriptor, Deno.NetPer
  *
  * @example
  * ```ts
+ * import { revokePermissions } from "./revoke_permissions.ts";
+ *
  * revokePermissions([{ name: "write" }, { name: "run" }, { name: "read", path: "/etc/resolv.conf" }]);
  * ```
  */

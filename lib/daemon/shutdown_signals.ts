@@ -28,6 +28,8 @@ export interface ShutdownController extends ShutdownSignals {
  *
  * @example
  * ```ts
+ * import { installShutdownSignals } from "./shutdown_signals.ts";
+ *
  * const signals = installShutdownSignals();
  * try {
  *   await new Promise((resolve) => signals.shutdown.addEventListener("abort", resolve));

@@ -42,9 +42,10 @@
  *
  * @example A subcommand that answers probes until SIGTERM
  * ```ts
- * import { LOGGING_OPTIONS } from "./logging_options.ts";
  * import { listenAddress } from "../cli/kinds.ts";
  * import { logger } from "../util/logging.ts";
+ * import { LOGGING_OPTIONS } from "./logging_options.ts";
+ * import { defineSubcommand, type Subcommand } from "./subcommand.ts";
  *
  * const ECHO_OPTIONS = {
  *   command: "echo",

@@ -121,7 +121,11 @@ export function createDesiredSetMemo(): DesiredSetMemo {
  *
  * @example
  * ```ts
- * const { hosts, rejected } = desiredHostnames(
+ * import type { Ingress } from "../resources/ingress.ts";
+ * import { desiredHostnames } from "./desired_set.ts";
+ *
+ * declare const ingresses: readonly Ingress[]; // TLS hosts shop.example.com and api.example.com
+ * const { hosts, sources } = desiredHostnames(
  *   { ingresses, gateways: [], routes: [] },
  *   { clusterDomain: "cluster.local", ingressHosts: "tls" },
  * );

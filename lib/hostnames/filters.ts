@@ -26,8 +26,12 @@ import type { Ingress } from "../resources/ingress.ts";
  *
  * @example
  * ```ts
+ * import type { Ingress } from "../resources/ingress.ts";
+ * import { filterIngresses } from "./filters.ts";
+ *
+ * declare const all: readonly Ingress[];
  * filterIngresses(all, "nginx"); // only those with spec.ingressClassName "nginx"
- * filterIngresses(all, "");      // all of them
+ * filterIngresses(all, ""); // all of them
  * ```
  */
 export function filterIngresses(ingresses: readonly Ingress[], ingressClass: string): Ingress[] {
@@ -54,7 +58,14 @@ export interface GatewayApiSelection {
  *
  * @example
  * ```ts
+ * import type { Gateway } from "../resources/gateway.ts";
+ * import type { HttpRoute } from "../resources/http_route.ts";
+ * import { filterGatewayApi } from "./filters.ts";
+ *
+ * declare const all: readonly Gateway[];
+ * declare const allRoutes: readonly HttpRoute[];
  * const { gateways, routes } = filterGatewayApi({ gateways: all, routes: allRoutes }, "cilium");
+ * // gateways: those of class "cilium"; routes: those with a parentRef to one of them
  * ```
  */
 export function filterGatewayApi(objects: GatewayApiObjects, gatewayClass: string): GatewayApiSelection {
@@ -80,6 +91,8 @@ export function filterGatewayApi(objects: GatewayApiObjects, gatewayClass: strin
  *
  * @example
  * ```ts
+ * import { parentGatewayKey } from "./filters.ts";
+ *
  * parentGatewayKey({ group: "", kind: "", namespace: "", name: "gw" }, "shop"); // "shop/gw"
  * parentGatewayKey({ group: "", kind: "Service", namespace: "", name: "db" }, "shop"); // undefined
  * ```

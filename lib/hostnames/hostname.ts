@@ -121,11 +121,13 @@ const PADDING = /^[ \t]+|[ \t]+$/g;
  *
  * @example
  * ```ts
+ * import { checkHostname } from "./hostname.ts";
+ *
  * const options = { clusterDomain: "cluster.local" };
- * checkHostname(" Shop.Example.COM. ", options);    // { kind: "accepted", host: "shop.example.com" }
- * checkHostname("*.example.com", options);          // { kind: "dropped", why: "wildcard" }
- * checkHostname("a.com #", options).kind;           // "rejected" (reason "whitespace")
- * checkHostname("web.svc.cluster.local", options);  // rejected, reason "cluster-domain"
+ * checkHostname(" Shop.Example.COM. ", options); // { kind: "accepted", host: "shop.example.com" }
+ * checkHostname("*.example.com", options); // { kind: "dropped", why: "wildcard" }
+ * checkHostname("a.com #", options); // { kind: "rejected", reason: "whitespace", text: "contains …" }
+ * checkHostname("web.svc.cluster.local", options).kind; // "rejected" (reason "cluster-domain")
  * ```
  */
 export function checkHostname(raw: string, options: HostnameCheckOptions): HostnameCheck {

@@ -20,9 +20,14 @@ import type { RejectedHostname } from "./desired_set.ts";
  *
  * @example
  * ```ts
- * const log = new RejectionLog();
- * for (const entry of log.observe(desired.rejected)) {
- *   logger.warn(describeRejection(entry));
+ * import { logger } from "../util/logging.ts";
+ * import type { DesiredSet } from "./desired_set.ts";
+ * import { describeRejection, RejectionLog } from "./rejection_log.ts";
+ *
+ * declare const desired: DesiredSet; // one reconcile's desiredHostnames(…)
+ * const rejections = new RejectionLog();
+ * for (const entry of rejections.observe(desired.rejected)) {
+ *   logger("controller").warn(describeRejection(entry));
  * }
  * ```
  */
@@ -64,8 +69,10 @@ export const MAX_LOGGED_VALUE_LENGTH = 256;
  *
  * @example
  * ```ts
- * formatLoggedValue("evil.com\n}");  // "\"evil.com\\n}\""   i.e. "evil.com\n}" with the quotes
- * formatLoggedValue("bücher.example"); // "\"b\\u00fccher.example\""
+ * import { formatLoggedValue } from "./rejection_log.ts";
+ *
+ * formatLoggedValue("evil.com\n}"); // '"evil.com\\n}"': quoted, the line break written as \n
+ * formatLoggedValue("bücher.example"); // '"b\\u00fccher.example"'
  * ```
  */
 export function formatLoggedValue(value: string, maxLength: number = MAX_LOGGED_VALUE_LENGTH): string {
@@ -83,8 +90,17 @@ export function formatLoggedValue(value: string, maxLength: number = MAX_LOGGED_
  *
  * @example
  * ```ts
- * describeRejection(entry);
- * // 'Ingress shop/web (resourceVersion 42): hostname "a.com#" refused: contains \'#\', …'
+ * import { describeRejection } from "./rejection_log.ts";
+ *
+ * describeRejection({
+ *   source: "Ingress",
+ *   key: "shop/web",
+ *   resourceVersion: "42",
+ *   value: "a.com#",
+ *   reason: "forbidden-character",
+ *   text: "contains '#', which has a meaning in DNS configuration",
+ * });
+ * // `Ingress shop/web (resourceVersion 42): hostname "a.com#" refused: contains '#', …`
  * ```
  */
 export function describeRejection(entry: RejectedHostname): string {

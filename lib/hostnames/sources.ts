@@ -46,6 +46,10 @@ export type IngressHostsMode = "tls" | "all";
  *
  * @example
  * ```ts
+ * import type { Ingress } from "../resources/ingress.ts";
+ * import { ingressHostnames } from "./sources.ts";
+ *
+ * declare const ingress: Ingress; // TLS host shop.example.com; a rule for plain.example.com
  * ingressHostnames(ingress, "tls"); // ["shop.example.com"]
  * ingressHostnames(ingress, "all"); // ["shop.example.com", "plain.example.com"]
  * ```
@@ -63,6 +67,10 @@ export function ingressHostnames(ingress: Ingress, mode: IngressHostsMode): stri
  *
  * @example
  * ```ts
+ * import type { Gateway } from "../resources/gateway.ts";
+ * import { gatewayHostnames } from "./sources.ts";
+ *
+ * declare const gateway: Gateway; // listeners with hostnames shop.example.com and *.apps.example.com
  * gatewayHostnames(gateway); // ["shop.example.com", "*.apps.example.com"]
  * ```
  */
@@ -79,6 +87,10 @@ export function gatewayHostnames(gateway: Gateway): string[] {
  *
  * @example
  * ```ts
+ * import type { HttpRoute } from "../resources/http_route.ts";
+ * import { httpRouteHostnames } from "./sources.ts";
+ *
+ * declare const route: HttpRoute; // spec.hostnames: ["shop.example.com"]
  * httpRouteHostnames(route); // ["shop.example.com"]
  * ```
  */

@@ -11,6 +11,10 @@
  *
  * @example
  * ```ts
+ * import { CONFIG_MAP } from "../resources/config_map.ts";
+ * import { INGRESS } from "../resources/ingress.ts";
+ * import { KubeClient } from "./client.ts";
+ *
  * using client = new KubeClient({ server: "http://127.0.0.1:8080" });
  * const corefile = await client.get(CONFIG_MAP, { namespace: "kube-system", name: "coredns" });
  * const ingresses = await client.listAll(INGRESS, { pageSize: 500 });

@@ -140,8 +140,10 @@ export interface StatusAnswer {
  *
  * @example
  * ```ts
+ * import { statusFromResponse } from "./errors.ts";
+ *
  * statusFromResponse(404, { body: undefined }); // { code: 404, reason: "NotFound", message: "HTTP 404" }
- * statusFromResponse(429, { body: status, retryAfter: "3" }).retryAfterSeconds; // 3
+ * statusFromResponse(429, { body: undefined, retryAfter: "3" }).retryAfterSeconds; // 3
  * ```
  */
 export function statusFromResponse(code: number, answer: StatusAnswer): StatusDetails {

@@ -118,9 +118,16 @@ interface Stored {
  *
  * @example
  * ```ts
+ * import type { ConfigMap } from "../resources/config_map.ts";
+ * import type { KubeClient } from "./client.ts";
+ * import { EventRecorder } from "./event_recorder.ts";
+ *
+ * declare const client: KubeClient;
+ * declare const coredns: ConfigMap;
  * const recorder = new EventRecorder({ client, instance: "ouroboros-controller-7d9f" });
+ * const { name, namespace, uid } = coredns.metadata;
  * await recorder.record({
- *   object: { apiVersion: "v1", kind: "ConfigMap", namespace: "kube-system", name: "coredns", uid },
+ *   object: { apiVersion: "v1", kind: "ConfigMap", namespace, name, uid },
  *   type: "Warning",
  *   reason: "CorefileMarkersDamaged",
  *   message: "line 12: END before BEGIN; delete the marker lines by hand",

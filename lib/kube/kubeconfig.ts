@@ -299,8 +299,12 @@ export interface ParseKubeconfigOptions {
  * @example
  * ```ts
  * import { parse } from "yaml";
+ * import { parseKubeconfig } from "./kubeconfig.ts";
+ *
+ * const text = await Deno.readTextFile("/home/me/.kube/config");
  * const parsed = parseKubeconfig(text, { baseDir: "/home/me/.kube", parseYaml: parse });
- * if (parsed.ok) parsed.value.currentContext; // "prod"
+ * if (parsed.ok) parsed.value.currentContext; // its current-context, such as "prod"
+ * else parsed.reason; // why the text is unusable, such as "kubeconfig is not valid YAML: …"
  * ```
  */
 export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): Decoded<Kubeconfig> {

@@ -29,8 +29,15 @@ export interface DecodeListPageOptions<T> {
  *
  * @example
  * ```ts
+ * import { decodeConfigMap } from "../resources/config_map.ts";
+ * import { decodeListPage } from "./list_page.ts";
+ *
+ * const raw = {
+ *   metadata: { resourceVersion: "7" },
+ *   items: [{ metadata: { name: "bad", namespace: "ns", resourceVersion: "6" }, data: { n: 1 } }],
+ * };
  * const page = decodeListPage(raw, { decode: decodeConfigMap, request: "LIST /api/v1/configmaps" });
- * page.items;    // the ConfigMaps that decoded
+ * page.items; // [], the ConfigMaps that decoded
  * page.rejected; // [{ key: "ns/bad", reason: "data.n is a number, not a string" }]
  * ```
  */

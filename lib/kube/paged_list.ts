@@ -48,9 +48,15 @@ export interface PagedListOptions {
  *
  * @example
  * ```ts
+ * import { CONFIG_MAP } from "../resources/config_map.ts";
+ * import { logger } from "../util/logging.ts";
+ * import type { KubeClient } from "./client.ts";
+ * import { pagedList } from "./paged_list.ts";
+ *
+ * declare const client: KubeClient;
  * const all = await pagedList(
  *   (request) => client.list(CONFIG_MAP, { ...request, namespace: "kube-system" }),
- *   { resource: "v1 configmaps", pageSize: 100, log },
+ *   { resource: "v1 configmaps", pageSize: 100, log: logger("kube") },
  * );
  * ```
  */

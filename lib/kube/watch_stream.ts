@@ -40,7 +40,16 @@ export interface WatchStreamOptions<T> {
  *
  * @example
  * ```ts
- * for await (const event of watchStream(body, { decode: decodeConfigMap, request, signal, log })) {
+ * import { decodeConfigMap } from "../resources/config_map.ts";
+ * import { logger } from "../util/logging.ts";
+ * import { watchStream } from "./watch_stream.ts";
+ *
+ * declare const body: ReadableStream<Uint8Array>; // the body of a WATCH answer
+ * declare const signal: AbortSignal;
+ * const request = "WATCH /api/v1/namespaces/kube-system/configmaps";
+ * let resourceVersion = "42";
+ * const options = { decode: decodeConfigMap, request, signal, log: logger("kube") };
+ * for await (const event of watchStream(body, options)) {
  *   if (event.type === "BOOKMARK") resourceVersion = event.resourceVersion;
  * }
  * ```

@@ -20,9 +20,14 @@ export interface BackendSettings {
  *
  * @example
  * ```ts
- * resolveBackendHost({ targetHost: "", targetServiceName: "ingress-nginx-controller",
- *   targetServiceNamespace: "ingress-nginx", clusterDomain: "cozy.local" });
- * // { host: "ingress-nginx-controller.ingress-nginx.svc.cozy.local" }
+ * import { resolveBackendHost } from "./backend.ts";
+ *
+ * resolveBackendHost({
+ *   targetHost: "",
+ *   targetServiceName: "ingress-nginx-controller",
+ *   targetServiceNamespace: "ingress-nginx",
+ *   clusterDomain: "cozy.local",
+ * }); // { host: "ingress-nginx-controller.ingress-nginx.svc.cozy.local" }
  * ```
  */
 export function resolveBackendHost(settings: BackendSettings): { host: string } | { problem: string } {

@@ -37,12 +37,13 @@ export interface BackendReadinessOptions {
  *
  * @example
  * ```ts
- * import { createProxyMetrics } from "./proxy_metrics.ts";
- * import { systemDialer } from "./dialer.ts";
  * import { logger } from "../util/logging.ts";
+ * import { backendReadiness } from "./backend_readiness.ts";
+ * import { systemDialer } from "./dialer.ts";
+ * import { createProxyMetrics } from "./proxy_metrics.ts";
  *
  * const readiness = backendReadiness({
- *   backendHost: "ingress-nginx-controller.ingress.svc.cluster.local",
+ *   backendHost: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
  *   backendPort: 80,
  *   readyTimeoutMs: 2_000,
  *   dial: systemDialer,

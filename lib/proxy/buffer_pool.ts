@@ -14,6 +14,8 @@
  *
  * @example
  * ```ts
+ * import { BufferPool } from "./buffer_pool.ts";
+ *
  * const pool = new BufferPool(256 * 1024, 64);
  * const buffer = pool.take();
  * // … read into it, write from it …

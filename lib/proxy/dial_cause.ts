@@ -53,6 +53,8 @@ const TIMED_OUT = new Set(["TimedOut", "ETIMEDOUT", DIAL_TIMEOUT_ERROR]);
  *
  * @example
  * ```ts
+ * import { classifyDialError } from "./dial_cause.ts";
+ *
  * classifyDialError(new Deno.errors.ConnectionRefused("Connection refused (os error 111)"));
  * // "connection-refused"
  * classifyDialError(new Error("failed to lookup address information: Name or service not known"));

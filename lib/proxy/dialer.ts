@@ -47,6 +47,8 @@ export interface DialTarget {
  *
  * @example
  * ```ts
+ * import { dialWithTimeout, systemDialer } from "./dialer.ts";
+ *
  * const conn = await dialWithTimeout(systemDialer, {
  *   host: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
  *   port: 443,

@@ -30,6 +30,7 @@ interface Tracked {
  * @example
  * ```ts
  * import { systemClock } from "../util/clock.ts";
+ * import { IdleReaper } from "./idle_reaper.ts";
  *
  * const stop = new AbortController();
  * const reaper = new IdleReaper(systemClock, 3_600_000);

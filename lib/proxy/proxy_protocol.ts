@@ -65,8 +65,12 @@ export const V2_SIGNATURE: Uint8Array = new Uint8Array([
  *
  * @example
  * ```ts
- * headerAddresses({ hostname: "::ffff:10.0.0.7", port: 51000 }, { hostname: "::ffff:10.0.0.2", port: 8443 });
- * // { family: 4, source: 10.0.0.7, destination: 10.0.0.2, sourcePort: 51000, destinationPort: 8443 }
+ * import { headerAddresses } from "./proxy_protocol.ts";
+ *
+ * const client = { hostname: "::ffff:10.0.0.7", port: 51000 };
+ * headerAddresses(client, { hostname: "::ffff:10.0.0.2", port: 8443 }).family; // 4: both unmapped
+ * headerAddresses(client, { hostname: "fd00::2", port: 8443 }).family; // 6: 10.0.0.7 mapped to IPv6
+ * headerAddresses(client, { hostname: "localhost", port: 8443 }).family; // "unknown"
  * ```
  */
 export function headerAddresses(client: SocketAddress, local: SocketAddress): HeaderAddresses {
@@ -101,6 +105,8 @@ function validPort(port: number): boolean {
  *
  * @example
  * ```ts
+ * import { encodeV1, headerAddresses } from "./proxy_protocol.ts";
+ *
  * encodeV1(headerAddresses({ hostname: "10.0.0.7", port: 51000 }, { hostname: "10.0.0.2", port: 8080 }));
  * // "PROXY TCP4 10.0.0.7 10.0.0.2 51000 8080\r\n"
  * ```
@@ -156,6 +162,8 @@ export interface ConnectionEnds {
  *
  * @example
  * ```ts
+ * import { encodeProxyHeader } from "./proxy_protocol.ts";
+ *
  * const header = encodeProxyHeader("v1", {
  *   client: { hostname: "10.0.0.7", port: 51234 },
  *   local: { hostname: "10.0.0.2", port: 8443 },

@@ -34,9 +34,13 @@ export type ReadinessLog =
  *
  * @example
  * ```ts
- * let state: ReadinessState = { kind: "unprobed" };
- * const step = nextReadiness(state, { ok: false, cause: "connection-refused", error: "…" });
- * step.log; // { level: "warn", cause: "connection-refused", error: "…" }
+ * import { nextReadiness } from "./readiness.ts";
+ *
+ * const refused = { ok: false, cause: "connection-refused", error: "…" } as const;
+ * const first = nextReadiness({ kind: "unprobed" }, refused);
+ * first.log; // { level: "warn", cause: "connection-refused", error: "…" }
+ * nextReadiness(first.state, { ok: false, cause: "timeout", error: "…" }).log; // undefined: still failing
+ * nextReadiness(first.state, { ok: true }).log; // { level: "info" }: recovered
  * ```
  */
 export function nextReadiness(

@@ -88,12 +88,13 @@ type PumpEnd =
  *
  * @example
  * ```ts
- * import { createProxyMetrics } from "./proxy_metrics.ts";
  * import { logger } from "../util/logging.ts";
+ * import { createProxyMetrics } from "./proxy_metrics.ts";
+ * import { relay } from "./relay.ts";
  *
+ * declare const client: Deno.TcpConn; // accepted on a listener
+ * declare const backend: Deno.TcpConn; // dialed, the PROXY header already written
  * const metrics = createProxyMetrics({ rss: () => 0, version: "dev" });
- * const client = await Deno.connect({ hostname: "127.0.0.1", port: 8080 });
- * const backend = await Deno.connect({ hostname: "127.0.0.1", port: 80 });
  * const result = await relay(client, backend, {
  *   upstream: metrics.bytes.labels({ listener: "http", direction: "upstream" }),
  *   downstream: metrics.bytes.labels({ listener: "http", direction: "downstream" }),

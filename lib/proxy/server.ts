@@ -83,11 +83,14 @@ interface BoundListener {
  *
  * @example
  * ```ts
- * import { createProxyMetrics } from "./proxy_metrics.ts";
- * import { systemDialer } from "./dialer.ts";
+ * import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
  * import { systemClock } from "../util/clock.ts";
  * import { logger } from "../util/logging.ts";
+ * import { systemDialer } from "./dialer.ts";
+ * import { createProxyMetrics } from "./proxy_metrics.ts";
+ * import { ProxyServer } from "./server.ts";
  *
+ * declare const signals: ShutdownSignals;
  * const server = ProxyServer.start({
  *   listeners: [{ name: "http", address: { host: undefined, port: 8080 }, backendPort: 80 }],
  *   backendHost: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
@@ -104,9 +107,7 @@ interface BoundListener {
  *   log: logger("proxy"),
  *   metrics: createProxyMetrics({ rss: () => 0, version: "dev" }),
  * });
- * const sigterm = new AbortController();
- * const second = new AbortController();
- * await server.run({ shutdown: sigterm.signal, force: second.signal });
+ * await server.run(signals); // until the first signal, then drains; a second one cuts it short
  * ```
  */
 export class ProxyServer {

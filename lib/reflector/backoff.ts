@@ -67,8 +67,14 @@ export function backoffCeilingMs(attempt: number, options: BackoffOptions = {}):
  *
  * @example
  * ```ts
+ * import { retryAfterMs } from "../kube/errors.ts";
+ * import { systemClock } from "../util/clock.ts";
+ * import { Backoff } from "./backoff.ts";
+ *
+ * declare const error: unknown; // what the failed request threw
+ * declare const signal: AbortSignal;
  * const backoff = new Backoff(systemClock, Math.random);
- * await systemClock.sleep(backoff.next(retryAfterMs(error)), signal);
+ * await systemClock.sleep(backoff.next(retryAfterMs(error)), signal); // at least what a 429 asked for
  * ```
  */
 export class Backoff {

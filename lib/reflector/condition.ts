@@ -43,9 +43,12 @@ export type Outcome = { readonly ok: true } | { readonly ok: false; readonly fai
  *
  * @example
  * ```ts
- * let condition: ReflectorCondition = { kind: "healthy" };
- * const step = nextCondition(condition, { ok: false, failure: { reason: "forbidden", message: "…" } });
- * step.log; // { level: "warn", condition: "forbidden", message: "…" }
+ * import { nextCondition } from "./condition.ts";
+ *
+ * const forbidden = { ok: false, failure: { reason: "forbidden", message: "…" } } as const;
+ * const denied = nextCondition({ kind: "healthy" }, forbidden);
+ * denied.log; // { level: "warn", condition: "forbidden", message: "…" }
+ * nextCondition(denied.condition, { ok: true }).log; // { level: "info", recoveredFrom: "forbidden" }
  * ```
  */
 export function nextCondition(

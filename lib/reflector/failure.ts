@@ -69,6 +69,9 @@ export interface Failure {
  *
  * @example
  * ```ts
+ * import { KubeApiError } from "../kube/errors.ts";
+ * import { classifyFailure } from "./failure.ts";
+ *
  * classifyFailure(new KubeApiError("WATCH ingresses", { code: 410, reason: "Expired", message: "too old" }));
  * // { reason: "expired", message: "WATCH ingresses: 410 Expired: too old" }
  * ```

@@ -27,8 +27,15 @@ import type { StepContext } from "./step_context.ts";
  *
  * @example
  * ```ts
+ * import type { Ingress } from "../resources/ingress.ts";
+ * import { listStep } from "./list_step.ts";
+ * import { listingState, type ReflectorState } from "./reflector_state.ts";
+ * import type { StepContext } from "./step_context.ts";
+ *
+ * declare const context: StepContext<Ingress>; // the reflector's
  * let state: ReflectorState<Ingress> = listingState("0");
  * while (state.kind === "listing") state = await listStep(state, context);
+ * // state: `listed` after the last page, or where a failure leads (`backoff`, `missing`, `stopped`)
  * ```
  */
 export async function listStep<T extends KubeObject>(

@@ -83,6 +83,13 @@ type Lifecycle = "new" | "running" | "done";
  *
  * @example
  * ```ts
+ * import type { KubeClient } from "../kube/client.ts";
+ * import { INGRESS, type Ingress } from "../resources/ingress.ts";
+ * import { Reflector } from "./reflector.ts";
+ *
+ * declare const client: KubeClient;
+ * declare const signal: AbortSignal;
+ * declare function reconcile(ingresses: readonly Ingress[]): void;
  * const reflector = new Reflector(client.listWatcher(INGRESS));
  * const running = reflector.run(signal);
  * await reflector.store.whenSynced(signal);

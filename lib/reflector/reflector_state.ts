@@ -85,6 +85,8 @@ export type ReflectorPhase = "listing" | "watching" | "backoff" | "missing" | "s
  *
  * @example
  * ```ts
+ * import { listingState } from "./reflector_state.ts";
+ *
  * listingState("0"); // the first list, served from the API server's watch cache
  * listingState("", false); // a consistent read in one request
  * ```
@@ -98,7 +100,9 @@ export function listingState<T extends KubeObject>(from: string, paged = true): 
  *
  * @example
  * ```ts
- * reflectorPhase({ kind: "listed", resourceVersion: "10" }); // "watching"
+ * import { reflectorPhase } from "./reflector_state.ts";
+ *
+ * reflectorPhase({ kind: "listed" }); // "watching"
  * ```
  */
 export function reflectorPhase(state: Pick<ReflectorState<KubeObject>, "kind">): ReflectorPhase {

@@ -95,10 +95,18 @@ export type ListenerErrorHandler = (error: unknown) => void;
  *
  * @example
  * ```ts
+ * import type { ListPage } from "../kube/list_watch.ts";
+ * import type { ConfigMap } from "../resources/config_map.ts";
+ * import { Store, type StoreView } from "./store.ts";
+ *
+ * declare const page: ListPage<ConfigMap>; // a complete list
+ * declare const changed: ConfigMap; // the object of an ADDED or MODIFIED event
+ * declare const signal: AbortSignal;
+ * declare function reconcile(configMaps: readonly ConfigMap[]): void;
  * const store = new Store<ConfigMap>();
- * store.replace(page.items);            // first complete list: synced
- * store.apply(event.object);            // ADDED / MODIFIED
- * const view: StoreView<ConfigMap> = store;
+ * store.replace(page.items); // first complete list: synced
+ * store.apply(changed);
+ * const view: StoreView<ConfigMap> = store; // what consumers get
  * for await (const _ of view.updates(signal)) reconcile(view.list());
  * ```
  */

@@ -30,8 +30,12 @@ export interface TransitionLogOptions {
  *
  * @example
  * ```ts
+ * import { transitionLog } from "./transition_log.ts";
+ *
+ * const resource = "networking.k8s.io/v1 ingresses";
  * transitionLog({ level: "info", recoveredFrom: "forbidden" }, { resource, missingRetryMs: 60_000 });
- * // { level: "info", message: "list and watch recovered", properties: { resource, recoveredFrom: "forbidden" } }
+ * // { level: "info", message: "list and watch recovered",
+ * //   properties: { resource: "networking.k8s.io/v1 ingresses", recoveredFrom: "forbidden" } }
  * ```
  */
 export function transitionLog(

@@ -32,8 +32,15 @@ import { WatchHandle } from "./watch_handle.ts";
  *
  * @example
  * ```ts
+ * import type { Ingress } from "../resources/ingress.ts";
+ * import type { ReflectorState } from "./reflector_state.ts";
+ * import type { StepContext } from "./step_context.ts";
+ * import { openWatch, watchStep } from "./watch_step.ts";
+ *
+ * declare const context: StepContext<Ingress>; // the reflector's
  * let state: ReflectorState<Ingress> = openWatch("10", context);
  * while (state.kind === "watching") state = await watchStep(state, context);
+ * // state: `listed` to re-watch, `listing` after a 410, `backoff` or `stopped`
  * ```
  */
 export function openWatch<T extends KubeObject>(

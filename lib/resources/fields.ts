@@ -230,7 +230,14 @@ export type ObjectBuilder<W, T> = (root: Fields<W>, metadata: ObjectMeta) => T;
  *
  * @example
  * ```ts
- * const decode = objectDecoder<V1ConfigMap, ConfigMap>(
+ * import type { V1ConfigMap } from "@kubernetes/client-node";
+ * import { objectDecoder } from "./fields.ts";
+ * import type { KubeObject } from "./kube_object.ts";
+ *
+ * interface ConfigMapData extends KubeObject {
+ *   readonly data: Readonly<Record<string, string>>;
+ * }
+ * const decode = objectDecoder<V1ConfigMap, ConfigMapData>(
  *   { apiVersion: "v1", kind: "ConfigMap" },
  *   (root, metadata) => ({ metadata, data: root.stringMap("data") }),
  * );

@@ -39,8 +39,10 @@ export function objectKey(metadata: Pick<ObjectMeta, "name" | "namespace">): str
  *
  * @example
  * ```ts
+ * import { rawObjectKey } from "./kube_object.ts";
+ *
  * rawObjectKey({ metadata: { name: "web", namespace: "shop" }, spec: 42 }); // "shop/web"
- * rawObjectKey("not an object");                                           // "?"
+ * rawObjectKey("not an object"); // "?"
  * ```
  */
 export function rawObjectKey(raw: unknown): string {

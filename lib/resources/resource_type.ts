@@ -35,6 +35,9 @@ export function apiVersion(type: Pick<ResourceType<KubeObject>, "group" | "versi
  *
  * @example
  * ```ts
+ * import { INGRESS } from "./ingress.ts";
+ * import { resourcePath } from "./resource_type.ts";
+ *
  * resourcePath(INGRESS, { namespace: "shop", name: "web" });
  * // "/apis/networking.k8s.io/v1/namespaces/shop/ingresses/web"
  * ```
@@ -61,10 +64,20 @@ export type ResourceNames = Omit<ResourceType<KubeObject>, "decode">;
  *
  * @example
  * ```ts
- * const CONFIG_MAP = defineResourceType<V1ConfigMap, ConfigMap>(
+ * import type { V1ConfigMap } from "@kubernetes/client-node";
+ * import type { KubeObject } from "./kube_object.ts";
+ * import { defineResourceType } from "./resource_type.ts";
+ *
+ * interface ConfigMapData extends KubeObject {
+ *   readonly data: Readonly<Record<string, string>>;
+ * }
+ * const CONFIG_MAP_DATA = defineResourceType<V1ConfigMap, ConfigMapData>(
  *   { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
  *   (root, metadata) => ({ metadata, data: root.stringMap("data") }),
  * );
+ * const secret = { kind: "Secret", apiVersion: "v1", metadata: { name: "a", resourceVersion: "1" } };
+ * CONFIG_MAP_DATA.decode(secret);
+ * // { ok: false, reason: 'kind is "Secret", expected "ConfigMap"' }
  * ```
  */
 export function defineResourceType<W, T extends KubeObject>(

@@ -53,6 +53,8 @@ export const MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros(?![\w-])/i
  *
  * @example
  * ```ts
+ * import { blockMarkers } from "./markers.ts";
+ *
  * blockMarkers("edge").end; // "# === END ouroboros edge ==="
  * ```
  */
@@ -107,7 +109,10 @@ export type MarkerPair =
  *
  * @example
  * ```ts
- * markerPair([4], [2]); // { kind: "damaged", problem: "end-before-begin", detail: "the END marker on line 3 …" }
+ * import { markerPair } from "./markers.ts";
+ *
+ * markerPair([4], [2]); // 0-based lines of the BEGIN and END markers found
+ * // { kind: "damaged", problem: "end-before-begin", detail: "the END marker on line 3 comes before …" }
  * ```
  */
 export function markerPair(begins: readonly number[], ends: readonly number[]): MarkerPair {

@@ -31,8 +31,10 @@ export interface TextLine {
  *
  * @example
  * ```ts
- * splitLines(".:53 {\r\n}\n").map((l) => l.terminator); // ["\r\n", "\n"]
- * splitLines("}").map((l) => l.terminator);            // [""]
+ * import { splitLines } from "./text_lines.ts";
+ *
+ * splitLines(".:53 {\r\n}\n").map((line) => line.terminator); // ["\r\n", "\n"]
+ * splitLines("}").map((line) => line.terminator); // [""]
  * ```
  */
 export function splitLines(text: string): TextLine[] {
@@ -63,8 +65,10 @@ export function splitLines(text: string): TextLine[] {
  *
  * @example
  * ```ts
+ * import { newlineStyle } from "./text_lines.ts";
+ *
  * newlineStyle(".:53 {\r\n    errors\r\n}\r\n"); // "\r\n"
- * newlineStyle("");                               // "\n"
+ * newlineStyle(""); // "\n"
  * ```
  */
 export function newlineStyle(text: string): "\n" | "\r\n" {
@@ -79,6 +83,8 @@ export function newlineStyle(text: string): "\n" | "\r\n" {
  *
  * @example
  * ```ts
+ * import { trimAsciiWhitespace } from "./text_lines.ts";
+ *
  * trimAsciiWhitespace("  # === END ouroboros ===\r"); // "# === END ouroboros ==="
  * ```
  */

@@ -36,9 +36,11 @@ export const MAX_DURATION_MS = 9_223_372_036_854.775;
  *
  * @example
  * ```ts
+ * import { parseDuration } from "./duration.ts";
+ *
  * parseDuration("1m30s"); // 90000
  * parseDuration("250ms"); // 250
- * parseDuration("5");     // undefined: a unit is required
+ * parseDuration("5"); // undefined: a unit is required
  * ```
  */
 export function parseDuration(text: string): number | undefined {
@@ -69,8 +71,10 @@ export function parseDuration(text: string): number | undefined {
  *
  * @example
  * ```ts
+ * import { formatDuration } from "./duration.ts";
+ *
  * formatDuration(90_000); // "1m30s"
- * formatDuration(250);    // "250ms"
+ * formatDuration(250); // "250ms"
  * ```
  */
 export function formatDuration(ms: number): string {

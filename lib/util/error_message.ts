@@ -14,7 +14,7 @@
  * import { errorMessage } from "./error_message.ts";
  *
  * errorMessage(new Error("connection refused")); // "connection refused"
- * errorMessage("plain text");                    // "plain text"
+ * errorMessage("plain text"); // "plain text"
  * ```
  */
 export function errorMessage(error: unknown): string {

@@ -120,7 +120,10 @@ export function isIpv4Mapped(address: Ipv6Address): boolean {
  *
  * @example
  * ```ts
- * formatIp(unmapIpv4(parseIp("::ffff:10.0.0.7")!)); // "10.0.0.7"
+ * import { formatIp, parseIp, unmapIpv4 } from "./ip.ts";
+ *
+ * const mapped = parseIp("::ffff:10.0.0.7");
+ * if (mapped !== undefined) formatIp(unmapIpv4(mapped)); // "10.0.0.7"
  * ```
  */
 export function unmapIpv4(address: IpAddress): IpAddress {
@@ -147,7 +150,10 @@ export function mapIpv4(address: IpAddress): Ipv6Address {
  *
  * @example
  * ```ts
- * formatIp(parseIp("2001:DB8:0:0:1:0:0:1")!); // "2001:db8::1:0:0:1"
+ * import { formatIp, parseIp } from "./ip.ts";
+ *
+ * const address = parseIp("2001:DB8:0:0:1:0:0:1");
+ * if (address !== undefined) formatIp(address); // "2001:db8::1:0:0:1"
  * ```
  */
 export function formatIp(address: IpAddress): string {

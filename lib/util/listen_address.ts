@@ -24,9 +24,11 @@ const HOSTNAME =
  *
  * @example
  * ```ts
- * parseListenAddress(":8080");      // { host: undefined, port: 8080 }
+ * import { parseListenAddress } from "./listen_address.ts";
+ *
+ * parseListenAddress(":8080"); // { host: undefined, port: 8080 }
  * parseListenAddress("[::1]:9000"); // { host: "::1", port: 9000 }
- * parseListenAddress("8080");       // "missing ':' before the port"
+ * parseListenAddress("8080"); // "missing ':' before the port"
  * ```
  */
 export function parseListenAddress(text: string): ListenAddress | string {

@@ -77,7 +77,20 @@ export function renderMessage(record: LogRecord): string {
  *
  * @example
  * ```ts
- * formatJsonLine(record); // '{"time":"2026-12-02T10:00:00.000Z","level":"INFO",…}\n'
+ * import type { LogRecord } from "@logtape/logtape";
+ * import { formatJsonLine } from "./log_format.ts";
+ *
+ * const record: LogRecord = {
+ *   category: ["ouroboros", "proxy"],
+ *   level: "info",
+ *   message: ["proxy listening"],
+ *   rawMessage: "proxy listening",
+ *   timestamp: Date.UTC(2026, 11, 2, 10),
+ *   properties: { listener: "http" },
+ * };
+ * formatJsonLine(record);
+ * // '{"time":"2026-12-02T10:00:00.000Z","level":"INFO","logger":"ouroboros.proxy",' +
+ * // '"msg":"proxy listening","listener":"http"}\n'
  * ```
  */
 export function formatJsonLine(record: LogRecord): string {

@@ -37,6 +37,8 @@ export interface LoggingOptions {
  *
  * @example
  * ```ts
+ * import { configureLogging, logger } from "./logging.ts";
+ *
  * configureLogging({ level: "debug", format: "text" });
  * logger("proxy").debug("accepted connection", { client: "10.0.0.7:51234" });
  * ```

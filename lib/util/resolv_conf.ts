@@ -31,6 +31,8 @@ export const DEFAULT_CLUSTER_DOMAIN = "cluster.local";
  *
  * @example
  * ```ts
+ * import { detectClusterDomain } from "./resolv_conf.ts";
+ *
  * detectClusterDomain("search ns.svc.cozy.local svc.cozy.local cozy.local\n"); // "cozy.local"
  * detectClusterDomain(undefined); // "cluster.local"
  * ```

@@ -21,9 +21,13 @@ export type ThrottleDecision = { readonly emit: true; readonly suppressed: numbe
  *
  * @example
  * ```ts
+ * import { systemClock } from "./clock.ts";
+ * import { logger } from "./logging.ts";
+ * import { Throttle } from "./throttle.ts";
+ *
  * const throttle = new Throttle(systemClock, 10_000);
  * const decision = throttle.check("dial:http");
- * if (decision.emit) log.warn("backend dial failed", { suppressed: decision.suppressed });
+ * if (decision.emit) logger("proxy").warn("backend dial failed", { suppressed: decision.suppressed });
  * ```
  */
 export class Throttle {

@@ -23,8 +23,10 @@ export const CONFIGMAP_DATA_LIMIT = 1_048_576;
  *
  * @example
  * ```ts
- * utf8Length("a");  // 1
- * utf8Length("é");  // 2
+ * import { utf8Length } from "./configmap_data_bytes.ts";
+ *
+ * utf8Length("a"); // 1
+ * utf8Length("é"); // 2
  * utf8Length("😀"); // 4
  * ```
  */
@@ -52,6 +54,8 @@ function isLowSurrogate(code: number): boolean {
  *
  * @example
  * ```ts
+ * import { base64DecodedLength } from "./configmap_data_bytes.ts";
+ *
  * base64DecodedLength("aGk="); // 2 ("hi")
  * ```
  */
@@ -66,6 +70,8 @@ export function base64DecodedLength(encoded: string): number {
  *
  * @example
  * ```ts
+ * import { configMapDataBytes } from "./configmap_data_bytes.ts";
+ *
  * configMapDataBytes({ Corefile: ".:53 {\n}\n" }); // 8 + 9 = 17
  * ```
  */
@@ -87,6 +93,8 @@ export function configMapDataBytes(
  *
  * @example
  * ```ts
+ * import { exceedsConfigMapLimit } from "./configmap_data_bytes.ts";
+ *
  * exceedsConfigMapLimit({ Corefile: "x".repeat(2_000_000) }); // true
  * ```
  */

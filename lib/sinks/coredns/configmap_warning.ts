@@ -41,7 +41,17 @@ export interface WarningRefusal extends WarningText {
  *
  * @example
  * ```ts
- * await recordWarning({ configMap, recorder, signal }, { reason: "CorefileReverted", message: "another writer …" });
+ * import type { EventRecorder } from "../../kube/event_recorder.ts";
+ * import type { ConfigMap } from "../../resources/config_map.ts";
+ * import { recordWarning } from "./configmap_warning.ts";
+ *
+ * declare const configMap: ConfigMap; // as read
+ * declare const recorder: EventRecorder;
+ * declare const signal: AbortSignal;
+ * await recordWarning({ configMap, recorder, signal }, {
+ *   reason: "CorefileReverted",
+ *   message: "another writer …",
+ * });
  * ```
  */
 export async function recordWarning(on: WarningTarget, text: WarningText): Promise<void> {
@@ -65,6 +75,13 @@ export async function recordWarning(on: WarningTarget, text: WarningText): Promi
  *
  * @example
  * ```ts
+ * import type { EventRecorder } from "../../kube/event_recorder.ts";
+ * import type { ConfigMap } from "../../resources/config_map.ts";
+ * import { refuseWithWarning } from "./configmap_warning.ts";
+ *
+ * declare const configMap: ConfigMap; // as read
+ * declare const recorder: EventRecorder;
+ * declare const signal: AbortSignal;
  * const outcome = await refuseWithWarning({ configMap, recorder, signal }, {
  *   problem: "immutable",
  *   reason: "ConfigMapImmutable",

@@ -66,12 +66,18 @@ export const IMPORT_EVENT_REASONS = {
  *
  * @example
  * ```ts
+ * import type { KubeClient } from "../../kube/client.ts";
+ * import { CorednsImportSink } from "./coredns_import_sink.ts";
+ *
+ * declare const client: KubeClient;
+ * declare const signal: AbortSignal;
  * const sink = new CorednsImportSink({
  *   client,
  *   target: { namespace: "kube-system", configmap: "coredns-custom", key: "ouroboros.override" },
  *   proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local.",
  * });
- * await sink.reconcile(["app.example.com"], signal); // { kind: "written", hosts: 1, added: 1, removed: 0 }
+ * await sink.reconcile(["app.example.com"], signal);
+ * // the first time: { kind: "written", hosts: 1, added: 1, removed: 0 }
  * ```
  */
 export class CorednsImportSink implements Sink {

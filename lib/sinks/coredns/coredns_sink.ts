@@ -114,6 +114,13 @@ interface LastWrite {
  *
  * @example
  * ```ts
+ * import type { KubeClient } from "../../kube/client.ts";
+ * import type { EventRecorder } from "../../kube/event_recorder.ts";
+ * import { CorednsSink } from "./coredns_sink.ts";
+ *
+ * declare const client: KubeClient;
+ * declare const recorder: EventRecorder;
+ * declare const signal: AbortSignal;
  * const sink = new CorednsSink({
  *   client,
  *   target: { namespace: "kube-system", configmap: "coredns", key: "Corefile" },

@@ -67,9 +67,13 @@ export type WriteGate =
  *
  * @example
  * ```ts
- * const guard = new RevertGuard();
- * guard.observeRevert(now);                 // { kind: "counted", reverts: 1 }
- * guard.writeGate(now, lastWriteAt);        // { allowed: true } until a fight starts
+ * import { RevertGuard } from "./revert_guard.ts";
+ *
+ * const guard = new RevertGuard(); // a fight starts at the third revert in 30 minutes
+ * guard.observeRevert(1_000); // { kind: "counted", reverts: 1 }
+ * guard.observeRevert(2_000); // { kind: "counted", reverts: 2 }
+ * guard.observeRevert(3_000); // { kind: "fight-started", reverts: 3, holdOffMs: 30000 }
+ * guard.writeGate(4_000, 3_500); // { allowed: false, waitMs: 29500, reverts: 3 }: 30 s after our last write
  * ```
  */
 export class RevertGuard {

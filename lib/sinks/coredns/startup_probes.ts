@@ -85,6 +85,11 @@ type Read = { readonly kind: "found"; readonly configMap: ConfigMap } | { readon
  *
  * @example
  * ```ts
+ * import type { KubeClient } from "../../kube/client.ts";
+ * import { runStartupProbes } from "./startup_probes.ts";
+ *
+ * declare const client: KubeClient;
+ * declare const signal: AbortSignal;
  * const { report, notices } = await runStartupProbes(client, {
  *   mode: "coredns",
  *   coredns: { namespace: "kube-system", configmap: "coredns", key: "Corefile" },
@@ -92,6 +97,7 @@ type Read = { readonly kind: "found"; readonly configMap: ConfigMap } | { readon
  *   nodeLocalDns: { namespace: "kube-system", configmap: "node-local-dns" },
  *   signal,
  * });
+ * report.reload; // "present", "missing", or "unknown" when the Corefile could not be read
  * ```
  */
 export async function runStartupProbes(

@@ -25,10 +25,18 @@ export type FailedOutcome = Extract<SinkOutcome, { kind: "failed" }>;
  *
  * @example
  * ```ts
- * try {
- *   configMap = await client.get(CONFIG_MAP, ref, { signal });
- * } catch (error) {
- *   return transientFailure(error, signal); // { kind: "failed", message: "GET …: 500 InternalError: …", cause: error }
+ * import type { KubeClient } from "../../kube/client.ts";
+ * import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
+ * import { type FailedOutcome, transientFailure } from "./transient_failure.ts";
+ *
+ * declare const client: KubeClient;
+ * async function readCorefile(signal: AbortSignal): Promise<ConfigMap | FailedOutcome> {
+ *   try {
+ *     return await client.get(CONFIG_MAP, { namespace: "kube-system", name: "coredns" }, { signal });
+ *   } catch (error) {
+ *     // { kind: "failed", message: "GET …: 500 InternalError: …", cause: error }
+ *     return transientFailure(error, signal);
+ *   }
  * }
  * ```
  */

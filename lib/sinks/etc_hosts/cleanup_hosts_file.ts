@@ -42,6 +42,8 @@ export type HostsCleanup =
  *
  * @example
  * ```ts
+ * import { cleanupHostsFile } from "./cleanup_hosts_file.ts";
+ *
  * const result = await cleanupHostsFile("/host/etc/hosts", { signal: AbortSignal.timeout(30_000) });
  * if (result.kind === "refused" || result.kind === "failed") throw new Error(result.message);
  * ```

@@ -109,6 +109,9 @@ type Pass = HostsFileResult | {
  *
  * @example
  * ```ts
+ * import { editHostsFile } from "./edit_hosts_file.ts";
+ * import { applyHostsBlock } from "./hosts_block.ts";
+ *
  * const result = await editHostsFile(
  *   "/host/etc/hosts",
  *   (text) => applyHostsBlock(text, { ip: "10.96.0.10", hosts: ["app.example.com"] }),

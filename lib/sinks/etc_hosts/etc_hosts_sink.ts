@@ -43,6 +43,9 @@ export interface EtcHostsSinkOptions {
  *
  * @example
  * ```ts
+ * import { EtcHostsSink } from "./etc_hosts_sink.ts";
+ *
+ * declare const signal: AbortSignal;
  * const sink = new EtcHostsSink({ path: "/host/etc/hosts", proxyIp: "10.96.0.10" });
  * const outcome = await sink.reconcile(["app.example.com"], signal);
  * ```

@@ -19,7 +19,10 @@
  *
  * @example
  * ```ts
- * const bytes = await readAll(file, 16 * 1024 * 1024);
+ * import { readAll } from "./file_bytes.ts";
+ *
+ * declare const file: Deno.FsFile; // the open hosts file
+ * const bytes = await readAll(file, 16 * 1024 * 1024); // undefined when the file is over 16 MiB
  * ```
  */
 export async function readAll(file: Deno.FsFile, limit: number): Promise<Uint8Array | undefined> {
@@ -50,7 +53,13 @@ export async function readAll(file: Deno.FsFile, limit: number): Promise<Uint8Ar
  *
  * @example
  * ```ts
- * if (!await fileStartsWith(file, encodeHostsText(current), maxBytes)) return "changed under us";
+ * import { fileStartsWith } from "./file_bytes.ts";
+ * import { encodeHostsText } from "./hosts_layout.ts";
+ *
+ * declare const file: Deno.FsFile; // the open hosts file
+ * declare const current: string; // its text as read before
+ * const unchanged = await fileStartsWith(file, encodeHostsText(current), 16 * 1024 * 1024);
+ * // false when another process changed the bytes read meanwhile: start again
  * ```
  */
 export async function fileStartsWith(file: Deno.FsFile, prefix: Uint8Array, limit: number): Promise<boolean> {
@@ -65,7 +74,11 @@ export async function fileStartsWith(file: Deno.FsFile, prefix: Uint8Array, limi
  *
  * @example
  * ```ts
- * await writeAt0(file, encodeHostsText(plan.text));
+ * import { writeAt0 } from "./file_bytes.ts";
+ * import { encodeHostsText } from "./hosts_layout.ts";
+ *
+ * declare const file: Deno.FsFile; // the open hosts file
+ * await writeAt0(file, encodeHostsText("127.0.0.1 localhost\n"));
  * ```
  */
 export async function writeAt0(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
@@ -80,7 +93,10 @@ export async function writeAt0(file: Deno.FsFile, bytes: Uint8Array): Promise<vo
  *
  * @example
  * ```ts
- * sameInode(await Deno.lstat(path), await file.stat()); // false after a rename onto `path`
+ * import { sameInode } from "./file_bytes.ts";
+ *
+ * declare const file: Deno.FsFile; // opened from /host/etc/hosts
+ * sameInode(await Deno.lstat("/host/etc/hosts"), await file.stat()); // false after a rename onto the path
  * ```
  */
 export function sameInode(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
@@ -93,8 +109,10 @@ export function sameInode(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
  *
  * @example
  * ```ts
+ * import { osErrorCode } from "./file_bytes.ts";
+ *
  * osErrorCode(Object.assign(new Error("No space left on device"), { code: "ENOSPC" })); // "ENOSPC"
- * osErrorCode(new TypeError("x is undefined"));                                       // undefined
+ * osErrorCode(new TypeError("x is undefined")); // undefined
  * ```
  */
 export function osErrorCode(error: unknown): string | undefined {

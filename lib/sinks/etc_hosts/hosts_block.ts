@@ -72,9 +72,12 @@ export interface HostsBlockOptions {
  *
  * @example
  * ```ts
+ * import { applyHostsBlock } from "./hosts_block.ts";
+ *
  * const edit = applyHostsBlock("127.0.0.1 localhost\n", { ip: "10.96.0.10", hosts: ["app.example.com"] });
  * // edit.kind === "changed"; edit.text === "127.0.0.1 localhost\n" +
- * //   "# === BEGIN ouroboros (do not edit by hand) ===\n10.96.0.10 app.example.com\n# === END ouroboros ===\n"
+ * //   "# === BEGIN ouroboros (do not edit by hand) ===\n" +
+ * //   "10.96.0.10 app.example.com\n# === END ouroboros ===\n"
  * ```
  */
 export function applyHostsBlock(text: string, options: HostsBlockOptions): HostsEdit {
@@ -90,6 +93,8 @@ export function applyHostsBlock(text: string, options: HostsBlockOptions): Hosts
  *
  * @example
  * ```ts
+ * import { removeHostsBlock } from "./hosts_block.ts";
+ *
  * removeHostsBlock("127.0.0.1 localhost\n").kind; // "unchanged"
  * ```
  */

@@ -38,6 +38,8 @@ export interface EntryPlan {
  *
  * @example
  * ```ts
+ * import { planEntries } from "./hosts_entries.ts";
+ *
  * planEntries("2001:DB8::0:1", ["b.example.com", "a.example.com"]);
  * // { kind: "entries", ip: "2001:db8::1", hosts: ["b.example.com", "a.example.com"] }
  * planEntries("10.0.0", ["a.example.com"]).kind; // "refused"
@@ -85,6 +87,8 @@ export function hostProblem(host: string): string | undefined {
  *
  * @example
  * ```ts
+ * import { renderEntry } from "./hosts_entries.ts";
+ *
  * renderEntry("10.96.0.10", "app.example.com"); // "10.96.0.10 app.example.com"
  * ```
  */
@@ -99,6 +103,8 @@ export function renderEntry(ip: string, host: string): string {
  *
  * @example
  * ```ts
+ * import { parseOwnEntry } from "./hosts_entries.ts";
+ *
  * parseOwnEntry("10.96.0.10 app.example.com"); // { ip: "10.96.0.10", host: "app.example.com" }
  * parseOwnEntry("10.96.0.10\tapp.example.com"); // undefined (we never write a tab)
  * ```
@@ -119,6 +125,8 @@ export function parseOwnEntry(content: string): { readonly ip: string; readonly 
  *
  * @example
  * ```ts
+ * import { entryNames } from "./hosts_entries.ts";
+ *
  * entryNames("10.0.0.1\tApp.example.com app # pinned"); // ["app.example.com", "app"]
  * ```
  */

@@ -69,10 +69,12 @@ export type WritePlan =
  *
  * @example
  * ```ts
+ * import { planWrite } from "./hosts_layout.ts";
+ *
  * const end = "# === END ouroboros ===\n";
- * planWrite(`a\n${end}`, `a\n${end}`);           // { kind: "none" }
- * planWrite(`abc\n${end}`, `a\n${end}`);         // { kind: "overwrite", text: "a\n# === END ouroboros ===  \n" }
- * planWrite("127.0.0.1 localhost\n", "");        // { kind: "shrink", text: "", filler: 20 }
+ * planWrite(`a\n${end}`, `a\n${end}`); // { kind: "none" }
+ * planWrite(`abc\n${end}`, `a\n${end}`); // { kind: "overwrite", text: "a\n# === END ouroboros ===  \n" }
+ * planWrite("127.0.0.1 localhost\n", ""); // { kind: "shrink", text: "", filler: 20 }
  * ```
  */
 export function planWrite(current: string, desired: string, options: MarkersOption = {}): WritePlan {
@@ -96,6 +98,8 @@ export function planWrite(current: string, desired: string, options: MarkersOpti
  *
  * @example
  * ```ts
+ * import { fitLength } from "./hosts_layout.ts";
+ *
  * fitLength("# === END ouroboros ===\n", 26); // "# === END ouroboros ===  \n"
  * ```
  */
@@ -115,6 +119,8 @@ export function fitLength(text: string, length: number, options: MarkersOption =
  *
  * @example
  * ```ts
+ * import { endSlack } from "./hosts_layout.ts";
+ *
  * endSlack("x\n# === END ouroboros ===   \r\n"); // { start: 25, length: 3 }
  * ```
  */
@@ -142,6 +148,8 @@ function isSlack(code: number): boolean {
  *
  * @example
  * ```ts
+ * import { stripFiller } from "./hosts_layout.ts";
+ *
  * stripFiller("a b\n\u0000\u0000"); // { text: "a b\n", removed: 2 }
  * ```
  */
@@ -158,6 +166,8 @@ export function stripFiller(text: string): { readonly text: string; readonly rem
  *
  * @example
  * ```ts
+ * import { decodeHostsBytes } from "./hosts_layout.ts";
+ *
  * decodeHostsBytes(new Uint8Array([0x23, 0xe9, 0x0a])); // "#\u00e9\n"
  * ```
  */
@@ -177,6 +187,8 @@ export function decodeHostsBytes(bytes: Uint8Array): string {
  *
  * @example
  * ```ts
+ * import { encodeHostsText } from "./hosts_layout.ts";
+ *
  * encodeHostsText("#\u00e9\n"); // Uint8Array [0x23, 0xe9, 0x0a]
  * ```
  */

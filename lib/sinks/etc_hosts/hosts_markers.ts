@@ -68,6 +68,9 @@ export type HostsMarkerScan =
  *
  * @example
  * ```ts
+ * import { splitLines } from "../text_lines.ts";
+ * import { scanHostsMarkers } from "./hosts_markers.ts";
+ *
  * const text = "127.0.0.1 localhost\n# === BEGIN ouroboros (do not edit by hand) ===\n" +
  *   "10.96.0.10 app.example.com\n# === END ouroboros ===\n";
  * scanHostsMarkers(text, splitLines(text));

@@ -22,7 +22,9 @@ export const HOSTS_BASENAME = "hosts";
  *
  * @example
  * ```ts
- * hostsPathProblem("/host/etc/hosts");    // undefined
+ * import { hostsPathProblem } from "./hosts_path.ts";
+ *
+ * hostsPathProblem("/host/etc/hosts"); // undefined
  * hostsPathProblem("/host/etc/shadow")?.problem; // "unsafe-path"
  * ```
  */

@@ -59,7 +59,10 @@ export interface HostsRefusal {
  *
  * @example
  * ```ts
+ * import { hostsRefusal } from "./hosts_problems.ts";
+ *
  * hostsRefusal("invalid-ip", `--proxy-ip "10.0.0" is not an IPv4 or IPv6 address`);
+ * // { kind: "refused", problem: "invalid-ip", message: "--proxy-ip …", scope: "nothing-written" }
  * ```
  */
 export function hostsRefusal(problem: HostsProblem, message: string): HostsRefusal {
@@ -71,8 +74,10 @@ export function hostsRefusal(problem: HostsProblem, message: string): HostsRefus
  *
  * @example
  * ```ts
+ * import { isHostsMarkerProblem } from "./hosts_problems.ts";
+ *
  * isHostsMarkerProblem("end-before-begin"); // true
- * isHostsMarkerProblem("symlink");          // false
+ * isHostsMarkerProblem("symlink"); // false
  * ```
  */
 export function isHostsMarkerProblem(problem: HostsProblem): problem is HostsMarkerProblem {

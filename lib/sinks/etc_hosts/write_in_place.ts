@@ -76,8 +76,16 @@ export type InPlaceWrite =
  *
  * @example
  * ```ts
+ * import { planWrite } from "./hosts_layout.ts";
+ * import { writeInPlace } from "./write_in_place.ts";
+ *
+ * declare const file: Deno.FsFile; // the hosts file, open and locked
+ * declare const current: string; // its text as read
+ * declare const desired: string; // the text to leave in it
  * const plan = planWrite(current, desired);
- * if (plan.kind !== "none") await writeInPlace(file, plan, { path, current, maxBytes });
+ * if (plan.kind !== "none") {
+ *   await writeInPlace(file, plan, { path: "/host/etc/hosts", current, maxBytes: 16 * 1024 * 1024 });
+ * }
  * ```
  */
 export async function writeInPlace(

@@ -218,8 +218,23 @@ export interface BuildInput {
  *
  * @example
  * ```ts
- * const builds = buildRecords({ hosts: ["shop.example.com"], targets: resolved, settings });
- * // [{ kind: "built", host: "shop.example.com", records: [<DNSEndpoint …-v4>] }]
+ * import { buildRecords } from "./build_records.ts";
+ * import { targetsFromAddresses } from "./targets.ts";
+ *
+ * const builds = buildRecords({
+ *   hosts: ["shop.example.com"],
+ *   targets: targetsFromAddresses(["10.96.0.7"], "--external-dns-proxy-ip"),
+ *   settings: {
+ *     output: "crd",
+ *     namespace: "ouroboros",
+ *     instance: "ouroboros",
+ *     recordTtl: 60,
+ *     annotationPrefix: "external-dns.alpha.kubernetes.io/",
+ *     annotations: {},
+ *     labels: {},
+ *   },
+ * });
+ * // [{ kind: "built", host: "shop.example.com", records: [<DNSEndpoint ouroboros-shop-example-com-…-v4>] }]
  * ```
  */
 export function buildRecords(input: BuildInput): HostBuild[] {

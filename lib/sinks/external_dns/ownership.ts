@@ -42,6 +42,8 @@ export function ownershipLabels(instance: string): Record<string, string> {
  *
  * @example
  * ```ts
+ * import { ownershipSelector } from "./ownership.ts";
+ *
  * ownershipSelector("ouroboros");
  * // "app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=ouroboros"
  * ```
@@ -69,8 +71,11 @@ export interface RecordsOf {
  *
  * @example
  * ```ts
+ * import { deleteCommand } from "./ownership.ts";
+ *
  * deleteCommand({ namespace: "ouroboros", output: "crd", instance: "ouroboros" });
- * // "kubectl --namespace ouroboros delete dnsendpoints.externaldns.k8s.io --selector='app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=ouroboros'"
+ * // "kubectl --namespace ouroboros delete dnsendpoints.externaldns.k8s.io --selector='app.kubernetes.io/" +
+ * // "managed-by=ouroboros,ouroboros.lexfrei.tech/instance=ouroboros'"
  * ```
  */
 export function deleteCommand(records: RecordsOf): string {

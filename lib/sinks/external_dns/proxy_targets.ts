@@ -30,6 +30,8 @@ export type TargetOrigin =
  *
  * @example
  * ```ts
+ * import { currentTargets } from "./proxy_targets.ts";
+ *
  * currentTargets({ kind: "address", address: "10.96.0.7" });
  * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: [] }, origin: "--external-dns-proxy-ip" }
  * ```
@@ -69,6 +71,9 @@ export interface TargetAnnouncement {
  *
  * @example
  * ```ts
+ * import { currentTargets, targetNotices } from "./proxy_targets.ts";
+ *
+ * const origin = { kind: "address", address: "10.96.0.7" } as const;
  * const first = targetNotices(undefined, currentTargets(origin));
  * // first.notices: [{ level: "info", message: "external-dns: records point at the proxy's addresses", … }]
  * targetNotices(first.key, currentTargets(origin)).notices; // [] while nothing changed

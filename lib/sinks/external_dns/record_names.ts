@@ -66,6 +66,8 @@ function stem(host: string, limit: number, suffix: string): string {
  *
  * @example
  * ```ts
+ * import { serviceName } from "./record_names.ts";
+ *
  * serviceName("shop.example.com"); // "ouroboros-shop-example-com-<12 hex>"
  * ```
  */
@@ -78,6 +80,8 @@ export function serviceName(host: string): string {
  *
  * @example
  * ```ts
+ * import { dnsEndpointName } from "./record_names.ts";
+ *
  * dnsEndpointName("shop.example.com", 6); // "ouroboros-shop-example-com-<12 hex>-v6"
  * ```
  */

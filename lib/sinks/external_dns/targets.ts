@@ -40,8 +40,11 @@ export type TargetsResult =
  *
  * @example
  * ```ts
+ * import { targetsFromAddresses } from "./targets.ts";
+ *
  * targetsFromAddresses(["10.96.0.7", "FD00:0:0:0:0:0:0:7"], "--external-dns-proxy-ip");
- * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: ["fd00::7"] }, origin: "--external-dns-proxy-ip" }
+ * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: ["fd00::7"] },
+ * //   origin: "--external-dns-proxy-ip" }
  * ```
  */
 export function targetsFromAddresses(addresses: readonly string[], origin: string): TargetsResult {
@@ -73,7 +76,13 @@ export function targetsFromAddresses(addresses: readonly string[], origin: strin
  *
  * @example
  * ```ts
- * targetsFromService(service); // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: [] }, origin: "Service ouroboros/ouroboros-proxy" }
+ * import type { Service } from "../../resources/service.ts";
+ * import { targetsFromService } from "./targets.ts";
+ *
+ * declare const service: Service; // ouroboros/ouroboros-proxy, spec.clusterIPs ["10.96.0.7"]
+ * targetsFromService(service);
+ * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: [] },
+ * //   origin: "Service ouroboros/ouroboros-proxy" }
  * ```
  */
 export function targetsFromService(service: Service): TargetsResult {

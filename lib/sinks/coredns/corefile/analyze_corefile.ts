@@ -70,6 +70,8 @@ export interface AnalyzeOptions {
  *
  * @example
  * ```ts
+ * import { analyzeCorefile } from "./analyze_corefile.ts";
+ *
  * const analysis = analyzeCorefile(".:53 {\n    errors\n}\n");
  * // analysis.kind === "analysis", analysis.markers.kind === "absent", analysis.rootCloseLine === 2
  * analyzeCorefile("example.org {\n}\n").kind; // "refused" (no-root-block)

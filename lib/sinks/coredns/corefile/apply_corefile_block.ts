@@ -91,6 +91,8 @@ export type CorefileEdit =
  *
  * @example
  * ```ts
+ * import { applyCorefileBlock } from "./apply_corefile_block.ts";
+ *
  * const fqdn = "p.ns.svc.cluster.local.";
  * const edit = applyCorefileBlock(".:53 {\n    errors\n}\n", { hosts: ["app.example.com"], fqdn });
  * // edit.kind === "changed"; edit.corefile ===
@@ -151,8 +153,12 @@ export function applyCorefileBlock(corefile: string, block: CorefileBlock): Core
  *
  * @example
  * ```ts
- * renderBlock({ hosts: ["a.example.com"], fqdn: "p.ns.svc.cluster.local." }, { indent: "\t", newline: "\n" });
- * // "\t# === BEGIN ouroboros (do not edit by hand) ===\n\trewrite name a.example.com p.ns.svc.cluster.local.\n" +
+ * import { renderBlock } from "./apply_corefile_block.ts";
+ *
+ * const block = { hosts: ["a.example.com"], fqdn: "p.ns.svc.cluster.local." };
+ * renderBlock(block, { indent: "\t", newline: "\n" });
+ * // "\t# === BEGIN ouroboros (do not edit by hand) ===\n" +
+ * // "\trewrite name a.example.com p.ns.svc.cluster.local.\n" +
  * // "\t# === END ouroboros ===\n"
  * ```
  */

@@ -63,8 +63,10 @@ export interface CorefileRefusal {
  *
  * @example
  * ```ts
+ * import { isMarkerProblem } from "./corefile_refusal.ts";
+ *
  * isMarkerProblem("end-before-begin"); // true
- * isMarkerProblem("no-root-block");    // false
+ * isMarkerProblem("no-root-block"); // false
  * ```
  */
 export function isMarkerProblem(problem: CorefileProblem): problem is MarkerProblem {
@@ -76,7 +78,11 @@ export function isMarkerProblem(problem: CorefileProblem): problem is MarkerProb
  *
  * @example
  * ```ts
+ * import { refusal } from "./corefile_refusal.ts";
+ *
  * refusal("no-root-block", "no .:53 server block found");
+ * // { kind: "refused", problem: "no-root-block", message: "no .:53 server block found",
+ * //   scope: "nothing-written" }
  * ```
  */
 export function refusal(problem: CorefileProblem, message: string): CorefileRefusal {

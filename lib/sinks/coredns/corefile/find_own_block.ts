@@ -68,6 +68,8 @@ const BLANK = /^[ \t]*$/;
  *
  * @example
  * ```ts
+ * import { findOwnBlock } from "./find_own_block.ts";
+ *
  * const text = ".:53 {\n    # === BEGIN ouroboros (do not edit by hand) ===\n" +
  *   "    rewrite name a.example.com p.ns.svc.cluster.local.\n    # === END ouroboros ===\n}\n";
  * findOwnBlock(text)?.hosts; // ["a.example.com"]

@@ -27,8 +27,10 @@ import { type CorefileToken, tokenizeCorefile } from "./tokenize_corefile.ts";
  *
  * @example
  * ```ts
+ * import { hasReloadPlugin } from "./has_reload_plugin.ts";
+ *
  * hasReloadPlugin(".:53 {\n    errors\n    reload 5s\n}\n"); // true
- * hasReloadPlugin(".:53 {\n    # reload\n}\n");              // false
+ * hasReloadPlugin(".:53 {\n    # reload\n}\n"); // false
  * ```
  */
 export function hasReloadPlugin(corefile: string): boolean {
@@ -42,6 +44,9 @@ export function hasReloadPlugin(corefile: string): boolean {
  *
  * @example
  * ```ts
+ * import { hasReloadPluginIn } from "./has_reload_plugin.ts";
+ * import { tokenizeCorefile } from "./tokenize_corefile.ts";
+ *
  * const tokenized = tokenizeCorefile(".:53 {\n    reload\n}\n");
  * tokenized.ok && hasReloadPluginIn(tokenized.tokens); // true
  * ```

@@ -27,8 +27,10 @@ import { tokenizeCorefile } from "./tokenize_corefile.ts";
  *
  * @example
  * ```ts
+ * import { importLineFor } from "./import_line.ts";
+ *
  * importLineFor("ouroboros.override"); // "import /etc/coredns/custom/*.override"
- * importLineFor("ouroboros");          // "import /etc/coredns/custom/*ouroboros"
+ * importLineFor("ouroboros"); // "import /etc/coredns/custom/*ouroboros"
  * ```
  */
 export function importLineFor(key: string): string {
@@ -41,9 +43,11 @@ export function importLineFor(key: string): string {
  *
  * @example
  * ```ts
+ * import { importCovers } from "./import_line.ts";
+ *
  * const corefile = ".:53 {\n    import /etc/coredns/custom/*.override\n}\n";
  * importCovers(corefile, "ouroboros.override"); // true
- * importCovers(corefile, "ouroboros.server");   // false
+ * importCovers(corefile, "ouroboros.server"); // false
  * ```
  */
 export function importCovers(corefile: string, key: string): boolean {

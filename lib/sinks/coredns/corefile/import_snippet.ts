@@ -27,8 +27,11 @@ import { isOwnRewriteRule, rewriteInputProblem, rewriteRule } from "./rewrite_ru
  *
  * @example
  * ```ts
+ * import { importSnippet } from "./import_snippet.ts";
+ *
  * importSnippet(["a.example.com", "b.example.com"], "p.ns.svc.cluster.local.");
- * // "rewrite name a.example.com p.ns.svc.cluster.local.\nrewrite name b.example.com p.ns.svc.cluster.local.\n"
+ * // "rewrite name a.example.com p.ns.svc.cluster.local.\n" +
+ * // "rewrite name b.example.com p.ns.svc.cluster.local.\n"
  * importSnippet([], "p.ns.svc.cluster.local."); // undefined
  * ```
  */
@@ -52,9 +55,11 @@ export type ImportDataChange = "none" | "write" | "delete";
  *
  * @example
  * ```ts
+ * import { importDataChange } from "./import_snippet.ts";
+ *
  * importDataChange(undefined, "rewrite name a.example.com p.ns.svc.cluster.local.\n"); // "write"
- * importDataChange("", undefined);                                                      // "delete"
- * importDataChange(undefined, undefined);                                               // "none"
+ * importDataChange("", undefined); // "delete"
+ * importDataChange(undefined, undefined); // "none"
  * ```
  */
 export function importDataChange(
@@ -71,6 +76,8 @@ export function importDataChange(
  *
  * @example
  * ```ts
+ * import { snippetHosts } from "./import_snippet.ts";
+ *
  * snippetHosts("rewrite name a.example.com p.ns.svc.cluster.local.\nlog\n"); // ["a.example.com"]
  * ```
  */

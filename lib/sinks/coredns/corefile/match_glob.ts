@@ -30,10 +30,12 @@ type Element =
  *
  * @example
  * ```ts
+ * import { matchGlob } from "./match_glob.ts";
+ *
  * matchGlob("*.override", "ouroboros.override"); // true
- * matchGlob("*.server", "ouroboros.override");   // false
+ * matchGlob("*.server", "ouroboros.override"); // false
  * matchGlob("[a-o]*.override", "ouroboros.override"); // true
- * matchGlob("[", "x");                           // false: malformed
+ * matchGlob("[", "x"); // false: malformed
  * ```
  */
 export function matchGlob(pattern: string, name: string): boolean {

@@ -63,8 +63,11 @@ function unsafeCharacter(value: string): string | undefined {
  *
  * @example
  * ```ts
- * hostProblem("app.example.com");      // undefined
- * hostProblem("a.example.com\nerrors"); // 'host "a.example.com\\nerrors" contains character U+000A at position 14'
+ * import { hostProblem } from "./rewrite_rule.ts";
+ *
+ * hostProblem("app.example.com"); // undefined
+ * hostProblem("a.example.com\nerrors");
+ * // 'host "a.example.com\\nerrors" contains character U+000A at position 14'
  * ```
  */
 export function hostProblem(host: string): string | undefined {
@@ -85,8 +88,10 @@ export function hostProblem(host: string): string | undefined {
  *
  * @example
  * ```ts
+ * import { fqdnProblem } from "./rewrite_rule.ts";
+ *
  * fqdnProblem("ouroboros-proxy.ouroboros.svc.cluster.local."); // undefined
- * fqdnProblem("ouroboros-proxy.ouroboros.svc.cluster.local");  // "target must be FQDN with trailing dot: …"
+ * fqdnProblem("ouroboros-proxy.ouroboros.svc.cluster.local"); // "target must be FQDN with trailing dot: …"
  * ```
  */
 export function fqdnProblem(fqdn: string): string | undefined {
@@ -103,7 +108,10 @@ export function fqdnProblem(fqdn: string): string | undefined {
  *
  * @example
  * ```ts
+ * import { rewriteInputProblem } from "./rewrite_rule.ts";
+ *
  * rewriteInputProblem(["a.example.com"], "proxy.ns.svc.cluster.local."); // undefined
+ * rewriteInputProblem(["a.example.com"], "proxy.ns.svc.cluster.local"); // "target must be FQDN …"
  * ```
  */
 export function rewriteInputProblem(
@@ -125,6 +133,8 @@ export function rewriteInputProblem(
  *
  * @example
  * ```ts
+ * import { rewriteRule } from "./rewrite_rule.ts";
+ *
  * rewriteRule("app.example.com", "proxy.ns.svc.cluster.local.");
  * // "rewrite name app.example.com proxy.ns.svc.cluster.local."
  * ```
@@ -140,8 +150,10 @@ export function rewriteRule(host: string, fqdn: string): string {
  *
  * @example
  * ```ts
+ * import { isOwnRewriteRule } from "./rewrite_rule.ts";
+ *
  * isOwnRewriteRule(["rewrite", "name", "a.example.com", "p.ns.svc.cluster.local."]); // true
- * isOwnRewriteRule(["log"]);                                                          // false
+ * isOwnRewriteRule(["log"]); // false
  * ```
  */
 export function isOwnRewriteRule(words: readonly string[]): boolean {

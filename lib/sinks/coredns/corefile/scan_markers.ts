@@ -89,8 +89,20 @@ export type MarkerScan =
  *
  * @example
  * ```ts
- * // A root block holding "# === BEGIN …", "rewrite name a.example.com p.ns.svc.cluster.local.",
- * // "# === END ouroboros ===" gives { kind: "present", hosts: ["a.example.com"], … }.
+ * import { splitLines } from "../../text_lines.ts";
+ * import { scanMarkers } from "./scan_markers.ts";
+ * import { findRootBlock, serverBlocks } from "./server_blocks.ts";
+ * import { tokenizeCorefile } from "./tokenize_corefile.ts";
+ *
+ * const text = ".:53 {\n    # === BEGIN ouroboros (do not edit by hand) ===\n" +
+ *   "    rewrite name a.example.com p.ns.svc.cluster.local.\n    # === END ouroboros ===\n}\n";
+ * const tokenized = tokenizeCorefile(text);
+ * const root = tokenized.ok ? findRootBlock(serverBlocks(tokenized.tokens)) : undefined;
+ * if (tokenized.ok && root !== undefined) {
+ *   const { tokens, comments } = tokenized;
+ *   scanMarkers({ text, lines: splitLines(text), tokens, comments, root });
+ *   // { kind: "present", beginLine: 1, endLine: 3, hosts: ["a.example.com"] }
+ * }
  * ```
  */
 export function scanMarkers(input: MarkerScanInput): MarkerScan {

@@ -56,8 +56,11 @@ export interface CorefileBlocks {
  *
  * @example
  * ```ts
- * const tokens = tokenizeCorefile("(common) {\n  errors\n}\n.:53 {\n  import common\n}\n");
- * // with tokens.ok: serverBlocks(tokens.tokens).map((b) => b.keys) → [["(common)"], [".:53"]]
+ * import { serverBlocks } from "./server_blocks.ts";
+ * import { tokenizeCorefile } from "./tokenize_corefile.ts";
+ *
+ * const tokenized = tokenizeCorefile("(common) {\n  errors\n}\n.:53 {\n  import common\n}\n");
+ * if (tokenized.ok) serverBlocks(tokenized.tokens).map((block) => block.keys); // [["(common)"], [".:53"]]
  * ```
  */
 export function serverBlocks(tokens: readonly CorefileToken[]): ServerBlock[] {
@@ -93,9 +96,11 @@ export function serverBlocks(tokens: readonly CorefileToken[]): ServerBlock[] {
  *
  * @example
  * ```ts
- * isRootKey(".:53");       // true
- * isRootKey("dns://.");    // true
- * isRootKey(".:8053");     // false
+ * import { isRootKey } from "./server_blocks.ts";
+ *
+ * isRootKey(".:53"); // true
+ * isRootKey("dns://."); // true
+ * isRootKey(".:8053"); // false
  * isRootKey("example.org"); // false
  * ```
  */
@@ -109,7 +114,11 @@ export function isRootKey(key: string): boolean {
  *
  * @example
  * ```ts
- * // example.org:53 { … }  .:53 { … }  → the second block
+ * import { findRootBlock, serverBlocks } from "./server_blocks.ts";
+ * import { tokenizeCorefile } from "./tokenize_corefile.ts";
+ *
+ * const tokenized = tokenizeCorefile("example.org:53 {\n}\n.:53 {\n}\n");
+ * if (tokenized.ok) findRootBlock(serverBlocks(tokenized.tokens))?.keys; // [".:53"]: the second block
  * ```
  */
 export function findRootBlock(blocks: readonly ServerBlock[]): ServerBlock | undefined {
@@ -124,8 +133,16 @@ export function findRootBlock(blocks: readonly ServerBlock[]): ServerBlock | und
  *
  * @example
  * ```ts
- * // ".:53 {\n  errors\n  kubernetes cluster.local {\n    pods insecure\n  }\n}" →
- * // [{ name: "errors", args: [] }, { name: "kubernetes", args: ["cluster.local"] }]
+ * import { blockDirectives, findRootBlock, serverBlocks } from "./server_blocks.ts";
+ * import { tokenizeCorefile } from "./tokenize_corefile.ts";
+ *
+ * const corefile = ".:53 {\n  errors\n  kubernetes cluster.local {\n    pods insecure\n  }\n}\n";
+ * const tokenized = tokenizeCorefile(corefile);
+ * const root = tokenized.ok ? findRootBlock(serverBlocks(tokenized.tokens)) : undefined;
+ * if (tokenized.ok && root !== undefined) {
+ *   blockDirectives(tokenized.tokens, root).map(({ name, args }) => [name, args]);
+ *   // [["errors", []], ["kubernetes", ["cluster.local"]]]
+ * }
  * ```
  */
 export function blockDirectives(tokens: readonly CorefileToken[], block: ServerBlock): Directive[] {
@@ -160,7 +177,18 @@ export function blockDirectives(tokens: readonly CorefileToken[], block: ServerB
  *
  * @example
  * ```ts
- * // "(base) {\n  reload\n}\n.:53 {\n  import base\n}" → the root block's lines: [{ name: "reload" }]
+ * import { expandedDirectives, findRootBlock, serverBlocks } from "./server_blocks.ts";
+ * import { tokenizeCorefile } from "./tokenize_corefile.ts";
+ *
+ * const tokenized = tokenizeCorefile("(base) {\n  reload\n}\n.:53 {\n  import base\n}\n");
+ * if (tokenized.ok) {
+ *   const blocks = serverBlocks(tokenized.tokens);
+ *   const root = findRootBlock(blocks);
+ *   if (root !== undefined) {
+ *     expandedDirectives({ tokens: tokenized.tokens, blocks }, root).map((directive) => directive.name);
+ *     // ["reload"], where blockDirectives gives ["import"]
+ *   }
+ * }
  * ```
  */
 export function expandedDirectives(corefile: CorefileBlocks, block: ServerBlock): Directive[] {

@@ -102,6 +102,8 @@ export interface TokenizeSkip {
  *
  * @example
  * ```ts
+ * import { tokenizeCorefile } from "./tokenize_corefile.ts";
+ *
  * const result = tokenizeCorefile(".:53 { # a { comment\n    errors\n}\n");
  * if (result.ok) result.tokens.map((t) => t.text); // [".:53", "{", "errors", "}"]
  * ```

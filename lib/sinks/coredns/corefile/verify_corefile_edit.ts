@@ -30,8 +30,10 @@ import type { RewriteRules } from "./rewrite_rule.ts";
  *
  * @example
  * ```ts
+ * import { verifyCorefileEdit } from "./verify_corefile_edit.ts";
+ *
  * verifyCorefileEdit(".:53 {\n}\n", ".:53 {\n}\n}\n", { hosts: [], fqdn: "p.ns.svc.cluster.local." });
- * // 'edited Corefile: the "}" on line 3 closes nothing: …'
+ * // 'edited Corefile: the Corefile does not parse: the "}" on line 3 closes nothing: …'
  * ```
  */
 export function verifyCorefileEdit(

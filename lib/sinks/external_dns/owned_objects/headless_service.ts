@@ -65,7 +65,14 @@ export interface ExternalDnsRecord {
  *
  * @example
  * ```ts
- * externalDnsAnnotations({ prefix: "internal-dns/", hostnames: ["api.example"], targets: ["10.0.0.1"], ttl: 60 });
+ * import { externalDnsAnnotations } from "./headless_service.ts";
+ *
+ * externalDnsAnnotations({
+ *   prefix: "internal-dns/",
+ *   hostnames: ["api.example"],
+ *   targets: ["10.0.0.1"],
+ *   ttl: 60,
+ * });
  * // { "internal-dns/hostname": "api.example", "internal-dns/target": "10.0.0.1", "internal-dns/ttl": "60" }
  * ```
  */

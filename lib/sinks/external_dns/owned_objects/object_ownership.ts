@@ -40,6 +40,8 @@ export function ownerLabels(ownership: ObjectOwnership): Record<string, string> 
  *
  * @example
  * ```ts
+ * import { ownerSelector } from "./object_ownership.ts";
+ *
  * ownerSelector({
  *   managedBy: { label: "app.kubernetes.io/managed-by", value: "kuberture" },
  *   instance: { label: "kuberture/instance", value: "main" },

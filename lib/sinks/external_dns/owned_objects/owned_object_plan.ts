@@ -179,6 +179,8 @@ function fieldPatch(desired: JsonObject, observed: JsonObject): Record<string, u
  *
  * @example
  * ```ts
+ * import { updatePatch } from "./owned_object_plan.ts";
+ *
  * updatePatch(
  *   { labels: { a: "1" }, annotations: {}, spec: {} },
  *   { labels: { a: "1", b: "2" }, annotations: {}, spec: { selector: { app: "x" } } },
