@@ -253,7 +253,9 @@ async function verify(
   expected: Uint8Array,
   maxBytes: number,
 ): Promise<string | undefined> {
-  if (!await fileStartsWith(file, expected, maxBytes)) return "the file differs from what we wrote";
+  if (!await fileStartsWith(file, expected, { limit: maxBytes })) {
+    return "the file differs from what we wrote";
+  }
   try {
     if (!sameInode(await Deno.lstat(path), await file.stat())) return "the path names another file now";
   } catch {

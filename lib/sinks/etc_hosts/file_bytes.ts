@@ -47,7 +47,7 @@ export async function readAll(file: Deno.FsFile, limit: number): Promise<Uint8Ar
 }
 
 /**
- * Whether the file (read again from offset 0, at most `limit` bytes) starts with `prefix`: the
+ * Whether the file (read again from offset 0, at most `options.limit` bytes) starts with `prefix`: the
  * writer's check that nobody changed the bytes it read or wrote. Anything after `prefix` (a line
  * appended meanwhile) does not matter; a file over the limit never matches.
  *
@@ -58,12 +58,16 @@ export async function readAll(file: Deno.FsFile, limit: number): Promise<Uint8Ar
  *
  * declare const file: Deno.FsFile; // the open hosts file
  * declare const current: string; // its text as read before
- * const unchanged = await fileStartsWith(file, encodeHostsText(current), 16 * 1024 * 1024);
+ * const unchanged = await fileStartsWith(file, encodeHostsText(current), { limit: 16 * 1024 * 1024 });
  * // false when another process changed the bytes read meanwhile: start again
  * ```
  */
-export async function fileStartsWith(file: Deno.FsFile, prefix: Uint8Array, limit: number): Promise<boolean> {
-  const bytes = await readAll(file, limit);
+export async function fileStartsWith(
+  file: Deno.FsFile,
+  prefix: Uint8Array,
+  options: { readonly limit: number },
+): Promise<boolean> {
+  const bytes = await readAll(file, options.limit);
   if (bytes === undefined || bytes.length < prefix.length) return false;
   for (let index = 0; index < prefix.length; index++) if (bytes[index] !== prefix[index]) return false;
   return true;

@@ -94,7 +94,7 @@ export async function writeInPlace(
   options: WriteInPlaceOptions,
 ): Promise<InPlaceWrite> {
   const { path, current, maxBytes, hooks = {} } = options;
-  if (plan.kind !== "extend" && !await fileStartsWith(file, encodeHostsText(current), maxBytes)) {
+  if (plan.kind !== "extend" && !await fileStartsWith(file, encodeHostsText(current), { limit: maxBytes })) {
     return interrupted("another process changed the file between our read and our write", 0);
   }
   switch (plan.kind) {
@@ -105,7 +105,11 @@ export async function writeInPlace(
       const reserved = await reserve(file, path, current.length, plan.reserve);
       if (reserved.kind !== "done") return reserved;
       await hooks.afterReserve?.();
-      if (!await fileStartsWith(file, encodeHostsText(current + FILLER.repeat(plan.reserve)), maxBytes)) {
+      if (
+        !await fileStartsWith(file, encodeHostsText(current + FILLER.repeat(plan.reserve)), {
+          limit: maxBytes,
+        })
+      ) {
         return interrupted("another process wrote between our read and our reserve", plan.reserve);
       }
       await writeAt0(file, encodeHostsText(plan.text));

@@ -22,12 +22,12 @@ Deno.test("readAll() reads the whole file from offset 0, wherever the file posit
 Deno.test("fileStartsWith() accepts lines appended after the prefix, nothing else", async () => {
   await using fixture = await tempHostsFile("a\nb\n");
   using file = await Deno.open(fixture.path, { read: true, write: true });
-  assert.ok(await fileStartsWith(file, bytes("a\nb\n"), 1024));
+  assert.ok(await fileStartsWith(file, bytes("a\nb\n"), { limit: 1024 }));
   await Deno.writeTextFile(fixture.path, "c\n", { append: true });
-  assert.ok(await fileStartsWith(file, bytes("a\nb\n"), 1024), "an append does not matter");
-  assert.ok(!await fileStartsWith(file, bytes("a\nx\n"), 1024), "a changed byte does");
-  assert.ok(!await fileStartsWith(file, bytes("a\nb\nc\nd\n"), 1024), "a shorter file does");
-  assert.ok(!await fileStartsWith(file, bytes("a\n"), 4), "a file over the limit never matches");
+  assert.ok(await fileStartsWith(file, bytes("a\nb\n"), { limit: 1024 }), "an append does not matter");
+  assert.ok(!await fileStartsWith(file, bytes("a\nx\n"), { limit: 1024 }), "a changed byte does");
+  assert.ok(!await fileStartsWith(file, bytes("a\nb\nc\nd\n"), { limit: 1024 }), "a shorter file does");
+  assert.ok(!await fileStartsWith(file, bytes("a\n"), { limit: 4 }), "a file over the limit never matches");
 });
 
 Deno.test("writeAt0() overwrites from offset 0 and leaves the bytes after it", async () => {
