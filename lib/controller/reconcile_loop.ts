@@ -29,9 +29,7 @@ import {
   type HostnameSources,
 } from "../hostnames/desired_set.ts";
 import { formatLoggedValue, RejectionLog } from "../hostnames/rejection_log.ts";
-import { Backoff, type BackoffOptions } from "../reflector/backoff.ts";
-import type { StoreView } from "../reflector/store.ts";
-import type { KubeObject } from "../resources/kube_object.ts";
+import { Backoff } from "../reflector/backoff.ts";
 import type { Sink, SinkOutcome } from "../sinks/sink.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
@@ -43,55 +41,11 @@ import {
   type ReconcileResult,
   reconcileResult,
 } from "./loop_status.ts";
+import { RECONCILE_BACKOFF, type ReconcileLoopOptions } from "./reconcile_loop_options.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
-import { type LoopSources, type Prerequisite, TriggerInbox } from "./trigger_inbox.ts";
+import { type LoopSources, TriggerInbox } from "./trigger_inbox.ts";
 import { withShutdownGrace } from "./with_shutdown_grace.ts";
-
-/** What the loop needs. Everything but `sources`, `sink`, `desired`, `resyncMs` and `log` has a default. */
-export interface ReconcileLoopOptions {
-  readonly sources: LoopSources;
-  /**
-   * Caches of the sink's target (the ConfigMap it edits, watched by name). A change there calls
-   * the sink even if no hostname changed, so a block someone deleted is restored at once
-   * instead of at the next resync. They never hold back the first reconcile.
-   */
-  readonly targets?: readonly StoreView<KubeObject>[];
-  /**
-   * Caches the sink reads besides the hostnames (see the module comment): the first reconcile
-   * waits until they have synced, and their changes call the sink.
-   */
-  readonly prerequisites?: readonly Prerequisite[];
-  readonly sink: Sink;
-  readonly desired: DesiredSetOptions;
-  /** `--resync`: period of the sink call that repairs drift; 0 turns it off. */
-  readonly resyncMs: number;
-  /** The controller's logger (category `controller`). */
-  readonly log: Log;
-  /**
-   * How long changes are collected before a reconcile.
-   * @default {100}
-   */
-  readonly debounceMs?: number;
-  /**
-   * How long a sink call in flight may finish after the signal aborts before its own signal
-   * aborts.
-   * @default {10000}
-   */
-  readonly shutdownGraceMs?: number;
-  /** Retry delays after a failed sink call. @default {{ initialMs: 1000, maxMs: 120000 }} */
-  readonly backoff?: BackoffOptions;
-  /** @default {systemClock} */
-  readonly clock?: Clock;
-  /** Numbers in [0, 1) for the backoff jitter. @default {Math.random} */
-  readonly random?: () => number;
-  readonly observer?: ReconcileObserver;
-  /** Called after every state change (tests, tracing). Must return quickly. */
-  readonly observe?: (state: LoopState) => void;
-}
-
-/** Retry delays after a failed sink call: 1 s doubling to 2 min (full jitter). */
-export const RECONCILE_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 120_000 };
 
 const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
 
