@@ -25,7 +25,7 @@ import type { RewriteRules } from "./rewrite_rule.ts";
 
 /**
  * Checks an edit. Returns `undefined` when `after` is exactly `before` with its ouroboros block
- * made to hold exactly `rules`, else what differs. `before` may be passed already analysed, so the
+ * made to hold exactly the rules `options` names, else what differs. `before` may be passed already analysed, so the
  * editor does not read the same text twice; a text is read with the default markers.
  *
  * @example
@@ -39,9 +39,9 @@ import type { RewriteRules } from "./rewrite_rule.ts";
 export function verifyCorefileEdit(
   before: string | CorefileAnalysis,
   after: string,
-  rules: RewriteRules,
+  options: RewriteRules,
 ): string | undefined {
-  const { hosts, fqdn } = rules;
+  const { hosts, fqdn } = options;
   const old = typeof before === "string" ? analyzeCorefile(before) : before;
   if (old.kind === "refused") return `original Corefile: ${old.message}`;
   const edited = analyzeCorefile(after, { markers: old.blockMarkers });
