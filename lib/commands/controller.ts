@@ -19,6 +19,11 @@
  * namespace file), else the records' namespace; with `--external-dns-proxy-ip` it is not
  * watched at all.
  *
+ * With `--leader-elect` (not in etc-hosts mode, where every node writes its own file) the replicas
+ * elect one writer through a Lease (`election/`): the elector reads and writes the Lease through a
+ * client of its own, and every other write goes through a client fenced by the elector, so a
+ * replica that is not surely the leader sends no write at all.
+ *
  * `--mode=etc-hosts --cleanup` removes our block from the hosts file and exits without reading
  * any cluster configuration or contacting the API server (`controller_cleanup.ts`).
  *
@@ -34,6 +39,7 @@ import { permissionReport, permissionsToRevoke } from "../controller/permissions
 import { ControllerRuntime } from "../controller/runtime.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
+import { LeaseElector } from "../election/lease_elector.ts";
 import { KubeClient } from "../kube/client.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
 import { corednsImportMode, corednsMode, type CorednsModeSettings } from "../sinks/coredns/coredns_mode.ts";
@@ -120,7 +126,26 @@ async function startController(settings: ControllerSettings): Promise<Service> {
   const config = await loadKubeAccess(values.kubeconfig, env);
   // The pod name (the kubelet sets HOSTNAME) tells replicas' Events apart.
   const instance = env("HOSTNAME") || values.instance || "ouroboros-controller";
-  const client = KubeClient.fromConfig(config);
+  const election = settings.election;
+  const leaseClient = election.kind === "on" ? KubeClient.fromConfig(config) : undefined;
+  const elector = election.kind === "on" && leaseClient !== undefined
+    ? new LeaseElector({
+      api: leaseClient,
+      lease: election.lease,
+      // The pod name for people, a random suffix so a restarted pod never inherits a lease.
+      identity: `${instance}_${crypto.randomUUID().slice(0, 8)}`,
+      timing: election.lease.timing,
+      log: logger("election"),
+    })
+    : undefined;
+  const client = KubeClient.fromConfig(
+    config,
+    elector === undefined ? {} : { writeFence: (request) => elector.fence(request) },
+  );
+  const closeClients = () => {
+    client.close();
+    leaseClient?.close();
+  };
   let runtime: ControllerRuntime;
   try {
     const recorder = new EventRecorder({ client, instance });
@@ -139,9 +164,10 @@ async function startController(settings: ControllerSettings): Promise<Service> {
       resyncMs: values.resync,
       version: VERSION,
       log,
+      ...(elector === undefined ? {} : { election: elector }),
     });
   } catch (error) {
-    client.close();
+    closeClients();
     throw error;
   }
   const hostsFile = runtime.mode.hostsFile;
@@ -168,8 +194,15 @@ async function startController(settings: ControllerSettings): Promise<Service> {
         kubeConfig: config.source,
         readAccess: permissions.read,
         writeAccess: permissions.write,
+        leaderElection: elector === undefined ? "off" : elector.lease,
+        ...(elector === undefined ? {} : { identity: elector.identity }),
         version: VERSION,
       });
+      if (election.kind === "ignored") {
+        log.warn("--leader-elect is ignored in etc-hosts mode: every node writes its own hosts file", {
+          mode: values.mode,
+        });
+      }
       if (clusterDomainMismatch(settings.proxyFqdn, settings.clusterDomain)) {
         log.warn(
           "proxy-fqdn suffix does not match cluster-domain; in-cluster lookups will resolve to NXDOMAIN",
@@ -180,6 +213,6 @@ async function startController(settings: ControllerSettings): Promise<Service> {
       log.info("controller stopped", { signal: signals.received() ?? "none" });
       return 0;
     },
-    close: () => client.close(),
+    close: closeClients,
   };
 }

@@ -11,6 +11,7 @@ import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
 import { isDnsSubdomain } from "../cli/kinds.ts";
 import { ConfigError, type OptionValues, type ValueSource } from "../cli/options.ts";
 import { detectClusterDomain } from "../util/resolv_conf.ts";
+import { type ElectionTiming, electionTimingProblem } from "../election/election_timing.ts";
 import type { CONTROLLER_OPTIONS } from "./controller_options.ts";
 
 /** The controller's parsed option values. */
@@ -39,6 +40,14 @@ export interface ExternalDnsSettings {
   readonly instance: string;
 }
 
+/** Where and how replicas elect their leader. */
+export interface ElectionSettings {
+  /** The Lease. */
+  readonly namespace: string;
+  readonly name: string;
+  readonly timing: ElectionTiming;
+}
+
 /** Everything the controller needs, validated. */
 export interface ControllerSettings {
   readonly values: ControllerValues;
@@ -51,6 +60,13 @@ export interface ControllerSettings {
   readonly externalDns: ExternalDnsSettings;
   /** The service account's namespace, `undefined` when unknown. */
   readonly podNamespace: string | undefined;
+  /**
+   * Leader election: the Lease when `--leader-elect` is on; `ignored` when it was asked for in
+   * etc-hosts mode (every node writes its own file); `off` otherwise.
+   */
+  readonly election: { readonly kind: "on"; readonly lease: ElectionSettings } | {
+    readonly kind: "off" | "ignored";
+  };
 }
 
 /** Inputs of {@linkcode controllerSettings}. */
@@ -296,6 +312,8 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
     }
   }
 
+  const election = electionSettings(values, podNamespace, problems);
+
   if (problems.length > 0) return new ConfigError("controller", problems);
   return {
     values,
@@ -306,7 +324,49 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
     corednsImport,
     externalDns,
     podNamespace,
+    election,
   };
+}
+
+const ELECTION_FLAGS = {
+  leaseDuration: "--leader-election-lease-duration",
+  renewDeadline: "--leader-election-renew-deadline",
+  retryPeriod: "--leader-election-retry-period",
+} as const;
+
+/** The Lease and its durations, when leader election is asked for and meaningful. */
+function electionSettings(
+  values: ControllerValues,
+  podNamespace: string | undefined,
+  problems: string[],
+): ControllerSettings["election"] {
+  if (!values.leaderElect) return { kind: "off" };
+  if (values.mode === "etc-hosts") return { kind: "ignored" };
+  const timing: ElectionTiming = {
+    leaseDurationMs: values.leaderElectionLeaseDuration,
+    renewDeadlineMs: values.leaderElectionRenewDeadline,
+    retryPeriodMs: values.leaderElectionRetryPeriod,
+  };
+  const problem = electionTimingProblem(timing, ELECTION_FLAGS);
+  if (problem !== undefined) problems.push(`--leader-elect: ${problem}`);
+  const namespace = values.leaderElectionNamespace !== ""
+    ? values.leaderElectionNamespace
+    : podNamespace ?? "";
+  if (namespace === "") {
+    problems.push(
+      "--leader-elect needs the Lease's namespace: set --leader-election-namespace " +
+        "(the service account's namespace file could not be read)",
+    );
+  }
+  const name = values.leaderElectionId !== ""
+    ? values.leaderElectionId
+    : `${values.instance === "" ? "ouroboros" : values.instance}-controller`;
+  if (!isDnsSubdomain(name)) {
+    problems.push(
+      `--leader-election-id="${name}" must be a Lease name: a lower-case DNS subdomain of at most 253 characters`,
+    );
+  }
+  return { kind: "on", lease: { namespace, name, timing } };
 }
 
 /**

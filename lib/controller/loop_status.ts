@@ -23,6 +23,11 @@ export interface LoopStatus {
    * while the rest were written); never goes back.
    */
   readonly succeeded: boolean;
+  /**
+   * True once this replica has stood by while another leads (leader election): a warm standby
+   * with synced caches is as ready as a leader; never goes back.
+   */
+  readonly stoodBy: boolean;
   /** Hostnames in the desired set at the last recompute. */
   readonly desiredHosts: number;
   /** Refused hostname values at the last recompute. */

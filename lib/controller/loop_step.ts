@@ -16,10 +16,16 @@
  * | `reconciling`      | (the call returned) more came meanwhile  | `debounce`: one more, after a new window  |
  * | `backing-off`      | before the retry time                    | `back-off` until the same time            |
  * | `backing-off`      | the retry time has come                  | `debounce` (the retry is pending)         |
+ * | synced, any        | this replica does not lead (election)    | `follow`: wait, caches warm, no sink call |
+ * | `following`        | leading again, a trigger pending         | `debounce`: a window opens now            |
  *
  * A window's end is fixed when it opens and later changes do not move it, so a steady storm of
  * events still reconciles once per window. Changes during a reconcile stay pending and cause
  * exactly one more.
+ *
+ * With leader election, a replica that does not lead keeps its caches synced but never calls the
+ * sink: whatever it was about to do, it follows instead. Becoming the leader adds a `leadership`
+ * trigger, so the new leader reconciles at once, however stale what its sink last accepted.
  *
  * Pure: no I/O, no clock; `now` is an input.
  *
@@ -38,10 +44,19 @@ export interface Trigger {
   readonly resync: boolean;
   /** The previous call failed: call the sink again. */
   readonly retry: boolean;
+  /** This replica just became the leader: call the sink, its last accepted set may be stale. */
+  readonly leadership: boolean;
 }
 
 /** The reasons of a {@linkcode Trigger}, in the order logs list them. */
-export const TRIGGER_REASONS = ["sources", "target", "prerequisite", "resync", "retry"] as const;
+export const TRIGGER_REASONS = [
+  "sources",
+  "target",
+  "prerequisite",
+  "resync",
+  "retry",
+  "leadership",
+] as const;
 
 /** Nothing pending. */
 export const NO_TRIGGER: Trigger = {
@@ -50,6 +65,7 @@ export const NO_TRIGGER: Trigger = {
   prerequisite: false,
   resync: false,
   retry: false,
+  leadership: false,
 };
 
 /**
@@ -60,7 +76,7 @@ export const NO_TRIGGER: Trigger = {
  * import { mergeTriggers, NO_TRIGGER } from "./loop_step.ts";
  *
  * mergeTriggers(NO_TRIGGER, { target: true });
- * // { sources: false, target: true, prerequisite: false, resync: false, retry: false }
+ * // { sources: false, target: true, prerequisite: false, resync: false, retry: false, leadership: false }
  * ```
  */
 export function mergeTriggers(pending: Trigger, more: Partial<Trigger>): Trigger {
@@ -70,6 +86,7 @@ export function mergeTriggers(pending: Trigger, more: Partial<Trigger>): Trigger
     prerequisite: pending.prerequisite || more.prerequisite === true,
     resync: pending.resync || more.resync === true,
     retry: pending.retry || more.retry === true,
+    leadership: pending.leadership || more.leadership === true,
   };
 }
 
@@ -99,6 +116,8 @@ export type LoopState =
     readonly attempt: number;
     readonly error: string;
   }
+  /** Leader election: another replica leads; caches stay warm, the sink is not called. */
+  | { readonly kind: "following" }
   | { readonly kind: "stopped" };
 
 /** What the loop does next. */
@@ -116,7 +135,9 @@ export type LoopStep =
   /** Take everything pending and reconcile it once. */
   | { readonly kind: "reconcile" }
   /** Wait in `backing-off` until `until`. */
-  | { readonly kind: "back-off"; readonly until: number };
+  | { readonly kind: "back-off"; readonly until: number }
+  /** This replica does not lead: wait in `following` for any notification. */
+  | { readonly kind: "follow" };
 
 /** The inputs of {@linkcode nextLoopStep}. */
 export interface LoopStepInput {
@@ -130,6 +151,8 @@ export interface LoopStepInput {
   readonly unsynced: readonly string[];
   /** How long a window collects changes. */
   readonly debounceMs: number;
+  /** False while another replica leads (leader election); always true without it. */
+  readonly leading: boolean;
 }
 
 /**
@@ -146,6 +169,7 @@ export interface LoopStepInput {
  *   aborted: false,
  *   unsynced: [],
  *   debounceMs: 100,
+ *   leading: true,
  * }); // { kind: "debounce", until: 105 }
  * ```
  */
@@ -159,6 +183,12 @@ export function nextLoopStep(input: LoopStepInput): LoopStep {
       return input.unsynced.length > 0
         ? { kind: "wait-for-sync", unsynced: input.unsynced }
         : { kind: "start", until: window.until };
+    case "stopped":
+      return { kind: "stop" };
+  }
+  if (!input.leading) return { kind: "follow" };
+  switch (state.kind) {
+    case "following":
     case "idle":
     case "reconciling":
       return isPending(pending) ? window : { kind: "wait-for-trigger" };
@@ -166,7 +196,5 @@ export function nextLoopStep(input: LoopStepInput): LoopStep {
       return now < state.until ? { kind: "debounce", until: state.until } : { kind: "reconcile" };
     case "backing-off":
       return now < state.until ? { kind: "back-off", until: state.until } : window;
-    case "stopped":
-      return { kind: "stop" };
   }
 }

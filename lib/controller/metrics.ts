@@ -28,6 +28,8 @@ export interface ControllerMetricsOptions {
   readonly version: string;
   /** Wall-clock time in Unix milliseconds, for the last-success timestamp. @default Date.now */
   readonly now?: () => number;
+  /** Whether this replica may write now (leader election). @default always */
+  readonly leading?: () => boolean;
 }
 
 /** The registry plus the hooks that feed it. */
@@ -35,6 +37,8 @@ export interface ControllerMetrics {
   readonly registry: MetricsRegistry;
   /** Give this to the reconcile loop. */
   readonly observer: ReconcileObserver;
+  /** Give this to the leader elector. */
+  readonly election: { transition(change: "acquired" | "lost"): void };
   /** Copies the reflectors' counters in; call right before rendering. */
   collect(watched: readonly { readonly kind: string; status(): ReflectorStatus }[]): void;
 }
@@ -97,6 +101,20 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     "1 once the kind's cache has completed its first list.",
     ["kind"],
   );
+  const leading = options.leading ?? (() => true);
+  registry.sampledGauge(
+    "ouroboros_leader",
+    "1 while this replica may write (it holds the leader-election Lease, or election is off); 0 while it " +
+      "stands by.",
+    () => leading() ? 1 : 0,
+  );
+  const transitions = registry.counter(
+    "ouroboros_leader_transitions_total",
+    "Leadership changes of this replica: acquired, or lost (renewals failed, another replica took over, or " +
+      "released at shutdown).",
+    ["change"],
+  );
+  for (const change of ["acquired", "lost"] as const) transitions.labels({ change });
   const restarts: NumberFamily<"kind" | "reason"> = registry.counter(
     "ouroboros_controller_watch_restarts_total",
     "Restarts of a kind's list or watch, by reason (server-timeout is the normal end of a watch).",
@@ -123,6 +141,11 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   return {
     registry,
     observer,
+    election: {
+      transition(change): void {
+        transitions.labels({ change }).value += 1;
+      },
+    },
     collect(watched): void {
       for (const entry of watched) {
         const status = entry.status();

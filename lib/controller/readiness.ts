@@ -1,7 +1,8 @@
 /**
  * When the controller counts as ready: every source and prerequisite kind (the proxy Service
  * in external-dns mode) has completed its first list, and a reconcile has succeeded since start
- * (the sink found the target matching, or wrote it, or left only some hostnames alone). Both
+ * (the sink found the target matching, or wrote it, or left only some hostnames alone), or this
+ * replica has stood by while another leads (leader election: a warm standby is healthy). All
  * only ever become true, so readiness latches: a later failed or refused reconcile is reported by
  * logs and metrics, not by pulling the pod out of a rollout that already succeeded.
  *
@@ -23,7 +24,7 @@ export interface ReadinessInput {
   /** The reflectors, with their kind and role. */
   readonly watched: readonly Pick<Watched, "kind" | "role" | "status">[];
   /** The loop's status. */
-  readonly loop: Pick<LoopStatus, "succeeded" | "last">;
+  readonly loop: Pick<LoopStatus, "succeeded" | "stoodBy" | "last">;
   /** True once shutdown has begun. */
   readonly stopping: boolean;
 }
@@ -57,7 +58,7 @@ export function controllerReadiness(input: ReadinessInput): Readiness {
   if (unsynced.length > 0) {
     return { ready: false, reason: `waiting for the first list of: ${unsynced.join(", ")}` };
   }
-  if (loop.succeeded) return { ready: true };
+  if (loop.succeeded || loop.stoodBy) return { ready: true };
   const last = loop.last;
   if (last === undefined) return { ready: false, reason: "no reconcile has finished yet" };
   switch (last.kind) {

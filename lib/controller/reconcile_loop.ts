@@ -41,13 +41,16 @@ import {
   type ReconcileResult,
   reconcileResult,
 } from "./loop_status.ts";
-import { RECONCILE_BACKOFF, type ReconcileLoopOptions } from "./reconcile_loop_options.ts";
+import { type Leadership, RECONCILE_BACKOFF, type ReconcileLoopOptions } from "./reconcile_loop_options.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
 import { type LoopSources, TriggerInbox } from "./trigger_inbox.ts";
 import { withShutdownGrace } from "./with_shutdown_grace.ts";
 
 const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
+
+/** Without leader election this replica always leads. */
+const ALWAYS_LEADING: Leadership = { isLeader: () => true, subscribe: () => () => {} };
 
 /**
  * Runs reconciles for one sink until its signal aborts.
@@ -88,12 +91,14 @@ export class ReconcileLoop {
   readonly #log: Log;
   readonly #observer: ReconcileObserver | undefined;
   readonly #observe: ((state: LoopState) => void) | undefined;
+  readonly #leadership: Leadership;
   readonly #rejections = new RejectionLog();
 
   #state: LoopState = { kind: "new" };
   #started = false;
   #last: ReconcileResult | undefined;
   #succeeded = false;
+  #stoodBy = false;
   /** What the sink last accepted; `undefined` until a success and after a failure. */
   #accepted: DesiredInput | undefined;
   /** The identity of the refusal last logged, so a repeat stays quiet (see `refusalLine`). */
@@ -123,6 +128,7 @@ export class ReconcileLoop {
     this.#log = options.log;
     this.#observer = options.observer;
     this.#observe = options.observe;
+    this.#leadership = options.leadership ?? ALWAYS_LEADING;
   }
 
   /** Where the loop is and how the last reconcile went. */
@@ -131,6 +137,7 @@ export class ReconcileLoop {
       state: this.#state,
       ...(this.#last === undefined ? {} : { last: this.#last }),
       succeeded: this.#succeeded,
+      stoodBy: this.#stoodBy,
       desiredHosts: this.#desiredHosts,
       rejectedHosts: this.#rejectedHosts,
     };
@@ -146,7 +153,15 @@ export class ReconcileLoop {
     if (this.#started) throw new Error("Cannot run a reconcile loop twice");
     this.#started = true;
     const startedAt = this.#clock.now();
-    const unsubscribe = this.#inbox.subscribe();
+    const unsubscribeStores = this.#inbox.subscribe();
+    // Gaining leadership is work (reconcile at once); losing it only needs the loop to look again.
+    const unsubscribeLeadership = this.#leadership.subscribe(() =>
+      this.#inbox.add(this.#leadership.isLeader() ? { leadership: true } : {})
+    );
+    const unsubscribe = () => {
+      unsubscribeStores();
+      unsubscribeLeadership();
+    };
     let resync: Promise<void> | undefined;
     try {
       while (true) {
@@ -157,6 +172,7 @@ export class ReconcileLoop {
           aborted: signal.aborted,
           unsynced: this.#inbox.unsynced(),
           debounceMs: this.#debounceMs,
+          leading: this.#leadership.isLeader(),
         });
         if (step.kind === "stop") break;
         if (step.kind === "start") resync = this.#start(step.until, startedAt, signal);
@@ -204,6 +220,16 @@ export class ReconcileLoop {
       case "back-off":
         await this.#clock.sleep(step.until - this.#clock.now(), signal);
         return;
+      case "follow":
+        if (this.#state.kind !== "following") {
+          // What the sink accepted as leader may be stale when this replica leads again.
+          this.#accepted = undefined;
+          this.#backoff.reset();
+          this.#stoodBy = true;
+          this.#enter({ kind: "following" });
+        }
+        // The fence can close without a notification (a missed renewal): look again by then.
+        return await this.#inbox.next(signal);
     }
   }
 
@@ -228,6 +254,14 @@ export class ReconcileLoop {
     }
     // An abandoned call at shutdown is no failure.
     if (signal.aborted) return;
+    if (!this.#leadership.isLeader()) {
+      // The write fence stopped the call: another replica leads now, and it writes.
+      this.#log.info("a reconcile stopped: this replica no longer leads; it stands by", {
+        target: this.#sink.description,
+        error: result.message,
+      });
+      return;
+    }
     const delayMs = this.#backoff.next();
     this.#log.error("reconcile failed; retrying after backoff", {
       target: this.#sink.description,

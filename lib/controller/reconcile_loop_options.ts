@@ -17,6 +17,16 @@ import type { LoopState } from "./loop_step.ts";
 import type { ReconcileObserver } from "./loop_status.ts";
 import type { LoopSources, Prerequisite } from "./trigger_inbox.ts";
 
+/**
+ * Whether this replica may write now, and a way to hear when that changes: a `LeaseElector`
+ * (`lib/election/`) when replicas elect a leader.
+ */
+export interface Leadership {
+  isLeader(): boolean;
+  /** Calls `listener` after every change; returns the unsubscribe. */
+  subscribe(listener: () => void): () => void;
+}
+
 /** What the loop needs. Everything but `sources`, `sink`, `desired`, `resyncMs` and `log` has a default. */
 export interface ReconcileLoopOptions {
   readonly sources: LoopSources;
@@ -55,6 +65,11 @@ export interface ReconcileLoopOptions {
   /** Numbers in [0, 1) for the backoff jitter. @default {Math.random} */
   readonly random?: () => number;
   readonly observer?: ReconcileObserver;
+  /**
+   * Leader election: while `isLeader()` is false the loop keeps its caches but never calls the
+   * sink. @default {always the leader}
+   */
+  readonly leadership?: Leadership;
   /** Called after every state change (tests, tracing). Must return quickly. */
   readonly observe?: (state: LoopState) => void;
 }

@@ -9,6 +9,7 @@
  */
 
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
+import type { LeaseElector } from "../election/lease_elector.ts";
 import type { BackoffOptions } from "../reflector/backoff.ts";
 import type { Mode, Notice, WatchObject } from "../sinks/sink.ts";
 import type { Clock } from "../util/clock.ts";
@@ -51,6 +52,12 @@ export interface ControllerRuntimeOptions {
   readonly log: Log;
   /** Called after every loop state change (tests). */
   readonly observe?: (state: LoopState) => void;
+  /**
+   * Leader election: the runtime runs the elector alongside the caches, reconciles only while it
+   * leads, and stops it (releasing the Lease) after the loop has stopped writing. The writing
+   * client must carry the elector's fence (`writeFence`). Absent: this replica always writes.
+   */
+  readonly election?: Pick<LeaseElector, "state" | "isLeader" | "subscribe" | "run">;
 }
 
 /**
@@ -87,6 +94,7 @@ export class ControllerRuntime {
   readonly #metrics: ControllerMetrics;
   readonly #mode: Mode;
   readonly #log: Log;
+  readonly #election: ControllerRuntimeOptions["election"];
   #stopping = false;
 
   private constructor(options: ControllerRuntimeOptions) {
@@ -98,10 +106,22 @@ export class ControllerRuntime {
     });
     this.#mode = options.mode(this.#sources.watch);
     const watched = this.#sources.watched();
+    const election = options.election;
+    this.#election = election;
     this.#metrics = createControllerMetrics({
       rss: options.rss ?? (() => Deno.memoryUsage().rss),
       version: options.version,
+      ...(election === undefined ? {} : { leading: () => election.isLeader() }),
     });
+    if (election !== undefined) {
+      let was = election.state.kind;
+      election.subscribe(() => {
+        const now = election.state.kind;
+        if (was !== "leader" && now === "leader") this.#metrics.election.transition("acquired");
+        if (was === "leader" && now !== "leader") this.#metrics.election.transition("lost");
+        was = now;
+      });
+    }
     this.#loop = new ReconcileLoop({
       sources: {
         ingresses: this.#sources.ingresses,
@@ -121,6 +141,7 @@ export class ControllerRuntime {
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.random === undefined ? {} : { random: options.random }),
       ...(options.observe === undefined ? {} : { observe: options.observe }),
+      ...(election === undefined ? {} : { leadership: election }),
     });
   }
 
@@ -181,10 +202,15 @@ export class ControllerRuntime {
     const onAbort = () => this.#stopping = true;
     signal.addEventListener("abort", onAbort, { once: true });
     if (signal.aborted) onAbort();
+    // The elector outlives the loop: the Lease is released only once nothing can write any more.
+    const electorStop = new AbortController();
+    const electing = this.#election?.run(electorStop.signal);
     try {
       await Promise.all([this.#sources.run(signal), this.#loop.run(signal)]);
     } finally {
       signal.removeEventListener("abort", onAbort);
+      electorStop.abort();
+      await electing;
     }
   }
 }

@@ -60,6 +60,22 @@ export class KubeTransportError extends Error {
   }
 }
 
+/**
+ * A write stopped before it was sent: the process may not write now (it is not, or no longer
+ * surely, the leader). Nothing reached the API server.
+ */
+export class WriteFencedError extends Error {
+  /** The write that was stopped: `PUT /api/v1/…`. */
+  readonly request: string;
+
+  /** `reason` says why writing is not allowed. */
+  constructor(request: string, reason: string) {
+    super(`${request}: not sent: ${reason}`);
+    this.name = "WriteFencedError";
+    this.request = request;
+  }
+}
+
 function statusOf(error: unknown): StatusDetails | undefined {
   return error instanceof KubeApiError ? error.status : undefined;
 }

@@ -44,6 +44,12 @@ export interface TransportOptions {
   readonly clock?: Clock;
   /** Told when the server refused the credentials and they are refreshed. @default {logger("kube")} */
   readonly log?: Log;
+  /**
+   * Asked immediately before every write (POST, PUT, PATCH, DELETE) is sent, retries included;
+   * throwing (a `WriteFencedError`) stops the write. Leader election's fence: a replica
+   * that is not surely the leader sends nothing.
+   */
+  readonly writeFence?: (request: string) => void;
 }
 
 /** The HTTP methods the client uses. */
@@ -175,6 +181,7 @@ export class Transport {
       headers.set("content-type", request.contentType ?? "application/json");
     }
     const client = this.#clientFor(credential, description);
+    if (request.method !== "GET") this.#options.writeFence?.(description);
     try {
       return await fetch(this.#url(request), {
         method: request.method,

@@ -27,6 +27,11 @@ export interface ClusterOptions {
   readonly corefile?: string;
   /** Also create `kube-system/coredns-custom` (the import ConfigMap). */
   readonly importConfigMap?: boolean;
+  /**
+   * Extra API users (replicas), each with its own token and kubeconfig, so the audit log tells
+   * them apart and one can be partitioned.
+   */
+  readonly users?: readonly string[];
 }
 
 /** A running fake cluster. */
@@ -38,6 +43,8 @@ export interface Cluster extends AsyncDisposable {
   readonly dir: string;
   /** The flags every controller run needs: kubeconfig, rewrite target, cluster domain, text-free logs. */
   readonly flags: readonly string[];
+  /** The same flags with the kubeconfig of one of `options.users`. */
+  flagsFor(user: string): readonly string[];
   /** The Corefile as stored now. */
   corefile(): string;
   /** Replaces the Corefile as another writer would. */
@@ -69,6 +76,10 @@ export interface IngressSpec {
   readonly statusIp?: string;
 }
 
+function userToken(user: string): string {
+  return `token-of-${user}`;
+}
+
 function split(key: string): { namespace: string; name: string } {
   const [namespace = "", name = ""] = key.split("/");
   return { namespace, name };
@@ -91,8 +102,12 @@ function ingressObject(key: string, spec: IngressSpec): Record<string, unknown> 
 
 /** Starts the fake API server, seeds CoreDNS and writes a kubeconfig. */
 export async function startCluster(options: ClusterOptions = {}): Promise<Cluster> {
+  const users = options.users ?? [];
   const server = await startFakeApiServer({
     token: TOKEN,
+    ...(users.length === 0
+      ? {}
+      : { users: Object.fromEntries(users.map((user) => [userToken(user), user])) }),
     bookmarkIntervalMs: 0,
     ...(options.omitGroups === undefined ? {} : { omitGroups: options.omitGroups }),
   });
@@ -113,13 +128,21 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
   const dir = await Deno.makeTempDir({ prefix: "ouroboros-controller-" });
   const kubeconfig = `${dir}/kubeconfig`;
   await writeKubeconfig(kubeconfig, { server: server.url, token: TOKEN });
+  for (const user of users) {
+    await writeKubeconfig(`${dir}/kubeconfig-${user}`, { server: server.url, token: userToken(user) });
+  }
+  const commonFlags = [`--proxy-fqdn=${PROXY_FQDN}`, "--cluster-domain=cluster.local"];
   const coredns = () => server.get("v1", "ConfigMap", "kube-system", "coredns");
   const corefile = () => ((coredns()?.data ?? {}) as Record<string, string>).Corefile ?? "";
   return {
     server,
     kubeconfig,
     dir,
-    flags: [`--kubeconfig=${kubeconfig}`, `--proxy-fqdn=${PROXY_FQDN}`, "--cluster-domain=cluster.local"],
+    flags: [`--kubeconfig=${kubeconfig}`, ...commonFlags],
+    flagsFor(user: string) {
+      if (!users.includes(user)) throw new Error(`no API user ${user} (have: ${users.join(", ")})`);
+      return [`--kubeconfig=${dir}/kubeconfig-${user}`, ...commonFlags];
+    },
     corefile,
     setCorefile(text: string) {
       const current = coredns();

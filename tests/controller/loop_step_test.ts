@@ -20,6 +20,8 @@ interface Row {
   readonly now?: number;
   readonly aborted?: boolean;
   readonly unsynced?: readonly string[];
+  /** Leader election: false while another replica leads (default true). */
+  readonly leading?: boolean;
   readonly step: LoopStep;
 }
 
@@ -117,6 +119,54 @@ const ROWS: readonly Row[] = [
     step: { kind: "stop" },
   },
   { name: "stopped stays stopped", state: { kind: "stopped" }, pending: SOURCES, step: { kind: "stop" } },
+  {
+    name: "a follower still waits for its caches to sync",
+    state: { kind: "new" },
+    unsynced: ["Ingress"],
+    leading: false,
+    step: { kind: "wait-for-sync", unsynced: ["Ingress"] },
+  },
+  {
+    name: "a follower with a trigger pending does not open a window",
+    state: { kind: "idle" },
+    pending: SOURCES,
+    leading: false,
+    step: { kind: "follow" },
+  },
+  {
+    name: "leadership lost during a window: follow instead of reconciling",
+    state: { kind: "debouncing", until: NOW },
+    pending: SOURCES,
+    leading: false,
+    step: { kind: "follow" },
+  },
+  {
+    name: "leadership lost while backing off: follow, no retry",
+    state: { kind: "backing-off", delayMs: 500, until: NOW, attempt: 1, error: "503" },
+    pending: { ...NO_TRIGGER, retry: true },
+    leading: false,
+    step: { kind: "follow" },
+  },
+  {
+    name: "a follower keeps following",
+    state: { kind: "following" },
+    pending: SOURCES,
+    leading: false,
+    step: { kind: "follow" },
+  },
+  {
+    name: "leadership gained: the pending work gets a window",
+    state: { kind: "following" },
+    pending: { ...SOURCES, leadership: true },
+    step: { kind: "debounce", until: NOW + DEBOUNCE_MS },
+  },
+  {
+    name: "an aborted signal stops a follower",
+    state: { kind: "following" },
+    leading: false,
+    aborted: true,
+    step: { kind: "stop" },
+  },
 ];
 
 Deno.test("nextLoopStep() decides every step from the state, what is pending and the time", async (t) => {
@@ -129,6 +179,7 @@ Deno.test("nextLoopStep() decides every step from the state, what is pending and
         aborted: row.aborted ?? false,
         unsynced: row.unsynced ?? [],
         debounceMs: DEBOUNCE_MS,
+        leading: row.leading ?? true,
       });
       assert.deepEqual(step, row.step);
     });
@@ -141,7 +192,14 @@ Deno.test("mergeTriggers() only adds reasons; triggerReasons() lists them in a f
   assert.equal(triggerReasons(merged), "sources,retry");
   assert.equal(triggerReasons(NO_TRIGGER), "");
   assert.equal(
-    triggerReasons({ sources: true, target: true, prerequisite: true, resync: true, retry: true }),
-    "sources,target,prerequisite,resync,retry",
+    triggerReasons({
+      sources: true,
+      target: true,
+      prerequisite: true,
+      resync: true,
+      retry: true,
+      leadership: true,
+    }),
+    "sources,target,prerequisite,resync,retry,leadership",
   );
 });

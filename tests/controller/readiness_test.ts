@@ -31,7 +31,7 @@ Deno.test("readiness: not ready until every source kind has listed, naming the o
       kind("Gateway", { synced: false, phase: "backoff", condition: "forbidden" }),
       kind("HTTPRoute", {}),
     ],
-    loop: { succeeded: false },
+    loop: { succeeded: false, stoodBy: false },
     stopping: false,
   });
   assert.deepEqual(readiness, {
@@ -42,15 +42,19 @@ Deno.test("readiness: not ready until every source kind has listed, naming the o
 
 Deno.test("readiness: synced but no successful reconcile yet says why, on one line", () => {
   const watched = [kind("Ingress", {})];
-  assert.deepEqual(controllerReadiness({ watched, loop: { succeeded: false }, stopping: false }), {
-    ready: false,
-    reason: "no reconcile has finished yet",
-  });
+  assert.deepEqual(
+    controllerReadiness({ watched, loop: { succeeded: false, stoodBy: false }, stopping: false }),
+    {
+      ready: false,
+      reason: "no reconcile has finished yet",
+    },
+  );
   assert.deepEqual(
     controllerReadiness({
       watched,
       loop: {
         succeeded: false,
+        stoodBy: false,
         last: {
           kind: "refused",
           problem: "end-before-begin",
@@ -65,7 +69,7 @@ Deno.test("readiness: synced but no successful reconcile yet says why, on one li
   assert.deepEqual(
     controllerReadiness({
       watched,
-      loop: { succeeded: false, last: { kind: "error", message: "503 from the server" } },
+      loop: { succeeded: false, stoodBy: false, last: { kind: "error", message: "503 from the server" } },
       stopping: false,
     }),
     { ready: false, reason: "the last reconcile failed: 503 from the server" },
@@ -80,15 +84,18 @@ Deno.test("readiness: ready after a success, and stays ready through later failu
   assert.deepEqual(
     controllerReadiness({
       watched,
-      loop: { succeeded: true, last: { kind: "error", message: "timeout" } },
+      loop: { succeeded: true, stoodBy: false, last: { kind: "error", message: "timeout" } },
       stopping: false,
     }),
     { ready: true },
   );
-  assert.deepEqual(controllerReadiness({ watched, loop: { succeeded: true }, stopping: true }), {
-    ready: false,
-    reason: "shutting down",
-  });
+  assert.deepEqual(
+    controllerReadiness({ watched, loop: { succeeded: true, stoodBy: false }, stopping: true }),
+    {
+      ready: false,
+      reason: "shutting down",
+    },
+  );
 });
 
 Deno.test("readiness: the proxy Service (a prerequisite) must have listed too; no address for it is not ready", () => {
@@ -96,15 +103,19 @@ Deno.test("readiness: the proxy Service (a prerequisite) must have listed too; n
     kind("Ingress", {}),
     kind("Service", { synced: false, phase: "backoff", condition: "forbidden" }, "prerequisite"),
   ];
-  assert.deepEqual(controllerReadiness({ watched, loop: { succeeded: false }, stopping: false }), {
-    ready: false,
-    reason: "waiting for the first list of: Service (forbidden)",
-  });
+  assert.deepEqual(
+    controllerReadiness({ watched, loop: { succeeded: false, stoodBy: false }, stopping: false }),
+    {
+      ready: false,
+      reason: "waiting for the first list of: Service (forbidden)",
+    },
+  );
   assert.deepEqual(
     controllerReadiness({
       watched: [kind("Ingress", {}), kind("Service", {}, "prerequisite")],
       loop: {
         succeeded: false,
+        stoodBy: false,
         last: {
           kind: "refused",
           problem: "headless",

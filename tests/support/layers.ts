@@ -10,7 +10,7 @@ export const LAYERS: readonly (readonly string[])[] = [
   ["commands"],
   ["controller", "proxy"],
   ["sinks"],
-  ["hostnames", "reflector"],
+  ["election", "hostnames", "reflector"],
   ["kube"],
   ["resources"],
   ["daemon"],

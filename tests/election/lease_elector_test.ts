@@ -1,0 +1,217 @@
+/**
+ * The elector against an in-memory Lease store and a fake clock: races, expiry judged by the
+ * candidate's own clock, losing leadership at the renew deadline, fencing, release on shutdown.
+ * Reliability matrix rows T-7.2, T-7.3, T-7.5, T-7.6 and T-2.21 (in memory; the process tests in
+ * tests/commands/controller_election_test.ts repeat them with real processes).
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { DEFAULT_ELECTION_TIMING } from "../../lib/election/election_timing.ts";
+import { LeaseElector } from "../../lib/election/lease_elector.ts";
+import { WriteFencedError } from "../../lib/kube/errors.ts";
+import { FakeClock, settle } from "../support/fake_clock.ts";
+import { LogRecorder } from "../support/log_recorder.ts";
+import { MemoryLeases } from "./memory_lease_api.ts";
+
+const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = DEFAULT_ELECTION_TIMING;
+/** The longest a jittered retry waits. */
+const MAX_RETRY_MS = retryPeriodMs * 2.2;
+
+function candidate(store: MemoryLeases, name: string, clock: FakeClock, random = () => 0.5) {
+  const log = new LogRecorder();
+  /** The state kinds entered, in order. */
+  const transitions: string[] = [];
+  const elector = new LeaseElector({
+    api: store.client(name),
+    lease: { namespace: "ns", name: "lease" },
+    identity: name,
+    timing: DEFAULT_ELECTION_TIMING,
+    log,
+    clock,
+    wallClock: () => new Date(Date.UTC(2026, 11, 3, 12, 0, 0) + clock.now()),
+    random,
+  });
+  elector.subscribe(() => transitions.push(elector.state.kind));
+  const stop = new AbortController();
+  const running = elector.run(stop.signal);
+  return { elector, log, transitions, stop, running };
+}
+
+Deno.test("T-7.2: two candidates racing for a missing lease: exactly one wins, the other follows it", async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeases(clock);
+  const a = candidate(store, "a", clock);
+  const b = candidate(store, "b", clock);
+  await settle();
+  await clock.advance(MAX_RETRY_MS);
+  const leaders = [a, b].filter((c) => c.elector.isLeader());
+  assert.deepEqual(leaders.length, 1);
+  const winner = leaders[0]!.elector.identity;
+  const loser = winner === "a" ? b : a;
+  assert.deepEqual(loser.elector.state, { kind: "candidate", holder: winner });
+  assert.deepEqual(store.lease?.spec.holderIdentity, winner);
+  assert.deepEqual(store.writes.filter((write) => write.verb === "create").length, 1);
+  assert.deepEqual(loser.log.find("info", "following the leader")[0]?.properties.leader, winner);
+  a.stop.abort();
+  b.stop.abort();
+  await Promise.all([a.running, b.running]);
+});
+
+Deno.test("T-7.3: a partitioned leader stops writing at the renew deadline; the follower takes over only after the lease duration of its own clock", async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeases(clock);
+  const a = candidate(store, "a", clock);
+  await settle();
+  assert(a.elector.isLeader());
+  const b = candidate(store, "b", clock);
+  await settle();
+  assert.deepEqual(b.elector.state, { kind: "candidate", holder: "a" });
+  // A renews every retry period while healthy.
+  await clock.advance(3 * retryPeriodMs);
+  assert(a.elector.isLeader());
+  const lastRenewal = clock.now() - (clock.now() % retryPeriodMs);
+  store.partition("a");
+  const partitionedAt = clock.now();
+  // Its fence closes no later than the renew deadline after the last renewal that got through.
+  await clock.advance(lastRenewal + renewDeadlineMs - clock.now() - 1);
+  await clock.advance(1);
+  assert.deepEqual(a.elector.isLeader(), false);
+  assert.throws(
+    () => a.elector.fence("PUT /api/v1/namespaces/kube-system/configmaps/coredns"),
+    WriteFencedError,
+  );
+  assert(clock.now() - partitionedAt <= renewDeadlineMs);
+  // B saw the record change last at A's last renewal; it waits a full lease duration from then.
+  assert.deepEqual(b.elector.isLeader(), false);
+  await clock.advance(lastRenewal + leaseDurationMs - clock.now() - 1);
+  assert.deepEqual(
+    b.elector.isLeader(),
+    false,
+    "the follower took over before the lease expired by its clock",
+  );
+  await clock.advance(MAX_RETRY_MS + 1);
+  assert(b.elector.isLeader());
+  assert.deepEqual(store.lease?.spec.holderIdentity, "b");
+  assert.deepEqual(store.lease?.spec.leaseTransitions, 1);
+  // A heals, sees B holding the lease, and stays a follower that never writes.
+  store.heal("a");
+  await clock.advance(MAX_RETRY_MS);
+  assert.deepEqual(a.elector.state, { kind: "candidate", holder: "b" });
+  assert.deepEqual(a.transitions, ["leader", "candidate", "candidate"]);
+  assert.deepEqual(a.log.find("info", "leadership lost").length, 1);
+  a.stop.abort();
+  b.stop.abort();
+  await Promise.all([a.running, b.running]);
+});
+
+Deno.test("the holder's timestamps are never trusted: an old renewTime still waits a full lease duration", async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeases(clock);
+  store.seed({
+    holderIdentity: "gone",
+    leaseDurationSeconds: 15,
+    acquireTime: "2000-01-01T00:00:00.000000Z",
+    renewTime: "2000-01-01T00:00:00.000000Z",
+    leaseTransitions: 4,
+  });
+  const b = candidate(store, "b", clock);
+  await settle();
+  const seenAt = clock.now();
+  await clock.advance(leaseDurationMs - 1);
+  assert.deepEqual(b.elector.isLeader(), false);
+  await clock.advance(MAX_RETRY_MS + 1);
+  assert(b.elector.isLeader());
+  assert(clock.now() - seenAt >= leaseDurationMs);
+  assert.deepEqual(store.lease?.spec.leaseTransitions, 5);
+  b.stop.abort();
+  await b.running;
+});
+
+Deno.test("a record that keeps changing is never expired, whatever its renewTime says", async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeases(clock);
+  const a = candidate(store, "a", clock);
+  await settle();
+  const b = candidate(store, "b", clock);
+  for (let i = 0; i < 20; i++) await clock.advance(retryPeriodMs);
+  assert(a.elector.isLeader());
+  assert.deepEqual(b.elector.isLeader(), false);
+  assert.deepEqual(store.writes.filter((write) => write.client === "b").length, 0);
+  a.stop.abort();
+  b.stop.abort();
+  await Promise.all([a.running, b.running]);
+});
+
+Deno.test("T-7.6: a leader releases the lease on shutdown and the follower takes over at its next retry", async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeases(clock);
+  const a = candidate(store, "a", clock);
+  await settle();
+  const b = candidate(store, "b", clock);
+  await clock.advance(retryPeriodMs);
+  a.stop.abort();
+  await a.running;
+  assert.deepEqual(a.elector.state, { kind: "stopped" });
+  assert.deepEqual(store.lease?.spec.holderIdentity, "");
+  assert.deepEqual(a.log.find("info", "leadership released").length, 1);
+  const releasedAt = clock.now();
+  await clock.advance(MAX_RETRY_MS);
+  assert(b.elector.isLeader());
+  assert(clock.now() - releasedAt <= MAX_RETRY_MS);
+  b.stop.abort();
+  await b.running;
+});
+
+Deno.test("T-2.21: the fence closes the moment the renew deadline passes, even if the renew loop has not run", async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeases(clock);
+  const a = candidate(store, "a", clock);
+  await settle();
+  a.elector.fence("PUT x"); // passes
+  store.partition("a", "hang");
+  // Time jumps without the elector getting a turn (a paused process, a starved event loop).
+  clock.advanceSync(renewDeadlineMs);
+  assert.throws(
+    () => a.elector.fence("PUT /api/v1/namespaces/kube-system/configmaps/coredns"),
+    (error: unknown) =>
+      error instanceof WriteFencedError && error.message.includes("within the renew deadline"),
+  );
+  a.stop.abort();
+  await a.running;
+  // It did not hold the lease surely at shutdown: no release is attempted.
+  assert.deepEqual(a.log.find("info", "leadership released").length, 0);
+});
+
+Deno.test("a candidate that cannot reach the API says so once, then quietly retries until it can", async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeases(clock);
+  store.partition("a");
+  const a = candidate(store, "a", clock);
+  await clock.advance(5 * MAX_RETRY_MS);
+  assert.deepEqual(a.log.find("warn", "cannot reach the lease").length, 1);
+  assert(a.log.find("debug", "cannot reach the lease").length >= 2);
+  store.heal("a");
+  await clock.advance(MAX_RETRY_MS);
+  assert(a.elector.isLeader());
+  assert.deepEqual(a.log.find("info", "the lease is reachable again").length, 1);
+  a.stop.abort();
+  await a.running;
+});
+
+Deno.test("retries are jittered between one and 2.2 retry periods", async () => {
+  const clock = new FakeClock();
+  const store = new MemoryLeases(clock);
+  store.seed({ holderIdentity: "other", leaseDurationSeconds: 15 });
+  const low = candidate(store, "low", clock, () => 0);
+  const high = candidate(store, "high", clock, () => 0.999);
+  await settle();
+  assert.deepEqual(clock.sleeps.slice(0, 2).sort((x, y) => x - y), [
+    retryPeriodMs,
+    retryPeriodMs * (1 + 0.999 * 1.2),
+  ]);
+  low.stop.abort();
+  high.stop.abort();
+  await Promise.all([low.running, high.running]);
+});
