@@ -34,13 +34,13 @@
  */
 
 import { ConfigError } from "../cli/options.ts";
-import { loadKubeAccess } from "../controller/kube_access.ts";
 import { permissionReport, permissionsToRevoke } from "../controller/permissions.ts";
 import { ControllerRuntime } from "../controller/runtime.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { LeaseElector } from "../election/lease_elector.ts";
 import { KubeClient } from "../kube/client.ts";
+import { loadKubeAccess, POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
 import { corednsImportMode, corednsMode, type CorednsModeSettings } from "../sinks/coredns/coredns_mode.ts";
 import { etcHostsMode } from "../sinks/etc_hosts/etc_hosts_mode.ts";
@@ -60,10 +60,7 @@ import {
   type ControllerValues,
 } from "./controller_settings.ts";
 
-/** The service account's namespace file, mounted into every pod. */
-export const POD_NAMESPACE_FILE = "/var/run/secrets/kubernetes.io/serviceaccount/namespace";
-
-/** Each mode's builder, given its own settings: the only place the modes are named. */
+/** Each mode's builder, given its own settings: the one table that turns a mode's name into its room. */
 const MODES: Readonly<
   Record<ControllerValues["mode"], (settings: ControllerSettings, context: ModeContext) => Mode>
 > = {

@@ -18,7 +18,7 @@
  * Environment access goes too (every variable was read at start-up), as do ffi and sys, and run
  * unless credentials come from an exec plugin, which must run again when its token expires. The
  * `controller` set grants no run, so exec plugins work only where the operator adds
- * `--allow-run` (see `kube_access.ts`).
+ * `--allow-run` (see `kube/kube_access.ts`).
  *
  * Write goes too, except in etc-hosts mode, which edits the node's hosts file for as long as it
  * runs. The set grants write of `/` and, as entries of their own, read and write of
@@ -31,8 +31,8 @@
  * | any other path                | read and write as granted: the set cannot name the path,    |
  * |                               | and Deno cannot narrow `/` down to one file                 |
  *
- * `permissionsToRevoke` is pure; `permissionReport` queries and `narrowPermissions` revokes the
- * process's permissions.
+ * `permissionsToRevoke` is pure (the skeleton, `daemon/subcommand.ts`, revokes its list after
+ * start-up); `permissionReport` queries the process's permissions for the start-up line.
  *
  * @module
  */
@@ -40,7 +40,7 @@
 import { type ClusterConfig, SERVICE_ACCOUNT_DIR } from "../kube/config.ts";
 import { ExecCredentialSource } from "../kube/exec_plugin.ts";
 import { TokenFileSource } from "../kube/token_file.ts";
-import { type RevocableDescriptor, revokePermissions } from "../daemon/revoke_permissions.ts";
+import type { RevocableDescriptor } from "../daemon/revoke_permissions.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 
 /**
@@ -144,14 +144,4 @@ export function permissionReport(options: NarrowOptions = {}): PermissionReport 
     env: Deno.permissions.querySync({ name: "env" }).state,
     run: Deno.permissions.querySync({ name: "run" }).state,
   };
-}
-
-/**
- * Revokes what the controller no longer needs for `config` and the mode (`options`), and
- * reports what remains: {@linkcode permissionsToRevoke}, revoked, then
- * {@linkcode permissionReport}.
- */
-export function narrowPermissions(config: ClusterConfig, options: NarrowOptions = {}): PermissionReport {
-  revokePermissions(permissionsToRevoke(config, options));
-  return permissionReport(options);
 }

@@ -13,6 +13,7 @@ import type { LeaseElector } from "../election/lease_elector.ts";
 import type { BackoffOptions } from "../reflector/backoff.ts";
 import type { Mode, Notice, WatchObject } from "../sinks/sink.ts";
 import type { Clock } from "../util/clock.ts";
+import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
 import type { HealthRoutes } from "../daemon/health_handler.ts";
 import { controllerHealthRoutes } from "./health.ts";
@@ -168,10 +169,11 @@ export class ControllerRuntime {
       notices = [{
         level: "debug",
         message: "a start-up probe did not finish; skipped",
-        properties: { error },
+        properties: { error: errorMessage(error) },
       }];
     }
-    for (const notice of notices) this.#log[notice.level](notice.message, { ...notice.properties });
+    const target = this.#mode.sink.description;
+    for (const notice of notices) this.#log[notice.level](notice.message, { target, ...notice.properties });
   }
 
   /** What the health listener answers: `/readyz` from {@linkcode readiness}, and `/metrics`. */

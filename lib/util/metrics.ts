@@ -10,9 +10,6 @@
  * @module
  */
 
-/** Label names and values, in declaration order. */
-export type Labels = Readonly<Record<string, string>>;
-
 /** One labelled series of a counter or gauge. */
 export interface NumberSeries {
   /** Current value. */

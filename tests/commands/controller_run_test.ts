@@ -433,7 +433,7 @@ Deno.test("controller: an unusable kubeconfig, or no cluster at all, fails the s
       assert.equal(result.code, 1, result.stderr);
       assert.match(
         result.stderr,
-        /exec plugin aws, and the controller's permission set does not allow running programs/,
+        /exec plugin aws, and this subcommand's permission set does not allow running programs/,
       );
     },
   );

@@ -9,7 +9,14 @@
  * @module
  */
 
-import { HOSTS_FILE_GRANT, narrowPermissions } from "../../lib/controller/permissions.ts";
+import {
+  HOSTS_FILE_GRANT,
+  type NarrowOptions,
+  type PermissionReport,
+  permissionReport,
+  permissionsToRevoke,
+} from "../../lib/controller/permissions.ts";
+import { revokePermissions } from "../../lib/daemon/revoke_permissions.ts";
 import { type ClusterConfig, SERVICE_ACCOUNT_DIR } from "../../lib/kube/config.ts";
 import { staticCredentials } from "../../lib/kube/credentials.ts";
 import { TokenFileSource } from "../../lib/kube/token_file.ts";
@@ -32,7 +39,7 @@ export interface ProbeRound {
 export interface ControllerProbeReport {
   readonly asStarted: ProbeRound;
   readonly afterNarrowing: ProbeRound;
-  readonly reported: ReturnType<typeof narrowPermissions>;
+  readonly reported: PermissionReport;
 }
 
 function round(): ProbeRound {
@@ -48,6 +55,12 @@ function round(): ProbeRound {
     run: state({ name: "run" }),
     net: state({ name: "net" }),
   };
+}
+
+/** What production does in two places (the skeleton revokes, the command reports), in one call. */
+function narrowPermissions(config: ClusterConfig, options: NarrowOptions = {}): PermissionReport {
+  revokePermissions(permissionsToRevoke(config, options));
+  return permissionReport(options);
 }
 
 if (import.meta.main) {

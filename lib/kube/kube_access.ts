@@ -1,5 +1,5 @@
 /**
- * How the controller reaches the API server: the pod's service account (in-cluster, what the
+ * How a subcommand reaches the API server: the pod's service account (in-cluster, what the
  * chart runs) or `--kubeconfig` (a laptop, a test). Everything is read and checked at start-up,
  * credentials included, so a bad path, a missing certificate or a plugin that cannot run fails
  * the start with a message that says what to fix, not the first request minutes later.
@@ -9,9 +9,9 @@
  * @module
  */
 
-import { type ClusterConfig, loadInClusterConfig, loadKubeconfig } from "../kube/config.ts";
-import { KubeConfigError } from "../kube/config_error.ts";
-import { ExecCredentialSource } from "../kube/exec_plugin.ts";
+import { type ClusterConfig, loadInClusterConfig, loadKubeconfig, SERVICE_ACCOUNT_DIR } from "./config.ts";
+import { KubeConfigError } from "./config_error.ts";
+import { ExecCredentialSource } from "./exec_plugin.ts";
 import { errorMessage } from "../util/error_message.ts";
 
 /** The start failed for a reason the operator can fix; `message` says how. */
@@ -23,6 +23,12 @@ export class KubeAccessError extends Error {
   }
 }
 
+/**
+ * The service account's namespace file, mounted into every pod: the namespace a subcommand runs
+ * in (its default for what it writes, and for its leader-election Lease).
+ */
+export const POD_NAMESPACE_FILE = `${SERVICE_ACCOUNT_DIR}/namespace`;
+
 /** The environment variables in-cluster configuration reads. */
 export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"] as const;
 
@@ -32,7 +38,7 @@ export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PO
  *
  * @example
  * ```ts
- * import { KubeClient } from "../kube/client.ts";
+ * import { KubeClient } from "./client.ts";
  * import { loadKubeAccess } from "./kube_access.ts";
  *
  * const config = await loadKubeAccess("", (name) => Deno.env.get(name)); // "": in-cluster
@@ -63,7 +69,7 @@ export async function loadKubeAccess(
     Deno.permissions.querySync({ name: "run" }).state !== "granted"
   ) {
     throw new KubeAccessError(
-      `the kubeconfig's user gets its token from an ${credentials.description}, and the controller's ` +
+      `the kubeconfig's user gets its token from an ${credentials.description}, and this subcommand's ` +
         "permission set does not allow running programs. Use a kubeconfig with a token, a token file or a " +
         "client certificate (or, in a cluster, the service account: no --kubeconfig), or run with --allow-run.",
     );
