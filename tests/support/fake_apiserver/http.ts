@@ -31,7 +31,6 @@ import {
   notFound,
   pathNotFound,
   STALE_OBJECT,
-  type StatusBody,
   statusBody,
 } from "./status.ts";
 import { type Filter, type KindStore, Store, type StoredObject, type StoreEvent } from "./store.ts";
