@@ -36,6 +36,23 @@
  * - Errors are always `Status` bodies: `{"kind":"Status","apiVersion":"v1","status":"Failure",
  *   "message","reason","code","details"}`. A ConfigMap whose data and binaryData exceed 1 MiB
  *   is 422 Invalid; so is a name that is not a DNS subdomain (DNS label for Namespaces/Services).
+ * - Leases (`coordination.k8s.io/v1`, see `lease.ts`): a PUT must carry `metadata.resourceVersion`
+ *   (422 without, 409 Conflict when stale), a PUT to a missing Lease creates it (201), and of
+ *   two concurrent creates exactly one is 201 and the other 409 AlreadyExists (requests are
+ *   handled one at a time against the store). `acquireTime`/`renewTime` must be MicroTimes with
+ *   exactly six fractional digits (400 otherwise, as the real server's Go parser insists) and
+ *   come back in UTC, so `2026-12-03T13:37:03.123456Z` round-trips unchanged; the other spec
+ *   fields are typed (400) and validated (422) as the real server does.
+ *
+ * **Who is asking.** With `token` and/or `users` set, every request must carry one of those
+ * bearer tokens (else 401 with the real server's bare `Unauthorized` Status); `users` maps each
+ * token to a user name, `token`'s user is {@linkcode TOKEN_USER}. The audit log records each
+ * request's `user` (`""` with authentication off or when refused), `faults.inject(…, { user })`
+ * aims a fault at one client, and `partition(user)` cuts one client off: its requests are taken
+ * and never answered (status 0 in the audit log), its open watches break at once, other users
+ * are unaffected; `heal(user)` serves its held reads late and loses its held writes. A hang, not
+ * a dropped connection, because that is what a partition looks like to a client: nothing comes
+ * back, and only the client's own deadline ends the request (`partition.ts` says more).
  *
  * **The 410 rule.** Each resource type keeps its last `historyLimit` events. A watch (or an
  * `Exact` list, or a continue token) may start from resourceVersion N only if every event after
@@ -53,6 +70,15 @@
  * await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
  * server.create({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a", namespace: "x" }, data: {} });
  * server.faults.inject("watch", { type: "status", code: 410, reason: "Expired" });
+ * ```
+ *
+ * @example Two clients told apart, one of them cut off
+ * ```ts
+ * await using server = await startFakeApiServer({ users: { "token-a": "a", "token-b": "b" } });
+ * server.faults.inject("update", { type: "status", code: 500, reason: "InternalError" }, { user: "b" });
+ * server.partition("a"); // a's requests hang, its watches break; b carries on
+ * server.heal("a");
+ * server.audit.filter((entry) => entry.user === "a" && entry.status === 0); // what a sent into the void
  * ```
  *
  * @module
