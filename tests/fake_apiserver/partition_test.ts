@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { type AuditEntry, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { FaultPlan } from "../support/fake_apiserver/faults.ts";
 import { PartitionTable } from "../support/fake_apiserver/partition.ts";
 import { waitFor } from "../support/wait.ts";
 import { call, openWatch } from "./wire.ts";
@@ -137,6 +138,20 @@ Deno.test("heal: held reads are served late (a held watch comes to life), held w
     "the late reads are logged when served",
   );
   assert.ok(served.every((entry) => entry.at >= healedAt), "at the time they were served");
+});
+
+Deno.test("a request already delayed by a fault when its user is partitioned is held once the delay is over", async () => {
+  await using server = await startFakeApiServer({ users: USERS });
+  const faults = server.faults;
+  assert.ok(faults instanceof FaultPlan);
+  faults.inject("get", { type: "delay", ms: 300 }, { user: "a" });
+  const read = pending(`${server.url}${CM}/missing`, { headers: AS_A });
+  await waitFor("the delayed request to take its fault", () => faults.pending === 0);
+  server.partition("a");
+  await waitFor("the request to be held after its delay", () => heldBy(server.audit, "a").length === 1);
+  assert.equal(read.settled(), false);
+  read.abort();
+  await assert.rejects(read.response);
 });
 
 Deno.test("partition refuses a user the server does not know; without authentication the user is empty", async () => {

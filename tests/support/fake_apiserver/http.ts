@@ -139,13 +139,18 @@ export async function handle(request: Request, server: ServerContext): Promise<R
   };
 
   if (user === undefined) return finish(failure(statusBody(401, "Unauthorized", "Unauthorized")));
-  if (server.partitions.isCut(user)) {
+  /** While `user` is cut off: held, then served late (a healed read) or released by the server stopping. */
+  const partitioned = async (): Promise<Response | undefined> => {
+    if (!server.partitions.isCut(user)) return undefined;
     record(0);
     if (!(await server.partitions.hold(user, { method: request.method, signal: server.closing() }))) {
       return new Response(null, { status: 503 });
     }
     at = Date.now(); // healed: the network delivers the read now
-  }
+    return undefined;
+  };
+  const cut = await partitioned();
+  if (cut !== undefined) return cut;
   const context: HandlerContext = {
     ...server,
     trackStream: (stream) => server.trackStream(stream, user),
@@ -164,6 +169,8 @@ export async function handle(request: Request, server: ServerContext): Promise<R
     if (!(await sleep(fault.ms, context.closing()))) {
       return finish(failure(statusBody(503, "ServiceUnavailable", "the server is shutting down")));
     }
+    const cutWhileDelayed = await partitioned();
+    if (cutWhileDelayed !== undefined) return cutWhileDelayed;
   }
   if (fault !== undefined) {
     const early = faultReply(fault, watch, context);
