@@ -6,7 +6,7 @@
  * idle timer) outlive its calls, and the test sanitizers would count them as leaks of the test.
  * A process that exits takes them along.
  *
- * Usage: `deno run -P=test client_node_probe.ts <server-url> read|watch`
+ * Usage: `deno run -P=test client_node_probe.ts <server-url> read|watch|lease`
  *
  * @module
  */
@@ -19,8 +19,8 @@ function print(value: unknown): void {
 }
 
 const [url, command] = Deno.args;
-if (url === undefined || (command !== "read" && command !== "watch")) {
-  throw new Error("usage: client_node_probe.ts <server-url> read|watch");
+if (url === undefined || (command !== "read" && command !== "watch" && command !== "lease")) {
+  throw new Error("usage: client_node_probe.ts <server-url> read|watch|lease");
 }
 const config = new k8s.KubeConfig();
 config.loadFromOptions({
@@ -52,6 +52,68 @@ if (command === "read") {
       resourceVersion: list.metadata?.resourceVersion,
     },
     missing,
+  });
+  Deno.exit(0);
+}
+
+/** The HTTP code of a failed call (client-node's ApiException), or "ok". */
+async function codeOf(call: Promise<unknown>): Promise<unknown> {
+  try {
+    await call;
+    return "ok";
+  } catch (error) {
+    return (error as { code?: unknown }).code;
+  }
+}
+
+if (command === "lease") {
+  // A leader elector's calls, with client-node's own MicroTime type (six fractional digits).
+  const leases = config.makeApiClient(k8s.CoordinationV1Api);
+  const namespace = "kube-system";
+  const at = (iso: string) => new k8s.V1MicroTime(iso);
+  const spec = {
+    holderIdentity: "pod-a",
+    leaseDurationSeconds: 15,
+    acquireTime: at("2026-12-03T13:37:03.123Z"),
+    renewTime: at("2026-12-03T13:37:03.123Z"),
+    leaseTransitions: 0,
+  };
+  const racers = await Promise.all(
+    ["pod-a", "pod-b"].map(async (holderIdentity) => [
+      holderIdentity,
+      await codeOf(leases.createNamespacedLease({
+        namespace,
+        body: { metadata: { name: "election" }, spec: { ...spec, holderIdentity } },
+      })),
+    ]),
+  );
+  const read = await leases.readNamespacedLease({ name: "election", namespace });
+  const renewed = await leases.replaceNamespacedLease({
+    name: "election",
+    namespace,
+    body: { ...read, spec: { ...read.spec, renewTime: at("2026-12-03T13:37:05.456Z") } },
+  });
+  const stale = await codeOf(leases.replaceNamespacedLease({
+    name: "election",
+    namespace,
+    body: { ...read, spec: { ...read.spec, holderIdentity: "pod-c" } },
+  }));
+  const plainDate = await codeOf(leases.createNamespacedLease({
+    namespace,
+    body: {
+      metadata: { name: "plain-date" },
+      spec: { ...spec, renewTime: new Date("2026-12-03T13:37:03.123Z") },
+    },
+  }));
+  print({
+    racers,
+    read: { holder: read.spec?.holderIdentity, renewTime: String(read.spec?.renewTime) },
+    renewed: {
+      renewTime: String(renewed.spec?.renewTime),
+      resourceVersionMoved: renewed.metadata?.resourceVersion !== read.metadata?.resourceVersion,
+    },
+    stale,
+    plainDate,
   });
   Deno.exit(0);
 }

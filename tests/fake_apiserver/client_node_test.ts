@@ -11,7 +11,7 @@ import { ROOT } from "../support/ouroboros_process.ts";
 const PROBE = new URL("./client_node_probe.ts", import.meta.url).pathname;
 
 /** Starts the probe; its stdout is read line by line as JSON. */
-function probe(server: FakeApiServer, command: "read" | "watch", env: Record<string, string> = {}) {
+function probe(server: FakeApiServer, command: "read" | "watch" | "lease", env: Record<string, string> = {}) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", "-P=test", PROBE, server.url, command],
     cwd: ROOT,
@@ -94,4 +94,37 @@ Deno.test("client-node's Watch receives an ADDED event for an object created aft
   }
   const watch = server.audit.find((entry) => entry.watch)!;
   assert.equal(watch.query.allowWatchBookmarks, "true");
+});
+
+Deno.test("client-node's Lease calls: a racing create loses with 409, a stale replace is 409, a plain Date is refused", async () => {
+  await using server = await startFakeApiServer();
+  const run = probe(server, "lease");
+  let winner = "";
+  try {
+    const seen = await run.next();
+    const racers = seen.racers as [string, unknown][];
+    assert.deepEqual(racers.map(([, code]) => code).sort(), [409, "ok"], "exactly one create won");
+    winner = racers.find(([, code]) => code === "ok")![0];
+    assert.deepEqual(seen, {
+      racers,
+      read: { holder: winner, renewTime: "2026-12-03T13:37:03.123000Z" },
+      renewed: { renewTime: "2026-12-03T13:37:05.456000Z", resourceVersionMoved: true },
+      stale: 409,
+      // client-node serialises a plain Date with milliseconds, which the real server cannot parse
+      // as a MicroTime; its V1MicroTime exists for this.
+      plainDate: 400,
+    });
+  } finally {
+    const { code, stderr } = await run.finish();
+    assert.equal(code, 0, stderr);
+  }
+  const lease = server.get("coordination.k8s.io/v1", "Lease", "kube-system", "election")!;
+  assert.deepEqual(lease.spec, {
+    holderIdentity: winner,
+    leaseDurationSeconds: 15,
+    acquireTime: "2026-12-03T13:37:03.123000Z",
+    renewTime: "2026-12-03T13:37:05.456000Z",
+    leaseTransitions: 0,
+  });
+  assert.equal(server.get("coordination.k8s.io/v1", "Lease", "kube-system", "plain-date"), undefined);
 });

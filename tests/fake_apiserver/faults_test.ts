@@ -52,6 +52,25 @@ Deno.test("a fault can target a path, carry causes, and faults are used in the o
   assert.throws(() => server.faults.inject("lists", { type: "stall" }), /unknown verb/);
 });
 
+Deno.test("a fault aimed at one user hits only that user's requests, however many others come first", async () => {
+  await using server = await startFakeApiServer({ users: { "tok-a": "a", "tok-b": "b" } });
+  const as = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
+  server.faults.inject("list", { type: "status", code: 500, reason: "InternalError" }, {
+    user: "b",
+    count: 2,
+  });
+  assert.equal((await call(server.url, "GET", CM, as("tok-a"))).status, 200);
+  assert.equal((await call(server.url, "GET", CM, as("tok-a"))).status, 200);
+  assert.equal((await call(server.url, "GET", CM, as("tok-b"))).status, 500);
+  assert.equal((await call(server.url, "GET", CM, as("tok-a"))).status, 200);
+  assert.equal((await call(server.url, "GET", CM, as("tok-b"))).status, 500);
+  assert.equal((await call(server.url, "GET", CM, as("tok-b"))).status, 200, "both used up");
+  assert.deepEqual(
+    server.audit.map((entry) => `${entry.user}:${entry.status}`),
+    ["a:200", "a:200", "b:500", "a:200", "b:500", "b:200"],
+  );
+});
+
 Deno.test("clear() forgets faults that were not used yet", async () => {
   await using server = await startFakeApiServer();
   server.faults.inject("any", { type: "status", code: 500, reason: "InternalError" }, { count: 5 });

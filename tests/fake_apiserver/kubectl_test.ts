@@ -198,6 +198,87 @@ Deno.test({
   });
 });
 
+const LEASE_YAML = `apiVersion: coordination.k8s.io/v1
+kind: Lease
+metadata:
+  name: ouroboros
+  namespace: kube-system
+spec:
+  holderIdentity: pod-a
+  leaseDurationSeconds: 15
+  acquireTime: "2026-12-03T13:37:03.123456Z"
+  renewTime: "2026-12-03T13:37:05.000001Z"
+  leaseTransitions: 0
+`;
+
+Deno.test({
+  name: "kubectl create of a Lease twice: created, then AlreadyExists; get prints the spec back unchanged",
+  ignore,
+}, async () => {
+  await using server = await startFakeApiServer();
+  await withKubectl(server, async (kubectl, _spawn, dir) => {
+    const file = `${dir}/lease.yaml`;
+    await Deno.writeTextFile(file, LEASE_YAML);
+    const create = ["create", "--validate=false", "-f", "lease.yaml"];
+    assert.match(ok(await kubectl(create)), /^lease.coordination.k8s.io\/ouroboros created$/m);
+    const again = await kubectl(create);
+    assert.equal(again.code, 1);
+    assert.match(
+      again.stderr,
+      /Error from server \(AlreadyExists\): error when creating "lease.yaml": leases.coordination.k8s.io "ouroboros" already exists/,
+    );
+    assert.match(ok(await kubectl(["get", "lease", "-n", "kube-system"])), /^ouroboros\s/m);
+    const printed = parseYaml(
+      ok(await kubectl(["get", "lease", "ouroboros", "-n", "kube-system", "-o", "yaml"])),
+    );
+    assert.deepEqual(
+      printed.spec,
+      parseYaml(LEASE_YAML).spec,
+      "every field, the MicroTimes to the microsecond",
+    );
+    assert.deepEqual(printed, server.get("coordination.k8s.io/v1", "Lease", "kube-system", "ouroboros"));
+  });
+});
+
+Deno.test({
+  name:
+    "kubectl and a Lease: a replace with a stale resourceVersion is a Conflict, a millisecond time a BadRequest",
+  ignore,
+}, async () => {
+  await using server = await startFakeApiServer();
+  const lease = parseYaml(LEASE_YAML);
+  const stored = server.create(lease);
+  server.update({ ...stored, spec: { ...lease.spec, renewTime: "2026-12-03T13:37:07.000001Z" } });
+  await withKubectl(server, async (kubectl, _spawn, dir) => {
+    const file = `${dir}/lease.json`;
+    await Deno.writeTextFile(
+      file,
+      JSON.stringify({ ...stored, spec: { ...lease.spec, holderIdentity: "pod-b" } }),
+    );
+    const stale = await kubectl(["replace", "--validate=false", "-f", file]);
+    assert.equal(stale.code, 1);
+    assert.match(stale.stderr, /Error from server \(Conflict\)/);
+    assert.match(stale.stderr, /Operation cannot be fulfilled on leases.coordination.k8s.io "ouroboros"/);
+    await Deno.writeTextFile(
+      file,
+      LEASE_YAML.replace("13:37:05.000001Z", "13:37:05.000Z").replace("ouroboros", "other"),
+    );
+    const millis = await kubectl(["create", "--validate=false", "-f", file]);
+    assert.equal(millis.code, 1);
+    assert.match(
+      millis.stderr,
+      /Error from server \(BadRequest\): .*Lease in version "v1" cannot be handled as a Lease: parsing time "2026-12-03T13:37:05.000Z"/,
+    );
+  });
+  const current = server.get("coordination.k8s.io/v1", "Lease", "kube-system", "ouroboros")!;
+  assert.equal(
+    (current.spec as { holderIdentity: string }).holderIdentity,
+    "pod-a",
+    "the stale replace lost",
+  );
+  assert.equal(server.get("coordination.k8s.io/v1", "Lease", "kube-system", "other"), undefined);
+});
+
 Deno.test({ name: "kubectl patch --type=merge changes just the patched keys", ignore }, async () => {
   await using server = await startFakeApiServer();
   server.create(configMap("p", {}, { keep: "1", drop: "2" }));

@@ -1,7 +1,7 @@
 /**
  * Fault injection for the fake API server: a queue of scripted faults, each aimed at the next N
- * requests of a verb (optionally only on paths matching a regexp), plus controls that act on
- * the watch streams already open.
+ * requests of a verb (optionally only on paths matching a regexp, optionally only from one
+ * user), plus controls that act on the watch streams already open.
  *
  * Pure: no I/O. The HTTP layer asks {@linkcode FaultPlan.take} for every request and carries
  * the fault out.
@@ -68,10 +68,12 @@ export interface FaultControls {
   /**
    * The next `count` requests (default 1) matching `verb` (`"list"`, `"watch"`, `"get"`,
    * `"create"`, `"update"`, `"patch"`, `"delete"` (also collection deletes),
-   * `"deletecollection"`, `"discovery"`, `"other"` or `"any"`) and the optional path regexp get
-   * `fault`. Faults are used in the order injected.
+   * `"deletecollection"`, `"discovery"`, `"other"` or `"any"`), the optional path regexp and the
+   * optional `user` (a user name of the `users`/`token` options; `""` with authentication off)
+   * get `fault`. Faults are used in the order injected; a fault for one user leaves the requests
+   * of every other user alone.
    */
-  inject(verb: string, fault: Fault, options?: { path?: RegExp; count?: number }): void;
+  inject(verb: string, fault: Fault, options?: InjectOptions): void;
   /** Ends every open watch cleanly now (like a server-side timeout). */
   dropWatches(): void;
   /** Open watches stop sending anything and never close (no FIN) until `close()`/`stop()`. */
@@ -80,10 +82,21 @@ export interface FaultControls {
   clear(): void;
 }
 
+/** Which requests a fault is aimed at, beyond the verb, and how many. */
+export interface InjectOptions {
+  /** Only requests whose path matches. */
+  readonly path?: RegExp;
+  /** How many requests get the fault. @default 1 */
+  readonly count?: number;
+  /** Only requests from this user. */
+  readonly user?: string;
+}
+
 interface Rule {
   readonly verb: string;
   readonly fault: Fault;
   readonly path: RegExp | undefined;
+  readonly user: string | undefined;
   remaining: number;
 }
 
@@ -97,7 +110,7 @@ export class FaultPlan implements FaultControls {
     this.#watches = watches;
   }
 
-  inject(verb: string, fault: Fault, options: { path?: RegExp; count?: number } = {}): void {
+  inject(verb: string, fault: Fault, options: InjectOptions = {}): void {
     if (!FAULT_VERBS.includes(verb)) {
       throw new Error(`unknown verb for a fault: ${verb} (one of ${FAULT_VERBS.join(", ")})`);
     }
@@ -105,7 +118,7 @@ export class FaultPlan implements FaultControls {
     if (!Number.isInteger(count) || count < 1) {
       throw new Error(`fault count must be a positive integer, got ${count}`);
     }
-    this.#rules.push({ verb, fault, path: options.path, remaining: count });
+    this.#rules.push({ verb, fault, path: options.path, user: options.user, remaining: count });
   }
 
   dropWatches(): void {
@@ -120,12 +133,14 @@ export class FaultPlan implements FaultControls {
     this.#rules = [];
   }
 
-  /** The fault for this request, if one is scripted; uses it up. */
-  take(verb: Verb, path: string): Fault | undefined {
+  /** The fault for this request (its `user` is `""` when unauthenticated), if one is scripted; uses it up. */
+  take(verb: Verb, request: { readonly path: string; readonly user: string }): Fault | undefined {
+    const { path, user } = request;
     const index = this.#rules.findIndex((rule) =>
       (rule.verb === "any" || rule.verb === verb ||
         (rule.verb === "delete" && verb === "deletecollection")) &&
-      (rule.path === undefined || matchPath(rule.path, path))
+      (rule.path === undefined || matchPath(rule.path, path)) &&
+      (rule.user === undefined || rule.user === user)
     );
     if (index < 0) return undefined;
     const rule = this.#rules[index]!;

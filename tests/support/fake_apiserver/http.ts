@@ -1,7 +1,8 @@
 /**
- * The fake API server's request handler: authentication, content negotiation, fault injection,
- * the audit log, and the REST verbs on discovery, collections, objects and subresources, with
- * every failure answered as a `Status`.
+ * The fake API server's request handler: authentication (who the user is, `identity.ts`),
+ * partitions (`partition.ts`), content negotiation, fault injection, the audit log, and the REST
+ * verbs on discovery, collections, objects and subresources, with every failure answered as a
+ * `Status`.
  *
  * Watches that ask for a resourceVersion older than the retained history get HTTP 410 at
  * request time (see `mod.ts` for the rule); an in-stream `ERROR` event comes from the
@@ -12,11 +13,14 @@
 
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.ts";
 import type { Fault, FaultPlan } from "./faults.ts";
+import type { Authenticator } from "./identity.ts";
 import { isJsonMap, type Json, type JsonMap } from "./json.ts";
 import { groupVersion, type KindInfo } from "./kinds.ts";
 import { mergePatch, strategicMergePatch } from "./merge_patch.ts";
 import { decodeContinue, encodeContinue, page, type SnapshotCache } from "./paging.ts";
 import { isWatchQuery, parseRoute, type Route, verbOf } from "./routes.ts";
+import type { PartitionTable } from "./partition.ts";
+import { acceptsJson, failure, json, raw, type Reply, toResponse } from "./reply.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import {
   badRequest,
@@ -27,7 +31,6 @@ import {
   notFound,
   pathNotFound,
   STALE_OBJECT,
-  type StatusBody,
   statusBody,
 } from "./status.ts";
 import { type Filter, type KindStore, Store, type StoredObject, type StoreEvent } from "./store.ts";
@@ -42,9 +45,11 @@ export interface AuditEntry {
   /** The HTTP status answered; 0 when the request was never answered (blackholed). */
   readonly status: number;
   readonly watch: boolean;
-  /** `Date.now()` when the request arrived. */
+  /** `Date.now()` when the request arrived (for a held read served after a partition: when it was served). */
   readonly at: number;
   readonly userAgent: string;
+  /** Who sent it: the user of its bearer token; `""` when authentication is off or the request was refused. */
+  readonly user: string;
 }
 
 /** What the handler needs from the server around it. */
@@ -55,8 +60,6 @@ export interface HandlerContext {
   readonly bookmarkIntervalMs: number;
   /** Compaction epoch, for continue tokens. */
   epoch(): number;
-  /** The bearer token required, if any. */
-  token(): string | undefined;
   /** `127.0.0.1:port`, for `/api`'s serverAddressByClientCIDRs. */
   serverAddress(): string;
   /** Aborted when the server stops or closes: blackholes and delays give up then. */
@@ -69,36 +72,16 @@ export interface HandlerContext {
   trackWatch(session: WatchSession): () => void;
 }
 
-type Reply =
-  | { readonly type: "json"; readonly status: number; readonly text: string; readonly headers?: HeadersInit }
-  | { readonly type: "text"; readonly status: number; readonly text: string }
-  | { readonly type: "stream"; readonly status: number; readonly stream: ResponseStream };
-
-function json(status: number, value: unknown): Reply {
-  return { type: "json", status, text: JSON.stringify(value) };
-}
-
-function raw(status: number, text: string): Reply {
-  return { type: "json", status, text };
-}
-
-function failure(body: StatusBody, retryAfterSeconds?: number): Reply {
-  return {
-    type: "json",
-    status: body.code,
-    text: JSON.stringify(body),
-    ...(retryAfterSeconds === undefined ? {} : { headers: { "retry-after": String(retryAfterSeconds) } }),
-  };
-}
-
-/** Whether the client accepts plain JSON (`application/json` without `as=`, or a wildcard). */
-export function acceptsJson(accept: string | null): boolean {
-  if (accept === null || accept.trim() === "") return true;
-  return accept.split(",").some((entry) => {
-    const [type, ...parameters] = entry.split(";").map((part) => part.trim().toLowerCase());
-    if (type !== "application/json" && type !== "*/*" && type !== "application/*") return false;
-    return !parameters.some((parameter) => parameter.startsWith("as="));
-  });
+/** What the handler needs from the server: the above, with streams registered under their user. */
+export interface ServerContext extends Omit<HandlerContext, "trackStream" | "trackWatch"> {
+  /** Who holds the tokens. */
+  readonly authenticator: Authenticator;
+  /** Who is cut off. */
+  readonly partitions: PartitionTable;
+  /** Registers an open streaming body of `user`'s; returns the unregister function. */
+  trackStream(stream: ResponseStream, user: string): () => void;
+  /** Registers an open watch of `user`'s. */
+  trackWatch(session: WatchSession, user: string): () => void;
 }
 
 function sleep(ms: number, signal: AbortSignal): Promise<boolean> {
@@ -127,36 +110,20 @@ function queryRecord(query: URLSearchParams): Record<string, string> {
   return record;
 }
 
-function toResponse(reply: Reply): Response {
-  switch (reply.type) {
-    case "json": {
-      const headers = new Headers(reply.headers);
-      headers.set("content-type", "application/json");
-      return new Response(reply.text, { status: reply.status, headers });
-    }
-    case "text":
-      return new Response(reply.text, { status: reply.status, headers: { "content-type": "text/plain" } });
-    case "stream":
-      return new Response(reply.stream.body, {
-        status: reply.status,
-        headers: { "content-type": "application/json", "cache-control": "no-cache, private" },
-      });
-  }
-}
-
 /** Handles one HTTP request. */
-export async function handle(request: Request, context: HandlerContext): Promise<Response> {
-  const at = Date.now();
+export async function handle(request: Request, server: ServerContext): Promise<Response> {
+  let at = Date.now();
   const url = new URL(request.url);
   const query = url.searchParams;
-  const { store } = context;
+  const { store } = server;
+  const user = server.authenticator.authenticate(request.headers.get("authorization"));
   const route = parseRoute(url.pathname, (group, version, plural) => {
     return store.byResource(group, version, plural)?.info.namespaced === true;
   });
   const watch = request.method === "GET" && route.type === "resource" &&
     (isWatchQuery(query) || route.legacyWatch);
   const record = (status: number) =>
-    context.audit({
+    server.audit({
       method: request.method,
       path: url.pathname,
       query: queryRecord(query),
@@ -164,18 +131,33 @@ export async function handle(request: Request, context: HandlerContext): Promise
       watch,
       at,
       userAgent: request.headers.get("user-agent") ?? "",
+      user: user ?? "",
     });
   const finish = (reply: Reply): Response => {
     record(reply.status);
     return toResponse(reply);
   };
 
-  const token = context.token();
-  if (token !== undefined && request.headers.get("authorization") !== `Bearer ${token}`) {
-    return finish(failure(statusBody(401, "Unauthorized", "Unauthorized")));
-  }
+  if (user === undefined) return finish(failure(statusBody(401, "Unauthorized", "Unauthorized")));
+  /** While `user` is cut off: held, then served late (a healed read) or released by the server stopping. */
+  const partitioned = async (): Promise<Response | undefined> => {
+    if (!server.partitions.isCut(user)) return undefined;
+    record(0);
+    if (!(await server.partitions.hold(user, { method: request.method, signal: server.closing() }))) {
+      return new Response(null, { status: 503 });
+    }
+    at = Date.now(); // healed: the network delivers the read now
+    return undefined;
+  };
+  const cut = await partitioned();
+  if (cut !== undefined) return cut;
+  const context: HandlerContext = {
+    ...server,
+    trackStream: (stream) => server.trackStream(stream, user),
+    trackWatch: (session) => server.trackWatch(session, user),
+  };
 
-  const fault = context.faults.take(verbOf(request.method, route, watch), url.pathname);
+  const fault = context.faults.take(verbOf(request.method, route, watch), { path: url.pathname, user });
   // Held requests end when the server stops or closes. (Deno's request.signal is not used: it
   // also fires after a successful response, and warns about that.)
   if (fault?.type === "blackhole") {
@@ -187,6 +169,8 @@ export async function handle(request: Request, context: HandlerContext): Promise
     if (!(await sleep(fault.ms, context.closing()))) {
       return finish(failure(statusBody(503, "ServiceUnavailable", "the server is shutting down")));
     }
+    const cutWhileDelayed = await partitioned();
+    if (cutWhileDelayed !== undefined) return cutWhileDelayed;
   }
   if (fault !== undefined) {
     const early = faultReply(fault, watch, context);
@@ -413,7 +397,11 @@ function resource(
     }
     case "PUT": {
       requireJson(request);
-      return raw(200, store.update(kind, namespace, name, parseBody(body), { dryRun }).json);
+      const parsed = parseBody(body);
+      if (info.createOnUpdate && store.get(kind, namespace, name) === undefined) {
+        return raw(201, store.create(kind, namespace, createdByPut(parsed, name), { dryRun }).json);
+      }
+      return raw(200, store.update(kind, namespace, name, parsed, { dryRun }).json);
     }
     case "PATCH":
       return raw(200, patch(request, kind, namespace, name, body, dryRun, context, undefined).json);
@@ -431,6 +419,18 @@ function resource(
     default:
       throw methodNotAllowed();
   }
+}
+
+/** A PUT that creates (a Lease): the name comes from the URL, a resourceVersion is no precondition. */
+function createdByPut(body: JsonMap, name: string): JsonMap {
+  const metadata = isJsonMap(body.metadata) ? { ...body.metadata } : {};
+  if (metadata.name !== undefined && metadata.name !== name) {
+    throw badRequest(
+      `the name of the object (${String(metadata.name)}) does not match the name on the URL (${name})`,
+    );
+  }
+  delete metadata.resourceVersion;
+  return { ...body, metadata: { ...metadata, name } };
 }
 
 /** The patch function for a request's content type. */

@@ -2,7 +2,7 @@
  * The resource catalogue of the fake API server: every kind it serves, with the facts discovery
  * publishes (plural, singular, short names, verbs, scope) and the facts that change write
  * semantics (whether `generation` is kept, whether a status subresource splits spec from status,
- * whether unconditional updates are allowed, which subresources exist).
+ * whether unconditional updates are allowed, whether a PUT may create, which subresources exist).
  *
  * Pure: no I/O.
  *
@@ -30,10 +30,12 @@ export interface KindInfo {
   /** Deployments: `/scale` as `autoscaling/v1 Scale`. */
   readonly scaleSubresource: boolean;
   /**
-   * Whether a PUT without `metadata.resourceVersion` is accepted (last write wins). True for the
-   * built-in types; custom resources (CRDs) refuse it with 422, as the real server does.
+   * Whether a PUT without `metadata.resourceVersion` is accepted (last write wins). True for most
+   * built-in types; Leases and custom resources (CRDs) refuse it with 422, as the real server does.
    */
   readonly unconditionalUpdate: boolean;
+  /** Whether a PUT to a missing object creates it (201), as the real server allows for Leases. */
+  readonly createOnUpdate: boolean;
 }
 
 /** Every verb a collection of the fake supports, as discovery lists it. */
@@ -60,6 +62,8 @@ interface KindSpec {
   statusSubresource?: boolean;
   scaleSubresource?: boolean;
   crd?: boolean;
+  unconditionalUpdate?: boolean;
+  createOnUpdate?: boolean;
 }
 
 function kindInfo(spec: KindSpec): KindInfo {
@@ -75,7 +79,8 @@ function kindInfo(spec: KindSpec): KindInfo {
     generation: spec.generation ?? false,
     statusSubresource: spec.statusSubresource ?? false,
     scaleSubresource: spec.scaleSubresource ?? false,
-    unconditionalUpdate: !(spec.crd ?? false),
+    unconditionalUpdate: spec.unconditionalUpdate ?? !(spec.crd ?? false),
+    createOnUpdate: spec.createOnUpdate ?? false,
   };
 }
 
@@ -131,7 +136,14 @@ export const KINDS: readonly KindInfo[] = [
     generation: true,
     statusSubresource: true,
   }),
-  kindInfo({ group: "coordination.k8s.io", version: "v1", kind: "Lease", plural: "leases" }),
+  kindInfo({
+    group: "coordination.k8s.io",
+    version: "v1",
+    kind: "Lease",
+    plural: "leases",
+    unconditionalUpdate: false,
+    createOnUpdate: true,
+  }),
   kindInfo({
     group: "networking.k8s.io",
     version: "v1",

@@ -36,6 +36,23 @@
  * - Errors are always `Status` bodies: `{"kind":"Status","apiVersion":"v1","status":"Failure",
  *   "message","reason","code","details"}`. A ConfigMap whose data and binaryData exceed 1 MiB
  *   is 422 Invalid; so is a name that is not a DNS subdomain (DNS label for Namespaces/Services).
+ * - Leases (`coordination.k8s.io/v1`, see `lease.ts`): a PUT must carry `metadata.resourceVersion`
+ *   (422 without, 409 Conflict when stale), a PUT to a missing Lease creates it (201), and of
+ *   two concurrent creates exactly one is 201 and the other 409 AlreadyExists (requests are
+ *   handled one at a time against the store). `acquireTime`/`renewTime` must be MicroTimes with
+ *   exactly six fractional digits (400 otherwise, as the real server's Go parser insists) and
+ *   come back in UTC, so `2026-12-03T13:37:03.123456Z` round-trips unchanged; the other spec
+ *   fields are typed (400) and validated (422) as the real server does.
+ *
+ * **Who is asking.** With `token` and/or `users` set, every request must carry one of those
+ * bearer tokens (else 401 with the real server's bare `Unauthorized` Status); `users` maps each
+ * token to a user name, `token`'s user is {@linkcode TOKEN_USER}. The audit log records each
+ * request's `user` (`""` with authentication off or when refused), `faults.inject(…, { user })`
+ * aims a fault at one client, and `partition(user)` cuts one client off: its requests are taken
+ * and never answered (status 0 in the audit log), its open watches break at once, other users
+ * are unaffected; `heal(user)` serves its held reads late and loses its held writes. A hang, not
+ * a dropped connection, because that is what a partition looks like to a client: nothing comes
+ * back, and only the client's own deadline ends the request (`partition.ts` says more).
  *
  * **The 410 rule.** Each resource type keeps its last `historyLimit` events. A watch (or an
  * `Exact` list, or a continue token) may start from resourceVersion N only if every event after
@@ -55,25 +72,45 @@
  * server.faults.inject("watch", { type: "status", code: 410, reason: "Expired" });
  * ```
  *
+ * @example Two clients told apart, one of them cut off
+ * ```ts
+ * await using server = await startFakeApiServer({ users: { "token-a": "a", "token-b": "b" } });
+ * server.faults.inject("update", { type: "status", code: 500, reason: "InternalError" }, { user: "b" });
+ * server.partition("a"); // a's requests hang, its watches break; b carries on
+ * server.heal("a");
+ * server.audit.filter((entry) => entry.user === "a" && entry.status === 0); // what a sent into the void
+ * ```
+ *
  * @module
  */
 
-import { type AuditEntry, handle, type HandlerContext } from "./http.ts";
-import { type Fault, type FaultControls, FaultPlan } from "./faults.ts";
+import { type AuditEntry, handle, type ServerContext } from "./http.ts";
+import { type Fault, type FaultControls, FaultPlan, type InjectOptions } from "./faults.ts";
+import { Authenticator, TOKEN_USER } from "./identity.ts";
 import { isJsonMap, type JsonMap, toJson } from "./json.ts";
 import { KINDS, selectKinds } from "./kinds.ts";
 import { SnapshotCache } from "./paging.ts";
+import { PartitionTable } from "./partition.ts";
 import { badRequest, FakeApiError, statusBody } from "./status.ts";
 import { type KindStore, Store, type StoredObject } from "./store.ts";
 import type { ResponseStream, WatchSession } from "./watch.ts";
 
-export type { AuditEntry, Fault, FaultControls };
-export { FakeApiError };
+export type { AuditEntry, Fault, FaultControls, InjectOptions };
+export { FakeApiError, TOKEN_USER };
 
 /** How to start the fake. */
 export interface FakeApiServerOptions {
-  /** Require `Authorization: Bearer <token>`; anything else is 401. */
+  /**
+   * Require `Authorization: Bearer <token>`; anything else is 401. Its user is
+   * {@linkcode TOKEN_USER} (`"admin"`).
+   */
   token?: string;
+  /**
+   * More bearer tokens, each mapped to its user name (`{ "token-a": "a", "token-b": "b" }`), so
+   * that clients can be told apart: in the audit log, by `faults.inject(…, { user })`, by
+   * `partition(user)`. Any entry turns authentication on, as `token` does.
+   */
+  users?: Readonly<Record<string, string>>;
   /** PEM certificate and key: serve HTTPS. */
   tls?: { cert: string; key: string };
   /** Period of BOOKMARK events on watches that allowed them (default 1000; 0 = never). */
@@ -97,8 +134,25 @@ export interface FakeApiServer extends AsyncDisposable {
   readonly port: number;
   /** Every request so far, oldest first. */
   readonly audit: readonly AuditEntry[];
-  /** Changes the required bearer token (token rotation); `undefined` turns authentication off. */
+  /**
+   * Changes the `token` (token rotation); `undefined` removes it, which turns authentication off
+   * unless `users` has entries.
+   */
   setToken(token: string | undefined): void;
+  /**
+   * Cuts `user` off as a network partition would: each of its requests is taken and never
+   * answered (the client waits until its own deadline; the audit log records it with status 0),
+   * and its open watches and streams break at once. Other users are unaffected. `user` must be a
+   * user the server knows (`""` when authentication is off).
+   */
+  partition(user: string): void;
+  /**
+   * Ends `user`'s partition. Its reads held meanwhile (get, list, watch) are served now, as if
+   * delivered late; its held writes are lost for good (never applied).
+   */
+  heal(user: string): void;
+  /** The users partitioned now, sorted. */
+  partitioned(): string[];
   /** Creates an object directly (no HTTP), emitting the same watch event; `apiVersion` + `kind` pick the type. */
   create(object: Record<string, unknown>): Record<string, unknown>;
   /** Replaces an object directly; a `metadata.resourceVersion` in it is a precondition. */
@@ -154,9 +208,11 @@ class FakeApiServerImpl implements FakeApiServer {
   readonly #store: Store;
   readonly #snapshots = new SnapshotCache<StoredObject>();
   readonly #options: FakeApiServerOptions;
-  readonly #watches = new Set<WatchSession>();
-  readonly #streams = new Set<ResponseStream>();
-  #token: string | undefined;
+  /** Open watches and streamed bodies, each with the user who opened it. */
+  readonly #watches = new Map<WatchSession, string>();
+  readonly #streams = new Map<ResponseStream, string>();
+  readonly #authenticator: Authenticator;
+  readonly #partitions = new PartitionTable();
   #epoch = 0;
   #lifecycle: Lifecycle = { type: "stopped" };
   #port = 0;
@@ -164,13 +220,13 @@ class FakeApiServerImpl implements FakeApiServer {
   constructor(options: FakeApiServerOptions, store: Store) {
     this.#options = options;
     this.#store = store;
-    this.#token = options.token;
+    this.#authenticator = new Authenticator({ token: options.token, users: options.users });
     this.faults = new FaultPlan({
       drop: () => {
-        for (const session of [...this.#watches]) session.stream.end();
+        for (const session of [...this.#watches.keys()]) session.stream.end();
       },
       stall: () => {
-        for (const session of [...this.#watches]) session.stall();
+        for (const session of [...this.#watches.keys()]) session.stall();
       },
     });
   }
@@ -190,22 +246,23 @@ class FakeApiServerImpl implements FakeApiServer {
   /** Starts listening (at start and on restart). */
   listen(port: number): void {
     const closing = new AbortController();
-    const context: HandlerContext = {
+    const context: ServerContext = {
       store: this.#store,
       faults: this.faults,
       snapshots: this.#snapshots,
       bookmarkIntervalMs: this.#options.bookmarkIntervalMs ?? 1000,
       epoch: () => this.#epoch,
-      token: () => this.#token,
+      authenticator: this.#authenticator,
+      partitions: this.#partitions,
       serverAddress: () => `127.0.0.1:${this.port}`,
       closing: () => closing.signal,
       audit: (entry) => this.#audit.push(entry),
-      trackStream: (stream) => {
-        this.#streams.add(stream);
+      trackStream: (stream, user) => {
+        this.#streams.set(stream, user);
         return () => this.#streams.delete(stream);
       },
-      trackWatch: (session) => {
-        this.#watches.add(session);
+      trackWatch: (session, user) => {
+        this.#watches.set(session, user);
         return () => this.#watches.delete(session);
       },
     };
@@ -227,7 +284,25 @@ class FakeApiServerImpl implements FakeApiServer {
   }
 
   setToken(token: string | undefined): void {
-    this.#token = token;
+    this.#authenticator.setToken(token);
+  }
+
+  partition(user: string): void {
+    const known = this.#authenticator.userNames();
+    if (!known.includes(user)) {
+      throw new Error(`cannot partition unknown user ${JSON.stringify(user)} (known: ${known.join(", ")})`);
+    }
+    this.#partitions.cut(user);
+    for (const [session, owner] of [...this.#watches]) if (owner === user) session.stream.abort();
+    for (const [stream, owner] of [...this.#streams]) if (owner === user) stream.abort();
+  }
+
+  heal(user: string): void {
+    this.#partitions.heal(user);
+  }
+
+  partitioned(): string[] {
+    return this.#partitions.users();
   }
 
   #kind(apiVersion: string, kind: string): KindStore {
@@ -304,7 +379,7 @@ class FakeApiServerImpl implements FakeApiServer {
     for (const kind of this.#store.kinds()) {
       if (kind.info.group !== group) continue;
       this.#store.uninstall(kind);
-      for (const session of [...this.#watches]) if (session.kind === kind) session.stream.end();
+      for (const session of [...this.#watches.keys()]) if (session.kind === kind) session.stream.end();
     }
     this.#snapshots.clear();
   }
@@ -314,11 +389,11 @@ class FakeApiServerImpl implements FakeApiServer {
     this.#lifecycle = next;
     if (lifecycle.type !== "listening") return;
     lifecycle.closing.abort();
-    for (const session of [...this.#watches]) {
+    for (const session of [...this.#watches.keys()]) {
       if (breakConnections) session.stream.abort();
       else session.stream.end();
     }
-    for (const stream of [...this.#streams]) {
+    for (const stream of [...this.#streams.keys()]) {
       if (breakConnections) stream.abort();
       else stream.end();
     }

@@ -124,19 +124,26 @@ export function conflict(info: KindInfo, name: string, why: string): FakeApiErro
 export const STALE_OBJECT =
   "the object has been modified; please apply your changes to the latest version and try again";
 
-/** 422 Invalid: `ConfigMap "x" is invalid: field: message`. */
+/**
+ * 422 Invalid: `ConfigMap "x" is invalid: field: message` (`Lease.coordination.k8s.io "x"` in a
+ * named group). The registry's own refusals (an update without resourceVersion) name the
+ * resource instead, `leases.coordination.k8s.io "x"`: pass `{ resource: true }`.
+ */
 export function invalid(
   info: KindInfo,
   name: string,
-  causes: readonly Required<StatusCause>[],
+  options: { readonly causes: readonly Required<StatusCause>[]; readonly resource?: boolean },
 ): FakeApiError {
+  const { causes } = options;
+  const kind = options.resource === true ? info.plural : info.kind;
+  const qualified = info.group === "" ? kind : `${kind}.${info.group}`;
   const list = causes.map((cause) => `${cause.field}: ${cause.message}`);
   const summary = list.length === 1 ? list[0] : `[${list.join(", ")}]`;
   return new FakeApiError(
-    statusBody(422, "Invalid", `${info.kind} "${name}" is invalid: ${summary}`, {
+    statusBody(422, "Invalid", `${qualified} "${name}" is invalid: ${summary}`, {
       name,
       ...(info.group === "" ? {} : { group: info.group }),
-      kind: info.kind,
+      kind,
       causes,
     }),
   );

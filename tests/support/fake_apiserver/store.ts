@@ -32,7 +32,7 @@ import {
   STALE_OBJECT,
   tooOldResourceVersion,
 } from "./status.ts";
-import { validate } from "./validation.ts";
+import { decodeBody, validate } from "./validation.ts";
 
 /** One stored object version. Immutable. */
 export interface StoredObject {
@@ -375,7 +375,7 @@ export class Store {
 
   #validate(info: KindInfo, name: string, object: JsonMap): void {
     const causes = validate(info, name, object);
-    if (causes.length > 0) throw invalid(info, name, causes);
+    if (causes.length > 0) throw invalid(info, name, { causes });
   }
 
   #generateName(prefix: string): string {
@@ -387,20 +387,23 @@ export class Store {
   }
 
   /** Creates an object in `namespace` (ignored for cluster-scoped kinds). */
-  create(store: KindStore, namespace: string, body: JsonMap, options: WriteOptions = {}): StoredObject {
+  create(store: KindStore, namespace: string, given: JsonMap, options: WriteOptions = {}): StoredObject {
     const { info } = store;
-    const metadata = this.#checkBody(info, body);
+    const metadata = this.#checkBody(info, given);
+    const body = decodeBody(info, given);
     this.#checkNamespace(info, metadata, namespace);
     if ((metadata.name === undefined || metadata.name === "") && typeof metadata.generateName === "string") {
       metadata.name = this.#generateName(metadata.generateName);
     }
     const name = metadata.name;
     if (typeof name !== "string" || name === "") {
-      throw invalid(info, "", [{
-        reason: "FieldValueRequired",
-        message: "Required value: name or generateName is required",
-        field: "metadata.name",
-      }]);
+      throw invalid(info, "", {
+        causes: [{
+          reason: "FieldValueRequired",
+          message: "Required value: name or generateName is required",
+          field: "metadata.name",
+        }],
+      });
     }
     if (!options.direct && metadata.resourceVersion !== undefined && metadata.resourceVersion !== "") {
       throw badRequest("resourceVersion should not be set on objects to be created");
@@ -441,13 +444,14 @@ export class Store {
     store: KindStore,
     namespace: string,
     name: string,
-    body: JsonMap,
+    given: JsonMap,
     options: UpdateOptions = {},
   ): StoredObject {
     const { info } = store;
     const existing = this.get(store, namespace, name);
     if (existing === undefined) throw notFound(info, name);
-    const metadata = this.#checkBody(info, body);
+    const metadata = this.#checkBody(info, given);
+    const body = options.subresource === undefined ? decodeBody(info, given) : given;
     this.#checkNamespace(info, metadata, namespace);
     if (metadata.name !== undefined && metadata.name !== name) {
       throw badRequest(
@@ -458,11 +462,14 @@ export class Store {
     if (rvText !== undefined && rvText !== null && rvText !== "") {
       if (String(rvText) !== String(existing.rv)) throw conflict(info, name, STALE_OBJECT);
     } else if (!info.unconditionalUpdate && !options.direct && !options.patch) {
-      throw invalid(info, name, [{
-        reason: "FieldValueInvalid",
-        message: "Invalid value: 0x0: must be specified for an update",
-        field: "metadata.resourceVersion",
-      }]);
+      throw invalid(info, name, {
+        causes: [{
+          reason: "FieldValueInvalid",
+          message: "Invalid value: 0x0: must be specified for an update",
+          field: "metadata.resourceVersion",
+        }],
+        resource: true,
+      });
     }
     if (typeof metadata.uid === "string" && metadata.uid !== "" && metadata.uid !== existing.uid) {
       throw conflict(

@@ -1,7 +1,9 @@
 /**
  * The validation the fake applies before storing an object: object names (DNS subdomain, or DNS
- * label for Namespaces and Services) and the 1 MiB limit on a ConfigMap's `data` plus
- * `binaryData`. Failures become 422 Invalid causes worded like the real server's.
+ * label for Namespaces and Services), the 1 MiB limit on a ConfigMap's `data` plus
+ * `binaryData`, and a Lease's spec (`lease.ts`). Failures become 422 Invalid causes worded like
+ * the real server's. {@linkcode decodeBody} comes first: what the real server could not even
+ * decode into its Go type (a Lease's MicroTime in the wrong format) is 400 BadRequest.
  *
  * Pure: no I/O.
  *
@@ -10,6 +12,7 @@
 
 import type { KindInfo } from "./kinds.ts";
 import { isJsonMap, type JsonMap } from "./json.ts";
+import { decodeLease, leaseProblems } from "./lease.ts";
 import type { StatusCause } from "./status.ts";
 
 /** The most bytes a ConfigMap's keys and values may total (`data` and decoded `binaryData`). */
@@ -110,5 +113,19 @@ export function validate(info: KindInfo, name: string, object: JsonMap): Require
     });
   }
   if (info.kind === "ConfigMap") causes.push(...configMapProblems(object));
+  if (isLease(info)) causes.push(...leaseProblems(object));
   return causes;
+}
+
+function isLease(info: KindInfo): boolean {
+  return info.group === "coordination.k8s.io" && info.kind === "Lease";
+}
+
+/**
+ * A request body as the real server decodes it into its type, before anything else looks at
+ * it: a Lease's fields typed and normalised (400 BadRequest when they cannot be); other kinds as
+ * they come.
+ */
+export function decodeBody(info: KindInfo, body: JsonMap): JsonMap {
+  return isLease(info) ? decodeLease(body) : body;
 }
