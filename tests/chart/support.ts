@@ -91,6 +91,7 @@ export interface PodSpec {
   readonly tolerations?: Record<string, unknown>[];
   readonly nodeSelector?: Record<string, string>;
   readonly affinity?: Record<string, unknown>;
+  readonly topologySpreadConstraints?: Record<string, unknown>[];
   readonly imagePullSecrets?: { name: string }[];
 }
 
@@ -107,6 +108,24 @@ export interface PolicyRule {
   readonly resourceNames?: string[];
   readonly verbs: string[];
 }
+
+/** The controller's modes. */
+export type Mode = "coredns" | "coredns-import" | "external-dns" | "etc-hosts";
+
+/** Values selecting each mode, with what the mode needs to render. */
+export const MODES: Record<Mode, readonly string[]> = {
+  "coredns": [],
+  "coredns-import": ["controller.mode=coredns-import"],
+  "external-dns": ["controller.mode=external-dns"],
+  "etc-hosts": ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.50"],
+};
+
+/** The modes run by the controller Deployment (etc-hosts runs a DaemonSet instead). */
+export const DEPLOYMENT_MODES = [
+  "coredns",
+  "coredns-import",
+  "external-dns",
+] as const satisfies readonly Mode[];
 
 /** Options of one render. */
 export interface RenderOptions {
