@@ -8,7 +8,15 @@
 
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
-import { type Helm, type HelmRun, runHelm } from "../support/helm.ts";
+import {
+  type Helm,
+  type HelmRun,
+  installHelm3,
+  installHelm4,
+  requireHelm,
+  runHelm,
+  skipWithoutHelm,
+} from "../support/helm.ts";
 
 /** The chart folder. */
 export const CHART_DIR = new URL("../../chart", import.meta.url).pathname;
@@ -107,6 +115,25 @@ export interface PolicyRule {
   readonly resources?: string[];
   readonly resourceNames?: string[];
   readonly verbs: string[];
+}
+
+/** Test registration for a file whose tests run with Helm 4 and Helm 3. */
+export interface BothHelms {
+  /** Helm 4, then Helm 3 (inside a test body: throws when one is missing). */
+  readonly helms: () => Helm[];
+  /** Registers a test, ignored (outside CI) when a Helm could not be installed. */
+  readonly test: (name: string, fn: () => Promise<void>) => void;
+}
+
+/** Installs Helm 4 and Helm 3 (from the cache when there) for the tests of `what`. */
+export async function bothHelms(what: string): Promise<BothHelms> {
+  const helm4 = await installHelm4();
+  const helm3 = await installHelm3();
+  const ignore = skipWithoutHelm(what, helm4, helm3);
+  return {
+    helms: () => [requireHelm(helm4), requireHelm(helm3)],
+    test: (name, fn) => Deno.test({ name, ignore, fn }),
+  };
 }
 
 /** The controller's modes. */
