@@ -165,6 +165,73 @@ tolerations:
 {{- ternary "etc-hosts" "controller" (eq (include "ouroboros.controllerKind" .) "DaemonSet") -}}
 {{- end -}}
 
+{{/*
+"true" when the controller Deployment elects a leader (controller.leaderElection.enabled), empty
+otherwise: no controller, or the etc-hosts DaemonSet, which never elects (ouroboros.checkController
+refuses the setting there).
+*/}}
+{{- define "ouroboros.leaderElect" -}}
+{{- if and (eq (include "ouroboros.controllerKind" .) "Deployment") .Values.controller.leaderElection.enabled -}}
+true
+{{- end -}}
+{{- end -}}
+
+{{/* The Lease's name: controller.leaderElection.id, or "<fullname>-controller" (one per release). */}}
+{{- define "ouroboros.leaseName" -}}
+{{- default (include "ouroboros.suffixed" (list . "controller")) .Values.controller.leaderElection.id -}}
+{{- end -}}
+
+{{/* The Lease's namespace: controller.leaderElection.namespace, or the release namespace. */}}
+{{- define "ouroboros.leaseNamespace" -}}
+{{- default .Release.Namespace .Values.controller.leaderElection.namespace -}}
+{{- end -}}
+
+{{/*
+A Go duration ("15s", "1m30s", "500ms"; the schema checks the spelling) in milliseconds, as a
+number in text: what the start-up checks below compare.
+*/}}
+{{- define "ouroboros.durationMs" -}}
+{{- $units := dict "ns" 0.000001 "us" 0.001 "µs" 0.001 "ms" 1.0 "s" 1000.0 "m" 60000.0 "h" 3600000.0 -}}
+{{- $total := 0.0 -}}
+{{- range regexFindAll "[0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h)" . -1 -}}
+{{- $number := regexFind "^[0-9]+(\\.[0-9]+)?" . -}}
+{{- $total = addf $total (mulf (float64 $number) (index $units (trimPrefix $number .))) -}}
+{{- end -}}
+{{- $total -}}
+{{- end -}}
+
+{{/*
+The controller combinations the binary (or the cluster) would refuse, refused at render time with
+a message naming the values and what is accepted. Renders nothing; included by both controller
+workloads. Why not in values.schema.json: an if/then there makes Helm 3 print only 'Must validate
+"then" as "if" was valid', without naming replicaCount, and the rules depend on the mode.
+*/}}
+{{- define "ouroboros.checkController" -}}
+{{- $c := .Values.controller -}}
+{{- $le := $c.leaderElection -}}
+{{- $replicas := int $c.replicaCount -}}
+{{- $kind := include "ouroboros.controllerKind" . -}}
+{{- if and (eq $kind "DaemonSet") $le.enabled -}}
+{{- fail "controller.leaderElection.enabled=true is refused in etc-hosts mode: the DaemonSet runs one controller per node and each writes only its own node's hosts file, so there is nothing to elect. Set controller.leaderElection.enabled=false (controller.replicaCount is not used by the DaemonSet)." -}}
+{{- end -}}
+{{- if eq $kind "Deployment" -}}
+{{- if and $c.dryRun (or (gt $replicas 1) $le.enabled) -}}
+{{- fail (printf "controller.dryRun=true previews and writes nothing, not even the Lease leader election needs, so a preview runs one replica without it: set controller.replicaCount=1 (now %d) and controller.leaderElection.enabled=false (now %t)." $replicas $le.enabled) -}}
+{{- end -}}
+{{- if and (gt $replicas 1) (not $le.enabled) -}}
+{{- fail (printf "controller.replicaCount=%d needs controller.leaderElection.enabled=true: without leader election every replica writes, and they race on the same target. Set controller.leaderElection.enabled=true (only the holder of the Lease writes), or controller.replicaCount=1 (or 0)." $replicas) -}}
+{{- end -}}
+{{- if $le.enabled -}}
+{{- $lease := float64 (include "ouroboros.durationMs" $le.leaseDuration) -}}
+{{- $renew := float64 (include "ouroboros.durationMs" $le.renewDeadline) -}}
+{{- $retry := float64 (include "ouroboros.durationMs" $le.retryPeriod) -}}
+{{- if or (le $retry 0.0) (le $renew (mulf $retry 1.2)) (le $lease $renew) -}}
+{{- fail (printf "controller.leaderElection durations must satisfy leaseDuration > renewDeadline > 1.2 × retryPeriod > 0 (the controller refuses to start otherwise); got leaseDuration=%s, renewDeadline=%s, retryPeriod=%s. The defaults are 15s, 10s and 2s." $le.leaseDuration $le.renewDeadline $le.retryPeriod) -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+{{- end -}}
+
 {{/* The cluster domain without a trailing dot; empty when detected at run time. */}}
 {{- define "ouroboros.clusterDomain" -}}
 {{- trimSuffix "." .Values.controller.clusterDomain -}}
@@ -245,7 +312,10 @@ source filters, in the original's order.
 {{- end }}
 {{- end -}}
 
-{{/* Arguments of new settings, after the mode's: log format, Ingress hosts, health address, marker id. */}}
+{{/*
+Arguments of new settings, after the mode's: log format, Ingress hosts, health address, marker id,
+leader election (the Deployment only) and the dry-run preview.
+*/}}
 {{- define "ouroboros.controllerNewArgs" -}}
 {{- $mode := include "ouroboros.mode" . }}
 - --log-format={{ .Values.controller.logFormat }}
@@ -255,6 +325,18 @@ source filters, in the original's order.
 {{- with include "ouroboros.markerId" . }}
 - --marker-id={{ . }}
 {{- end }}
+{{- end }}
+{{- if include "ouroboros.leaderElect" . }}
+{{- $le := .Values.controller.leaderElection }}
+- --leader-elect
+- --leader-election-namespace={{ include "ouroboros.leaseNamespace" . }}
+- --leader-election-id={{ include "ouroboros.leaseName" . }}
+- --leader-election-lease-duration={{ $le.leaseDuration }}
+- --leader-election-renew-deadline={{ $le.renewDeadline }}
+- --leader-election-retry-period={{ $le.retryPeriod }}
+{{- end }}
+{{- if .Values.controller.dryRun }}
+- --dry-run
 {{- end }}
 {{- end -}}
 

@@ -39,6 +39,12 @@ const VALUE_SETS: Record<string, string[]> = {
     "externalDns.proxyIP=10.96.0.10",
   ],
   "etc-hosts": ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.10"],
+  "leader election, three replicas": [
+    "controller.replicaCount=3",
+    "controller.leaderElection.enabled=true",
+    "controller.leaderElection.namespace=kube-system",
+  ],
+  "dry run, etc-hosts": ["controller.dryRun=true", "etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.10"],
   "every option": [
     "podDisruptionBudget.enabled=true",
     "networkPolicy.enabled=true",

@@ -16,12 +16,15 @@ import {
   CHART_DIR,
   CLUSTER_SCOPED,
   container,
+  DEPLOYMENT_MODES,
   envOf,
   find,
   ids,
   isHook,
   type K8sObject,
   matches,
+  type Mode,
+  MODES,
   notes,
   ofKind,
   podSpec,
@@ -41,15 +44,6 @@ const helm4 = await installHelm4();
 const ignore = skipWithoutHelm("chart render tests", helm4);
 const helm = (): Helm => requireHelm(helm4);
 
-/** Values selecting each mode, with what the mode needs to render. */
-type Mode = "coredns" | "coredns-import" | "external-dns" | "etc-hosts";
-const MODES: Record<Mode, readonly string[]> = {
-  "coredns": [],
-  "coredns-import": ["controller.mode=coredns-import"],
-  "external-dns": ["controller.mode=external-dns"],
-  "etc-hosts": ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.50"],
-};
-
 function test(name: string, fn: () => Promise<void>): void {
   Deno.test({ name, ignore, fn });
 }
@@ -62,6 +56,9 @@ const controllerArgs = (objects: readonly K8sObject[]): string[] =>
   args(objects, "Deployment", "ouroboros", "controller");
 const proxyArgs = (objects: readonly K8sObject[]): string[] =>
   args(objects, "Deployment", "ouroboros-proxy", "proxy");
+
+/** Three controller replicas electing a leader. */
+const HA = ["controller.replicaCount=3", "controller.leaderElection.enabled=true"];
 
 /** The arguments every controller of a default render ends with (settings new in this chart). */
 const NEW_ARGS = ["--log-format=json", "--ingress-hosts=tls", "--listen-health=:8082"];
@@ -311,6 +308,20 @@ test("every argument the chart passes is one the binary accepts, and the control
         "controller.logLevel=warning",
       ],
     },
+    // Leader election (Deployment modes) and the dry-run preview (every mode).
+    ...DEPLOYMENT_MODES.map((mode) => ({ set: [...MODES[mode], ...HA] })),
+    {
+      release: "edge",
+      set: [
+        ...HA,
+        "controller.leaderElection.namespace=kube-system",
+        "controller.leaderElection.id=edge-lease",
+        "controller.leaderElection.leaseDuration=1m",
+        "controller.leaderElection.renewDeadline=40s",
+        "controller.leaderElection.retryPeriod=500ms",
+      ],
+    },
+    ...Object.values(MODES).map((set) => ({ set: [...set, "controller.dryRun=true"] })),
   ];
   const resolvConf = () => "search ouroboros.svc.cluster.local svc.cluster.local cluster.local\n";
   for (const variant of variants) {
@@ -368,15 +379,8 @@ test("the controller Deployment never runs two controllers during a rollout, in 
 
 // --- Refusals ----------------------------------------------------------------------------------
 
-test("refused: replicaCount > 1 in external-dns mode, a missing etcHosts.proxyIP, gatewayClass without gatewayApi", async () => {
-  const replicas = await renderFails(helm(), {
-    set: ["controller.mode=external-dns", "controller.replicaCount=2"],
-  });
-  assert.match(replicas, /controller\.replicaCount=2 is unsafe in external-dns mode/);
-  // Other modes may run more than one controller.
-  const coredns = await renderOk(helm(), { set: ["controller.replicaCount=2"] });
-  assert.equal((find(coredns, "Deployment", "ouroboros").spec as { replicas: number }).replicas, 2);
-
+// Replicas, leader election and dry-run refusals: leader_election_test.ts and dry_run_test.ts.
+test("refused: a missing etcHosts.proxyIP, gatewayClass without gatewayApi", async () => {
   const proxyIp = await renderFails(helm(), { set: ["etcHosts.enabled=true"] });
   assert.match(proxyIp, /etcHosts\.proxyIP is required when etcHosts\.enabled=true/);
   const gateway = await renderFails(helm(), { set: ["controller.gatewayClass=eg"] });
@@ -1259,6 +1263,9 @@ test("every rendered object of every mode and option, hooks included, validates 
     })),
     { set: ["controller.mode=external-dns", "externalDns.output=service", "externalDns.proxyIP=10.0.0.5"] },
     { set: ["podDisruptionBudget.enabled=true", "podDisruptionBudget.maxUnavailable=50%"] },
+    ...DEPLOYMENT_MODES.map((mode) => ({ set: [...MODES[mode], ...HA] })),
+    { set: [...HA, "controller.leaderElection.namespace=kube-system"] },
+    ...Object.values(MODES).map((set) => ({ set: [...set, "controller.dryRun=true"] })),
   ];
   let count = 0;
   for (const variant of variants) {

@@ -8,7 +8,15 @@
 
 import assert from "node:assert/strict";
 import { parseAllDocuments } from "yaml";
-import { type Helm, type HelmRun, runHelm } from "../support/helm.ts";
+import {
+  type Helm,
+  type HelmRun,
+  installHelm3,
+  installHelm4,
+  requireHelm,
+  runHelm,
+  skipWithoutHelm,
+} from "../support/helm.ts";
 
 /** The chart folder. */
 export const CHART_DIR = new URL("../../chart", import.meta.url).pathname;
@@ -91,6 +99,7 @@ export interface PodSpec {
   readonly tolerations?: Record<string, unknown>[];
   readonly nodeSelector?: Record<string, string>;
   readonly affinity?: Record<string, unknown>;
+  readonly topologySpreadConstraints?: Record<string, unknown>[];
   readonly imagePullSecrets?: { name: string }[];
 }
 
@@ -107,6 +116,43 @@ export interface PolicyRule {
   readonly resourceNames?: string[];
   readonly verbs: string[];
 }
+
+/** Test registration for a file whose tests run with Helm 4 and Helm 3. */
+export interface BothHelms {
+  /** Helm 4, then Helm 3 (inside a test body: throws when one is missing). */
+  readonly helms: () => Helm[];
+  /** Registers a test, ignored (outside CI) when a Helm could not be installed. */
+  readonly test: (name: string, fn: () => Promise<void>) => void;
+}
+
+/** Installs Helm 4 and Helm 3 (from the cache when there) for the tests of `what`. */
+export async function bothHelms(what: string): Promise<BothHelms> {
+  const helm4 = await installHelm4();
+  const helm3 = await installHelm3();
+  const ignore = skipWithoutHelm(what, helm4, helm3);
+  return {
+    helms: () => [requireHelm(helm4), requireHelm(helm3)],
+    test: (name, fn) => Deno.test({ name, ignore, fn }),
+  };
+}
+
+/** The controller's modes. */
+export type Mode = "coredns" | "coredns-import" | "external-dns" | "etc-hosts";
+
+/** Values selecting each mode, with what the mode needs to render. */
+export const MODES: Record<Mode, readonly string[]> = {
+  "coredns": [],
+  "coredns-import": ["controller.mode=coredns-import"],
+  "external-dns": ["controller.mode=external-dns"],
+  "etc-hosts": ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.50"],
+};
+
+/** The modes run by the controller Deployment (etc-hosts runs a DaemonSet instead). */
+export const DEPLOYMENT_MODES = [
+  "coredns",
+  "coredns-import",
+  "external-dns",
+] as const satisfies readonly Mode[];
 
 /** Options of one render. */
 export interface RenderOptions {
