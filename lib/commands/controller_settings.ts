@@ -179,6 +179,8 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
   const clusterDomain = detected ? detectClusterDomain(input.readResolvConf()) : values.clusterDomain;
   const mode = values.mode;
 
+  // `--once` with `--cleanup` is refused by `cleanupProblems` (checked before these); what else
+  // `--once` cannot go with (`--leader-elect`) is refused here.
   if (values.gatewayClass !== "" && !values.gatewayApi) {
     problems.push(
       "--gateway-class is set but --gateway-api is off, so no Gateway is watched and the filter does nothing; " +

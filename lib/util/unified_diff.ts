@@ -10,6 +10,8 @@
  * - The edit script is Myers' O((N+M)·D) shortest edit script in its linear-space form (the
  *   "middle snake" split), after trimming the common prefix and suffix, so a 10,000-line hosts
  *   file with a few changed lines costs little time and no quadratic memory.
+ * - Within a run of changed lines the removals come first, then the additions, as `diff -u` and
+ *   `git diff` print them.
  * - Hunks carry `context` unchanged lines on each side (3 by default) and merge when the gap
  *   between two changes is at most twice that; a range of one line omits its `,1` and an empty
  *   range names the line before it, as GNU diff does.
@@ -63,8 +65,21 @@ export function splitKeepingNewlines(text: string): string[] {
  * ```
  */
 export function diffLines(before: readonly string[], after: readonly string[]): DiffLine[] {
+  const raw: DiffLine[] = [];
+  script(before, after, { aLo: 0, aHi: before.length, bLo: 0, bHi: after.length }, raw);
+  // Within a run of changes, removals first, as diff and git print them.
   const out: DiffLine[] = [];
-  script(before, after, { aLo: 0, aHi: before.length, bLo: 0, bHi: after.length }, out);
+  let added: DiffLine[] = [];
+  for (const line of raw) {
+    if (line.kind === "+") added.push(line);
+    else if (line.kind === "-") out.push(line);
+    else {
+      for (const insert of added) out.push(insert);
+      added = [];
+      out.push(line);
+    }
+  }
+  for (const insert of added) out.push(insert);
   return out;
 }
 

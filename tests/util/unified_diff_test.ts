@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { diffLines, splitKeepingNewlines, unifiedDiff } from "../../lib/util/unified_diff.ts";
+import { applyPatch } from "../support/apply_patch.ts";
 import { prng } from "../support/random.ts";
 
 /** `lines` joined with LF line breaks, each line terminated. */
@@ -93,43 +94,6 @@ Deno.test("unified diff: a block of 5,000 added lines in a large text is one hun
   );
 });
 
-/** Applies a unified diff to `before` the way `patch` does, hunk by hunk, checking every context and removed line. */
-function applyPatch(before: string, diff: string): string {
-  if (diff === "") return before;
-  const old = splitKeepingNewlines(before);
-  const lines = diff.split("\n");
-  assert.ok(lines[0]?.startsWith("--- a/") && lines[1]?.startsWith("+++ b/"), "header");
-  const out: string[] = [];
-  let at = 0; // next old line to copy
-  let i = 2;
-  while (i < lines.length && lines[i] !== "") {
-    const header = /^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@$/.exec(lines[i]!);
-    assert.ok(header, `hunk header: ${lines[i]}`);
-    const oldCount = header[2] === undefined ? 1 : Number(header[2]);
-    const oldStart = Number(header[1]) - (oldCount === 0 ? 0 : 1);
-    assert.ok(oldStart >= at, "hunks in order, not overlapping");
-    while (at < oldStart) out.push(old[at++]!);
-    i++;
-    while (i < lines.length && /^[ +\-]/.test(lines[i]!)) {
-      const kind = lines[i]![0];
-      let line = `${lines[i]!.slice(1)}\n`;
-      if (lines[i + 1] === "\\ No newline at end of file") {
-        line = line.slice(0, -1);
-        i++;
-      }
-      if (kind === "+") out.push(line);
-      else {
-        assert.equal(old[at], line, `line ${at + 1} of the old text is what the diff says`);
-        if (kind === " ") out.push(line);
-        at++;
-      }
-      i++;
-    }
-  }
-  while (at < old.length) out.push(old[at++]!);
-  return out.join("");
-}
-
 /** The length of a longest common subsequence, by the textbook table (small inputs only). */
 function lcsLength(a: readonly string[], b: readonly string[]): number {
   const row = new Array<number>(b.length + 1).fill(0);
@@ -167,4 +131,11 @@ Deno.test("unified diff (property): applying the hunks to the old text gives the
       assert.deepEqual(script.filter((line) => line.kind !== "-").map((line) => line.text), b, where);
     }
   }
+});
+
+Deno.test("unified diff: in a run of changes the removed lines come before the added ones", () => {
+  assert.equal(
+    unifiedDiff(text("a", "s"), text("a", "b", "n"), { label: "t" }),
+    `${HEADER}@@ -1,2 +1,3 @@\n a\n-s\n+b\n+n\n`,
+  );
 });
