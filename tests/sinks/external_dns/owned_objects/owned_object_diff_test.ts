@@ -76,5 +76,5 @@ Deno.test("the diff of planned writes: a section per object, creates then update
   );
   assert.match(all, /^@@ -0,0 \+1,10 @@\n\+annotations: \{\}\n/m, "a create diffs from nothing");
   assert.match(all, /^@@ -1,10 \+0,0 @@\n-annotations: \{\}\n/m, "a delete diffs to nothing");
-  assert.match(all, /^-    - dnsName: gone\.example\.com$/m);
+  assert.ok(all.split("\n").includes("-    - dnsName: gone.example.com"));
 });
