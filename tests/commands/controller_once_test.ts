@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { ONCE_EXIT, onceReport } from "../../lib/commands/controller_once.ts";
+import { ONCE_DEADLINE_MS, ONCE_EXIT, onceReport } from "../../lib/commands/controller_once.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
 import type { OnceResult } from "../../lib/controller/runtime.ts";
 
 const DIFF = "--- a/x\n+++ b/x\n@@ -0,0 +1 @@\n+a\n";
@@ -80,4 +81,13 @@ Deno.test("onceReport(): the exit status and stdout of every way a --once run en
     "waiting for the first list of: Ingress (listing)",
     "the log says what was missing",
   );
+});
+
+Deno.test("--once's help states the deadline the run keeps", () => {
+  assert.match(
+    CONTROLLER_OPTIONS.options.once.help,
+    new RegExp(`within ${ONCE_DEADLINE_MS / 60_000} minutes`),
+  );
+  assert.equal(CONTROLLER_OPTIONS.options.once.env, null, "flag only");
+  assert.equal(CONTROLLER_OPTIONS.options.dryRun.default, "false");
 });
