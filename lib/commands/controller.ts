@@ -27,6 +27,12 @@
  * `--mode=etc-hosts --cleanup` removes our block from the hosts file and exits without reading
  * any cluster configuration or contacting the API server (`controller_cleanup.ts`).
  *
+ * Previews: `--dry-run` builds every mode with `dryRun` (each sink stops right before its write
+ * and answers with the diff), gives the modes an Event recorder that records nothing, and gives
+ * up write access to the hosts file too, so a dry run needs read access only. `--once` serves no
+ * health listener: it reconciles once, prints the diff on stdout and exits with the status of
+ * `controller_once.ts`.
+ *
  * Effects: this is the wiring; the pure parts are `controller_settings.ts` and the narrowing list
  * (`permissionsToRevoke`).
  *
@@ -50,8 +56,10 @@ import type { Mode, ModeContext } from "../sinks/sink.ts";
 import { formatDuration } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
+import { printStdout } from "../util/stdio.ts";
 import { VERSION } from "../util/version.ts";
 import { cleanupProblems, hostsCleanup } from "./controller_cleanup.ts";
+import { ONCE_DEADLINE_MS, onceReport } from "./controller_once.ts";
 import { CONTROLLER_OPTIONS } from "./controller_options.ts";
 import {
   clusterDomainMismatch,
@@ -59,6 +67,9 @@ import {
   controllerSettings,
   type ControllerValues,
 } from "./controller_settings.ts";
+
+/** What a dry run records Events with: nothing is sent (every Event counts as suppressed). */
+const NO_EVENTS: ModeContext["recorder"] = { record: () => Promise.resolve({ kind: "suppressed" }) };
 
 /** Each mode's builder, given its own settings: the one table that turns a mode's name into its room. */
 const MODES: Readonly<
@@ -145,11 +156,12 @@ async function startController(settings: ControllerSettings): Promise<Service> {
   };
   let runtime: ControllerRuntime;
   try {
-    const recorder = new EventRecorder({ client, instance });
+    const dryRun = values.dryRun;
+    const recorder = dryRun ? NO_EVENTS : new EventRecorder({ client, instance });
     const podNamespace = settings.podNamespace;
     runtime = ControllerRuntime.start({
       api: client,
-      mode: (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace }),
+      mode: (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace, dryRun }),
       gatewayApi: values.gatewayApi,
       desired: {
         clusterDomain: settings.clusterDomain,
@@ -168,9 +180,9 @@ async function startController(settings: ControllerSettings): Promise<Service> {
     throw error;
   }
   const hostsFile = runtime.mode.hostsFile;
-  const narrowing = hostsFile === undefined ? {} : { hostsFile };
+  const narrowing = { ...(hostsFile === undefined ? {} : { hostsFile }), readOnly: values.dryRun };
   return {
-    health: { address: values.listenHealth, routes: runtime.healthRoutes() },
+    ...(values.once ? {} : { health: { address: values.listenHealth, routes: runtime.healthRoutes() } }),
     revoke: permissionsToRevoke(config, narrowing),
     async run({ signals, healthAddress }) {
       await runtime.probe(signals.shutdown);
@@ -186,6 +198,8 @@ async function startController(settings: ControllerSettings): Promise<Service> {
         ingressClass: values.ingressClass,
         gatewayClass: values.gatewayClass,
         resync: formatDuration(values.resync),
+        dryRun: values.dryRun,
+        once: values.once,
         health: healthAddress ?? "off",
         apiServer: config.server,
         kubeConfig: config.source,
@@ -205,6 +219,12 @@ async function startController(settings: ControllerSettings): Promise<Service> {
           "proxy-fqdn suffix does not match cluster-domain; in-cluster lookups will resolve to NXDOMAIN",
           { clusterDomain: settings.clusterDomain, proxyFqdn: settings.proxyFqdn },
         );
+      }
+      if (values.once) {
+        const report = onceReport(await runtime.once(signals.shutdown, { deadlineMs: ONCE_DEADLINE_MS }));
+        printStdout(report.stdout);
+        log[report.level](report.message, { ...report.properties, exitCode: report.code });
+        return report.code;
       }
       await runtime.run(signals.shutdown);
       log.info("controller stopped", { signal: signals.received() ?? "none" });

@@ -17,7 +17,7 @@ import type { ControllerValues } from "./controller_settings.ts";
 
 /**
  * The problems with the flags `--cleanup` was given with: it works only in etc-hosts mode, on a
- * hosts file path that is safe to edit. Pure.
+ * hosts file path that is safe to edit, and not as a preview (`--once`, `--dry-run`). Pure.
  */
 export function cleanupProblems(values: ControllerValues): string[] {
   const problems: string[] = [];
@@ -26,6 +26,14 @@ export function cleanupProblems(values: ControllerValues): string[] {
       `--cleanup works only with --mode=etc-hosts (got --mode=${values.mode}): it removes the block from a ` +
         "node's hosts file. The CoreDNS modes are cleaned up by the chart's pre-delete hook, external-dns " +
         "records by its post-delete hook",
+    );
+  }
+  if (values.once) {
+    problems.push("--once cannot be combined with --cleanup: --cleanup is a one-shot run of its own");
+  }
+  if (values.dryRun) {
+    problems.push(
+      "--dry-run cannot be combined with --cleanup: --cleanup only removes the block, it has nothing to preview",
     );
   }
   if (values.etcHosts === "") problems.push("--cleanup needs --etc-hosts: the hosts file to clean");

@@ -60,6 +60,24 @@ export const CONTROLLER_OPTIONS = {
       default: "10m",
       help: "How often the full desired state is re-applied even without changes.",
     },
+    dryRun: {
+      flag: "dry-run",
+      kind: boolean(),
+      default: "false",
+      help:
+        "Run as usual but write nothing (no ConfigMap, record or hosts-file write, no Event): every change " +
+        "that would be made is logged at INFO as a unified diff of the target, a repeat of the same diff at " +
+        "DEBUG. Needs only read access.",
+    },
+    once: {
+      flag: "once",
+      env: null,
+      kind: boolean(),
+      default: "false",
+      help: "List, reconcile once, print the diff of what changed (with --dry-run: what would change) on " +
+        "stdout and exit: 0 when the target already matched, 3 when it changed or would change, 1 on a " +
+        "refusal, a failure or no answer within 2 minutes. Serves no health listener.",
+    },
     corednsNamespace: {
       flag: "coredns-namespace",
       kind: namespaceName(),

@@ -195,6 +195,8 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
   const clusterDomain = detected ? detectClusterDomain(input.readResolvConf()) : values.clusterDomain;
   const mode = values.mode;
 
+  // `--once` with `--cleanup` is refused by `cleanupProblems` (checked before these); leader
+  // election with `--once` or `--dry-run` in `electionSettings`.
   if (values.gatewayClass !== "" && !values.gatewayApi) {
     problems.push(
       "--gateway-class is set but --gateway-api is off, so no Gateway is watched and the filter does nothing; " +
@@ -342,6 +344,18 @@ function electionSettings(
 ): ControllerSettings["election"] {
   if (!values.leaderElect) return { kind: "off" };
   if (values.mode === "etc-hosts") return { kind: "ignored" };
+  if (values.once) {
+    problems.push(
+      "--once runs a single pass and exits; it takes no part in leader election: drop --leader-elect " +
+        "(a --once without --dry-run writes next to any running leader, so prefer --once --dry-run there)",
+    );
+  }
+  if (values.dryRun) {
+    problems.push(
+      "--dry-run writes nothing, and taking the leader-election Lease would be a write: drop --leader-elect " +
+        "(every dry-run replica previews on its own; run one)",
+    );
+  }
   const timing: ElectionTiming = {
     leaseDurationMs: values.leaderElectionLeaseDuration,
     renewDeadlineMs: values.leaderElectionRenewDeadline,

@@ -19,8 +19,8 @@ export interface LoopStatus {
   /** The last sink call's result; absent before the first call. */
   readonly last?: ReconcileResult;
   /**
-   * True once a sink call has succeeded (unchanged, written, or a refusal of some hostnames
-   * while the rest were written); never goes back.
+   * True once a sink call has succeeded (unchanged, written, previewed in a dry run, or a refusal
+   * of some hostnames while the rest were written); never goes back.
    */
   readonly succeeded: boolean;
   /**
@@ -48,6 +48,8 @@ export interface ReconcileObserver {
 export type ReconcileResult =
   | { readonly kind: "unchanged"; readonly hosts: number }
   | { readonly kind: "written"; readonly hosts: number; readonly added: number; readonly removed: number }
+  /** A dry run found the target different and wrote nothing. */
+  | { readonly kind: "previewed"; readonly hosts: number; readonly added: number; readonly removed: number }
   | {
     readonly kind: "refused";
     readonly problem: string;
@@ -72,7 +74,8 @@ export function reconcileResult(outcome: SinkOutcome): ReconcileResult {
     case "unchanged":
       return { kind: "unchanged", hosts: outcome.hosts };
     case "written":
-      return { kind: "written", hosts: outcome.hosts, added: outcome.added, removed: outcome.removed };
+    case "previewed":
+      return { kind: outcome.kind, hosts: outcome.hosts, added: outcome.added, removed: outcome.removed };
     case "refused":
       return { kind: "refused", problem: outcome.problem, message: outcome.message, scope: outcome.scope };
     case "failed":

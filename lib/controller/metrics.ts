@@ -15,7 +15,7 @@ import { MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
 import type { ReconcileObserver, ReconcileResult } from "./loop_status.ts";
 
 /** The results a reconcile is counted under. */
-export const RECONCILE_RESULTS = ["unchanged", "written", "refused", "error"] as const;
+export const RECONCILE_RESULTS = ["unchanged", "written", "previewed", "refused", "error"] as const;
 
 /** Reconcile duration buckets, in seconds. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -59,8 +59,9 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   );
   const reconciles = registry.counter(
     "ouroboros_controller_reconciles_total",
-    "Calls to the mode's writer, by result: unchanged (the target already matched), written, refused " +
-      "(writing would be unsafe; see the logs) or error (retried with backoff).",
+    "Calls to the mode's writer, by result: unchanged (the target already matched), written, previewed " +
+      "(--dry-run: it would have written), refused (writing would be unsafe; see the logs) or error " +
+      "(retried with backoff).",
     ["result"],
   );
   for (const result of RECONCILE_RESULTS) reconciles.labels({ result });

@@ -21,9 +21,10 @@
  * `--allow-run` (see `kube/kube_access.ts`).
  *
  * Write goes too, except in etc-hosts mode, which edits the node's hosts file for as long as it
- * runs. The set grants write of `/` and, as entries of their own, read and write of
- * {@linkcode HOSTS_FILE_GRANT} (where the chart mounts the node's file). Revoking a path revokes
- * every entry that contains it but none inside it, so revoking `/` keeps the hosts file entry:
+ * runs (and not even then with `--dry-run`, which only reads it). The set grants write of `/`
+ * and, as entries of their own, read and write of {@linkcode HOSTS_FILE_GRANT} (where the chart
+ * mounts the node's file). Revoking a path revokes every entry that contains it but none inside
+ * it, so revoking `/` keeps the hosts file entry:
  *
  * | `--etc-hosts`                 | read and write kept for the hosts file afterwards          |
  * |-------------------------------|------------------------------------------------------------|
@@ -70,6 +71,8 @@ export interface PermissionReport {
 export interface NarrowOptions {
   /** etc-hosts mode: the hosts file, read and written on every reconcile. */
   readonly hostsFile?: string;
+  /** `--dry-run`: nothing is written, so write access goes entirely (the hosts file is only read). */
+  readonly readOnly?: boolean;
 }
 
 function granted(descriptor: Deno.PermissionDescriptor): boolean {
@@ -118,7 +121,7 @@ export function permissionsToRevoke(
       revoke.push({ name: "read" });
     }
   }
-  if (hostsFile === undefined) revoke.push({ name: "write" });
+  if (hostsFile === undefined || options.readOnly) revoke.push({ name: "write" });
   else if (!keepsEverything) revoke.push({ name: "write", path: "/" });
   revoke.push({ name: "env" }, { name: "ffi" }, { name: "sys" });
   if (!(config.credentials instanceof ExecCredentialSource)) revoke.push({ name: "run" });

@@ -9,7 +9,8 @@
  *
  * Its decisions are pure, each in its own module: when to wait, debounce, reconcile or back off
  * ({@linkcode nextLoopStep}), whether a recompute needs a sink call ({@linkcode sinkCallNeeded}),
- * how a refusal is worded and when it is said again ({@linkcode refusalLine}). This class carries
+ * how a refusal is worded and when it is said again ({@linkcode refusalLine}), likewise a write
+ * or a dry run's diff ({@linkcode changeWording}). This class carries
  * them out: store subscriptions (through a {@linkcode TriggerInbox}), timers through the injected
  * {@linkcode Clock}, the sink call (under {@linkcode withShutdownGrace}), the observer, and every
  * log line, including each notice an outcome carries (at its level, with `target`).
@@ -42,6 +43,7 @@ import {
   reconcileResult,
 } from "./loop_status.ts";
 import { type Leadership, RECONCILE_BACKOFF, type ReconcileLoopOptions } from "./reconcile_loop_options.ts";
+import { changeWording } from "./change_wording.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
 import { type LoopSources, TriggerInbox } from "./trigger_inbox.ts";
@@ -103,6 +105,10 @@ export class ReconcileLoop {
   #accepted: DesiredInput | undefined;
   /** The identity of the refusal last logged, so a repeat stays quiet (see `refusalLine`). */
   #refusalLogged: string | undefined;
+  /** The dry-run diff last logged at INFO, so the same one again (every resync) goes to DEBUG. */
+  #previewLogged: string | undefined;
+  /** The last sink call's outcome, for {@linkcode ReconcileLoop.once}. */
+  #lastOutcome: SinkOutcome | undefined;
   #desiredHosts = 0;
   #rejectedHosts = 0;
 
@@ -147,9 +153,23 @@ export class ReconcileLoop {
    * Waits for the source and prerequisite caches to sync, then reconciles on every change and
    * resync until `signal` aborts. Returns once a sink call in flight has finished (or was
    * abandoned after the grace period). Never rejects for sink failures: they are retried. May be
-   * called once.
+   * called once (`run` or {@linkcode once}).
    */
   async run(signal: AbortSignal): Promise<void> {
+    await this.#drive(signal, false);
+  }
+
+  /**
+   * `--once`: waits for the caches as {@linkcode run} does, makes exactly one sink call (no
+   * resync, no retry: a failure is logged and returned) and returns its outcome; `undefined` when
+   * `signal` aborted first. May be called once (`run` or `once`).
+   */
+  async once(signal: AbortSignal): Promise<SinkOutcome | undefined> {
+    await this.#drive(signal, true);
+    return this.#lastOutcome;
+  }
+
+  async #drive(signal: AbortSignal, once: boolean): Promise<void> {
     if (this.#started) throw new Error("Cannot run a reconcile loop twice");
     this.#started = true;
     const startedAt = this.#clock.now();
@@ -175,8 +195,11 @@ export class ReconcileLoop {
           leading: this.#leadership.isLeader(),
         });
         if (step.kind === "stop") break;
-        if (step.kind === "start") resync = this.#start(step.until, startedAt, signal);
-        else await this.#carryOut(step, signal);
+        if (step.kind === "start") resync = this.#start(step.until, startedAt, once ? undefined : signal);
+        else if (once && step.kind === "reconcile") {
+          await this.#reconcile(signal, { retry: false });
+          break;
+        } else await this.#carryOut(step, signal);
       }
     } finally {
       await resync;
@@ -185,8 +208,11 @@ export class ReconcileLoop {
     }
   }
 
-  /** Every cache has listed: says so, opens the first window, and runs the resync timer. */
-  #start(until: number, startedAt: number, signal: AbortSignal): Promise<void> {
+  /**
+   * Every cache has listed: says so, opens the first window, and runs the resync timer (bounded
+   * by `resyncUntil`; none without it).
+   */
+  #start(until: number, startedAt: number, resyncUntil: AbortSignal | undefined): Promise<void> {
     this.#log.info("caches synced", {
       elapsedMs: Math.round(this.#clock.now() - startedAt),
       ingresses: this.#sources.ingresses.size,
@@ -195,7 +221,7 @@ export class ReconcileLoop {
     });
     this.#inbox.add({ sources: true });
     this.#enter({ kind: "debouncing", until });
-    return this.#resyncTimer(signal);
+    return resyncUntil === undefined ? Promise.resolve() : this.#resyncTimer(resyncUntil);
   }
 
   async #carryOut(step: Exclude<LoopStep, { kind: "stop" | "start" }>, signal: AbortSignal): Promise<void> {
@@ -216,7 +242,7 @@ export class ReconcileLoop {
         return;
       }
       case "reconcile":
-        return await this.#reconcile(signal);
+        return await this.#reconcile(signal, { retry: true });
       case "back-off":
         await this.#clock.sleep(step.until - this.#clock.now(), signal);
         return;
@@ -243,8 +269,11 @@ export class ReconcileLoop {
     while (await this.#clock.sleep(this.#resyncMs, signal)) this.#inbox.add({ resync: true });
   }
 
-  /** Takes everything pending and reconciles it; a failure leads into `backing-off`. */
-  async #reconcile(signal: AbortSignal): Promise<void> {
+  /**
+   * Takes everything pending and reconciles it; a failure leads into `backing-off`, or, without
+   * `retry` (`--once`), is only logged.
+   */
+  async #reconcile(signal: AbortSignal, options: { readonly retry: boolean }): Promise<void> {
     const trigger = this.#inbox.take();
     this.#enter({ kind: "reconciling", since: this.#clock.now(), trigger });
     const result = await this.#pass(trigger, signal);
@@ -260,6 +289,10 @@ export class ReconcileLoop {
         target: this.#sink.description,
         error: result.message,
       });
+      return;
+    }
+    if (!options.retry) {
+      this.#log.error("reconcile failed", { target: this.#sink.description, error: result.message });
       return;
     }
     const delayMs = this.#backoff.next();
@@ -363,31 +396,20 @@ export class ReconcileLoop {
   /** Records a sink call's outcome: status, the outcome's log line, the observer. */
   #record(outcome: SinkOutcome, result: ReconcileResult, durationMs: number): ReconcileResult {
     this.#last = result;
-    switch (outcome.kind) {
-      case "unchanged":
-        this.#succeeded = true;
-        this.#refusalLogged = undefined;
-        break;
-      case "written":
-        this.#succeeded = true;
-        this.#refusalLogged = undefined;
-        this.#log.info("hostnames updated", {
-          target: this.#sink.description,
-          added: outcome.added,
-          removed: outcome.removed,
-          total: outcome.hosts,
-        });
-        break;
-      case "refused": {
-        // The other hostnames were written: the sink works, one object on the cluster is in the way.
-        if (outcome.scope === "some-hosts") this.#succeeded = true;
-        const line = refusalLine(outcome, this.#refusalLogged);
-        this.#refusalLogged = line.identity;
-        this.#log[line.level](line.message, { target: this.#sink.description, ...line.properties });
-        break;
-      }
-      case "failed":
-        break;
+    this.#lastOutcome = outcome;
+    const target = this.#sink.description;
+    if (outcome.kind === "refused") {
+      // The other hostnames were written: the sink works, one object on the cluster is in the way.
+      if (outcome.scope === "some-hosts") this.#succeeded = true;
+      const line = refusalLine(outcome, this.#refusalLogged);
+      this.#refusalLogged = line.identity;
+      this.#log[line.level](line.message, { target, ...line.properties });
+    } else if (outcome.kind !== "failed") {
+      this.#succeeded = true;
+      this.#refusalLogged = undefined;
+      const wording = changeWording(outcome, this.#previewLogged);
+      this.#previewLogged = wording.preview;
+      for (const line of wording.lines) this.#log[line.level](line.message, { target, ...line.properties });
     }
     this.#observer?.reconciled(result, durationMs);
     return result;

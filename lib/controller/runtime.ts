@@ -11,8 +11,8 @@
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { LeaseElector } from "../election/lease_elector.ts";
 import type { BackoffOptions } from "../reflector/backoff.ts";
-import type { Mode, Notice, WatchObject } from "../sinks/sink.ts";
-import type { Clock } from "../util/clock.ts";
+import type { Mode, Notice, SinkOutcome, WatchObject } from "../sinks/sink.ts";
+import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
 import type { HealthRoutes } from "../daemon/health_handler.ts";
@@ -61,6 +61,15 @@ export interface ControllerRuntimeOptions {
   readonly election?: Pick<LeaseElector, "state" | "isLeader" | "subscribe" | "run">;
 }
 
+/** What {@linkcode ControllerRuntime.once} found. */
+export type OnceResult =
+  /** The one sink call's outcome. */
+  | { readonly kind: "reconciled"; readonly outcome: SinkOutcome }
+  /** The deadline passed first; `reason` says what was still missing (as `/readyz` would). */
+  | { readonly kind: "timed-out"; readonly reason: string }
+  /** The signal aborted first (SIGTERM). */
+  | { readonly kind: "aborted" };
+
 /**
  * A controller ready to run: {@linkcode ControllerRuntime.start} builds it,
  * {@linkcode ControllerRuntime.run} does the rest. Call `run` once after `start`.
@@ -96,11 +105,13 @@ export class ControllerRuntime {
   readonly #mode: Mode;
   readonly #log: Log;
   readonly #election: ControllerRuntimeOptions["election"];
+  readonly #clock: Clock;
   #stopping = false;
 
   private constructor(options: ControllerRuntimeOptions) {
     const log = options.log;
     this.#log = log;
+    this.#clock = options.clock ?? systemClock;
     this.#sources = createSources(options.api, {
       gatewayApi: options.gatewayApi,
       ...(options.reflector === undefined ? {} : { reflector: options.reflector }),
@@ -194,6 +205,36 @@ export class ControllerRuntime {
       loop: this.#loop.status(),
       stopping: this.#stopping,
     });
+  }
+
+  /**
+   * `--once`: runs the caches until they have synced and the loop has made its one sink call,
+   * then stops them. The whole run is bounded by `options.deadlineMs`, so an unreachable API
+   * server ends it instead of retrying forever. Call instead of {@linkcode run}; never rejects for
+   * API failures (a failed call is a `failed` outcome).
+   */
+  async once(signal: AbortSignal, options: { readonly deadlineMs: number }): Promise<OnceResult> {
+    const stop = new AbortController();
+    const deadline = new AbortController();
+    const timer = this.#clock.sleep(options.deadlineMs, stop.signal).then((passed) => {
+      if (passed) deadline.abort();
+    });
+    const bounded = AbortSignal.any([signal, deadline.signal]);
+    const caches = this.#sources.run(AbortSignal.any([bounded, stop.signal]));
+    let outcome: SinkOutcome | undefined;
+    let reason = "";
+    try {
+      outcome = await this.#loop.once(bounded);
+      if (deadline.signal.aborted) {
+        const readiness = this.readiness();
+        reason = readiness.ready ? "the reconcile did not finish" : readiness.reason;
+      }
+    } finally {
+      stop.abort();
+      await Promise.all([caches, timer]);
+    }
+    if (outcome !== undefined) return { kind: "reconciled", outcome };
+    return signal.aborted ? { kind: "aborted" } : { kind: "timed-out", reason };
   }
 
   /**

@@ -14,6 +14,12 @@
  * Service whose addresses it publishes), its start-up probes and what it keeps of the
  * permissions. The controller runs every mode the same way and names none of them.
  *
+ * **Previews.** Every sink says what it changes: a `written` outcome carries a unified diff of
+ * its target (`lib/util/unified_diff.ts`). With {@linkcode ModeContext.dryRun} (`--dry-run`) a
+ * sink does everything up to the write (reads, checks, refusals) and stops right before it,
+ * answering `previewed` with the diff the write would have made. What "the target" is, is each
+ * mode's: the whole Corefile, the import key's text, the hosts file, the records' owned fields.
+ *
  * @module
  */
 
@@ -53,12 +59,30 @@ export type RefusalScope = "nothing-written" | "some-hosts" | "guard";
 export type SinkOutcome =
   /** The target already matched: nothing was written. */
   | { readonly kind: "unchanged"; readonly hosts: number; readonly notices?: readonly Notice[] }
-  /** The target was written. `added`/`removed` count hostnames compared with what it held. */
+  /**
+   * The target was written. `added`/`removed` count hostnames compared with what it held; `diff`
+   * is the unified diff of the target, before → after (every sink of `lib/sinks/` sets it; it is
+   * optional only so a stand-in sink need not).
+   */
   | {
     readonly kind: "written";
     readonly hosts: number;
     readonly added: number;
     readonly removed: number;
+    readonly diff?: string;
+    readonly notices?: readonly Notice[];
+  }
+  /**
+   * A dry run found the target different and wrote nothing: `diff` (never empty) is what a write
+   * would have changed, `added`/`removed` as for `written`. Only a sink built with
+   * {@linkcode ModeContext.dryRun} answers this.
+   */
+  | {
+    readonly kind: "previewed";
+    readonly hosts: number;
+    readonly added: number;
+    readonly removed: number;
+    readonly diff: string;
     readonly notices?: readonly Notice[];
   }
   /**
@@ -119,12 +143,17 @@ export type WatchObject = <T extends KubeObject>(
 export interface ModeContext {
   /** The API client (CoreDNS and external-dns modes read and write through it). */
   readonly client: KubeClient;
-  /** Records Warning Events on the objects a mode refuses to touch. */
+  /** Records Warning Events on the objects a mode refuses to touch (in a dry run: records nothing). */
   readonly recorder: Pick<EventRecorder, "record">;
   /** Registers a watch (see {@linkcode WatchObject}). */
   readonly watch: WatchObject;
   /** The namespace the controller runs in (the service account's), when it is known. */
   readonly podNamespace: string | undefined;
+  /**
+   * `--dry-run`: read and decide as usual, but stop right before every write (no create, patch,
+   * delete or file write) and answer `previewed` instead of `written`. Absent: false.
+   */
+  readonly dryRun?: boolean;
 }
 
 /** A mode as the controller runs it. */

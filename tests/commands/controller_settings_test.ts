@@ -220,3 +220,77 @@ Deno.test("ouroboros controller: bad configuration exits 2 with every problem; e
   );
   assert.match(result.stderr, /OUROBOROS_NODE_LOCAL_DNS_NAMESPACE="Not_A_Namespace"/);
 });
+
+Deno.test("leader election settings: the Lease, its defaults, and what cannot go with it", async (t) => {
+  const base = ["--proxy-fqdn=ouroboros-proxy.ouroboros.svc.cluster.local.", "--leader-elect"];
+  await t.step("defaults: the pod's namespace, <instance>-controller, client-go's durations", () => {
+    const result = settings(settle(base, { OUROBOROS_INSTANCE: "edge" }, { podNamespace: "ouroboros" }));
+    assert.deepEqual(result.election, {
+      kind: "on",
+      lease: {
+        namespace: "ouroboros",
+        name: "edge-controller",
+        timing: { leaseDurationMs: 15_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 },
+      },
+    });
+  });
+  await t.step("without OUROBOROS_INSTANCE the Lease is ouroboros-controller; flags win", () => {
+    const lease = (argv: readonly string[]) => {
+      const election = settings(settle(argv, {}, { podNamespace: "x" })).election;
+      return election.kind === "on" ? [election.lease.namespace, election.lease.name] : election.kind;
+    };
+    assert.deepEqual(lease(base), ["x", "ouroboros-controller"]);
+    assert.deepEqual(
+      lease([...base, "--leader-election-id=mine", "--leader-election-namespace=other"]),
+      ["other", "mine"],
+    );
+  });
+  await t.step("off by default; ignored in etc-hosts mode", () => {
+    assert.deepEqual(settings(settle(base.slice(0, 1))).election, { kind: "off" });
+    const etcHosts = settle(["--mode=etc-hosts", "--proxy-ip=10.96.0.20", "--leader-elect"]);
+    assert.deepEqual(settings(etcHosts).election, { kind: "ignored" });
+  });
+  const cases: [string, string[], Record<string, string>, string | undefined, RegExp][] = [
+    [
+      "no namespace known",
+      base,
+      {},
+      undefined,
+      /needs the Lease's namespace: set --leader-election-namespace/,
+    ],
+    [
+      "a Lease name that is no DNS subdomain",
+      [...base, "--leader-election-id=Not_Valid"],
+      {},
+      "x",
+      /must be a Lease name/,
+    ],
+    [
+      "renew deadline not above 1.2 × retry period",
+      [...base, "--leader-election-renew-deadline=2s", "--leader-election-retry-period=2s"],
+      {},
+      "x",
+      /--leader-election-renew-deadline \(2s\) must be longer than 1.2 × --leader-election-retry-period \(2s\)/,
+    ],
+    [
+      "--once",
+      [...base, "--once"],
+      {},
+      "x",
+      /--once runs a single pass and exits; it takes no part in leader election/,
+    ],
+    [
+      "--dry-run",
+      [...base, "--dry-run"],
+      {},
+      "x",
+      /--dry-run writes nothing, and taking the leader-election Lease/,
+    ],
+  ];
+  for (const [name, argv, env, podNamespace, expected] of cases) {
+    await t.step(`refused: ${name}`, () => {
+      const found = problems(settle(argv, env, podNamespace === undefined ? {} : { podNamespace }));
+      assert.ok(found.some((problem) => expected.test(problem)), found.join("\n"));
+    });
+  }
+});

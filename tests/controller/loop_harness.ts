@@ -16,6 +16,7 @@ import type { ReconcileObserver, ReconcileResult } from "../../lib/controller/lo
 import { ReconcileLoop } from "../../lib/controller/reconcile_loop.ts";
 import { FakeClock, settle } from "../support/fake_clock.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
+import { unifiedDiff } from "../../lib/util/unified_diff.ts";
 
 /** What the fake sink does on one call. */
 export type SinkStep =
@@ -46,6 +47,8 @@ export interface SinkCall {
 export class FakeSink implements Sink {
   readonly description = "fake kube-system/coredns[Corefile]";
   readonly calls: SinkCall[] = [];
+  /** Behave like a sink built with `dryRun`: answer `previewed` and keep what it holds. */
+  dryRun = false;
   /** Calls that changed what the sink holds. */
   writes = 0;
   held: readonly string[] = [];
@@ -110,9 +113,12 @@ export class FakeSink implements Sink {
     const added = hosts.filter((host) => !before.has(host)).length;
     const removed = this.held.filter((host) => !after.has(host)).length;
     if (added === 0 && removed === 0) return { kind: "unchanged", hosts: hosts.length };
+    const lines = (list: readonly string[]) => list.map((host) => `${host}\n`).join("");
+    const diff = unifiedDiff(lines(this.held), lines(hosts), { label: "fake" });
+    if (this.dryRun) return { kind: "previewed", hosts: hosts.length, added, removed, diff };
     this.held = [...hosts];
     this.writes += 1;
-    return { kind: "written", hosts: hosts.length, added, removed };
+    return { kind: "written", hosts: hosts.length, added, removed, diff };
   }
 }
 
@@ -141,6 +147,8 @@ export interface HarnessOptions {
   readonly resyncMs?: number;
   readonly random?: () => number;
   readonly shutdownGraceMs?: number;
+  /** Run the loop with `once` instead of `run`; its outcome is `Harness.outcome`. */
+  readonly once?: boolean;
 }
 
 /** The debounce window the harness uses (the default). */
@@ -168,8 +176,10 @@ export interface Harness {
   flush(): Promise<void>;
   /** Aborts the loop and waits for `run` to return. */
   stop(): Promise<void>;
-  /** The promise `run` returned. */
+  /** The promise `run` (or `once`) returned. */
   readonly running: Promise<void>;
+  /** What `once` returned (`undefined` for a loop started with `run`). */
+  readonly outcome: Promise<SinkOutcome | undefined>;
   readonly controller: AbortController;
 }
 
@@ -202,7 +212,10 @@ export function startLoop(options: HarnessOptions = {}): Harness {
     ...(options.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: options.shutdownGraceMs }),
   });
   const controller = new AbortController();
-  const running = loop.run(controller.signal);
+  const outcome = options.once
+    ? loop.once(controller.signal)
+    : loop.run(controller.signal).then(() => undefined);
+  const running = outcome.then(() => {});
   const flush = async () => {
     await settle();
     await clock.advance(DEBOUNCE_MS);
@@ -234,6 +247,7 @@ export function startLoop(options: HarnessOptions = {}): Harness {
       await running;
     },
     running,
+    outcome,
     controller,
   };
 }

@@ -97,3 +97,13 @@ Deno.test("metrics: the loop's reports and the reflectors' counters show up as a
   );
   assert.equal(value(samples, "ouroboros_controller_cache_synced", { kind: "Gateway" }), 1);
 });
+
+Deno.test("metrics: a dry run's previews are counted apart; they are neither writes nor a matching target", () => {
+  const metrics = createControllerMetrics({ rss: () => 1, version: "1", now: () => 1_700_000_000_000 });
+  metrics.observer.reconciled({ kind: "previewed", hosts: 3, added: 3, removed: 0 }, 7);
+  metrics.observer.reconciled({ kind: "previewed", hosts: 3, added: 3, removed: 0 }, 7);
+  const samples = parseMetrics(metrics.registry.render());
+  assert.equal(value(samples, "ouroboros_controller_reconciles_total", { result: "previewed" }), 2);
+  assert.equal(value(samples, "ouroboros_controller_writes_total"), 0);
+  assert.equal(value(samples, "ouroboros_controller_last_successful_reconcile_timestamp_seconds"), 0);
+});

@@ -3,8 +3,8 @@
  * (`deno run --no-prompt -P=controller tests/controller/permission_probe.ts <configuration>`) by
  * `permissions_test.ts`. It queries what the process may read, narrows permissions the way
  * `ouroboros controller` does for the configuration named by the argument (`in-cluster`,
- * `in-cluster-etc-hosts`, `kubeconfig` or `kubeconfig-token-file`), queries again and prints one
- * JSON report.
+ * `in-cluster-etc-hosts`, `in-cluster-etc-hosts-dry-run`, `kubeconfig` or
+ * `kubeconfig-token-file`), queries again and prints one JSON report.
  *
  * @module
  */
@@ -66,7 +66,7 @@ function narrowPermissions(config: ClusterConfig, options: NarrowOptions = {}): 
 if (import.meta.main) {
   const configuration = Deno.args[0];
   const base = { server: "https://10.96.0.1:443", caCerts: [], namespace: "default" };
-  const config: ClusterConfig = configuration === "in-cluster" || configuration === "in-cluster-etc-hosts"
+  const config: ClusterConfig = configuration?.startsWith("in-cluster")
     ? { ...base, source: "in-cluster", credentials: new TokenFileSource(`${SERVICE_ACCOUNT_DIR}/token`) }
     : configuration === "kubeconfig-token-file"
     ? { ...base, source: "kubeconfig /x, context y", credentials: new TokenFileSource("/x/token") }
@@ -74,7 +74,9 @@ if (import.meta.main) {
   const asStarted = round();
   const reported = narrowPermissions(
     config,
-    configuration === "in-cluster-etc-hosts" ? { hostsFile: HOSTS_FILE_GRANT } : {},
+    configuration?.startsWith("in-cluster-etc-hosts")
+      ? { hostsFile: HOSTS_FILE_GRANT, readOnly: configuration.endsWith("-dry-run") }
+      : {},
   );
   const report: ControllerProbeReport = { asStarted, afterNarrowing: round(), reported };
   printStdout(`${JSON.stringify(report)}\n`);

@@ -56,6 +56,17 @@ Deno.test("-P=controller: read of any path at start-up (for --kubeconfig), narro
     },
   );
 
+  await t.step(
+    "in-cluster etc-hosts mode with --dry-run: the hosts file stays readable, nothing is writable",
+    async () => {
+      const report = await probe("in-cluster-etc-hosts-dry-run");
+      assert.equal(report.afterNarrowing.readHostsFile, "granted");
+      assert.equal(report.afterNarrowing.writeHostsFile, "prompt");
+      assert.equal(report.afterNarrowing.writeAnyFile, "prompt");
+      assert.equal(report.reported.write, "none");
+    },
+  );
+
   await t.step("kubeconfig with an inline token: no read access at all afterwards", async () => {
     const report = await probe("kubeconfig");
     assert.equal(report.afterNarrowing.readAnyFile, "prompt");
@@ -99,7 +110,7 @@ Deno.test("permissionsToRevoke() is the explicit list the controller gives up, b
     }),
   );
   const after = [{ name: "env" }, { name: "ffi" }, { name: "sys" }];
-  const cases: readonly [string, ClusterConfig, { hostsFile?: string }, unknown[]][] = [
+  const cases: readonly [string, ClusterConfig, { hostsFile?: string; readOnly?: boolean }, unknown[]][] = [
     ["in-cluster", inCluster, {}, [
       { name: "read", path: "/" },
       { name: "read", path: RESOLV_CONF },
@@ -112,6 +123,16 @@ Deno.test("permissionsToRevoke() is the explicit list the controller gives up, b
       { name: "read", path: "/" },
       { name: "read", path: RESOLV_CONF },
       { name: "write", path: "/" },
+      ...after,
+      { name: "run" },
+    ]],
+    ["in-cluster, etc-hosts mode, --dry-run: the hosts file is only read", inCluster, {
+      hostsFile: HOSTS_FILE_GRANT,
+      readOnly: true,
+    }, [
+      { name: "read", path: "/" },
+      { name: "read", path: RESOLV_CONF },
+      { name: "write" },
       ...after,
       { name: "run" },
     ]],

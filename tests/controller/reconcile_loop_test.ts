@@ -366,3 +366,68 @@ Deno.test("loop: aborting while waiting for the sync returns at once", async () 
   assert.equal(h.sink.calls.length, 0);
   await assert.rejects(h.loop.run(new AbortController().signal), /twice/);
 });
+
+Deno.test("loop, dry run: a preview is logged at INFO with its diff once; the same diff at every resync is DEBUG; a new one is INFO again", async () => {
+  const h = startLoop({ resyncMs: 60_000 });
+  h.sink.dryRun = true;
+  try {
+    await h.syncAndSettle([tlsIngress("a", "a.example.com")]);
+    const previews = () => h.log.entries.filter((entry) => entry.message.startsWith("dry run:"));
+    assert.deepEqual(previews().map((entry) => entry.level), ["info"]);
+    const [first] = previews();
+    assert.equal(first?.properties.target, h.sink.description);
+    assert.equal(first?.properties.diff, "--- a/fake\n+++ b/fake\n@@ -0,0 +1 @@\n+a.example.com\n");
+    assert.deepEqual(h.observer.results.map((result) => result.kind), ["previewed"]);
+    assert.equal(h.loop.status().succeeded, true, "a dry run is healthy: readiness follows it");
+
+    for (let i = 0; i < 3; i++) {
+      await h.clock.advance(60_000);
+      await h.flush();
+    }
+    assert.equal(h.sink.calls.length, 4, "every resync calls the sink");
+    assert.deepEqual(previews().map((entry) => entry.level), ["info", "debug", "debug", "debug"]);
+    assert.equal(previews().at(-1)?.properties.repeated, true);
+
+    h.ingresses.apply(tlsIngress("b", "b.example.com"));
+    await h.flush();
+    assert.deepEqual(previews().at(-1)?.level, "info", "a different diff is news");
+    assert.equal(h.sink.writes, 0);
+    assert.equal(h.log.find("info", "hostnames updated").length, 0);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop.once(): waits for the caches, makes exactly one sink call and returns its outcome", async () => {
+  const h = startLoop({ once: true, resyncMs: 1_000 });
+  await settle();
+  await h.clock.advance(60_000);
+  assert.equal(h.sink.calls.length, 0, "nothing before the caches synced");
+  await h.syncAndSettle([tlsIngress("a", "a.example.com")]);
+  const outcome = await h.outcome;
+  assert.equal(outcome?.kind, "written");
+  assert.equal(h.state(), "stopped");
+  await h.clock.advance(10_000);
+  assert.equal(h.sink.calls.length, 1, "no resync, no second call");
+});
+
+Deno.test("loop.once(): a failed call is logged and returned, never retried", async () => {
+  const h = startLoop({ once: true });
+  h.sink.script({ kind: "failed", message: "503 from the server" });
+  await h.syncAndSettle([tlsIngress("a", "a.example.com")]);
+  const outcome = await h.outcome;
+  assert.deepEqual(outcome, { kind: "failed", message: "503 from the server" });
+  assert.deepEqual(h.log.find("error", "reconcile failed").map((entry) => entry.message), [
+    "reconcile failed",
+  ]);
+  await h.clock.advance(600_000);
+  assert.equal(h.sink.calls.length, 1);
+});
+
+Deno.test("loop.once(): aborted before the caches synced, it returns nothing", async () => {
+  const h = startLoop({ once: true });
+  await settle();
+  h.controller.abort();
+  assert.equal(await h.outcome, undefined);
+  assert.equal(h.sink.calls.length, 0);
+});

@@ -23,6 +23,9 @@
  *   existing ConfigMap are also a Warning Event on it.
  * - Other failures (transport, 5xx, 403) are `failed` outcomes with the error's message: the
  *   controller backs off. An abort rejects. Nothing here is worth a notice; the sink never logs.
+ * - Every write carries the unified diff of our key's text (an absent key diffs as empty). With
+ *   `dryRun` the pass stops right before the patch and answers `previewed` with that diff; it
+ *   records no Event (a refusal is still the same refusal).
  *
  * Effects: HTTP through the injected client; Events through the injected recorder.
  *
@@ -33,6 +36,7 @@ import { isInvalid, isNotFound } from "../../kube/errors.ts";
 import type { EventRecorder } from "../../kube/event_recorder.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
 import { errorMessage } from "../../util/error_message.ts";
+import { unifiedDiff } from "../../util/unified_diff.ts";
 import type { Sink, SinkOutcome } from "../sink.ts";
 import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_data_bytes.ts";
 import { refuseWithWarning, type WarningTarget } from "./configmap_warning.ts";
@@ -52,6 +56,8 @@ export interface CorednsImportSinkOptions {
   readonly proxyFqdn: string;
   /** Records Warning Events; none when absent. */
   readonly recorder?: Pick<EventRecorder, "record">;
+  /** `--dry-run`: stop right before the patch and answer `previewed`; record no Event. @default false */
+  readonly dryRun?: boolean;
 }
 
 /** Event reasons this sink records. */
@@ -87,6 +93,7 @@ export class CorednsImportSink implements Sink {
   readonly #where: string;
   readonly #fqdn: string;
   readonly #recorder: Pick<EventRecorder, "record"> | undefined;
+  readonly #dryRun: boolean;
 
   /** Creates the sink; it holds no resources. */
   constructor(options: CorednsImportSinkOptions) {
@@ -95,7 +102,9 @@ export class CorednsImportSink implements Sink {
     this.#where = `${options.target.namespace}/${options.target.configmap}`;
     this.description = `coredns-import ${this.#where}[${options.target.key}]`;
     this.#fqdn = options.proxyFqdn;
-    this.#recorder = options.recorder;
+    this.#dryRun = options.dryRun ?? false;
+    // An Event is a write too: a dry run records none.
+    this.#recorder = this.#dryRun ? undefined : options.recorder;
   }
 
   /**
@@ -153,6 +162,15 @@ export class CorednsImportSink implements Sink {
       }
     }
 
+    const before = new Set(snippetHosts(existing ?? ""));
+    const after = new Set(hosts);
+    const counted = {
+      hosts: hosts.length,
+      added: hosts.filter((host) => !before.has(host)).length,
+      removed: [...before].filter((host) => !after.has(host)).length,
+      diff: unifiedDiff(existing ?? "", desired ?? "", { label: `${this.#where}[${key}]` }),
+    };
+    if (this.#dryRun) return { kind: "previewed", ...counted };
     try {
       await this.#client.mergePatch(CONFIG_MAP, ref, { data: { [key]: desired ?? null } }, { signal });
     } catch (error) {
@@ -167,14 +185,7 @@ export class CorednsImportSink implements Sink {
       }
       return transientFailure(error, signal);
     }
-    const before = new Set(snippetHosts(existing ?? ""));
-    const after = new Set(hosts);
-    return {
-      kind: "written",
-      hosts: hosts.length,
-      added: hosts.filter((host) => !before.has(host)).length,
-      removed: [...before].filter((host) => !after.has(host)).length,
-    };
+    return { kind: "written", ...counted };
   }
 
   #missing(): SinkOutcome {

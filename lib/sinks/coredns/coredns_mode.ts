@@ -4,7 +4,7 @@
  * ConfigMap they write (so an edit that removed our rules is repaired at once) and probe at
  * start for node-local-dns and the reload plugin (and, in coredns-import mode, for an import
  * directive that covers our key). The probes' findings are returned as notices; the controller
- * logs them.
+ * logs them. The probes only read; with `context.dryRun` the sinks stop before every write.
  *
  * Effects: building a mode registers its watch through the context; the sink and the probes make
  * HTTP requests only when the controller runs them.
@@ -58,6 +58,7 @@ export function corednsMode(settings: CorednsModeSettings, context: ModeContext)
       proxyFqdn: settings.proxyFqdn,
       recorder: context.recorder,
       markers: settings.markers,
+      dryRun: context.dryRun ?? false,
     }),
     probe: probes(settings, context, "coredns"),
     details: { proxyFqdn: settings.proxyFqdn, markerId: settings.markers.id || "(none)" },
@@ -74,6 +75,7 @@ export function corednsImportMode(settings: CorednsModeSettings, context: ModeCo
       target,
       proxyFqdn: settings.proxyFqdn,
       recorder: context.recorder,
+      dryRun: context.dryRun ?? false,
     }),
     probe: probes(settings, context, "coredns-import"),
     details: { proxyFqdn: settings.proxyFqdn },

@@ -29,6 +29,9 @@
  *   retries do not repeat it).
  * - Other failures (transport, 5xx, 403) are `failed` outcomes with the error's message: the
  *   controller backs off. An abort rejects.
+ * - Every write carries the unified diff of the whole Corefile. With `dryRun` the pass stops right
+ *   before the patch and answers `previewed` with that diff; it records no Event, and remembers no
+ *   write, so the revert guard never sees a dry run's "write" undone (nor warns about reload).
  * - What is worth saying (the WARNs above, DEBUG lines about conflicts and reverts) goes out as
  *   notices on the outcome; the sink never logs. It still decides when to say something: the
  *   once-per-resourceVersion and once-per-fight suppression lives here.
@@ -43,6 +46,7 @@ import type { EventRecorder } from "../../kube/event_recorder.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
 import { type Clock, systemClock } from "../../util/clock.ts";
 import { errorMessage } from "../../util/error_message.ts";
+import { unifiedDiff } from "../../util/unified_diff.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import type { Notice, Sink, SinkOutcome } from "../sink.ts";
 import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_data_bytes.ts";
@@ -75,6 +79,8 @@ export interface CorednsSinkOptions {
   readonly conflictPauseMs?: number;
   /** Revert detection tuning. */
   readonly revertGuard?: RevertGuardOptions;
+  /** `--dry-run`: stop right before the patch and answer `previewed`; record no Event. @default false */
+  readonly dryRun?: boolean;
 }
 
 /** Event reasons this sink records. */
@@ -143,6 +149,7 @@ export class CorednsSink implements Sink {
   readonly #maxAttempts: number;
   readonly #pauseMs: number;
   readonly #guard: RevertGuard;
+  readonly #dryRun: boolean;
   #lastWrite: LastWrite | undefined;
   #reloadWarnedAt: string | undefined;
 
@@ -154,12 +161,14 @@ export class CorednsSink implements Sink {
     this.description = `coredns ${this.#where}[${options.target.key}]`;
     this.#fqdn = options.proxyFqdn;
     this.#markers = options.markers ?? DEFAULT_MARKERS;
-    this.#recorder = options.recorder;
+    // An Event is a write too: a dry run records none.
+    this.#recorder = options.dryRun ? undefined : options.recorder;
     this.#clock = options.clock ?? systemClock;
     this.#random = options.random ?? Math.random;
     this.#maxAttempts = options.maxAttempts ?? 5;
     this.#pauseMs = options.conflictPauseMs ?? 10;
     this.#guard = new RevertGuard(options.revertGuard);
+    this.#dryRun = options.dryRun ?? false;
   }
 
   /**
@@ -226,6 +235,15 @@ export class CorednsSink implements Sink {
     const joined = hosts.join(" ");
     const blocked = await this.#beforeWrite(pass, on, { hostsKey: joined, corefile: edit.corefile });
     if (blocked !== undefined) return done(blocked);
+    const previous = new Set(edit.previousHosts);
+    const desired = new Set(hosts);
+    const change = {
+      hosts: hosts.length,
+      added: hosts.filter((host) => !previous.has(host)).length,
+      removed: edit.previousHosts.filter((host) => !desired.has(host)).length,
+      diff: unifiedDiff(corefile, edit.corefile, { label: `${this.#where}[${key}]` }),
+    };
+    if (this.#dryRun) return done({ kind: "previewed", ...change });
     try {
       await this.#client.mergePatch(
         CONFIG_MAP,
@@ -259,14 +277,7 @@ export class CorednsSink implements Sink {
         properties: { namespace: this.#target.namespace, configmap: this.#target.configmap },
       });
     }
-    const previous = new Set(edit.previousHosts);
-    const desired = new Set(hosts);
-    return done({
-      kind: "written",
-      hosts: hosts.length,
-      added: hosts.filter((host) => !previous.has(host)).length,
-      removed: edit.previousHosts.filter((host) => !desired.has(host)).length,
-    });
+    return done({ kind: "written", ...change });
   }
 
   /**

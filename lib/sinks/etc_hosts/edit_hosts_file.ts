@@ -33,6 +33,11 @@
  * Waiting for the lock is not cancellable (`flock` blocks in the kernel): the signal is checked
  * before the lock is taken and again once it is held, never in the middle of a write.
  *
+ * Every write comes back with its unified diff: of the text as edited (filler dropped, END-line
+ * padding as it was), or, when only filler or padding changes, of the bytes themselves. With
+ * `dryRun` (a preview) the file is opened for reading only, under a shared lock, and the pass
+ * stops where step 3 would begin: `previewed`, with the diff a write would make.
+ *
  * Effects: the hosts file.
  *
  * @module
@@ -47,6 +52,7 @@ import { hostsPathProblem } from "./hosts_path.ts";
 import { type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
 import { writeInPlace, type WriteInPlaceHooks } from "./write_in_place.ts";
 import { errorMessage } from "../../util/error_message.ts";
+import { unifiedDiff } from "../../util/unified_diff.ts";
 
 /**
  * Points between the steps of a pass, for tests that interleave another writer or kill the
@@ -68,6 +74,8 @@ export interface EditHostsFileOptions {
   readonly maxBytes?: number;
   /** The release's markers, whose END line carries the length slack (default: the original's). */
   readonly markers?: BlockMarkers;
+  /** Open for reading only and stop before the write, answering `previewed` (default false). */
+  readonly dryRun?: boolean;
 }
 
 /** A transient failure: the controller backs off and tries again. */
@@ -77,9 +85,13 @@ export type HostsFileFailure = Extract<SinkOutcome, { kind: "failed" }>;
 export type HostsFileResult =
   /** Nothing was written. */
   | HostsEditFindings & { readonly kind: "unchanged" }
+  /** A dry run: the file differs, `diff` is what a write would change; nothing was written. */
+  | HostsEditFindings & { readonly kind: "previewed"; readonly diff: string }
   /** The file was written and verified. */
   | HostsEditFindings & {
     readonly kind: "written";
+    /** The unified diff of the write (see the module documentation). */
+    readonly diff: string;
     /** How the new content was laid over the old one. */
     readonly layout: Exclude<WritePlan["kind"], "none">;
     /** NUL bytes dropped (left by an interrupted write or a power cut); 0 normally. */
@@ -160,11 +172,12 @@ async function onePass(
   attempt: number,
 ): Promise<Pass> {
   const { signal, hooks = {}, maxBytes = DEFAULT_MAX_BYTES } = options;
-  const opened = await openChecked(path);
+  const write = !options.dryRun;
+  const opened = await openChecked(path, write);
   if (opened.kind !== "opened") return opened;
   const { file } = opened;
   try {
-    await file.lock(true);
+    await file.lock(write);
     signal.throwIfAborted();
 
     const raw = await readAll(file, maxBytes);
@@ -183,6 +196,9 @@ async function onePass(
     const desired = result.kind === "changed" ? result.text : clean.text;
     const plan = planWrite(current, desired, options);
     if (plan.kind === "none") return { kind: "unchanged", previousHosts, shadowed };
+    const diff = unifiedDiff(clean.text, desired, { label: path.replace(/^\/+/, "") }) ||
+      unifiedDiff(current, plan.text, { label: path.replace(/^\/+/, "") });
+    if (!write) return { kind: "previewed", previousHosts, shadowed, diff };
 
     const laid = await writeInPlace(file, plan, { path, current, maxBytes, hooks });
     if (laid.kind === "interrupted") return { kind: "retry", why: laid.why, strandedFiller: laid.stranded };
@@ -194,6 +210,7 @@ async function onePass(
       kind: "written",
       previousHosts,
       shadowed,
+      diff,
       layout: plan.kind,
       repairedFiller: clean.removed,
       attempts: attempt,
@@ -205,17 +222,18 @@ async function onePass(
 }
 
 /**
- * Opens the regular file `path` names for reading and writing, refusing a symlink or anything
- * else; "retry" when the path was swapped between the `lstat` and the open.
+ * Opens the regular file `path` names for reading and, with `write`, writing, refusing a symlink
+ * or anything else; "retry" when the path was swapped between the `lstat` and the open.
  */
 async function openChecked(
   path: string,
+  write: boolean,
 ): Promise<{ readonly kind: "opened"; readonly file: Deno.FsFile } | Pass> {
   let linkInfo: Deno.FileInfo;
   try {
     linkInfo = await Deno.lstat(path);
   } catch (error) {
-    return openProblem(path, error);
+    return openProblem(path, error, write);
   }
   if (linkInfo.isSymlink) {
     return hostsRefusal(
@@ -232,9 +250,9 @@ async function openChecked(
   }
   let file: Deno.FsFile;
   try {
-    file = await Deno.open(path, { read: true, write: true });
+    file = await Deno.open(path, { read: true, write });
   } catch (error) {
-    return openProblem(path, error);
+    return openProblem(path, error, write);
   }
   try {
     if (sameInode(await file.stat(), linkInfo)) return { kind: "opened", file };
@@ -265,10 +283,11 @@ async function verify(
 }
 
 /**
- * An lstat/open failure: a refusal when a person must fix it (a missing file, no permission, a
- * read-only mount), a failure for any other I/O error; anything else (a bug) is rethrown.
+ * An lstat/open failure (opening for writing unless `write` is false): a refusal when a person
+ * must fix it (a missing file, no permission, a read-only mount), a failure for any other I/O
+ * error; anything else (a bug) is rethrown.
  */
-function openProblem(path: string, error: unknown): HostsRefusal | HostsFileFailure {
+function openProblem(path: string, error: unknown, write: boolean): HostsRefusal | HostsFileFailure {
   if (error instanceof Deno.errors.NotFound) {
     return hostsRefusal(
       "missing-file",
@@ -280,6 +299,12 @@ function openProblem(path: string, error: unknown): HostsRefusal | HostsFileFail
     error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.NotCapable ||
     code === "EROFS"
   ) {
+    if (!write) {
+      return hostsRefusal(
+        "not-readable",
+        `cannot open ${path} for reading: ${errorMessage(error)}; a dry run needs read access to the file`,
+      );
+    }
     return hostsRefusal(
       "not-writable",
       `cannot open ${path} for writing: ${

@@ -1,7 +1,7 @@
 /**
  * etc-hosts mode as the controller runs it: the ouroboros block of a node's hosts file. It
  * watches nothing besides the sources, probes nothing, and keeps read and write access to the
- * hosts file after the controller gives up the rest.
+ * hosts file after the controller gives up the rest (read only, with `context.dryRun`).
  *
  * Pure: it builds the sink, which touches the file only when the controller calls it.
  *
@@ -23,10 +23,10 @@ export interface EtcHostsModeSettings {
 }
 
 /** etc-hosts mode. */
-export function etcHostsMode(settings: EtcHostsModeSettings, _context: ModeContext): Mode {
+export function etcHostsMode(settings: EtcHostsModeSettings, context: ModeContext): Mode {
   const { path, proxyIp, markers } = settings;
   return {
-    sink: new EtcHostsSink({ path, proxyIp, markers }),
+    sink: new EtcHostsSink({ path, proxyIp, markers, dryRun: context.dryRun ?? false }),
     hostsFile: path,
     details: { hostsFile: path, proxyIp, markerId: markers.id || "(none)" },
   };

@@ -15,6 +15,8 @@
  *   of our hostnames an earlier entry in the file answers first (glibc uses the first match, so
  *   ours has no effect for those names on that node). Remembering that set is the sink's only
  *   state.
+ * - With `dryRun` the file is only ever opened for reading: the pass answers `previewed` with the
+ *   diff a write would make (see `edit_hosts_file.ts`).
  *
  * Effects: the hosts file.
  *
@@ -36,6 +38,8 @@ export interface EtcHostsSinkOptions {
   readonly hooks?: HostsFileHooks;
   /** The release's markers (`--marker-id`); default: the original's. */
   readonly markers?: BlockMarkers;
+  /** `--dry-run`: open the file for reading only and answer `previewed`. @default false */
+  readonly dryRun?: boolean;
 }
 
 /**
@@ -56,6 +60,7 @@ export class EtcHostsSink implements Sink {
   readonly #proxyIp: string;
   readonly #hooks: HostsFileHooks | undefined;
   readonly #markers: BlockMarkers;
+  readonly #dryRun: boolean;
   #shadowedKey = "";
 
   /** Creates the sink; it holds no resources between reconciles. */
@@ -64,6 +69,7 @@ export class EtcHostsSink implements Sink {
     this.#proxyIp = options.proxyIp;
     this.#hooks = options.hooks;
     this.#markers = options.markers ?? DEFAULT_MARKERS;
+    this.#dryRun = options.dryRun ?? false;
     this.description = `etc-hosts ${options.path} (${options.proxyIp})`;
   }
 
@@ -74,7 +80,7 @@ export class EtcHostsSink implements Sink {
     const result = await editHostsFile(
       this.#path,
       (text) => applyHostsBlock(text, { ip: this.#proxyIp, hosts, markers }),
-      { signal, markers, ...(this.#hooks === undefined ? {} : { hooks: this.#hooks }) },
+      { signal, markers, dryRun: this.#dryRun, ...(this.#hooks === undefined ? {} : { hooks: this.#hooks }) },
     );
     if (result.kind === "refused" || result.kind === "failed") return result;
     const notices = this.#notices(result);
@@ -83,16 +89,17 @@ export class EtcHostsSink implements Sink {
     if (result.kind === "unchanged") return { kind: "unchanged", hosts: desired.size, ...said };
     const previous = new Set(result.previousHosts);
     return {
-      kind: "written",
+      kind: result.kind,
       hosts: desired.size,
       added: [...desired].filter((host) => !previous.has(host)).length,
       removed: [...previous].filter((host) => !desired.has(host)).length,
+      diff: result.diff,
       ...said,
     };
   }
 
   /** What to say about a pass that went through: repaired filler, a new set of shadowed hosts. */
-  #notices(result: Extract<HostsFileResult, { kind: "unchanged" | "written" }>): Notice[] {
+  #notices(result: Extract<HostsFileResult, { kind: "unchanged" | "written" | "previewed" }>): Notice[] {
     const notices: Notice[] = [];
     if (result.kind === "written" && result.repairedFiller > 0) {
       notices.push({

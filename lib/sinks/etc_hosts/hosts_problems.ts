@@ -39,6 +39,8 @@ export type HostsProblem =
   | "missing-file"
   /** The process may not open the file for writing (permissions, read-only mount). */
   | "not-writable"
+  /** A dry run may not open the file for reading. */
+  | "not-readable"
   /** The file is larger than any hosts file this tool expects to edit. */
   | "file-too-large";
 

@@ -3,7 +3,8 @@
  * Service it points the records at (watched as a prerequisite, unless `--external-dns-proxy-ip`
  * fixes the target), and the start-up probe for records of the output not in use.
  *
- * Building the mode does no I/O; the probe reads the API server when the controller runs it.
+ * Building the mode does no I/O; the probe only reads the API server, when the controller runs it.
+ * With `context.dryRun` the sink plans every pass and writes nothing.
  *
  * @module
  */
@@ -54,7 +55,13 @@ export function externalDnsMode(settings: ExternalDnsModeSettings, context: Mode
   }
   const where = { activeOutput: settings.output, namespace: settings.namespace, instance: settings.instance };
   return {
-    sink: new ExternalDnsSink({ client: context.client, settings, targets, recorder: context.recorder }),
+    sink: new ExternalDnsSink({
+      client: context.client,
+      settings,
+      targets,
+      recorder: context.recorder,
+      dryRun: context.dryRun ?? false,
+    }),
     probe: async (signal) => {
       const probe = AbortSignal.any([signal, AbortSignal.timeout(ORPHAN_PROBE_TIMEOUT_MS)]);
       try {

@@ -33,6 +33,11 @@
  * the refused outcome itself, once per distinct refusal. Only a `failed` pass, which carries no
  * refusal, also carries its refusals as ERROR notices (said once likewise), so they are not lost.
  *
+ * Every write carries a diff of the records' owned fields (`owned_object_diff.ts`): the writes the
+ * pass planned, kept to the objects a write succeeded for. With `dryRun` the writer stops before
+ * its first write and the pass answers `previewed` with the diff of the whole plan (refusals and
+ * guards as usual, since they are decided before any write).
+ *
  * Not pure: a pass reads and writes the API server (through the writer) and records Events. The
  * sink keeps three memories between passes, all bounded: the targets last announced, the
  * problems said by the previous pass, and the status surfacer's (see there).
@@ -55,6 +60,7 @@ import {
 import { emptyDesiredMessage, nothingBuiltMessage, refusalMessage } from "./messages.ts";
 import { observeDnsEndpoint, type ObservedRecord, observeService } from "./observed_record.ts";
 import { ownedObjectApi, type OwnedObjectClient } from "./owned_objects/owned_object_api.ts";
+import { ownedObjectsDiff, type PlannedWrites } from "./owned_objects/owned_object_diff.ts";
 import type { ObjectRefusal, ObjectRefusalProblem } from "./owned_objects/owned_object_plan.ts";
 import {
   OwnedObjectWriter,
@@ -78,6 +84,8 @@ export interface ExternalDnsSinkOptions {
   readonly clock?: Clock;
   /** Wall time, compared with DNSEndpoints' `creationTimestamp`. @default () => new Date() */
   readonly wallClock?: () => Date;
+  /** `--dry-run`: plan every pass, write nothing (no Event either), answer `previewed`. @default false */
+  readonly dryRun?: boolean;
 }
 
 /** The Event reason for each refusal that has an object to attach it to. */
@@ -86,8 +94,8 @@ const EVENT_REASONS: Partial<Record<ObjectRefusalProblem, string>> = {
   "unreadable-object": "RecordUnreadable",
 };
 
-/** The writer's result once it got to write. */
-type Applied = Extract<WriteResult<ObservedRecord>, { kind: "applied" }>;
+/** The writer's result once it got to write, or to plan in a dry run. */
+type Applied = Extract<WriteResult<ObservedRecord>, { kind: "applied" | "planned" }>;
 
 /** The DEBUG line of each write. */
 const WRITE_MESSAGES: Readonly<Record<Exclude<WriteAction["kind"], "left-alone">, string>> = {
@@ -122,6 +130,19 @@ function quietRepeats(
   return { notices, said };
 }
 
+/** The planned writes an action says succeeded (a create or update, a delete), for the diff of a write. */
+function succeeded(
+  writes: PlannedWrites<ObservedRecord>,
+  actions: readonly WriteAction[],
+): PlannedWrites<ObservedRecord> {
+  const done = new Set(actions.filter((action) => action.kind !== "left-alone").map((action) => action.name));
+  return {
+    creates: writes.creates.filter((object) => done.has(object.name)),
+    updates: writes.updates.filter((update) => done.has(update.desired.name)),
+    deletes: writes.deletes.filter((object) => done.has(object.name)),
+  };
+}
+
 /** The external-dns sink, both outputs (see the module documentation). */
 export class ExternalDnsSink implements Sink {
   readonly description: string;
@@ -131,6 +152,7 @@ export class ExternalDnsSink implements Sink {
   readonly #writer: OwnedObjectWriter<ObservedRecord>;
   readonly #clock: Clock;
   readonly #wallClock: () => Date;
+  readonly #dryRun: boolean;
   /** The targets last announced, as a comparable string. */
   #announcedTargets: string | undefined;
   /** The problems said by the previous pass (see `quietRepeats`). */
@@ -148,6 +170,7 @@ export class ExternalDnsSink implements Sink {
     this.#recorder = options.recorder;
     this.#clock = options.clock ?? systemClock;
     this.#wallClock = options.wallClock ?? (() => new Date());
+    this.#dryRun = options.dryRun ?? false;
     const bound = { client, namespace: settings.namespace, ownership: recordOwnership(settings.instance) };
     this.#writer = new OwnedObjectWriter(
       settings.output === "crd"
@@ -157,6 +180,7 @@ export class ExternalDnsSink implements Sink {
           type: SERVICE,
           observe: (service) => observeService(service, settings.annotationPrefix),
         }),
+      { dryRun: this.#dryRun },
     );
     this.description = `external-dns ${kubectlResource(settings.output)} in ${settings.namespace} ` +
       `(instance ${settings.instance})`;
@@ -200,17 +224,21 @@ export class ExternalDnsSink implements Sink {
         const problem = result.guard === "empty-desired" ? "mass-prune-guard" : "nothing-built";
         return withNotices({ kind: "refused", problem, message, scope: "guard" }, announced.notices);
       }
-      case "applied": {
+      case "applied":
+      case "planned": {
         const refused = result.refused.map((refusal) => ({
           ...refusal,
           message: refusalMessage(refusal, settings),
         }));
-        await this.#recordEvents(refused, signal);
+        // An Event is a write too: a dry run records none.
+        if (!this.#dryRun) await this.#recordEvents(refused, signal);
+        const actions = result.kind === "applied" ? result.actions : [];
+        const failing = result.kind === "applied" && result.errors.length > 0;
         const notices = [
           ...announced.notices,
-          ...this.#actionNotices(result.actions),
-          ...this.#problemNotices(builds, result.errors.length > 0 ? refused : []),
-          ...this.#statusNotices(result),
+          ...this.#actionNotices(actions),
+          ...this.#problemNotices(builds, failing ? refused : []),
+          ...this.#statusNotices(result.listed, actions),
         ];
         return withNotices(this.#outcome(result, builds, refused), notices);
       }
@@ -219,11 +247,12 @@ export class ExternalDnsSink implements Sink {
 
   /** The outcome of a pass that got to write (see the module documentation). */
   #outcome(result: Applied, builds: readonly HostBuild[], refused: readonly WordedRefusal[]): SinkOutcome {
-    if (result.errors.length > 0) {
-      const [first] = result.errors;
+    const errors = result.kind === "applied" ? result.errors : [];
+    if (errors.length > 0) {
+      const [first] = errors;
       return {
         kind: "failed",
-        message: `${this.description}: ${result.errors.length} write(s) failed and will be retried; first: ${
+        message: `${this.description}: ${errors.length} write(s) failed and will be retried; first: ${
           errorMessage(first)
         }`,
         cause: first,
@@ -241,9 +270,16 @@ export class ExternalDnsSink implements Sink {
         scope: held < builds.length ? "some-hosts" : "nothing-written",
       };
     }
-    const hosts = result.groups;
+    const { groups: hosts, added, removed } = result;
+    const diff = ownedObjectsDiff(
+      result.kind === "planned" ? result.writes : succeeded(result.writes, result.actions),
+      { kind: this.#writer.kind, namespace: this.#settings.namespace },
+    );
+    if (result.kind === "planned") {
+      return diff === "" ? { kind: "unchanged", hosts } : { kind: "previewed", hosts, added, removed, diff };
+    }
     if (!result.actions.some((action) => action.kind !== "left-alone")) return { kind: "unchanged", hosts };
-    return { kind: "written", hosts, added: result.added, removed: result.removed };
+    return { kind: "written", hosts, added, removed, diff };
   }
 
   /** DEBUG for every write, INFO for a record left alone. */
@@ -299,11 +335,11 @@ export class ExternalDnsSink implements Sink {
   }
 
   /** The status surfacer's warnings (DNSEndpoint output only; see the module documentation). */
-  #statusNotices(result: Applied): Notice[] {
+  #statusNotices(listed: Applied["listed"], actions: readonly WriteAction[]): Notice[] {
     if (this.#settings.output !== "crd") return [];
     const clockMs = this.#clock.now();
     const deleted: string[] = [];
-    for (const action of result.actions) {
+    for (const action of actions) {
       if (action.kind === "created" || action.kind === "updated") this.#writtenAt.set(action.name, clockMs);
       else if (action.kind === "deleted") deleted.push(action.name);
     }
@@ -314,7 +350,7 @@ export class ExternalDnsSink implements Sink {
     }
     const { notices, next } = surfaceStatus({
       namespace: this.#settings.namespace,
-      listed: result.listed,
+      listed,
       deleted,
       now: { wallMs: this.#wallClock().getTime(), clockMs },
       previous: this.#statusWarned,

@@ -27,6 +27,9 @@ const OTHERS = {
   "extra.server": "example.net:53 {\n    forward . 192.0.2.1\n}\n",
 };
 
+/** The header of our key's diff. */
+const HEADER = `--- a/${NAMESPACE}/${NAME}[${KEY}]\n+++ b/${NAMESPACE}/${NAME}[${KEY}]\n`;
+
 function snippet(hosts: readonly string[]): string {
   return hosts.map((host) => `rewrite name ${host} ${FQDN}\n`).join("");
 }
@@ -44,7 +47,7 @@ interface Fixture extends AsyncDisposable {
 
 async function fixture(
   data: Record<string, string> | undefined,
-  options: { beforePatch?: (server: FakeApiServer) => void } = {},
+  options: { beforePatch?: (server: FakeApiServer) => void; dryRun?: boolean } = {},
 ): Promise<Fixture> {
   const server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
   if (data !== undefined) {
@@ -71,6 +74,7 @@ async function fixture(
     target: { namespace: NAMESPACE, configmap: NAME, key: KEY },
     proxyFqdn: FQDN,
     recorder: new EventRecorder({ client, instance: "ouroboros-0", clock }),
+    dryRun: options.dryRun ?? false,
   });
   const stored = () => server.get("v1", "ConfigMap", NAMESPACE, NAME);
   return {
@@ -92,7 +96,14 @@ async function fixture(
 Deno.test("create, keep, update and delete our key; the other keys are never touched (T-2.3, T-2.5, T-2.9, T-2.18, T-2.19)", async () => {
   await using f = await fixture({ ...OTHERS });
   const first = ["app.example.com", "shop.example.org"];
-  assert.deepEqual(await f.reconcile(first), { kind: "written", hosts: 2, added: 2, removed: 0 });
+  assert.deepEqual(await f.reconcile(first), {
+    kind: "written",
+    hosts: 2,
+    added: 2,
+    removed: 0,
+    diff:
+      `${HEADER}@@ -0,0 +1,2 @@\n+rewrite name app.example.com ${FQDN}\n+rewrite name shop.example.org ${FQDN}\n`,
+  });
   assert.deepEqual(f.data(), { ...OTHERS, [KEY]: snippet(first) });
   assert.deepEqual(f.patches, [{ body: { data: { [KEY]: snippet(first) } }, resourceVersion: undefined }]);
 
@@ -100,10 +111,25 @@ Deno.test("create, keep, update and delete our key; the other keys are never tou
   assert.equal(f.writes(), 1, "unchanged resyncs write nothing");
 
   const second = ["app.example.com", "blog.example.net", "new.example.net"];
-  assert.deepEqual(await f.reconcile(second), { kind: "written", hosts: 3, added: 2, removed: 1 });
+  assert.deepEqual(await f.reconcile(second), {
+    kind: "written",
+    hosts: 3,
+    added: 2,
+    removed: 1,
+    diff:
+      `${HEADER}@@ -1,2 +1,3 @@\n rewrite name app.example.com ${FQDN}\n-rewrite name shop.example.org ${FQDN}\n` +
+      `+rewrite name blog.example.net ${FQDN}\n+rewrite name new.example.net ${FQDN}\n`,
+  });
   assert.deepEqual(f.data(), { ...OTHERS, [KEY]: snippet(second) });
 
-  assert.deepEqual(await f.reconcile([]), { kind: "written", hosts: 0, added: 0, removed: 3 });
+  const removal = await f.reconcile([]);
+  assert.deepEqual(removal, {
+    kind: "written",
+    hosts: 0,
+    added: 0,
+    removed: 3,
+    diff: `${HEADER}@@ -1,3 +0,0 @@\n${second.map((host) => `-rewrite name ${host} ${FQDN}\n`).join("")}`,
+  });
   assert.deepEqual(f.data(), OTHERS, "zero hosts delete the key");
   assert.deepEqual(f.patches.at(-1), { body: { data: { [KEY]: null } }, resourceVersion: undefined });
   assert.deepEqual(await f.reconcile([]), { kind: "unchanged", hosts: 0 });
@@ -210,4 +236,38 @@ Deno.test("transient failures are failed outcomes with the error's message (the 
   controller.abort(new Error("shutting down"));
   await assert.rejects(f.sink.reconcile(["app.example.com"], controller.signal), /shutting down/);
   assert.equal(f.server.audit.length, before);
+});
+
+Deno.test("dry run: the same reads and refusals, then previewed with the key's diff; nothing is written, no Event", async () => {
+  const existing = ["app.example.com", "old.example.com"];
+  await using f = await fixture({ ...OTHERS, [KEY]: snippet(existing) }, { dryRun: true });
+  const wanted = ["app.example.com", "new.example.com"];
+  const expected = {
+    kind: "previewed",
+    hosts: 2,
+    added: 1,
+    removed: 1,
+    diff:
+      `${HEADER}@@ -1,2 +1,2 @@\n rewrite name app.example.com ${FQDN}\n-rewrite name old.example.com ${FQDN}\n` +
+      `+rewrite name new.example.com ${FQDN}\n`,
+  };
+  assert.deepEqual(await f.reconcile(wanted), expected);
+  assert.deepEqual(await f.reconcile(wanted), expected, "the same preview every pass: nothing was written");
+  assert.deepEqual(await f.reconcile(existing), { kind: "unchanged", hosts: 2 });
+  const removal = await f.reconcile([]);
+  assert.ok(removal.kind === "previewed");
+  assert.match(removal.diff, /^@@ -1,2 \+0,0 @@$/m);
+
+  const immutable = f.server.get("v1", "ConfigMap", NAMESPACE, NAME)!;
+  f.server.update({ ...immutable, immutable: true });
+  const refused = await f.reconcile(wanted);
+  assert.ok(
+    refused.kind === "refused" && refused.problem === "immutable",
+    "a dry run refuses what a run refuses",
+  );
+
+  assert.deepEqual(f.patches, []);
+  assert.deepEqual(f.server.audit.filter((entry) => entry.method !== "GET").map((e) => e.method), []);
+  assert.deepEqual(f.events(), []);
+  assert.deepEqual(f.data(), { ...OTHERS, [KEY]: snippet(existing) });
 });

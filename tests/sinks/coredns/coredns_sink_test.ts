@@ -17,6 +17,7 @@ import { CorednsSink, type CorednsSinkOptions } from "../../../lib/sinks/coredns
 import type { ConfigMapApi } from "../../../lib/sinks/coredns/corefile_location.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
+import { applyPatch } from "../../support/apply_patch.ts";
 import { prng } from "../../support/random.ts";
 import { FIXTURES, K3S, K3S_WITHOUT_RELOAD, KUBEADM, lines, toCrlf } from "./fixtures/corefiles.ts";
 import { BEGIN, blockLines, END, expectedBlock, FQDN, withoutBlock } from "./support.ts";
@@ -26,6 +27,28 @@ const NAME = "coredns";
 const HOSTS = ["app.example.com", "shop.example.org"];
 const LABELS = { "k8s-app": "kube-dns", "addonmanager.kubernetes.io/mode": "EnsureExists" };
 const ANNOTATIONS = { "argocd.argoproj.io/tracking-id": "dns:/ConfigMap:kube-system/coredns" };
+
+/** An outcome with its diff checked and left out. */
+type WithoutDiff = Readonly<Record<string, unknown>> & {
+  readonly kind: SinkOutcome["kind"];
+  readonly notices?: readonly Notice[];
+};
+
+/**
+ * The outcome without its diff, which must take `read` (the Corefile the sink last read) to
+ * `written` (the Corefile stored now) when the outcome is a write or a preview.
+ */
+function checkDiff(outcome: SinkOutcome, corefiles: { read: string; written: string }): WithoutDiff {
+  if (outcome.kind !== "written" && outcome.kind !== "previewed") return outcome;
+  const { diff, ...rest } = outcome;
+  assert.ok(diff !== undefined && diff.startsWith(`--- a/${NAMESPACE}/${NAME}[Corefile]\n`), diff);
+  assert.equal(
+    applyPatch(corefiles.read, diff),
+    corefiles.written,
+    "the diff takes the read Corefile to the written one",
+  );
+  return rest;
+}
 
 /** The notices of an outcome at one level. */
 function noticesAt(outcome: SinkOutcome, level: Notice["level"]): Notice[] {
@@ -126,8 +149,12 @@ Deno.test("distribution Corefiles: insert, no-op resync, change, removal; nothin
       await using f = await fixture(text, { extraData: { NodeHosts: nodeHosts } });
       const newline = text.includes("\r\n") ? "\r\n" : "\n";
       /** The outcome without its notices; a write to a Corefile without reload WARNs, nothing else speaks. */
-      const reconcile = async (hosts?: readonly string[]): Promise<SinkOutcome> => {
-        const { notices = [], ...outcome } = await f.reconcile(hosts);
+      const reconcile = async (hosts?: readonly string[]): Promise<WithoutDiff> => {
+        const read = f.corefile();
+        const { notices = [], ...outcome } = checkDiff(await f.reconcile(hosts), {
+          read,
+          written: f.corefile(),
+        });
         const warns = outcome.kind === "written" && !reload ? ["warn"] : [];
         assert.deepEqual(notices.map((notice) => notice.level), warns);
         return outcome;
@@ -165,7 +192,7 @@ Deno.test("distribution Corefiles: insert, no-op resync, change, removal; nothin
 Deno.test("an injected 409 on the write: read again, edit again, write again (T-2.1)", async () => {
   await using f = await fixture(KUBEADM);
   f.server.faults.inject("patch", { type: "status", code: 409, reason: "Conflict" });
-  assert.deepEqual(await f.reconcile(), {
+  assert.deepEqual(checkDiff(await f.reconcile(), { read: KUBEADM, written: f.corefile() }), {
     kind: "written",
     hosts: 2,
     added: 2,
@@ -205,7 +232,11 @@ Deno.test("a real concurrent writer edits outside the markers between our read a
       mergePatch: (type, ref, patch, options) => client.mergePatch(type, ref, patch, options),
     }),
   });
-  const { notices, ...outcome } = await f.reconcile();
+  const written = await f.reconcile();
+  const { notices, ...outcome } = checkDiff(written, {
+    read: withoutBlock(f.corefile()),
+    written: f.corefile(),
+  });
   assert.deepEqual(outcome, { kind: "written", hosts: 2, added: 2, removed: 0 });
   assert.deepEqual(notices?.map((notice) => [notice.level, notice.properties?.attempt]), [["debug", 1]]);
   const conflicts = f.server.audit.filter((entry) => entry.method === "PATCH" && entry.status === 409);
@@ -239,7 +270,11 @@ Deno.test("T-2.1: three real conflicts from a writer editing other lines: the fo
       mergePatch: (type, ref, patch, options) => client.mergePatch(type, ref, patch, options),
     }),
   });
-  const { notices, ...outcome } = await f.reconcile();
+  const written = await f.reconcile();
+  const { notices, ...outcome } = checkDiff(written, {
+    read: withoutBlock(f.corefile()),
+    written: f.corefile(),
+  });
   assert.deepEqual(outcome, { kind: "written", hosts: 2, added: 2, removed: 0 });
   assert.deepEqual(notices?.map((notice) => [notice.level, notice.properties?.attempt]), [["debug", 1], [
     "debug",
@@ -496,7 +531,12 @@ Deno.test("a write to a Corefile without reload WARNs; with reload, and on no-op
   }
   {
     await using f = await fixture(K3S);
-    assert.deepEqual(await f.reconcile(), { kind: "written", hosts: 2, added: 2, removed: 0 });
+    assert.deepEqual(checkDiff(await f.reconcile(), { read: K3S, written: f.corefile() }), {
+      kind: "written",
+      hosts: 2,
+      added: 2,
+      removed: 0,
+    });
   }
 });
 
@@ -504,7 +544,7 @@ Deno.test("one external revert is simply repaired (drift restored, T-1.28)", asy
   await using f = await fixture(KUBEADM);
   await f.reconcile();
   f.edit(KUBEADM);
-  assert.deepEqual(await f.reconcile(), {
+  assert.deepEqual(checkDiff(await f.reconcile(), { read: KUBEADM, written: f.corefile() }), {
     kind: "written",
     hosts: 2,
     added: 2,
@@ -567,7 +607,8 @@ Deno.test("while held off, a reconcile says why and when, and writes nothing (T-
 Deno.test("a changed desired set is not mistaken for a revert (T-2.2)", async () => {
   await using f = await fixture(KUBEADM);
   for (let i = 0; i < 10; i++) {
-    assert.deepEqual(await f.reconcile([`h${i}.example.com`]), {
+    const read = f.corefile();
+    assert.deepEqual(checkDiff(await f.reconcile([`h${i}.example.com`]), { read, written: f.corefile() }), {
       kind: "written",
       hosts: 1,
       added: 1,
@@ -576,4 +617,74 @@ Deno.test("a changed desired set is not mistaken for a revert (T-2.2)", async ()
     f.clock.advanceSync(1_000);
   }
   assert.equal(f.events().length, 0);
+});
+
+Deno.test("dry run: every distribution Corefile gets a preview whose diff is exactly the write; nothing is written", async (t) => {
+  for (const { name, text } of FIXTURES) {
+    await t.step(name, async () => {
+      await using f = await fixture(text, { sink: { dryRun: true } });
+      const first = await f.reconcile();
+      assert.equal(first.kind, "previewed");
+      // What the write would have made: the same sink without dryRun, on the same Corefile.
+      await using real = await fixture(text);
+      const written = await real.reconcile();
+      assert.ok(first.kind === "previewed" && written.kind === "written");
+      assert.equal(first.diff, written.diff, "the preview is the diff of the real write");
+      assert.equal(applyPatch(text, first.diff), real.corefile());
+      assert.deepEqual(
+        { hosts: first.hosts, added: first.added, removed: first.removed },
+        { hosts: written.hosts, added: written.added, removed: written.removed },
+      );
+      assert.deepEqual(await f.reconcile(), first, "nothing changed: the same preview");
+      assert.equal(f.writes(), 0);
+      assert.equal(f.corefile(), text);
+      assert.equal(noticesAt(first, "warn").length, 0, "no reload warning for a write that never happens");
+    });
+  }
+});
+
+Deno.test("dry run: a block already in place is unchanged; a removal is previewed", async () => {
+  await using real = await fixture(KUBEADM);
+  await real.reconcile();
+  const withBlock = real.corefile();
+  await using f = await fixture(withBlock, { sink: { dryRun: true } });
+  assert.deepEqual(await f.reconcile(), { kind: "unchanged", hosts: 2 });
+  const removal = await f.reconcile([]);
+  assert.ok(removal.kind === "previewed");
+  assert.equal(applyPatch(withBlock, removal.diff), KUBEADM);
+  assert.equal(f.writes(), 0);
+});
+
+Deno.test("dry run: another writer keeping its own Corefile never trips the revert guard (nothing of ours is reverted)", async () => {
+  await using f = await fixture(KUBEADM, { sink: { dryRun: true } });
+  const kinds = new Set<string>();
+  for (let second = 0; second <= 10 * 60; second += 2) {
+    const outcome = await f.reconcile();
+    kinds.add(outcome.kind);
+    assert.deepEqual(noticesAt(outcome, "warn"), []);
+    assert.deepEqual(noticesAt(outcome, "debug"), []);
+    f.clock.advanceSync(2_000);
+    f.edit(KUBEADM); // the GitOps tool re-applies its Corefile
+  }
+  assert.deepEqual([...kinds], ["previewed"]);
+  assert.equal(f.writes() - f.requests("PUT"), 0, "only the other writer's PUTs");
+  assert.deepEqual(f.events(), []);
+});
+
+Deno.test("dry run: refusals are the same as a run's, without the Warning Event", async () => {
+  const damaged = lines(".:53 {", `    ${END}`, `    ${BEGIN}`, "    reload", "}");
+  {
+    await using f = await fixture(damaged, { sink: { dryRun: true } });
+    const outcome = await f.reconcile();
+    assert.ok(outcome.kind === "refused" && outcome.problem === "end-before-begin");
+    assert.deepEqual(f.events(), []);
+  }
+  {
+    await using f = await fixture(KUBEADM, { sink: { dryRun: true } });
+    f.server.update({ ...f.server.get("v1", "ConfigMap", NAMESPACE, NAME)!, immutable: true });
+    const outcome = await f.reconcile();
+    assert.ok(outcome.kind === "refused" && outcome.problem === "immutable");
+    assert.deepEqual(f.events(), []);
+    assert.deepEqual(f.server.audit.filter((entry) => entry.method !== "GET" && entry.method !== "PUT"), []);
+  }
 });

@@ -1,39 +1,57 @@
 import assert from "node:assert/strict";
 import { EtcHostsSink } from "../../../lib/sinks/etc_hosts/etc_hosts_sink.ts";
 import type { Notice, SinkOutcome } from "../../../lib/sinks/sink.ts";
-import { DEBIAN, END, expectedBlock, IP, tempHostsFile as hostsFile } from "./support.ts";
+import { applyPatch } from "../../support/apply_patch.ts";
+import { DEBIAN, END, expectedBlock, FIXTURES, IP, tempHostsFile as hostsFile } from "./support.ts";
 
 const signal = () => AbortSignal.timeout(20_000);
 
-Deno.test("the sink reports written with added/removed counts, then unchanged", async () => {
+/**
+ * Reconciles `hosts` and returns the outcome without its diff, having checked that the diff takes
+ * the file as it was to the file as it is now, under a header naming the file.
+ */
+async function reconcileChecked(
+  sink: EtcHostsSink,
+  path: string,
+  hosts: readonly string[],
+): Promise<unknown> {
+  const before = await Deno.readTextFile(path);
+  const outcome = await sink.reconcile(hosts, signal());
+  if (outcome.kind !== "written" && outcome.kind !== "previewed") return outcome;
+  const { diff = "", ...rest } = outcome;
+  assert.ok(diff.startsWith(`--- a/${path.slice(1)}\n+++ b/${path.slice(1)}\n`), diff);
+  const after = outcome.kind === "written" ? await Deno.readTextFile(path) : undefined;
+  if (after !== undefined) assert.equal(applyPatch(before, diff), after);
+  return rest;
+}
+
+Deno.test("the sink reports written with added/removed counts and the diff, then unchanged", async () => {
   await using fixture = await hostsFile(DEBIAN);
   const sink = new EtcHostsSink({ path: fixture.path, proxyIp: IP });
   assert.equal(sink.description, `etc-hosts ${fixture.path} (${IP})`);
+  const reconcile = (hosts: readonly string[]) => reconcileChecked(sink, fixture.path, hosts);
 
-  assert.deepEqual(await sink.reconcile(["a.example.com", "b.example.com"], signal()), {
+  assert.deepEqual(await reconcile(["a.example.com", "b.example.com"]), {
     kind: "written",
     hosts: 2,
     added: 2,
     removed: 0,
   });
-  assert.deepEqual(await sink.reconcile(["a.example.com", "b.example.com"], signal()), {
-    kind: "unchanged",
-    hosts: 2,
-  });
-  assert.deepEqual(await sink.reconcile(["b.example.com", "c.example.com", "d.example.com"], signal()), {
+  assert.deepEqual(await reconcile(["a.example.com", "b.example.com"]), { kind: "unchanged", hosts: 2 });
+  assert.deepEqual(await reconcile(["b.example.com", "c.example.com", "d.example.com"]), {
     kind: "written",
     hosts: 3,
     added: 2,
     removed: 1,
   });
-  assert.deepEqual(await sink.reconcile([], signal()), { kind: "written", hosts: 0, added: 0, removed: 3 });
+  assert.deepEqual(await reconcile([]), { kind: "written", hosts: 0, added: 0, removed: 3 });
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN);
 });
 
 Deno.test("a new proxy IP rewrites the entries without counting hosts as added or removed", async () => {
   await using fixture = await hostsFile(DEBIAN + expectedBlock("10.0.0.1", ["a.example.com"]));
   const sink = new EtcHostsSink({ path: fixture.path, proxyIp: "fd00::10" });
-  assert.deepEqual(await sink.reconcile(["a.example.com"], signal()), {
+  assert.deepEqual(await reconcileChecked(sink, fixture.path, ["a.example.com"]), {
     kind: "written",
     hosts: 1,
     added: 0,
@@ -114,4 +132,62 @@ Deno.test("an I/O error is a failed outcome for the controller to retry, an abor
     /shutting down/,
   );
   assert.equal(await Deno.readTextFile(fixture.path), DEBIAN);
+});
+
+Deno.test("dry run: every fixture is previewed with the diff a write makes; bytes and mtime stay", async (t) => {
+  for (const { name, text } of FIXTURES) {
+    await t.step(name, async () => {
+      await using fixture = await hostsFile(text);
+      const stat = await Deno.stat(fixture.path);
+      const sink = new EtcHostsSink({ path: fixture.path, proxyIp: IP, dryRun: true });
+      const hosts = ["a.example.com", "b.example.com"];
+      const preview = await sink.reconcile(hosts, signal());
+      assert.ok(preview.kind === "previewed", preview.kind);
+      assert.deepEqual(await sink.reconcile(hosts, signal()), preview, "the same preview again");
+      assert.deepEqual(await Deno.readFile(fixture.path), new TextEncoder().encode(text));
+      assert.equal((await Deno.stat(fixture.path)).mtime?.getTime(), stat.mtime?.getTime());
+
+      const written = await new EtcHostsSink({ path: fixture.path, proxyIp: IP }).reconcile(hosts, signal());
+      assert.ok(written.kind === "written");
+      assert.equal(preview.diff, written.diff, "the preview is the diff of the real write");
+      assert.deepEqual(
+        [preview.hosts, preview.added, preview.removed],
+        [written.hosts, written.added, written.removed],
+      );
+    });
+  }
+});
+
+Deno.test("dry run: a matching block is unchanged, a removal is previewed, refusals stay refusals", async () => {
+  const withBlock = DEBIAN + expectedBlock(IP, ["a.example.com"]);
+  await using fixture = await hostsFile(withBlock);
+  const sink = new EtcHostsSink({ path: fixture.path, proxyIp: IP, dryRun: true });
+  assert.deepEqual(await sink.reconcile(["a.example.com"], signal()), { kind: "unchanged", hosts: 1 });
+  const removal = await sink.reconcile([], signal());
+  assert.ok(removal.kind === "previewed");
+  assert.equal(applyPatch(withBlock, removal.diff), DEBIAN);
+  const refused = await new EtcHostsSink({ path: fixture.path, proxyIp: "10.0.0", dryRun: true }).reconcile(
+    ["b.example.com"],
+    signal(),
+  );
+  assert.equal(refused.kind === "refused" ? refused.problem : refused.kind, "invalid-ip");
+  assert.equal(await Deno.readTextFile(fixture.path), withBlock);
+});
+
+Deno.test("dry run: a block in place with NUL filler after it (an interrupted write) is previewed as the repair", async () => {
+  const clean = DEBIAN + expectedBlock(IP, ["a.example.com"]);
+  await using fixture = await hostsFile(`${clean}\u0000\u0000\u0000`);
+  const preview = await new EtcHostsSink({ path: fixture.path, proxyIp: IP, dryRun: true }).reconcile(
+    ["a.example.com"],
+    signal(),
+  );
+  assert.ok(preview.kind === "previewed", preview.kind);
+  await new EtcHostsSink({ path: fixture.path, proxyIp: IP }).reconcile(["a.example.com"], signal());
+  const repaired = await Deno.readTextFile(fixture.path);
+  assert.equal(repaired.trimEnd(), clean.trimEnd(), "the filler became END-line padding");
+  assert.equal(
+    applyPatch(`${clean}\u0000\u0000\u0000`, preview.diff),
+    repaired,
+    "the preview shows those bytes",
+  );
 });

@@ -31,6 +31,8 @@ export interface WriterRequest {
    * target, normally), then rename it onto `path`.
    */
   readonly renameProbe?: string;
+  /** Run the sink as `--dry-run` does. */
+  readonly dryRun?: boolean;
 }
 
 /** One line of output. */
@@ -56,10 +58,11 @@ function errorCode(error: unknown): string {
   return typeof code === "string" ? code : String(error);
 }
 
-/** What a refusal or a failure said; empty for anything else. */
+/** What a refusal or a failure said, or a preview's diff; empty for anything else. */
 function describe(result: HostsCleanup | SinkOutcome): string {
   if (result.kind === "refused") return `${result.problem}: ${result.message}`;
   if (result.kind === "failed") return result.message;
+  if (result.kind === "previewed") return result.diff;
   return "";
 }
 
@@ -98,7 +101,12 @@ async function main(): Promise<void> {
   const hooks: HostsFileHooks = request.pauseAt === undefined
     ? {}
     : { [request.pauseAt]: () => pause(request.pauseAt as string) };
-  const sink = new EtcHostsSink({ path: request.path, proxyIp: request.ip, hooks });
+  const sink = new EtcHostsSink({
+    path: request.path,
+    proxyIp: request.ip,
+    hooks,
+    dryRun: request.dryRun ?? false,
+  });
   for (const [index, step] of request.steps.entries()) {
     let outcome: string;
     let detail = "";

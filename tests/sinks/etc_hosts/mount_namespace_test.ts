@@ -6,6 +6,7 @@
 
 import assert from "node:assert/strict";
 import { applyHostsBlock } from "../../../lib/sinks/etc_hosts/hosts_block.ts";
+import { applyPatch } from "../../support/apply_patch.ts";
 import { DEBIAN, expectedBlock, IP } from "./support.ts";
 import { runWriter, skipWithoutNamespaces, type WriterResult } from "./writer_process.ts";
 
@@ -139,6 +140,24 @@ Deno.test({
       outcome ?? "",
       /^refused: not-writable: .*Read-only file system.*hostPath mount must be read-write/,
     );
+    assert.equal(await Deno.readTextFile(dirs.node), DEBIAN);
+  },
+});
+
+Deno.test({
+  name:
+    "dry run: a read-only bind mount of the file is previewed, not refused: the file is never opened for writing",
+  ignore,
+  fn: async () => {
+    await using dirs = await layout();
+    const target = `${dirs.root}/pod/etc/hosts`;
+    const run = await runWriter(
+      { path: target, ip: IP, steps: [{ hosts: HOSTS }, { hosts: HOSTS }], dryRun: true },
+      { namespaceSetup: `mount --bind '${dirs.node}' '${target}' && mount -o remount,bind,ro '${target}'` },
+    );
+    const steps = run.reports.flatMap((report) => "outcome" in report ? [report] : []);
+    assert.deepEqual(steps.map((step) => step.outcome), ["previewed", "previewed"], run.stderr);
+    assert.equal(applyPatch(DEBIAN, steps[0]?.detail ?? ""), DEBIAN + expectedBlock(IP, HOSTS));
     assert.equal(await Deno.readTextFile(dirs.node), DEBIAN);
   },
 });

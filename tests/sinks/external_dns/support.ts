@@ -109,6 +109,8 @@ export interface HarnessOptions {
   readonly targets?: readonly [readonly string[], readonly string[]];
   readonly clock?: Clock;
   readonly wallClock?: () => Date;
+  /** Build the sink as `--dry-run` does. */
+  readonly dryRun?: boolean;
 }
 
 /** Binds a sink to `server`. */
@@ -128,6 +130,7 @@ export function harness(server: FakeApiServer, options: HarnessOptions = {}): Si
       recorder: events,
       ...(options.clock === undefined ? {} : { clock: options.clock }),
       ...(options.wallClock === undefined ? {} : { wallClock: options.wallClock }),
+      dryRun: options.dryRun ?? false,
     });
   return {
     sink: sinkWith(client),
@@ -150,10 +153,12 @@ export function writes(audit: readonly AuditEntry[], since = 0): AuditEntry[] {
   return audit.slice(since).filter((entry) => ["POST", "PUT", "PATCH", "DELETE"].includes(entry.method));
 }
 
-/** `outcome` without its notices: what the controller words its result by. */
-export function summary(outcome: SinkOutcome): Omit<SinkOutcome, "notices"> {
+/** `outcome` without its notices and diff: what the controller counts its result by. */
+export function summary(outcome: SinkOutcome): Readonly<Record<string, unknown>> {
   const { notices: _notices, ...rest } = outcome;
-  return rest;
+  if (rest.kind !== "written" && rest.kind !== "previewed") return rest;
+  const { diff: _diff, ...counted } = rest;
+  return counted;
 }
 
 /** The notices of `outcome` at `level`. */

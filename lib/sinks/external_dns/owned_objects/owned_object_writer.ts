@@ -35,9 +35,12 @@
  *
  * **Answer** ({@linkcode WriteResult}): `failed` when the listing or a look-up failed before
  * anything was written; `guarded`; or `applied` with every action in order, every refusal (with
- * the uid of a foreign object in the way, for an Event on it), the retryable write failures, and
- * the owned objects the pass listed. It rejects only when `signal` aborts. It never logs: the
- * caller words what happened.
+ * the uid of a foreign object in the way, for an Event on it), the retryable write failures, the
+ * owned objects the pass listed and the writes it set out to make ({@linkcode PlannedWrites}, for
+ * a diff). It rejects only when `signal` aborts. It never logs: the caller words what happened.
+ *
+ * **Dry run** (`dryRun`): steps 1 to 3 as usual (they only read), then `planned` with the writes
+ * step 4 would make and the refusals: nothing is created, patched or deleted.
  *
  * Not pure: a pass is API calls, strictly in the order above (one at a time, so a pass never
  * floods the API server); the decisions are the pure plan's. The writer holds no state between
@@ -54,6 +57,7 @@ import type { InvolvedObject } from "../../../resources/event.ts";
 import type { JsonObject } from "../../../resources/json.ts";
 import { errorMessage } from "../../../util/error_message.ts";
 import type { Lookup, OwnedObjectApi } from "./owned_object_api.ts";
+import type { PlannedWrites } from "./owned_object_diff.ts";
 import {
   type DesiredGroup,
   type DesiredObject,
@@ -95,6 +99,18 @@ export type WriteResult<O extends ObservedObject> =
     readonly errors: readonly unknown[];
     /** The owned objects listed at the start of the pass. */
     readonly listed: readonly O[];
+    /** The writes the pass set out to make (some may have failed or been refused meanwhile). */
+    readonly writes: PlannedWrites<O>;
+  }
+  /** A dry run: what the pass would write (`writes`), and what it would refuse; nothing written. */
+  | {
+    readonly kind: "planned";
+    readonly groups: number;
+    readonly added: number;
+    readonly removed: number;
+    readonly writes: PlannedWrites<O>;
+    readonly refused: readonly ObjectRefusal[];
+    readonly listed: readonly O[];
   };
 
 type ApplyPlan<O extends ObservedObject> = Extract<OwnedObjectPlan<O>, { kind: "apply" }>;
@@ -116,10 +132,12 @@ function withGroup(group: string | undefined): { readonly group?: string } {
 /** Converges a namespace on desired objects (see the module documentation). Holds no state between passes. */
 export class OwnedObjectWriter<O extends ObservedObject> {
   readonly #api: OwnedObjectApi<O>;
+  readonly #dryRun: boolean;
 
-  /** Binds the writer to its calls. */
-  constructor(api: OwnedObjectApi<O>) {
+  /** Binds the writer to its calls; with `options.dryRun` it never writes (see the module documentation). */
+  constructor(api: OwnedObjectApi<O>, options: { readonly dryRun?: boolean } = {}) {
     this.#api = api;
+    this.#dryRun = options.dryRun ?? false;
   }
 
   /** `DNSEndpoint`, `Service`. */
@@ -156,6 +174,9 @@ export class OwnedObjectWriter<O extends ObservedObject> {
       return { kind: "failed", error };
     }
     if (plan.kind === "guarded") return plan;
+    const { groups: groupCount, added, removed, creates, updates, deletes, refused } = plan;
+    const writes = { creates, updates, deletes };
+    if (this.#dryRun) return { kind: "planned", groups: groupCount, added, removed, writes, refused, listed };
 
     const state: PassState = { actions: [], refused: [...plan.refused], errors: [] };
     const groupOf = new Map<string, string>();
@@ -175,6 +196,7 @@ export class OwnedObjectWriter<O extends ObservedObject> {
       refused: state.refused,
       errors: state.errors,
       listed,
+      writes,
     };
   }
 

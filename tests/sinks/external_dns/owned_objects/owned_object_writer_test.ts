@@ -87,7 +87,10 @@ function group(output: Output, targets: readonly string[]): DesiredGroup {
   };
 }
 
-function setup(server: FakeApiServer): { writer: OwnedObjectWriter<ObservedObject>; client: KubeClient } {
+function setup(
+  server: FakeApiServer,
+  options: { readonly dryRun?: boolean } = {},
+): { writer: OwnedObjectWriter<ObservedObject>; client: KubeClient } {
   const client = new KubeClient({ server: server.url });
   const api = ownedObjectApi({
     client,
@@ -97,7 +100,7 @@ function setup(server: FakeApiServer): { writer: OwnedObjectWriter<ObservedObjec
     observe: observeHeadlessService,
     fieldManager: "kuberture",
   });
-  return { writer: new OwnedObjectWriter(api), client };
+  return { writer: new OwnedObjectWriter(api, options), client };
 }
 
 function applied(
@@ -259,4 +262,36 @@ Deno.test("owned-object writer: the mass-prune guards hold with any groups, and 
     await assert.rejects(writer.write([group(PUBLIC, ["192.0.2.1"])], controller.signal), /stop/);
   });
   assert.ok(services(server).has("kuberture-public"));
+});
+
+Deno.test("owned-object writer, dry run: lists and looks up as a pass does, plans the writes, makes none", async () => {
+  await using server = await startFakeApiServer();
+  {
+    const { writer, client } = setup(server);
+    using _client = client;
+    applied(await writer.write([group(PUBLIC, ["192.0.2.1"]), group(INTERNAL, ["10.0.0.1"])], never));
+  }
+  const before = JSON.stringify([...services(server)]);
+  const mark = server.audit.length;
+  const { writer, client } = setup(server, { dryRun: true });
+  using _client = client;
+  const result = await writer.write([
+    group(PUBLIC, ["192.0.2.9"]),
+    group({ ...INTERNAL, name: "other", serviceName: "kuberture-other" }, ["10.0.0.2"]),
+  ], never);
+  assert.equal(result.kind, "planned", JSON.stringify(result));
+  if (result.kind !== "planned") return;
+  assert.deepEqual(
+    {
+      creates: result.writes.creates.map((object) => object.name),
+      updates: result.writes.updates.map((update) => update.desired.name),
+      deletes: result.writes.deletes.map((object) => object.name),
+    },
+    { creates: ["kuberture-other"], updates: ["kuberture-public"], deletes: ["kuberture-internal"] },
+  );
+  // kuberture's Services name no group, so every group counts as added (as in a run).
+  assert.deepEqual([result.groups, result.added, result.removed], [2, 2, 1]);
+  const methods = server.audit.slice(mark).map((entry) => entry.method);
+  assert.ok(methods.length > 0 && methods.every((method) => method === "GET"), methods.join(","));
+  assert.equal(JSON.stringify([...services(server)]), before);
 });
