@@ -215,3 +215,57 @@ Deno.test("retries are jittered between one and 2.2 retry periods", async () => 
   high.stop.abort();
   await Promise.all([low.running, high.running]);
 });
+
+/** The shared clock as seen by a process whose clock runs `rate` times as fast. */
+function scaledClock(base: FakeClock, rate: number) {
+  const origin = base.now();
+  return {
+    now: () => origin + (base.now() - origin) * rate,
+    sleep: (ms: number, signal?: AbortSignal) => base.sleep(ms / rate, signal),
+  };
+}
+
+Deno.test("T-7.5: clock rates: a follower's clock may run up to lease duration ÷ renew deadline times faster without two writers", async (t) => {
+  for (const [rate, overlapExpected] of [[1.4, false], [1.8, true]] as const) {
+    await t.step(
+      `follower clock ${rate}× the leader's: ${
+        overlapExpected ? "two writers at once" : "never two writers"
+      }`,
+      async () => {
+        const clock = new FakeClock();
+        const store = new MemoryLeases(clock);
+        const a = candidate(store, "a", clock);
+        await settle();
+        const log = new LogRecorder();
+        const b = new LeaseElector({
+          api: store.client("b"),
+          lease: { namespace: "ns", name: "lease" },
+          identity: "b",
+          timing: DEFAULT_ELECTION_TIMING,
+          log,
+          clock: scaledClock(clock, rate),
+          random: () => 0,
+        });
+        const stopB = new AbortController();
+        const runningB = b.run(stopB.signal);
+        let overlap = false;
+        try {
+          await clock.advance(retryPeriodMs);
+          store.partition("a", "hang");
+          for (let step = 0; step < 400 && !b.isLeader(); step++) {
+            await clock.advance(50);
+            if (a.elector.isLeader() && b.isLeader()) overlap = true;
+          }
+          assert.ok(b.isLeader(), "the follower took over");
+        } finally {
+          a.stop.abort();
+          stopB.abort();
+          // A partitioned leader's release waits for its request deadline.
+          await clock.advance(10_000);
+          await Promise.all([a.running, runningB]);
+        }
+        assert.equal(overlap, overlapExpected);
+      },
+    );
+  }
+});
