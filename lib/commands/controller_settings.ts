@@ -11,7 +11,7 @@ import { hostsPathProblem } from "../sinks/etc_hosts/hosts_path.ts";
 import { isDnsSubdomain } from "../cli/kinds.ts";
 import { ConfigError, type OptionValues, type ValueSource } from "../cli/options.ts";
 import { detectClusterDomain } from "../util/resolv_conf.ts";
-import { type ElectionTiming, electionTimingProblem } from "../election/election_timing.ts";
+import { type ElectionChoice, electionSettings } from "./controller_election.ts";
 import type { CONTROLLER_OPTIONS } from "./controller_options.ts";
 
 /** The controller's parsed option values. */
@@ -40,14 +40,6 @@ export interface ExternalDnsSettings {
   readonly instance: string;
 }
 
-/** Where and how replicas elect their leader. */
-export interface ElectionSettings {
-  /** The Lease. */
-  readonly namespace: string;
-  readonly name: string;
-  readonly timing: ElectionTiming;
-}
-
 /** Everything the controller needs, validated. */
 export interface ControllerSettings {
   readonly values: ControllerValues;
@@ -64,9 +56,7 @@ export interface ControllerSettings {
    * Leader election: the Lease when `--leader-elect` is on; `ignored` when it was asked for in
    * etc-hosts mode (every node writes its own file); `off` otherwise.
    */
-  readonly election: { readonly kind: "on"; readonly lease: ElectionSettings } | {
-    readonly kind: "off" | "ignored";
-  };
+  readonly election: ElectionChoice;
 }
 
 /** Inputs of {@linkcode controllerSettings}. */
@@ -314,7 +304,8 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
     }
   }
 
-  const election = electionSettings(values, podNamespace, problems);
+  const { election, problems: electionProblems } = electionSettings(values, { podNamespace });
+  problems.push(...electionProblems);
 
   if (problems.length > 0) return new ConfigError("controller", problems);
   return {
@@ -328,59 +319,6 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
     podNamespace,
     election,
   };
-}
-
-const ELECTION_FLAGS = {
-  leaseDuration: "--leader-election-lease-duration",
-  renewDeadline: "--leader-election-renew-deadline",
-  retryPeriod: "--leader-election-retry-period",
-} as const;
-
-/** The Lease and its durations, when leader election is asked for and meaningful. */
-function electionSettings(
-  values: ControllerValues,
-  podNamespace: string | undefined,
-  problems: string[],
-): ControllerSettings["election"] {
-  if (!values.leaderElect) return { kind: "off" };
-  if (values.mode === "etc-hosts") return { kind: "ignored" };
-  if (values.once) {
-    problems.push(
-      "--once runs a single pass and exits; it takes no part in leader election: drop --leader-elect " +
-        "(a --once without --dry-run writes next to any running leader, so prefer --once --dry-run there)",
-    );
-  }
-  if (values.dryRun) {
-    problems.push(
-      "--dry-run writes nothing, and taking the leader-election Lease would be a write: drop --leader-elect " +
-        "(every dry-run replica previews on its own; run one)",
-    );
-  }
-  const timing: ElectionTiming = {
-    leaseDurationMs: values.leaderElectionLeaseDuration,
-    renewDeadlineMs: values.leaderElectionRenewDeadline,
-    retryPeriodMs: values.leaderElectionRetryPeriod,
-  };
-  const problem = electionTimingProblem(timing, ELECTION_FLAGS);
-  if (problem !== undefined) problems.push(`--leader-elect: ${problem}`);
-  const namespace = values.leaderElectionNamespace !== ""
-    ? values.leaderElectionNamespace
-    : podNamespace ?? "";
-  if (namespace === "") {
-    problems.push(
-      "--leader-elect needs the Lease's namespace: set --leader-election-namespace " +
-        "(the service account's namespace file could not be read)",
-    );
-  }
-  const name = values.leaderElectionId !== ""
-    ? values.leaderElectionId
-    : `${values.instance === "" ? "ouroboros" : values.instance}-controller`;
-  if (!isDnsSubdomain(name)) {
-    problems.push(
-      `--leader-election-id="${name}" must be a Lease name: a lower-case DNS subdomain of at most 253 characters`,
-    );
-  }
-  return { kind: "on", lease: { namespace, name, timing } };
 }
 
 /**

@@ -12,7 +12,7 @@
  * how a refusal is worded and when it is said again ({@linkcode refusalLine}), likewise a write
  * or a dry run's diff ({@linkcode changeWording}). This class carries
  * them out: store subscriptions (through a {@linkcode TriggerInbox}), timers through the injected
- * {@linkcode Clock}, the sink call (under {@linkcode withShutdownGrace}), the observer, and every
+ * {@linkcode Clock}, the sink call (under the shutdown grace, {@linkcode callSink}), the observer, and every
  * log line, including each notice an outcome carries (at its level, with `target`).
  *
  * The first reconcile waits for the prerequisites (caches the sink reads besides the hostnames)
@@ -23,13 +23,7 @@
  * @module
  */
 
-import {
-  createDesiredSetMemo,
-  desiredHostnames,
-  type DesiredSetOptions,
-  type HostnameSources,
-} from "../hostnames/desired_set.ts";
-import { formatLoggedValue, RejectionLog } from "../hostnames/rejection_log.ts";
+import type { HostnameSources } from "../hostnames/desired_set.ts";
 import { Backoff } from "../reflector/backoff.ts";
 import type { Sink, SinkOutcome } from "../sinks/sink.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
@@ -42,17 +36,20 @@ import {
   type ReconcileResult,
   reconcileResult,
 } from "./loop_status.ts";
-import { type Leadership, RECONCILE_BACKOFF, type ReconcileLoopOptions } from "./reconcile_loop_options.ts";
+import {
+  ALWAYS_LEADING,
+  type Leadership,
+  RECONCILE_BACKOFF,
+  type ReconcileLoopOptions,
+} from "./reconcile_loop_options.ts";
 import { changeWording } from "./change_wording.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
 import { type LoopSources, TriggerInbox } from "./trigger_inbox.ts";
-import { withShutdownGrace } from "./with_shutdown_grace.ts";
+import { callSink } from "./call_sink.ts";
+import { DesiredRecompute } from "./desired_recompute.ts";
 
 const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
-
-/** Without leader election this replica always leads. */
-const ALWAYS_LEADING: Leadership = { isLeader: () => true, subscribe: () => () => {} };
 
 /**
  * Runs reconciles for one sink until its signal aborts.
@@ -82,9 +79,7 @@ export class ReconcileLoop {
   readonly #sources: LoopSources;
   readonly #inbox: TriggerInbox;
   readonly #sink: Sink;
-  readonly #desired: DesiredSetOptions;
-  /** Per-object hostname results, valid for `#desired` (see `DesiredSetMemo`). */
-  readonly #memo = createDesiredSetMemo();
+  readonly #recompute: DesiredRecompute;
   readonly #resyncMs: number;
   readonly #debounceMs: number;
   readonly #graceMs: number;
@@ -94,7 +89,6 @@ export class ReconcileLoop {
   readonly #observer: ReconcileObserver | undefined;
   readonly #observe: ((state: LoopState) => void) | undefined;
   readonly #leadership: Leadership;
-  readonly #rejections = new RejectionLog();
 
   #state: LoopState = { kind: "new" };
   #started = false;
@@ -109,8 +103,6 @@ export class ReconcileLoop {
   #previewLogged: string | undefined;
   /** The last sink call's outcome, for {@linkcode ReconcileLoop.once}. */
   #lastOutcome: SinkOutcome | undefined;
-  #desiredHosts = 0;
-  #rejectedHosts = 0;
 
   /** Sets up; nothing happens until {@linkcode run}. */
   constructor(options: ReconcileLoopOptions) {
@@ -121,7 +113,7 @@ export class ReconcileLoop {
       prerequisites: options.prerequisites ?? [],
     });
     this.#sink = options.sink;
-    this.#desired = options.desired;
+    this.#recompute = new DesiredRecompute(options.desired, options.log);
     this.#resyncMs = options.resyncMs;
     this.#debounceMs = options.debounceMs ?? DEFAULTS.debounceMs;
     this.#graceMs = options.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;
@@ -144,8 +136,8 @@ export class ReconcileLoop {
       ...(this.#last === undefined ? {} : { last: this.#last }),
       succeeded: this.#succeeded,
       stoodBy: this.#stoodBy,
-      desiredHosts: this.#desiredHosts,
-      rejectedHosts: this.#rejectedHosts,
+      desiredHosts: this.#recompute.hosts,
+      rejectedHosts: this.#recompute.rejected,
     };
   }
 
@@ -178,10 +170,6 @@ export class ReconcileLoop {
     const unsubscribeLeadership = this.#leadership.subscribe(() =>
       this.#inbox.add(this.#leadership.isLeader() ? { leadership: true } : {})
     );
-    const unsubscribe = () => {
-      unsubscribeStores();
-      unsubscribeLeadership();
-    };
     let resync: Promise<void> | undefined;
     try {
       while (true) {
@@ -203,7 +191,8 @@ export class ReconcileLoop {
       }
     } finally {
       await resync;
-      unsubscribe();
+      unsubscribeStores();
+      unsubscribeLeadership();
       this.#enter({ kind: "stopped" });
     }
   }
@@ -323,7 +312,8 @@ export class ReconcileLoop {
     };
     let desired: DesiredInput;
     try {
-      desired = this.#recompute(lists);
+      desired = this.#recompute.run(lists);
+      this.#observer?.desiredSet(desired.hosts.length, this.#recompute.rejected);
     } catch (error) {
       // A bug in the pure core: report it like a failed call, so it is retried and seen.
       const failure: SinkOutcome = {
@@ -346,24 +336,12 @@ export class ReconcileLoop {
     }
     if (signal.aborted) return undefined;
     const started = this.#clock.now();
-    let outcome: SinkOutcome;
-    try {
-      outcome = await withShutdownGrace(
-        (own) => this.#sink.reconcile(desired.hosts, own, { sources: desired.sources }),
-        {
-          signal,
-          graceMs: this.#graceMs,
-          clock: this.#clock,
-          onAbandon: () =>
-            this.#log.warn("a reconcile did not finish within the shutdown grace period; abandoning it", {
-              target: this.#sink.description,
-              graceMs: this.#graceMs,
-            }),
-        },
-      );
-    } catch (error) {
-      outcome = { kind: "failed", message: errorMessage(error) };
-    }
+    const outcome = await callSink(this.#sink, desired, {
+      signal,
+      graceMs: this.#graceMs,
+      clock: this.#clock,
+      log: this.#log,
+    });
     for (const notice of outcome.notices ?? []) {
       this.#log[notice.level](notice.message, { target: this.#sink.description, ...notice.properties });
     }
@@ -372,25 +350,6 @@ export class ReconcileLoop {
     const durationMs = this.#clock.now() - started;
     this.#log.debug("reconcile", { ...seen, result: result.kind, durationMs: Math.round(durationMs) });
     return this.#record(outcome, result, durationMs);
-  }
-
-  /** The desired set from the caches; logs each newly refused hostname value. */
-  #recompute(lists: HostnameSources): DesiredInput {
-    const desired = desiredHostnames(lists, { ...this.#desired, memo: this.#memo });
-    this.#desiredHosts = desired.hosts.length;
-    this.#rejectedHosts = desired.rejected.length;
-    for (const entry of this.#rejections.observe(desired.rejected)) {
-      this.#log.warn("hostname refused; it is not written", {
-        kind: entry.source,
-        object: entry.key,
-        resourceVersion: entry.resourceVersion,
-        value: formatLoggedValue(entry.value),
-        reason: entry.reason,
-        detail: entry.text,
-      });
-    }
-    this.#observer?.desiredSet(desired.hosts.length, desired.rejected.length);
-    return { hosts: desired.hosts, sources: desired.sources };
   }
 
   /** Records a sink call's outcome: status, the outcome's log line, the observer. */

@@ -27,6 +27,9 @@ export interface Leadership {
   subscribe(listener: () => void): () => void;
 }
 
+/** Without leader election this replica always leads. */
+export const ALWAYS_LEADING: Leadership = { isLeader: () => true, subscribe: () => () => {} };
+
 /** What the loop needs. Everything but `sources`, `sink`, `desired`, `resyncMs` and `log` has a default. */
 export interface ReconcileLoopOptions {
   readonly sources: LoopSources;

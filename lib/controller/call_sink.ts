@@ -1,0 +1,69 @@
+/**
+ * One sink call as the loop makes it: under the shutdown grace period (a call in flight at
+ * SIGTERM may finish, one that hangs is abandoned with a WARN), and with a rejection turned into
+ * a `failed` outcome, so the loop always gets an outcome to record.
+ *
+ * Effects: the sink call, the clock through {@linkcode withShutdownGrace}, one log line.
+ *
+ * @module
+ */
+
+import type { Sink, SinkOutcome } from "../sinks/sink.ts";
+import type { Clock } from "../util/clock.ts";
+import { errorMessage } from "../util/error_message.ts";
+import type { Log } from "../util/logging.ts";
+import type { DesiredInput } from "./sink_call_needed.ts";
+import { withShutdownGrace } from "./with_shutdown_grace.ts";
+
+/** What {@linkcode callSink} needs besides the sink and the desired set. */
+export interface CallSinkOptions {
+  readonly signal: AbortSignal;
+  readonly graceMs: number;
+  readonly clock: Clock;
+  readonly log: Log;
+}
+
+/**
+ * Hands `desired` to `sink` and returns its outcome; never rejects.
+ *
+ * @example
+ * ```ts
+ * import type { Sink } from "../sinks/sink.ts";
+ * import { systemClock } from "../util/clock.ts";
+ * import { logger } from "../util/logging.ts";
+ * import { callSink } from "./call_sink.ts";
+ *
+ * declare const sink: Sink;
+ * declare const signal: AbortSignal;
+ * const outcome = await callSink(sink, { hosts: ["shop.example.com"], sources: new Map() }, {
+ *   signal,
+ *   graceMs: 10_000,
+ *   clock: systemClock,
+ *   log: logger("controller"),
+ * });
+ * ```
+ */
+export async function callSink(
+  sink: Sink,
+  desired: DesiredInput,
+  options: CallSinkOptions,
+): Promise<SinkOutcome> {
+  const { signal, graceMs, clock, log } = options;
+  try {
+    return await withShutdownGrace(
+      (own) => sink.reconcile(desired.hosts, own, { sources: desired.sources }),
+      {
+        signal,
+        graceMs,
+        clock,
+        onAbandon: () =>
+          log.warn("a reconcile did not finish within the shutdown grace period; abandoning it", {
+            target: sink.description,
+            graceMs,
+          }),
+      },
+    );
+  } catch (error) {
+    return { kind: "failed", message: errorMessage(error) };
+  }
+}
