@@ -6,7 +6,7 @@
  * (jittered); once it holds it, it is the `leader` and renews every retry period; when renewals
  * keep failing until the renew deadline, or someone else took the Lease, it is a candidate again
  * (it keeps running: a warm standby, never a restart). On shutdown a leader releases the Lease so
- * a follower takes over at its next retry, then the elector is `stopped`.
+ * a follower takes over at once (it watches the Lease for that), then the elector is `stopped`.
  *
  * **Fencing.** {@linkcode LeaseElector.fence} is what a writer asks immediately before each write
  * (wired into the API client's `writeFence`): it passes only while this process is the leader and
@@ -21,7 +21,7 @@
  * @module
  */
 
-import { isAlreadyExists, isConflict, isNotFound, WriteFencedError } from "../kube/errors.ts";
+import { isAlreadyExists, isConflict, isForbidden, isNotFound, WriteFencedError } from "../kube/errors.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { LEASE, type Lease, type LeaseSpec } from "../resources/lease.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
@@ -44,8 +44,12 @@ export type ElectorState =
   | { readonly kind: "leader"; readonly since: number; readonly renewedAt: number }
   | { readonly kind: "stopped" };
 
-/** The Lease calls the elector makes. */
-export type LeaseApi = Pick<KubeClient, "get" | "create" | "update">;
+/**
+ * The Lease calls the elector makes. `watch` is optional: with it a follower also watches the
+ * Lease and retries the moment it is released or deleted, so a hand-over takes milliseconds
+ * instead of up to 2.2 retry periods; without it (or when RBAC refuses the watch) it polls.
+ */
+export type LeaseApi = Pick<KubeClient, "get" | "create" | "update"> & Partial<Pick<KubeClient, "watch">>;
 
 /** What a {@linkcode LeaseElector} needs. */
 export interface LeaseElectorOptions {
@@ -104,6 +108,8 @@ export class LeaseElector {
   #written: Lease | undefined;
   /** True while attempts keep failing, so the failure is said once. */
   #failing = false;
+  /** Ends a candidate's wait early: the Lease was released. */
+  #nudge = new AbortController();
   #started = false;
 
   /** Sets up; nothing happens until {@linkcode run}. */
@@ -168,6 +174,7 @@ export class LeaseElector {
     if (this.#started) throw new Error("Cannot run a lease elector twice");
     this.#started = true;
     const { retryPeriodMs } = this.#options.timing;
+    const watching = this.#watchForRelease(signal);
     try {
       while (!signal.aborted) {
         if (this.#state.kind === "leader") {
@@ -176,7 +183,8 @@ export class LeaseElector {
         } else {
           if (await this.#attempt(signal)) continue;
           const wait = retryPeriodMs * (1 + this.#random() * RETRY_JITTER);
-          await this.#clock.sleep(wait, signal);
+          this.#nudge = new AbortController();
+          await this.#clock.sleep(wait, AbortSignal.any([signal, this.#nudge.signal]));
         }
       }
     } finally {
@@ -184,6 +192,43 @@ export class LeaseElector {
       // Writes stop before the Lease is handed back, so no write can follow the release.
       this.#enter({ kind: "stopped" });
       if (leading) await this.#release();
+      await watching;
+    }
+  }
+
+  /**
+   * While running, watches the Lease and wakes a waiting candidate when it is released (no holder)
+   * or deleted. An optimization over polling: any failure pauses it for a retry period, a 403 (no
+   * `watch` in the Role) or a client without `watch` turns it off.
+   */
+  async #watchForRelease(signal: AbortSignal): Promise<void> {
+    const { api, lease, timing, log } = this.#options;
+    const watch = api.watch?.bind(api);
+    if (watch === undefined) return;
+    while (!signal.aborted) {
+      try {
+        const events = watch(LEASE, {
+          namespace: lease.namespace,
+          fieldSelector: `metadata.name=${lease.name}`,
+          resourceVersion: "",
+          allowWatchBookmarks: false,
+          timeoutSeconds: 300,
+          signal,
+        });
+        for await (const event of events) {
+          const released = event.type === "DELETED" ||
+            (event.type === "MODIFIED" && (event.object.spec.holderIdentity ?? "") === "");
+          if (released && this.#state.kind === "candidate") this.#nudge.abort();
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        if (isForbidden(error)) {
+          log.debug("may not watch the lease; a release is noticed at the next retry", { lease: this.lease });
+          return;
+        }
+        log.debug("the lease watch failed; reopening it", { lease: this.lease, error: errorMessage(error) });
+      }
+      await this.#clock.sleep(timing.retryPeriodMs, signal);
     }
   }
 

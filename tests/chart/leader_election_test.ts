@@ -1,7 +1,7 @@
 /**
  * High availability in the chart, rendered by Helm 4 and Helm 3: one replica renders exactly what
  * it did before; more replicas need `controller.leaderElection.enabled` and then get the election
- * flags, a Role on their one Lease (create cannot be narrowed by name, get and update are), soft
+ * flags, a Role on their one Lease (create cannot be narrowed by name, get, update and watch are), soft
  * spreading over nodes and zones, a PodDisruptionBudget and a rollout that starts the new pod
  * first. etc-hosts mode refuses the election, and the durations are checked as the binary checks
  * them.
@@ -103,7 +103,7 @@ test("three replicas with leader election: election flags, a Lease Role by name,
         ...rbacMatrix(single),
         [LEASE_ROLE]: rules(
           "coordination.k8s.io/leases: create",
-          "coordination.k8s.io/leases/ouroboros-controller: get,update",
+          "coordination.k8s.io/leases/ouroboros-controller: get,update,watch",
         ),
       }, label);
       const binding = find(objects, "RoleBinding", "ouroboros-leader-election");
@@ -214,7 +214,7 @@ test("the Lease belongs to the release: two releases never share one; id and nam
       second.grants,
       rules(
         "coordination.k8s.io/leases: create",
-        "coordination.k8s.io/leases/edge-ouroboros-controller: get,update",
+        "coordination.k8s.io/leases/edge-ouroboros-controller: get,update,watch",
       ),
     );
     // The same release name in another namespace: another Lease namespace.
@@ -233,7 +233,7 @@ test("the Lease belongs to the release: two releases never share one; id and nam
       role: "Role kube-system/ouroboros:edge-ouroboros-leader-election",
       grants: rules(
         "coordination.k8s.io/leases: create",
-        "coordination.k8s.io/leases/shared.lease: get,update",
+        "coordination.k8s.io/leases/shared.lease: get,update,watch",
       ),
     });
   }
