@@ -37,20 +37,107 @@ function printedBlocks(stdout: string): string[][] {
   return blocks;
 }
 
-Deno.test("`deno task demo`: the Corefile block follows the Ingresses, and only the proxied call gets through with the caller's address", async () => {
+/** The text between a step's heading (`N. `) and the next heading or part title. */
+function step(stdout: string, number: number): string {
+  const start = stdout.indexOf(`\n${number}. `);
+  assert.ok(start >= 0, `no step ${number} in:\n${stdout}`);
+  const rest = stdout.slice(start + 1);
+  const end = rest.slice(1).search(/\n(\d+\. |Part \d|Demo )/);
+  return end < 0 ? rest : rest.slice(0, end + 1);
+}
+
+/** The first capture group of `pattern` in `text`, failing with the text when absent. */
+function capture(text: string, pattern: RegExp): string {
+  const found = pattern.exec(text)?.[1];
+  assert.ok(found !== undefined, `${pattern} not found in:\n${text}`);
+  return found;
+}
+
+Deno.test("`deno task demo`: a preview first, then the Corefile block follows the Ingresses through a failover, and only the proxied call gets through with the caller's address", async () => {
   const { code, stdout, stderr } = await runDemo();
   assert.equal(code, 0, `demo failed:\n${stdout}\n${stderr}`);
 
-  assert.match(stdout, /The Corefile \(resourceVersion \d+\) has no ouroboros block yet\./);
+  const initialVersion = capture(
+    stdout,
+    /The Corefile \(resourceVersion (\d+)\) has no ouroboros block yet\./,
+  );
   assert.deepEqual(
     printedBlocks(stdout),
     [
       ["blog.example.com", "shop.example.com", "www.shop.example.com"],
       ["api.example.com", "blog.example.com", "shop.example.com", "www.shop.example.com"],
       ["api.example.com", "shop.example.com", "www.shop.example.com"],
+      ["api.example.com", "news.example.com", "shop.example.com", "www.shop.example.com"],
     ],
-    "one printed version per step (initial TLS hosts, after the add, after the delete); never the plain-HTTP wiki.example.com",
+    "one printed version per step (initial TLS hosts, after the add, after the delete, after the failover); never the plain-HTTP wiki.example.com",
   );
+
+  // The preview: the diff it printed adds exactly the first block, exit status 3, nothing written.
+  const preview = step(stdout, 2);
+  const diff = preview.split("\n").flatMap((line) => /^\s+> (.*)$/.exec(line)?.[1] ?? []);
+  assert.deepEqual(diff.slice(0, 2), [
+    "--- a/kube-system/coredns[Corefile]",
+    "+++ b/kube-system/coredns[Corefile]",
+  ]);
+  assert.deepEqual(
+    diff.slice(2).filter((line) => /^[+-]/.test(line)),
+    [
+      "+    # === BEGIN ouroboros (do not edit by hand) ===",
+      ...["blog", "shop", "www.shop"].map((host) => `+    rewrite name ${host}.example.com ${FQDN}`),
+      "+    # === END ouroboros ===",
+    ],
+    "the preview adds the block of step 4 and removes nothing",
+  );
+  assert.match(preview, /\n {3}exit status 3: it would change the Corefile/);
+  assert.equal(
+    capture(preview, /The Corefile is untouched: resourceVersion (\d+), still no block\./),
+    initialVersion,
+    "the preview changed the ConfigMap's resourceVersion",
+  );
+
+  // Two replicas: exactly one leads, the other stands by, both ready; only the leader writes.
+  const election = step(stdout, 3);
+  const [, leader = "", standby = ""] =
+    /\n {3}(a|b) leads \(the Lease's holder is \1_\w+\); (a|b) stands by\./
+      .exec(election) ?? [];
+  assert.ok(leader !== "" && standby !== "" && leader !== standby, `no single leader in:\n${election}`);
+  assert.match(election, new RegExp(`\n {3}${leader} log: INFO leadership acquired`));
+  assert.match(election, new RegExp(`\n {3}${standby} log: INFO following the leader.* leader=${leader}_`));
+  assert.doesNotMatch(election, new RegExp(`${standby} log: INFO leadership acquired`));
+  const health = step(stdout, 4);
+  assert.match(health, new RegExp(`\n {3}${leader} GET /readyz -> 200 ok; ouroboros_leader 1 `));
+  assert.match(health, new RegExp(`\n {3}${standby} GET /readyz -> 200 ok; ouroboros_leader 0 `));
+  assert.match(
+    step(stdout, 6),
+    new RegExp(`ConfigMap writes so far, (\\d+) of them by ${leader}, 0 by ${standby}\\.`),
+  );
+
+  // The failover: the leader is killed, the standby takes the Lease (not before it expired) and
+  // writes the Ingress added meanwhile.
+  const failover = step(stdout, 9);
+  assert.match(failover, new RegExp(`^9\\. SIGKILL to the leader, ${leader} `));
+  assert.match(failover, new RegExp(`\n {3}${leader} exit: killed by SIGKILL\n`));
+  assert.match(failover, new RegExp(`\n {3}${standby} log: INFO leadership acquired`));
+  const unrenewed = Number(
+    capture(
+      failover,
+      new RegExp(`\n {3}${standby} took the Lease (\\d+\\.\\d+) s after ${leader}'s last renewal`),
+    ),
+  );
+  assert.ok(
+    unrenewed >= 3,
+    `the standby took over ${unrenewed} s after the last renewal, before the 3 s lease expired`,
+  );
+  const seconds = Number(
+    capture(
+      failover,
+      new RegExp(
+        `Failover: the change was in the Corefile (\\d+\\.\\d+) s after the kill, written by ${standby}\\.`,
+      ),
+    ),
+  );
+  assert.ok(seconds > 0, `the change was written ${seconds} s after the kill`);
+  assert.match(failover, new RegExp(`\n {3}${standby} GET /readyz -> 200 ok; ouroboros_leader 1 `));
 
   // The first version is printed whole: outside the markers it is kubeadm's Corefile, byte for byte.
   const whole = stdout.split("\n").filter((line) => /^\s+\| /.test(line)).map((line) =>
@@ -67,6 +154,11 @@ Deno.test("`deno task demo`: the Corefile block follows the Ingresses, and only 
 
   assert.match(stdout, /controller exit status 0\n/);
   assert.match(stdout, /proxy {6}exit status 0\n/);
+  const stop = step(stdout, 10);
+  assert.match(stop, new RegExp(`^10\\. SIGTERM to ${standby} and the proxy`));
+  assert.match(stop, /controller log: INFO leadership released\n/);
+  assert.match(stop, /The Lease's holder is empty\./);
+  assert.doesNotMatch(stdout, / ERROR /, "a controller or the proxy logged an ERROR");
   assert.match(stdout, /Demo finished:/);
   assert.doesNotMatch(stdout, /FAILED/);
 });
