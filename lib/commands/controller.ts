@@ -52,7 +52,7 @@ import { corednsImportMode, corednsMode, type CorednsModeSettings } from "../sin
 import { etcHostsMode } from "../sinks/etc_hosts/etc_hosts_mode.ts";
 import { externalDnsMode } from "../sinks/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "../sinks/markers.ts";
-import type { Mode, ModeContext } from "../sinks/sink.ts";
+import type { ModeBuilder, ModeContext } from "../sinks/sink.ts";
 import { formatDuration } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
@@ -72,9 +72,7 @@ import {
 const NO_EVENTS: ModeContext["recorder"] = { record: () => Promise.resolve({ kind: "suppressed" }) };
 
 /** Each mode's builder, given its own settings: the one table that turns a mode's name into its room. */
-const MODES: Readonly<
-  Record<ControllerValues["mode"], (settings: ControllerSettings, context: ModeContext) => Mode>
-> = {
+const MODES: Readonly<Record<ControllerValues["mode"], ModeBuilder<ControllerSettings>>> = {
   "coredns": (settings, context) => corednsMode(corednsSettings(settings), context),
   "coredns-import": (settings, context) => corednsImportMode(corednsSettings(settings), context),
   "etc-hosts": ({ values }, context) =>
