@@ -9,20 +9,11 @@
  * @module
  */
 
-import { isDnsSubdomain } from "../cli/kinds.ts";
 import type { OptionValues } from "../cli/options.ts";
-import { type ElectionTiming, electionTimingProblem } from "../election/election_timing.ts";
+import { electionLease, type ElectionSettings } from "../election/election_options.ts";
 import type { CONTROLLER_OPTIONS } from "./controller_options.ts";
 
 type ControllerValues = OptionValues<typeof CONTROLLER_OPTIONS.options>;
-
-/** Where and how replicas elect their leader. */
-export interface ElectionSettings {
-  /** The Lease. */
-  readonly namespace: string;
-  readonly name: string;
-  readonly timing: ElectionTiming;
-}
 
 /**
  * Leader election as settled: the Lease when `--leader-elect` is on; `ignored` when it was asked
@@ -31,12 +22,6 @@ export interface ElectionSettings {
 export type ElectionChoice = { readonly kind: "on"; readonly lease: ElectionSettings } | {
   readonly kind: "off" | "ignored";
 };
-
-const ELECTION_FLAGS = {
-  leaseDuration: "--leader-election-lease-duration",
-  renewDeadline: "--leader-election-renew-deadline",
-  retryPeriod: "--leader-election-retry-period",
-} as const;
 
 /** What {@linkcode electionSettings} found: the choice, and every problem with the options. */
 export interface ElectionOutcome {
@@ -89,29 +74,8 @@ function electionChoice(
         "(every dry-run replica previews on its own; run one)",
     );
   }
-  const timing: ElectionTiming = {
-    leaseDurationMs: values.leaderElectionLeaseDuration,
-    renewDeadlineMs: values.leaderElectionRenewDeadline,
-    retryPeriodMs: values.leaderElectionRetryPeriod,
-  };
-  const problem = electionTimingProblem(timing, ELECTION_FLAGS);
-  if (problem !== undefined) problems.push(`--leader-elect: ${problem}`);
-  const namespace = values.leaderElectionNamespace !== ""
-    ? values.leaderElectionNamespace
-    : podNamespace ?? "";
-  if (namespace === "") {
-    problems.push(
-      "--leader-elect needs the Lease's namespace: set --leader-election-namespace " +
-        "(the service account's namespace file could not be read)",
-    );
-  }
-  const name = values.leaderElectionId !== ""
-    ? values.leaderElectionId
-    : `${values.instance === "" ? "ouroboros" : values.instance}-controller`;
-  if (!isDnsSubdomain(name)) {
-    problems.push(
-      `--leader-election-id="${name}" must be a Lease name: a lower-case DNS subdomain of at most 253 characters`,
-    );
-  }
-  return { kind: "on", lease: { namespace, name, timing } };
+  const name = `${values.instance === "" ? "ouroboros" : values.instance}-controller`;
+  const { lease, problems: found } = electionLease(values, { podNamespace, name });
+  problems.push(...found);
+  return { kind: "on", lease };
 }

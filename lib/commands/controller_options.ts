@@ -23,6 +23,7 @@ import {
 } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
 import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
+import { electionOptionRows } from "../election/election_options.ts";
 
 /** The reconcile modes. */
 export const CONTROLLER_MODES = ["coredns", "coredns-import", "etc-hosts", "external-dns"] as const;
@@ -277,52 +278,18 @@ export const CONTROLLER_OPTIONS = {
       default: "node-local-dns",
       help: "ConfigMap the node-local-dns start-up probe looks for.",
     },
-    leaderElect: {
-      flag: "leader-elect",
-      kind: boolean(),
-      default: "false",
-      help:
+    ...electionOptionRows({
+      elect: "false",
+      electHelp:
         "Run several replicas with one writer: a coordination.k8s.io Lease picks the leader, the others keep " +
         "their caches warm and take over when it stops renewing. Off: this replica always writes. Not used in " +
         "etc-hosts mode, where every node writes its own file.",
-    },
-    leaderElectionNamespace: {
-      flag: "leader-election-namespace",
-      kind: namespaceName(),
-      default: "",
-      defaultText: "(the controller's namespace)",
-      help: "Namespace of the leader-election Lease.",
-    },
-    leaderElectionId: {
-      flag: "leader-election-id",
-      kind: text("NAME", "a Lease name (a DNS subdomain)"),
-      default: "",
-      defaultText: "(<OUROBOROS_INSTANCE>-controller, or ouroboros-controller)",
-      help:
+      id: "",
+      idDefaultText: "(<OUROBOROS_INSTANCE>-controller, or ouroboros-controller)",
+      idHelp:
         "Name of the leader-election Lease; replicas with the same name elect one leader (the chart passes " +
         "<release>-controller, so two releases never share a Lease).",
-    },
-    leaderElectionLeaseDuration: {
-      flag: "leader-election-lease-duration",
-      kind: duration(),
-      default: "15s",
-      help: "How long followers wait, after they last saw the Lease change, before taking it over.",
-    },
-    leaderElectionRenewDeadline: {
-      flag: "leader-election-renew-deadline",
-      kind: duration(),
-      default: "10s",
-      help: "How long the leader keeps writing after its last successful renewal; shorter than the lease " +
-        "duration.",
-    },
-    leaderElectionRetryPeriod: {
-      flag: "leader-election-retry-period",
-      kind: duration(),
-      default: "2s",
-      help:
-        "How often candidates try to acquire the Lease and the leader renews it; the renew deadline must " +
-        "exceed 1.2 times this.",
-    },
+    }),
     ...LOGGING_OPTIONS,
   },
 } as const satisfies OptionTable<Record<string, OptionSpec<unknown>>>;

@@ -143,12 +143,19 @@ export interface RunContext {
   readonly signals: ShutdownSignals & { readonly received: () => Deno.Signal | undefined };
   /** The health listener's bound address (`host:port`), `undefined` when it is disabled. */
   readonly healthAddress: string | undefined;
+  /** The bound address of each of `Service.moreListeners`, in order (`undefined`: disabled). */
+  readonly moreAddresses: readonly (string | undefined)[];
 }
 
 /** A started subcommand, as `start` returns it. */
 export interface Service {
   /** The health listener to serve; omitted for a run that serves none (a one-shot cleanup). */
   readonly health?: HealthConfig;
+  /**
+   * Further listeners with the same routes, for a subcommand whose operators expect metrics and
+   * probes on separate ports (kuberture's `metricsBindAddress` and `healthProbeBindAddress`).
+   */
+  readonly moreListeners?: readonly HealthConfig[];
   /**
    * The permissions given up before `run`, in order: everything `run` no longer needs. An
    * explicit list, so the permission tests can revoke exactly what the subcommand does.
@@ -209,19 +216,27 @@ export function defineSubcommand<T extends Rows, S extends DaemonSettings>(
   };
 }
 
-/** Steps 5 to 9: signals, the health listener, narrowing, `run`, and the tidy-up after it. */
+/** Steps 5 to 9: signals, the health listeners, narrowing, `run`, and the tidy-up after it. */
 async function serve(command: string, service: Service): Promise<number> {
   const signals = installShutdownSignals();
-  let health: HealthListener | undefined;
+  const listeners: (HealthListener | undefined)[] = [];
   try {
-    const address = service.health?.address ?? null;
-    if (service.health !== undefined && address !== null) {
-      health = HealthListener.start({ address, routes: service.health.routes, log: logger(command) });
+    for (const config of [service.health, ...(service.moreListeners ?? [])]) {
+      const address = config?.address ?? null;
+      listeners.push(
+        config === undefined || address === null
+          ? undefined
+          : HealthListener.start({ address, routes: config.routes, log: logger(command) }),
+      );
     }
     revokePermissions(service.revoke ?? []);
-    return await service.run({ signals, healthAddress: health?.address });
+    return await service.run({
+      signals,
+      healthAddress: listeners[0]?.address,
+      moreAddresses: listeners.slice(1).map((listener) => listener?.address),
+    });
   } finally {
-    await health?.stop();
+    for (const listener of listeners) await listener?.stop();
     signals.dispose();
     service.close?.();
   }

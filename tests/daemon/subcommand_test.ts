@@ -190,3 +190,27 @@ Deno.test("a skeleton subcommand: --help prints the table's help on stdout, exit
   assert.match(stderr, /^ouroboros invalid probe configuration:\n {2}--log-level/);
   assert.match(stderr, /Run 'ouroboros probe --help' for the accepted flags\.\n$/);
 });
+
+Deno.test("defineSubcommand(): more listeners (metrics and probes on separate ports, as kuberture) serve the same routes and stop after run", async () => {
+  let addresses: readonly (string | undefined)[] = [];
+  const subcommand = unit((values) => ({
+    health: { address: values.listenHealth, routes: READY },
+    moreListeners: [
+      { address: { host: "127.0.0.1", port: 0 }, routes: { ...READY, metrics: () => "second 1\n" } },
+      { address: null, routes: READY },
+    ],
+    async run(context) {
+      addresses = context.moreAddresses;
+      assert.ok(context.healthAddress);
+      const second = context.moreAddresses[0];
+      assert.ok(second !== undefined && second !== context.healthAddress);
+      assert.equal(await (await fetch(`http://${second}/metrics`)).text(), "second 1\n");
+      assert.equal((await fetch(`http://${second}/readyz`)).status, 200);
+      return 0;
+    },
+  }));
+  assert.equal(await subcommand.run([]), 0);
+  assert.equal(addresses.length, 2);
+  assert.equal(addresses[1], undefined, "a disabled listener has no address");
+  await assert.rejects(fetch(`http://${addresses[0]}/healthz`), "stopped once run returned");
+});
