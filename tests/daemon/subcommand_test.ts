@@ -205,7 +205,8 @@ Deno.test("defineSubcommand(): more listeners (metrics and probes on separate po
       const second = context.moreAddresses[0];
       assert.ok(second !== undefined && second !== context.healthAddress);
       assert.equal(await (await fetch(`http://${second}/metrics`)).text(), "second 1\n");
-      assert.equal((await fetch(`http://${second}/readyz`)).status, 200);
+      const readyz = await fetch(`http://${second}/readyz`);
+      assert.deepEqual([readyz.status, await readyz.text()], [200, "ok\n"]);
       return 0;
     },
   }));
