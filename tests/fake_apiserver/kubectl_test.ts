@@ -320,6 +320,14 @@ Deno.test({
       "Ingress",
     ]);
     assert.deepEqual(byName.get("namespaces"), ["namespaces", "ns", "v1", "false", "Namespace"]);
+    assert.deepEqual(byName.get("nodes"), ["nodes", "no", "v1", "false", "Node"]);
+    assert.deepEqual(byName.get("replicasets"), ["replicasets", "rs", "apps/v1", "true", "ReplicaSet"]);
+    assert.deepEqual(byName.get("endpointslices"), [
+      "endpointslices",
+      "discovery.k8s.io/v1",
+      "true",
+      "EndpointSlice",
+    ]);
   });
   await using bare = await startFakeApiServer({ omitGroups: ["gateway.networking.k8s.io"] });
   await withKubectl(bare, async (kubectl) => {

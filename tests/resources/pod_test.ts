@@ -2,6 +2,14 @@ import assert from "node:assert/strict";
 import { decodePod, POD } from "../../lib/resources/pod.ts";
 import { resourcePath } from "../../lib/resources/resource_type.ts";
 
+const OWNER = {
+  apiVersion: "apps/v1",
+  kind: "ReplicaSet",
+  name: "ouroboros-kuberture-6c9f7",
+  uid: "rs-uid",
+  controller: true,
+};
+
 Deno.test("decodePod keeps the owner reference that names its ReplicaSet, whatever the spec holds", () => {
   const decoded = decodePod({
     apiVersion: "v1",
@@ -10,15 +18,7 @@ Deno.test("decodePod keeps the owner reference that names its ReplicaSet, whatev
       name: "ouroboros-kuberture-6c9f7-x2x9q",
       namespace: "ouroboros",
       resourceVersion: "91",
-      ownerReferences: [
-        {
-          apiVersion: "apps/v1",
-          kind: "ReplicaSet",
-          name: "ouroboros-kuberture-6c9f7",
-          uid: "rs-uid",
-          controller: true,
-        },
-      ],
+      ownerReferences: [OWNER],
     },
     spec: { containers: [{ name: "kuberture", image: "ghcr.io/example/ouroboros" }] },
     status: { phase: "Running" },
@@ -32,15 +32,7 @@ Deno.test("decodePod keeps the owner reference that names its ReplicaSet, whatev
       resourceVersion: "91",
       labels: {},
       annotations: {},
-      ownerReferences: [
-        {
-          apiVersion: "apps/v1",
-          kind: "ReplicaSet",
-          name: "ouroboros-kuberture-6c9f7",
-          uid: "rs-uid",
-          controller: true,
-        },
-      ],
+      ownerReferences: [OWNER],
     },
   });
 });
