@@ -9,6 +9,20 @@
 
 import { asObject, asStringMap, type Decoded } from "./json.ts";
 
+/**
+ * One entry of `metadata.ownerReferences`: the object that owns this one (a ReplicaSet's
+ * Deployment, a Pod's ReplicaSet). Walking them finds the workload a Pod belongs to.
+ */
+export interface OwnerReference {
+  /** `apps/v1`. */
+  readonly apiVersion: string;
+  readonly kind: string;
+  readonly name: string;
+  readonly uid: string;
+  /** True on the one owner that manages the object; absent on the wire reads as `undefined`. */
+  readonly controller?: boolean;
+}
+
 /** The metadata fields the controller uses. */
 export interface ObjectMeta {
   readonly name: string;
@@ -21,6 +35,8 @@ export interface ObjectMeta {
   readonly creationTimestamp?: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
+  /** The objects this one belongs to; `[]` when it has none. */
+  readonly ownerReferences: readonly OwnerReference[];
 }
 
 /** Any decoded object: metadata plus a kind-specific body. */
@@ -71,6 +87,8 @@ export function decodeMetadata(value: unknown): Decoded<ObjectMeta> {
   const annotations = asStringMap(meta.annotations);
   if (labels === undefined) return { ok: false, reason: "metadata.labels is not a map of strings" };
   if (annotations === undefined) return { ok: false, reason: "metadata.annotations is not a map of strings" };
+  const ownerReferences = decodeOwnerReferences(meta.ownerReferences);
+  if (!ownerReferences.ok) return ownerReferences;
   return {
     ok: true,
     value: {
@@ -82,6 +100,44 @@ export function decodeMetadata(value: unknown): Decoded<ObjectMeta> {
       ...(typeof creationTimestamp === "string" ? { creationTimestamp } : {}),
       labels,
       annotations,
+      ownerReferences: ownerReferences.value,
     },
   };
+}
+
+const OWNER_REFERENCE_STRINGS = ["apiVersion", "kind", "name", "uid"] as const;
+
+/**
+ * `metadata.ownerReferences`: absent or `null` is `[]`; an entry missing one of its four
+ * required strings fails the object, as the API server never stores such an entry.
+ */
+function decodeOwnerReferences(value: unknown): Decoded<readonly OwnerReference[]> {
+  if (value === undefined || value === null) return { ok: true, value: [] };
+  if (!Array.isArray(value)) return { ok: false, reason: "metadata.ownerReferences is not a list" };
+  const out: OwnerReference[] = [];
+  for (const [index, entry] of value.entries()) {
+    const path = `metadata.ownerReferences[${index}]`;
+    const reference = asObject(entry);
+    if (reference === undefined) return { ok: false, reason: `${path} is not an object` };
+    const strings: Partial<Record<(typeof OWNER_REFERENCE_STRINGS)[number], string>> = {};
+    for (const key of OWNER_REFERENCE_STRINGS) {
+      const field = reference[key];
+      if (typeof field !== "string" || field === "") {
+        return { ok: false, reason: `${path}.${key} is missing` };
+      }
+      strings[key] = field;
+    }
+    const { controller } = reference;
+    if (controller !== undefined && controller !== null && typeof controller !== "boolean") {
+      return { ok: false, reason: `${path}.controller is not a boolean` };
+    }
+    out.push({
+      apiVersion: strings.apiVersion ?? "",
+      kind: strings.kind ?? "",
+      name: strings.name ?? "",
+      uid: strings.uid ?? "",
+      ...(typeof controller === "boolean" ? { controller } : {}),
+    });
+  }
+  return { ok: true, value: out };
 }

@@ -303,6 +303,7 @@ Deno.test("loop: a change to the target calls the sink even when no hostname mov
         resourceVersion,
         labels: {},
         annotations: {},
+        ownerReferences: [],
       },
     });
     h.target.replace([configMap("1")]);

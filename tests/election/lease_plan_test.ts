@@ -21,7 +21,15 @@ const WALL = "2026-12-03T13:37:03.123000Z";
 
 function lease(spec: LeaseSpec, resourceVersion = "7"): Lease {
   return {
-    metadata: { name: "l", namespace: "ns", uid: "u", resourceVersion, labels: {}, annotations: {} },
+    metadata: {
+      name: "l",
+      namespace: "ns",
+      uid: "u",
+      resourceVersion,
+      labels: {},
+      annotations: {},
+      ownerReferences: [],
+    },
     spec,
   };
 }

@@ -125,6 +125,7 @@ export class MemoryLeases {
       uid: "u",
       labels: {},
       annotations: {},
+      ownerReferences: [],
     };
   }
 }

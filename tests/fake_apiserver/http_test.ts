@@ -29,6 +29,7 @@ Deno.test("discovery lists every kind with verbs, short names, scope and the sca
     [
       "apps/v1",
       "coordination.k8s.io/v1",
+      "discovery.k8s.io/v1",
       "externaldns.k8s.io/v1alpha1",
       "gateway.networking.k8s.io/v1",
       "networking.k8s.io/v1",
@@ -46,13 +47,15 @@ Deno.test("discovery lists every kind with verbs, short names, scope and the sca
   assert.equal(coreResources.find((resource) => resource.name === "namespaces")!.namespaced, false);
   assert.deepEqual(
     coreResources.filter((resource) => !resource.name.includes("/")).map((resource) => resource.kind).sort(),
-    ["ConfigMap", "Event", "Namespace", "Pod", "Service"],
+    ["ConfigMap", "Event", "Namespace", "Node", "Pod", "Service"],
   );
 
   const apps = (await call(server.url, "GET", "/apis/apps/v1")).body
     .resources as (Resource & { group?: string })[];
   const scale = apps.find((resource) => resource.name === "deployments/scale")!;
   assert.deepEqual([scale.group, scale.kind], ["autoscaling", "Scale"]);
+  assert.ok(apps.some((resource) => resource.name === "replicasets/scale"), "ReplicaSets scale too");
+  assert.equal(coreResources.find((resource) => resource.name === "nodes")!.namespaced, false);
   const ingresses =
     ((await call(server.url, "GET", "/apis/networking.k8s.io/v1")).body.resources as Resource[])
       .find((resource) => resource.name === "ingresses")!;

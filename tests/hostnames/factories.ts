@@ -13,7 +13,15 @@ import type { Ingress } from "../../lib/resources/ingress.ts";
 /** `namespace/name` plus an optional resourceVersion (default "1"). */
 export function meta(key: string, resourceVersion = "1"): ObjectMeta {
   const [namespace = "", name = ""] = key.split("/");
-  return { name, namespace, uid: `uid-${key}`, resourceVersion, labels: {}, annotations: {} };
+  return {
+    name,
+    namespace,
+    uid: `uid-${key}`,
+    resourceVersion,
+    labels: {},
+    annotations: {},
+    ownerReferences: [],
+  };
 }
 
 /** An Ingress with the given TLS hosts (one TLS section), rule hosts and class. */

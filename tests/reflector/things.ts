@@ -22,6 +22,7 @@ export function thing(name: string, rv: number | string, data = "", namespace = 
       resourceVersion: String(rv),
       labels: {},
       annotations: {},
+      ownerReferences: [],
     },
     data,
   };

@@ -39,6 +39,7 @@ Deno.test("decodeIngress keeps class, rule hosts, TLS hosts and load balancer ad
       generation: 3,
       labels: { app: "web" },
       annotations: { "kubernetes.io/ingress.class": "nginx" },
+      ownerReferences: [],
     },
     spec: {
       ingressClassName: "nginx",

@@ -22,12 +22,12 @@ export interface KindInfo {
   readonly categories: readonly string[];
   /**
    * Whether the server keeps `metadata.generation` (bumped on changes outside metadata and
-   * status). Real ConfigMaps, Services, Namespaces, Events and Leases have none.
+   * status). Real ConfigMaps, Services, Namespaces, Nodes, Pods, Events and Leases have none.
    */
   readonly generation: boolean;
   /** With a status subresource, writes to the object ignore `status` and `/status` writes only take `status`. */
   readonly statusSubresource: boolean;
-  /** Deployments: `/scale` as `autoscaling/v1 Scale`. */
+  /** Deployments and ReplicaSets: `/scale` as `autoscaling/v1 Scale`. */
   readonly scaleSubresource: boolean;
   /**
    * Whether a PUT without `metadata.resourceVersion` is accepted (last write wins). True for most
@@ -100,6 +100,15 @@ export const KINDS: readonly KindInfo[] = [
   kindInfo({
     group: "",
     version: "v1",
+    kind: "Node",
+    plural: "nodes",
+    namespaced: false,
+    shortNames: ["no"],
+    statusSubresource: true,
+  }),
+  kindInfo({
+    group: "",
+    version: "v1",
     kind: "Pod",
     plural: "pods",
     shortNames: ["po"],
@@ -137,12 +146,30 @@ export const KINDS: readonly KindInfo[] = [
     statusSubresource: true,
   }),
   kindInfo({
+    group: "apps",
+    version: "v1",
+    kind: "ReplicaSet",
+    plural: "replicasets",
+    shortNames: ["rs"],
+    categories: ["all"],
+    generation: true,
+    statusSubresource: true,
+    scaleSubresource: true,
+  }),
+  kindInfo({
     group: "coordination.k8s.io",
     version: "v1",
     kind: "Lease",
     plural: "leases",
     unconditionalUpdate: false,
     createOnUpdate: true,
+  }),
+  kindInfo({
+    group: "discovery.k8s.io",
+    version: "v1",
+    kind: "EndpointSlice",
+    plural: "endpointslices",
+    generation: true,
   }),
   kindInfo({
     group: "networking.k8s.io",

@@ -9,8 +9,9 @@
  *   request that accepts only aggregated discovery (or only Tables or protobuf) gets 406, so
  *   clients fall back to plain JSON. `/openapi/*` is 404: run kubectl with `--validate=false`.
  * - One global integer resourceVersion (a string on the wire) bumped by every write; `uid`,
- *   `creationTimestamp`; `generation` only on kinds that keep one (Deployment, DaemonSet, Ingress, the
- *   Gateway API kinds, DNSEndpoint), bumped when anything outside metadata and status changes.
+ *   `creationTimestamp`; `generation` only on kinds that keep one (Deployment, DaemonSet,
+ *   ReplicaSet, EndpointSlice, Ingress, the Gateway API kinds, DNSEndpoint), bumped when anything
+ *   outside metadata and status changes.
  * - create → 201 (409 AlreadyExists); PUT with a stale resourceVersion → 409 Conflict ("the
  *   object has been modified; …"); PUT without one → last write wins for built-in kinds, 422 for
  *   custom resources (Gateway, HTTPRoute, DNSEndpoint); an update that changes nothing is no
@@ -18,8 +19,8 @@
  *   the main resource. JSON merge patch (`application/merge-patch+json`), with
  *   `metadata.resourceVersion` in the patch as a precondition; strategic merge patch is
  *   approximated as merge patch (enough for `kubectl apply` of maps and scalars). DELETE → 200
- *   with the object and a DELETED event; collection DELETE honours selectors. Deployments have
- *   `/scale` (`autoscaling/v1 Scale`: GET, PUT, PATCH). Namespaces are not enforced: objects may
+ *   with the object and a DELETED event; collection DELETE honours selectors. Deployments and
+ *   ReplicaSets have `/scale` (`autoscaling/v1 Scale`: GET, PUT, PATCH). Namespaces are not enforced: objects may
  *   be created in a namespace that does not exist, and deleting one does not cascade.
  * - Lists: label selectors (`=`, `==`, `!=`, `in`, `notin`, exists, `!key`), field selectors on
  *   `metadata.name`/`metadata.namespace`, `limit`/`continue` paging where every page shows the

@@ -1,5 +1,5 @@
 /**
- * The `scale` subresource of Deployments as `autoscaling/v1 Scale`: reading a Deployment as a
+ * The `scale` subresource of Deployments (and ReplicaSets) as `autoscaling/v1 Scale`: reading a Deployment as a
  * Scale, and writing a Scale's `spec.replicas` back into the Deployment.
  *
  * Pure: no I/O.

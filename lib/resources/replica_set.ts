@@ -1,0 +1,26 @@
+/**
+ * `apps/v1` ReplicaSet, metadata only: a Pod's controlling owner is usually a ReplicaSet, and
+ * the ReplicaSet's own owner reference names the Deployment, which is what a workload hangs
+ * objects it writes on (so they go when the Deployment goes).
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { V1ReplicaSet } from "@kubernetes/client-node";
+import type { Decoder } from "./json.ts";
+import type { KubeObject } from "./kube_object.ts";
+import { defineResourceType, type ResourceType } from "./resource_type.ts";
+
+/** A ReplicaSet as its readers see it: its metadata, owner references included. */
+export type ReplicaSet = KubeObject;
+
+/** The ReplicaSet resource type. */
+export const REPLICA_SET: ResourceType<ReplicaSet> = defineResourceType<V1ReplicaSet, ReplicaSet>(
+  { group: "apps", version: "v1", kind: "ReplicaSet", plural: "replicasets", namespaced: true },
+  (_root, metadata) => ({ metadata }),
+);
+
+/** Decodes a raw ReplicaSet; never throws. */
+export const decodeReplicaSet: Decoder<ReplicaSet> = REPLICA_SET.decode;
