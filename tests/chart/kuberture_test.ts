@@ -13,7 +13,6 @@ import {
   envOf,
   find,
   ids,
-  type K8sObject,
   matches,
   ofKind,
   podSpec,
