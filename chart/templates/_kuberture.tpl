@@ -177,8 +177,9 @@ nothing.
 {{- end -}}
 {{- range $output.hostname -}}
 {{- $host := lower (trimSuffix "." .) -}}
-{{- with index $hosts $host -}}
-{{- fail (printf "%s publishes hostname %s, as %s does: a hostname belongs to one output." $label $host .) -}}
+{{- $owner := index $hosts $host -}}
+{{- if and $owner (ne $owner $label) -}}
+{{- fail (printf "%s publishes hostname %s, as %s does: a hostname belongs to one output." $label $host $owner) -}}
 {{- end -}}
 {{- $_ := set $hosts $host $label -}}
 {{- end -}}

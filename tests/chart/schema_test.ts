@@ -177,6 +177,7 @@ const NEW_KEYS = [
   "metrics.serviceMonitor.enabled",
   "metrics.serviceMonitor.interval",
   "metrics.serviceMonitor.labels",
+  "kuberture",
 ];
 
 /**
