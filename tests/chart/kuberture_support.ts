@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { container, find, type K8sObject, ofKind } from "./support.ts";
+import { container, type K8sObject, ofKind } from "./support.ts";
 
 /** The README's "Example: single external-dns instance" `values:` block. */
 export const SEED_SINGLE = `
@@ -72,9 +72,11 @@ export function kubertureObjects(objects: readonly K8sObject[]): K8sObject[] {
   return objects.filter((object) => object.metadata.labels?.["app.kubernetes.io/component"] === "kuberture");
 }
 
-/** The kuberture Deployment of release "ouroboros". */
+/** The kuberture Deployment (the one Deployment of the kuberture component), whatever the release. */
 export function kubertureDeployment(objects: readonly K8sObject[]): K8sObject {
-  return find(objects, "Deployment", "ouroboros-kuberture");
+  const found = ofKind(kubertureObjects(objects), "Deployment");
+  assert.equal(found.length, 1, "one kuberture Deployment");
+  return found[0]!;
 }
 
 /** The arguments of the kuberture container. */
