@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { bothHelms, CHART_DIR, renderFails, renderOk } from "./support.ts";
+import { bothHelms, CHART_DIR, namesKey, renderFails, renderOk, valueAt } from "./support.ts";
 import { output, SEED_MULTIPLE, SEED_SINGLE, valuesOf, withOutputs } from "./kuberture_support.ts";
 
 const { helms, test } = await bothHelms("chart kuberture schema tests");
@@ -63,24 +63,15 @@ const CHANGED: Record<string, { ours: unknown; why: string }> = {
   "resources.limits.memory": { ours: "192Mi", why: "a V8 process" },
 };
 
-function at(tree: unknown, path: string): unknown {
-  let node = tree;
-  for (const part of path.split(".")) {
-    if (typeof node !== "object" || node === null || !(part in node)) return undefined;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node;
-}
-
 Deno.test("every value path of kuberture's chart is a kuberture.* key, with kuberture's default or a reason", () => {
   for (const [path, theirs] of Object.entries(KUBERTURE_CHART)) {
-    const ours = at(VALUES.kuberture, path);
+    const ours = valueAt(VALUES.kuberture, path);
     const changed = CHANGED[path];
     if (changed === undefined) assert.deepEqual(ours, theirs, `kuberture.${path}`);
     else assert.deepEqual(ours, changed.ours, `kuberture.${path} (${changed.why})`);
   }
   // Off by default, and on for the package's values: enabled is null, not false.
-  assert.equal(at(VALUES.kuberture, "enabled"), null);
+  assert.equal(valueAt(VALUES.kuberture, "enabled"), null);
 });
 
 /** Bad kuberture values and the key the error must name. */
@@ -165,11 +156,6 @@ const BAD: { values: Record<string, unknown>; key: string }[] = [
   },
   { values: withOutputs([output("a")], { logFormat: "xml" }), key: "kuberture.logFormat" },
 ];
-
-/** Whether Helm's error names `key`: Helm 3 prints "a.b.0.c", Helm 4 "/a/b/0/c"; both name an unknown key. */
-function namesKey(stderr: string, key: string): boolean {
-  return stderr.includes(key) || stderr.includes(`/${key.replaceAll(".", "/")}`);
-}
 
 test("the schema refuses each bad kuberture value, naming the key, in Helm 4 and Helm 3", async () => {
   for (const helm of helms()) {
