@@ -52,6 +52,19 @@ const VALUE_SETS: Record<string, string[]> = {
     "proxy.target.host=ingress.example.net",
     "imagePullSecrets[0].name=registry",
   ],
+  "kuberture, every option": [
+    "kuberture.config.outputs[0].name=api",
+    "kuberture.config.outputs[0].hostname[0]=api.k8s.example.com",
+    "kuberture.config.outputs[0].serviceName=kuberture-api",
+    "kuberture.config.outputs[0].addressSource=node-public",
+    "kuberture.config.outputs[1].name=internal",
+    "kuberture.config.outputs[1].hostname[0]=api.k8s.example.internal",
+    "kuberture.config.outputs[1].serviceName=kuberture-internal",
+    "kuberture.config.outputs[1].output=crd",
+    "kuberture.replicaCount=2",
+    "kuberture.networkPolicy.enabled=true",
+    "kuberture.serviceMonitor.enabled=true",
+  ],
 };
 
 async function lint(helm: Helm, set: readonly string[]): Promise<{ code: number; output: string }> {

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { parseDocument } from "yaml";
 import { installHelm3, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
-import { CHART_DIR, renderFails, renderOk } from "./support.ts";
+import { CHART_DIR, namesKey, renderFails, renderOk, valueAt } from "./support.ts";
 
 const helm4 = await installHelm4();
 const helm3 = await installHelm3();
@@ -17,16 +17,6 @@ const helms = () => [requireHelm(helm4), requireHelm(helm3)];
 const VALUES_TEXT = await Deno.readTextFile(`${CHART_DIR}/values.yaml`);
 const VALUES: unknown = parseDocument(VALUES_TEXT).toJS();
 const SCHEMA: unknown = JSON.parse(await Deno.readTextFile(`${CHART_DIR}/values.schema.json`));
-
-/** The value at a dotted path of a parsed tree, or `undefined`. */
-function at(tree: unknown, path: string): unknown {
-  let node = tree;
-  for (const part of path.split(".")) {
-    if (typeof node !== "object" || node === null || !(part in node)) return undefined;
-    node = (node as Record<string, unknown>)[part];
-  }
-  return node;
-}
 
 /** Dotted paths of every key of a values tree (maps are walked; lists and scalars are leaves). */
 function keyPaths(tree: unknown, prefix = ""): string[] {
@@ -177,6 +167,7 @@ const NEW_KEYS = [
   "metrics.serviceMonitor.enabled",
   "metrics.serviceMonitor.interval",
   "metrics.serviceMonitor.labels",
+  "kuberture",
 ];
 
 /**
@@ -211,10 +202,10 @@ function docComments(text: string): Map<string, string> {
 
 Deno.test("values.yaml keeps every key of the original chart with its default; the uid is 65532 on purpose", () => {
   for (const [path, value] of Object.entries(ORIGINAL)) {
-    assert.deepEqual(at(VALUES, path), value, path);
+    assert.deepEqual(valueAt(VALUES, path), value, path);
   }
   // The one changed default: distroless nonroot instead of nobody.
-  assert.equal(at(VALUES, "podSecurityContext.runAsUser"), 65532);
+  assert.equal(valueAt(VALUES, "podSecurityContext.runAsUser"), 65532);
   assert.match(VALUES_TEXT, /65532, the distroless `nonroot` user \(the original used 65534\)/);
 });
 
@@ -262,7 +253,7 @@ Deno.test("values.schema.json is draft-07, closed, and declares exactly the keys
   assert.deepEqual(undeclared, [], "keys of values.yaml the schema does not declare");
   for (const path of schemaPaths(SCHEMA)) {
     if (path === "global") continue;
-    assert.notEqual(at(VALUES, path), undefined, `the schema declares ${path}, values.yaml does not`);
+    assert.notEqual(valueAt(VALUES, path), undefined, `the schema declares ${path}, values.yaml does not`);
   }
 });
 
@@ -320,11 +311,6 @@ const BAD: { set?: string[]; setString?: string[]; key: string }[] = [
   { set: ["controller.clusterdomain=cozy.local"], key: "clusterdomain" },
   { set: ["replicas=2"], key: "replicas" },
 ];
-
-/** Whether Helm's error names `key`: Helm 3 prints "a.b.c", Helm 4 "/a/b/c"; both name an unknown key. */
-function namesKey(stderr: string, key: string): boolean {
-  return stderr.includes(key) || stderr.includes(`/${key.replaceAll(".", "/")}`);
-}
 
 Deno.test({
   name: "the schema refuses each bad value, naming the key, in Helm 4 and Helm 3",

@@ -503,3 +503,21 @@ export function selectorLabels(component: string, release = "ouroboros"): Record
     "app.kubernetes.io/component": component,
   };
 }
+
+/** The value at a dotted path of a parsed values tree, or `undefined`. */
+export function valueAt(tree: unknown, path: string): unknown {
+  let node = tree;
+  for (const part of path.split(".")) {
+    if (typeof node !== "object" || node === null || !(part in node)) return undefined;
+    node = (node as Record<string, unknown>)[part];
+  }
+  return node;
+}
+
+/**
+ * Whether a Helm schema error names `key`: Helm 3 prints "a.b.0.c", Helm 4 "/a/b/0/c"; both name an
+ * unknown key alone.
+ */
+export function namesKey(stderr: string, key: string): boolean {
+  return stderr.includes(key) || stderr.includes(`/${key.replaceAll(".", "/")}`);
+}
