@@ -21,7 +21,7 @@
  * @module
  */
 
-import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument } from "yaml";
+import { isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLError } from "yaml";
 import type { Document } from "yaml";
 
 /** One `key: value` of a mapping: the key's node (for "unknown key") and the value's. */
@@ -32,6 +32,8 @@ export interface ConfigEntry {
   readonly value: Node | undefined;
   /** The key path of the value, such as `outputs[0].hostname`. */
   readonly keyPath: string;
+  /** True when the value is an alias to no anchor (reported already; `value` is `undefined`). */
+  readonly unresolved?: boolean;
 }
 
 /** One item of a list of text, with where it is. */
@@ -67,11 +69,15 @@ export class ConfigDocument {
   readonly #document: Document.Parsed;
 
   /** Parses `text`; YAML syntax errors become problems (and `root` is then `undefined`). */
-  constructor(text: string, options: { readonly path: string }) {
+  constructor(source: string, options: { readonly path: string }) {
     this.#path = options.path;
-    this.#document = parseDocument(text, { lineCounter: this.#lines, prettyErrors: false, uniqueKeys: true });
+    this.#document = parseDocument(source, {
+      lineCounter: this.#lines,
+      prettyErrors: false,
+      uniqueKeys: true,
+    });
     for (const error of this.#document.errors) {
-      const text = `${this.#where(error.pos[0])}: not valid YAML: ${error.message.split("\n")[0]}`;
+      const text = `${this.#where(error.pos[0])}: not valid YAML: ${yamlErrorText(error, source)}`;
       this.#problems.push({ offset: error.pos[0], text });
     }
     const contents = this.#document.contents ?? undefined;
@@ -132,11 +138,10 @@ export class ConfigDocument {
         );
         continue;
       }
-      entries.set(key, {
-        keyNode,
-        value: this.#follow((pair.value ?? undefined) as Node | undefined, childPath),
-        keyPath: childPath,
-      });
+      const written = (pair.value ?? undefined) as Node | undefined;
+      const value = this.#follow(written, childPath);
+      const unresolved = value === undefined && isAlias(written);
+      entries.set(key, { keyNode, value, keyPath: childPath, ...(unresolved ? { unresolved } : {}) });
     }
     return entries;
   }
@@ -213,9 +218,24 @@ export class ConfigDocument {
   }
 }
 
-/** True for a key left out, or written with no value (`key:`, `~`, `null`). */
+/**
+ * True for a key left out, or written with no value (`key:`, `~`, `null`); false for an alias to
+ * no anchor, which has been reported already.
+ */
 export function isLeftOut(entry: ConfigEntry | undefined): boolean {
-  return entry === undefined || isAbsent(entry.value);
+  return entry === undefined || (entry.unresolved !== true && isAbsent(entry.value));
+}
+
+/** The first line of a YAML error, in our words for the errors people make most. */
+function yamlErrorText(error: YAMLError, source: string): string {
+  if (error.code === "MULTIPLE_DOCS") {
+    return "the file holds more than one YAML document (a second ---); it must hold one";
+  }
+  if (error.code === "DUPLICATE_KEY") {
+    const key = /^[^:\n]*/.exec(source.slice(error.pos[0]))![0].trim();
+    return `the key ${key} appears twice in one mapping`;
+  }
+  return error.message.split("\n")[0]!;
 }
 
 /** True for a left-out value: no node, or a null scalar (`key:`, `~`, `null`). */

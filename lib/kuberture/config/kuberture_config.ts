@@ -43,6 +43,7 @@ import {
   RECORD_TTL_RANGE,
 } from "./kuberture_config_keys.ts";
 import { annotationPrefixProblem, hostnameProblem } from "./name_problems.ts";
+import { checkOutputsUnique, type OutputPlaces } from "./check_outputs_unique.ts";
 
 /** Where an output takes its addresses from. */
 export type AddressSource = (typeof ADDRESS_SOURCES)[number];
@@ -144,7 +145,7 @@ export function parseKubertureConfig(
     serviceName().parse,
   );
   const outputs = readOutputs(doc, top.get("outputs"));
-  checkUnique(doc, outputs);
+  checkOutputsUnique(doc, outputs);
   const metricsBindAddress = readListen(doc, top.get("metricsBindAddress"), "metricsBindAddress") ?? ":8080";
   const healthProbeBindAddress =
     readListen(doc, top.get("healthProbeBindAddress"), "healthProbeBindAddress") ??
@@ -164,14 +165,8 @@ export function parseKubertureConfig(
   };
 }
 
-/** One output as read: its value when complete, and what the uniqueness checks need. */
-interface ReadOutput {
-  readonly index: number;
-  readonly name: string | undefined;
-  readonly nameEntry: ConfigEntry | undefined;
-  readonly serviceName: string | undefined;
-  readonly serviceNameEntry: ConfigEntry | undefined;
-  readonly hostnames: readonly ConfigListItem[];
+/** One output as read: its value when complete, and where its names are for the uniqueness checks. */
+interface ReadOutput extends OutputPlaces {
   readonly value: KubertureOutput | undefined;
 }
 
@@ -352,73 +347,6 @@ function readListen(doc: ConfigDocument, entry: ConfigEntry | undefined, key: st
     `${JSON.stringify(text)} is not accepted (${parsed}); give ${configKeyDoc(key).accepts}`,
   );
   return undefined;
-}
-
-/** Output names, serviceNames and hostnames must differ across outputs; each message names both. */
-function checkUnique(doc: ConfigDocument, outputs: readonly ReadOutput[]): void {
-  const names = new Map<string, ReadOutput>();
-  const services = new Map<string, ReadOutput>();
-  const hosts = new Map<string, { output: ReadOutput; item: ConfigListItem }>();
-  for (const output of outputs) {
-    if (output.name !== undefined) {
-      const first = names.get(output.name);
-      if (first === undefined) names.set(output.name, output);
-      else {
-        doc.problem(
-          output.nameEntry!.value,
-          output.nameEntry!.keyPath,
-          `outputs[${output.index}] and outputs[${first.index}] are both named ${
-            JSON.stringify(output.name)
-          }; ` +
-            "output names must be unique",
-        );
-      }
-    }
-    if (output.serviceName !== undefined) {
-      const first = services.get(output.serviceName);
-      if (first === undefined) services.set(output.serviceName, output);
-      else {
-        doc.problem(
-          output.serviceNameEntry!.value,
-          output.serviceNameEntry!.keyPath,
-          `${who(output)} and ${who(first)} both write ${
-            JSON.stringify(output.serviceName)
-          }; each output needs ` +
-            "its own serviceName",
-        );
-      }
-    }
-    for (const item of output.hostnames) {
-      const key = item.text.toLowerCase().replace(/\.$/, "");
-      const first = hosts.get(key);
-      if (first === undefined) hosts.set(key, { output, item });
-      else if (first.output === output) {
-        doc.problem(
-          item.node,
-          item.keyPath,
-          `${JSON.stringify(item.text)} is listed twice in ${who(output)} (also at ${first.item.keyPath}); ` +
-            "give each hostname once",
-        );
-      } else {
-        const same = first.item.text === item.text
-          ? ""
-          : ` (the same name as ${JSON.stringify(first.item.text)})`;
-        doc.problem(
-          item.node,
-          item.keyPath,
-          `${who(output)} and ${who(first.output)} (at ${first.item.keyPath}) both publish ` +
-            `${JSON.stringify(item.text)}${same}; a hostname belongs to one output only`,
-        );
-      }
-    }
-  }
-}
-
-/** An output as messages name it: `output "public" (outputs[0])`, or `outputs[0]` without a name. */
-function who(output: ReadOutput): string {
-  return output.name === undefined
-    ? `outputs[${output.index}]`
-    : `output ${JSON.stringify(output.name)} (outputs[${output.index}])`;
 }
 
 /** A reference default as plain words: "`60`" → "60", "(both families)" → "both families". */
