@@ -38,60 +38,55 @@ export interface OutputPlaces {
  * ```
  */
 export function checkOutputsUnique(doc: ConfigDocument, outputs: readonly OutputPlaces[]): void {
-  const names = new Map<string, OutputPlaces>();
-  const services = new Map<string, OutputPlaces>();
+  const firstWith = (value: (output: OutputPlaces) => string | undefined) => {
+    const seen = new Map<string, OutputPlaces>();
+    return (output: OutputPlaces): OutputPlaces | undefined => {
+      const key = value(output);
+      if (key === undefined) return undefined;
+      const first = seen.get(key);
+      if (first === undefined) seen.set(key, output);
+      return first;
+    };
+  };
+  const sameName = firstWith((output) => output.name);
+  const sameService = firstWith((output) => output.serviceName);
   const hosts = new Map<string, { output: OutputPlaces; item: ConfigListItem }>();
   for (const output of outputs) {
-    if (output.name !== undefined) {
-      const first = names.get(output.name);
-      if (first === undefined) names.set(output.name, output);
-      else {
-        doc.problem(
-          output.nameEntry!.value,
-          output.nameEntry!.keyPath,
-          `outputs[${output.index}] and outputs[${first.index}] are both named ${
-            JSON.stringify(output.name)
-          }; ` +
-            "output names must be unique",
-        );
-      }
+    const named = sameName(output);
+    if (named !== undefined) {
+      const name = JSON.stringify(output.name);
+      const message = `outputs[${output.index}] and outputs[${named.index}] are both named ${name}; output ` +
+        "names must be unique";
+      doc.problem(output.nameEntry!.value, output.nameEntry!.keyPath, message);
     }
-    if (output.serviceName !== undefined) {
-      const first = services.get(output.serviceName);
-      if (first === undefined) services.set(output.serviceName, output);
-      else {
-        doc.problem(
-          output.serviceNameEntry!.value,
-          output.serviceNameEntry!.keyPath,
-          `${who(output)} and ${who(first)} both write ${
-            JSON.stringify(output.serviceName)
-          }; each output needs ` +
-            "its own serviceName",
-        );
-      }
+    const writer = sameService(output);
+    if (writer !== undefined) {
+      const service = JSON.stringify(output.serviceName);
+      const message = `${who(output)} and ${who(writer)} both write ${service}; each output needs its own ` +
+        "serviceName";
+      doc.problem(output.serviceNameEntry!.value, output.serviceNameEntry!.keyPath, message);
     }
     for (const item of output.hostnames) {
       const key = item.text.toLowerCase().replace(/\.$/, "");
       const first = hosts.get(key);
-      if (first === undefined) hosts.set(key, { output, item });
-      else if (first.output === output) {
-        doc.problem(
-          item.node,
-          item.keyPath,
-          `${JSON.stringify(item.text)} is listed twice in ${who(output)} (also at ${first.item.keyPath}); ` +
-            "give each hostname once",
-        );
-      } else {
-        const same = first.item.text === item.text
-          ? ""
-          : ` (the same name as ${JSON.stringify(first.item.text)})`;
-        doc.problem(
-          item.node,
-          item.keyPath,
-          `${who(output)} and ${who(first.output)} (at ${first.item.keyPath}) both publish ` +
-            `${JSON.stringify(item.text)}${same}; a hostname belongs to one output only`,
-        );
+      if (first === undefined) {
+        hosts.set(key, { output, item });
+        continue;
       }
+      const host = JSON.stringify(item.text);
+      if (first.output === output) {
+        const message =
+          `${host} is listed twice in ${who(output)} (also at ${first.item.keyPath}); give each ` +
+          "hostname once";
+        doc.problem(item.node, item.keyPath, message);
+        continue;
+      }
+      const same = first.item.text === item.text
+        ? ""
+        : ` (the same name as ${JSON.stringify(first.item.text)})`;
+      const message = `${who(output)} and ${who(first.output)} (at ${first.item.keyPath}) both publish ` +
+        `${host}${same}; a hostname belongs to one output only`;
+      doc.problem(item.node, item.keyPath, message);
     }
   }
 }

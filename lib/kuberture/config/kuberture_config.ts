@@ -112,7 +112,7 @@ const OUTPUT_HINTS = {
 /**
  * Parses and checks kuberture's config file. Every problem is reported at once, each as
  * `<path>:<line>:<col>: <key path>: <what is wrong>; <what is accepted>` (without line and column
- * when the key is missing from the file), in the order they appear in the file.
+ * for a problem with no place in the file, such as no `outputs` key at all), in file order.
  *
  * @example
  * ```ts
