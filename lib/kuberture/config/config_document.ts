@@ -68,7 +68,7 @@ export class ConfigDocument {
   readonly #lines = new LineCounter();
   readonly #document: Document.Parsed;
 
-  /** Parses `text`; YAML syntax errors become problems (and `root` is then `undefined`). */
+  /** Parses `source`; YAML syntax errors become problems (and `root` is then `undefined`). */
   constructor(source: string, options: { readonly path: string }) {
     this.#path = options.path;
     this.#document = parseDocument(source, {
