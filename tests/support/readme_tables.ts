@@ -1,5 +1,6 @@
 /**
- * Keeps the README's flag tables equal to the option tables. The tables live between
+ * Keeps the README's flag tables equal to the option tables, and its kuberture config reference
+ * equal to the config key table. The tables live between
  * `<!-- BEGIN GENERATED: <name> -->` and `<!-- END GENERATED: <name> -->` markers; `deno task docs`
  * rewrites them and `tests/readme_test.ts` fails when they differ.
  *
@@ -9,12 +10,14 @@
 import { renderMarkdownTable } from "../../lib/cli/help.ts";
 import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
 import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+import { renderKubertureConfigReference } from "../../lib/kuberture/config/render_kuberture_config_reference.ts";
 
 /** Generated README blocks by marker name. */
 export function generatedBlocks(): Record<string, string> {
   return {
     "proxy flags": renderMarkdownTable(PROXY_OPTIONS),
     "controller flags": renderMarkdownTable(CONTROLLER_OPTIONS),
+    "kuberture config": renderKubertureConfigReference(),
   };
 }
 
