@@ -16,21 +16,26 @@ import type { Fault, FaultPlan } from "./faults.ts";
 import type { Authenticator } from "./identity.ts";
 import { isJsonMap, type Json, type JsonMap } from "./json.ts";
 import { groupVersion, type KindInfo } from "./kinds.ts";
-import { mergePatch, strategicMergePatch } from "./merge_patch.ts";
 import { decodeContinue, encodeContinue, page, type SnapshotCache } from "./paging.ts";
+import {
+  checkPatchPreconditions,
+  patchFunction,
+  patchObject,
+  type PatchRequest,
+  recordedBy,
+  writerOf,
+} from "./patch.ts";
 import { isWatchQuery, parseRoute, type Route, verbOf } from "./routes.ts";
 import type { PartitionTable } from "./partition.ts";
 import { acceptsJson, failure, json, raw, type Reply, toResponse } from "./reply.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import {
   badRequest,
-  conflict,
   continueExpired,
   FakeApiError,
   methodNotAllowed,
   notFound,
   pathNotFound,
-  STALE_OBJECT,
   statusBody,
 } from "./status.ts";
 import { type Filter, type KindStore, Store, type StoredObject, type StoreEvent } from "./store.ts";
@@ -373,7 +378,10 @@ function resource(
       case "POST": {
         if (info.namespaced && route.namespace === undefined) throw methodNotAllowed();
         requireJson(request);
-        const created = store.create(kind, namespace, parseBody(body), { dryRun });
+        const created = store.create(kind, namespace, parseBody(body), {
+          dryRun,
+          ...recorder(request, query, info),
+        });
         return raw(201, created.json);
       }
       case "DELETE": {
@@ -399,12 +407,19 @@ function resource(
       requireJson(request);
       const parsed = parseBody(body);
       if (info.createOnUpdate && store.get(kind, namespace, name) === undefined) {
-        return raw(201, store.create(kind, namespace, createdByPut(parsed, name), { dryRun }).json);
+        const created = store.create(kind, namespace, createdByPut(parsed, name), {
+          dryRun,
+          ...recorder(request, query, info),
+        });
+        return raw(201, created.json);
       }
-      return raw(200, store.update(kind, namespace, name, parsed, { dryRun }).json);
+      return raw(
+        200,
+        store.update(kind, namespace, name, parsed, { dryRun, ...recorder(request, query, info) }).json,
+      );
     }
     case "PATCH":
-      return raw(200, patch(request, kind, namespace, name, body, dryRun, context, undefined).json);
+      return patchReply(request, { kind, namespace, name, body, query, dryRun }, context);
     case "DELETE": {
       const options = body.trim() === "" ? {} : parseBody(body);
       const preconditions = isJsonMap(options.preconditions) ? options.preconditions : {};
@@ -421,6 +436,27 @@ function resource(
   }
 }
 
+/** The store option recording a write by the request's field manager (operation `Update`). */
+function recorder(request: Request, query: URLSearchParams, info: KindInfo, subresource?: string) {
+  return {
+    managedFields: recordedBy(info, writerOf(query, request.headers.get("user-agent") ?? "", subresource)),
+  };
+}
+
+/** Answers a PATCH (`patch.ts`): 201 when an apply created the object, else 200. */
+function patchReply(
+  request: Request,
+  target: Omit<PatchRequest, "contentType" | "userAgent">,
+  context: HandlerContext,
+): Reply {
+  const { stored, created } = patchObject(context.store, {
+    ...target,
+    contentType: request.headers.get("content-type"),
+    userAgent: request.headers.get("user-agent") ?? "",
+  });
+  return raw(created ? 201 : 200, stored.json);
+}
+
 /** A PUT that creates (a Lease): the name comes from the URL, a resourceVersion is no precondition. */
 function createdByPut(body: JsonMap, name: string): JsonMap {
   const metadata = isJsonMap(body.metadata) ? { ...body.metadata } : {};
@@ -431,74 +467,6 @@ function createdByPut(body: JsonMap, name: string): JsonMap {
   }
   delete metadata.resourceVersion;
   return { ...body, metadata: { ...metadata, name } };
-}
-
-/** The patch function for a request's content type. */
-function patchFunction(request: Request): (target: Json, patch: Json) => Json {
-  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type === "application/merge-patch+json") return mergePatch;
-  if (type === "application/strategic-merge-patch+json") return strategicMergePatch;
-  throw new FakeApiError(
-    statusBody(
-      415,
-      "UnsupportedMediaType",
-      `the body of the request was in an unknown format - accepted media types include: ` +
-        `application/merge-patch+json, application/strategic-merge-patch+json`,
-      {},
-    ),
-  );
-}
-
-/**
- * Applies a patch to the current object. A `metadata.resourceVersion` (or `uid`) in the patch is
- * a precondition; otherwise the patch applies to whatever is current.
- */
-function patch(
-  request: Request,
-  kind: KindStore,
-  namespace: string,
-  name: string,
-  body: string,
-  dryRun: boolean,
-  context: HandlerContext,
-  subresource: "status" | undefined,
-): StoredObject {
-  const apply = patchFunction(request);
-  const patchBody = parseBody(body);
-  const { store } = context;
-  const existing = store.get(kind, namespace, name);
-  if (existing === undefined) throw notFound(kind.info, name);
-  checkPatchPreconditions(kind.info, name, existing, patchBody);
-  const patched = apply(existing.object, patchBody);
-  if (!isJsonMap(patched)) throw badRequest("the patch must leave an object");
-  const metadata = isJsonMap(patched.metadata) ? { ...patched.metadata } : {};
-  metadata.resourceVersion = String(existing.rv);
-  return store.update(kind, namespace, name, { ...patched, metadata }, {
-    dryRun,
-    patch: true,
-    ...(subresource === undefined ? {} : { subresource }),
-  });
-}
-
-function checkPatchPreconditions(
-  info: KindInfo,
-  name: string,
-  existing: StoredObject,
-  patchBody: JsonMap,
-): void {
-  const metadata = isJsonMap(patchBody.metadata) ? patchBody.metadata : {};
-  const rv = metadata.resourceVersion;
-  if (rv !== undefined && rv !== null && String(rv) !== String(existing.rv)) {
-    throw conflict(info, name, STALE_OBJECT);
-  }
-  const uid = metadata.uid;
-  if (typeof uid === "string" && uid !== existing.uid) {
-    throw conflict(
-      info,
-      name,
-      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${existing.uid}`,
-    );
-  }
 }
 
 function subresource(
@@ -524,10 +492,18 @@ function subresource(
         requireJson(request);
         return raw(
           200,
-          store.update(kind, namespace, name, parseBody(body), { dryRun, subresource: "status" }).json,
+          store.update(kind, namespace, name, parseBody(body), {
+            dryRun,
+            subresource: "status",
+            ...recorder(request, query, info, "status"),
+          }).json,
         );
       case "PATCH":
-        return raw(200, patch(request, kind, namespace, name, body, dryRun, context, "status").json);
+        return patchReply(
+          request,
+          { kind, namespace, name, body, query, dryRun, subresource: "status" },
+          context,
+        );
       default:
         throw methodNotAllowed();
     }
@@ -545,7 +521,7 @@ function subresource(
       case "PATCH": {
         const patchBody = parseBody(body);
         checkPatchPreconditions(info, name, existing, patchBody);
-        scale = patchFunction(request)(scaleOf(existing), patchBody);
+        scale = patchFunction(request.headers.get("content-type"))(scaleOf(existing), patchBody);
         break;
       }
       default:
@@ -557,6 +533,7 @@ function subresource(
     const updated = store.update(kind, namespace, name, withReplicas(existing, replicas, rv), {
       dryRun,
       patch: true,
+      ...recorder(request, query, info, "scale"),
     });
     return json(200, scaleOf(updated));
   }

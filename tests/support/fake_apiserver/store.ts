@@ -92,7 +92,22 @@ export interface WriteOptions {
    * custom resources, ignore a resourceVersion on create.
    */
   readonly direct?: boolean;
+  /**
+   * Computes the stored object's `metadata.managedFields` (`managed_fields.ts`, `apply.ts`).
+   * Absent: whatever the body carries is stored as it is (direct test set-up).
+   */
+  readonly managedFields?: ManagedFieldsHook;
 }
+
+/**
+ * The `managedFields` of a write's result, from the stored object before it (absent for a
+ * create), the object about to be stored, and now (RFC 3339 to the second); `undefined`: none.
+ */
+export type ManagedFieldsHook = (
+  before: JsonMap | undefined,
+  after: JsonMap,
+  time: string,
+) => Json[] | undefined;
 
 /** Options for an update. */
 export interface UpdateOptions extends WriteOptions {
@@ -143,6 +158,20 @@ function withoutKeys(object: JsonMap, keys: readonly string[]): JsonMap {
 /** Everything that is not metadata or status: a change here bumps `generation`. */
 function specPart(object: JsonMap): JsonMap {
   return withoutKeys(object, ["apiVersion", "kind", "metadata", "status"]);
+}
+
+/** Sets (or removes) `object.metadata.managedFields` as `hook` computes them; nothing without a hook. */
+function withManagedFields(
+  object: JsonMap,
+  before: JsonMap | undefined,
+  hook: ManagedFieldsHook | undefined,
+  now: () => string,
+): void {
+  if (hook === undefined) return;
+  const metadata = object.metadata as JsonMap;
+  const managed = hook(before, object, now());
+  if (managed === undefined) delete metadata.managedFields;
+  else metadata.managedFields = managed;
 }
 
 class Event implements StoreEvent {
@@ -257,6 +286,11 @@ export class Store {
   /** The current global resourceVersion. */
   get resourceVersion(): number {
     return this.#rv;
+  }
+
+  /** Now, as the server writes times: RFC 3339 to the second. */
+  now(): string {
+    return rfc3339(this.#options.now());
   }
 
   /** Every served resource type. */
@@ -427,6 +461,7 @@ export class Store {
       },
     };
     if (!info.generation) delete (object.metadata as JsonMap).generation;
+    withManagedFields(object, undefined, options.managedFields, () => this.now());
     if (info.statusSubresource && !options.direct) delete object.status;
     if (info.kind === "Namespace" && !isJsonMap(object.status)) object.status = { phase: "Active" };
     const stored = this.#stored(info, info.namespaced ? namespace : "", name, rv, uid, object);
@@ -513,6 +548,7 @@ export class Store {
       delete nextMetadata.generation;
     }
     next.metadata = nextMetadata;
+    withManagedFields(next, old, options.managedFields, () => this.now());
     this.#validate(info, name, next);
     // A write that changes nothing is not a write: same resourceVersion, no event.
     if (jsonEqual(next, old)) return existing;
