@@ -6,68 +6,16 @@
 
 import assert from "node:assert/strict";
 import { parse as parseYaml } from "yaml";
-import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
-import { installKubeTools, requireKubeTools, skipWithoutKubectl } from "../support/kubectl.ts";
+import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { installKubeTools, skipWithoutKubectl } from "../support/kubectl.ts";
 import { skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
 import { makePki } from "../support/pki.ts";
-import { tempDir } from "../support/temp_dir.ts";
+import { kubectlSession, ok } from "./kubectl_session.ts";
 
 const tools = await installKubeTools();
 const ignore = skipWithoutKubectl("kubectl against the fake API server", tools);
-
-interface Run {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-/** A temporary HOME and discovery cache, so no test sees another's cached discovery. */
-async function withKubectl(
-  server: FakeApiServer,
-  body: (
-    kubectl: (args: string[]) => Promise<Run>,
-    spawn: (args: string[]) => Deno.ChildProcess,
-    dir: string,
-  ) => Promise<void>,
-  options: { token?: string; caFile?: string } = {},
-): Promise<void> {
-  const { kubectl: binary } = requireKubeTools(tools);
-  await using temp = await tempDir("kubectl-test-");
-  const dir = temp.path;
-  const command = (args: string[], piped: boolean) =>
-    new Deno.Command(binary, {
-      args: [
-        "--kubeconfig=/dev/null",
-        `--server=${server.url}`,
-        `--cache-dir=${dir}/cache`,
-        ...(options.token === undefined ? [] : [`--token=${options.token}`]),
-        ...(options.caFile === undefined ? [] : [`--certificate-authority=${options.caFile}`]),
-        ...args,
-      ],
-      cwd: dir,
-      clearEnv: true,
-      env: { HOME: dir, PATH: "/usr/bin:/bin" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: piped ? "piped" : "null",
-    });
-  const run = async (args: string[]): Promise<Run> => {
-    const output = await command(args, true).output();
-    const decoder = new TextDecoder();
-    return {
-      code: output.code,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
-    };
-  };
-  await body(run, (args) => command(args, false).spawn(), dir);
-}
-
-function ok(run: Run): string {
-  assert.equal(run.code, 0, `kubectl failed: ${run.stderr}`);
-  return run.stdout;
-}
+const withKubectl = kubectlSession(tools);
 
 function configMap(name: string, labels: Record<string, string> = {}, data: Record<string, string> = {}) {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { name, namespace: "x", labels }, data };
