@@ -80,10 +80,12 @@ export interface WriteOptions extends CallOptions {
  * ```ts
  * import { SERVICE } from "../resources/service.ts";
  * import { KubeClient } from "./client.ts";
+ * import type { ApplyOptions } from "./client_options.ts";
  *
  * using client = new KubeClient({ server: "http://127.0.0.1:8080" });
  * const manifest = { metadata: { name: "api", namespace: "kuberture" }, spec: { clusterIP: "None" } };
- * await client.apply(SERVICE, manifest, { fieldManager: "kuberture", force: true });
+ * const options: ApplyOptions = { fieldManager: "kuberture", force: true };
+ * await client.apply(SERVICE, manifest, options);
  * ```
  */
 export interface ApplyOptions extends WriteOptions {

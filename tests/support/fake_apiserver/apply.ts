@@ -23,8 +23,15 @@
  * - On a kind with a status subresource, `status` in the configuration is ignored; on `/status`,
  *   only `status` is applied.
  *
- * Approximated (see `field_set.ts`): lists are atomic, every nested map is granular, `null` in a
- * configuration means "no opinion", and there is no defaulting, so nobody owns a default.
+ * Approximated, where the real server knows each type's schema:
+ * - Lists are atomic (replaced whole, owned as one field: `f:ports: {}`), where the real server
+ *   merges `ports`, `ownerReferences`, containers… by key; every nested map is granular, where a
+ *   few (`Service.spec.selector`) are atomic. See `field_set.ts`.
+ * - A dropped field is removed when no other manager owns it or anything below it; the real
+ *   server's rule for a field whose parent another manager owns differs in corner cases.
+ * - `null` in a configuration means "no opinion"; there is no defaulting, so nobody owns a
+ *   default; the `fieldManager`'s length and characters are not checked.
+ * - Apply to `/scale` is not served (415); an apply to `/status` of a missing object is 404.
  *
  * Pure: no I/O. The time is passed in.
  *

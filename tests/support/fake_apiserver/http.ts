@@ -14,7 +14,7 @@
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.ts";
 import type { Fault, FaultPlan } from "./faults.ts";
 import type { Authenticator } from "./identity.ts";
-import { isJsonMap, type Json, type JsonMap } from "./json.ts";
+import { isJsonMap, type Json, type JsonMap, parseJsonObject } from "./json.ts";
 import { groupVersion, type KindInfo } from "./kinds.ts";
 import { decodeContinue, encodeContinue, page, type SnapshotCache } from "./paging.ts";
 import {
@@ -300,17 +300,6 @@ function dispatch(
 
 type ResourceRoute = Extract<Route, { type: "resource" }>;
 
-function parseBody(text: string): JsonMap {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw badRequest(`the body of the request could not be decoded as JSON: ${String(error)}`);
-  }
-  if (!isJsonMap(parsed)) throw badRequest("the body of the request must be a JSON object");
-  return parsed;
-}
-
 function requireJson(request: Request): void {
   const type = (request.headers.get("content-type") ?? "application/json").split(";")[0]!.trim()
     .toLowerCase();
@@ -378,7 +367,7 @@ function resource(
       case "POST": {
         if (info.namespaced && route.namespace === undefined) throw methodNotAllowed();
         requireJson(request);
-        const created = store.create(kind, namespace, parseBody(body), {
+        const created = store.create(kind, namespace, parseJsonObject(body), {
           dryRun,
           ...recorder(request, query, info),
         });
@@ -405,7 +394,7 @@ function resource(
     }
     case "PUT": {
       requireJson(request);
-      const parsed = parseBody(body);
+      const parsed = parseJsonObject(body);
       if (info.createOnUpdate && store.get(kind, namespace, name) === undefined) {
         const created = store.create(kind, namespace, createdByPut(parsed, name), {
           dryRun,
@@ -421,7 +410,7 @@ function resource(
     case "PATCH":
       return patchReply(request, { kind, namespace, name, body, query, dryRun }, context);
     case "DELETE": {
-      const options = body.trim() === "" ? {} : parseBody(body);
+      const options = body.trim() === "" ? {} : parseJsonObject(body);
       const preconditions = isJsonMap(options.preconditions) ? options.preconditions : {};
       const deleted = store.remove(kind, namespace, name, {
         ...(typeof preconditions.resourceVersion === "string"
@@ -492,7 +481,7 @@ function subresource(
         requireJson(request);
         return raw(
           200,
-          store.update(kind, namespace, name, parseBody(body), {
+          store.update(kind, namespace, name, parseJsonObject(body), {
             dryRun,
             subresource: "status",
             ...recorder(request, query, info, "status"),
@@ -516,10 +505,10 @@ function subresource(
         return json(200, scaleOf(existing));
       case "PUT":
         requireJson(request);
-        scale = parseBody(body);
+        scale = parseJsonObject(body);
         break;
       case "PATCH": {
-        const patchBody = parseBody(body);
+        const patchBody = parseJsonObject(body);
         checkPatchPreconditions(info, name, existing, patchBody);
         scale = patchFunction(request.headers.get("content-type"))(scaleOf(existing), patchBody);
         break;

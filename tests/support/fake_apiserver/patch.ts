@@ -1,7 +1,9 @@
 /**
  * PATCH and who writes: the three patch types the fake accepts (JSON merge patch, strategic
  * merge patch approximated as merge patch, server-side apply) and the field manager every write
- * records (`managed_fields.ts`). Anything else, JSON patch included, is 415.
+ * records (`managed_fields.ts`). Anything else, JSON patch included, is 415 (so kubectl's
+ * migration of client-side-apply ownership, a JSON patch it sends after a server-side apply, is
+ * refused; kubectl warns that this is non-fatal and goes on).
  *
  * A `metadata.resourceVersion` (or `uid`) in a patch is a precondition (409 when stale), as on
  * the real server. A merge patch on a missing object is 404; an apply creates it (201). Options
@@ -14,7 +16,7 @@
  */
 
 import { APPLY_PATCH, applyConfiguration, parseConfiguration } from "./apply.ts";
-import { isJsonMap, type Json, type JsonMap } from "./json.ts";
+import { isJsonMap, type Json, type JsonMap, parseJsonObject } from "./json.ts";
 import { groupVersion, type KindInfo } from "./kinds.ts";
 import {
   encodeManagedFields,
@@ -115,17 +117,6 @@ export interface Patched {
   readonly created: boolean;
 }
 
-function parsePatchBody(text: string): JsonMap {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw badRequest(`the body of the request could not be decoded as JSON: ${String(error)}`);
-  }
-  if (!isJsonMap(parsed)) throw badRequest("the body of the request must be a JSON object");
-  return parsed;
-}
-
 /** Applies a PATCH of any accepted type to the object (or, for an apply, creates it). */
 export function patchObject(store: Store, request: PatchRequest): Patched {
   const { kind, namespace, name, query, dryRun, subresource } = request;
@@ -149,7 +140,7 @@ export function patchObject(store: Store, request: PatchRequest): Patched {
   const options = { dryRun, patch: true, ...(subresource === undefined ? {} : { subresource }) };
   if (!apply) {
     const merge = patchFunction(request.contentType);
-    const patchBody = parsePatchBody(request.body);
+    const patchBody = parseJsonObject(request.body);
     if (existing === undefined) throw notFound(info, name);
     checkPatchPreconditions(info, name, existing, patchBody);
     const patched = merge(existing.object, patchBody);
