@@ -108,7 +108,7 @@ Deno.test("a write without fieldManager is recorded under its user agent's produ
   for (const [agent, manager] of cases) assert.equal(managerFromUserAgent(agent), manager, agent);
 });
 
-Deno.test("over HTTP: POST, PUT, merge patch and /status each record their field manager", async () => {
+Deno.test("over HTTP: POST, PUT, merge patch and /status each record their field manager, never for fields they cannot write", async () => {
   await using server = await startFakeApiServer();
   const path = "/api/v1/namespaces/x/configmaps";
   const created = await call(server.url, "POST", `${path}?fieldManager=maker`, {
@@ -130,7 +130,13 @@ Deno.test("over HTTP: POST, PUT, merge patch and /status each record their field
 
   const deployments = "/apis/apps/v1/namespaces/x/deployments";
   await call(server.url, "POST", `${deployments}?fieldManager=maker`, {
-    body: { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "d" }, spec: { replicas: 1 } },
+    body: {
+      apiVersion: "apps/v1",
+      kind: "Deployment",
+      metadata: { name: "d" },
+      spec: { replicas: 1 },
+      status: { replicas: 7 },
+    },
   });
   await call(server.url, "PUT", `${deployments}/d/status?fieldManager=kubelet`, {
     body: {

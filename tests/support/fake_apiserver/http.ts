@@ -1,8 +1,8 @@
 /**
  * The fake API server's request handler: authentication (who the user is, `identity.ts`),
  * partitions (`partition.ts`), content negotiation, fault injection, the audit log, and the REST
- * verbs on discovery, collections, objects and subresources, with every failure answered as a
- * `Status`.
+ * verbs on discovery, collections, objects and subresources (PATCH in `patch.ts`; every write
+ * records its field manager, `managed_fields.ts`), with every failure answered as a `Status`.
  *
  * Watches that ask for a resourceVersion older than the retained history get HTTP 410 at
  * request time (see `mod.ts` for the rule); an in-stream `ERROR` event comes from the
@@ -38,7 +38,14 @@ import {
   pathNotFound,
   statusBody,
 } from "./status.ts";
-import { type Filter, type KindStore, Store, type StoredObject, type StoreEvent } from "./store.ts";
+import {
+  type Filter,
+  type KindStore,
+  type ManagedFieldsHook,
+  Store,
+  type StoredObject,
+  type StoreEvent,
+} from "./store.ts";
 import { replicasOf, scaleOf, withReplicas } from "./subresources.ts";
 import { ResponseStream, WatchSession } from "./watch.ts";
 
@@ -426,7 +433,12 @@ function resource(
 }
 
 /** The store option recording a write by the request's field manager (operation `Update`). */
-function recorder(request: Request, query: URLSearchParams, info: KindInfo, subresource?: string) {
+function recorder(
+  request: Request,
+  query: URLSearchParams,
+  info: KindInfo,
+  subresource?: string,
+): { managedFields: ManagedFieldsHook } {
   return {
     managedFields: recordedBy(info, writerOf(query, request.headers.get("user-agent") ?? "", subresource)),
   };

@@ -9,6 +9,8 @@
  * `metadata` and `status` changes; a stale `resourceVersion` is a 409 Conflict; an update that
  * changes nothing is not a write (no new resourceVersion, no event); kinds with a status
  * subresource ignore `status` on the main resource and everything but `status` on `/status`.
+ * `metadata.managedFields` are what the write's hook computes (`managed_fields.ts`, `apply.ts`),
+ * or, without one, what the body carries.
  *
  * Stored objects are never mutated: every write stores a new object with its JSON text
  * serialised once, which lists and watch streams reuse.
@@ -461,8 +463,8 @@ export class Store {
       },
     };
     if (!info.generation) delete (object.metadata as JsonMap).generation;
-    withManagedFields(object, undefined, options.managedFields, () => this.now());
     if (info.statusSubresource && !options.direct) delete object.status;
+    withManagedFields(object, undefined, options.managedFields, () => this.now());
     if (info.kind === "Namespace" && !isJsonMap(object.status)) object.status = { phase: "Active" };
     const stored = this.#stored(info, info.namespaced ? namespace : "", name, rv, uid, object);
     if (options.dryRun) return stored;
