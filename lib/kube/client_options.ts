@@ -73,6 +73,36 @@ export interface WriteOptions extends CallOptions {
   readonly fieldManager?: string;
 }
 
+/**
+ * Options for `KubeClient.apply` (server-side apply).
+ *
+ * @example
+ * ```ts
+ * import { SERVICE } from "../resources/service.ts";
+ * import { KubeClient } from "./client.ts";
+ * import type { ApplyOptions } from "./client_options.ts";
+ *
+ * using client = new KubeClient({ server: "http://127.0.0.1:8080" });
+ * const manifest = { metadata: { name: "api", namespace: "kuberture" }, spec: { clusterIP: "None" } };
+ * const options: ApplyOptions = { fieldManager: "kuberture", force: true };
+ * await client.apply(SERVICE, manifest, options);
+ * ```
+ */
+export interface ApplyOptions extends WriteOptions {
+  /**
+   * Who owns the applied fields: required, the server refuses an apply without one (422).
+   * Each field the manifest sets becomes this manager's; a field it set in an earlier apply and
+   * leaves out now is removed, unless another manager owns it too.
+   */
+  readonly fieldManager: string;
+  /**
+   * Take over fields another manager owns with a different value, instead of the 409 Conflict
+   * the server answers without it (`isConflict`; its message lists each field and its manager).
+   * @default false
+   */
+  readonly force?: boolean;
+}
+
 /** Options for `KubeClient.mergePatch`. */
 export interface PatchOptions extends WriteOptions {
   /**

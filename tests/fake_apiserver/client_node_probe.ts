@@ -6,7 +6,7 @@
  * idle timer) outlive its calls, and the test sanitizers would count them as leaks of the test.
  * A process that exits takes them along.
  *
- * Usage: `deno run -P=test client_node_probe.ts <server-url> read|watch|lease`
+ * Usage: `deno run -P=test client_node_probe.ts <server-url> read|watch|lease|apply`
  *
  * @module
  */
@@ -19,8 +19,9 @@ function print(value: unknown): void {
 }
 
 const [url, command] = Deno.args;
-if (url === undefined || (command !== "read" && command !== "watch" && command !== "lease")) {
-  throw new Error("usage: client_node_probe.ts <server-url> read|watch|lease");
+const COMMANDS = ["read", "watch", "lease", "apply"];
+if (url === undefined || command === undefined || !COMMANDS.includes(command)) {
+  throw new Error(`usage: client_node_probe.ts <server-url> ${COMMANDS.join("|")}`);
 }
 const config = new k8s.KubeConfig();
 config.loadFromOptions({
@@ -114,6 +115,35 @@ if (command === "lease") {
     },
     stale,
     plainDate,
+  });
+  Deno.exit(0);
+}
+
+if (command === "apply") {
+  // Server-side apply through the generic object API, as controllers written with it do.
+  const objects = k8s.KubernetesObjectApi.makeApiClient(config);
+  const service = (target: string): k8s.V1Service => ({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: {
+      name: "api",
+      namespace: "kuberture",
+      annotations: { "external-dns.alpha.kubernetes.io/target": target },
+    },
+    spec: { clusterIP: "None" },
+  });
+  const apply = (target: string, manager: string, force: boolean) =>
+    objects.patch(service(target), undefined, undefined, manager, force, k8s.PatchStrategy.ServerSideApply);
+  const created = await apply("192.0.2.1", "kuberture", false);
+  const conflict = await codeOf(apply("198.51.100.7", "other", false));
+  const forced = await apply("198.51.100.7", "other", true);
+  print({
+    created: created.metadata?.managedFields?.map((entry) => [entry.manager, entry.operation]),
+    conflict,
+    forced: {
+      target: forced.metadata?.annotations?.["external-dns.alpha.kubernetes.io/target"],
+      managers: forced.metadata?.managedFields?.map((entry) => [entry.manager, entry.operation]),
+    },
   });
   Deno.exit(0);
 }

@@ -1,7 +1,8 @@
 /**
  * `@kubernetes/client-node` as a second, independent client of the fake API server: its typed
- * read and list, and its `Watch` receiving an event. The client runs in a child process
- * (`client_node_probe.ts`, see there why); the test drives the fake and checks what it saw.
+ * read and list, its `Watch` receiving an event, its Lease calls and its server-side apply. The
+ * client runs in a child process (`client_node_probe.ts`, see there why); the test drives the
+ * fake and checks what it saw.
  */
 
 import assert from "node:assert/strict";
@@ -11,7 +12,11 @@ import { ROOT } from "../support/ouroboros_process.ts";
 const PROBE = new URL("./client_node_probe.ts", import.meta.url).pathname;
 
 /** Starts the probe; its stdout is read line by line as JSON. */
-function probe(server: FakeApiServer, command: "read" | "watch" | "lease", env: Record<string, string> = {}) {
+function probe(
+  server: FakeApiServer,
+  command: "read" | "watch" | "lease" | "apply",
+  env: Record<string, string> = {},
+) {
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--quiet", "--no-prompt", "-P=test", PROBE, server.url, command],
     cwd: ROOT,
@@ -127,4 +132,25 @@ Deno.test("client-node's Lease calls: a racing create loses with 409, a stale re
     leaseTransitions: 0,
   });
   assert.equal(server.get("coordination.k8s.io/v1", "Lease", "kube-system", "plain-date"), undefined);
+});
+
+Deno.test("client-node's server-side apply: created, refused on another manager's field, then forced", async () => {
+  await using server = await startFakeApiServer();
+  const run = probe(server, "apply");
+  try {
+    assert.deepEqual(await run.next(), {
+      created: [["kuberture", "Apply"]],
+      conflict: 409,
+      forced: { target: "198.51.100.7", managers: [["kuberture", "Apply"], ["other", "Apply"]] },
+    });
+  } finally {
+    const { code, stderr } = await run.finish();
+    assert.equal(code, 0, stderr);
+  }
+  const patches = server.audit.filter((entry) => entry.method === "PATCH");
+  assert.deepEqual(patches.map((entry) => [entry.status, entry.query.fieldManager, entry.query.force]), [
+    [201, "kuberture", "false"],
+    [409, "other", "false"],
+    [200, "other", "true"],
+  ]);
 });

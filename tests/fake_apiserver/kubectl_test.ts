@@ -172,7 +172,18 @@ Deno.test({
     );
     assert.match(ok(await kubectl(["get", "lease", "-n", "kube-system"])), /^ouroboros\s/m);
     const printed = parseYaml(
-      ok(await kubectl(["get", "lease", "ouroboros", "-n", "kube-system", "-o", "yaml"])),
+      ok(
+        await kubectl([
+          "get",
+          "lease",
+          "ouroboros",
+          "-n",
+          "kube-system",
+          "-o",
+          "yaml",
+          "--show-managed-fields",
+        ]),
+      ),
     );
     assert.deepEqual(
       printed.spec,

@@ -340,10 +340,24 @@ Deno.test("T-2.5: other keys, binaryData, labels, annotations, ownerReferences a
     assert.equal((await sink.reconcile(HOSTS, new AbortController().signal)).kind, "written");
     const after = server.get("v1", "ConfigMap", NAMESPACE, NAME)!;
 
-    const { resourceVersion: oldVersion, ...oldMetadata } = before.metadata as Record<string, unknown>;
-    const { resourceVersion: newVersion, ...newMetadata } = after.metadata as Record<string, unknown>;
+    type Metadata = Record<string, unknown>;
+    const { resourceVersion: oldVersion, managedFields: _seeded, ...oldMetadata } = before
+      .metadata as Metadata;
+    const { resourceVersion: newVersion, managedFields, ...newMetadata } = after.metadata as Metadata;
     assert.notEqual(newVersion, oldVersion, "the object was written");
-    assert.deepEqual(newMetadata, oldMetadata, "metadata other than the resourceVersion is unchanged");
+    assert.deepEqual(
+      newMetadata,
+      oldMetadata,
+      "metadata other than resourceVersion and managedFields is unchanged",
+    );
+    const owners = (managedFields as { manager: string; fieldsV1: unknown }[]).map((
+      e,
+    ) => [e.manager, e.fieldsV1]);
+    assert.deepEqual(
+      owners,
+      [["kubeadm", { "f:data": {} }], ["ouroboros", { "f:data": { "f:Corefile": {} } }]],
+      "kubeadm's entry is kept; the server moves the Corefile key we wrote to our manager, as a real one does",
+    );
     assert.deepEqual(after.binaryData, before.binaryData);
     const { Corefile: corefile, ...otherKeys } = after.data as Record<string, string>;
     assert.deepEqual(otherKeys, others, "the other keys are unchanged, the backup Corefile included");

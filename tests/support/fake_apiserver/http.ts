@@ -1,8 +1,8 @@
 /**
  * The fake API server's request handler: authentication (who the user is, `identity.ts`),
  * partitions (`partition.ts`), content negotiation, fault injection, the audit log, and the REST
- * verbs on discovery, collections, objects and subresources, with every failure answered as a
- * `Status`.
+ * verbs on discovery, collections, objects and subresources (PATCH in `patch.ts`; every write
+ * records its field manager, `managed_fields.ts`), with every failure answered as a `Status`.
  *
  * Watches that ask for a resourceVersion older than the retained history get HTTP 410 at
  * request time (see `mod.ts` for the rule); an in-stream `ERROR` event comes from the
@@ -14,26 +14,38 @@
 import { apiGroupDocument, apiGroupList, apiResourceList, apiVersions, VERSION_INFO } from "./discovery.ts";
 import type { Fault, FaultPlan } from "./faults.ts";
 import type { Authenticator } from "./identity.ts";
-import { isJsonMap, type Json, type JsonMap } from "./json.ts";
+import { isJsonMap, type Json, type JsonMap, parseJsonObject } from "./json.ts";
 import { groupVersion, type KindInfo } from "./kinds.ts";
-import { mergePatch, strategicMergePatch } from "./merge_patch.ts";
 import { decodeContinue, encodeContinue, page, type SnapshotCache } from "./paging.ts";
+import {
+  checkPatchPreconditions,
+  patchFunction,
+  patchObject,
+  type PatchRequest,
+  recordedBy,
+  writerOf,
+} from "./patch.ts";
 import { isWatchQuery, parseRoute, type Route, verbOf } from "./routes.ts";
 import type { PartitionTable } from "./partition.ts";
 import { acceptsJson, failure, json, raw, type Reply, toResponse } from "./reply.ts";
 import { parseFieldSelector, parseLabelSelector } from "./selectors.ts";
 import {
   badRequest,
-  conflict,
   continueExpired,
   FakeApiError,
   methodNotAllowed,
   notFound,
   pathNotFound,
-  STALE_OBJECT,
   statusBody,
 } from "./status.ts";
-import { type Filter, type KindStore, Store, type StoredObject, type StoreEvent } from "./store.ts";
+import {
+  type Filter,
+  type KindStore,
+  type ManagedFieldsHook,
+  Store,
+  type StoredObject,
+  type StoreEvent,
+} from "./store.ts";
 import { replicasOf, scaleOf, withReplicas } from "./subresources.ts";
 import { ResponseStream, WatchSession } from "./watch.ts";
 
@@ -295,17 +307,6 @@ function dispatch(
 
 type ResourceRoute = Extract<Route, { type: "resource" }>;
 
-function parseBody(text: string): JsonMap {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw badRequest(`the body of the request could not be decoded as JSON: ${String(error)}`);
-  }
-  if (!isJsonMap(parsed)) throw badRequest("the body of the request must be a JSON object");
-  return parsed;
-}
-
 function requireJson(request: Request): void {
   const type = (request.headers.get("content-type") ?? "application/json").split(";")[0]!.trim()
     .toLowerCase();
@@ -373,7 +374,10 @@ function resource(
       case "POST": {
         if (info.namespaced && route.namespace === undefined) throw methodNotAllowed();
         requireJson(request);
-        const created = store.create(kind, namespace, parseBody(body), { dryRun });
+        const created = store.create(kind, namespace, parseJsonObject(body), {
+          dryRun,
+          ...recorder(request, query, info),
+        });
         return raw(201, created.json);
       }
       case "DELETE": {
@@ -397,16 +401,23 @@ function resource(
     }
     case "PUT": {
       requireJson(request);
-      const parsed = parseBody(body);
+      const parsed = parseJsonObject(body);
       if (info.createOnUpdate && store.get(kind, namespace, name) === undefined) {
-        return raw(201, store.create(kind, namespace, createdByPut(parsed, name), { dryRun }).json);
+        const created = store.create(kind, namespace, createdByPut(parsed, name), {
+          dryRun,
+          ...recorder(request, query, info),
+        });
+        return raw(201, created.json);
       }
-      return raw(200, store.update(kind, namespace, name, parsed, { dryRun }).json);
+      return raw(
+        200,
+        store.update(kind, namespace, name, parsed, { dryRun, ...recorder(request, query, info) }).json,
+      );
     }
     case "PATCH":
-      return raw(200, patch(request, kind, namespace, name, body, dryRun, context, undefined).json);
+      return patchReply(request, { kind, namespace, name, body, query, dryRun }, context);
     case "DELETE": {
-      const options = body.trim() === "" ? {} : parseBody(body);
+      const options = body.trim() === "" ? {} : parseJsonObject(body);
       const preconditions = isJsonMap(options.preconditions) ? options.preconditions : {};
       const deleted = store.remove(kind, namespace, name, {
         ...(typeof preconditions.resourceVersion === "string"
@@ -421,6 +432,32 @@ function resource(
   }
 }
 
+/** The store option recording a write by the request's field manager (operation `Update`). */
+function recorder(
+  request: Request,
+  query: URLSearchParams,
+  info: KindInfo,
+  subresource?: string,
+): { managedFields: ManagedFieldsHook } {
+  return {
+    managedFields: recordedBy(info, writerOf(query, request.headers.get("user-agent") ?? "", subresource)),
+  };
+}
+
+/** Answers a PATCH (`patch.ts`): 201 when an apply created the object, else 200. */
+function patchReply(
+  request: Request,
+  target: Omit<PatchRequest, "contentType" | "userAgent">,
+  context: HandlerContext,
+): Reply {
+  const { stored, created } = patchObject(context.store, {
+    ...target,
+    contentType: request.headers.get("content-type"),
+    userAgent: request.headers.get("user-agent") ?? "",
+  });
+  return raw(created ? 201 : 200, stored.json);
+}
+
 /** A PUT that creates (a Lease): the name comes from the URL, a resourceVersion is no precondition. */
 function createdByPut(body: JsonMap, name: string): JsonMap {
   const metadata = isJsonMap(body.metadata) ? { ...body.metadata } : {};
@@ -431,74 +468,6 @@ function createdByPut(body: JsonMap, name: string): JsonMap {
   }
   delete metadata.resourceVersion;
   return { ...body, metadata: { ...metadata, name } };
-}
-
-/** The patch function for a request's content type. */
-function patchFunction(request: Request): (target: Json, patch: Json) => Json {
-  const type = (request.headers.get("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
-  if (type === "application/merge-patch+json") return mergePatch;
-  if (type === "application/strategic-merge-patch+json") return strategicMergePatch;
-  throw new FakeApiError(
-    statusBody(
-      415,
-      "UnsupportedMediaType",
-      `the body of the request was in an unknown format - accepted media types include: ` +
-        `application/merge-patch+json, application/strategic-merge-patch+json`,
-      {},
-    ),
-  );
-}
-
-/**
- * Applies a patch to the current object. A `metadata.resourceVersion` (or `uid`) in the patch is
- * a precondition; otherwise the patch applies to whatever is current.
- */
-function patch(
-  request: Request,
-  kind: KindStore,
-  namespace: string,
-  name: string,
-  body: string,
-  dryRun: boolean,
-  context: HandlerContext,
-  subresource: "status" | undefined,
-): StoredObject {
-  const apply = patchFunction(request);
-  const patchBody = parseBody(body);
-  const { store } = context;
-  const existing = store.get(kind, namespace, name);
-  if (existing === undefined) throw notFound(kind.info, name);
-  checkPatchPreconditions(kind.info, name, existing, patchBody);
-  const patched = apply(existing.object, patchBody);
-  if (!isJsonMap(patched)) throw badRequest("the patch must leave an object");
-  const metadata = isJsonMap(patched.metadata) ? { ...patched.metadata } : {};
-  metadata.resourceVersion = String(existing.rv);
-  return store.update(kind, namespace, name, { ...patched, metadata }, {
-    dryRun,
-    patch: true,
-    ...(subresource === undefined ? {} : { subresource }),
-  });
-}
-
-function checkPatchPreconditions(
-  info: KindInfo,
-  name: string,
-  existing: StoredObject,
-  patchBody: JsonMap,
-): void {
-  const metadata = isJsonMap(patchBody.metadata) ? patchBody.metadata : {};
-  const rv = metadata.resourceVersion;
-  if (rv !== undefined && rv !== null && String(rv) !== String(existing.rv)) {
-    throw conflict(info, name, STALE_OBJECT);
-  }
-  const uid = metadata.uid;
-  if (typeof uid === "string" && uid !== existing.uid) {
-    throw conflict(
-      info,
-      name,
-      `Precondition failed: UID in precondition: ${uid}, UID in object meta: ${existing.uid}`,
-    );
-  }
 }
 
 function subresource(
@@ -524,10 +493,18 @@ function subresource(
         requireJson(request);
         return raw(
           200,
-          store.update(kind, namespace, name, parseBody(body), { dryRun, subresource: "status" }).json,
+          store.update(kind, namespace, name, parseJsonObject(body), {
+            dryRun,
+            subresource: "status",
+            ...recorder(request, query, info, "status"),
+          }).json,
         );
       case "PATCH":
-        return raw(200, patch(request, kind, namespace, name, body, dryRun, context, "status").json);
+        return patchReply(
+          request,
+          { kind, namespace, name, body, query, dryRun, subresource: "status" },
+          context,
+        );
       default:
         throw methodNotAllowed();
     }
@@ -540,12 +517,12 @@ function subresource(
         return json(200, scaleOf(existing));
       case "PUT":
         requireJson(request);
-        scale = parseBody(body);
+        scale = parseJsonObject(body);
         break;
       case "PATCH": {
-        const patchBody = parseBody(body);
+        const patchBody = parseJsonObject(body);
         checkPatchPreconditions(info, name, existing, patchBody);
-        scale = patchFunction(request)(scaleOf(existing), patchBody);
+        scale = patchFunction(request.headers.get("content-type"))(scaleOf(existing), patchBody);
         break;
       }
       default:
@@ -557,6 +534,7 @@ function subresource(
     const updated = store.update(kind, namespace, name, withReplicas(existing, replicas, rv), {
       dryRun,
       patch: true,
+      ...recorder(request, query, info, "scale"),
     });
     return json(200, scaleOf(updated));
   }

@@ -1,11 +1,13 @@
 /**
  * Plain JSON values as the fake stores them: the type, a structural equality that ignores key
- * order, and a guard for objects.
+ * order, a guard for objects, and reading a request body that must be one object.
  *
  * Pure: no I/O.
  *
  * @module
  */
+
+import { badRequest } from "./status.ts";
 
 /** Any JSON value. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -35,4 +37,16 @@ export function jsonEqual(a: Json | undefined, b: Json | undefined): boolean {
 /** A deep copy of a JSON-serialisable value, refusing anything JSON cannot carry. */
 export function toJson(value: unknown): Json {
   return JSON.parse(JSON.stringify(value)) as Json;
+}
+
+/** A request body that must be one JSON object; anything else is the real server's 400. */
+export function parseJsonObject(text: string): JsonMap {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw badRequest(`the body of the request could not be decoded as JSON: ${String(error)}`);
+  }
+  if (!isJsonMap(parsed)) throw badRequest("the body of the request must be a JSON object");
+  return parsed;
 }

@@ -18,7 +18,12 @@
  *   write (no new resourceVersion, no event); kinds with a status subresource ignore `status` on
  *   the main resource. JSON merge patch (`application/merge-patch+json`), with
  *   `metadata.resourceVersion` in the patch as a precondition; strategic merge patch is
- *   approximated as merge patch (enough for `kubectl apply` of maps and scalars). DELETE → 200
+ *   approximated as merge patch (enough for `kubectl apply` of maps and scalars); server-side
+ *   apply (`application/apply-patch+yaml`, `apply.ts`) creates or merges with field ownership and
+ *   409 conflicts unless `force=true`; JSON patch is 415. Every HTTP write records its
+ *   `fieldManager` (else its user agent's product name) in `metadata.managedFields` as the real
+ *   server does (`managed_fields.ts`; lists are atomic there, see `field_set.ts`); direct writes
+ *   through this object keep whatever `managedFields` they are given. DELETE → 200
  *   with the object and a DELETED event; collection DELETE honours selectors. Deployments and
  *   ReplicaSets have `/scale` (`autoscaling/v1 Scale`: GET, PUT, PATCH). Namespaces are not enforced: objects may
  *   be created in a namespace that does not exist, and deleting one does not cascade.

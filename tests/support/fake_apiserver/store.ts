@@ -9,6 +9,8 @@
  * `metadata` and `status` changes; a stale `resourceVersion` is a 409 Conflict; an update that
  * changes nothing is not a write (no new resourceVersion, no event); kinds with a status
  * subresource ignore `status` on the main resource and everything but `status` on `/status`.
+ * `metadata.managedFields` are what the write's hook computes (`managed_fields.ts`, `apply.ts`),
+ * or, without one, what the body carries.
  *
  * Stored objects are never mutated: every write stores a new object with its JSON text
  * serialised once, which lists and watch streams reuse.
@@ -92,7 +94,22 @@ export interface WriteOptions {
    * custom resources, ignore a resourceVersion on create.
    */
   readonly direct?: boolean;
+  /**
+   * Computes the stored object's `metadata.managedFields` (`managed_fields.ts`, `apply.ts`).
+   * Absent: whatever the body carries is stored as it is (direct test set-up).
+   */
+  readonly managedFields?: ManagedFieldsHook;
 }
+
+/**
+ * The `managedFields` of a write's result, from the stored object before it (absent for a
+ * create), the object about to be stored, and now (RFC 3339 to the second); `undefined`: none.
+ */
+export type ManagedFieldsHook = (
+  before: JsonMap | undefined,
+  after: JsonMap,
+  time: string,
+) => Json[] | undefined;
 
 /** Options for an update. */
 export interface UpdateOptions extends WriteOptions {
@@ -143,6 +160,20 @@ function withoutKeys(object: JsonMap, keys: readonly string[]): JsonMap {
 /** Everything that is not metadata or status: a change here bumps `generation`. */
 function specPart(object: JsonMap): JsonMap {
   return withoutKeys(object, ["apiVersion", "kind", "metadata", "status"]);
+}
+
+/** Sets (or removes) `object.metadata.managedFields` as `hook` computes them; nothing without a hook. */
+function withManagedFields(
+  object: JsonMap,
+  before: JsonMap | undefined,
+  hook: ManagedFieldsHook | undefined,
+  now: () => string,
+): void {
+  if (hook === undefined) return;
+  const metadata = object.metadata as JsonMap;
+  const managed = hook(before, object, now());
+  if (managed === undefined) delete metadata.managedFields;
+  else metadata.managedFields = managed;
 }
 
 class Event implements StoreEvent {
@@ -257,6 +288,11 @@ export class Store {
   /** The current global resourceVersion. */
   get resourceVersion(): number {
     return this.#rv;
+  }
+
+  /** Now, as the server writes times: RFC 3339 to the second. */
+  now(): string {
+    return rfc3339(this.#options.now());
   }
 
   /** Every served resource type. */
@@ -428,6 +464,7 @@ export class Store {
     };
     if (!info.generation) delete (object.metadata as JsonMap).generation;
     if (info.statusSubresource && !options.direct) delete object.status;
+    withManagedFields(object, undefined, options.managedFields, () => this.now());
     if (info.kind === "Namespace" && !isJsonMap(object.status)) object.status = { phase: "Active" };
     const stored = this.#stored(info, info.namespaced ? namespace : "", name, rv, uid, object);
     if (options.dryRun) return stored;
@@ -513,6 +550,7 @@ export class Store {
       delete nextMetadata.generation;
     }
     next.metadata = nextMetadata;
+    withManagedFields(next, old, options.managedFields, () => this.now());
     this.#validate(info, name, next);
     // A write that changes nothing is not a write: same resourceVersion, no event.
     if (jsonEqual(next, old)) return existing;
