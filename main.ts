@@ -14,6 +14,7 @@
  */
 
 import { CONTROLLER } from "./lib/commands/controller.ts";
+import { KUBERTURE } from "./lib/commands/kuberture.ts";
 import { PROXY } from "./lib/commands/proxy.ts";
 import type { Subcommand } from "./lib/daemon/subcommand.ts";
 import { configureLogging, logger } from "./lib/util/logging.ts";
@@ -21,7 +22,7 @@ import { printStderr, printStdout } from "./lib/util/stdio.ts";
 import { versionLine } from "./lib/util/version.ts";
 
 /** The long-running subcommands, in the order the usage text lists them. */
-export const SUBCOMMANDS: readonly Subcommand[] = [CONTROLLER, PROXY];
+export const SUBCOMMANDS: readonly Subcommand[] = [CONTROLLER, KUBERTURE, PROXY];
 
 /** A command that takes no flags, with the other spellings it answers to. */
 interface Builtin {

@@ -9,6 +9,7 @@
  */
 
 import { boolean, duration, isDnsSubdomain, namespaceName, text } from "../cli/kinds.ts";
+import type { OptionSpec } from "../cli/options.ts";
 import { type ElectionTiming, electionTimingProblem } from "./election_timing.ts";
 
 /** What differs between subcommands. */
@@ -42,7 +43,7 @@ export interface ElectionRowDefaults {
  * rows.leaderElectionLeaseDuration.default; // "15s"
  * ```
  */
-export function electionOptionRows(defaults: ElectionRowDefaults) {
+export function electionOptionRows(defaults: ElectionRowDefaults): ElectionRows {
   return {
     leaderElect: { flag: "leader-elect", kind: boolean(), default: defaults.elect, help: defaults.electHelp },
     leaderElectionNamespace: {
@@ -81,6 +82,16 @@ export function electionOptionRows(defaults: ElectionRowDefaults) {
         "exceed 1.2 times this.",
     },
   } as const;
+}
+
+/** The six rows, typed so each value has its kind's type. */
+export interface ElectionRows {
+  readonly leaderElect: OptionSpec<boolean>;
+  readonly leaderElectionNamespace: OptionSpec<string>;
+  readonly leaderElectionId: OptionSpec<string>;
+  readonly leaderElectionLeaseDuration: OptionSpec<number>;
+  readonly leaderElectionRenewDeadline: OptionSpec<number>;
+  readonly leaderElectionRetryPeriod: OptionSpec<number>;
 }
 
 /** The values of those rows. */

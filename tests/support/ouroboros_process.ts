@@ -333,3 +333,47 @@ export async function startController(
     },
   };
 }
+
+/** A running kuberture child process. */
+export interface KubertureProcess extends AsyncDisposable {
+  readonly child: Deno.ChildProcess;
+  /** The "kuberture starting" log line (its `health` and `metrics` name the bound addresses). */
+  readonly starting: LogLine;
+  readonly logs: LogLine[];
+  readonly status: Promise<Deno.CommandStatus>;
+  waitForLog(what: string, predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  kill(signal?: Deno.Signal): void;
+  /** GET from the health listener (`/healthz`, `/readyz`) or, with `metrics`, the metrics listener. */
+  get(path: string, listener?: "health" | "metrics"): Promise<{ status: number; body: string }>;
+}
+
+/**
+ * Starts `ouroboros kuberture` with exactly the `kuberture` permission set and waits for its
+ * "kuberture starting" line.
+ */
+export async function startKuberture(
+  args: readonly string[],
+  options: { readonly env?: Record<string, string> } = {},
+): Promise<KubertureProcess> {
+  const { child, starting, logs, status, waitForLog, kill } = await spawnLogged(
+    "kuberture",
+    [Deno.execPath(), ...denoArgs("kuberture", ["kuberture", ...args])],
+    options.env,
+    "kuberture starting",
+  );
+  const address = (key: string) =>
+    typeof starting[key] === "string" && starting[key] !== "off" ? splitHostPort(starting[key]) : undefined;
+  return {
+    child,
+    starting,
+    logs,
+    status,
+    waitForLog,
+    kill,
+    get: (path, listener = "health") => healthGetter(address(listener), path),
+    async [Symbol.asyncDispose]() {
+      kill("SIGKILL");
+      await status;
+    },
+  };
+}

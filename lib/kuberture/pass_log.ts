@@ -1,0 +1,142 @@
+/**
+ * How kuberture says what a pass did, in one place, once per change of what is said: an output
+ * held back by the zero-address guard is a WARN when it starts and an INFO when it ends; a refused
+ * output is an ERROR and a Warning Event on the object in the way, once while it lasts; a dry
+ * run's diff is an INFO, the same diff again a DEBUG; every output's address count and hold-back
+ * go to the metrics.
+ *
+ * Effects: log lines, metrics, Events.
+ *
+ * @module
+ */
+
+import type { EventRecorder } from "../kube/event_recorder.ts";
+import type { Log } from "../util/logging.ts";
+import type { KubertureMetrics } from "./kuberture_metrics.ts";
+import type { PassReport } from "./run_pass.ts";
+
+/** What {@linkcode PassLog} writes to. */
+export interface PassLogOptions {
+  readonly log: Log;
+  readonly metrics: KubertureMetrics;
+  readonly recorder: Pick<EventRecorder, "record">;
+  /** No Events in a dry run. */
+  readonly dryRun: boolean;
+}
+
+/** Remembers what was said, so a lasting condition is said once. */
+export class PassLog {
+  readonly #options: PassLogOptions;
+  readonly #metrics: KubertureMetrics;
+  readonly #held = new Set<string>();
+  readonly #refused = new Map<string, string>();
+  readonly #previews = new Map<string, string>();
+
+  /** Says nothing until {@linkcode say}. */
+  constructor(options: PassLogOptions) {
+    this.#options = options;
+    this.#metrics = options.metrics;
+  }
+
+  /** Logs `report` and feeds the metrics; records an Event for a newly refused output. */
+  async say(report: PassReport, signal: AbortSignal): Promise<void> {
+    const log = this.#options.log;
+    if (report.listFailed !== undefined) {
+      log.error("cannot list this instance's objects; nothing was written", { error: report.listFailed });
+      return;
+    }
+    for (const result of report.outputs) {
+      const held = result.kind === "kept";
+      this.#metrics.heldBack(result.output, held);
+      if (held && !this.#held.has(result.output)) {
+        this.#held.add(result.output);
+        log.warn("no address resolved for the output; its published object is kept as it is", {
+          output: result.output,
+          name: result.name,
+        });
+      } else if (!held && this.#held.delete(result.output)) {
+        log.info("the output resolves addresses again", { output: result.output });
+      }
+      if (result.kind !== "refused") this.#refused.delete(result.output);
+      switch (result.kind) {
+        case "written":
+          this.#metrics.resolved(result.output, result.addresses);
+          if (result.changed) {
+            log.info("output published", {
+              output: result.output,
+              name: result.name,
+              addresses: result.addresses,
+            });
+          } else log.debug("output already as desired", { output: result.output, name: result.name });
+          break;
+        case "previewed": {
+          this.#metrics.resolved(result.output, result.addresses);
+          const repeat = this.#previews.get(result.output) === result.diff;
+          this.#previews.set(result.output, result.diff);
+          if (result.diff === "") {
+            log.debug("dry run: the output is already as desired", { output: result.output });
+          } else {
+            log[repeat ? "debug" : "info"]("dry run: the output would change; nothing written", {
+              output: result.output,
+              name: result.name,
+              diff: result.diff,
+              ...(repeat ? { repeated: true } : {}),
+            });
+          }
+          break;
+        }
+        case "kept":
+          this.#metrics.resolved(result.output, 0);
+          break;
+        case "refused":
+          if (this.#refused.get(result.output) !== result.message) {
+            this.#refused.set(result.output, result.message);
+            log.error("output refused", { output: result.output, name: result.name, reason: result.message });
+            if (!this.#options.dryRun) await this.#event(result, signal);
+          }
+          break;
+        case "failed":
+          log.error("output failed; retrying", {
+            output: result.output,
+            name: result.name,
+            error: result.message,
+          });
+          break;
+      }
+    }
+    for (const result of report.prune) {
+      if (result.kind === "failed") {
+        log.error("cannot delete a stale object", {
+          kind: result.objectKind,
+          name: result.name,
+          error: result.message,
+        });
+      } else if (result.kind === "previewed") {
+        log.info("dry run: a stale object would be deleted", { kind: result.objectKind, name: result.name });
+      } else log.info("stale object deleted", { kind: result.objectKind, name: result.name });
+    }
+  }
+
+  async #event(
+    result: Extract<PassReport["outputs"][number], { kind: "refused" }>,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const meta = result.object.metadata;
+    try {
+      await this.#options.recorder.record({
+        object: {
+          apiVersion: result.objectKind === "Service" ? "v1" : "externaldns.k8s.io/v1alpha1",
+          kind: result.objectKind,
+          namespace: meta.namespace,
+          name: meta.name,
+          uid: meta.uid,
+        },
+        type: "Warning",
+        reason: "KubertureNameTaken",
+        message: result.message,
+      }, signal);
+    } catch {
+      // An Event is a courtesy; the ERROR line above already said it.
+    }
+  }
+}

@@ -1,0 +1,304 @@
+/**
+ * `ouroboros kuberture` end to end: the real command as a child process with exactly the
+ * `kuberture` permission set, against the fake API server (EndpointSlices, Nodes, Services,
+ * DNSEndpoints), checked the way an operator would: the Services it writes (read back with the
+ * real kubectl too), the audit log, /readyz, /metrics, the exit status.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { writeKubeconfig } from "../support/kubeconfig.ts";
+import { type KubertureProcess, runOuroboros, startKuberture } from "../support/ouroboros_process.ts";
+import { parseMetrics } from "../support/scrape.ts";
+import { tempDir } from "../support/temp_dir.ts";
+import { waitFor } from "../support/wait.ts";
+
+const TOKEN = "kuberture-test-token";
+const NAMESPACE = "kuberture";
+const PREFIX = "external-dns.alpha.kubernetes.io/";
+
+interface Endpoint {
+  readonly addresses: readonly string[];
+  readonly ready?: boolean;
+  readonly nodeName?: string;
+}
+
+/** The `default/kubernetes` EndpointSlice of one family. */
+function slice(server: FakeApiServer, family: "IPv4" | "IPv6", endpoints: readonly Endpoint[]): void {
+  const name = `kubernetes${family === "IPv6" ? "-v6" : ""}`;
+  const object = {
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: { namespace: "default", name, labels: { "kubernetes.io/service-name": "kubernetes" } },
+    addressType: family,
+    endpoints: endpoints.map((endpoint) => ({
+      addresses: endpoint.addresses,
+      ...(endpoint.ready === undefined ? {} : { conditions: { ready: endpoint.ready } }),
+      ...(endpoint.nodeName === undefined ? {} : { nodeName: endpoint.nodeName }),
+    })),
+    ports: [{ name: "https", port: 6443, protocol: "TCP" }],
+  };
+  if (server.get("discovery.k8s.io/v1", "EndpointSlice", "default", name) === undefined) {
+    server.create(object);
+  } else server.update(object);
+}
+
+function node(server: FakeApiServer, name: string, addresses: Record<string, string>): void {
+  server.create({
+    apiVersion: "v1",
+    kind: "Node",
+    metadata: { name },
+    status: { addresses: Object.entries(addresses).map(([type, address]) => ({ type, address })) },
+  });
+}
+
+function annotations(server: FakeApiServer, name: string): Record<string, string> | undefined {
+  const service = server.get("v1", "Service", NAMESPACE, name);
+  return service === undefined
+    ? undefined
+    : (service.metadata as { annotations?: Record<string, string> }).annotations;
+}
+
+function configYaml(outputs: string): string {
+  return `metricsBindAddress: "127.0.0.1:0"\nhealthProbeBindAddress: "127.0.0.1:0"\noutputs:\n${outputs}`;
+}
+
+async function setUp() {
+  const server = await startFakeApiServer({ token: TOKEN, bookmarkIntervalMs: 0 });
+  const dir = await tempDir("kuberture-");
+  const kubeconfig = `${dir.path}/kubeconfig`;
+  await writeKubeconfig(kubeconfig, { server: server.url, token: TOKEN });
+  await Deno.mkdir(`${dir.path}/config`);
+  const config = `${dir.path}/config/config.yaml`;
+  const env = { POD_NAMESPACE: NAMESPACE, HOSTNAME: "kuberture-test" };
+  return {
+    server,
+    config,
+    kubeconfig,
+    env,
+    flags: [`--kubeconfig=${kubeconfig}`, `--config=${config}`, "--leader-elect=false"],
+    async [Symbol.asyncDispose]() {
+      await server.close();
+      await dir[Symbol.asyncDispose]();
+    },
+  };
+}
+
+function waitForTarget(server: FakeApiServer, name: string, target: string | undefined, timeoutMs = 15_000) {
+  return waitFor(
+    `Service ${name} to target ${target}`,
+    () => annotations(server, name)?.[`${PREFIX}target`] === target,
+    { timeoutMs },
+  );
+}
+
+Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints left out; zero addresses keep the Service; readiness and metrics", async (t) => {
+  await using env = await setUp();
+  const { server } = env;
+  slice(server, "IPv4", [{ addresses: ["192.0.2.11"] }, { addresses: ["192.0.2.10"], ready: true }, {
+    addresses: ["192.0.2.12"],
+    ready: false,
+  }]);
+  await Deno.writeTextFile(
+    env.config,
+    configYaml(
+      "  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n    addressType: IPv4\n",
+    ),
+  );
+  await using kuberture: KubertureProcess = await startKuberture(env.flags, { env: env.env });
+
+  await t.step("the headless Service carries hostname, sorted ready targets and the TTL", async () => {
+    await waitForTarget(server, "kuberture-api", "192.0.2.10,192.0.2.11");
+    const service = server.get("v1", "Service", NAMESPACE, "kuberture-api")!;
+    const metadata = service.metadata as {
+      labels: Record<string, string>;
+      annotations: Record<string, string>;
+    };
+    assert.equal(metadata.annotations[`${PREFIX}hostname`], "api.k8s.example.com");
+    assert.equal(metadata.annotations[`${PREFIX}ttl`], "60");
+    assert.equal(metadata.labels["app.kubernetes.io/managed-by"], "kuberture");
+    assert.equal(metadata.labels["kuberture/instance"], "kuberture");
+    const spec = service.spec as { clusterIP?: string; selector?: unknown; ports?: unknown[] };
+    assert.equal(spec.clusterIP, "None");
+    assert.equal(spec.selector, undefined);
+    assert.ok(
+      server.audit.some((entry) =>
+        entry.method === "PATCH" && entry.path.endsWith("/services/kuberture-api")
+      ),
+      "written with a PATCH (server-side apply)",
+    );
+  });
+
+  await t.step("/readyz is 200 and the metrics carry kuberture's names", async () => {
+    await waitFor("/readyz 200", async () => (await kuberture.get("/readyz")).status === 200);
+    const samples = parseMetrics((await kuberture.get("/metrics", "metrics")).body);
+    const value = (name: string, labels: Record<string, string>) =>
+      samples.find((sample) =>
+        sample.name === name && Object.entries(labels).every(([key, v]) => sample.labels[key] === v)
+      )?.value;
+    assert.ok((value("kuberture_reconcile_total", { status: "success" }) ?? 0) >= 1);
+    assert.equal(value("kuberture_endpoints_resolved", { output: "api" }), 2);
+    assert.ok((value("kuberture_last_reconcile_timestamp", {}) ?? 0) > 1_700_000_000);
+  });
+
+  await t.step("an endpoint that turns ready is added", async () => {
+    slice(server, "IPv4", [{ addresses: ["192.0.2.11"] }, { addresses: ["192.0.2.10"], ready: true }, {
+      addresses: ["192.0.2.12"],
+      ready: true,
+    }]);
+    await waitForTarget(server, "kuberture-api", "192.0.2.10,192.0.2.11,192.0.2.12");
+  });
+
+  await t.step("no ready endpoint at all: the Service is kept as it was, with one WARN", async () => {
+    slice(server, "IPv4", [{ addresses: ["192.0.2.10"], ready: false }]);
+    await kuberture.waitForLog("the zero-address WARN", (line) => line.msg.startsWith("no address resolved"));
+    assert.equal(
+      annotations(server, "kuberture-api")?.[`${PREFIX}target`],
+      "192.0.2.10,192.0.2.11,192.0.2.12",
+    );
+    slice(server, "IPv4", [{ addresses: ["192.0.2.20"] }]);
+    await waitForTarget(server, "kuberture-api", "192.0.2.20");
+    assert.equal(kuberture.logs.filter((line) => line.msg.startsWith("no address resolved")).length, 1);
+  });
+
+  await t.step("SIGTERM: exit 0", async () => {
+    kuberture.kill("SIGTERM");
+    assert.equal((await kuberture.status).code, 0);
+  });
+});
+
+Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack, node sources, a foreign Service, hot reload", async (t) => {
+  await using env = await setUp();
+  const { server } = env;
+  slice(server, "IPv4", [{ addresses: ["10.0.0.1"], nodeName: "cp-1" }]);
+  slice(server, "IPv6", [{ addresses: ["fd00::1"], nodeName: "cp-1" }]);
+  node(server, "cp-1", { InternalIP: "10.0.0.1", ExternalIP: "203.0.113.7" });
+  server.create({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { namespace: NAMESPACE, name: "taken" },
+    spec: { type: "ClusterIP", clusterIP: "None" },
+  });
+  await Deno.writeTextFile(
+    env.config,
+    configYaml(
+      "  - name: public\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-public\n" +
+        "    addressSource: node-external\n" +
+        "  - name: internal\n    hostname: [api-internal.k8s.example.internal]\n" +
+        "    annotationPrefix: internal-dns.example.com/\n    serviceName: kuberture-internal\n" +
+        "  - name: clash\n    hostname: [clash.example.com]\n    serviceName: taken\n",
+    ),
+  );
+  await using kuberture = await startKuberture(env.flags, { env: env.env });
+
+  await t.step(
+    "node-external gives the node's ExternalIP; omitted addressType gives both families",
+    async () => {
+      await waitForTarget(server, "kuberture-public", "203.0.113.7");
+      await waitFor(
+        "the internal output's Service",
+        () =>
+          annotations(server, "kuberture-internal")?.["internal-dns.example.com/target"] ===
+            "10.0.0.1,fd00::1",
+      );
+      const internal = annotations(server, "kuberture-internal")!;
+      assert.equal(internal[`${PREFIX}target`], undefined, "only its own prefix");
+    },
+  );
+
+  await t.step("a Service of the same name that is not ours is left alone: ERROR and Event", async () => {
+    const line = await kuberture.waitForLog("the refusal", (entry) => entry.msg === "output refused");
+    assert.equal(line.level, "ERROR");
+    assert.equal(line.output, "clash");
+    const taken = server.get("v1", "Service", NAMESPACE, "taken")!;
+    assert.equal((taken.metadata as { annotations?: unknown }).annotations, undefined);
+    await waitFor(
+      "a Warning Event on it",
+      () =>
+        server.list("v1", "Event", NAMESPACE).some((event) =>
+          (event.involvedObject as { name?: string } | undefined)?.name === "taken"
+        ),
+    );
+  });
+
+  await t.step("hot reload: an invalid file is refused and the old config keeps running", async () => {
+    await Deno.writeTextFile(env.config, configYaml("  - name: api\n    hostname: []\n"));
+    await kuberture.waitForLog(
+      "the refusal of the new file",
+      (line) => line.msg.startsWith("the changed config file is refused"),
+    );
+    assert.notEqual(server.get("v1", "Service", NAMESPACE, "kuberture-internal"), undefined);
+  });
+
+  await t.step(
+    "hot reload: a valid file applies at once; the removed outputs' Services are deleted, foreign kept",
+    async () => {
+      await Deno.writeTextFile(
+        env.config,
+        configYaml(
+          "  - name: public\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-public\n    addressSource: node-internal\n",
+        ),
+      );
+      await waitForTarget(server, "kuberture-public", "10.0.0.1");
+      await waitFor(
+        "the internal Service to be deleted",
+        () => server.get("v1", "Service", NAMESPACE, "kuberture-internal") === undefined,
+      );
+      assert.notEqual(
+        server.get("v1", "Service", NAMESPACE, "taken"),
+        undefined,
+        "the foreign Service stays",
+      );
+      await kuberture.waitForLog("config reloaded", (line) => line.msg === "config reloaded");
+    },
+  );
+});
+
+Deno.test("kuberture: a bad config file exits 2 naming every problem, before contacting the cluster", async () => {
+  await using env = await setUp();
+  await Deno.writeTextFile(
+    env.config,
+    "outputs:\n  - name: a\n    hostname: [bad_host]\n    serviceName: x\n    color: blue\n",
+  );
+  const { code, stderr } = await runOuroboros(["kuberture", ...env.flags], {
+    env: env.env,
+    permissionSet: "kuberture",
+  });
+  assert.equal(code, 2);
+  assert.match(stderr, /color/);
+  assert.match(stderr, /bad_host/);
+  assert.equal(env.server.audit.length, 0, "nothing was sent to the API server");
+});
+
+Deno.test("kuberture --once --dry-run: exit 3 with the diff, nothing written; --once writes; then exit 0", async () => {
+  await using env = await setUp();
+  slice(env.server, "IPv4", [{ addresses: ["192.0.2.10"] }]);
+  await Deno.writeTextFile(
+    env.config,
+    configYaml("  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n"),
+  );
+  const flags = env.flags.filter((flag) => !flag.startsWith("--leader-elect"));
+  const preview = await runOuroboros(["kuberture", ...flags, "--once", "--dry-run"], {
+    env: env.env,
+    permissionSet: "kuberture",
+  });
+  assert.equal(preview.code, 3, preview.stderr);
+  assert.match(
+    preview.stdout,
+    /\+metadata\.annotations\.external-dns\.alpha\.kubernetes\.io\/target: 192\.0\.2\.10/,
+  );
+  assert.ok(!env.server.audit.some((entry) => entry.method !== "GET"), "a dry run writes nothing");
+  const write = await runOuroboros(["kuberture", ...flags, "--once"], {
+    env: env.env,
+    permissionSet: "kuberture",
+  });
+  assert.equal(write.code, 3, write.stderr);
+  assert.equal(annotations(env.server, "kuberture-api")?.[`${PREFIX}target`], "192.0.2.10");
+  const again = await runOuroboros(["kuberture", ...flags, "--once"], {
+    env: env.env,
+    permissionSet: "kuberture",
+  });
+  assert.equal(again.code, 0, again.stderr);
+});
