@@ -14,7 +14,10 @@ import type { Manifest } from "../kube/client_options.ts";
 import type { EndpointSlice } from "../resources/endpoint_slice.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import type { Node } from "../resources/node.ts";
-import { resolveOutputAddresses } from "./addresses/resolve_output_addresses.ts";
+import {
+  type ResolvedOutputAddresses,
+  resolveOutputAddresses,
+} from "./addresses/resolve_output_addresses.ts";
 import type { KubertureConfig, KubertureOutput } from "./config/kuberture_config.ts";
 import { outputObject, type Owner } from "./output_object.ts";
 
@@ -27,7 +30,7 @@ export interface OwnedObject {
   readonly object: KubeObject;
 }
 
-/** What to do for one output. */
+/** What to do for one output; `unresolved` says which endpoints or Nodes gave nothing ("": none). */
 export type OutputStep =
   | {
     readonly kind: "write";
@@ -35,9 +38,30 @@ export type OutputStep =
     readonly objectKind: OwnedKind;
     readonly addresses: readonly string[];
     readonly manifest: Manifest;
+    readonly unresolved: string;
   }
   /** No address resolved: whatever is published stays as it is. */
-  | { readonly kind: "keep"; readonly output: KubertureOutput; readonly objectKind: OwnedKind };
+  | {
+    readonly kind: "keep";
+    readonly output: KubertureOutput;
+    readonly objectKind: OwnedKind;
+    readonly unresolved: string;
+  };
+
+/** One line naming what a `node-*` source could not map: endpoint IPs without a Node, Nodes without an address. */
+export function unresolvedText(resolved: ResolvedOutputAddresses): string {
+  const parts = [
+    ...(resolved.unmatched.length === 0
+      ? []
+      : [`endpoint IPs no Node lists: ${resolved.unmatched.join(", ")}`]),
+    ...resolved.skippedNodes.map((node) =>
+      `Node ${node.name}: ${
+        node.reason === "not-found" ? "not found" : "no address of the asked type and family"
+      }`
+    ),
+  ];
+  return parts.join("; ");
+}
 
 /** A pass's decisions. */
 export interface KuberturePlan {
@@ -87,15 +111,17 @@ export function objectKindOf(output: Pick<KubertureOutput, "kind">): OwnedKind {
 export function planKuberturePass(input: PlanInput): KuberturePlan {
   const outputs = input.config.outputs.map((output): OutputStep => {
     const objectKind = objectKindOf(output);
-    const { addresses } = resolveOutputAddresses({ slices: input.slices, nodes: input.nodes, output });
-    if (addresses.length === 0) return { kind: "keep", output, objectKind };
+    const resolved = resolveOutputAddresses({ slices: input.slices, nodes: input.nodes, output });
+    const { addresses } = resolved;
+    const unresolved = unresolvedText(resolved);
+    if (addresses.length === 0) return { kind: "keep", output, objectKind, unresolved };
     const manifest = outputObject(output, {
       namespace: input.namespace,
       instance: input.instance,
       addresses,
       owner: input.owner,
     });
-    return { kind: "write", output, objectKind, addresses, manifest };
+    return { kind: "write", output, objectKind, addresses, manifest, unresolved };
   });
   const wanted = new Set(outputs.map((step) => `${step.objectKind}/${step.output.serviceName}`));
   const prune = input.owned

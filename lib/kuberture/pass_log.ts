@@ -31,6 +31,7 @@ export class PassLog {
   readonly #held = new Set<string>();
   readonly #refused = new Map<string, string>();
   readonly #previews = new Map<string, string>();
+  readonly #unresolved = new Map<string, string>();
 
   /** Says nothing until {@linkcode say}. */
   constructor(options: PassLogOptions) {
@@ -46,6 +47,16 @@ export class PassLog {
       return;
     }
     for (const result of report.outputs) {
+      const unresolved = report.unresolved?.[result.output] ?? "";
+      if (unresolved !== (this.#unresolved.get(result.output) ?? "")) {
+        if (unresolved !== "") {
+          log.warn("some endpoints of the output map to no Node address", {
+            output: result.output,
+            detail: unresolved,
+          });
+        }
+        this.#unresolved.set(result.output, unresolved);
+      }
       const held = result.kind === "kept";
       this.#metrics.heldBack(result.output, held);
       if (held && !this.#held.has(result.output)) {

@@ -74,6 +74,8 @@ export type PruneResult =
 /** A pass's report. `listFailed` set: nothing else was attempted. */
 export interface PassReport {
   readonly outputs: readonly OutputResult[];
+  /** Per output name: what a `node-*` source could not map (absent: everything mapped). */
+  readonly unresolved?: Readonly<Record<string, string>>;
   readonly prune: readonly PruneResult[];
   readonly listFailed?: string;
 }
@@ -162,7 +164,10 @@ export async function runPass(input: PassInput, options: RunPassOptions): Promis
         });}
     }
   }
-  return { outputs, prune };
+  const unresolved = Object.fromEntries(
+    plan.outputs.filter((step) => step.unresolved !== "").map((step) => [step.output.name, step.unresolved]),
+  );
+  return { outputs, prune, unresolved };
 }
 
 /** This instance's Services and DNSEndpoints (none of the latter where the CRD is not installed). */

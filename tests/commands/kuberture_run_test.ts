@@ -14,6 +14,7 @@ import { type KubertureProcess, runOuroboros, startKuberture } from "../support/
 import { parseMetrics } from "../support/scrape.ts";
 import { tempDir } from "../support/temp_dir.ts";
 import { waitFor } from "../support/wait.ts";
+import { ignoreWithoutKubectl, ok, withKubectl } from "../fake_apiserver/kubectl_run.ts";
 
 const TOKEN = "kuberture-test-token";
 const NAMESPACE = "kuberture";
@@ -129,6 +130,38 @@ Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints lef
       ),
       "written with a PATCH (server-side apply)",
     );
+  });
+
+  await t.step({
+    name: "the real kubectl reads the Service back: headless, annotated, ours",
+    ignore: ignoreWithoutKubectl,
+    fn: async () => {
+      // kubectl sends no bearer token over plain HTTP: authentication is off for this step only.
+      server.setToken(undefined);
+      await withKubectl(server, async (kubectl) => {
+        const json = ok(await kubectl(["get", "service", "kuberture-api", "-n", NAMESPACE, "-o", "json"]));
+        const service = JSON.parse(json) as {
+          metadata: { annotations: Record<string, string>; labels: Record<string, string> };
+          spec: { clusterIP: string };
+        };
+        assert.equal(service.spec.clusterIP, "None");
+        assert.equal(service.metadata.annotations[`${PREFIX}target`], "192.0.2.10,192.0.2.11");
+        assert.equal(service.metadata.labels["app.kubernetes.io/managed-by"], "kuberture");
+        const managers = ok(
+          await kubectl([
+            "get",
+            "service",
+            "kuberture-api",
+            "-n",
+            NAMESPACE,
+            "--show-managed-fields",
+            "-o",
+            "jsonpath={.metadata.managedFields[*].manager}",
+          ]),
+        );
+        assert.match(managers, /kuberture/, "written by the field manager kuberture (server-side apply)");
+      }).finally(() => server.setToken(TOKEN));
+    },
   });
 
   await t.step("/readyz is 200 and the metrics carry kuberture's names", async () => {
