@@ -335,3 +335,57 @@ Deno.test("kuberture --once --dry-run: exit 3 with the diff, nothing written; --
   });
   assert.equal(again.code, 0, again.stderr);
 });
+
+Deno.test("kuberture: two replicas elect one writer (kuberture-leader); on SIGTERM the other takes over and keeps publishing", async () => {
+  const server = await startFakeApiServer({
+    users: { "token-a": "a", "token-b": "b" },
+    bookmarkIntervalMs: 0,
+  });
+  await using dir = await tempDir("kuberture-ha-");
+  try {
+    for (const user of ["a", "b"]) {
+      await writeKubeconfig(`${dir.path}/kubeconfig-${user}`, { server: server.url, token: `token-${user}` });
+    }
+    await Deno.mkdir(`${dir.path}/config`);
+    const config = `${dir.path}/config/config.yaml`;
+    await Deno.writeTextFile(
+      config,
+      configYaml("  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n"),
+    );
+    slice(server, "IPv4", [{ addresses: ["192.0.2.10"] }]);
+    const replica = (user: string) =>
+      startKuberture([
+        `--kubeconfig=${dir.path}/kubeconfig-${user}`,
+        `--config=${config}`,
+        "--leader-election-lease-duration=3s",
+        "--leader-election-renew-deadline=2s",
+        "--leader-election-retry-period=500ms",
+      ], { env: { POD_NAMESPACE: NAMESPACE, HOSTNAME: user } });
+    const holder = () => {
+      const lease = server.get("coordination.k8s.io/v1", "Lease", NAMESPACE, "kuberture-leader");
+      return String((lease?.spec as { holderIdentity?: string } | undefined)?.holderIdentity ?? "").split(
+        "_",
+      )[0];
+    };
+    await using a = await replica("a");
+    await waitFor("a to hold kuberture-leader", () => holder() === "a");
+    await waitForTarget(server, "kuberture-api", "192.0.2.10");
+    await using b = await replica("b");
+    await b.waitForLog("b following a", (line) => line.msg.startsWith("following the leader"));
+    await waitFor("b's /readyz 200 as a standby", async () => (await b.get("/readyz")).status === 200);
+    const killedAt = Date.now();
+    a.kill("SIGTERM");
+    assert.equal((await a.status).code, 0);
+    await waitFor("b to hold kuberture-leader", () => holder() === "b");
+    slice(server, "IPv4", [{ addresses: ["192.0.2.20"] }]);
+    await waitForTarget(server, "kuberture-api", "192.0.2.20");
+    const writers = new Set(
+      server.audit.filter((entry) => entry.method === "PATCH" && entry.path.includes("/services/")).map((
+        entry,
+      ) => entry.user),
+    );
+    assert.deepEqual([...writers].sort(), ["a", "b"], "each wrote only while it led");
+  } finally {
+    await server.close();
+  }
+});
