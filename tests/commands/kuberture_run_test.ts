@@ -221,15 +221,19 @@ Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack
         "    addressSource: node-external\n" +
         "  - name: internal\n    hostname: [api-internal.k8s.example.internal]\n" +
         "    annotationPrefix: internal-dns.example.com/\n    serviceName: kuberture-internal\n" +
-        "  - name: clash\n    hostname: [clash.example.com]\n    serviceName: taken\n",
+        "  - name: clash\n    hostname: [clash.example.com]\n    serviceName: taken\n" +
+        "  - name: nodepub\n    hostname: [pub.example.com]\n    serviceName: kuberture-nodepub\n" +
+        "    addressSource: node-public\n    addressType: IPv4\n",
     ),
   );
   await using kuberture = await startKuberture(env.flags, { env: env.env });
 
   await t.step(
-    "node-external gives the node's ExternalIP; omitted addressType gives both families",
+    "node-external and node-public give the node's ExternalIP; omitted addressType gives both families",
     async () => {
       await waitForTarget(server, "kuberture-public", "203.0.113.7");
+      // node-public: the Node's private InternalIP is skipped, its ExternalIP is public.
+      await waitForTarget(server, "kuberture-nodepub", "203.0.113.7");
       await waitFor(
         "the internal output's Service",
         () =>
