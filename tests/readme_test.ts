@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { parseKubertureConfig } from "../lib/kuberture/config/kuberture_config.ts";
 import { LAYERS } from "./support/layers.ts";
 import { generatedBlocks, normaliseTable, readBlock } from "./support/readme_tables.ts";
 
@@ -27,4 +28,15 @@ Deno.test("README Layout lists the floors of lib/ in the order the layering test
     folders: [...folders!.matchAll(/`([a-z_]+)\/`/g)].map(([, folder]) => folder),
   }));
   assert.deepEqual(floors, LAYERS.map((folders, index) => ({ floor: index + 1, folders: [...folders] })));
+});
+
+Deno.test("README: the kuberture config example is a valid config with two outputs", () => {
+  const block = /```yaml\n(source:[\s\S]*?)```/.exec(README)?.[1];
+  assert.ok(block !== undefined, "the README's kuberture section has a YAML example starting with source:");
+  const parsed = parseKubertureConfig(block, { path: "README.md" });
+  assert.ok(parsed.ok, parsed.ok ? "" : parsed.problems.join("\n"));
+  assert.deepEqual(parsed.config.outputs.map((output) => output.annotationPrefix), [
+    "external-dns.alpha.kubernetes.io/",
+    "internal-dns.example.com/",
+  ]);
 });
