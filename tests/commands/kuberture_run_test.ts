@@ -108,10 +108,61 @@ Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints lef
       "  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n    addressType: IPv4\n",
     ),
   );
+  // The pod's owners, as a Deployment makes them, and a Service the original kuberture wrote.
+  const deployment = { apiVersion: "apps/v1", kind: "Deployment", name: "kuberture", uid: "uid-deployment" };
+  server.create({
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: {
+      namespace: NAMESPACE,
+      name: "kuberture-5d8f",
+      ownerReferences: [{ ...deployment, controller: true }],
+    },
+    spec: { replicas: 1, selector: { matchLabels: { app: "kuberture" } } },
+  });
+  server.create({
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      namespace: NAMESPACE,
+      name: "kuberture-test",
+      ownerReferences: [
+        {
+          apiVersion: "apps/v1",
+          kind: "ReplicaSet",
+          name: "kuberture-5d8f",
+          uid: "uid-rs",
+          controller: true,
+        },
+      ],
+    },
+    spec: { containers: [{ name: "kuberture", image: "ouroboros" }] },
+  });
+  server.create({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: {
+      namespace: NAMESPACE,
+      name: "kuberture-api",
+      labels: { "app.kubernetes.io/managed-by": "kuberture", "kuberture/instance": "kuberture" },
+      annotations: { [`${PREFIX}hostname`]: "api.k8s.example.com", [`${PREFIX}target`]: "198.51.100.1" },
+    },
+    spec: { type: "ClusterIP", clusterIP: "None" },
+  });
   await using kuberture: KubertureProcess = await startKuberture(env.flags, { env: env.env });
 
   await t.step("the headless Service carries hostname, sorted ready targets and the TTL", async () => {
+    // The Service kuberture wrote before is taken over, not refused.
     await waitForTarget(server, "kuberture-api", "192.0.2.10,192.0.2.11");
+    const owners = (server.get("v1", "Service", NAMESPACE, "kuberture-api")!.metadata as {
+      ownerReferences?: { kind: string; name: string; uid: string }[];
+    }).ownerReferences;
+    assert.deepEqual(owners?.map((ref) => [ref.kind, ref.name, ref.uid]), [[
+      "Deployment",
+      "kuberture",
+      "uid-deployment",
+    ]]);
+    assert.equal(kuberture.starting.owner, "Deployment/kuberture");
     const service = server.get("v1", "Service", NAMESPACE, "kuberture-api")!;
     const metadata = service.metadata as {
       labels: Record<string, string>;
@@ -223,7 +274,8 @@ Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack
         "    annotationPrefix: internal-dns.example.com/\n    serviceName: kuberture-internal\n" +
         "  - name: clash\n    hostname: [clash.example.com]\n    serviceName: taken\n" +
         "  - name: nodepub\n    hostname: [pub.example.com]\n    serviceName: kuberture-nodepub\n" +
-        "    addressSource: node-public\n    addressType: IPv4\n",
+        "    addressSource: node-public\n    addressType: IPv4\n" +
+        "  - name: viacrd\n    hostname: [crd.example.com]\n    serviceName: kuberture-crd\n    output: crd\n",
     ),
   );
   await using kuberture = await startKuberture(env.flags, { env: env.env });
@@ -234,6 +286,18 @@ Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack
       await waitForTarget(server, "kuberture-public", "203.0.113.7");
       // node-public: the Node's private InternalIP is skipped, its ExternalIP is public.
       await waitForTarget(server, "kuberture-nodepub", "203.0.113.7");
+      // output: crd: a DNSEndpoint with one A and one AAAA endpoint, for external-dns --source=crd.
+      await waitFor(
+        "the DNSEndpoint",
+        () =>
+          server.get("externaldns.k8s.io/v1alpha1", "DNSEndpoint", NAMESPACE, "kuberture-crd") !== undefined,
+      );
+      const endpoints = (server.get("externaldns.k8s.io/v1alpha1", "DNSEndpoint", NAMESPACE, "kuberture-crd")!
+        .spec as { endpoints: { dnsName: string; recordType: string; targets: string[] }[] }).endpoints;
+      assert.deepEqual(endpoints.map((e) => [e.dnsName, e.recordType, e.targets.join(",")]), [
+        ["crd.example.com", "A", "10.0.0.1"],
+        ["crd.example.com", "AAAA", "fd00::1"],
+      ]);
       await waitFor(
         "the internal output's Service",
         () =>
