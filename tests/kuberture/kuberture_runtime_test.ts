@@ -1,0 +1,99 @@
+/**
+ * The kuberture runtime in-process on a manual clock, against the fake API server: the 2-minute
+ * requeue repeats a pass without any change, and readiness turns false once no pass has
+ * succeeded for 5 minutes (kuberture's staleness rule), true again after the next success.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { KubeClient } from "../../lib/kube/client.ts";
+import { parseKubertureConfig } from "../../lib/kuberture/config/kuberture_config.ts";
+import { KubertureRuntime } from "../../lib/kuberture/kuberture_runtime.ts";
+import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { FakeClock } from "../support/fake_clock.ts";
+import { LogRecorder } from "../support/log_recorder.ts";
+import { waitFor } from "../support/wait.ts";
+
+Deno.test("kuberture runtime: the requeue repeats the pass every 2 minutes; readiness goes stale after 5 minutes without a success", async () => {
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  server.create({
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: {
+      namespace: "default",
+      name: "kubernetes",
+      labels: { "kubernetes.io/service-name": "kubernetes" },
+    },
+    addressType: "IPv4",
+    endpoints: [{ addresses: ["192.0.2.10"] }],
+  });
+  const parsed = parseKubertureConfig(
+    "outputs:\n  - name: api\n    hostname: [api.example.com]\n    serviceName: kuberture-api\n",
+    { path: "config.yaml" },
+  );
+  assert.ok(parsed.ok);
+  using client = new KubeClient({ server: server.url });
+  const clock = new FakeClock();
+  const log = new LogRecorder();
+  const runtime = new KubertureRuntime({
+    api: client,
+    config: parsed.config,
+    namespace: "kuberture",
+    instance: "kuberture",
+    owner: undefined,
+    recorder: { record: () => Promise.resolve({ kind: "suppressed" }) },
+    dryRun: false,
+    version: "test",
+    log,
+    clock,
+    random: () => 0,
+    rss: () => 0,
+  });
+  const routes = runtime.healthRoutes();
+  const passes = () => {
+    const line = routes.metrics().split("\n").find((l) =>
+      l.startsWith('kuberture_reconcile_total{status="success"}')
+    );
+    return Number(line?.split(" ")[1] ?? 0);
+  };
+  const stop = new AbortController();
+  const running = runtime.run(stop.signal);
+  try {
+    // The first pass after the caches synced and the 100 ms debounce.
+    await waitFor("the first pass", async () => {
+      await clock.advance(100);
+      return passes() === 1;
+    });
+    assert.deepEqual(await routes.readiness(), { ready: true });
+    await clock.advance(119_000);
+    assert.equal(passes(), 1, "nothing changed, no pass before the requeue");
+    await waitFor("the requeued pass", async () => {
+      await clock.advance(1_000);
+      return passes() === 2;
+    });
+    // Every pass fails from now on (the list of our objects is refused): readiness holds for 5 minutes.
+    server.faults.inject("list", { type: "status", code: 500, reason: "InternalError" }, {
+      path: /services/,
+      count: 1_000,
+    });
+    await clock.advance(240_000);
+    assert.deepEqual(
+      await routes.readiness(),
+      { ready: true },
+      "4 minutes after the last success: still ready",
+    );
+    await clock.advance(120_000);
+    const stale = await routes.readiness();
+    assert.equal(stale.ready, false);
+    assert.match(stale.ready ? "" : stale.text, /the last successful pass was \d+s ago/);
+    server.faults.clear();
+    await waitFor("a success again", async () => {
+      await clock.advance(30_000);
+      return (await routes.readiness()).ready;
+    });
+  } finally {
+    stop.abort();
+    await running;
+  }
+});
