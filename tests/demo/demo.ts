@@ -18,8 +18,13 @@
  * takes the Lease over once it has gone unrenewed for the (scaled-down, 3 s) lease duration and
  * writes the change; the demo prints the measured failover time.
  *
- * Finally the surviving replica and the proxy get SIGTERM and their exit statuses are shown. The
- * demo exits 1 (and says so) if anything it shows did not happen as described.
+ * Then the surviving replica and the proxy get SIGTERM and their exit statuses are shown.
+ *
+ * Part 4, kuberture: against the same API server, `ouroboros kuberture` publishes the
+ * `default/kubernetes` EndpointSlice's address as the annotations of a headless Service (the one
+ * external-dns reads), follows a second address, and exits 0 on SIGTERM.
+ *
+ * The demo exits 1 (and says so) if anything it shows did not happen as described.
  *
  * @module
  */
@@ -45,6 +50,19 @@ import {
   writesBy,
 } from "./elected_replicas.ts";
 import { call, startIngressStandIn } from "./ingress_stand_in.ts";
+import {
+  API_HOSTNAME,
+  appliedBy,
+  DNS_PREFIX,
+  KUBERTURE_NAMESPACE,
+  KUBERTURE_SERVICE,
+  kubertureLogText,
+  type KuberturePublisher,
+  publishedService,
+  publishedTarget,
+  putApiEndpointSlice,
+  startPublisher,
+} from "./kuberture_publisher.ts";
 import { ingressManifest } from "../support/ingress_manifest.ts";
 
 function say(text = ""): void {
@@ -199,6 +217,7 @@ const first = ["blog.example.com", "shop.example.com", "www.shop.example.com"];
 const replicas: Replica[] = [];
 const controllerLogs: { label: string; logs: readonly LogLine[] }[] = [];
 let proxy: ProxyProcess | undefined;
+let publisher: KuberturePublisher | undefined;
 const ingressStandIn = startIngressStandIn();
 try {
   say("2. See what it would do first: a one-shot preview that writes nothing (deno run -P=controller");
@@ -434,12 +453,77 @@ try {
     "the controller released the Lease",
     released && standby.process.logs.some((line) => line.msg === "leadership released"),
   );
+
+  say();
+  say("Part 4: kuberture publishes the API server's addresses for external-dns");
+  say();
+  putApiEndpointSlice(server, ["192.0.2.10"]);
+  say("11. ouroboros kuberture is a drop-in for kuberture. The same API server now holds the");
+  say("   EndpointSlice default/kubernetes (IPv4) with one API server endpoint, 192.0.2.10. A config file");
+  say(`   names one output, api: hostname ${API_HOSTNAME}, headless Service ${KUBERTURE_SERVICE}. Start it`);
+  say("   (deno run -P=kuberture main.ts kuberture --kubeconfig=… --config=… --leader-elect=false, with");
+  say(`   POD_NAMESPACE=${KUBERTURE_NAMESPACE}); it writes the Service by server-side apply:`);
+  publisher = await startPublisher(cluster.kubeconfig);
+  const kuberture = publisher.process;
+  controllerLogs.push({ label: "kuberture", logs: kuberture.logs });
+  await waitFor("kuberture to publish 192.0.2.10", () => publishedTarget(server) === "192.0.2.10");
+  const published = await kuberture.waitForLog(
+    "kuberture logging 'output published'",
+    (line) => line.msg === "output published",
+  );
+  say(`   kuberture log: ${kubertureLogText(published)}`);
+  const service = publishedService(server);
+  say(`   Service ${KUBERTURE_NAMESPACE}/${KUBERTURE_SERVICE}, clusterIP ${service?.clusterIP}:`);
+  const shown = ["hostname", "target", "ttl"].map((key) => `${DNS_PREFIX}${key}`);
+  for (const key of shown) say(`     annotation ${key}: ${service?.annotations[key]}`);
+  for (const [key, value] of Object.entries(service?.labels ?? {})) say(`     label ${key}: ${value}`);
+  check("kuberture writes a headless Service", service?.clusterIP === "None");
+  check(
+    "kuberture writes the Service by server-side apply (a PATCH by the field manager kuberture)",
+    server.audit.some((entry) =>
+      entry.method === "PATCH" && entry.status < 400 && entry.query.fieldManager === "kuberture" &&
+      entry.path.endsWith(`/namespaces/${KUBERTURE_NAMESPACE}/services/${KUBERTURE_SERVICE}`)
+    ) && appliedBy(server, "kuberture"),
+  );
+  check(
+    `the Service's annotations name ${API_HOSTNAME}, target 192.0.2.10, TTL 60`,
+    JSON.stringify(shown.map((key) => service?.annotations[key])) ===
+      JSON.stringify([API_HOSTNAME, "192.0.2.10", "60"]),
+  );
+  check(
+    "the Service is labelled as kuberture's own",
+    service?.labels["app.kubernetes.io/managed-by"] === "kuberture",
+  );
+  say();
+
+  putApiEndpointSlice(server, ["192.0.2.10", "192.0.2.11"]);
+  say("12. A second API server joins: the EndpointSlice gets 192.0.2.11; the target follows:");
+  await waitFor(
+    "kuberture to publish both addresses",
+    () => publishedTarget(server) === "192.0.2.10,192.0.2.11",
+  );
+  const target = publishedTarget(server);
+  say(`     annotation ${DNS_PREFIX}target: ${target}`);
+  check("after the change the target is 192.0.2.10,192.0.2.11", target === "192.0.2.10,192.0.2.11");
+  say();
+
+  say("13. SIGTERM to kuberture: it stops and exits, leaving the Service in place for external-dns:");
+  kuberture.kill("SIGTERM");
+  const kubertureStatus = await kuberture.status;
+  for (const line of kuberture.logs.filter((entry) => entry.msg === "kuberture stopped")) {
+    say(`   kuberture log: ${kubertureLogText(line)}`);
+  }
+  say(`   kuberture exit status ${kubertureStatus.code}`);
+  check("kuberture exits 0", kubertureStatus.code === 0);
+  check("kuberture logs that it stopped", kuberture.logs.some((line) => line.msg === "kuberture stopped"));
+  check("the Service stays after kuberture stops", publishedTarget(server) === "192.0.2.10,192.0.2.11");
 } catch (error) {
   check(`the demo ran to the end (${error instanceof Error ? error.message : String(error)})`, false);
 } finally {
   for (const replica of replicas) replica.process.kill("SIGKILL");
   proxy?.kill("SIGKILL");
   await Promise.all([...replicas.map((replica) => replica.process.status), proxy?.status]);
+  await publisher?.[Symbol.asyncDispose]();
   await ingressStandIn.stop();
 }
 check(
@@ -451,7 +535,8 @@ say();
 const failed = checks.filter((entry) => !entry.ok);
 if (failed.length === 0) {
   say("Demo finished: the preview showed the change before anything was written, DNS follows the");
-  say("Ingresses through a failover, and the hairpinned call reaches the ingress with the caller's address.");
+  say("Ingresses through a failover, the hairpinned call reaches the ingress with the caller's address,");
+  say("and kuberture keeps the API server's addresses published for external-dns.");
 } else {
   say("Demo FAILED:");
   for (const entry of failed) say(`  - not as described: ${entry.what}`);

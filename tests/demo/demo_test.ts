@@ -53,7 +53,7 @@ function capture(text: string, pattern: RegExp): string {
   return found;
 }
 
-Deno.test("`deno task demo`: a preview first, then the Corefile block follows the Ingresses through a failover, and only the proxied call gets through with the caller's address", async () => {
+Deno.test("`deno task demo`: a preview first, then the Corefile block follows the Ingresses through a failover, only the proxied call gets through with the caller's address, and kuberture publishes the API server's addresses", async () => {
   const { code, stdout, stderr } = await runDemo();
   assert.equal(code, 0, `demo failed:\n${stdout}\n${stderr}`);
 
@@ -158,7 +158,26 @@ Deno.test("`deno task demo`: a preview first, then the Corefile block follows th
   assert.match(stop, new RegExp(`^10\\. SIGTERM to ${standby} and the proxy`));
   assert.match(stop, /controller log: INFO leadership released\n/);
   assert.match(stop, /The Lease's holder is empty\./);
-  assert.doesNotMatch(stdout, / ERROR /, "a controller or the proxy logged an ERROR");
+
+  // kuberture: the headless Service it writes names the API server's addresses, before and after
+  // the EndpointSlice changes; SIGTERM ends it with 0.
+  const published = step(stdout, 11);
+  assert.match(published, /\n {3}Service kuberture\/kuberture-api, clusterIP None:\n/);
+  assert.match(
+    published,
+    /\n {5}annotation external-dns\.alpha\.kubernetes\.io\/hostname: api\.k8s\.example\.com\n/,
+  );
+  assert.match(published, /\n {5}annotation external-dns\.alpha\.kubernetes\.io\/target: 192\.0\.2\.10\n/);
+  assert.match(published, /\n {5}annotation external-dns\.alpha\.kubernetes\.io\/ttl: 60\n/);
+  assert.match(published, /\n {5}label app\.kubernetes\.io\/managed-by: kuberture\n/);
+  assert.match(
+    step(stdout, 12),
+    /\n {5}annotation external-dns\.alpha\.kubernetes\.io\/target: 192\.0\.2\.10,192\.0\.2\.11\n/,
+  );
+  const stopped = step(stdout, 13);
+  assert.match(stopped, /\n {3}kuberture log: INFO kuberture stopped signal=SIGTERM\n/);
+  assert.match(stopped, /\n {3}kuberture exit status 0\n/);
+  assert.doesNotMatch(stdout, / ERROR /, "a controller, the proxy or kuberture logged an ERROR");
   assert.match(stdout, /Demo finished:/);
   assert.doesNotMatch(stdout, /FAILED/);
 });
