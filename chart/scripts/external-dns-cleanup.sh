@@ -14,6 +14,9 @@
 #   RECORDS_NAMESPACE  where the controller wrote its records
 #   INSTANCE           the release name (the instance label's value)
 #   OUTPUT             crd or service
+#   OWNER              whose records: ouroboros (the controller's external-dns mode, the default) or kuberture
+#                      (`ouroboros kuberture`: labels app.kubernetes.io/managed-by=kuberture and
+#                      kuberture/instance=<instance>)
 #   TIMEOUT_SECONDS    how long to wait for the deleted records to be gone (default 60)
 
 require RECORDS_NAMESPACE INSTANCE OUTPUT
@@ -30,7 +33,11 @@ case "$OUTPUT" in
   service) resource=services ;;
   *) fail "OUTPUT must be crd or service, got '$OUTPUT'" ;;
 esac
-selector="app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=$INSTANCE"
+case "${OWNER:-ouroboros}" in
+  ouroboros) selector="app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=$INSTANCE" ;;
+  kuberture) selector="app.kubernetes.io/managed-by=kuberture,kuberture/instance=$INSTANCE" ;;
+  *) fail "OWNER must be ouroboros or kuberture, got '$OWNER'" ;;
+esac
 by_hand="kubectl --namespace $RECORDS_NAMESPACE delete $resource --selector='$selector'"
 
 make_work

@@ -602,6 +602,43 @@ for (const shell of SHELLS) {
     });
   }
 
+  test("kuberture cleanup (OWNER=kuberture) deletes only this kuberture instance's Services", async () => {
+    await using server = await startFakeApiServer();
+    const service = (name: string, labels: Record<string, string>) =>
+      server.create({
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name, namespace: "kns", labels },
+        spec: { clusterIP: "None" },
+      });
+    service("kuberture-api", {
+      "app.kubernetes.io/managed-by": "kuberture",
+      "kuberture/instance": "rel-kuberture",
+    });
+    service("other-instance", { "app.kubernetes.io/managed-by": "kuberture", "kuberture/instance": "edge" });
+    service("controller-record", ownershipLabels("rel-kuberture"));
+    service("foreign", { "app.kubernetes.io/managed-by": "Helm" });
+    await using sandbox = await hookSandbox(shell, server);
+    const result = await sandbox.run("external-dns-cleanup.sh", {
+      RECORDS_NAMESPACE: "kns",
+      INSTANCE: "rel-kuberture",
+      OUTPUT: "service",
+      OWNER: "kuberture",
+    });
+    assertExit(result, 0);
+    const left = server.list("v1", "Service", "kns").map((item) => (item.metadata as { name: string }).name)
+      .sort();
+    assert.deepEqual(left, ["controller-record", "foreign", "other-instance"]);
+    const badOwner = await sandbox.run("external-dns-cleanup.sh", {
+      RECORDS_NAMESPACE: "kns",
+      INSTANCE: "rel-kuberture",
+      OUTPUT: "service",
+      OWNER: "someone",
+    });
+    assertExit(badOwner, 1);
+    assert.match(badOwner.stderr, /OWNER must be ouroboros or kuberture, got 'someone'/);
+  });
+
   test("external-dns cleanup exits 0 without deleting when the DNSEndpoint CRD is not installed", async () => {
     await using server = await startFakeApiServer({ omitGroups: ["externaldns.k8s.io"] });
     server.create({

@@ -60,14 +60,18 @@ const ELECTION_ARGS = [
 const SEED_OBJECTS = [
   "ConfigMap ouroboros/ouroboros-kuberture",
   "Deployment ouroboros/ouroboros-kuberture",
+  "Job ouroboros/ouroboros-kuberture-cleanup-service",
   "Role default/ouroboros:ouroboros-kuberture-source",
   "Role ouroboros/ouroboros-kuberture",
+  "Role ouroboros/ouroboros-kuberture-cleanup",
   "Role ouroboros/ouroboros-kuberture-leader-election",
   "RoleBinding default/ouroboros:ouroboros-kuberture-source",
   "RoleBinding ouroboros/ouroboros-kuberture",
+  "RoleBinding ouroboros/ouroboros-kuberture-cleanup",
   "RoleBinding ouroboros/ouroboros-kuberture-leader-election",
   "Service ouroboros/ouroboros-kuberture-metrics",
   "ServiceAccount ouroboros/ouroboros-kuberture",
+  "ServiceAccount ouroboros/ouroboros-kuberture-cleanup",
 ];
 
 /** The Role in the release namespace, without DNSEndpoints. */
@@ -79,6 +83,8 @@ const MAIN_RULES = rules(
   "apps/deployments/ouroboros-kuberture: get",
 );
 const SOURCE_RULES = rules("discovery.k8s.io/endpointslices: get,list,watch");
+/** The post-delete hook's Role: list and delete of what this instance wrote. */
+const CLEANUP_RULES = rules("core/services: list,delete");
 const LEASE_RULES = rules(
   "coordination.k8s.io/leases: create",
   "coordination.k8s.io/leases/kuberture-leader: get,update,watch",
@@ -313,6 +319,7 @@ test("RBAC, compared as sets: Nodes only with a node-* source, DNSEndpoints only
     "Role default/ouroboros:ouroboros-kuberture-source": SOURCE_RULES,
     "Role ouroboros/ouroboros-kuberture": MAIN_RULES,
     "Role ouroboros/ouroboros-kuberture-leader-election": LEASE_RULES,
+    "Role ouroboros/ouroboros-kuberture-cleanup": CLEANUP_RULES,
   };
   assert.deepEqual(await matrix([output("api", { addressSource: "endpointslice" })]), base);
   assert.deepEqual(await matrix([output("api")]), base, "the default source needs no Nodes");
@@ -328,10 +335,15 @@ test("RBAC, compared as sets: Nodes only with a node-* source, DNSEndpoints only
       ...MAIN_RULES,
       ...rules("externaldns.k8s.io/dnsendpoints: get,list,watch,create,update,patch,delete"),
     ].sort(),
+    "Role ouroboros/ouroboros-kuberture-cleanup": [
+      ...CLEANUP_RULES,
+      ...rules("externaldns.k8s.io/dnsendpoints: list,delete"),
+    ].sort(),
   });
   assert.deepEqual(await matrix([output("api")], ["kuberture.leaderElection.enabled=false"]), {
     "Role default/ouroboros:ouroboros-kuberture-source": SOURCE_RULES,
     "Role ouroboros/ouroboros-kuberture": MAIN_RULES,
+    "Role ouroboros/ouroboros-kuberture-cleanup": CLEANUP_RULES,
   });
   assert.deepEqual(
     await matrix([output("api")], [
@@ -342,6 +354,7 @@ test("RBAC, compared as sets: Nodes only with a node-* source, DNSEndpoints only
     {
       "Role ouroboros/ouroboros-kuberture-source": SOURCE_RULES,
       "Role ouroboros/ouroboros-kuberture": MAIN_RULES,
+      "Role ouroboros/ouroboros-kuberture-cleanup": CLEANUP_RULES,
       "Role kube-system/ouroboros:ouroboros-kuberture-leader-election": rules(
         "coordination.k8s.io/leases: create",
         "coordination.k8s.io/leases/edge: get,update,watch",
@@ -548,5 +561,33 @@ test("render-time refusals name the values: shared names, Services and hostnames
       values: withOutputs([output("a"), output("b")]),
       set: ["kuberture.replicaCount=2"],
     });
+  }
+});
+
+test("uninstall: a post-delete Job per written kind deletes this instance's objects (OWNER=kuberture)", async () => {
+  for (const helm of helms()) {
+    const objects = await renderOk(helm, {
+      values: withOutputs([output("api"), output("edge", { output: "crd" })]),
+      set: KUBERTURE_ONLY,
+    });
+    const jobs = objects.filter((object) =>
+      object.kind === "Job" && String(object.metadata?.name).includes("kuberture")
+    );
+    assert.deepEqual(jobs.map((job) => job.metadata?.name).sort(), [
+      "ouroboros-kuberture-cleanup-crd",
+      "ouroboros-kuberture-cleanup-service",
+    ], helm.label);
+    for (const job of jobs) {
+      assert.equal((job.metadata?.annotations as Record<string, string>)["helm.sh/hook"], "post-delete");
+      const spec = job.spec as {
+        template: { spec: { containers: { env: { name: string; value: string }[] }[] } };
+      };
+      const env = Object.fromEntries(
+        spec.template.spec.containers[0]!.env.map((entry) => [entry.name, entry.value]),
+      );
+      assert.equal(env.OWNER, "kuberture");
+      assert.equal(env.RECORDS_NAMESPACE, "ouroboros");
+      assert.equal(env.INSTANCE, "ouroboros-kuberture");
+    }
   }
 });
