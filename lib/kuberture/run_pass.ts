@@ -13,7 +13,7 @@
  * @module
  */
 
-import { isNotFound } from "../kube/errors.ts";
+import { isForbidden, isNotFound } from "../kube/errors.ts";
 import type { KubeClient, Manifest } from "../kube/client.ts";
 import { DNS_ENDPOINT } from "../resources/dns_endpoint.ts";
 import type { EndpointSlice } from "../resources/endpoint_slice.ts";
@@ -170,7 +170,10 @@ export async function runPass(input: PassInput, options: RunPassOptions): Promis
   return { outputs, prune, unresolved };
 }
 
-/** This instance's Services and DNSEndpoints (none of the latter where the CRD is not installed). */
+/**
+ * This instance's Services and DNSEndpoints (none of the latter where the CRD is not installed or
+ * RBAC does not allow listing them).
+ */
 async function listOwned(input: PassInput, options: RunPassOptions): Promise<OwnedObject[]> {
   const scope = {
     namespace: input.namespace,
@@ -182,7 +185,8 @@ async function listOwned(input: PassInput, options: RunPassOptions): Promise<Own
   try {
     endpoints = (await options.api.listAll(DNS_ENDPOINT, scope)).items;
   } catch (error) {
-    if (!isNotFound(error)) throw error;
+    // No CRD, or (the chart grants DNSEndpoints only to a config with `output: crd`) no right to list them.
+    if (!isNotFound(error) && !isForbidden(error)) throw error;
   }
   return [
     ...services.items.map((object) => ({ kind: "Service" as const, object })),

@@ -149,6 +149,11 @@ Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints lef
     },
     spec: { type: "ClusterIP", clusterIP: "None" },
   });
+  // As under the chart without an `output: crd`: no right to list DNSEndpoints.
+  server.faults.inject("list", { type: "status", code: 403, reason: "Forbidden" }, {
+    path: /dnsendpoints/,
+    count: 1_000,
+  });
   await using kuberture: KubertureProcess = await startKuberture(env.flags, { env: env.env });
 
   await t.step("the headless Service carries hostname, sorted ready targets and the TTL", async () => {
