@@ -59,3 +59,23 @@ export function detectClusterDomain(text: string | undefined): string {
   }
   return DEFAULT_CLUSTER_DOMAIN;
 }
+
+/**
+ * The `nameserver` addresses of resolv.conf text, in order (the kubelet writes the cluster DNS
+ * Service's ClusterIP there): what `ouroboros dns` forwards to when `--upstream` is not given.
+ * A zone index (`fe80::1%eth0`) is kept as written.
+ *
+ * @example
+ * ```ts
+ * import { resolvConfNameservers } from "./resolv_conf.ts";
+ *
+ * resolvConfNameservers("nameserver 10.96.0.10\nsearch default.svc.cluster.local\n"); // ["10.96.0.10"]
+ * ```
+ */
+export function resolvConfNameservers(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  return text.split(/\r?\n/)
+    .map((line) => line.trim().split(/[ \t]+/))
+    .filter((words) => words[0] === "nameserver" && words[1] !== undefined)
+    .map((words) => words[1] as string);
+}
