@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { DEFAULT_CLUSTER_DOMAIN, detectClusterDomain } from "../../lib/util/resolv_conf.ts";
+import {
+  DEFAULT_CLUSTER_DOMAIN,
+  detectClusterDomain,
+  resolvConfNameservers,
+} from "../../lib/util/resolv_conf.ts";
 
 // The fixtures of the original's detection tests (original-behaviour.md §1.5), as resolv.conf
 // texts a kubelet or a node could write, with the domain each must yield.
@@ -112,4 +116,12 @@ Deno.test("detectClusterDomain picks the domain the original picks for each fixt
       assert.equal(detectClusterDomain(fixture.text), fixture.domain);
     });
   }
+});
+
+Deno.test("resolvConfNameservers: the nameserver lines in order, nothing else", () => {
+  const text = "search default.svc.cluster.local svc.cluster.local cluster.local\n" +
+    "nameserver 10.96.0.10\n# nameserver 1.1.1.1\n  nameserver\tfd00::a \noptions ndots:5\nnameserver\n";
+  assert.deepEqual(resolvConfNameservers(text), ["10.96.0.10", "fd00::a"]);
+  assert.deepEqual(resolvConfNameservers(undefined), []);
+  assert.deepEqual(resolvConfNameservers("search cluster.local\n"), []);
 });
