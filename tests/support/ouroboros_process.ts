@@ -377,3 +377,51 @@ export async function startKuberture(
     },
   };
 }
+
+/** A running `ouroboros dns` child process. */
+export interface DnsProcess extends AsyncDisposable {
+  readonly child: Deno.ChildProcess;
+  /** The "dns starting" log line. */
+  readonly starting: LogLine;
+  /** The DNS port bound (UDP and TCP), from the start-up line's `dns` address. */
+  readonly dns: HostPort;
+  readonly logs: LogLine[];
+  readonly status: Promise<Deno.CommandStatus>;
+  waitForLog(what: string, predicate: (line: LogLine) => boolean, timeoutMs?: number): Promise<LogLine>;
+  kill(signal?: Deno.Signal): void;
+  /** GET from the health listener (`/healthz`, `/readyz`, `/metrics`). */
+  get(path: string): Promise<{ status: number; body: string }>;
+}
+
+/**
+ * Starts `ouroboros dns` with exactly the `dns` permission set and waits for its "dns starting"
+ * line.
+ */
+export async function startDns(
+  args: readonly string[],
+  options: { readonly env?: Record<string, string> } = {},
+): Promise<DnsProcess> {
+  const { child, starting, logs, status, waitForLog, kill } = await spawnLogged(
+    "dns",
+    [Deno.execPath(), ...denoArgs("dns", ["dns", ...args])],
+    options.env,
+    "dns starting",
+  );
+  const health = typeof starting.health === "string" && starting.health !== "off"
+    ? splitHostPort(starting.health)
+    : undefined;
+  return {
+    child,
+    starting,
+    dns: splitHostPort(String(starting.dns)),
+    logs,
+    status,
+    waitForLog,
+    kill,
+    get: (path) => healthGetter(health, path),
+    async [Symbol.asyncDispose]() {
+      kill("SIGKILL");
+      await status;
+    },
+  };
+}
