@@ -23,6 +23,7 @@
 
 import type { PodDnsConfig, PodDnsOption, PodTemplateDns } from "../../resources/deployment.ts";
 import { asObject, type JsonObject } from "../../resources/json.ts";
+import { readAnnotationJson } from "./annotation_json.ts";
 
 /** The Deployment annotation holding the pod template's DNS settings from before the opt-in. */
 export const ORIGINAL_DNS_ANNOTATION = "ouroboros.dev/original-dns";
@@ -105,15 +106,10 @@ function decodeConfig(value: unknown): PodDnsConfig | undefined {
  * ```
  */
 export function decodeOriginalDns(text: string): OriginalDns | string {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return "is not JSON";
-  }
-  const object = asObject(raw);
-  const original = asObject(object?.original);
-  const nameservers = stringList(object?.nameservers);
+  const object = readAnnotationJson(text);
+  if (typeof object === "string") return object;
+  const original = asObject(object.original);
+  const nameservers = stringList(object.nameservers);
   if (original === undefined || nameservers === undefined) {
     return 'is not {"original": {…}, "nameservers": […]}';
   }

@@ -26,6 +26,7 @@
 
 import type { ConfigMap } from "../../resources/config_map.ts";
 import { asObject, type JsonObject } from "../../resources/json.ts";
+import { readAnnotationJson } from "./annotation_json.ts";
 
 /** The label par's proxy ConfigMaps carry (`"true"`). */
 export const PAR_PROXY_CONFIG_LABEL = "par.dev/proxy-config";
@@ -71,15 +72,10 @@ export function renderTemplate(template: string, resolver: string): string {
 
 function readStored(text: string | undefined): StoredTemplate | string | undefined {
   if (text === undefined) return undefined;
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return "is not JSON";
-  }
-  const object = asObject(raw);
-  const data = asObject(object?.data);
-  if (typeof object?.resolver !== "string" || data === undefined) {
+  const object = readAnnotationJson(text);
+  if (typeof object === "string") return object;
+  const data = asObject(object.data);
+  if (typeof object.resolver !== "string" || data === undefined) {
     return 'is not {"resolver": "…", "data": {…}}';
   }
   if (!Object.values(data).every((value) => typeof value === "string")) return "has a value that is not text";

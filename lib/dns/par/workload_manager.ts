@@ -2,7 +2,8 @@
  * The workload opt-in, carried out: each pass plans from the current Deployments and Records
  * (`planWorkloads`) and writes the steps, one conditional merge patch per Deployment, returning
  * one outcome per Deployment concerned. The caller (the DNS runtime) passes what its caches hold
- * and logs the outcomes.
+ * and logs the outcomes. Problems with the Records themselves are not repeated here: the answer
+ * planning (`buildAnswerer`) returns them, from the same `acceptRecordsEntries`.
  *
  * Effects: writes Deployments through the API client.
  *

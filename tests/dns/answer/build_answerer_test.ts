@@ -50,141 +50,86 @@ const FORWARD: LocalDecision = { kind: "forward" };
 Deno.test("buildAnswerer: the four steps in order, per client, per family", async (t) => {
   const { answer, problems } = buildAnswerer(INPUTS);
   assert.deepEqual(problems, []);
-  const cases: [string, string, string, string, LocalDecision][] = [
+  const records = (...addresses: string[]) => local("records", addresses);
+  const hairpin = (...addresses: string[]) => local("hairpin", addresses);
+  const parProxy = (...addresses: string[]) => local("par-proxy", addresses);
+  /** [why, "<type> <name> from <client>", expected] */
+  const cases: [string, string, LocalDecision][] = [
     [
-      "manager entries: A gets the IPv4 addresses of every matching entry, once each",
-      "10.244.1.10",
-      "pay.example.com",
-      "A",
-      local("records", ["192.0.2.1", "192.0.2.2"]),
+      "manager: A, the IPv4 addresses of every matching entry, once each",
+      "A pay.example.com from 10.244.1.10",
+      records("192.0.2.1", "192.0.2.2"),
     ],
     [
-      "manager entries: AAAA gets the IPv6 ones, in RFC 5952 form",
-      "10.244.1.10",
-      "pay.example.com",
-      "AAAA",
-      local("records", ["2001:db8::1"]),
+      "manager: AAAA, the IPv6 ones, in RFC 5952 form",
+      "AAAA pay.example.com from 10.244.1.10",
+      records("2001:db8::1"),
     ],
-    [
-      "manager entries: another type is NOERROR without data",
-      "10.244.1.10",
-      "pay.example.com",
-      "MX",
-      local("records", []),
-    ],
-    [
-      "manager entry with only IPv6: A is NOERROR without data, not forwarded",
-      "10.244.1.10",
-      "v6only.example.com",
-      "A",
-      local("records", []),
-    ],
+    ["manager: another type is NOERROR without data", "MX pay.example.com from 10.244.1.10", records()],
+    ["manager, IPv6 only: A is NODATA, not forwarded", "A v6only.example.com from 10.244.1.10", records()],
     [
       "the same pod over IPv6 is the same client",
-      "fd00:10:244:1::a",
-      "pay.example.com",
-      "A",
-      local("records", ["192.0.2.1", "192.0.2.2"]),
+      "A pay.example.com from fd00:10:244:1::a",
+      records("192.0.2.1", "192.0.2.2"),
     ],
-    [
-      "Records win over hairpin for the pods they select",
-      "10.244.1.10",
-      "pay.example.com",
-      "TXT",
-      local("records", []),
-    ],
+    ["Records win over hairpin for the pods they select", "TXT pay.example.com from 10.244.1.10", records()],
     [
       "a pod the entry does not select gets the hairpin answer",
-      "10.244.1.11",
-      "pay.example.com",
-      "A",
-      local("hairpin", ["10.96.0.10"]),
+      "A pay.example.com from 10.244.1.11",
+      hairpin("10.96.0.10"),
     ],
-    [
-      "hairpin AAAA: the proxy's IPv6 address",
-      "10.244.1.11",
-      "shop.example.com",
-      "AAAA",
-      local("hairpin", ["fd00::10"]),
-    ],
-    [
-      "hairpin, another type: NOERROR without data",
-      "10.244.1.11",
-      "shop.example.com",
-      "TYPE65",
-      local("hairpin", []),
-    ],
+    ["hairpin AAAA: the proxy's IPv6 address", "AAAA shop.example.com from 10.244.1.11", hairpin("fd00::10")],
+    ["hairpin, another type: NOERROR without data", "TYPE65 shop.example.com from 10.244.1.11", hairpin()],
     [
       "empty labels select every pod of the Records' namespace",
-      "10.244.1.11",
-      "all.example.com",
-      "A",
-      local("records", ["192.0.2.9"]),
+      "A all.example.com from 10.244.1.11",
+      records("192.0.2.9"),
     ],
-    ["but no pod of another namespace", "10.244.3.3", "all.example.com", "A", FORWARD],
+    ["but no pod of another namespace", "A all.example.com from 10.244.3.3", FORWARD],
     [
-      "nor a pod of another namespace with the same labels",
-      "10.244.3.3",
-      "pay.example.com",
-      "A",
-      local("hairpin", ["10.96.0.10"]),
+      "nor one with the same labels in another namespace",
+      "A pay.example.com from 10.244.3.3",
+      hairpin("10.96.0.10"),
     ],
     [
       "proxy entry: every A of its clients goes to the par proxy",
-      "10.244.1.12",
-      "anything.example.org",
-      "A",
-      local("par-proxy", ["10.96.0.20"]),
+      "A x.example.org from 10.244.1.12",
+      parProxy("10.96.0.20"),
     ],
     [
-      "proxy entry: AAAA gets the par proxy's IPv6 addresses, none here: NODATA",
-      "10.244.1.12",
-      "anything.example.org",
-      "AAAA",
-      local("par-proxy", []),
+      "proxy entry: AAAA, the par proxy's IPv6 addresses (none: NODATA)",
+      "AAAA x.example.org from 10.244.1.12",
+      parProxy(),
     ],
-    ["proxy entry: other types are forwarded", "10.244.1.12", "anything.example.org", "MX", FORWARD],
-    [
-      "proxy entry: over hairpin too",
-      "10.244.1.12",
-      "shop.example.com",
-      "A",
-      local("par-proxy", ["10.96.0.20"]),
-    ],
+    ["proxy entry: other types are forwarded", "MX x.example.org from 10.244.1.12", FORWARD],
+    ["proxy entry: over hairpin too", "A shop.example.com from 10.244.1.12", parProxy("10.96.0.20")],
     [
       "a manager entry selecting a proxied pod comes first",
-      "10.244.1.12",
-      "internal.example.com",
-      "A",
-      local("records", ["192.0.2.5"]),
+      "A internal.example.com from 10.244.1.12",
+      records("192.0.2.5"),
     ],
-    ["par's own proxy pods resolve normally", "10.244.2.2", "anything.example.org", "A", FORWARD],
+    ["par's own proxy pods resolve normally", "A x.example.org from 10.244.2.2", FORWARD],
     [
       "par's proxy pods still get hairpin answers",
-      "10.244.2.2",
-      "shop.example.com",
-      "A",
-      local("hairpin", ["10.96.0.10"]),
+      "A shop.example.com from 10.244.2.2",
+      hairpin("10.96.0.10"),
     ],
     [
-      "other pods of the par namespace are proxied by an entry there",
-      "10.244.2.3",
-      "anything.example.org",
-      "A",
-      local("par-proxy", ["10.96.0.20"]),
+      "other pods of the par namespace, proxied by an entry there",
+      "A x.example.org from 10.244.2.3",
+      parProxy("10.96.0.20"),
     ],
-    ["a name nobody answers is forwarded", "10.244.1.10", "example.net", "A", FORWARD],
+    ["a name nobody answers is forwarded", "A example.net from 10.244.1.10", FORWARD],
     [
       "a source that is no pod is forwarded, hairpinned name or not",
-      "10.0.0.99",
-      "shop.example.com",
-      "A",
+      "A shop.example.com from 10.0.0.99",
       FORWARD,
     ],
-    ["a host-network pod's address names no pod: forwarded", "192.168.1.5", "pay.example.com", "A", FORWARD],
+    ["a host-network pod's address names no pod: forwarded", "A pay.example.com from 192.168.1.5", FORWARD],
   ];
-  for (const [name, client, qname, type, expected] of cases) {
-    await t.step(name, () => assert.deepEqual(answer({ name: qname, type }, client), expected));
+  for (const [why, ask, expected] of cases) {
+    const [type = "", name = "", , client = ""] = ask.split(" ");
+    await t.step(why, () => assert.deepEqual(answer({ name, type }, client), expected));
   }
 });
 

@@ -42,7 +42,7 @@ Deno.test("encodeOriginalDns / decodeOriginalDns: a round trip keeps absent fiel
 Deno.test("decodeOriginalDns says why a hand-edited annotation cannot be read", () => {
   const cases: [string, string][] = [
     ["{", "is not JSON"],
-    ["[]", 'is not {"original": {…}, "nameservers": […]}'],
+    ["[]", "is not a JSON object"],
     ['{"original":{}}', 'is not {"original": {…}, "nameservers": […]}'],
     ['{"original":{"dnsPolicy":1},"nameservers":[]}', "has a dnsPolicy that is not a string"],
     ['{"original":{"dnsConfig":{"searches":"a"}},"nameservers":[]}', "has a malformed dnsConfig"],
