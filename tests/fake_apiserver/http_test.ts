@@ -30,6 +30,7 @@ Deno.test("discovery lists every kind with verbs, short names, scope and the sca
       "apps/v1",
       "coordination.k8s.io/v1",
       "discovery.k8s.io/v1",
+      "dns.par.dev/v1alpha1",
       "externaldns.k8s.io/v1alpha1",
       "gateway.networking.k8s.io/v1",
       "networking.k8s.io/v1",

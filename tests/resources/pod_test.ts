@@ -10,7 +10,7 @@ const OWNER = {
   controller: true,
 };
 
-Deno.test("decodePod keeps the owner reference that names its ReplicaSet, whatever the spec holds", () => {
+Deno.test("decodePod keeps the owner reference that names its ReplicaSet, and the phase", () => {
   const decoded = decodePod({
     apiVersion: "v1",
     kind: "Pod",
@@ -34,7 +34,45 @@ Deno.test("decodePod keeps the owner reference that names its ReplicaSet, whatev
       annotations: {},
       ownerReferences: [OWNER],
     },
+    spec: { hostNetwork: false },
+    status: { phase: "Running", podIPs: [] },
   });
+});
+
+Deno.test("decodePod reads the addresses of both families, the primary one and hostNetwork", () => {
+  const decoded = decodePod({
+    metadata: { name: "web-1", namespace: "shop", resourceVersion: "5" },
+    spec: { hostNetwork: true, containers: [] },
+    status: {
+      phase: "Pending",
+      podIP: "10.244.1.7",
+      podIPs: [{ ip: "10.244.1.7" }, { ip: "fd00:10:244:1::7" }, null, {}],
+    },
+  });
+  assert.ok(decoded.ok, decoded.ok ? "" : decoded.reason);
+  assert.deepEqual(decoded.value.spec, { hostNetwork: true });
+  assert.deepEqual(decoded.value.status, {
+    phase: "Pending",
+    podIP: "10.244.1.7",
+    podIPs: ["10.244.1.7", "fd00:10:244:1::7"],
+  });
+});
+
+Deno.test("decodePod: a pod not yet scheduled has no phase and no address", () => {
+  const decoded = decodePod({ metadata: { name: "p", namespace: "n", resourceVersion: "1" }, status: {} });
+  assert.ok(decoded.ok);
+  assert.deepEqual(decoded.value.status, { podIPs: [] });
+  assert.deepEqual(decoded.value.spec, { hostNetwork: false });
+});
+
+Deno.test("decodePod refuses a podIPs that is not a list, naming the field", () => {
+  assert.deepEqual(
+    decodePod({
+      metadata: { name: "p", namespace: "n", resourceVersion: "1" },
+      status: { podIPs: "10.0.0.1" },
+    }),
+    { ok: false, reason: "status.podIPs is a string, not a list" },
+  );
 });
 
 Deno.test("decodePod refuses an object of another kind", () => {

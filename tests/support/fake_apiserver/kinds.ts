@@ -210,6 +210,15 @@ export const KINDS: readonly KindInfo[] = [
     statusSubresource: true,
     crd: true,
   }),
+  kindInfo({
+    group: "dns.par.dev",
+    version: "v1alpha1",
+    kind: "Records",
+    plural: "records",
+    generation: true,
+    statusSubresource: true,
+    crd: true,
+  }),
 ];
 
 /** `v1` or `apps/v1`. */

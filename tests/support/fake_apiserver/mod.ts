@@ -10,11 +10,11 @@
  *   clients fall back to plain JSON. `/openapi/*` is 404: run kubectl with `--validate=false`.
  * - One global integer resourceVersion (a string on the wire) bumped by every write; `uid`,
  *   `creationTimestamp`; `generation` only on kinds that keep one (Deployment, DaemonSet,
- *   ReplicaSet, EndpointSlice, Ingress, the Gateway API kinds, DNSEndpoint), bumped when anything
+ *   ReplicaSet, EndpointSlice, Ingress, the Gateway API kinds, DNSEndpoint, par's Records), bumped when anything
  *   outside metadata and status changes.
  * - create → 201 (409 AlreadyExists); PUT with a stale resourceVersion → 409 Conflict ("the
  *   object has been modified; …"); PUT without one → last write wins for built-in kinds, 422 for
- *   custom resources (Gateway, HTTPRoute, DNSEndpoint); an update that changes nothing is no
+ *   custom resources (Gateway, HTTPRoute, DNSEndpoint, Records); an update that changes nothing is no
  *   write (no new resourceVersion, no event); kinds with a status subresource ignore `status` on
  *   the main resource. JSON merge patch (`application/merge-patch+json`), with
  *   `metadata.resourceVersion` in the patch as a precondition; strategic merge patch is
