@@ -78,6 +78,14 @@ export const DNS_OPTIONS = {
       default: "10s",
       help: "Close a client's TCP connection after this long without a query.",
     },
+    drainDelay: {
+      flag: "drain-delay",
+      kind: duration({ allowZero: true }),
+      default: "5s",
+      help:
+        "On SIGTERM, how long to keep answering (with /readyz failing) while the pod is removed from the " +
+        "Service's endpoints, so clients' retries find another replica.",
+    },
     clientSelector: {
       flag: "client-selector",
       kind: text("SELECTOR", "a label selector such as app=cert-manager or app in (a,b)"),

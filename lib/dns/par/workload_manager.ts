@@ -23,6 +23,8 @@ export interface WorkloadState {
   readonly records: readonly Records[];
   /** This server's Service ClusterIP; `""` while unknown (nothing is opted in then). */
   readonly nameserver: string;
+  /** This server's own pods (its Service's selector), once known; wins over the constructor's. */
+  readonly self?: SelfSelector;
 }
 
 /** What stays the same from pass to pass. */
@@ -70,7 +72,7 @@ export class WorkloadManager {
       entries,
       nameserver: state.nameserver,
       clusterDomain: this.#options.clusterDomain,
-      ...(this.#options.self === undefined ? {} : { self: this.#options.self }),
+      ...((state.self ?? this.#options.self) === undefined ? {} : { self: state.self ?? this.#options.self }),
     });
     const outcomes: ParOutcome[] = [];
     const seen = new Set<string>();

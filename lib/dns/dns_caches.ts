@@ -1,0 +1,194 @@
+/**
+ * What `ouroboros dns` watches, each kind kept by its own {@linkcode Reflector}:
+ *
+ * | cache            | scope                                                            | when                        |
+ * |------------------|------------------------------------------------------------------|-----------------------------|
+ * | Pods             | every namespace, `--client-selector`                              | always                      |
+ * | Records          | every namespace (a missing CRD counts as synced and empty)        | always                      |
+ * | Ingresses        | every namespace                                                   | `--hairpin`                 |
+ * | Gateways, routes | every namespace                                                   | `--hairpin --gateway-api`   |
+ * | proxy Service    | by name                                                           | `--hairpin`                 |
+ * | par proxy        | Services labelled `par.dev/proxy=true` in `--par-namespace`       | always                      |
+ * | own Service      | by name                                                           | `--dns-service-name`        |
+ * | Deployments      | every namespace                                                   | `--manage-workloads`        |
+ * | par ConfigMaps   | labelled `par.dev/proxy-config=true` in `--par-namespace`         | `--manage-proxy-config`     |
+ * | par Deployments  | labelled `par.dev/proxy=true` in `--par-namespace`                | `--manage-proxy-config`     |
+ *
+ * Single objects are watched with a `metadata.name` field selector, so only they cross the wire.
+ * Every cache must have listed once before the server counts as ready: an answer from a
+ * half-filled cache would send a client to the wrong place, where forwarding would not.
+ *
+ * Effects: builds reflectors; nothing runs until {@linkcode DnsCaches.run}.
+ *
+ * @module
+ */
+
+import type { Scope } from "../kube/client_options.ts";
+import type { ListWatcher } from "../kube/list_watch.ts";
+import { Reflector, type ReflectorOptions, type ReflectorStatus } from "../reflector/reflector.ts";
+import type { StoreView } from "../reflector/store.ts";
+import { CONFIG_MAP, type ConfigMap } from "../resources/config_map.ts";
+import { DEPLOYMENT, type Deployment } from "../resources/deployment.ts";
+import { GATEWAY, type Gateway } from "../resources/gateway.ts";
+import { HTTP_ROUTE, type HttpRoute } from "../resources/http_route.ts";
+import { INGRESS, type Ingress } from "../resources/ingress.ts";
+import type { KubeObject } from "../resources/kube_object.ts";
+import { POD, type Pod } from "../resources/pod.ts";
+import { RECORDS, type Records } from "../resources/records.ts";
+import type { ResourceType } from "../resources/resource_type.ts";
+import { SERVICE, type Service } from "../resources/service.ts";
+import { PAR_PROXY_LABEL } from "./answer/build_answerer.ts";
+import { PAR_PROXY_CONFIG_LABEL } from "./par/render_proxy_config.ts";
+
+/** Makes list-watchers; `KubeClient` is one. */
+export interface ListWatcherFactory {
+  listWatcher<T extends KubeObject>(type: ResourceType<T>, scope?: Scope): ListWatcher<T>;
+}
+
+/** A Service or namespace by name. */
+export interface ObjectName {
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** What decides which caches exist. */
+export interface DnsCachesOptions {
+  readonly clientSelector: string;
+  readonly hairpin: boolean;
+  readonly gatewayApi: boolean;
+  readonly proxyService: ObjectName;
+  readonly parNamespace: string;
+  readonly dnsService: ObjectName | undefined;
+  readonly manageWorkloads: boolean;
+  readonly manageProxyConfig: boolean;
+  /** Reflector tuning shared by every cache (tests pass a clock and short timeouts). */
+  readonly reflector?: Omit<ReflectorOptions<KubeObject>, "observe" | "labelSelector" | "fieldSelector">;
+}
+
+/** One running cache, for readiness, metrics and logs. */
+export interface DnsCache {
+  /** What it holds, for messages: `Pods`, `proxy Service ouroboros/ouroboros-proxy`. */
+  readonly name: string;
+  readonly store: StoreView<KubeObject>;
+  status(): ReflectorStatus;
+}
+
+/** The caches; a store is absent when its flag is off. */
+export interface DnsCaches {
+  readonly pods: StoreView<Pod>;
+  readonly records: StoreView<Records>;
+  readonly ingresses?: StoreView<Ingress>;
+  readonly gateways?: StoreView<Gateway>;
+  readonly routes?: StoreView<HttpRoute>;
+  readonly proxyService?: StoreView<Service>;
+  readonly parProxyServices: StoreView<Service>;
+  readonly dnsService?: StoreView<Service>;
+  readonly deployments?: StoreView<Deployment>;
+  readonly parConfigMaps?: StoreView<ConfigMap>;
+  readonly parDeployments?: StoreView<Deployment>;
+  /** Every cache, in the table's order. */
+  readonly all: readonly DnsCache[];
+  /** Runs every reflector until `signal` aborts; resolves once all have stopped. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * Builds the caches the options ask for.
+ *
+ * @example
+ * ```ts
+ * import type { KubeClient } from "../kube/client.ts";
+ * import { createDnsCaches } from "./dns_caches.ts";
+ *
+ * declare const client: KubeClient;
+ * declare const signal: AbortSignal;
+ * const caches = createDnsCaches(client, {
+ *   clientSelector: "app=cert-manager",
+ *   hairpin: true,
+ *   gatewayApi: false,
+ *   proxyService: { namespace: "ouroboros", name: "ouroboros-proxy" },
+ *   parNamespace: "ouroboros",
+ *   dnsService: undefined,
+ *   manageWorkloads: false,
+ *   manageProxyConfig: false,
+ * });
+ * const running = caches.run(signal);
+ * ```
+ */
+export function createDnsCaches(api: ListWatcherFactory, options: DnsCachesOptions): DnsCaches {
+  const tuning = options.reflector ?? {};
+  const reflectors: { name: string; reflector: Reflector<KubeObject> }[] = [];
+  const make = <T extends KubeObject>(
+    name: string,
+    type: ResourceType<T>,
+    scope: Scope = {},
+  ): StoreView<T> => {
+    const reflector = new Reflector(api.listWatcher(type, scope), tuning);
+    reflectors.push({ name, reflector: reflector as unknown as Reflector<KubeObject> });
+    return reflector.store;
+  };
+  const byName = (ref: ObjectName): Scope => ({
+    namespace: ref.namespace,
+    fieldSelector: `metadata.name=${ref.name}`,
+  });
+  const labelled = (label: string): Scope => ({
+    namespace: options.parNamespace,
+    labelSelector: `${label}=true`,
+  });
+  const { proxyService, dnsService } = options;
+  const caches: Omit<DnsCaches, "all" | "run"> = {
+    pods: make("Pods", POD, options.clientSelector === "" ? {} : { labelSelector: options.clientSelector }),
+    records: make("Records", RECORDS),
+    ...(options.hairpin
+      ? {
+        ingresses: make("Ingresses", INGRESS),
+        ...(options.gatewayApi
+          ? { gateways: make("Gateways", GATEWAY), routes: make("HTTPRoutes", HTTP_ROUTE) }
+          : {}),
+        proxyService: make(
+          `proxy Service ${proxyService.namespace}/${proxyService.name}`,
+          SERVICE,
+          byName(proxyService),
+        ),
+      }
+      : {}),
+    parProxyServices: make(
+      `par proxy Services in ${options.parNamespace}`,
+      SERVICE,
+      labelled(PAR_PROXY_LABEL),
+    ),
+    ...(dnsService === undefined ? {} : {
+      dnsService: make(
+        `own Service ${dnsService.namespace}/${dnsService.name}`,
+        SERVICE,
+        byName(dnsService),
+      ),
+    }),
+    ...(options.manageWorkloads ? { deployments: make("Deployments", DEPLOYMENT) } : {}),
+    ...(options.manageProxyConfig
+      ? {
+        parConfigMaps: make(
+          `par proxy ConfigMaps in ${options.parNamespace}`,
+          CONFIG_MAP,
+          labelled(PAR_PROXY_CONFIG_LABEL),
+        ),
+        parDeployments: make(
+          `par proxy Deployments in ${options.parNamespace}`,
+          DEPLOYMENT,
+          labelled(PAR_PROXY_LABEL),
+        ),
+      }
+      : {}),
+  };
+  return {
+    ...caches,
+    all: reflectors.map(({ name, reflector }) => ({
+      name,
+      store: reflector.store,
+      status: () => reflector.status(),
+    })),
+    async run(signal: AbortSignal): Promise<void> {
+      await Promise.all(reflectors.map(({ reflector }) => reflector.run(signal)));
+    },
+  };
+}

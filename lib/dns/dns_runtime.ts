@@ -1,0 +1,271 @@
+/**
+ * The cluster half of `ouroboros dns`: keeps the server's answerer in step with the caches.
+ * Whenever a cache changes, the hairpinned hostnames (the controller's sources, filters and
+ * checks), the proxy Service's addresses, the client pods and the par Records are folded into a
+ * new answerer (`answer/`) and handed to the server in one swap, so a query never sees half an
+ * update. Then, with the opt-ins, par's proxy ConfigMap and the matched Deployments are brought
+ * in step (`par/`).
+ *
+ * Decisions:
+ * - Until every cache has listed once, everything is forwarded ({@linkcode FORWARD_ALL}) and
+ *   `/readyz` names the cache still listing: a half-filled cache would answer some clients
+ *   wrongly, forwarding never does.
+ * - Bursts of changes are folded: one rebuild per turn of the loop, however many events came in
+ *   while the last one ran.
+ * - Problems (a Records entry refused, the proxy Service missing or headless, a Deployment left
+ *   alone) are logged when they appear, once, and again only after they went away and came back.
+ * - A failed write is tried again after {@linkcode RETRY_MS} even if nothing changes.
+ * - This server's own pods (its Service's selector) are never opted in, nor is anything while its
+ *   Service has no address.
+ *
+ * Effects: subscribes to stores, writes through the par managers, logs their outcomes.
+ *
+ * @module
+ */
+
+import { desiredHostnames, type DesiredSetOptions } from "../hostnames/desired_set.ts";
+import { formatLoggedValue, RejectionLog } from "../hostnames/rejection_log.ts";
+import type { KubeClient } from "../kube/client.ts";
+import type { Service } from "../resources/service.ts";
+import type { Clock } from "../util/clock.ts";
+import type { Log } from "../util/logging.ts";
+import { buildAnswerer } from "./answer/build_answerer.ts";
+import type { DnsCaches } from "./dns_caches.ts";
+import type { LocalAnswerer } from "./local_answer.ts";
+import type { ParOutcome } from "./par/par_outcome.ts";
+import { ProxyConfigManager } from "./par/proxy_config_manager.ts";
+import { WorkloadManager } from "./par/workload_manager.ts";
+
+/** The answerer used before the caches are synced: every question goes upstream. */
+export const FORWARD_ALL: LocalAnswerer = () => ({ kind: "forward" });
+
+/** How long after a failed write the par side tries again when nothing else changed. */
+export const RETRY_MS = 10_000;
+
+/** What one rebuild produced, for the start-up line, metrics and tests. */
+export interface AnswerSummary {
+  /** Hairpinned hostnames answered with the proxy's addresses. */
+  readonly hairpinHosts: number;
+  /** The proxy Service's addresses (empty: hairpinned names are forwarded for now). */
+  readonly proxyAddresses: readonly string[];
+  /** Client pods in the cache. */
+  readonly clients: number;
+  /** Records objects in the cache. */
+  readonly records: number;
+  /** Problems found in Records and Services, in words. */
+  readonly problems: readonly string[];
+}
+
+/** Options for {@linkcode DnsRuntime}. */
+export interface DnsRuntimeOptions {
+  readonly caches: DnsCaches;
+  /** Writes for the opt-ins (only `mergePatch` is used). */
+  readonly api: Pick<KubeClient, "mergePatch">;
+  /** The hostname filters and checks (`--ingress-hosts`, the classes, the cluster domain). */
+  readonly hostnames: DesiredSetOptions;
+  readonly clusterDomain: string;
+  readonly parNamespace: string;
+  readonly ttlSeconds: number;
+  /** Installs a new answerer in the server. */
+  readonly setAnswerer: (answer: LocalAnswerer) => void;
+  readonly clock: Clock;
+  readonly log: Log;
+}
+
+/** Readiness of the caches. */
+export type CachesReadiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
+
+/** The addresses of a Service for answers: its ClusterIPs, none for a headless one. */
+function serviceAddresses(service: Service | undefined): { addresses: readonly string[]; problem?: string } {
+  if (service === undefined) return { addresses: [] };
+  const { clusterIP, clusterIPs } = service.spec;
+  const addresses = clusterIPs.length > 0 ? clusterIPs : clusterIP === undefined ? [] : [clusterIP];
+  if (addresses.includes("None")) {
+    const where = `Service ${service.metadata.namespace}/${service.metadata.name}`;
+    return {
+      addresses: [],
+      problem: `${where} is headless (clusterIP: None): it has no address to answer with`,
+    };
+  }
+  return { addresses };
+}
+
+/** Keeps the answerer, and with the opt-ins the workloads, in step with the caches. */
+export class DnsRuntime {
+  readonly #options: DnsRuntimeOptions;
+  readonly #workloads: WorkloadManager | undefined;
+  readonly #proxyConfig: ProxyConfigManager | undefined;
+  readonly #rejections = new RejectionLog();
+  #summary: AnswerSummary | undefined;
+  #reported = new Set<string>();
+  #dirty = true;
+  #wake: (() => void) | undefined;
+
+  /** Sets up; nothing happens until {@linkcode run}. */
+  constructor(options: DnsRuntimeOptions) {
+    this.#options = options;
+    const { caches, api } = options;
+    this.#workloads = caches.deployments === undefined
+      ? undefined
+      : new WorkloadManager(api, { clusterDomain: options.clusterDomain });
+    this.#proxyConfig = caches.parConfigMaps === undefined
+      ? undefined
+      : new ProxyConfigManager(api, { parNamespace: options.parNamespace });
+  }
+
+  /** The last rebuild's summary; `undefined` before the caches synced. */
+  get summary(): AnswerSummary | undefined {
+    return this.#summary;
+  }
+
+  /** Ready once every cache has listed once; the reason names the first that has not. */
+  readiness(): CachesReadiness {
+    const waiting = this.#options.caches.all.find((cache) => !cache.store.synced);
+    if (waiting === undefined) return { ready: true };
+    const status = waiting.status();
+    const why = status.condition === "healthy" ? "listing" : `${status.condition}: ${status.lastError ?? ""}`;
+    return { ready: false, reason: `waiting for the ${waiting.name} cache (${why.trim()})` };
+  }
+
+  /** Runs the caches and the rebuild loop until `signal` aborts. */
+  async run(signal: AbortSignal): Promise<void> {
+    const { caches } = this.#options;
+    const unsubscribe = caches.all.map((cache) => cache.store.subscribe(() => this.#poke()));
+    const running = caches.run(signal);
+    try {
+      while (!signal.aborted) {
+        if (!this.#dirty) {
+          await new Promise<void>((resolve) => {
+            this.#wake = resolve;
+            signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+          this.#wake = undefined;
+          continue;
+        }
+        this.#dirty = false;
+        if (!this.readiness().ready) continue;
+        this.rebuild();
+        const outcomes = await this.#syncPar(signal).catch((error: unknown) => {
+          if (signal.aborted) return [];
+          throw error;
+        });
+        if (outcomes.some((outcome) => outcome.kind === "failed")) {
+          this.#options.clock.sleep(RETRY_MS, signal).then((elapsed) => elapsed && this.#poke());
+        }
+      }
+    } finally {
+      for (const stop of unsubscribe) stop();
+      await running;
+    }
+  }
+
+  #poke(): void {
+    this.#dirty = true;
+    this.#wake?.();
+  }
+
+  /** Folds the caches into a new answerer and installs it; returns what it built. */
+  rebuild(): AnswerSummary {
+    const { caches, hostnames } = this.#options;
+    const desired = caches.ingresses === undefined ? undefined : desiredHostnames({
+      ingresses: caches.ingresses.list(),
+      gateways: caches.gateways?.list() ?? [],
+      routes: caches.routes?.list() ?? [],
+    }, hostnames);
+    for (const entry of this.#rejections.observe(desired?.rejected ?? [])) {
+      this.#options.log.warn("hostname refused; it is not answered here", {
+        kind: entry.source,
+        object: entry.key,
+        value: formatLoggedValue(entry.value),
+        reason: entry.reason,
+        detail: entry.text,
+      });
+    }
+    const hosts = desired?.hosts ?? [];
+    const problems: string[] = [];
+    const proxy = serviceAddresses(caches.proxyService?.list()[0]);
+    if (proxy.problem !== undefined) problems.push(proxy.problem);
+    if (caches.proxyService !== undefined && caches.proxyService.size === 0 && hosts.length > 0) {
+      problems.push(
+        "the proxy Service does not exist: hairpinned hostnames are forwarded until it does " +
+          "(check --proxy-service-name and --proxy-service-namespace)",
+      );
+    }
+    const built = buildAnswerer({
+      pods: caches.pods.list(),
+      records: caches.records.list(),
+      hairpinHosts: hosts,
+      proxyAddresses: proxy.addresses,
+      parProxyAddresses: caches.parProxyServices.list().flatMap((service) =>
+        serviceAddresses(service).addresses
+      ),
+      parNamespace: this.#options.parNamespace,
+      ttl: this.#options.ttlSeconds,
+    });
+    problems.push(...built.problems);
+    this.#options.setAnswerer(built.answer);
+    this.#report(problems);
+    this.#summary = {
+      hairpinHosts: hosts.length,
+      proxyAddresses: proxy.addresses,
+      clients: caches.pods.size,
+      records: caches.records.size,
+      problems,
+    };
+    return this.#summary;
+  }
+
+  /** Logs the problems not logged since they last appeared. */
+  #report(problems: readonly string[], notices: readonly string[] = []): void {
+    const now = new Set([...problems, ...notices]);
+    for (const problem of now) if (!this.#reported.has(problem)) this.#options.log.warn(problem);
+    this.#reported = now;
+  }
+
+  /** One pass of the opt-ins; logs each outcome that says something. */
+  async #syncPar(signal: AbortSignal): Promise<readonly ParOutcome[]> {
+    const { caches, log } = this.#options;
+    if (this.#workloads === undefined && this.#proxyConfig === undefined) return [];
+    const own = caches.dnsService?.list()[0];
+    const nameserver = own === undefined ? "" : serviceAddresses(own).addresses[0] ?? "";
+    const outcomes: ParOutcome[] = [];
+    if (this.#workloads !== undefined && caches.deployments !== undefined) {
+      outcomes.push(
+        ...await this.#workloads.sync({
+          deployments: caches.deployments.list(),
+          records: caches.records.list(),
+          nameserver,
+          ...(own === undefined || Object.keys(own.spec.selector).length === 0
+            ? {}
+            : { self: { namespace: own.metadata.namespace ?? "", labels: own.spec.selector } }),
+        }, signal),
+      );
+    }
+    if (this.#proxyConfig !== undefined && caches.parConfigMaps !== undefined) {
+      outcomes.push(
+        ...await this.#proxyConfig.sync({
+          configMaps: caches.parConfigMaps.list(),
+          deployments: caches.parDeployments?.list() ?? [],
+          resolver: nameserver,
+        }, signal),
+      );
+    }
+    const notices: string[] = [];
+    for (const outcome of outcomes) {
+      if (outcome.kind === "written") {
+        log.info(`${outcome.target}: ${outcome.action}`, { detail: outcome.detail });
+        if (outcome.notice !== undefined) notices.push(`${outcome.target}: ${outcome.notice}`);
+      } else if (outcome.kind === "failed") {
+        log.error(`${outcome.target}: ${outcome.action} failed; tried again on the next change or in 10s`, {
+          reason: outcome.reason,
+        });
+      } else if (outcome.kind === "skipped") {
+        notices.push(`${outcome.target} is left alone: ${outcome.reason}`);
+      } else if (outcome.notice !== undefined) {
+        notices.push(`${outcome.target}: ${outcome.notice}`);
+      }
+    }
+    this.#report(this.#summary?.problems ?? [], notices);
+    return outcomes;
+  }
+}
