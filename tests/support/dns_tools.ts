@@ -8,11 +8,18 @@
  * - {@linkcode queryDns} runs dig or kdig with one or more questions and returns one
  *   {@linkcode DnsReply} per response they printed (status, flags, answers, EDNS size, size).
  * - {@linkcode freeDnsPort} finds a port free for both UDP and TCP.
+ * - {@linkcode encodeQuery} and {@linkcode decodeMessage} build and read packets with
+ *   `dns-packet` (an implementation independent of the server's own reader), and
+ *   {@linkcode udpExchange} and {@linkcode DnsTcpClient} send raw bytes over UDP and TCP.
  *
  * @module
  */
 
+// @ts-types="@types/dns-packet"
+import * as packet from "dns-packet";
+import { Buffer } from "node:buffer";
 import dgram from "node:dgram";
+import { frameMessage, TcpFrameReader } from "../../lib/dns/wire/tcp_frames.ts";
 import { requireTool } from "./tools.ts";
 import { waitForPort } from "./daemons.ts";
 
@@ -211,7 +218,11 @@ export interface DnsReply {
   readonly size: number | undefined;
 }
 
-function clientArgs(server: DnsEndpoint, questions: readonly DnsQuestion[], options: QueryDnsOptions): string[] {
+function clientArgs(
+  server: DnsEndpoint,
+  questions: readonly DnsQuestion[],
+  options: QueryDnsOptions,
+): string[] {
   const kdig = options.client === "kdig";
   const args = [`@${server.host}`, "-p", String(server.port)];
   const seconds = options.timeoutSeconds ?? 2;
@@ -243,7 +254,9 @@ export function parseDigOutput(output: string): DnsReply[] {
     const lines = block.split("\n");
     const status = /status: (\w+)/.exec(block)?.[1] ?? "";
     const id = Number(/id: (\d+)/.exec(block)?.[1] ?? "-1");
-    const flags = (/;; [Ff]lags: ([^;]*);/.exec(block)?.[1] ?? "").trim().split(/\s+/).filter((f) => f !== "");
+    const flags = (/;; [Ff]lags: ([^;]*);/.exec(block)?.[1] ?? "").trim().split(/\s+/).filter((f) =>
+      f !== ""
+    );
     const udp = /; EDNS: version: \d+, flags:[^;]*; udp: (\d+)/.exec(block)?.[1] ??
       /UDP size: (\d+) B/.exec(block)?.[1];
     const size = /MSG SIZE\s+rcvd: (\d+)/.exec(block)?.[1] ?? /;; Received (\d+) B/.exec(block)?.[1];
@@ -293,7 +306,177 @@ export async function queryDns(
   const replies = parseDigOutput(output);
   if (replies.length === 0) {
     const stderr = new TextDecoder().decode(result.stderr);
-    throw new Error(`${options.client ?? "dig"} printed no response (exit ${result.code}): ${output}${stderr}`);
+    throw new Error(
+      `${options.client ?? "dig"} printed no response (exit ${result.code}): ${output}${stderr}`,
+    );
   }
   return replies;
+}
+
+/** Options for {@linkcode encodeQuery}. */
+export interface EncodeQueryOptions {
+  /** Default 0x1234. */
+  readonly id?: number;
+  /** Record type (default A). */
+  readonly type?: string;
+  /** Class (default IN). */
+  readonly class?: "IN" | "CH" | "HS" | "ANY";
+  /** EDNS UDP payload size; omitted: no OPT record. */
+  readonly edns?: number;
+  /** Set the DO bit in the OPT record. */
+  readonly dnssecOk?: boolean;
+  /** Recursion desired (default true). */
+  readonly recursionDesired?: boolean;
+}
+
+/**
+ * A query for `name` (case kept) encoded by `dns-packet`.
+ *
+ * @example
+ * ```ts
+ * const bytes = encodeQuery("Shop.Example.com", { type: "AAAA", edns: 1232 });
+ * ```
+ */
+export function encodeQuery(name: string, options: EncodeQueryOptions = {}): Uint8Array {
+  const additionals: packet.Answer[] = [];
+  if (options.edns !== undefined) {
+    additionals.push({
+      type: "OPT",
+      name: ".",
+      udpPayloadSize: options.edns,
+      flags: options.dnssecOk ? packet.DNSSEC_OK : 0,
+    } as packet.Answer);
+  }
+  const encoded = packet.encode({
+    type: "query",
+    id: options.id ?? 0x1234,
+    flags: options.recursionDesired === false ? 0 : packet.RECURSION_DESIRED,
+    questions: [{ name, type: (options.type ?? "A") as packet.RecordType, class: options.class ?? "IN" }],
+    additionals,
+  });
+  return new Uint8Array(encoded);
+}
+
+/** One record as `dns-packet` decodes it (the OPT fields only on OPT records). */
+export interface DecodedRecord {
+  readonly name: string;
+  readonly type: string;
+  readonly class?: string;
+  readonly ttl?: number;
+  readonly data?: unknown;
+  readonly udpPayloadSize?: number;
+  readonly extendedRcode?: number;
+  readonly flag_do?: boolean;
+}
+
+/** A message as `dns-packet` decodes it, typed for what tests read. */
+export interface DecodedMessage {
+  readonly id: number;
+  readonly rcode: string;
+  readonly opcode: string;
+  readonly flag_qr: boolean;
+  readonly flag_aa: boolean;
+  readonly flag_tc: boolean;
+  readonly flag_rd: boolean;
+  readonly flag_ra: boolean;
+  readonly questions: readonly { readonly name: string; readonly type: string; readonly class: string }[];
+  readonly answers: readonly DecodedRecord[];
+  readonly authorities: readonly DecodedRecord[];
+  readonly additionals: readonly DecodedRecord[];
+}
+
+/** Decodes a whole message with `dns-packet`; throws on what it cannot read. */
+export function decodeMessage(bytes: Uint8Array): DecodedMessage {
+  return packet.decode(Buffer.from(bytes)) as unknown as DecodedMessage;
+}
+
+/**
+ * Sends `query` over UDP from a fresh socket and resolves with the first packet back; rejects
+ * when none comes within `timeoutMs` (default 2 s).
+ */
+export function udpExchange(server: DnsEndpoint, query: Uint8Array, timeoutMs = 2_000): Promise<Uint8Array> {
+  const socket = dgram.createSocket(server.host.includes(":") ? "udp6" : "udp4");
+  return new Promise<Uint8Array>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      socket.close();
+      reject(new Error(`no UDP reply from ${server.host}:${server.port} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.on("message", (message: Uint8Array) => {
+      clearTimeout(timer);
+      socket.close();
+      resolve(new Uint8Array(message));
+    });
+    socket.send(query, server.port, server.host);
+  });
+}
+
+/** A DNS-over-TCP client that writes framed (or raw) bytes and reads framed responses. */
+export class DnsTcpClient implements AsyncDisposable {
+  readonly #conn: Deno.TcpConn;
+  readonly #frames = new TcpFrameReader();
+  readonly #ready: Uint8Array[] = [];
+  #closed = false;
+
+  private constructor(conn: Deno.TcpConn) {
+    this.#conn = conn;
+  }
+
+  /** Connects to `server`. */
+  static async connect(server: DnsEndpoint): Promise<DnsTcpClient> {
+    return new DnsTcpClient(await Deno.connect({ hostname: server.host, port: server.port }));
+  }
+
+  /** Writes each message with its length prefix, all in one write (pipelined). */
+  async send(...messages: Uint8Array[]): Promise<void> {
+    await this.sendRaw(concat(messages.map(frameMessage)));
+  }
+
+  /** Writes `bytes` as they are. */
+  async sendRaw(bytes: Uint8Array): Promise<void> {
+    for (let written = 0; written < bytes.length;) written += await this.#conn.write(bytes.subarray(written));
+  }
+
+  /** The next response, or `null` when the server closed the connection first. */
+  async receive(): Promise<Uint8Array | null> {
+    const buffer = new Uint8Array(65_536);
+    while (this.#ready.length === 0) {
+      let read: number | null;
+      try {
+        read = await this.#conn.read(buffer);
+      } catch (error) {
+        if (error instanceof Deno.errors.ConnectionReset) return null;
+        throw error;
+      }
+      if (read === null) return null;
+      this.#ready.push(...this.#frames.push(buffer.subarray(0, read)));
+    }
+    return this.#ready.shift()!;
+  }
+
+  /** Closes the connection (once). */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    try {
+      this.#conn.close();
+    } catch {
+      // Closed by the server already.
+    }
+  }
+
+  [Symbol.asyncDispose](): Promise<void> {
+    this.close();
+    return Promise.resolve();
+  }
+}
+
+/** The bytes of `parts`, one after another. */
+export function concat(parts: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
 }

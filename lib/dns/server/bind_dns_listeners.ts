@@ -76,9 +76,12 @@ export async function bindDnsListeners(address: ListenAddress): Promise<DnsListe
     } catch (error) {
       tcp.close();
       if (isAddressInUse(error) && attempt < tries) continue;
-      throw new Error(`listen dns udp ${formatHostPort(address.host, address.port)}: ${errorMessage(error)}`, {
-        cause: error,
-      });
+      throw new Error(
+        `listen dns udp ${formatHostPort(address.host, address.port)}: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
   }
 }

@@ -261,7 +261,9 @@ export class DnsServer {
         // Out of descriptors or a connection reset before accept: pause, then go on.
         backoffMs = Math.min(1_000, Math.max(5, backoffMs * 2));
         const decision = throttle.check("accept");
-        if (decision.emit) log.warn("accepting a DNS TCP connection failed", { error, suppressed: decision.suppressed });
+        if (decision.emit) {
+          log.warn("accepting a DNS TCP connection failed", { error, suppressed: decision.suppressed });
+        }
         await clock.sleep(backoffMs, signal);
         continue;
       }

@@ -128,18 +128,29 @@ export class QueryHandler {
    * The response to `bytes`: at once for drops, errors and local answers, as a promise for
    * forwarded queries (which never rejects).
    */
-  handle(bytes: Uint8Array, context: { transport: Transport; client: string }): HandlerResult | Promise<HandlerResult> {
+  handle(
+    bytes: Uint8Array,
+    context: { transport: Transport; client: string },
+  ): HandlerResult | Promise<HandlerResult> {
     const started = this.#options.clock.now();
     const { transport, client } = context;
     const verdict = classifyQuery(bytes, { transport, maxUdpPayload: this.#options.maxUdpPayload });
     if (verdict.kind === "drop") {
-      this.#record({ transport, client, outcome: "dropped", reason: verdict.reason, started }, undefined, "local");
+      this.#record(
+        { transport, client, outcome: "dropped", reason: verdict.reason, started },
+        undefined,
+        "local",
+      );
       return undefined;
     }
     const { maxUdpPayload } = this.#options;
     if (verdict.kind === "reject") {
       const response = buildErrorResponse(verdict.query, { rcode: verdict.rcode, maxUdpPayload });
-      this.#record({ transport, client, outcome: verdict.outcome, reason: verdict.reason, started }, response, "local");
+      this.#record(
+        { transport, client, outcome: verdict.outcome, reason: verdict.reason, started },
+        response,
+        "local",
+      );
       return response;
     }
     const { query, question, type } = verdict;
@@ -150,7 +161,11 @@ export class QueryHandler {
       const decision = this.#throttle.check("answerer");
       if (decision.emit) this.#options.log.error("the answerer failed; answering SERVFAIL", { error });
       const response = buildErrorResponse(query, { rcode: RCODE.SERVFAIL, maxUdpPayload });
-      this.#record({ transport, client, outcome: "servfail", reason: "answerer failed", started }, response, "local");
+      this.#record(
+        { transport, client, outcome: "servfail", reason: "answerer failed", started },
+        response,
+        "local",
+      );
       return response;
     }
     const event = { transport, client, name: question.name, type: question.type, started };
@@ -181,7 +196,10 @@ export class QueryHandler {
         suppressed: decision.suppressed,
       });
     }
-    const response = buildErrorResponse(query, { rcode: RCODE.SERVFAIL, maxUdpPayload: this.#options.maxUdpPayload });
+    const response = buildErrorResponse(query, {
+      rcode: RCODE.SERVFAIL,
+      maxUdpPayload: this.#options.maxUdpPayload,
+    });
     this.#record({ ...event, outcome: "servfail", reason: result.reason }, response, "upstream");
     return response;
   }
@@ -229,4 +247,3 @@ export class QueryHandler {
     observe({ ...rest, truncated, durationMs });
   }
 }
-

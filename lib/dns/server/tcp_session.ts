@@ -51,7 +51,10 @@ export type TcpSessionEnd = "client closed" | "idle" | "write failed" | "read fa
  * });
  * ```
  */
-export async function serveTcpSession(conn: Deno.TcpConn, options: TcpSessionOptions): Promise<TcpSessionEnd> {
+export async function serveTcpSession(
+  conn: Deno.TcpConn,
+  options: TcpSessionOptions,
+): Promise<TcpSessionEnd> {
   const { clock, idleTimeoutMs, maxInFlight } = options;
   const ended = new AbortController();
   /** Wakes the read loop when a slot frees up, an answer is written, or the session ends. */

@@ -17,7 +17,7 @@
 
 import type { UpstreamErrorReason } from "../dns_metrics.ts";
 import type { ParsedQuery } from "../wire/classify_query.ts";
-import { type ReplyVerdict, relayReply } from "../wire/relay_reply.ts";
+import { relayReply, type ReplyVerdict } from "../wire/relay_reply.ts";
 import { rootProbeQuery, upstreamQuery, upstreamUdpLimit } from "../wire/upstream_query.ts";
 import type { Clock } from "../../util/clock.ts";
 import { formatDuration } from "../../util/duration.ts";
@@ -94,7 +94,7 @@ export class Forwarder {
         random: options.random,
         timeoutMs: options.timeoutMs,
         ...(options.socketsPerUpstream === undefined ? {} : { size: options.socketsPerUpstream }),
-        ...(options.rotateAfter === undefined ? {} : { rotateAfter: options.rotateAfter })
+        ...(options.rotateAfter === undefined ? {} : { rotateAfter: options.rotateAfter }),
       })
     );
   }
@@ -147,7 +147,9 @@ export class Forwarder {
         return true;
       },
     });
-    if (result.kind === "timeout") return this.#fail("timeout", pool, `no reply within ${formatDuration(timeoutMs)}`);
+    if (result.kind === "timeout") {
+      return this.#fail("timeout", pool, `no reply within ${formatDuration(timeoutMs)}`);
+    }
     if (result.kind === "failed" || verdict === undefined || verdict.kind !== "relay") {
       return this.#fail("send", pool, result.kind === "failed" ? result.message : "no reply");
     }
@@ -181,7 +183,8 @@ export class Forwarder {
           sentId = id;
           return rootProbeQuery(id);
         },
-        accept: (reply) => reply.length >= 12 && ((reply[0]! << 8) | reply[1]!) === sentId && (reply[2]! & 0x80) !== 0,
+        accept: (reply) =>
+          reply.length >= 12 && ((reply[0]! << 8) | reply[1]!) === sentId && (reply[2]! & 0x80) !== 0,
         signal,
       });
       if (result.kind === "reply") return { ok: true };

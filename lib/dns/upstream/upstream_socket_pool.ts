@@ -156,7 +156,10 @@ export class UpstreamSocketPool {
       retired: false,
       closed: false,
     };
-    socket.on("message", (message: Uint8Array, from: dgram.RemoteInfo) => this.#receive(entry, message, from));
+    socket.on(
+      "message",
+      (message: Uint8Array, from: dgram.RemoteInfo) => this.#receive(entry, message, from),
+    );
     socket.on("error", (error: Error) => {
       // A failed send (sends take no callback: it costs a promise each) or a broken socket:
       // replace the socket, and fail its queries at once rather than at their timeout.
@@ -291,7 +294,9 @@ export class UpstreamSocketPool {
     this.#stop.abort();
     for (const entry of [...this.#slots, ...this.#retiring]) {
       if (entry === undefined || entry.closed) continue;
-      for (const waiter of entry.waiting.drain()) this.#settle(waiter, { kind: "failed", message: "upstream pool closed" });
+      for (const waiter of entry.waiting.drain()) {
+        this.#settle(waiter, { kind: "failed", message: "upstream pool closed" });
+      }
       entry.closed = true;
       try {
         entry.socket.close();

@@ -59,9 +59,14 @@ function writeHeader(
 }
 
 /** Writes our OPT record at `offset`. */
-function writeOpt(out: Uint8Array, offset: number, query: ParsedQuery, options: ResponseOptions & {
-  readonly extendedRcode: number;
-}): void {
+function writeOpt(
+  out: Uint8Array,
+  offset: number,
+  query: ParsedQuery,
+  options: ResponseOptions & {
+    readonly extendedRcode: number;
+  },
+): void {
   const size = Math.min(0xffff, Math.max(512, options.maxUdpPayload));
   out[offset] = 0;
   out[offset + 1] = 0;

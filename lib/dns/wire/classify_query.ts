@@ -142,7 +142,9 @@ export function classifyQuery(bytes: Uint8Array, options: ClassifyOptions): Quer
     return reject("badvers", RCODE.BADVERS, `EDNS version ${opt.version} is not 0`);
   }
   if (!single) return reject("formerr", RCODE.FORMERR, `${view.questionCount} questions, not 1`);
-  if (question.class !== CLASS_IN) return reject("refused", RCODE.REFUSED, `class ${question.class} is not IN`);
+  if (question.class !== CLASS_IN) {
+    return reject("refused", RCODE.REFUSED, `class ${question.class} is not IN`);
+  }
   if (question.type === TYPE_AXFR || question.type === TYPE_IXFR) {
     return reject("refused", RCODE.REFUSED, "zone transfers are not served");
   }

@@ -9,7 +9,7 @@
  * question could not be echoed or matched; and it allocates an object per record, which the hot
  * path does not need. Rules kept here: a compression pointer must point strictly backwards from
  * the name that uses it (so pointer chains end; `dns-packet` has the same rule), labels are at
- * most 63 octets, names at most 255, the first question's name is never compressed (there is
+ * most 63 octets (a length byte of 64 or more is an unknown label type), names at most 255, the first question's name is never compressed (there is
  * nothing before it to point at), an OPT record sits in the additional section with the root
  * name, and nothing follows the last record.
  *
@@ -69,7 +69,6 @@ export interface MalformedMessage {
 
 /** Longest name in wire form, length octets and the root label included (RFC 1035 §2.3.4). */
 export const MAX_NAME_OCTETS = 255;
-const MAX_LABEL_OCTETS = 63;
 const HEADER_OCTETS = 12;
 
 /** Thrown inside the reader only; {@linkcode readMessage} turns it into a value. */
@@ -107,8 +106,8 @@ function skipName(bytes: Uint8Array, offset: number, allowPointers: boolean): nu
       floor = target;
       continue;
     }
+    // 0x40 and 0x80 are the label types RFC 6891 retired: a length above 63 is not a label.
     if (kind !== 0) throw new Fault("unknown label type");
-    if (length > MAX_LABEL_OCTETS) throw new Fault("label longer than 63 octets");
     octets += length + 1;
     if (octets > MAX_NAME_OCTETS) throw new Fault("name longer than 255 octets");
     position += length + 1;
