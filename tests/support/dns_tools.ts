@@ -32,15 +32,10 @@ export interface DnsEndpoint {
 /** Binds UDP on `host:port` to see whether it is free. */
 function udpFree(host: string, port: number): Promise<boolean> {
   const socket = dgram.createSocket(host.includes(":") ? "udp6" : "udp4");
+  // Resolve only once the socket is closed: the port is not free again before that.
   return new Promise((resolve) => {
-    socket.once("error", () => {
-      socket.close();
-      resolve(false);
-    });
-    socket.bind(port, host, () => {
-      socket.close();
-      resolve(true);
-    });
+    socket.once("error", () => socket.close(() => resolve(false)));
+    socket.bind(port, host, () => socket.close(() => resolve(true)));
   });
 }
 
@@ -479,4 +474,97 @@ export function concat(parts: readonly Uint8Array[]): Uint8Array {
     offset += part.length;
   }
   return out;
+}
+
+/** A packet a {@linkcode FakeUpstream} received. */
+export interface ReceivedPacket {
+  readonly bytes: Uint8Array;
+  readonly from: { readonly address: string; readonly port: number };
+}
+
+/** A scripted UDP DNS server on 127.0.0.1 (see {@linkcode startFakeUpstream}). */
+export interface FakeUpstream extends AsyncDisposable {
+  readonly endpoint: DnsEndpoint;
+  /** Every packet received, in order. */
+  readonly received: ReceivedPacket[];
+  /** Sends `bytes` from the upstream's own address and port. */
+  send(bytes: Uint8Array, to: { readonly address: string; readonly port: number }): void;
+  /** Resolves once `count` packets have been received in total. */
+  waitForPackets(count: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * A UDP server on 127.0.0.1 and a free port that records what it receives and answers with
+ * `answer` (its return value is sent back; `undefined` sends nothing). Without `answer` it never
+ * answers: an upstream that times out. `options.port` picks the port (default: any free one).
+ *
+ * @example
+ * ```ts
+ * await using silent = await startFakeUpstream();
+ * ```
+ */
+export async function startFakeUpstream(
+  answer?: (query: Uint8Array) => Uint8Array | undefined,
+  options: { readonly port?: number } = {},
+): Promise<FakeUpstream> {
+  const socket = dgram.createSocket("udp4");
+  await new Promise<void>((resolve, reject) => {
+    socket.once("error", reject);
+    socket.bind(options.port ?? 0, "127.0.0.1", () => {
+      socket.off("error", reject);
+      resolve();
+    });
+  });
+  const received: ReceivedPacket[] = [];
+  const waiters: { count: number; resolve: () => void }[] = [];
+  socket.on("message", (message: Uint8Array, from: dgram.RemoteInfo) => {
+    const bytes = new Uint8Array(message);
+    received.push({ bytes, from: { address: from.address, port: from.port } });
+    for (const waiter of waiters.filter((w) => received.length >= w.count)) {
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+    const response = answer?.(bytes);
+    if (response !== undefined) socket.send(response, from.port, from.address);
+  });
+  let closed = false;
+  const close = () => {
+    if (closed) return Promise.resolve();
+    closed = true;
+    return new Promise<void>((resolve) => socket.close(() => resolve()));
+  };
+  return {
+    endpoint: { host: "127.0.0.1", port: socket.address().port },
+    received,
+    send: (bytes, to) => socket.send(bytes, to.port, to.address),
+    waitForPackets: (count) =>
+      received.length >= count
+        ? Promise.resolve()
+        : new Promise((resolve) => waiters.push({ count, resolve })),
+    close,
+    [Symbol.asyncDispose]: close,
+  };
+}
+
+/**
+ * The reply an ordinary server gives to `query`: same ID and question, QR, RD copied, RA, and
+ * one A record per address.
+ */
+export function answerWith(
+  query: Uint8Array,
+  addresses: readonly string[],
+  options: { rcode?: number } = {},
+): Uint8Array {
+  const decoded = decodeMessage(query);
+  const question = decoded.questions[0]!;
+  const encoded = packet.encode({
+    type: "response",
+    id: decoded.id,
+    flags: (decoded.flag_rd ? packet.RECURSION_DESIRED : 0) | packet.RECURSION_AVAILABLE |
+      (options.rcode ?? 0),
+    questions: [{ name: question.name, type: question.type as packet.RecordType, class: "IN" }],
+    answers: addresses.map((data) => ({ type: "A" as const, name: question.name, ttl: 60, data })),
+  });
+  return new Uint8Array(encoded);
 }

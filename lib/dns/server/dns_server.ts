@@ -201,11 +201,14 @@ export class DnsServer {
     stopUdp();
     await accepting;
     if (inFlight > 0) await new Promise<void>((resolve) => drained = resolve);
-    try {
-      this.#listeners.udp.close();
-    } catch {
-      // Closed already.
-    }
+    // The UDP port is free again only once the close completes.
+    await new Promise<void>((resolve) => {
+      try {
+        this.#listeners.udp.close(() => resolve());
+      } catch {
+        resolve();
+      }
+    });
     this.#forwarder.close();
   }
 
