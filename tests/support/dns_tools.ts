@@ -227,9 +227,10 @@ function clientArgs(
   if (options.noEdns) args.push("+noedns");
   if (options.bufsize !== undefined) args.push(`+bufsize=${options.bufsize}`);
   if (options.ignoreTruncation) args.push("+ignore");
+  // Each question as `name type [class]`: the bare-word form both clients read per question.
   for (const question of questions) {
-    if (options.class !== undefined) args.push("-c", options.class);
     args.push(question.name, question.type ?? "A");
+    if (options.class !== undefined) args.push(options.class);
   }
   return args;
 }
