@@ -6,7 +6,7 @@
  */
 
 import { createDnsMetrics, type DnsMetrics } from "../../../lib/dns/dns_metrics.ts";
-import type { LocalAnswerer } from "../../../lib/dns/local_answer.ts";
+import type { LocalDecision, LocalQuestion } from "../../../lib/dns/local_answer.ts";
 import { DnsServer, type DnsServerOptions } from "../../../lib/dns/server/dns_server.ts";
 import type { DnsQueryEvent } from "../../../lib/dns/server/query_handler.ts";
 import { systemClock } from "../../../lib/util/clock.ts";
@@ -27,7 +27,7 @@ export interface TestServer extends AsyncDisposable {
 }
 
 /** Answers `*.local.test` A questions with 10.0.0.1 (or, for `many.local.test`, 100 addresses); forwards the rest. */
-export const testAnswerer: LocalAnswerer = (question) => {
+export function testAnswerer(question: LocalQuestion): LocalDecision {
   if (!question.name.endsWith(".local.test")) return { kind: "forward" };
   const many = question.name === "many.local.test";
   const addresses = question.type !== "A"
@@ -36,7 +36,7 @@ export const testAnswerer: LocalAnswerer = (question) => {
     ? Array.from({ length: 100 }, (_, i) => `10.0.${i >> 8}.${i & 0xff}`)
     : ["10.0.0.1"];
   return { kind: "local", source: "hairpin", ttl: 30, addresses };
-};
+}
 
 /** Starts a server with `testAnswerer`, `upstreams` and any other option overridden. */
 export async function startTestServer(
