@@ -43,7 +43,8 @@ export interface DnsQueryEvent {
 /** What a {@linkcode QueryHandler} needs. */
 export interface QueryHandlerOptions {
   readonly answerer: LocalAnswerer;
-  readonly forwarder: Forwarder;
+  /** Where forwarded queries go (the server's `Forwarder`). */
+  readonly forwarder: Pick<Forwarder, "forward">;
   readonly maxUdpPayload: number;
   readonly clock: Clock;
   readonly log: Log;
