@@ -1,0 +1,156 @@
+/**
+ * The DNS server's Prometheus metrics, declared in one place so `/metrics`, the README and the
+ * tests agree on names and labels. No label names a client or a queried name: those would grow
+ * without bound (par's mistake); the debug log and the server's observer hook carry them instead.
+ *
+ * Pure: builds the metric families in a registry; no I/O.
+ *
+ * @module
+ */
+
+import type { LocalSource } from "./local_answer.ts";
+import { type HistogramFamily, MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
+
+/** How queries arrive. */
+export const DNS_TRANSPORTS = ["udp", "tcp"] as const;
+
+/**
+ * What became of a query: answered from cluster state with records (`local`) or with none
+ * (`nodata`), relayed from an upstream whatever its RCODE (`forwarded`), SERVFAIL because no
+ * upstream answered (`servfail`), refused (a class other than IN, a zone transfer), FORMERR,
+ * NOTIMP, BADVERS, or dropped without an answer (shorter than a header, or not a query).
+ */
+export const QUERY_OUTCOMES = [
+  "local",
+  "nodata",
+  "forwarded",
+  "servfail",
+  "refused",
+  "formerr",
+  "notimp",
+  "badvers",
+  "dropped",
+] as const;
+
+/** One of {@linkcode QUERY_OUTCOMES}. */
+export type QueryOutcome = (typeof QUERY_OUTCOMES)[number];
+
+/**
+ * Why an exchange with an upstream failed: no reply in time, a reply that could not be read, a
+ * reply to another question or ID (discarded as stray or spoofed; the wait goes on), the TCP
+ * retry failing, or the socket failing to send.
+ */
+export const UPSTREAM_ERROR_REASONS = ["timeout", "malformed", "mismatch", "tcp", "send"] as const;
+
+/** One of {@linkcode UPSTREAM_ERROR_REASONS}. */
+export type UpstreamErrorReason = (typeof UPSTREAM_ERROR_REASONS)[number];
+
+/** Where a query's answer came from, for the latency histogram. */
+export const ANSWER_PATHS = ["local", "upstream"] as const;
+
+const LOCAL_SOURCES: readonly LocalSource[] = ["records", "par-proxy", "hairpin"];
+
+/** From a local answer (tens of microseconds) to an upstream giving up (seconds). */
+const LATENCY_BUCKETS = [
+  0.0001,
+  0.00025,
+  0.0005,
+  0.001,
+  0.0025,
+  0.005,
+  0.01,
+  0.025,
+  0.05,
+  0.1,
+  0.25,
+  0.5,
+  1,
+  2.5,
+  5,
+];
+
+/** Metric families the DNS server records. */
+export interface DnsMetrics {
+  readonly registry: MetricsRegistry;
+  readonly queries: NumberFamily<"transport" | "outcome">;
+  readonly localAnswers: NumberFamily<"source">;
+  readonly duration: HistogramFamily<"path">;
+  readonly upstreamErrors: NumberFamily<"reason">;
+  readonly truncated: NumberFamily<"transport">;
+  readonly tcpActive: NumberFamily<never>;
+  readonly tcpRejected: NumberFamily<never>;
+}
+
+/** Options for {@linkcode createDnsMetrics}. */
+export interface DnsMetricsOptions {
+  /** Resident set size in bytes, sampled at scrape time. */
+  readonly rss: () => number;
+  /** Version string for `ouroboros_build_info`. */
+  readonly version: string;
+}
+
+/**
+ * Registers the DNS server's metrics. Every series is created at zero, so dashboards and alerts
+ * see them before the first query. Further families (the cluster side's) can be added to
+ * `registry`.
+ *
+ * @example
+ * ```ts
+ * import { createDnsMetrics } from "./dns_metrics.ts";
+ *
+ * const metrics = createDnsMetrics({ rss: () => Deno.memoryUsage().rss, version: "dev" });
+ * metrics.registry.render(); // "# HELP ouroboros_build_info …"
+ * ```
+ */
+export function createDnsMetrics(options: DnsMetricsOptions): DnsMetrics {
+  const registry = new MetricsRegistry();
+  const build = registry.gauge("ouroboros_build_info", "Build information; the value is always 1.", [
+    "version",
+  ]);
+  build.labels({ version: options.version }).value = 1;
+  const metrics: DnsMetrics = {
+    registry,
+    queries: registry.counter(
+      "ouroboros_dns_queries_total",
+      "DNS queries, by transport and outcome (local, nodata, forwarded, servfail, refused, formerr, notimp, badvers, dropped).",
+      ["transport", "outcome"],
+    ),
+    localAnswers: registry.counter(
+      "ouroboros_dns_local_answers_total",
+      "Queries answered from cluster state, by what matched (records, par-proxy, hairpin).",
+      ["source"],
+    ),
+    duration: registry.histogram(
+      "ouroboros_dns_query_duration_seconds",
+      "Time from a query's arrival to its response, by path (local: answered here; upstream: forwarded).",
+      ["path"],
+      LATENCY_BUCKETS,
+    ),
+    upstreamErrors: registry.counter(
+      "ouroboros_dns_upstream_errors_total",
+      "Failed exchanges with an upstream, by reason (timeout, malformed, mismatch, tcp, send).",
+      ["reason"],
+    ),
+    truncated: registry.counter(
+      "ouroboros_dns_truncated_responses_total",
+      "Responses sent with TC set because the answer exceeded the client's limit, by transport.",
+      ["transport"],
+    ),
+    tcpActive: registry.gauge("ouroboros_dns_tcp_connections_active", "DNS-over-TCP connections open now."),
+    tcpRejected: registry.counter(
+      "ouroboros_dns_tcp_connections_rejected_total",
+      "DNS-over-TCP connections closed at once because the connection limit was reached.",
+    ),
+  };
+  registry.sampledGauge("process_resident_memory_bytes", "Resident memory size in bytes.", options.rss);
+  for (const transport of DNS_TRANSPORTS) {
+    for (const outcome of QUERY_OUTCOMES) metrics.queries.labels({ transport, outcome });
+    metrics.truncated.labels({ transport });
+  }
+  for (const source of LOCAL_SOURCES) metrics.localAnswers.labels({ source });
+  for (const path of ANSWER_PATHS) metrics.duration.labels({ path });
+  for (const reason of UPSTREAM_ERROR_REASONS) metrics.upstreamErrors.labels({ reason });
+  metrics.tcpActive.labels({});
+  metrics.tcpRejected.labels({});
+  return metrics;
+}

@@ -1,0 +1,87 @@
+/**
+ * Binds the DNS port twice, TCP and UDP, on the same address and port. An address without a host
+ * (`:5353`) follows the project's rule (`daemon/bind_dual_stack.ts`): `::`, dual-stack, with
+ * `0.0.0.0` where IPv6 is off; the UDP socket then takes the address the TCP listener got, also
+ * dual-stack. Port 0 means one ephemeral port for both: the TCP listener picks it, and when that
+ * port is taken for UDP the pair is tried again on a new one.
+ *
+ * Effects: binds a TCP listener (`Deno.listen`) and a UDP socket (`node:dgram`).
+ *
+ * @module
+ */
+
+import dgram from "node:dgram";
+import { bindDualStack } from "../../daemon/bind_dual_stack.ts";
+import { errorMessage } from "../../util/error_message.ts";
+import { formatHostPort, type ListenAddress } from "../../util/listen_address.ts";
+
+/** The two sockets of one DNS port. */
+export interface DnsListeners {
+  readonly tcp: Deno.TcpListener;
+  readonly udp: dgram.Socket;
+  /** The address both are bound to (`::`, `0.0.0.0`, `127.0.0.1`). */
+  readonly hostname: string;
+  readonly port: number;
+}
+
+/** Tries of a new ephemeral port when the one TCP got is taken for UDP. */
+const EPHEMERAL_TRIES = 10;
+
+function isAddressInUse(error: unknown): boolean {
+  return error instanceof Deno.errors.AddrInUse ||
+    (error instanceof Error && (error as Error & { code?: unknown }).code === "EADDRINUSE");
+}
+
+/** Binds a UDP socket; resolves once it listens. */
+function bindUdp(hostname: string, port: number): Promise<dgram.Socket> {
+  const socket = dgram.createSocket({ type: hostname.includes(":") ? "udp6" : "udp4", ipv6Only: false });
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => {
+      try {
+        socket.close();
+      } catch {
+        // Never bound.
+      }
+      reject(error);
+    };
+    socket.once("error", onError);
+    socket.bind(port, hostname, () => {
+      socket.off("error", onError);
+      resolve(socket);
+    });
+  });
+}
+
+/**
+ * Binds TCP and UDP on `address`. Throws an error naming the address (`listen dns :5353:
+ * Address already in use`) when either cannot be bound, with nothing left open.
+ *
+ * @example
+ * ```ts
+ * import { bindDnsListeners } from "./bind_dns_listeners.ts";
+ *
+ * const { tcp, udp, port } = await bindDnsListeners({ host: "127.0.0.1", port: 0 });
+ * tcp.close();
+ * udp.close();
+ * ```
+ */
+export async function bindDnsListeners(address: ListenAddress): Promise<DnsListeners> {
+  const tries = address.port === 0 ? EPHEMERAL_TRIES : 1;
+  for (let attempt = 1;; attempt++) {
+    const tcp = bindDualStack({ name: "dns", address }, (hostname, port) => Deno.listen({ hostname, port }));
+    const { hostname, port } = tcp.addr;
+    try {
+      const udp = await bindUdp(hostname, port);
+      return { tcp, udp, hostname, port };
+    } catch (error) {
+      tcp.close();
+      if (isAddressInUse(error) && attempt < tries) continue;
+      throw new Error(
+        `listen dns udp ${formatHostPort(address.host, address.port)}: ${errorMessage(error)}`,
+        {
+          cause: error,
+        },
+      );
+    }
+  }
+}

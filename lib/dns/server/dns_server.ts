@@ -1,0 +1,304 @@
+/**
+ * The DNS server: one port, UDP and TCP, answering from a swappable {@linkcode LocalAnswerer} and
+ * forwarding the rest to the upstreams. What happens to each query is `query_handler.ts`; TCP
+ * connections are `tcp_session.ts`; forwarding is `upstream/forwarder.ts`.
+ *
+ * Shutdown (the `run` signal aborts): the TCP listener closes and UDP packets are no longer
+ * read; queries in flight (forwarded ones wait at most for their upstream timeouts) are
+ * answered; TCP connections close after their last answer; then the upstream sockets close and
+ * `run` resolves.
+ *
+ * Effects: binds and serves sockets; time and randomness through injected dependencies.
+ *
+ * @module
+ */
+
+import type dgram from "node:dgram";
+import type { DnsMetrics } from "../dns_metrics.ts";
+import type { LocalAnswerer } from "../local_answer.ts";
+import { Forwarder, type ProbeResult } from "../upstream/forwarder.ts";
+import { secureRandom } from "../upstream/secure_random.ts";
+import type { UpstreamEndpoint } from "../upstream/upstream_socket_pool.ts";
+import type { Clock } from "../../util/clock.ts";
+import { formatIp, parseIp, unmapIpv4 } from "../../util/ip.ts";
+import { formatHostPort, type ListenAddress } from "../../util/listen_address.ts";
+import type { Log } from "../../util/logging.ts";
+import { Throttle } from "../../util/throttle.ts";
+import { bindDnsListeners, type DnsListeners } from "./bind_dns_listeners.ts";
+import { type DnsQueryEvent, type HandlerResult, QueryHandler } from "./query_handler.ts";
+import { serveTcpSession } from "./tcp_session.ts";
+
+/** Settings and dependencies of a {@linkcode DnsServer}. */
+export interface DnsServerOptions {
+  /** Where to serve, UDP and TCP (port 0: one ephemeral port for both). */
+  readonly listen: ListenAddress;
+  /** The first answerer; {@linkcode DnsServer.setAnswerer} swaps it. */
+  readonly answer: LocalAnswerer;
+  /** IP addresses and ports, tried in turn; at least one. */
+  readonly upstreams: readonly UpstreamEndpoint[];
+  /** The UDP payload size advertised and sent at most (at least 512; 1232 is the usual). */
+  readonly maxUdpPayload: number;
+  /** For each attempt at an upstream. */
+  readonly upstreamTimeoutMs: number;
+  /** Close a TCP connection after this long without a query or an answer. */
+  readonly tcpIdleTimeoutMs: number;
+  /** TCP connections open at once; more are closed at once (default 256). */
+  readonly maxTcpConnections?: number;
+  /** Queries handled at once on one TCP connection (default 32). */
+  readonly maxTcpQueriesPerConnection?: number;
+  readonly clock: Clock;
+  /** Numbers in [0, 1) for upstream query IDs (default: the system's CSPRNG). */
+  readonly random?: () => number;
+  readonly log: Log;
+  readonly metrics: DnsMetrics;
+  /** Hears about every query (debug logging, tests); must be cheap and must not throw. */
+  readonly observe?: (event: DnsQueryEvent) => void;
+}
+
+/** The address a query came from, as the answerer wants it: IPv4-mapped IPv6 as IPv4. */
+export function clientAddress(address: string): string {
+  if (!address.includes(":")) return address;
+  if (address.startsWith("::ffff:") && address.includes(".")) return address.slice(7);
+  const parsed = parseIp(address);
+  return parsed === undefined ? address : formatIp(unmapIpv4(parsed));
+}
+
+/**
+ * A bound DNS server. {@linkcode DnsServer.start} binds; {@linkcode DnsServer.run} serves until
+ * its signal aborts.
+ *
+ * @example
+ * ```ts
+ * import { systemClock } from "../../util/clock.ts";
+ * import { logger } from "../../util/logging.ts";
+ * import { createDnsMetrics } from "../dns_metrics.ts";
+ * import { DnsServer } from "./dns_server.ts";
+ *
+ * const server = await DnsServer.start({
+ *   listen: { host: undefined, port: 5353 },
+ *   answer: () => ({ kind: "forward" }),
+ *   upstreams: [{ host: "10.96.0.10", port: 53 }],
+ *   maxUdpPayload: 1232,
+ *   upstreamTimeoutMs: 2_000,
+ *   tcpIdleTimeoutMs: 10_000,
+ *   clock: systemClock,
+ *   log: logger("dns"),
+ *   metrics: createDnsMetrics({ rss: () => Deno.memoryUsage().rss, version: "dev" }),
+ * });
+ * const stop = new AbortController();
+ * const serving = server.run(stop.signal);
+ * server.setAnswerer((question) =>
+ *   question.name === "shop.example.com" && question.type === "A"
+ *     ? { kind: "local", source: "hairpin", ttl: 30, addresses: ["10.96.0.20"] }
+ *     : { kind: "forward" }
+ * );
+ * stop.abort();
+ * await serving;
+ * ```
+ */
+export class DnsServer {
+  readonly #options: DnsServerOptions;
+  readonly #listeners: DnsListeners;
+  readonly #forwarder: Forwarder;
+  readonly #handler: QueryHandler;
+  #running = false;
+
+  private constructor(options: DnsServerOptions, listeners: DnsListeners) {
+    this.#options = options;
+    this.#listeners = listeners;
+    this.#forwarder = new Forwarder({
+      upstreams: options.upstreams,
+      maxUdpPayload: options.maxUdpPayload,
+      timeoutMs: options.upstreamTimeoutMs,
+      clock: options.clock,
+      random: options.random ?? secureRandom,
+      onError: (reason) => {
+        options.metrics.upstreamErrors.labels({ reason }).value += 1;
+      },
+    });
+    this.#handler = new QueryHandler({
+      answerer: options.answer,
+      forwarder: this.#forwarder,
+      maxUdpPayload: options.maxUdpPayload,
+      clock: options.clock,
+      log: options.log,
+      metrics: options.metrics,
+      ...(options.observe === undefined ? {} : { observe: options.observe }),
+    });
+  }
+
+  /**
+   * Binds UDP and TCP on `options.listen`. Throws an error naming the address when either
+   * cannot be bound (nothing is left open), or when no upstream is given.
+   */
+  static async start(options: DnsServerOptions): Promise<DnsServer> {
+    if (options.upstreams.length === 0) throw new TypeError("the DNS server needs at least one upstream");
+    const listeners = await bindDnsListeners(options.listen);
+    return new DnsServer(options, listeners);
+  }
+
+  /** The bound addresses, `host:port` (the same for both, but said per transport). */
+  get addresses(): { readonly udp: string; readonly tcp: string } {
+    const address = formatHostPort(this.#listeners.hostname, this.#listeners.port);
+    return { udp: address, tcp: address };
+  }
+
+  /** The bound port, UDP and TCP. */
+  get port(): number {
+    return this.#listeners.port;
+  }
+
+  /** Swaps the answerer: every query from now on is decided by `answer`. Costs one assignment. */
+  setAnswerer(answer: LocalAnswerer): void {
+    this.#handler.answerer = answer;
+  }
+
+  /** Whether an upstream answers at all (any RCODE): for readiness. */
+  probeUpstream(signal: AbortSignal): Promise<ProbeResult> {
+    return this.#forwarder.probe(signal);
+  }
+
+  /** Releases the sockets of a server that will not run; after `run` they are closed already. */
+  close(): void {
+    if (this.#running) return;
+    try {
+      this.#listeners.tcp.close();
+    } catch {
+      // Closed already.
+    }
+    try {
+      this.#listeners.udp.close();
+    } catch {
+      // Closed already.
+    }
+    this.#forwarder.close();
+  }
+
+  /** Serves until `signal` aborts, then shuts down (see the module doc). */
+  async run(signal: AbortSignal): Promise<void> {
+    if (this.#running) throw new Error("DnsServer.run called twice");
+    this.#running = true;
+    // Counted rather than kept in a set: a forwarded UDP query should cost no extra promise.
+    let inFlight = 0;
+    let drained: (() => void) | undefined;
+    const track = (promise: Promise<unknown>) => {
+      inFlight += 1;
+      promise.then(() => {
+        inFlight -= 1;
+        if (inFlight === 0) drained?.();
+      });
+    };
+    const stopUdp = this.#serveUdp(track);
+    const accepting = this.#acceptTcp(signal, track);
+    if (!signal.aborted) {
+      await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
+    }
+    try {
+      this.#listeners.tcp.close();
+    } catch {
+      // Closed already.
+    }
+    stopUdp();
+    await accepting;
+    if (inFlight > 0) await new Promise<void>((resolve) => drained = resolve);
+    // The UDP port is free again only once the close completes.
+    await new Promise<void>((resolve) => {
+      try {
+        this.#listeners.udp.close(() => resolve());
+      } catch {
+        resolve();
+      }
+    });
+    this.#forwarder.close();
+  }
+
+  /** Starts answering UDP; returns the function that stops reading. */
+  #serveUdp(track: (promise: Promise<unknown>) => void): () => void {
+    const { udp } = this.#listeners;
+    const handler = this.#handler;
+    const log = this.#options.log;
+    const throttle = new Throttle(this.#options.clock, 10_000);
+    const reply = (response: HandlerResult, from: dgram.RemoteInfo) => {
+      if (response !== undefined) udp.send(response, from.port, from.address);
+    };
+    const onMessage = (message: Uint8Array, from: dgram.RemoteInfo) => {
+      let result: HandlerResult | Promise<HandlerResult>;
+      try {
+        result = handler.handle(message, { transport: "udp", client: clientAddress(from.address) });
+      } catch (error) {
+        if (throttle.check("handler").emit) log.error("answering a UDP query failed", { error });
+        return;
+      }
+      if (result instanceof Promise) {
+        track(result.then((response) => reply(response, from), (error) => {
+          if (throttle.check("handler").emit) log.error("answering a UDP query failed", { error });
+        }));
+      } else reply(result, from);
+    };
+    const onError = (error: Error) => {
+      const decision = throttle.check("socket");
+      if (decision.emit) log.warn("UDP socket error", { error, suppressed: decision.suppressed });
+    };
+    udp.on("message", onMessage);
+    udp.on("error", onError);
+    return () => udp.off("message", onMessage);
+  }
+
+  /** Accepts TCP connections until `signal` aborts. */
+  async #acceptTcp(signal: AbortSignal, track: (promise: Promise<unknown>) => void): Promise<void> {
+    const { clock, log, metrics, tcpIdleTimeoutMs } = this.#options;
+    const maxConnections = this.#options.maxTcpConnections ?? 256;
+    const maxInFlight = this.#options.maxTcpQueriesPerConnection ?? 32;
+    const active = metrics.tcpActive.labels({});
+    const rejected = metrics.tcpRejected.labels({});
+    const throttle = new Throttle(clock, 10_000);
+    let open = 0;
+    let backoffMs = 0;
+    while (!signal.aborted) {
+      let conn: Deno.TcpConn;
+      try {
+        conn = await this.#listeners.tcp.accept();
+        backoffMs = 0;
+      } catch (error) {
+        if (signal.aborted) return;
+        // Out of descriptors or a connection reset before accept: pause, then go on.
+        backoffMs = Math.min(1_000, Math.max(5, backoffMs * 2));
+        const decision = throttle.check("accept");
+        if (decision.emit) {
+          log.warn("accepting a DNS TCP connection failed", { error, suppressed: decision.suppressed });
+        }
+        await clock.sleep(backoffMs, signal);
+        continue;
+      }
+      if (open >= maxConnections) {
+        rejected.value += 1;
+        const decision = throttle.check("limit");
+        if (decision.emit) {
+          log.warn("DNS TCP connection limit reached; closing new connections", {
+            limit: maxConnections,
+            suppressed: decision.suppressed,
+          });
+        }
+        conn.close();
+        continue;
+      }
+      open += 1;
+      active.value += 1;
+      const client = clientAddress(conn.remoteAddr.hostname);
+      const handler = this.#handler;
+      const session = serveTcpSession(conn, {
+        handle: (query) => handler.handle(query, { transport: "tcp", client }),
+        clock,
+        idleTimeoutMs: tcpIdleTimeoutMs,
+        maxInFlight,
+        stop: signal,
+      }).catch((error) => {
+        if (throttle.check("session").emit) log.error("a DNS TCP connection failed", { error });
+      }).finally(() => {
+        open -= 1;
+        active.value -= 1;
+      });
+      track(session);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The text an answerer matches a question name against: lower case (ASCII only, the DNS's own
+ * case rule, RFC 4343), labels joined by `.`, no trailing dot, the root as the empty string.
+ * Bytes that would make the text ambiguous are escaped the way zone files write them: a `.` or
+ * `\` inside a label as `\.` and `\\`, and any byte outside printable ASCII as `\DDD` (decimal).
+ * So a label holding a dot never reads as two labels, and a name with odd bytes can only match a
+ * name written with the same escapes, never a plain host name.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+const BACKSLASH = 0x5c;
+const DOT = 0x2e;
+
+/** Room for the longest name with every byte escaped as `\DDD`. */
+const scratch = new Uint8Array(255 * 4);
+
+/**
+ * The text of the uncompressed name at `offset` (the caller has checked it with `readMessage`).
+ *
+ * @example
+ * ```ts
+ * import { nameText } from "./name_text.ts";
+ *
+ * nameText(new Uint8Array([3, 0x57, 0x57, 0x57, 1, 0x2e, 0]), 0); // "www.\\."
+ * ```
+ */
+export function nameText(bytes: Uint8Array, offset: number): string {
+  let out = 0;
+  let position = offset;
+  while (true) {
+    const length = bytes[position] ?? 0;
+    if (length === 0 || length > 63) break;
+    if (out > 0) scratch[out++] = DOT;
+    const end = position + 1 + length;
+    for (let i = position + 1; i < end; i++) {
+      const byte = bytes[i] ?? 0;
+      if (byte >= 0x41 && byte <= 0x5a) scratch[out++] = byte + 0x20;
+      else if (byte === DOT || byte === BACKSLASH) {
+        scratch[out++] = BACKSLASH;
+        scratch[out++] = byte;
+      } else if (byte <= 0x20 || byte >= 0x7f) {
+        scratch[out++] = BACKSLASH;
+        scratch[out++] = 0x30 + Math.floor(byte / 100);
+        scratch[out++] = 0x30 + (Math.floor(byte / 10) % 10);
+        scratch[out++] = 0x30 + (byte % 10);
+      } else scratch[out++] = byte;
+    }
+    position = end;
+  }
+  return String.fromCharCode(...scratch.subarray(0, out));
+}

@@ -1,0 +1,64 @@
+/**
+ * Record type numbers to the mnemonics answerers and logs use (`A`, `AAAA`, `MX`), and the
+ * RFC 3597 form `TYPE65` for any type without one here. The list holds the types a cluster's
+ * clients really ask for; an unlisted type is still answered or forwarded, only its name is
+ * generic.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+/** Type number of an IPv4 address record. */
+export const TYPE_A = 1;
+/** Type number of an IPv6 address record. */
+export const TYPE_AAAA = 28;
+/** Type numbers of zone transfers, which the server refuses (a transfer spans several messages). */
+export const TYPE_IXFR = 251;
+/** See {@linkcode TYPE_IXFR}. */
+export const TYPE_AXFR = 252;
+
+const NAMES: ReadonlyMap<number, string> = new Map([
+  [1, "A"],
+  [2, "NS"],
+  [5, "CNAME"],
+  [6, "SOA"],
+  [12, "PTR"],
+  [13, "HINFO"],
+  [15, "MX"],
+  [16, "TXT"],
+  [28, "AAAA"],
+  [33, "SRV"],
+  [35, "NAPTR"],
+  [39, "DNAME"],
+  [41, "OPT"],
+  [43, "DS"],
+  [46, "RRSIG"],
+  [47, "NSEC"],
+  [48, "DNSKEY"],
+  [50, "NSEC3"],
+  [52, "TLSA"],
+  [64, "SVCB"],
+  [65, "HTTPS"],
+  [99, "SPF"],
+  [251, "IXFR"],
+  [252, "AXFR"],
+  [255, "ANY"],
+  [256, "URI"],
+  [257, "CAA"],
+]);
+
+/**
+ * The mnemonic of a record type, or `TYPE<number>`.
+ *
+ * @example
+ * ```ts
+ * import { recordTypeName } from "./record_type_name.ts";
+ *
+ * recordTypeName(28); // "AAAA"
+ * recordTypeName(65280); // "TYPE65280"
+ * ```
+ */
+export function recordTypeName(type: number): string {
+  return NAMES.get(type) ?? `TYPE${type}`;
+}

@@ -1,0 +1,121 @@
+/**
+ * Turns an upstream's reply into the response the client gets, or rejects it.
+ *
+ * Accepted only when it is well formed, is a response to the ID we sent, and asks the question
+ * we sent (name compared without regard to ASCII case, type and class exactly): anything else is
+ * a stray or spoofed packet (RFC 5452 §9.1). An error reply without a question (some servers
+ * answer FORMERR, SERVFAIL, NOTIMP or REFUSED that way) is accepted and answered with that code.
+ * The client gets the reply with its own ID and its own question bytes back (its case kept,
+ * whatever the upstream did), our payload size in the OPT record, and, when the reply exceeds
+ * the client's limit, the truncated form (TC set, records dropped).
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { buildErrorResponse, buildTruncatedResponse } from "./build_response.ts";
+import { MIN_UDP_PAYLOAD, type ParsedQuery, RCODE } from "./classify_query.ts";
+import { readMessage } from "./read_message.ts";
+
+/** Why a reply was not relayed. */
+export type RejectedReply = "malformed" | "mismatch";
+
+/** What to do with one upstream reply. */
+export type ReplyVerdict =
+  | {
+    readonly kind: "relay";
+    /** What to send the client. */
+    readonly bytes: Uint8Array;
+    /** The upstream set TC: the full answer needs TCP. */
+    readonly upstreamTruncated: boolean;
+    /** We truncated it to the client's limit. */
+    readonly truncated: boolean;
+    /** The full RCODE. */
+    readonly rcode: number;
+  }
+  | { readonly kind: "reject"; readonly reason: RejectedReply; readonly detail: string };
+
+/** Options for {@linkcode relayReply}. */
+export interface RelayOptions {
+  /** The client's query. */
+  readonly query: ParsedQuery;
+  /** The ID the upstream was sent. */
+  readonly sentId: number;
+  /** The UDP payload size our OPT record advertises. */
+  readonly maxUdpPayload: number;
+}
+
+const FLAG_TC = 0x0200;
+const FLAG_AA = 0x0400;
+const ERROR_RCODES_WITHOUT_QUESTION: ReadonlySet<number> = new Set([
+  RCODE.FORMERR,
+  RCODE.SERVFAIL,
+  RCODE.NOTIMP,
+  RCODE.REFUSED,
+]);
+
+function foldCase(byte: number): number {
+  return byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte;
+}
+
+/** True when the question at offset 12 of `a` (ending at `aEnd`) equals the one of `b`. */
+function sameQuestion(a: Uint8Array, aEnd: number, b: Uint8Array, bEnd: number): boolean {
+  if (aEnd !== bEnd) return false;
+  const nameEnd = aEnd - 4;
+  for (let i = 12; i < nameEnd; i++) if (foldCase(a[i]!) !== foldCase(b[i]!)) return false;
+  for (let i = nameEnd; i < aEnd; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * Checks `reply` against the query we sent and builds the client's response from it.
+ *
+ * @example
+ * ```ts
+ * import { classifyQuery } from "./classify_query.ts";
+ * import { relayReply } from "./relay_reply.ts";
+ *
+ * const bytes = new Uint8Array([0, 7, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x41, 0, 0, 1, 0, 1]);
+ * const verdict = classifyQuery(bytes, { transport: "udp", maxUdpPayload: 1232 });
+ * const reply = new Uint8Array([0xbe, 0xef, 0x81, 0x83, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x61, 0, 0, 1, 0, 1]);
+ * if (verdict.kind === "ask") {
+ *   relayReply(reply, { query: verdict.query, sentId: 0xbeef, maxUdpPayload: 1232 }); // NXDOMAIN, ID 7, "A"
+ * }
+ * ```
+ */
+export function relayReply(reply: Uint8Array, options: RelayOptions): ReplyVerdict {
+  const { query, sentId, maxUdpPayload } = options;
+  const view = readMessage(reply);
+  if ("malformed" in view) return { kind: "reject", reason: "malformed", detail: view.malformed };
+  if ((view.flags & 0x8000) === 0) return { kind: "reject", reason: "mismatch", detail: "not a response" };
+  if (view.id !== sentId) return { kind: "reject", reason: "mismatch", detail: "another ID" };
+  if (((view.flags >> 11) & 0xf) !== 0) return { kind: "reject", reason: "mismatch", detail: "not a QUERY" };
+  const rcode = (view.flags & 0xf) | ((view.opt?.extendedRcode ?? 0) << 4);
+  const upstreamTruncated = (view.flags & FLAG_TC) !== 0;
+  if (view.questionCount === 0 && ERROR_RCODES_WITHOUT_QUESTION.has(rcode)) {
+    const bytes = buildErrorResponse(query, { rcode, maxUdpPayload });
+    return { kind: "relay", bytes, upstreamTruncated, truncated: false, rcode };
+  }
+  if (view.questionCount !== 1 || !sameQuestion(reply, view.questionEnd, query.bytes, query.echoEnd)) {
+    return { kind: "reject", reason: "mismatch", detail: "another question" };
+  }
+  if (reply.length > query.limit) {
+    const bytes = buildTruncatedResponse(query, {
+      rcode,
+      authoritative: (view.flags & FLAG_AA) !== 0,
+      maxUdpPayload,
+    });
+    return { kind: "relay", bytes, upstreamTruncated, truncated: true, rcode };
+  }
+  const bytes = reply.slice();
+  bytes[0] = query.id >> 8;
+  bytes[1] = query.id & 0xff;
+  bytes.set(query.bytes.subarray(12, query.echoEnd), 12);
+  if (view.opt !== undefined && query.opt !== undefined) {
+    const size = Math.min(0xffff, Math.max(MIN_UDP_PAYLOAD, maxUdpPayload));
+    bytes[view.opt.offset + 3] = size >> 8;
+    bytes[view.opt.offset + 4] = size & 0xff;
+  }
+  return { kind: "relay", bytes, upstreamTruncated, truncated: false, rcode };
+}

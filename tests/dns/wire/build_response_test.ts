@@ -1,0 +1,151 @@
+import assert from "node:assert/strict";
+import {
+  buildAddressResponse,
+  buildErrorResponse,
+  buildTruncatedResponse,
+} from "../../../lib/dns/wire/build_response.ts";
+import {
+  classifyQuery,
+  type ParsedQuery,
+  RCODE,
+  type Transport,
+} from "../../../lib/dns/wire/classify_query.ts";
+import { decodeMessage, encodeQuery, type EncodeQueryOptions } from "../../support/dns_tools.ts";
+
+function parsed(name: string, options: EncodeQueryOptions & { transport?: Transport } = {}): ParsedQuery {
+  const verdict = classifyQuery(encodeQuery(name, options), {
+    transport: options.transport ?? "udp",
+    maxUdpPayload: 1232,
+  });
+  assert.notEqual(verdict.kind, "drop");
+  if (verdict.kind === "drop") throw new Error("dropped");
+  return verdict.query;
+}
+
+const v4 = (...octets: number[]) => new Uint8Array(octets);
+
+Deno.test("buildAddressResponse: records named by a pointer to the question, in the client's case", () => {
+  const query = parsed("Shop.EXAMPLE.com", { id: 4242, edns: 1232 });
+  const built = buildAddressResponse(query, {
+    type: 1,
+    ttl: 30,
+    addresses: [v4(10, 0, 0, 1), v4(10, 0, 0, 2)],
+    maxUdpPayload: 1232,
+  });
+  assert.equal(built.truncated, false);
+  // Two answers of 16 bytes each: the name costs 2 bytes, not 18.
+  assert.equal(built.bytes.length, query.echoEnd + 2 * 16 + 11);
+  const message = decodeMessage(built.bytes);
+  assert.equal(message.id, 4242);
+  assert.deepEqual(
+    [message.flag_qr, message.flag_aa, message.flag_tc, message.flag_rd, message.flag_ra, message.rcode],
+    [true, true, false, true, true, "NOERROR"],
+  );
+  assert.deepEqual(message.questions, [{ name: "Shop.EXAMPLE.com", type: "A", class: "IN" }]);
+  assert.deepEqual(
+    message.answers.map((a) => [a.name, a.type, a.ttl, a.data]),
+    [["Shop.EXAMPLE.com", "A", 30, "10.0.0.1"], ["Shop.EXAMPLE.com", "A", 30, "10.0.0.2"]],
+  );
+  const opt = message.additionals[0];
+  assert.deepEqual([opt?.type, opt?.udpPayloadSize], ["OPT", 1232]);
+});
+
+Deno.test("buildAddressResponse: AAAA records, and no records at all (NODATA)", () => {
+  const query = parsed("a.example", { type: "AAAA" });
+  const six = new Uint8Array(16);
+  six[0] = 0x20;
+  six[1] = 0x01;
+  six[15] = 1;
+  const full = decodeMessage(
+    buildAddressResponse(query, { type: 28, ttl: 5, addresses: [six], maxUdpPayload: 1232 }).bytes,
+  );
+  assert.deepEqual(full.answers.map((a) => a.data), ["2001::1"]);
+  assert.equal(full.additionals.length, 0, "no OPT when the query had none");
+  const empty = decodeMessage(
+    buildAddressResponse(query, { type: 28, ttl: 5, addresses: [], maxUdpPayload: 1232 }).bytes,
+  );
+  assert.deepEqual([empty.rcode, empty.answers.length, empty.flag_aa], ["NOERROR", 0, true]);
+});
+
+Deno.test("buildAddressResponse: over the client's limit it is truncated, question and OPT kept", async (t) => {
+  const addresses = Array.from({ length: 40 }, (_, i) => v4(10, 0, 1, i));
+  const cases: [string, ParsedQuery, boolean, number][] = [
+    // 12 + 18 + 40 × 16 = 670 > 512.
+    ["UDP without EDNS: 512", parsed("many.example"), true, 12 + 18],
+    ["UDP, client's 1232", parsed("many.example", { edns: 1232 }), false, 12 + 18 + 640 + 11],
+    ["UDP, client's 600", parsed("many.example", { edns: 600 }), true, 12 + 18 + 11],
+    ["TCP without EDNS", parsed("many.example", { transport: "tcp" }), false, 12 + 18 + 640],
+  ];
+  for (const [name, query, truncated, size] of cases) {
+    await t.step(name, () => {
+      const built = buildAddressResponse(query, { type: 1, ttl: 30, addresses, maxUdpPayload: 1232 });
+      assert.equal(built.truncated, truncated);
+      assert.equal(built.bytes.length, size);
+      assert.ok(built.bytes.length <= query.limit);
+      const message = decodeMessage(built.bytes);
+      assert.equal(message.flag_tc, truncated);
+      assert.equal(message.answers.length, truncated ? 0 : 40);
+      assert.deepEqual(message.questions.map((q) => q.name), ["many.example"]);
+    });
+  }
+});
+
+Deno.test("buildAddressResponse: the TTL is clamped to 0 … 2^31−1 and the DO bit copied", () => {
+  const query = parsed("a", { edns: 1232, dnssecOk: true });
+  const high = decodeMessage(
+    buildAddressResponse(query, { type: 1, ttl: 2 ** 40, addresses: [v4(1, 2, 3, 4)], maxUdpPayload: 1232 })
+      .bytes,
+  );
+  assert.equal(high.answers[0]?.ttl, 0x7fffffff);
+  assert.equal(high.additionals[0]?.flag_do, true);
+  const low = decodeMessage(
+    buildAddressResponse(query, { type: 1, ttl: -5, addresses: [v4(1, 2, 3, 4)], maxUdpPayload: 1232 }).bytes,
+  );
+  assert.equal(low.answers[0]?.ttl, 0);
+});
+
+Deno.test("buildErrorResponse: echoes ID, opcode, RD and the question; RA set; OPT when the query had one", async (t) => {
+  const cases: [string, ParsedQuery, number, string, boolean][] = [
+    [
+      "REFUSED with EDNS",
+      parsed("Version.Bind", { class: "CH", type: "TXT", edns: 4096 }),
+      RCODE.REFUSED,
+      "REFUSED",
+      true,
+    ],
+    ["SERVFAIL without EDNS", parsed("a.example"), RCODE.SERVFAIL, "SERVFAIL", false],
+    ["NOTIMP", parsed("a.example", { recursionDesired: false }), RCODE.NOTIMP, "NOTIMP", false],
+  ];
+  for (const [name, query, rcode, text, hasOpt] of cases) {
+    await t.step(name, () => {
+      const message = decodeMessage(buildErrorResponse(query, { rcode, maxUdpPayload: 1232 }));
+      assert.equal(message.id, query.id);
+      assert.equal(message.rcode, text);
+      assert.equal(message.flag_ra, true);
+      assert.equal(message.flag_aa, false);
+      assert.equal(message.flag_rd, (query.flags & 0x0100) !== 0);
+      assert.equal(message.questions.length, 1);
+      assert.equal(message.additionals.length, hasOpt ? 1 : 0);
+    });
+  }
+});
+
+Deno.test("buildErrorResponse: BADVERS puts its upper bits in the OPT record", () => {
+  const query = parsed("a.example", { edns: 1232 });
+  const bytes = buildErrorResponse(query, { rcode: RCODE.BADVERS, maxUdpPayload: 1232 });
+  assert.equal(bytes[3]! & 0x0f, 0, "header RCODE bits are 0");
+  assert.equal(bytes[bytes.length - 6], 1, "extended RCODE 1 (16 >> 4)");
+});
+
+Deno.test("buildTruncatedResponse: TC set whatever the size, with the given RCODE", () => {
+  const query = parsed("big.example", { edns: 1232 });
+  const message = decodeMessage(
+    buildTruncatedResponse(query, { rcode: 3, authoritative: true, maxUdpPayload: 1232 }),
+  );
+  assert.deepEqual([message.flag_tc, message.flag_aa, message.rcode, message.answers.length], [
+    true,
+    true,
+    "NXDOMAIN",
+    0,
+  ]);
+});
