@@ -176,3 +176,14 @@ Deno.test("Forwarder: probe takes any reply, whatever its RCODE; reports who fai
     bad.close();
   }
 });
+
+Deno.test("Forwarder: refuses an empty list and upstreams given by name", () => {
+  assert.throws(() => forwarder({ upstreams: [] }), /at least one upstream/);
+  assert.throws(
+    () =>
+      forwarder({
+        upstreams: [{ host: "10.96.0.10", port: 53 }, { host: "kube-dns.kube-system", port: 53 }],
+      }),
+    /upstream "kube-dns\.kube-system" is not an IP address/,
+  );
+});
