@@ -56,7 +56,7 @@ export interface DnsServerOptions {
 }
 
 /** The address a query came from, as the answerer wants it: IPv4-mapped IPv6 as IPv4. */
-export function clientAddress(address: string): string {
+function clientAddress(address: string): string {
   if (!address.includes(":")) return address;
   if (address.startsWith("::ffff:") && address.includes(".")) return address.slice(7);
   const parsed = parseIp(address);
