@@ -133,7 +133,7 @@ export function createDnsMetrics(options: DnsMetricsOptions): DnsMetrics {
     ),
     truncated: registry.counter(
       "ouroboros_dns_truncated_responses_total",
-      "Responses sent with TC set because the answer exceeded the client's limit, by transport.",
+      "Responses sent with TC set (the answer did not fit the client's limit, or the upstream's over UDP), by transport.",
       ["transport"],
     ),
     tcpActive: registry.gauge("ouroboros_dns_tcp_connections_active", "DNS-over-TCP connections open now."),

@@ -19,7 +19,9 @@
 import * as packet from "dns-packet";
 import { Buffer } from "node:buffer";
 import dgram from "node:dgram";
+import { classifyQuery, type ParsedQuery, type Transport } from "../../lib/dns/wire/classify_query.ts";
 import { frameMessage, TcpFrameReader } from "../../lib/dns/wire/tcp_frames.ts";
+import { concat } from "./conn_io.ts";
 import { requireTool } from "./tools.ts";
 import { waitForPort } from "./daemons.ts";
 
@@ -353,6 +355,31 @@ export function encodeQuery(name: string, options: EncodeQueryOptions = {}): Uin
   return new Uint8Array(encoded);
 }
 
+/** Fields of {@linkcode encodeHeader}. */
+export interface HeaderFields {
+  /** Default 0x0102. */
+  readonly id?: number;
+  /** The 16 bits after the ID (default 0x0100: a query, RD). */
+  readonly flags?: number;
+  readonly questions?: number;
+  readonly answers?: number;
+  readonly authorities?: number;
+  readonly additionals?: number;
+}
+
+/** A bare 12-byte header with any counts, for building malformed packets by hand. */
+export function encodeHeader(fields: HeaderFields = {}): Uint8Array {
+  const words = [
+    fields.id ?? 0x0102,
+    fields.flags ?? 0x0100,
+    fields.questions ?? 0,
+    fields.answers ?? 0,
+    fields.authorities ?? 0,
+    fields.additionals ?? 0,
+  ];
+  return new Uint8Array(words.flatMap((word) => [word >> 8, word & 0xff]));
+}
+
 /** One record as `dns-packet` decodes it (the OPT fields only on OPT records). */
 export interface DecodedRecord {
   readonly name: string;
@@ -379,6 +406,23 @@ export interface DecodedMessage {
   readonly answers: readonly DecodedRecord[];
   readonly authorities: readonly DecodedRecord[];
   readonly additionals: readonly DecodedRecord[];
+}
+
+/**
+ * The server's reading of a query for `name` (as {@linkcode encodeQuery} builds it) arriving over
+ * `options.transport` (default UDP) at a server advertising 1232: what the response builders
+ * take. Throws when the server would drop the packet; a query it rejects is returned too.
+ */
+export function parsedQuery(
+  name: string,
+  options: EncodeQueryOptions & { readonly transport?: Transport } = {},
+): ParsedQuery {
+  const verdict = classifyQuery(encodeQuery(name, options), {
+    transport: options.transport ?? "udp",
+    maxUdpPayload: 1232,
+  });
+  if (verdict.kind === "drop") throw new Error(`the query for ${name} would be dropped: ${verdict.reason}`);
+  return verdict.query;
 }
 
 /** Decodes a whole message with `dns-packet`; throws on what it cannot read. */
@@ -424,7 +468,7 @@ export class DnsTcpClient implements AsyncDisposable {
 
   /** Writes each message with its length prefix, all in one write (pipelined). */
   async send(...messages: Uint8Array[]): Promise<void> {
-    await this.sendRaw(concat(messages.map(frameMessage)));
+    await this.sendRaw(concat(...messages.map(frameMessage)));
   }
 
   /** Writes `bytes` as they are. */
@@ -464,17 +508,6 @@ export class DnsTcpClient implements AsyncDisposable {
     this.close();
     return Promise.resolve();
   }
-}
-
-/** The bytes of `parts`, one after another. */
-export function concat(parts: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((sum, part) => sum + part.length, 0));
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /** A packet a {@linkcode FakeUpstream} received. */

@@ -1,7 +1,7 @@
 /**
  * The DNS server: one port, UDP and TCP, answering from a swappable {@linkcode LocalAnswerer} and
  * forwarding the rest to the upstreams. What happens to each query is `query_handler.ts`; TCP
- * connections are `tcp_session.ts`; forwarding is `upstream/forwarder.ts`.
+ * connections are `serve_tcp_session.ts`; forwarding is `upstream/forwarder.ts`.
  *
  * Shutdown (the `run` signal aborts): the TCP listener closes and UDP packets are no longer
  * read; queries in flight (forwarded ones wait at most for their upstream timeouts) are
@@ -26,7 +26,7 @@ import type { Log } from "../../util/logging.ts";
 import { Throttle } from "../../util/throttle.ts";
 import { bindDnsListeners, type DnsListeners } from "./bind_dns_listeners.ts";
 import { type DnsQueryEvent, type HandlerResult, QueryHandler } from "./query_handler.ts";
-import { serveTcpSession } from "./tcp_session.ts";
+import { serveTcpSession } from "./serve_tcp_session.ts";
 
 /** Settings and dependencies of a {@linkcode DnsServer}. */
 export interface DnsServerOptions {
@@ -56,7 +56,7 @@ export interface DnsServerOptions {
 }
 
 /** The address a query came from, as the answerer wants it: IPv4-mapped IPv6 as IPv4. */
-export function clientAddress(address: string): string {
+function clientAddress(address: string): string {
   if (!address.includes(":")) return address;
   if (address.startsWith("::ffff:") && address.includes(".")) return address.slice(7);
   const parsed = parseIp(address);
@@ -129,12 +129,18 @@ export class DnsServer {
 
   /**
    * Binds UDP and TCP on `options.listen`. Throws an error naming the address when either
-   * cannot be bound (nothing is left open), or when no upstream is given.
+   * cannot be bound, and a `TypeError` when no upstream is given or one is not an IP address;
+   * nothing is left open either way.
    */
   static async start(options: DnsServerOptions): Promise<DnsServer> {
-    if (options.upstreams.length === 0) throw new TypeError("the DNS server needs at least one upstream");
     const listeners = await bindDnsListeners(options.listen);
-    return new DnsServer(options, listeners);
+    try {
+      return new DnsServer(options, listeners);
+    } catch (error) {
+      listeners.tcp.close();
+      await new Promise<void>((resolve) => listeners.udp.close(() => resolve()));
+      throw error;
+    }
   }
 
   /** The bound addresses, `host:port` (the same for both, but said per transport). */

@@ -21,6 +21,7 @@ import { relayReply, type ReplyVerdict } from "../wire/relay_reply.ts";
 import { rootProbeQuery, upstreamQuery, upstreamUdpLimit } from "../wire/upstream_query.ts";
 import type { Clock } from "../../util/clock.ts";
 import { formatDuration } from "../../util/duration.ts";
+import { parseIp } from "../../util/ip.ts";
 import { formatHostPort } from "../../util/listen_address.ts";
 import { tcpExchange } from "./tcp_exchange.ts";
 import { type UpstreamEndpoint, UpstreamSocketPool } from "./upstream_socket_pool.ts";
@@ -39,7 +40,7 @@ export type ForwardResult =
 
 /** Options for {@linkcode Forwarder}. */
 export interface ForwarderOptions {
-  /** Tried in order, starting with the last one that answered; at least one. */
+  /** IP addresses and ports, tried in order, starting with the last one that answered; at least one. */
   readonly upstreams: readonly UpstreamEndpoint[];
   /** Our UDP receive size, sent in forwarded OPT records and advertised to clients. */
   readonly maxUdpPayload: number;
@@ -84,9 +85,15 @@ export class Forwarder {
   readonly #pools: readonly UpstreamSocketPool[];
   #preferred = 0;
 
-  /** Opens no socket yet: each upstream's sockets open on its first query. */
+  /**
+   * Opens no socket yet: each upstream's sockets open on its first query. Throws a `TypeError`
+   * when there is no upstream or one is not an IP address.
+   */
   constructor(options: ForwarderOptions) {
     if (options.upstreams.length === 0) throw new TypeError("Forwarder needs at least one upstream");
+    // A name would be resolved on every send, and replies from its address would never match.
+    const named = options.upstreams.find((upstream) => parseIp(upstream.host) === undefined);
+    if (named !== undefined) throw new TypeError(`upstream "${named.host}" is not an IP address`);
     this.#options = options;
     this.#pools = options.upstreams.map((upstream) =>
       new UpstreamSocketPool(upstream, {

@@ -7,7 +7,6 @@
 
 import assert from "node:assert/strict";
 import {
-  concat,
   decodeMessage,
   DnsTcpClient,
   encodeQuery,
@@ -15,6 +14,7 @@ import {
   startDnsmasq,
   udpExchange,
 } from "../../support/dns_tools.ts";
+import { concat } from "../../support/conn_io.ts";
 import { skipWithout } from "../../support/tools.ts";
 import { startTestServer } from "./server_harness.ts";
 
@@ -126,7 +126,7 @@ Deno.test({
       const notimp = decodeMessage(await udpExchange(server, status));
       assert.deepEqual([notimp.id, notimp.rcode, notimp.opcode], [31, "NOTIMP", "STATUS"]);
       const one = encodeQuery("a.local.test", { id: 32 });
-      const two = concat([one, one.subarray(12)]);
+      const two = concat(one, one.subarray(12));
       two[5] = 2;
       await using tcp = await DnsTcpClient.connect(server);
       await tcp.send(two);

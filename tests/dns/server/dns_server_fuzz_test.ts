@@ -17,13 +17,14 @@ import assert from "node:assert/strict";
 import dgram from "node:dgram";
 import type { LocalDecision, LocalQuestion } from "../../../lib/dns/local_answer.ts";
 import {
-  concat,
   type DecodedMessage,
   decodeMessage,
   DnsTcpClient,
+  encodeHeader,
   encodeQuery,
   udpExchange,
 } from "../../support/dns_tools.ts";
+import { concat } from "../../support/conn_io.ts";
 import { prng } from "../../support/random.ts";
 import { startTestServer } from "./server_harness.ts";
 
@@ -47,21 +48,13 @@ function fuzzAnswerer(seen: string[]) {
 function hostilePacket(random: () => number): Uint8Array {
   const int = (n: number) => Math.floor(random() * n);
   const bytes = (n: number) => Uint8Array.from({ length: n }, () => int(256));
-  const header = (qd: number, an: number, ns: number, ar: number, flags = 0x0100) =>
-    new Uint8Array([
-      int(256),
-      int(256),
-      flags >> 8,
-      flags & 0xff,
-      qd >> 8,
-      qd & 0xff,
-      an >> 8,
-      an & 0xff,
-      ns >> 8,
-      ns & 0xff,
-      ar >> 8,
-      ar & 0xff,
-    ]);
+  const header = (
+    questions: number,
+    answers: number,
+    authorities: number,
+    additionals: number,
+    flags = 0x0100,
+  ) => encodeHeader({ id: int(65536), flags, questions, answers, authorities, additionals });
   const label = (length: number, binary: boolean) =>
     new Uint8Array([length, ...(binary ? bytes(length) : Uint8Array.from({ length }, () => 0x61 + int(26)))]);
   const valid = () =>
@@ -83,26 +76,26 @@ function hostilePacket(random: () => number): Uint8Array {
       return query;
     }
     case 3: // a pointer to itself, forwards, or into a loop
-      return concat([
+      return concat(
         header(int(3), 1 + int(3), 0, int(2)),
         new Uint8Array([1, 0x61, 0xc0, 12 + int(40)]),
         new Uint8Array([0, 1, 0, 1]),
         new Uint8Array([0xc0, 12 + int(40), 0, 1, 0, 1, 0, 0, 0, 1, 0, 0]),
-      ]);
+      );
     case 4: // counts far beyond what the packet holds
-      return concat([header(int(65536), int(65536), int(65536), int(65536)), bytes(int(40))]);
+      return concat(header(int(65536), int(65536), int(65536), int(65536)), bytes(int(40)));
     case 5: { // names of binary labels, up to and over 255 octets
       const labels = Array.from({ length: 1 + int(6) }, () => label(1 + int(63), random() < 0.7));
-      return concat([header(1, 0, 0, 0), ...labels, new Uint8Array([0, 0, int(2) === 0 ? 1 : 28, 0, 1])]);
+      return concat(header(1, 0, 0, 0), ...labels, new Uint8Array([0, 0, int(2) === 0 ? 1 : 28, 0, 1]));
     }
     case 6: // a length byte with the reserved label types
-      return concat([header(1, 0, 0, 0), new Uint8Array([0x40 + int(0x80), 0x61, 0, 0, 1, 0, 1])]);
+      return concat(header(1, 0, 0, 0), new Uint8Array([0x40 + int(0x80), 0x61, 0, 0, 1, 0, 1]));
     case 7: // responses and other opcodes
-      return concat([
+      return concat(
         header(1, 0, 0, 0, (int(2) ? 0x8000 : 0) | (int(16) << 11)),
         label(3, false),
         new Uint8Array([0, 0, 1, 0, 1]),
-      ]);
+      );
     default:
       return valid();
   }

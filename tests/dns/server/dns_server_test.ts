@@ -125,6 +125,13 @@ Deno.test("DnsServer: start fails with the address named when the port is taken,
   }
 });
 
+Deno.test("DnsServer: start refuses an upstream given by name and leaves nothing open", async () => {
+  await assert.rejects(
+    startTestServer({ upstreams: [{ host: "dns.example", port: 53 }] }),
+    /upstream "dns\.example" is not an IP address/,
+  );
+});
+
 Deno.test("DnsServer: a TCP connection with nothing to do is closed after the idle timeout", async () => {
   const clock = new FakeClock();
   await using served = await startTestServer({

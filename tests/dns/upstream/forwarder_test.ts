@@ -3,28 +3,18 @@ import * as packet from "dns-packet";
 import assert from "node:assert/strict";
 import type { UpstreamErrorReason } from "../../../lib/dns/dns_metrics.ts";
 import { Forwarder, type ForwarderOptions } from "../../../lib/dns/upstream/forwarder.ts";
-import { classifyQuery, type ParsedQuery, type Transport } from "../../../lib/dns/wire/classify_query.ts";
 import { frameMessage } from "../../../lib/dns/wire/tcp_frames.ts";
 import { systemClock } from "../../../lib/util/clock.ts";
 import {
   answerWith,
   decodeMessage,
   encodeQuery,
-  type EncodeQueryOptions,
   freeDnsPort,
+  parsedQuery,
   startFakeUpstream,
 } from "../../support/dns_tools.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
 import { prng } from "../../support/random.ts";
-
-function parsed(name: string, options: EncodeQueryOptions & { transport?: Transport } = {}): ParsedQuery {
-  const verdict = classifyQuery(encodeQuery(name, { id: 4321, ...options }), {
-    transport: options.transport ?? "udp",
-    maxUdpPayload: 1232,
-  });
-  if (verdict.kind !== "ask") throw new Error(verdict.kind);
-  return verdict.query;
-}
 
 function forwarder(
   options: Partial<ForwarderOptions> & Pick<ForwarderOptions, "upstreams">,
@@ -45,7 +35,7 @@ Deno.test("Forwarder: relays the upstream's answer with the client's ID", async 
   await using upstream = await startFakeUpstream((query) => answerWith(query, ["192.0.2.5"]));
   const { forwarder: f, errors } = forwarder({ upstreams: [upstream.endpoint] });
   try {
-    const result = await f.forward(parsed("Shop.Test"));
+    const result = await f.forward(parsedQuery("Shop.Test", { id: 4321 }));
     assert.equal(result.kind, "answer");
     if (result.kind !== "answer") return;
     const message = decodeMessage(result.bytes);
@@ -67,11 +57,11 @@ Deno.test("Forwarder: a silent upstream times out, the next answers and is asked
   const clock = new FakeClock();
   const { forwarder: f, errors } = forwarder({ upstreams: [silent.endpoint, good.endpoint], clock });
   try {
-    const first = f.forward(parsed("a.test"));
+    const first = f.forward(parsedQuery("a.test", { id: 4321 }));
     await silent.waitForPackets(1);
     await clock.advance(1_000);
     assert.equal((await first).kind, "answer");
-    assert.equal((await f.forward(parsed("b.test"))).kind, "answer");
+    assert.equal((await f.forward(parsedQuery("b.test", { id: 4321 }))).kind, "answer");
     assert.equal(silent.received.length, 1, "the second query went to the upstream that answered");
     assert.deepEqual(errors, ["timeout"]);
   } finally {
@@ -84,7 +74,7 @@ Deno.test("Forwarder: when no upstream answers it fails (the server's SERVFAIL),
   const clock = new FakeClock();
   const { forwarder: f, errors } = forwarder({ upstreams: [silent.endpoint], clock });
   try {
-    const pending = f.forward(parsed("a.test"));
+    const pending = f.forward(parsedQuery("a.test", { id: 4321 }));
     await silent.waitForPackets(1);
     await clock.advance(1_000);
     await silent.waitForPackets(2);
@@ -108,7 +98,7 @@ Deno.test("Forwarder: a forged reply is counted and skipped; the real one is rel
   const lastFrom = () => upstream.received.at(-1)!.from;
   const { forwarder: f, errors } = forwarder({ upstreams: [upstream.endpoint] });
   try {
-    const result = await f.forward(parsed("good.test"));
+    const result = await f.forward(parsedQuery("good.test", { id: 4321 }));
     assert.equal(
       result.kind === "answer" ? decodeMessage(result.bytes).answers[0]?.data : result.kind,
       "192.0.2.7",
@@ -142,9 +132,9 @@ Deno.test("Forwarder: a truncated UDP reply is fetched again over TCP for a TCP 
   })();
   const { forwarder: f, errors } = forwarder({ upstreams: [upstream.endpoint] });
   try {
-    const overUdp = await f.forward(parsed("big.test", { edns: 1232 }));
+    const overUdp = await f.forward(parsedQuery("big.test", { id: 4321, edns: 1232 }));
     assert.equal(overUdp.kind === "answer" && decodeMessage(overUdp.bytes).flag_tc, true);
-    const overTcp = await f.forward(parsed("big.test", { edns: 1232, transport: "tcp" }));
+    const overTcp = await f.forward(parsedQuery("big.test", { id: 4321, edns: 1232, transport: "tcp" }));
     assert.equal(overTcp.kind, "answer");
     if (overTcp.kind === "answer") {
       const message = decodeMessage(overTcp.bytes);
@@ -185,4 +175,15 @@ Deno.test("Forwarder: probe takes any reply, whatever its RCODE; reports who fai
     ok.close();
     bad.close();
   }
+});
+
+Deno.test("Forwarder: refuses an empty list and upstreams given by name", () => {
+  assert.throws(() => forwarder({ upstreams: [] }), /at least one upstream/);
+  assert.throws(
+    () =>
+      forwarder({
+        upstreams: [{ host: "10.96.0.10", port: 53 }, { host: "kube-dns.kube-system", port: 53 }],
+      }),
+    /upstream "kube-dns\.kube-system" is not an IP address/,
+  );
 });

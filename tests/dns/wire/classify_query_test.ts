@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { classifyQuery, type QueryVerdict, responseLimit } from "../../../lib/dns/wire/classify_query.ts";
-import { concat, encodeQuery } from "../../support/dns_tools.ts";
+import { encodeQuery } from "../../support/dns_tools.ts";
+import { concat } from "../../support/conn_io.ts";
 
 const UDP = { transport: "udp", maxUdpPayload: 1232 } as const;
 
@@ -32,7 +33,7 @@ Deno.test("classifyQuery: the decision for each kind of packet", async (t) => {
     ["opcode STATUS", withField(query, 2, 0x1100), `notimp/4/echo=${questionEnd}`],
     ["opcode UPDATE", withField(query, 2, 0x2800), `notimp/4/echo=${questionEnd}`],
     ["no question", withField(query.subarray(0, 12), 4, 0), "formerr/1/echo=12"],
-    ["two questions", withField(concat([query, query.subarray(12)]), 4, 2), "formerr/1/echo=12"],
+    ["two questions", withField(concat(query, query.subarray(12)), 4, 2), "formerr/1/echo=12"],
     ["class CH", encodeQuery("version.bind", { class: "CH", type: "TXT" }), "refused/5/echo=30"],
     ["class ANY", encodeQuery("a", { class: "ANY" }), "refused/5/echo=19"],
     ["AXFR", encodeQuery("example.com", { type: "AXFR" }), "refused/5/echo=29"],
@@ -48,7 +49,7 @@ Deno.test("classifyQuery: the decision for each kind of packet", async (t) => {
     ],
     [
       "two OPT records",
-      withField(concat([edns, edns.subarray(edns.length - 11)]), 10, 2),
+      withField(concat(edns, edns.subarray(edns.length - 11)), 10, 2),
       "formerr/1/echo=27",
     ],
   ];
@@ -59,7 +60,7 @@ Deno.test("classifyQuery: the decision for each kind of packet", async (t) => {
 
 Deno.test("classifyQuery: a FORMERR keeps the query's ID and, when it was read, its OPT record", () => {
   const edns = encodeQuery("a.example", { id: 0xbeef, edns: 4096 });
-  const broken = concat([withField(edns, 10, 2), new Uint8Array([0xc0])]);
+  const broken = concat(withField(edns, 10, 2), new Uint8Array([0xc0]));
   const verdict = classifyQuery(broken, UDP);
   assert.equal(verdict.kind, "reject");
   if (verdict.kind !== "reject") return;

@@ -2,34 +2,22 @@
 import * as packet from "dns-packet";
 import assert from "node:assert/strict";
 import { type MessageView, readMessage } from "../../../lib/dns/wire/read_message.ts";
-import { concat, encodeQuery } from "../../support/dns_tools.ts";
+import { encodeHeader, encodeQuery } from "../../support/dns_tools.ts";
+import { concat } from "../../support/conn_io.ts";
 import { prng } from "../../support/random.ts";
 
-/** A header with these counts and ID 0x0102, flags RD. */
-function header(qd: number, an = 0, ns = 0, ar = 0): Uint8Array {
-  return new Uint8Array([
-    1,
-    2,
-    1,
-    0,
-    qd >> 8,
-    qd & 0xff,
-    an >> 8,
-    an & 0xff,
-    ns >> 8,
-    ns & 0xff,
-    ar >> 8,
-    ar & 0xff,
-  ]);
+/** A header with these counts, ID 0x0102, flags RD. */
+function header(questions: number, answers = 0, authorities = 0, additionals = 0): Uint8Array {
+  return encodeHeader({ questions, answers, authorities, additionals });
 }
 
 /** `name` in wire form, uncompressed. */
 function wireName(name: string): Uint8Array {
   const parts = name === "" ? [] : name.split(".").map((label) => {
     const bytes = new TextEncoder().encode(label);
-    return concat([new Uint8Array([bytes.length]), bytes]);
+    return concat(new Uint8Array([bytes.length]), bytes);
   });
-  return concat([...parts, new Uint8Array([0])]);
+  return concat(...parts, new Uint8Array([0]));
 }
 
 const A_IN = new Uint8Array([0, 1, 0, 1]);
@@ -57,7 +45,7 @@ Deno.test("readMessage: a plain query with an OPT record", () => {
 
 Deno.test("readMessage: compression pointers that point backwards are followed", () => {
   // Question example.com, answer named by a pointer to it, a second answer "www" + pointer.
-  const bytes = concat([
+  const bytes = concat(
     header(1, 2),
     wireName("example.com"),
     A_IN,
@@ -65,7 +53,7 @@ Deno.test("readMessage: compression pointers that point backwards are followed",
     A_RECORD_TAIL,
     new Uint8Array([3, 0x77, 0x77, 0x77, 0xc0, 12]),
     A_RECORD_TAIL,
-  ]);
+  );
   const view = readMessage(bytes) as MessageView;
   assert.equal(view.answerCount, 2);
 });
@@ -73,58 +61,58 @@ Deno.test("readMessage: compression pointers that point backwards are followed",
 Deno.test("readMessage: refuses what would hang, overrun or mislead a reader", async (t) => {
   const longLabel = new Uint8Array([64, ...new Uint8Array(64).fill(0x61), 0]);
   // 4 labels of 63 octets: 4 × 64 + 1 = 257 octets.
-  const longName = concat([
+  const longName = concat(
     ...Array.from({ length: 4 }, () => new Uint8Array([63, ...new Uint8Array(63).fill(0x61)])),
     new Uint8Array([0]),
-  ]);
+  );
   const cases: [string, Uint8Array, RegExp][] = [
     ["11 bytes", new Uint8Array(11), /shorter than a header/],
     ["a question count with no question", header(1), /name runs past the end/],
     [
       "65,535 answers in a short packet",
-      concat([header(0, 0xffff), wireName("a")]),
+      concat(header(0, 0xffff), wireName("a")),
       /record runs past the end/,
     ],
     [
       "a question cut in its type",
-      concat([header(1), wireName("a"), new Uint8Array([0, 1])]),
+      concat(header(1), wireName("a"), new Uint8Array([0, 1])),
       /question runs past/,
     ],
-    ["a pointer to itself", concat([header(0, 1), new Uint8Array([0xc0, 12]), A_RECORD_TAIL]), /backwards/],
-    ["a pointer forwards", concat([header(0, 1), new Uint8Array([0xc0, 14, 0]), A_RECORD_TAIL]), /backwards/],
+    ["a pointer to itself", concat(header(0, 1), new Uint8Array([0xc0, 12]), A_RECORD_TAIL), /backwards/],
+    ["a pointer forwards", concat(header(0, 1), new Uint8Array([0xc0, 14, 0]), A_RECORD_TAIL), /backwards/],
     [
       "a loop through two pointers",
-      concat([
+      concat(
         header(1, 1),
         new Uint8Array([1, 0x61, 0]),
         A_IN,
         new Uint8Array([1, 0x62, 0xc0, 20]),
         A_RECORD_TAIL,
-      ]),
+      ),
       /backwards/,
     ],
     [
       "a compressed question name",
-      concat([header(1), new Uint8Array([0xc0, 0]), A_IN]),
+      concat(header(1), new Uint8Array([0xc0, 0]), A_IN),
       /compressed question/,
     ],
-    ["a label of 64 octets (length byte 0x40)", concat([header(1), longLabel, A_IN]), /unknown label type/],
-    ["a name of 257 octets", concat([header(1), longName, A_IN]), /longer than 255/],
-    ["label type 0x80", concat([header(1), new Uint8Array([0x81, 0]), A_IN]), /unknown label type/],
+    ["a label of 64 octets (length byte 0x40)", concat(header(1), longLabel, A_IN), /unknown label type/],
+    ["a name of 257 octets", concat(header(1), longName, A_IN), /longer than 255/],
+    ["label type 0x80", concat(header(1), new Uint8Array([0x81, 0]), A_IN), /unknown label type/],
     [
       "record data past the end",
-      concat([header(0, 1), wireName("a"), new Uint8Array([0, 1, 0, 1, 0, 0, 0, 30, 0, 9, 1, 2])]),
+      concat(header(0, 1), wireName("a"), new Uint8Array([0, 1, 0, 1, 0, 0, 0, 30, 0, 9, 1, 2])),
       /record data runs past/,
     ],
     [
       "a byte after the last record",
-      concat([header(1), wireName("a"), A_IN, new Uint8Array([0])]),
+      concat(header(1), wireName("a"), A_IN, new Uint8Array([0])),
       /bytes after/,
     ],
-    ["an OPT record among the answers", concat([header(0, 1), OPT_1232]), /outside the additional/],
+    ["an OPT record among the answers", concat(header(0, 1), OPT_1232), /outside the additional/],
     [
       "an OPT record with a name",
-      concat([header(0, 0, 0, 1), wireName("a"), OPT_1232.subarray(1)]),
+      concat(header(0, 0, 0, 1), wireName("a"), OPT_1232.subarray(1)),
       /name other than the root/,
     ],
   ];
@@ -134,7 +122,7 @@ Deno.test("readMessage: refuses what would hang, overrun or mislead a reader", a
 });
 
 Deno.test("readMessage: an OPT record read before a fault is still reported", () => {
-  const bytes = concat([header(0, 0, 0, 2), OPT_1232, new Uint8Array([0xc0])]);
+  const bytes = concat(header(0, 0, 0, 2), OPT_1232, new Uint8Array([0xc0]));
   const view = readMessage(bytes);
   assert.ok("malformed" in view);
   assert.equal(view.opt?.payloadSize, 1232);
@@ -142,7 +130,7 @@ Deno.test("readMessage: an OPT record read before a fault is still reported", ()
 
 Deno.test("readMessage: two OPT records are counted (a FORMERR for the classifier)", () => {
   const view = readMessage(
-    concat([header(1, 0, 0, 2), wireName("a"), A_IN, OPT_1232, OPT_1232]),
+    concat(header(1, 0, 0, 2), wireName("a"), A_IN, OPT_1232, OPT_1232),
   ) as MessageView;
   assert.equal(view.optCount, 2);
 });

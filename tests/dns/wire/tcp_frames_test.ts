@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { frameMessage, TcpFrameReader } from "../../../lib/dns/wire/tcp_frames.ts";
-import { concat } from "../../support/dns_tools.ts";
+import { concat } from "../../support/conn_io.ts";
 import { prng } from "../../support/random.ts";
 
 Deno.test("TcpFrameReader: cuts a stream into the framed messages, however it is split", () => {
@@ -10,7 +10,7 @@ Deno.test("TcpFrameReader: cuts a stream into the framed messages, however it is
       { length: 1 + Math.floor(random() * 6) },
       () => Uint8Array.from({ length: Math.floor(random() * 700) }, () => Math.floor(random() * 256)),
     );
-    const stream = concat(messages.map(frameMessage));
+    const stream = concat(...messages.map(frameMessage));
     const reader = new TcpFrameReader();
     const out: Uint8Array[] = [];
     for (let offset = 0; offset < stream.length;) {

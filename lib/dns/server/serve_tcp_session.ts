@@ -39,7 +39,7 @@ export type TcpSessionEnd = "client closed" | "idle" | "write failed" | "read fa
  * @example
  * ```ts
  * import { systemClock } from "../../util/clock.ts";
- * import { serveTcpSession } from "./tcp_session.ts";
+ * import { serveTcpSession } from "./serve_tcp_session.ts";
  *
  * declare const conn: Deno.TcpConn;
  * await serveTcpSession(conn, {
