@@ -99,7 +99,7 @@ async function startServer(settings: DnsSettings): Promise<Service> {
   let server: DnsServer;
   try {
     server = await DnsServer.start({
-      listen: values.listenDns ?? { port: 5353 },
+      listen: values.listenDns ?? { host: undefined, port: 5353 },
       answer: FORWARD_ALL,
       upstreams: settings.upstreams,
       maxUdpPayload: values.maxUdpSize,

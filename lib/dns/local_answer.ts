@@ -10,9 +10,13 @@
 
 /** One question as an answerer sees it. */
 export interface LocalQuestion {
-  /** The queried name, lower-cased, without the trailing dot (`shop.example.com`). */
+  /**
+   * The queried name, lower-cased, without the trailing dot (`shop.example.com`; the root is
+   * `""`). A dot or backslash inside a label and any byte that is not printable ASCII are escaped
+   * (`\.`, `\\`, `\DDD`), so a hostile label can never read as a name it is not.
+   */
   readonly name: string;
-  /** The record type as `dns-packet` spells it: `A`, `AAAA`, `MX`, `TYPE65` for an unknown one. */
+  /** The record type's mnemonic: `A`, `AAAA`, `MX`, `HTTPS`; `TYPE<n>` for one without a name here. */
   readonly type: string;
 }
 

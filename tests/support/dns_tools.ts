@@ -190,6 +190,8 @@ export interface QueryDnsOptions {
   readonly class?: string;
   /** Seconds to wait per try (default 2). */
   readonly timeoutSeconds?: number;
+  /** Source address to send from (`-b`): loopback has a whole /8, so each test client can have its own. */
+  readonly source?: string;
 }
 
 /** One resource record as the client printed it. */
@@ -224,6 +226,7 @@ function clientArgs(
   const args = [`@${server.host}`, "-p", String(server.port)];
   const seconds = options.timeoutSeconds ?? 2;
   args.push(kdig ? `+timeout=${seconds}` : `+time=${seconds}`, kdig ? "+retry=0" : "+tries=1");
+  if (options.source !== undefined) args.push("-b", options.source);
   if (options.tcp) args.push("+tcp");
   if (options.keepOpen) args.push("+keepopen");
   if (options.noEdns) args.push("+noedns");
