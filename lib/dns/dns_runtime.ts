@@ -31,13 +31,13 @@ import type { Clock } from "../util/clock.ts";
 import type { Log } from "../util/logging.ts";
 import { buildAnswerer } from "./answer/build_answerer.ts";
 import type { DnsCaches } from "./dns_caches.ts";
-import type { LocalAnswerer } from "./local_answer.ts";
+import type { LocalAnswerer, LocalDecision } from "./local_answer.ts";
 import type { ParOutcome } from "./par/par_outcome.ts";
 import { ProxyConfigManager } from "./par/proxy_config_manager.ts";
 import { WorkloadManager } from "./par/workload_manager.ts";
 
 /** The answerer used before the caches are synced: every question goes upstream. */
-export const FORWARD_ALL: LocalAnswerer = () => ({ kind: "forward" });
+export const FORWARD_ALL: LocalAnswerer = (): LocalDecision => ({ kind: "forward" });
 
 /** How long after a failed write the par side tries again when nothing else changed. */
 export const RETRY_MS = 10_000;
