@@ -24,6 +24,10 @@
  * `default/kubernetes` EndpointSlice's address as the annotations of a headless Service (the one
  * external-dns reads), follows a second address, and exits 0 on SIGTERM.
  *
+ * Part 5, dns: `ouroboros dns` with `--client-selector` for cert-manager's pods answers a
+ * hairpinned hostname with the proxy's ClusterIP when cert-manager asks, and forwards the same
+ * question from another pod, and every other name, to a stand-in cluster DNS.
+ *
  * The demo exits 1 (and says so) if anything it shows did not happen as described.
  *
  * @module
@@ -49,6 +53,15 @@ import {
   TIMING,
   writesBy,
 } from "./elected_replicas.ts";
+import {
+  askFrom,
+  CERT_MANAGER_IP,
+  OTHER_POD_IP,
+  PUBLIC_ADDRESS,
+  putClientPods,
+  type Responder,
+  startResponder,
+} from "./dns_responder.ts";
 import { call, startIngressStandIn } from "./ingress_stand_in.ts";
 import {
   API_HOSTNAME,
@@ -218,6 +231,7 @@ const replicas: Replica[] = [];
 const controllerLogs: { label: string; logs: readonly LogLine[] }[] = [];
 let proxy: ProxyProcess | undefined;
 let publisher: KuberturePublisher | undefined;
+let responder: Responder | undefined;
 const ingressStandIn = startIngressStandIn();
 try {
   say("2. See what it would do first: a one-shot preview that writes nothing (deno run -P=controller");
@@ -517,6 +531,46 @@ try {
   check("kuberture exits 0", kubertureStatus.code === 0);
   check("kuberture logs that it stopped", kuberture.logs.some((line) => line.msg === "kuberture stopped"));
   check("the Service stays after kuberture stops", publishedTarget(server) === "192.0.2.10,192.0.2.11");
+
+  say();
+  say("Part 5: DNS for chosen workloads, without touching CoreDNS");
+  say();
+  cluster.service("ouroboros/ouroboros-proxy", ["10.96.0.7"]);
+  putClientPods(server);
+  say("14. Where CoreDNS cannot be edited (EKS, GKE Autopilot, AKS), ouroboros dns answers the pods you");
+  say(
+    `   choose. Two pods: cert-manager (${CERT_MANAGER_IP}, label app.kubernetes.io/name=cert-manager) and`,
+  );
+  say(
+    `   web (${OTHER_POD_IP}). The proxy Service has ClusterIP 10.96.0.7; a stand-in cluster DNS answers every`,
+  );
+  say(
+    `   name with the load balancer's public address ${PUBLIC_ADDRESS}. Start it (deno run -P=dns main.ts dns`,
+  );
+  say("   --client-selector=app.kubernetes.io/name=cert-manager --upstream=<the stand-in> …):");
+  responder = await startResponder(cluster.kubeconfig);
+  const dns = responder;
+  controllerLogs.push({ label: "dns", logs: dns.process.logs });
+  await waitFor("dns to be ready", async () => (await dns.process.get("/readyz")).status === 200, {
+    timeoutMs: 20_000,
+  });
+  const forCertManager = await askFrom(dns, CERT_MANAGER_IP, "shop.example.com");
+  const forWeb = await askFrom(dns, OTHER_POD_IP, "shop.example.com");
+  const elsewhere = await askFrom(dns, CERT_MANAGER_IP, "acme-v02.api.letsencrypt.org");
+  say(`   shop.example.com asked by cert-manager:           A ${forCertManager.join(", ")} (the proxy)`);
+  say(`   shop.example.com asked by web (not selected):     A ${forWeb.join(", ")} (forwarded)`);
+  say(`   acme-v02.api.letsencrypt.org asked by cert-manager: A ${elsewhere.join(", ")} (forwarded)`);
+  check(
+    "cert-manager gets the proxy's ClusterIP for a hairpinned hostname",
+    forCertManager.join() === "10.96.0.7",
+  );
+  check("a pod outside --client-selector gets the cluster DNS's answer", forWeb.join() === PUBLIC_ADDRESS);
+  check("other names are forwarded for cert-manager too", elsewhere.join() === PUBLIC_ADDRESS);
+  say("15. SIGTERM to dns: it stops answering and exits:");
+  dns.process.kill("SIGTERM");
+  const dnsStatus = await dns.process.status;
+  say(`   dns exit status ${dnsStatus.code}`);
+  check("dns exits 0", dnsStatus.code === 0);
 } catch (error) {
   check(`the demo ran to the end (${error instanceof Error ? error.message : String(error)})`, false);
 } finally {
@@ -524,6 +578,7 @@ try {
   proxy?.kill("SIGKILL");
   await Promise.all([...replicas.map((replica) => replica.process.status), proxy?.status]);
   await publisher?.[Symbol.asyncDispose]();
+  await responder?.[Symbol.asyncDispose]();
   await ingressStandIn.stop();
 }
 check(
@@ -536,7 +591,8 @@ const failed = checks.filter((entry) => !entry.ok);
 if (failed.length === 0) {
   say("Demo finished: the preview showed the change before anything was written, DNS follows the");
   say("Ingresses through a failover, the hairpinned call reaches the ingress with the caller's address,");
-  say("and kuberture keeps the API server's addresses published for external-dns.");
+  say("kuberture keeps the API server's addresses published for external-dns, and ouroboros dns");
+  say("answers the hairpinned name for the chosen workload only.");
 } else {
   say("Demo FAILED:");
   for (const entry of failed) say(`  - not as described: ${entry.what}`);
