@@ -19,6 +19,7 @@ import {
   isHook,
   type K8sObject,
   matches,
+  notes,
   ofKind,
   podSpec,
   podTemplate,
@@ -569,4 +570,22 @@ test("refused: hairpin answers without the proxy, a Gateway class without Gatewa
       "controller.gatewayClass=eg",
     ],
   });
+});
+
+test("NOTES: dns says who it answers, how pods reach it, and whether workloads are patched", async () => {
+  const off = await notes(helm4());
+  assert.doesNotMatch(off, /ouroboros dns/, "dns is off by default");
+  const on = await notes(helm4(), { set: ["dns.enabled=true", "dns.clientSelector=app=cert-manager"] });
+  assert.match(
+    on,
+    /ouroboros dns answers DNS on Service ouroboros\/ouroboros-dns .* for the pods matching app=cert-manager/,
+  );
+  assert.match(on, /get service ouroboros-dns --output jsonpath='\{\.spec\.clusterIP\}'/);
+  assert.match(on, /podDnsPolicy and podDnsConfig/);
+  const patched = await notes(helm4(), { set: ["dns.enabled=true", "dns.manageWorkloads=true"] });
+  assert.match(patched, /for every pod/);
+  assert.match(
+    patched,
+    /dns\.manageWorkloads is on: Deployments matched by a Records entry are pointed at it/,
+  );
 });

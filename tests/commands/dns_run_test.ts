@@ -293,3 +293,58 @@ Deno.test("dns: bad flags exit 2 naming each problem", async () => {
   assert.match(run.stderr, /--max-udp-size/);
   assert.match(run.stderr, /ouroboros dns --help/);
 });
+
+Deno.test("dns --manage-proxy-config: par's proxy ConfigMap is rendered with this server's address and its proxy rolls", async () => {
+  await using env = await cluster();
+  service(env.server, "ouroboros-dns", ["10.96.0.53"], { "app.kubernetes.io/component": "dns" });
+  const template = "server {\n  listen 8080;\n  location / {\n    resolver {{ .dnsResolver }};\n  }\n}\n";
+  env.server.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: NAMESPACE, name: "par-proxy", labels: { "par.dev/proxy-config": "true" } },
+    data: { serverBlock: template, untouched: "{{ .somethingElse }}" },
+  });
+  env.server.create({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { namespace: NAMESPACE, name: "par-proxy", labels: { "par.dev/proxy": "true" } },
+    spec: {
+      selector: { matchLabels: { app: "par-proxy" } },
+      template: {
+        metadata: { labels: { app: "par-proxy", "par.dev/proxy": "true" } },
+        spec: { containers: [{ name: "nginx", image: "nginx" }] },
+      },
+    },
+  });
+  const configMap = () =>
+    env.server.get("v1", "ConfigMap", NAMESPACE, "par-proxy") as { data: Record<string, string> };
+  const rollHash = () =>
+    (env.server.get("apps/v1", "Deployment", NAMESPACE, "par-proxy") as {
+      spec: { template: { metadata: { annotations?: Record<string, string> } } };
+    }).spec.template.metadata.annotations?.["ouroboros.dev/par-config-hash"];
+  await using _dns = await start(env.kubeconfig, "127.0.0.1:9", [
+    "--manage-proxy-config",
+    "--dns-service-name=ouroboros-dns",
+  ]);
+  await waitFor(
+    "the ConfigMap rendered",
+    () => configMap().data.serverBlock?.includes("resolver 10.96.0.53;"),
+    {
+      timeoutMs: 20_000,
+    },
+  );
+  assert.equal(configMap().data.untouched, "{{ .somethingElse }}", "no other template syntax is touched");
+  const firstHash = await waitFor("the proxy rolled", rollHash, { timeoutMs: 20_000 });
+
+  service(env.server, "ouroboros-dns", ["10.96.0.54"], { "app.kubernetes.io/component": "dns" });
+  await waitFor(
+    "rendered again for the new address",
+    () => configMap().data.serverBlock?.includes("resolver 10.96.0.54;"),
+    {
+      timeoutMs: 20_000,
+    },
+  );
+  await waitFor("the proxy rolled again", () => rollHash() !== firstHash && rollHash(), {
+    timeoutMs: 20_000,
+  });
+});
