@@ -23,6 +23,8 @@ import {
 } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
 import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
+import { GATEWAY_API_OPTION, HOSTNAME_FILTER_OPTIONS } from "../hostnames/source_options.ts";
+import { KUBECONFIG_OPTION } from "../kube/kubeconfig_option.ts";
 import { electionOptionRows } from "../election/election_options.ts";
 
 /** The reconcile modes. */
@@ -42,19 +44,8 @@ export const CONTROLLER_OPTIONS = {
       default: "coredns",
       help: "Where hostnames are written.",
     },
-    kubeconfig: {
-      flag: "kubeconfig",
-      kind: text("PATH", "a path to a kubeconfig file"),
-      default: "",
-      defaultText: "(empty: in-cluster service account)",
-      help: "Kubeconfig file to use instead of the pod's service account.",
-    },
-    gatewayApi: {
-      flag: "gateway-api",
-      kind: boolean(),
-      default: "false",
-      help: "Also watch Gateway API Gateways and HTTPRoutes.",
-    },
+    ...KUBECONFIG_OPTION,
+    ...GATEWAY_API_OPTION,
     resync: {
       flag: "resync",
       kind: duration(),
@@ -220,28 +211,7 @@ export const CONTROLLER_OPTIONS = {
       default: "external-dns.alpha.kubernetes.io/",
       help: "Annotation prefix for output=service; must match the target external-dns instance.",
     },
-    ingressHosts: {
-      flag: "ingress-hosts",
-      kind: oneOf(["tls", "all"] as const),
-      default: "tls",
-      help:
-        "Which Ingress hostnames count: tls reads only spec.tls[].hosts (the hairpin problem is TLS behind " +
-        "PROXY protocol); all adds spec.rules[].host.",
-    },
-    ingressClass: {
-      flag: "ingress-class",
-      kind: text("CLASS", "an IngressClass name"),
-      default: "",
-      defaultText: "(empty: every class)",
-      help: "Only Ingresses with this spec.ingressClassName; Ingresses without a class are then skipped.",
-    },
-    gatewayClass: {
-      flag: "gateway-class",
-      kind: text("CLASS", "a GatewayClass name"),
-      default: "",
-      defaultText: "(empty: every class)",
-      help: "Only Gateways with this spec.gatewayClassName, and HTTPRoutes attached to them.",
-    },
+    ...HOSTNAME_FILTER_OPTIONS,
     clusterDomain: {
       flag: "cluster-domain",
       kind: domainName(),

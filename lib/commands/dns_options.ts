@@ -15,12 +15,13 @@ import {
   integer,
   listenAddress,
   namespaceName,
-  oneOf,
   serviceName,
   text,
 } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
 import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
+import { GATEWAY_API_OPTION, HOSTNAME_FILTER_OPTIONS } from "../hostnames/source_options.ts";
+import { KUBECONFIG_OPTION } from "../kube/kubeconfig_option.ts";
 
 /** The dns option table. */
 export const DNS_OPTIONS = {
@@ -102,39 +103,9 @@ export const DNS_OPTIONS = {
         "Answer the hairpinned hostnames (the controller's sources and filters) with the proxy Service's " +
         "ClusterIPs. false: only par Records are answered here.",
     },
-    kubeconfig: {
-      flag: "kubeconfig",
-      kind: text("PATH", "a path to a kubeconfig file"),
-      default: "",
-      defaultText: "(empty: in-cluster service account)",
-      help: "Kubeconfig file to use instead of the pod's service account.",
-    },
-    gatewayApi: {
-      flag: "gateway-api",
-      kind: boolean(),
-      default: "false",
-      help: "Also watch Gateway API Gateways and HTTPRoutes.",
-    },
-    ingressHosts: {
-      flag: "ingress-hosts",
-      kind: oneOf(["tls", "all"] as const),
-      default: "tls",
-      help: "Which Ingress hostnames count: tls reads only spec.tls[].hosts; all adds spec.rules[].host.",
-    },
-    ingressClass: {
-      flag: "ingress-class",
-      kind: text("CLASS", "an IngressClass name"),
-      default: "",
-      defaultText: "(empty: every class)",
-      help: "Only Ingresses with this spec.ingressClassName; Ingresses without a class are then skipped.",
-    },
-    gatewayClass: {
-      flag: "gateway-class",
-      kind: text("CLASS", "a GatewayClass name"),
-      default: "",
-      defaultText: "(empty: every class)",
-      help: "Only Gateways with this spec.gatewayClassName, and HTTPRoutes attached to them.",
-    },
+    ...KUBECONFIG_OPTION,
+    ...GATEWAY_API_OPTION,
+    ...HOSTNAME_FILTER_OPTIONS,
     proxyServiceName: {
       flag: "proxy-service-name",
       kind: serviceName(),

@@ -128,7 +128,9 @@ export function dnsSettings(input: DnsSettingsInput): DnsSettings | ConfigError 
     };
   } else if (optIns.length > 0) {
     problems.push(
-      `${optIns.join(" and ")} need --dns-service-name: this server's Service, whose address is written`,
+      `${optIns.join(" and ")} ${
+        optIns.length > 1 ? "need" : "needs"
+      } --dns-service-name: this server's Service, whose address is written`,
     );
   }
   if (problems.length > 0) return new ConfigError("dns", problems);

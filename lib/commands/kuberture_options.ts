@@ -13,6 +13,7 @@
 import { boolean, dnsLabel, text } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
 import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
+import { KUBECONFIG_OPTION } from "../kube/kubeconfig_option.ts";
 import { electionOptionRows } from "../election/election_options.ts";
 
 /** Where kuberture's config file is when neither `--config` nor `KUBERTURE_CONFIG` says. */
@@ -42,13 +43,7 @@ export const KUBERTURE_OPTIONS = {
         "Instance name in the kuberture/instance label of every object written, so several installations " +
         "never delete each other's objects.",
     },
-    kubeconfig: {
-      flag: "kubeconfig",
-      kind: text("PATH", "a path to a kubeconfig file"),
-      default: "",
-      defaultText: "(empty: in-cluster service account)",
-      help: "Kubeconfig file to use instead of the pod's service account.",
-    },
+    ...KUBECONFIG_OPTION,
     dryRun: {
       flag: "dry-run",
       kind: boolean(),

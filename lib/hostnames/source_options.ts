@@ -1,0 +1,47 @@
+/**
+ * The option rows that choose where hairpinned hostnames come from, shared by the controller
+ * and `ouroboros dns` so one values file drives both: `--gateway-api`, and the filters
+ * `--ingress-hosts`, `--ingress-class`, `--gateway-class`.
+ *
+ * Pure: data.
+ *
+ * @module
+ */
+
+import { boolean, oneOf, text } from "../cli/kinds.ts";
+
+/** `--gateway-api`: spread into an option table. */
+export const GATEWAY_API_OPTION = {
+  gatewayApi: {
+    flag: "gateway-api",
+    kind: boolean(),
+    default: "false",
+    help: "Also watch Gateway API Gateways and HTTPRoutes.",
+  },
+} as const;
+
+/** `--ingress-hosts`, `--ingress-class` and `--gateway-class`: spread into an option table. */
+export const HOSTNAME_FILTER_OPTIONS = {
+  ingressHosts: {
+    flag: "ingress-hosts",
+    kind: oneOf(["tls", "all"] as const),
+    default: "tls",
+    help:
+      "Which Ingress hostnames count: tls reads only spec.tls[].hosts (the hairpin problem is TLS behind " +
+      "PROXY protocol); all adds spec.rules[].host.",
+  },
+  ingressClass: {
+    flag: "ingress-class",
+    kind: text("CLASS", "an IngressClass name"),
+    default: "",
+    defaultText: "(empty: every class)",
+    help: "Only Ingresses with this spec.ingressClassName; Ingresses without a class are then skipped.",
+  },
+  gatewayClass: {
+    flag: "gateway-class",
+    kind: text("CLASS", "a GatewayClass name"),
+    default: "",
+    defaultText: "(empty: every class)",
+    help: "Only Gateways with this spec.gatewayClassName, and HTTPRoutes attached to them.",
+  },
+} as const;
