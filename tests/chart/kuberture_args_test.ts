@@ -2,18 +2,12 @@
  * Every argument and environment variable the chart gives the kuberture container is one
  * `ouroboros kuberture` accepts: the rendered args are parsed with the subcommand's own option
  * table, as render_test.ts does for the controller and the proxy.
- *
- * WAITING FOR THE SUBCOMMAND (issue 12). The option table is found by looking for
- * `lib/commands/kuberture_options.ts` and importing it dynamically, so this file type-checks
- * before that module exists. While it is missing the test is skipped with a printed reason, and
- * under `CI=true` it runs and fails, saying the subcommand is missing. Once the module exists the
- * check runs everywhere; the dynamic import may then become a static one.
  */
 
 import assert from "node:assert/strict";
 import { type OptionSpec, type OptionTable, parseOptions } from "../../lib/cli/options.ts";
+import { KUBERTURE_OPTIONS } from "../../lib/commands/kuberture_options.ts";
 import { installHelm3, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
-import { IN_CI } from "../support/tools.ts";
 import { container, envOf, renderOk } from "./support.ts";
 import {
   KUBERTURE_ONLY,
@@ -25,40 +19,20 @@ import {
   withOutputs,
 } from "./kuberture_support.ts";
 
-type AnyTable = OptionTable<Record<string, OptionSpec<unknown>>>;
-
-const OPTIONS_MODULE = new URL("../../lib/commands/kuberture_options.ts", import.meta.url);
-const present = await Deno.stat(OPTIONS_MODULE).then(() => true, () => false);
-const MISSING =
-  "the `ouroboros kuberture` subcommand is missing: lib/commands/kuberture_options.ts does not " +
-  "exist, so the arguments the chart passes to the kuberture container cannot be checked against the binary";
-if (!present && !IN_CI) {
-  // deno-lint-ignore no-console
-  console.log(`SKIP chart kuberture argument check: ${MISSING} (it runs, and fails, under CI=true)`);
-}
-
 const helm4 = await installHelm4();
 const helm3 = await installHelm3();
 const withoutHelm = skipWithoutHelm("chart kuberture argument check", helm4, helm3);
 
-/** The option table of `ouroboros kuberture`: the module's exported table whose command is "kuberture". */
-async function kubertureTable(): Promise<AnyTable> {
-  assert.ok(present, MISSING);
-  const module: Record<string, unknown> = await import(OPTIONS_MODULE.href);
-  const tables = Object.values(module).filter((value): value is AnyTable =>
-    typeof value === "object" && value !== null && (value as { command?: unknown }).command === "kuberture" &&
-    typeof (value as { options?: unknown }).options === "object"
-  );
-  assert.equal(
-    tables.length,
-    1,
-    "lib/commands/kuberture_options.ts exports one option table for `kuberture`",
-  );
-  return tables[0]!;
+/** The option table of `ouroboros kuberture`, as a table of any rows. */
+function kubertureTable(): OptionTable<Record<string, OptionSpec<unknown>>> {
+  return KUBERTURE_OPTIONS;
 }
 
 /** The row of a flag, or undefined. */
-function row(table: AnyTable, flag: string): OptionSpec<unknown> | undefined {
+function row(
+  table: OptionTable<Record<string, OptionSpec<unknown>>>,
+  flag: string,
+): OptionSpec<unknown> | undefined {
   return Object.values(table.options).find((spec) => spec.flag === flag);
 }
 
@@ -85,13 +59,10 @@ const VARIANTS: { release?: string; values: Record<string, unknown>; set?: reado
 ];
 
 Deno.test({
-  name: present
-    ? "every argument and variable the chart gives the kuberture container is one the binary accepts"
-    : "every argument and variable the chart gives the kuberture container is one the binary accepts " +
-      "(WAITING for lib/commands/kuberture_options.ts)",
-  ignore: withoutHelm || (!present && !IN_CI),
+  name: "every argument and variable the chart gives the kuberture container is one the binary accepts",
+  ignore: withoutHelm,
   async fn() {
-    const table = await kubertureTable();
+    const table = kubertureTable();
     const instance = Object.values(table.options).find((spec) => spec.env === "KUBERTURE_INSTANCE");
     assert.ok(instance !== undefined, "the table reads KUBERTURE_INSTANCE, which the chart sets");
     // The drop-in defaults the chart's values repeat: election on, kuberture's Lease name.
