@@ -96,6 +96,7 @@ hairpin), the Services it reads, the opt-ins, the cluster domain and logging.
 {{- if $d.hairpin }}
 {{- if $c.gatewayApi.enabled }}
 - --gateway-api
+- --gateway-route-kinds={{ join "," $c.gatewayApi.routeKinds }}
 {{- end }}
 - --ingress-hosts={{ $c.ingressHosts }}
 {{- with $c.ingressClass }}
@@ -125,8 +126,8 @@ hairpin), the Services it reads, the opt-ins, the cluster domain and logging.
 
 {{/*
 Cluster-wide rules: the client pods (any namespace, and par's proxy pods), the Records (any
-namespace), the hostname sources (only with hairpin; Gateways and HTTPRoutes only with
-controller.gatewayApi.enabled), and the Deployments it points at itself (only with
+namespace), the hostname sources (only with hairpin; Gateways and the route kinds of
+controller.gatewayApi.routeKinds only with controller.gatewayApi.enabled), and the Deployments it points at itself (only with
 dns.manageWorkloads: a Records entry in any namespace may match them).
 */}}
 {{- define "ouroboros.dnsClusterRules" -}}
@@ -143,7 +144,7 @@ dns.manageWorkloads: a Records entry in any namespace may match them).
   verbs: ["list", "watch"]
 {{- if .Values.controller.gatewayApi.enabled }}
 - apiGroups: ["gateway.networking.k8s.io"]
-  resources: ["gateways", "httproutes"]
+  resources: {{ include "ouroboros.gatewayApiResources" . }}
   verbs: ["list", "watch"]
 {{- end }}
 {{- end }}

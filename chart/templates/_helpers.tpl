@@ -300,6 +300,7 @@ source filters, in the original's order.
 - --log-level={{ $c.logLevel }}
 {{- if $c.gatewayApi.enabled }}
 - --gateway-api
+- --gateway-route-kinds={{ join "," $c.gatewayApi.routeKinds }}
 {{- end }}
 {{- with $c.ingressClass }}
 - --ingress-class={{ . }}
@@ -583,4 +584,17 @@ spec:
       volumes:
         - name: tmp
           emptyDir: {}
+{{- end -}}
+
+{{/*
+The Gateway API resources the controller and the dns server read with controller.gatewayApi:
+Gateways and the plural of each of controller.gatewayApi.routeKinds (HTTPRoute -> httproutes), as
+a flow list for an RBAC rule's resources.
+*/}}
+{{- define "ouroboros.gatewayApiResources" -}}
+{{- $resources := list "gateways" -}}
+{{- range .Values.controller.gatewayApi.routeKinds -}}
+{{- $resources = append $resources (printf "%ss" (lower .)) -}}
+{{- end -}}
+{{- toJson $resources -}}
 {{- end -}}

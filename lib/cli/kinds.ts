@@ -312,3 +312,34 @@ export function keyValue(): ValueKind<readonly [string, string]> {
     },
   };
 }
+
+/**
+ * A comma-separated, non-empty choice among `words` (case-insensitive, spaces around commas
+ * ignored), returned in the order of `words`, each once: a set of things to turn on.
+ *
+ * @example
+ * ```ts
+ * import { someOf } from "./kinds.ts";
+ *
+ * const kinds = someOf(["HTTPRoute", "GRPCRoute", "TLSRoute"] as const);
+ * kinds.parse("tlsroute, HTTPRoute"); // { ok: true, value: ["HTTPRoute", "TLSRoute"] }
+ * kinds.parse("TCPRoute"); // { ok: false, reason: 'unknown "TCPRoute"' }
+ * ```
+ */
+export function someOf<const W extends string>(words: readonly W[]): ValueKind<readonly W[]> {
+  return {
+    placeholder: words.join(","),
+    accepted: `one or more of ${words.join(", ")}, comma-separated`,
+    parse(raw) {
+      const chosen = new Set<W>();
+      for (const part of raw.split(",")) {
+        const item = part.trim();
+        if (item === "") return bad("an empty item");
+        const found = words.find((word) => word.toLowerCase() === item.toLowerCase());
+        if (found === undefined) return bad(`unknown ${JSON.stringify(item)}`);
+        chosen.add(found);
+      }
+      return ok(words.filter((word) => chosen.has(word)));
+    },
+  };
+}

@@ -161,6 +161,7 @@ async function startController(settings: ControllerSettings): Promise<Service> {
       api: client,
       mode: (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace, dryRun }),
       gatewayApi: values.gatewayApi,
+      routeKinds: values.gatewayRouteKinds,
       desired: {
         clusterDomain: settings.clusterDomain,
         ...(settings.proxyFqdn === "" ? {} : { proxyFqdn: settings.proxyFqdn }),
@@ -192,6 +193,7 @@ async function startController(settings: ControllerSettings): Promise<Service> {
         clusterDomain: settings.clusterDomain,
         clusterDomainSource: settings.clusterDomainSource,
         gatewayApi: values.gatewayApi,
+        ...(values.gatewayApi ? { gatewayRouteKinds: values.gatewayRouteKinds.join(",") } : {}),
         ingressHosts: values.ingressHosts,
         ingressClass: values.ingressClass,
         gatewayClass: values.gatewayClass,

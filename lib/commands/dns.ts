@@ -117,6 +117,7 @@ async function startServer(settings: DnsSettings): Promise<Service> {
     clientSelector: values.clientSelector,
     hairpin: values.hairpin,
     gatewayApi: values.gatewayApi,
+    routeKinds: values.gatewayRouteKinds,
     proxyService: settings.proxyService,
     parNamespace: settings.parNamespace,
     dnsService: settings.dnsService,
@@ -180,6 +181,7 @@ async function startServer(settings: DnsSettings): Promise<Service> {
           ? `Service ${settings.proxyService.namespace}/${settings.proxyService.name}`
           : "off",
         gatewayApi: values.gatewayApi,
+        ...(values.gatewayApi ? { gatewayRouteKinds: values.gatewayRouteKinds.join(",") } : {}),
         parNamespace: settings.parNamespace,
         dnsService: settings.dnsService === undefined
           ? "none"

@@ -207,6 +207,8 @@ export class ReconcileLoop {
       ingresses: this.#sources.ingresses.size,
       ...(this.#sources.gateways === undefined ? {} : { gateways: this.#sources.gateways.size }),
       ...(this.#sources.routes === undefined ? {} : { routes: this.#sources.routes.size }),
+      ...(this.#sources.grpcRoutes === undefined ? {} : { grpcRoutes: this.#sources.grpcRoutes.size }),
+      ...(this.#sources.tlsRoutes === undefined ? {} : { tlsRoutes: this.#sources.tlsRoutes.size }),
     });
     this.#inbox.add({ sources: true });
     this.#enter({ kind: "debouncing", until });
@@ -309,6 +311,8 @@ export class ReconcileLoop {
       ingresses: this.#sources.ingresses.list(),
       gateways: this.#sources.gateways?.list() ?? [],
       routes: this.#sources.routes?.list() ?? [],
+      grpcRoutes: this.#sources.grpcRoutes?.list() ?? [],
+      tlsRoutes: this.#sources.tlsRoutes?.list() ?? [],
     };
     let desired: DesiredInput;
     try {
@@ -327,6 +331,8 @@ export class ReconcileLoop {
       ingressesSeen: lists.ingresses.length,
       gatewaysSeen: lists.gateways.length,
       routesSeen: lists.routes.length,
+      grpcRoutesSeen: lists.grpcRoutes?.length ?? 0,
+      tlsRoutesSeen: lists.tlsRoutes?.length ?? 0,
       hosts: desired.hosts.length,
     };
     if (!sinkCallNeeded({ trigger, accepted: this.#accepted, desired })) {

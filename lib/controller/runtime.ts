@@ -38,6 +38,8 @@ export interface ControllerRuntimeOptions {
    */
   readonly mode: (watch: WatchObject) => Mode;
   readonly gatewayApi: boolean;
+  /** `--gateway-route-kinds`; default every kind. */
+  readonly routeKinds?: SourcesOptions["routeKinds"];
   readonly desired: DesiredSetOptions;
   readonly resyncMs: number;
   readonly version: string;
@@ -114,6 +116,7 @@ export class ControllerRuntime {
     this.#clock = options.clock ?? systemClock;
     this.#sources = createSources(options.api, {
       gatewayApi: options.gatewayApi,
+      ...(options.routeKinds === undefined ? {} : { routeKinds: options.routeKinds }),
       ...(options.reflector === undefined ? {} : { reflector: options.reflector }),
     });
     this.#mode = options.mode(this.#sources.watch);
@@ -139,6 +142,8 @@ export class ControllerRuntime {
         ingresses: this.#sources.ingresses,
         ...(this.#sources.gateways === undefined ? {} : { gateways: this.#sources.gateways }),
         ...(this.#sources.routes === undefined ? {} : { routes: this.#sources.routes }),
+        ...(this.#sources.grpcRoutes === undefined ? {} : { grpcRoutes: this.#sources.grpcRoutes }),
+        ...(this.#sources.tlsRoutes === undefined ? {} : { tlsRoutes: this.#sources.tlsRoutes }),
       },
       targets: watched.filter((entry) => entry.role === "target").map((entry) => entry.store),
       prerequisites: watched.filter((entry) => entry.role === "prerequisite"),

@@ -1,11 +1,12 @@
 /**
- * What the controller watches: Ingresses in every namespace, Gateways and HTTPRoutes with
- * `--gateway-api`, and the single objects the mode asked for ({@linkcode WatchObject}), each
- * kept by its own {@linkcode Reflector}.
+ * What the controller watches: Ingresses in every namespace, Gateways and the route kinds of
+ * `--gateway-route-kinds` (HTTPRoute, GRPCRoute, TLSRoute) with `--gateway-api`, and the single
+ * objects the mode asked for ({@linkcode WatchObject}), each kept by its own {@linkcode Reflector}.
  *
- * A Gateway API group the cluster does not serve never blocks Ingress: its reflector gets 404 on
- * its first list, warns once, and counts as synced with nothing in it (then retries slowly, so
- * installing the CRDs later is picked up).
+ * A Gateway API kind the cluster does not serve never blocks the others: its reflector gets 404
+ * on its first list, warns once, and counts as synced with nothing in it (then retries slowly, so
+ * installing the CRD later is picked up). TLSRoute is listed at the first version served, newest
+ * first (see `firstServedListWatcher`).
  *
  * A mode's objects are watched with a `metadata.name` field selector, so only that object
  * crosses the wire. Their role (see `WatchRole`) decides what they do: a `target` (the ConfigMap
@@ -19,14 +20,18 @@
  */
 
 import type { ObjectRef, Scope } from "../kube/client.ts";
+import { firstServedListWatcher } from "../kube/first_served_list_watcher.ts";
 import type { ListWatcher } from "../kube/list_watch.ts";
+import { GATEWAY_ROUTE_KINDS, type GatewayRouteKind } from "../hostnames/sources.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import { Reflector, type ReflectorOptions, type ReflectorStatus } from "../reflector/reflector.ts";
 import type { StoreView } from "../reflector/store.ts";
 import { GATEWAY, type Gateway } from "../resources/gateway.ts";
+import { GRPC_ROUTE, type GrpcRoute } from "../resources/grpc_route.ts";
 import { HTTP_ROUTE, type HttpRoute } from "../resources/http_route.ts";
 import { INGRESS, type Ingress } from "../resources/ingress.ts";
 import type { ResourceType } from "../resources/resource_type.ts";
+import { TLS_ROUTE_VERSIONS, type TlsRoute } from "../resources/tls_route.ts";
 import type { WatchObject, WatchRole } from "../sinks/sink.ts";
 
 /** Makes list-watchers; `KubeClient` is one. */
@@ -50,8 +55,10 @@ export interface Watched {
 
 /** Options for {@linkcode createSources}. */
 export interface SourcesOptions {
-  /** `--gateway-api`: also watch Gateways and HTTPRoutes. */
+  /** `--gateway-api`: also watch Gateways and the route kinds of `routeKinds`. */
   readonly gatewayApi: boolean;
+  /** `--gateway-route-kinds`; default every kind. Ignored without `gatewayApi`. */
+  readonly routeKinds?: readonly GatewayRouteKind[];
   /** Reflector tuning shared by every kind (tests pass a clock and short timeouts). */
   readonly reflector?: Omit<ReflectorOptions<KubeObject>, "observe" | "labelSelector" | "fieldSelector">;
 }
@@ -60,7 +67,10 @@ export interface SourcesOptions {
 export interface ControllerSources {
   readonly ingresses: StoreView<Ingress>;
   readonly gateways?: StoreView<Gateway>;
+  /** HTTPRoutes. */
   readonly routes?: StoreView<HttpRoute>;
+  readonly grpcRoutes?: StoreView<GrpcRoute>;
+  readonly tlsRoutes?: StoreView<TlsRoute>;
   /** Registers one more object to watch by name; only before {@linkcode ControllerSources.run}. */
   readonly watch: WatchObject;
   /** Every reflector with its kind and role, sources first, then the mode's in the order asked. */
@@ -102,16 +112,25 @@ function entry<T extends KubeObject>(kind: string, role: WatchedRole, reflector:
 export function createSources(api: ListWatcherFactory, options: SourcesOptions): ControllerSources {
   const tuning = options.reflector ?? {};
   const ingresses = new Reflector(api.listWatcher(INGRESS), tuning);
+  const kinds = new Set(options.gatewayApi ? options.routeKinds ?? GATEWAY_ROUTE_KINDS : []);
   const gateways = options.gatewayApi ? new Reflector(api.listWatcher(GATEWAY), tuning) : undefined;
-  const routes = options.gatewayApi ? new Reflector(api.listWatcher(HTTP_ROUTE), tuning) : undefined;
+  const routes = kinds.has("HTTPRoute") ? new Reflector(api.listWatcher(HTTP_ROUTE), tuning) : undefined;
+  const grpcRoutes = kinds.has("GRPCRoute") ? new Reflector(api.listWatcher(GRPC_ROUTE), tuning) : undefined;
+  const tlsRoutes = kinds.has("TLSRoute")
+    ? new Reflector(firstServedListWatcher(TLS_ROUTE_VERSIONS.map((type) => api.listWatcher(type))), tuning)
+    : undefined;
   const entries: Entry[] = [entry("Ingress", "source", ingresses)];
   if (gateways !== undefined) entries.push(entry("Gateway", "source", gateways));
   if (routes !== undefined) entries.push(entry("HTTPRoute", "source", routes));
+  if (grpcRoutes !== undefined) entries.push(entry("GRPCRoute", "source", grpcRoutes));
+  if (tlsRoutes !== undefined) entries.push(entry("TLSRoute", "source", tlsRoutes));
   let running = false;
   return {
     ingresses: ingresses.store,
     ...(gateways === undefined ? {} : { gateways: gateways.store }),
     ...(routes === undefined ? {} : { routes: routes.store }),
+    ...(grpcRoutes === undefined ? {} : { grpcRoutes: grpcRoutes.store }),
+    ...(tlsRoutes === undefined ? {} : { tlsRoutes: tlsRoutes.store }),
     watch<T extends KubeObject>(
       type: ResourceType<T>,
       ref: Required<ObjectRef>,

@@ -11,16 +11,24 @@
 
 import type { StoreView } from "../reflector/store.ts";
 import type { Gateway } from "../resources/gateway.ts";
+import type { GrpcRoute } from "../resources/grpc_route.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
+import type { TlsRoute } from "../resources/tls_route.ts";
 import { mergeTriggers, NO_TRIGGER, type Trigger } from "./loop_step.ts";
 
-/** The caches hostnames come from. Leave the Gateway API stores out when `--gateway-api` is off. */
+/**
+ * The caches hostnames come from. Leave the Gateway API stores out when `--gateway-api` is off,
+ * and a route kind's store out when `--gateway-route-kinds` leaves the kind out.
+ */
 export interface LoopSources {
   readonly ingresses: StoreView<Ingress>;
   readonly gateways?: StoreView<Gateway>;
+  /** HTTPRoutes. */
   readonly routes?: StoreView<HttpRoute>;
+  readonly grpcRoutes?: StoreView<GrpcRoute>;
+  readonly tlsRoutes?: StoreView<TlsRoute>;
 }
 
 /**
@@ -68,11 +76,13 @@ export class TriggerInbox {
   /** Listens to nothing until {@linkcode subscribe}. */
   constructor(options: TriggerInboxOptions) {
     this.#options = options;
-    const { ingresses, gateways, routes } = options.sources;
+    const { ingresses, gateways, routes, grpcRoutes, tlsRoutes } = options.sources;
     this.#awaited = [
       ["Ingress", ingresses],
       ...(gateways === undefined ? [] : [["Gateway", gateways] as const]),
       ...(routes === undefined ? [] : [["HTTPRoute", routes] as const]),
+      ...(grpcRoutes === undefined ? [] : [["GRPCRoute", grpcRoutes] as const]),
+      ...(tlsRoutes === undefined ? [] : [["TLSRoute", tlsRoutes] as const]),
       ...options.prerequisites.map(({ kind, store }) => [kind, store] as const),
     ];
   }
@@ -120,10 +130,12 @@ export class TriggerInbox {
 
   /** Starts listening to the caches; returns the function that stops it. */
   subscribe(): () => void {
-    const { sources: { ingresses, gateways, routes }, targets, prerequisites } = this.#options;
+    const { sources: { ingresses, gateways, routes, grpcRoutes, tlsRoutes }, targets, prerequisites } =
+      this.#options;
     const sources: StoreView<KubeObject>[] = [ingresses];
-    if (gateways !== undefined) sources.push(gateways);
-    if (routes !== undefined) sources.push(routes);
+    for (const store of [gateways, routes, grpcRoutes, tlsRoutes]) {
+      if (store !== undefined) sources.push(store);
+    }
     const unsubscribes = [
       ...sources.map((store) => store.subscribe(() => this.add({ sources: true }))),
       ...targets.map((store) => store.subscribe(() => this.add({ target: true }))),

@@ -6,13 +6,17 @@
  * | Pods             | every namespace, `--client-selector`                              | always                      |
  * | Records          | every namespace (a missing CRD counts as synced and empty)        | always                      |
  * | Ingresses        | every namespace                                                   | `--hairpin`                 |
- * | Gateways, routes | every namespace                                                   | `--hairpin --gateway-api`   |
+ * | Gateways         | every namespace                                                   | `--hairpin --gateway-api`   |
+ * | routes           | every namespace, each kind of `--gateway-route-kinds`             | `--hairpin --gateway-api`   |
  * | proxy Service    | by name                                                           | `--hairpin`                 |
  * | par proxy        | Services labelled `par.dev/proxy=true` in `--par-namespace`       | always                      |
  * | own Service      | by name                                                           | `--dns-service-name`        |
  * | Deployments      | every namespace                                                   | `--manage-workloads`        |
  * | par ConfigMaps   | labelled `par.dev/proxy-config=true` in `--par-namespace`         | `--manage-proxy-config`     |
  * | par Deployments  | labelled `par.dev/proxy=true` in `--par-namespace`                | `--manage-proxy-config`     |
+ *
+ * A route kind whose CRD is not installed counts as synced and empty, as for the controller;
+ * TLSRoute is listed at the first version served, newest first (`firstServedListWatcher`).
  *
  * Single objects are watched with a `metadata.name` field selector, so only they cross the wire.
  * Every cache must have listed once before the server counts as ready: an answer from a
@@ -24,12 +28,15 @@
  */
 
 import type { Scope } from "../kube/client_options.ts";
+import { firstServedListWatcher } from "../kube/first_served_list_watcher.ts";
 import type { ListWatcher } from "../kube/list_watch.ts";
+import { GATEWAY_ROUTE_KINDS, type GatewayRouteKind } from "../hostnames/sources.ts";
 import { Reflector, type ReflectorOptions, type ReflectorStatus } from "../reflector/reflector.ts";
 import type { StoreView } from "../reflector/store.ts";
 import { CONFIG_MAP, type ConfigMap } from "../resources/config_map.ts";
 import { DEPLOYMENT, type Deployment } from "../resources/deployment.ts";
 import { GATEWAY, type Gateway } from "../resources/gateway.ts";
+import { GRPC_ROUTE, type GrpcRoute } from "../resources/grpc_route.ts";
 import { HTTP_ROUTE, type HttpRoute } from "../resources/http_route.ts";
 import { INGRESS, type Ingress } from "../resources/ingress.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
@@ -37,6 +44,7 @@ import { POD, type Pod } from "../resources/pod.ts";
 import { RECORDS, type Records } from "../resources/records.ts";
 import type { ResourceType } from "../resources/resource_type.ts";
 import { SERVICE, type Service } from "../resources/service.ts";
+import { TLS_ROUTE_VERSIONS, type TlsRoute } from "../resources/tls_route.ts";
 import { PAR_PROXY_LABEL } from "./answer/build_answerer.ts";
 import { PAR_PROXY_CONFIG_LABEL } from "./par/render_proxy_config.ts";
 
@@ -56,6 +64,8 @@ export interface DnsCachesOptions {
   readonly clientSelector: string;
   readonly hairpin: boolean;
   readonly gatewayApi: boolean;
+  /** `--gateway-route-kinds`; default every kind. Ignored without `gatewayApi`. */
+  readonly routeKinds?: readonly GatewayRouteKind[];
   readonly proxyService: ObjectName;
   readonly parNamespace: string;
   readonly dnsService: ObjectName | undefined;
@@ -79,7 +89,10 @@ export interface DnsCaches {
   readonly records: StoreView<Records>;
   readonly ingresses?: StoreView<Ingress>;
   readonly gateways?: StoreView<Gateway>;
+  /** HTTPRoutes. */
   readonly routes?: StoreView<HttpRoute>;
+  readonly grpcRoutes?: StoreView<GrpcRoute>;
+  readonly tlsRoutes?: StoreView<TlsRoute>;
   readonly proxyService?: StoreView<Service>;
   readonly parProxyServices: StoreView<Service>;
   readonly dnsService?: StoreView<Service>;
@@ -118,15 +131,14 @@ export interface DnsCaches {
 export function createDnsCaches(api: ListWatcherFactory, options: DnsCachesOptions): DnsCaches {
   const tuning = options.reflector ?? {};
   const reflectors: { name: string; reflector: Reflector<KubeObject> }[] = [];
-  const make = <T extends KubeObject>(
-    name: string,
-    type: ResourceType<T>,
-    scope: Scope = {},
-  ): StoreView<T> => {
-    const reflector = new Reflector(api.listWatcher(type, scope), tuning);
+  const keep = <T extends KubeObject>(name: string, listWatcher: ListWatcher<T>): StoreView<T> => {
+    const reflector = new Reflector(listWatcher, tuning);
     reflectors.push({ name, reflector: reflector as unknown as Reflector<KubeObject> });
     return reflector.store;
   };
+  const make = <T extends KubeObject>(name: string, type: ResourceType<T>, scope: Scope = {}): StoreView<T> =>
+    keep(name, api.listWatcher(type, scope));
+  const kinds = new Set(options.gatewayApi ? options.routeKinds ?? GATEWAY_ROUTE_KINDS : []);
   const byName = (ref: ObjectName): Scope => ({
     namespace: ref.namespace,
     fieldSelector: `metadata.name=${ref.name}`,
@@ -142,8 +154,16 @@ export function createDnsCaches(api: ListWatcherFactory, options: DnsCachesOptio
     ...(options.hairpin
       ? {
         ingresses: make("Ingresses", INGRESS),
-        ...(options.gatewayApi
-          ? { gateways: make("Gateways", GATEWAY), routes: make("HTTPRoutes", HTTP_ROUTE) }
+        ...(options.gatewayApi ? { gateways: make("Gateways", GATEWAY) } : {}),
+        ...(kinds.has("HTTPRoute") ? { routes: make("HTTPRoutes", HTTP_ROUTE) } : {}),
+        ...(kinds.has("GRPCRoute") ? { grpcRoutes: make("GRPCRoutes", GRPC_ROUTE) } : {}),
+        ...(kinds.has("TLSRoute")
+          ? {
+            tlsRoutes: keep(
+              "TLSRoutes",
+              firstServedListWatcher(TLS_ROUTE_VERSIONS.map((type) => api.listWatcher(type))),
+            ),
+          }
           : {}),
         proxyService: make(
           `proxy Service ${proxyService.namespace}/${proxyService.name}`,

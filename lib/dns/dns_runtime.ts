@@ -171,6 +171,8 @@ export class DnsRuntime {
       ingresses: caches.ingresses.list(),
       gateways: caches.gateways?.list() ?? [],
       routes: caches.routes?.list() ?? [],
+      grpcRoutes: caches.grpcRoutes?.list() ?? [],
+      tlsRoutes: caches.tlsRoutes?.list() ?? [],
     }, hostnames);
     for (const entry of this.#rejections.observe(desired?.rejected ?? [])) {
       this.#options.log.warn("hostname refused; it is not answered here", {

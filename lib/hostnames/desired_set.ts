@@ -11,7 +11,10 @@
 
 import { objectKey } from "../resources/kube_object.ts";
 import type { Gateway } from "../resources/gateway.ts";
+import type { GatewayRoute } from "../resources/gateway_route.ts";
+import type { GrpcRoute } from "../resources/grpc_route.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
+import type { TlsRoute } from "../resources/tls_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 import { filterGatewayApi, filterIngresses } from "./filters.ts";
 import { checkHostname, type HostnameCheckOptions, type RejectionReason } from "./hostname.ts";
@@ -24,6 +27,7 @@ import {
   httpRouteHostnames,
   ingressHostnames,
   type IngressHostsMode,
+  routeHostnames,
 } from "./sources.ts";
 
 /** Everything currently in the caches. Leave Gateway API lists empty when `--gateway-api` is off. */
@@ -34,6 +38,10 @@ export interface HostnameSources {
   readonly gateways: readonly Gateway[];
   /** Every HTTPRoute in the cache, before the class filter. */
   readonly routes: readonly HttpRoute[];
+  /** Every GRPCRoute in the cache, before the class filter; absent: none. */
+  readonly grpcRoutes?: readonly GrpcRoute[];
+  /** Every TLSRoute in the cache, before the class filter; absent: none. */
+  readonly tlsRoutes?: readonly TlsRoute[];
 }
 
 /** The settings that shape the desired set: which names are refused, and the class filters. */
@@ -141,7 +149,7 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredHostn
 
   const examine = (
     source: HostnameSourceKind,
-    object: Ingress | Gateway | HttpRoute,
+    object: Ingress | Gateway | GatewayRoute,
     values: readonly string[],
   ): ObjectHostnames => {
     const accepted: string[] = [];
@@ -166,7 +174,7 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredHostn
 
   const collect = (
     source: HostnameSourceKind,
-    object: Ingress | Gateway | HttpRoute,
+    object: Ingress | Gateway | GatewayRoute,
     values: () => readonly string[],
   ): void => {
     let result = memo?.get(object);
@@ -185,9 +193,11 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredHostn
   for (const ingress of filterIngresses(sources.ingresses, options.ingressClass ?? "")) {
     collect("Ingress", ingress, () => ingressHostnames(ingress, mode));
   }
-  const { gateways, routes } = filterGatewayApi(sources, options.gatewayClass ?? "");
+  const { gateways, routes, grpcRoutes, tlsRoutes } = filterGatewayApi(sources, options.gatewayClass ?? "");
   for (const gateway of gateways) collect("Gateway", gateway, () => gatewayHostnames(gateway));
   for (const route of routes) collect("HTTPRoute", route, () => httpRouteHostnames(route));
+  for (const route of grpcRoutes) collect("GRPCRoute", route, () => routeHostnames(route));
+  for (const route of tlsRoutes) collect("TLSRoute", route, () => routeHostnames(route));
 
   const sorted = [...hosts.keys()].sort(compareText);
   return {

@@ -5,7 +5,7 @@
  *   dropped when a filter is set; neither the legacy `kubernetes.io/ingress.class` annotation nor
  *   the cluster's default IngressClass is consulted (as in the original).
  * - Gateway: kept when `spec.gatewayClassName` equals the filter.
- * - HTTPRoute: with a filter set, kept when at least one parentRef names a kept Gateway. A
+ * - HTTPRoute, GRPCRoute, TLSRoute (one rule for every route kind): with a filter set, kept when at least one parentRef names a kept Gateway. A
  *   parentRef's namespace defaults to the route's own, its group may be empty or
  *   `gateway.networking.k8s.io`, its kind empty or `Gateway`; parents of other kinds (a Service,
  *   GEP-1426) are skipped, and `sectionName` and `port` are ignored. Without a filter every route
@@ -18,7 +18,10 @@
 
 import { objectKey } from "../resources/kube_object.ts";
 import { type Gateway, GATEWAY_API_GROUP } from "../resources/gateway.ts";
-import type { HttpRoute, ParentReference } from "../resources/http_route.ts";
+import type { GatewayRoute, ParentReference } from "../resources/gateway_route.ts";
+import type { GrpcRoute } from "../resources/grpc_route.ts";
+import type { HttpRoute } from "../resources/http_route.ts";
+import type { TlsRoute } from "../resources/tls_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 
 /**
@@ -39,22 +42,29 @@ export function filterIngresses(ingresses: readonly Ingress[], ingressClass: str
   return ingresses.filter((ingress) => ingress.spec.ingressClassName === ingressClass);
 }
 
-/** Gateways and HTTPRoutes, before the class filter. */
+/** Gateways and routes, before the class filter; an absent route list holds nothing. */
 export interface GatewayApiObjects {
   readonly gateways: readonly Gateway[];
+  /** HTTPRoutes. */
   readonly routes: readonly HttpRoute[];
+  readonly grpcRoutes?: readonly GrpcRoute[];
+  readonly tlsRoutes?: readonly TlsRoute[];
 }
 
-/** Gateways and HTTPRoutes after `--gateway-class`. */
+/** Gateways and routes after `--gateway-class`. */
 export interface GatewayApiSelection {
   /** The Gateways of the class. */
   readonly gateways: Gateway[];
   /** The HTTPRoutes with a parentRef to one of those Gateways. */
   readonly routes: HttpRoute[];
+  /** The GRPCRoutes with a parentRef to one of those Gateways. */
+  readonly grpcRoutes: GrpcRoute[];
+  /** The TLSRoutes with a parentRef to one of those Gateways. */
+  readonly tlsRoutes: TlsRoute[];
 }
 
 /**
- * The Gateways of `gatewayClass` and the HTTPRoutes attached to at least one of them.
+ * The Gateways of `gatewayClass` and the routes (of every kind) attached to at least one of them.
  *
  * @example
  * ```ts
@@ -69,18 +79,29 @@ export interface GatewayApiSelection {
  * ```
  */
 export function filterGatewayApi(objects: GatewayApiObjects, gatewayClass: string): GatewayApiSelection {
-  const { gateways, routes } = objects;
-  if (gatewayClass === "") return { gateways: [...gateways], routes: [...routes] };
+  const { gateways, routes, grpcRoutes = [], tlsRoutes = [] } = objects;
+  if (gatewayClass === "") {
+    return {
+      gateways: [...gateways],
+      routes: [...routes],
+      grpcRoutes: [...grpcRoutes],
+      tlsRoutes: [...tlsRoutes],
+    };
+  }
   const kept = gateways.filter((gateway) => gateway.spec.gatewayClassName === gatewayClass);
   const keys = new Set(kept.map((gateway) => objectKey(gateway.metadata)));
-  return {
-    gateways: kept,
-    routes: routes.filter((route) =>
+  const attached = <R extends GatewayRoute>(list: readonly R[]): R[] =>
+    list.filter((route) =>
       route.spec.parentRefs.some((ref) => {
         const key = parentGatewayKey(ref, route.metadata.namespace);
         return key !== undefined && keys.has(key);
       })
-    ),
+    );
+  return {
+    gateways: kept,
+    routes: attached(routes),
+    grpcRoutes: attached(grpcRoutes),
+    tlsRoutes: attached(tlsRoutes),
   };
 }
 

@@ -1,6 +1,7 @@
 /**
  * The option rows that choose where hairpinned hostnames come from, shared by the controller
- * and `ouroboros dns` so one values file drives both: `--gateway-api`, and the filters
+ * and `ouroboros dns` so one values file drives both: `--gateway-api` with
+ * `--gateway-route-kinds`, and the filters
  * `--ingress-hosts`, `--ingress-class`, `--gateway-class`.
  *
  * Pure: data.
@@ -8,15 +9,24 @@
  * @module
  */
 
-import { boolean, oneOf, text } from "../cli/kinds.ts";
+import { boolean, oneOf, someOf, text } from "../cli/kinds.ts";
+import { GATEWAY_ROUTE_KINDS } from "./sources.ts";
 
-/** `--gateway-api`: spread into an option table. */
+/** `--gateway-api` and `--gateway-route-kinds`: spread into an option table. */
 export const GATEWAY_API_OPTION = {
   gatewayApi: {
     flag: "gateway-api",
     kind: boolean(),
     default: "false",
-    help: "Also watch Gateway API Gateways and HTTPRoutes.",
+    help: "Also watch Gateway API Gateways and the routes of --gateway-route-kinds.",
+  },
+  gatewayRouteKinds: {
+    flag: "gateway-route-kinds",
+    kind: someOf(GATEWAY_ROUTE_KINDS),
+    default: GATEWAY_ROUTE_KINDS.join(","),
+    help:
+      "With --gateway-api, the route kinds whose spec.hostnames count. A kind whose CRD is not installed " +
+      "is reported once and holds nothing until it appears (TLSRoute: v1, else v1alpha3, else v1alpha2).",
   },
 } as const;
 
@@ -42,6 +52,6 @@ export const HOSTNAME_FILTER_OPTIONS = {
     kind: text("CLASS", "a GatewayClass name"),
     default: "",
     defaultText: "(empty: every class)",
-    help: "Only Gateways with this spec.gatewayClassName, and HTTPRoutes attached to them.",
+    help: "Only Gateways with this spec.gatewayClassName, and routes attached to them.",
   },
 } as const;

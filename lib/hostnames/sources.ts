@@ -8,7 +8,9 @@
  *   name and contribute nothing).
  * - Gateway: every `spec.listeners[].hostname`, whatever the listener's protocol (a plain HTTP
  *   listener is still reached through the proxy). Listeners without a hostname contribute nothing.
- * - HTTPRoute: every `spec.hostnames[]`.
+ * - HTTPRoute, GRPCRoute, TLSRoute: every `spec.hostnames[]` (a TLSRoute's are the SNI names it
+ *   matches). A route without hostnames takes its Gateway listener's, which the Gateway already
+ *   contributes.
  *
  * Pure: no I/O.
  *
@@ -16,26 +18,41 @@
  */
 
 import type { Gateway } from "../resources/gateway.ts";
+import type { GatewayRoute } from "../resources/gateway_route.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 
 /**
  * The kind of object a hostname came from, spelled as external-dns mode's source annotation
- * spells it: an Ingress, a Gateway listener, an HTTPRoute.
+ * spells it: an Ingress, a Gateway listener, an HTTPRoute, a GRPCRoute, a TLSRoute.
  */
-export type HostSource = "ingress" | "gateway-listener" | "httproute";
+export type HostSource = "ingress" | "gateway-listener" | "httproute" | "grpcroute" | "tlsroute";
 
 /** Every {@linkcode HostSource}, in the order a hostname's sources are listed. */
-export const HOST_SOURCES: readonly HostSource[] = ["ingress", "gateway-listener", "httproute"];
+export const HOST_SOURCES: readonly HostSource[] = [
+  "ingress",
+  "gateway-listener",
+  "httproute",
+  "grpcroute",
+  "tlsroute",
+];
+
+/** The Gateway API route kinds hostnames are read from, as Kubernetes spells them. */
+export type GatewayRouteKind = "HTTPRoute" | "GRPCRoute" | "TLSRoute";
+
+/** Every {@linkcode GatewayRouteKind}, in the order they are listed and watched. */
+export const GATEWAY_ROUTE_KINDS: readonly GatewayRouteKind[] = ["HTTPRoute", "GRPCRoute", "TLSRoute"];
 
 /** The kinds hostnames come from, spelled as Kubernetes spells them. */
-export type HostnameSourceKind = "Ingress" | "Gateway" | "HTTPRoute";
+export type HostnameSourceKind = "Ingress" | "Gateway" | GatewayRouteKind;
 
 /** The {@linkcode HostSource} each kind's hostnames are recorded as. */
 export const HOST_SOURCE_OF_KIND: Readonly<Record<HostnameSourceKind, HostSource>> = {
   Ingress: "ingress",
   Gateway: "gateway-listener",
   HTTPRoute: "httproute",
+  GRPCRoute: "grpcroute",
+  TLSRoute: "tlsroute",
 };
 
 /** Which Ingress fields count (`--ingress-hosts`). */
@@ -87,7 +104,8 @@ export function gatewayHostnames(gateway: Gateway): string[] {
  *
  * @example
  * ```ts
- * import type { HttpRoute } from "../resources/http_route.ts";
+ * import type { GatewayRoute } from "../resources/gateway_route.ts";
+import type { HttpRoute } from "../resources/http_route.ts";
  * import { httpRouteHostnames } from "./sources.ts";
  *
  * declare const route: HttpRoute; // spec.hostnames: ["shop.example.com"]
@@ -95,5 +113,21 @@ export function gatewayHostnames(gateway: Gateway): string[] {
  * ```
  */
 export function httpRouteHostnames(route: HttpRoute): string[] {
+  return [...route.spec.hostnames];
+}
+
+/**
+ * The raw hostnames of a route of any kind (HTTPRoute, GRPCRoute, TLSRoute).
+ *
+ * @example
+ * ```ts
+ * import type { TlsRoute } from "../resources/tls_route.ts";
+ * import { routeHostnames } from "./sources.ts";
+ *
+ * declare const route: TlsRoute; // spec.hostnames: ["db.example.com"]
+ * routeHostnames(route); // ["db.example.com"]
+ * ```
+ */
+export function routeHostnames(route: GatewayRoute): string[] {
   return [...route.spec.hostnames];
 }

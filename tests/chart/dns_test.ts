@@ -265,6 +265,7 @@ test("the arguments: listeners, answers, the controller's sources, this release'
     "--client-selector=app in (cert-manager,webhook),tier!=batch",
     "--hairpin=true",
     "--gateway-api",
+    "--gateway-route-kinds=HTTPRoute,GRPCRoute,TLSRoute",
     "--ingress-hosts=all",
     "--ingress-class=nginx",
     "--gateway-class=eg",
@@ -314,6 +315,8 @@ test("RBAC per opt-in: reads by default; Deployments patch only with manageWorkl
       rules(
         "gateway.networking.k8s.io/gateways: list,watch",
         "gateway.networking.k8s.io/httproutes: list,watch",
+        "gateway.networking.k8s.io/grpcroutes: list,watch",
+        "gateway.networking.k8s.io/tlsroutes: list,watch",
       ),
       WORKLOAD_PATCH,
     ),

@@ -196,6 +196,7 @@ test("the source filters, resync, log level and cluster domain reach the control
     "--resync=2m",
     "--log-level=debug",
     "--gateway-api",
+    "--gateway-route-kinds=HTTPRoute,GRPCRoute,TLSRoute",
     "--ingress-class=nginx-pp",
     "--gateway-class=eg",
     "--cluster-domain=cozy.local",
@@ -492,8 +493,47 @@ test("RBAC options: Gateway API reads when enabled, no Events rule with rbac.eve
       "networking.k8s.io/ingresses: get,list,watch",
       "gateway.networking.k8s.io/gateways: get,list,watch",
       "gateway.networking.k8s.io/httproutes: get,list,watch",
+      "gateway.networking.k8s.io/grpcroutes: get,list,watch",
+      "gateway.networking.k8s.io/tlsroutes: get,list,watch",
     ),
   );
+});
+
+test("Gateway API route kinds: the chosen kinds reach the flag and exactly their reads are granted", async () => {
+  const objects = await renderOk(helm(), {
+    set: ["controller.gatewayApi.enabled=true", "controller.gatewayApi.routeKinds={TLSRoute,GRPCRoute}"],
+  });
+  assert.deepEqual(
+    rbacMatrix(objects)["ClusterRole /ouroboros:ouroboros"],
+    rules(
+      "networking.k8s.io/ingresses: get,list,watch",
+      "gateway.networking.k8s.io/gateways: get,list,watch",
+      "gateway.networking.k8s.io/tlsroutes: get,list,watch",
+      "gateway.networking.k8s.io/grpcroutes: get,list,watch",
+      "core/events: create,patch",
+    ),
+  );
+  const args = controllerArgs(objects);
+  assert.ok(args.includes("--gateway-route-kinds=TLSRoute,GRPCRoute"), args.join(" "));
+  // Parsed with the controller's own option table: the kinds come back in their fixed order.
+  const parsed = parseOptions(CONTROLLER_OPTIONS, { argv: args.slice(1), getEnv: () => undefined });
+  assert.ok(parsed.kind === "ok", JSON.stringify(parsed));
+  assert.deepEqual(parsed.values.gatewayRouteKinds, ["GRPCRoute", "TLSRoute"]);
+  // Off: neither the flag nor any Gateway API rule.
+  const off = await renderOk(helm());
+  assert.ok(!controllerArgs(off).some((arg) => arg.startsWith("--gateway-route-kinds")));
+  assert.ok(!JSON.stringify(rbacMatrix(off)).includes("gateway.networking.k8s.io"));
+});
+
+test("Gateway API route kinds: the schema refuses an unknown kind and an empty list", async () => {
+  const unknown = await renderFails(helm(), {
+    set: ["controller.gatewayApi.enabled=true", "controller.gatewayApi.routeKinds={HTTPRoute,TCPRoute}"],
+  });
+  assert.match(unknown, /routeKinds/);
+  const empty = await renderFails(helm(), {
+    set: ["controller.gatewayApi.enabled=true", "controller.gatewayApi.routeKinds=null"],
+  });
+  assert.match(empty, /routeKinds/);
 });
 
 test("RBAC everywhere: no Secrets, no wildcards, every binding names a rendered Role and ServiceAccount", async () => {
@@ -1345,7 +1385,7 @@ test("NOTES: the resolution check fits the mode, and the Corefile step names the
   });
   assert.match(
     wide,
-    /one rewrite line per hostname:\n {5}every host of your Ingresses \(TLS and rules\), and those of your Gateways and HTTPRoutes\):/,
+    /one rewrite line per hostname:\n {5}every host of your Ingresses \(TLS and rules\), and those of your Gateways and routes \(HTTPRoute, GRPCRoute, TLSRoute\)\):/,
   );
   assert.doesNotMatch(wide, /per TLS hostname/);
 });

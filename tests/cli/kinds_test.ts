@@ -9,6 +9,7 @@ import {
   oneOf,
   port,
   serviceName,
+  someOf,
   text,
 } from "../../lib/cli/kinds.ts";
 import type { ValueKind } from "../../lib/cli/options.ts";
@@ -168,4 +169,20 @@ Deno.test("host names accept DNS names and IP literals; mistyped IPv4 is refused
     ["http://ingress", BAD],
     ["ingress:80", BAD],
   ]);
+});
+
+Deno.test("someOf takes a comma-separated, non-empty subset, in the listed order, each once", async (t) => {
+  const kinds = someOf(["HTTPRoute", "GRPCRoute", "TLSRoute"] as const);
+  await table(t, kinds, [
+    ["HTTPRoute,GRPCRoute,TLSRoute", ["HTTPRoute", "GRPCRoute", "TLSRoute"]],
+    ["tlsroute", ["TLSRoute"]],
+    ["TLSRoute, httproute", ["HTTPRoute", "TLSRoute"]],
+    ["GRPCRoute,grpcroute", ["GRPCRoute"]],
+    ["", BAD],
+    ["HTTPRoute,", BAD],
+    ["TCPRoute", BAD],
+    ["HTTPRoute TLSRoute", BAD],
+  ]);
+  assert.deepEqual(kinds.parse("UDPRoute"), { ok: false, reason: 'unknown "UDPRoute"' });
+  assert.equal(kinds.placeholder, "HTTPRoute,GRPCRoute,TLSRoute");
 });

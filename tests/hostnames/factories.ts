@@ -7,7 +7,8 @@
 
 import type { ObjectMeta } from "../../lib/resources/kube_object.ts";
 import type { Gateway, GatewayListener } from "../../lib/resources/gateway.ts";
-import type { HttpRoute, ParentReference } from "../../lib/resources/http_route.ts";
+import type { ParentReference } from "../../lib/resources/gateway_route.ts";
+import type { HttpRoute } from "../../lib/resources/http_route.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
 
 /** `namespace/name` plus an optional resourceVersion (default "1"). */

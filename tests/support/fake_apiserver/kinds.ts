@@ -202,6 +202,30 @@ export const KINDS: readonly KindInfo[] = [
     crd: true,
   }),
   kindInfo({
+    group: "gateway.networking.k8s.io",
+    version: "v1",
+    kind: "GRPCRoute",
+    plural: "grpcroutes",
+    categories: ["gateway-api"],
+    generation: true,
+    statusSubresource: true,
+    crd: true,
+  }),
+  // TLSRoute at the three versions CRD bundles have served. The fake keeps each version's
+  // objects apart (no conversion); pick the version a test means with `omitKinds`.
+  ...["v1", "v1alpha3", "v1alpha2"].map((version) =>
+    kindInfo({
+      group: "gateway.networking.k8s.io",
+      version,
+      kind: "TLSRoute",
+      plural: "tlsroutes",
+      categories: ["gateway-api"],
+      generation: true,
+      statusSubresource: true,
+      crd: true,
+    })
+  ),
+  kindInfo({
     group: "externaldns.k8s.io",
     version: "v1alpha1",
     kind: "DNSEndpoint",
@@ -233,13 +257,16 @@ export function qualifiedResource(info: Pick<KindInfo, "group" | "plural">): str
 
 /**
  * The kinds served under a group filter: `groups` (an allow-list, `""` for core) and
- * `omitGroups` (a deny-list), both optional.
+ * `omitGroups` (a deny-list), both optional; `omitKinds` drops single kinds, each named
+ * `Kind` (every version) or `group/version/Kind` (`gateway.networking.k8s.io/v1/TLSRoute`).
  */
 export function selectKinds(
   groups: readonly string[] | undefined,
   omitGroups: readonly string[] | undefined,
+  omitKinds: readonly string[] = [],
 ): KindInfo[] {
   return KINDS.filter((info) =>
-    (groups === undefined || groups.includes(info.group)) && !(omitGroups ?? []).includes(info.group)
+    (groups === undefined || groups.includes(info.group)) && !(omitGroups ?? []).includes(info.group) &&
+    !omitKinds.includes(info.kind) && !omitKinds.includes(`${groupVersion(info)}/${info.kind}`)
   );
 }

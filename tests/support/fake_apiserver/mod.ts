@@ -129,6 +129,12 @@ export interface FakeApiServerOptions {
   groups?: readonly string[];
   /** Do not serve these API groups, e.g. `["gateway.networking.k8s.io"]` for "Gateway API not installed". */
   omitGroups?: readonly string[];
+  /**
+   * Do not serve these kinds (a CRD of a group not installed): `GRPCRoute` (every version) or
+   * `gateway.networking.k8s.io/v1/TLSRoute` (one version). `setGroupInstalled(group, true)`
+   * installs them later.
+   */
+  omitKinds?: readonly string[];
   /** Wall clock for `creationTimestamp` (default `Date.now`). */
   now?: () => number;
 }
@@ -433,7 +439,7 @@ class FakeApiServerImpl implements FakeApiServer {
  */
 export function startFakeApiServer(options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
   const store = new Store({
-    kinds: selectKinds(options.groups, options.omitGroups),
+    kinds: selectKinds(options.groups, options.omitGroups, options.omitKinds),
     historyLimit: options.historyLimit ?? 1000,
     now: options.now ?? Date.now,
     newUid: () => crypto.randomUUID(),
