@@ -292,3 +292,32 @@ Deno.test("T-3.11: 100,000 hostnames, 10,000 of them on one Ingress, are all kep
   assert.equal(desired.hosts.length, 100_000, "no cap drops hostnames: the sinks' size checks are the limit");
   assert.ok(desired.hosts.every((host, i) => i === 0 || desired.hosts[i - 1]! < host), "sorted and unique");
 });
+
+Deno.test("desiredHostnames reads GRPCRoutes and TLSRoutes, filtered by --gateway-class, each recorded as its own kind", () => {
+  const toPublic = [parentRef("public", { namespace: "infra" })];
+  const toInternal = [parentRef("internal", { namespace: "infra" })];
+  const desired = desiredHostnames({
+    ingresses: [],
+    gateways: [gateway("infra/public", "cilium"), gateway("infra/internal", "istio")],
+    routes: [route("shop/web", ["shared.example.com"], toPublic)],
+    grpcRoutes: [
+      route("shop/orders", ["grpc.example.com", "shared.example.com"], toPublic),
+      route("shop/admin", ["admin-grpc.example.com"], toInternal),
+    ],
+    tlsRoutes: [
+      route("shop/db", ["db.example.com", "shared.example.com", "bad host"], toPublic),
+      route("shop/vault", ["vault.example.com"], toInternal),
+    ],
+  }, { ...options, gatewayClass: "cilium" });
+  assert.deepEqual(desired.hosts, ["db.example.com", "grpc.example.com", "shared.example.com"]);
+  assert.deepEqual(Object.fromEntries(desired.sources), {
+    "db.example.com": ["tlsroute"],
+    "grpc.example.com": ["grpcroute"],
+    "shared.example.com": ["httproute", "grpcroute", "tlsroute"],
+  });
+  // A refused value names the real kind, for the WARN and the metric.
+  assert.deepEqual(
+    desired.rejected.map((entry) => [entry.source, entry.key, entry.value]),
+    [["TLSRoute", "shop/db", "bad host"]],
+  );
+});

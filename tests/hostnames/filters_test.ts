@@ -152,3 +152,28 @@ Deno.test("parentGatewayKey names the Gateway a parentRef points at, or nothing"
   assert.equal(parentGatewayKey(parentRef("gw", { namespace: "infra" }), "shop"), "infra/gw");
   assert.equal(parentGatewayKey(parentRef("svc", { group: "", kind: "Service" }), "shop"), undefined);
 });
+
+Deno.test("filterGatewayApi applies one parentRef rule to HTTPRoutes, GRPCRoutes and TLSRoutes alike", () => {
+  const gateways = [gateway("infra/public", "cilium"), gateway("infra/internal", "istio")];
+  const toPublic = [parentRef("public", { namespace: "infra" })];
+  const toInternal = [parentRef("internal", { namespace: "infra" })];
+  const toService = [parentRef("public", { group: "", kind: "Service", namespace: "infra" })];
+  const objects = {
+    gateways,
+    routes: [route("shop/http", [], toPublic), route("shop/http-internal", [], toInternal)],
+    grpcRoutes: [route("shop/grpc", [], toPublic), route("shop/grpc-mesh", [], toService)],
+    tlsRoutes: [route("shop/tls", [], toPublic), route("shop/tls-loose", [])],
+  };
+  const selection = filterGatewayApi(objects, "cilium");
+  assert.deepEqual(keys(selection.gateways), ["infra/public"]);
+  assert.deepEqual(keys(selection.routes), ["shop/http"]);
+  assert.deepEqual(keys(selection.grpcRoutes), ["shop/grpc"]);
+  assert.deepEqual(keys(selection.tlsRoutes), ["shop/tls"]);
+
+  const everything = filterGatewayApi(objects, "");
+  assert.deepEqual(keys(everything.grpcRoutes), ["shop/grpc", "shop/grpc-mesh"]);
+  assert.deepEqual(keys(everything.tlsRoutes), ["shop/tls", "shop/tls-loose"]);
+  // Absent route lists hold nothing.
+  assert.deepEqual(filterGatewayApi({ gateways, routes: [] }, "cilium").grpcRoutes, []);
+  assert.deepEqual(filterGatewayApi({ gateways, routes: [] }, "").tlsRoutes, []);
+});

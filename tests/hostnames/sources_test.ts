@@ -1,5 +1,13 @@
 import assert from "node:assert/strict";
-import { gatewayHostnames, httpRouteHostnames, ingressHostnames } from "../../lib/hostnames/sources.ts";
+import {
+  GATEWAY_ROUTE_KINDS,
+  gatewayHostnames,
+  HOST_SOURCE_OF_KIND,
+  HOST_SOURCES,
+  httpRouteHostnames,
+  ingressHostnames,
+  routeHostnames,
+} from "../../lib/hostnames/sources.ts";
 import { decodeIngress } from "../../lib/resources/ingress.ts";
 import { gateway, ingress, route } from "./factories.ts";
 
@@ -69,4 +77,22 @@ Deno.test("httpRouteHostnames reads spec.hostnames", () => {
     "b.example.com",
   ]);
   assert.deepEqual(httpRouteHostnames(route("shop/r", [])), []);
+});
+
+Deno.test("routeHostnames reads spec.hostnames of any route kind, a copy the caller may change", () => {
+  const tls = route("shop/db", ["db.example.com"]);
+  const hosts = routeHostnames(tls);
+  assert.deepEqual(hosts, ["db.example.com"]);
+  hosts.push("x.example.com");
+  assert.deepEqual(tls.spec.hostnames, ["db.example.com"]);
+});
+
+Deno.test("every route kind is a hostname source of its own, in a fixed order", () => {
+  assert.deepEqual(GATEWAY_ROUTE_KINDS, ["HTTPRoute", "GRPCRoute", "TLSRoute"]);
+  assert.deepEqual(GATEWAY_ROUTE_KINDS.map((kind) => HOST_SOURCE_OF_KIND[kind]), [
+    "httproute",
+    "grpcroute",
+    "tlsroute",
+  ]);
+  assert.deepEqual(HOST_SOURCES, ["ingress", "gateway-listener", "httproute", "grpcroute", "tlsroute"]);
 });
