@@ -206,7 +206,7 @@ test("the source filters, resync, log level and cluster domain reach the control
     const list = mode === "etc-hosts"
       ? args(objects, "DaemonSet", "ouroboros-etc-hosts", "controller")
       : controllerArgs(objects);
-    assert.deepEqual([list[0], ...list.slice(2, 8)], expected, mode);
+    assert.deepEqual([list[0], ...list.slice(2, 9)], expected, mode);
     assert.equal(list[1], `--mode=${mode}`);
     for (const arg of ["--log-format=text", "--ingress-hosts=all", "--listen-health=:8082"]) {
       assert.ok(list.includes(arg), `${mode}: ${arg}`);

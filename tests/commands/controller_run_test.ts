@@ -206,6 +206,66 @@ Deno.test("controller: --gateway-api on a cluster without the Gateway API still 
   await converged(cluster, ["blog.example.com", "shop.example.com"]);
 });
 
+Deno.test("controller: GRPCRoute and TLSRoute hostnames reach the Corefile block, filtered by --gateway-class like HTTPRoutes", async () => {
+  // TLSRoute served at v1alpha2 only (an experimental bundle up to Gateway API v1.3).
+  await using cluster = await startCluster({
+    omitKinds: ["gateway.networking.k8s.io/v1/TLSRoute", "gateway.networking.k8s.io/v1alpha3/TLSRoute"],
+  });
+  cluster.gateway("gw/public", "public", []);
+  cluster.gateway("gw/internal", "internal", []);
+  const routeOf = (version: string, kind: string, key: string, hostname: string, gateway: string) => {
+    const [namespace, name] = key.split("/");
+    cluster.server.create({
+      apiVersion: `gateway.networking.k8s.io/${version}`,
+      kind,
+      metadata: { namespace, name },
+      spec: { hostnames: [hostname], parentRefs: [{ namespace: "gw", name: gateway }] },
+    });
+  };
+  routeOf("v1", "GRPCRoute", "shop/orders", "grpc.example.com", "public");
+  routeOf("v1", "GRPCRoute", "shop/admin", "admin-grpc.example.com", "internal");
+  routeOf("v1alpha2", "TLSRoute", "shop/db", "db.example.com", "public");
+  routeOf("v1alpha2", "TLSRoute", "shop/vault", "vault.example.com", "internal");
+  await using controller = await startController([
+    ...cluster.flags,
+    "--gateway-api",
+    "--gateway-class=public",
+  ]);
+  await converged(cluster, ["db.example.com", "grpc.example.com"]);
+  assert.equal(controller.starting.gatewayRouteKinds, "HTTPRoute,GRPCRoute,TLSRoute");
+
+  routeOf("v1alpha2", "TLSRoute", "shop/cache", "cache.example.com", "public");
+  await converged(cluster, ["cache.example.com", "db.example.com", "grpc.example.com"]);
+  cluster.server.remove("gateway.networking.k8s.io/v1", "GRPCRoute", "shop", "orders");
+  await converged(cluster, ["cache.example.com", "db.example.com"]);
+});
+
+Deno.test("controller: --gateway-route-kinds leaves a kind out; a kind without its CRD blocks nothing", async () => {
+  await using cluster = await startCluster({ omitKinds: ["GRPCRoute"] });
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  cluster.route("shop/http", ["http.example.com"], []);
+  cluster.server.create({
+    apiVersion: "gateway.networking.k8s.io/v1",
+    kind: "TLSRoute",
+    metadata: { namespace: "shop", name: "db" },
+    spec: { hostnames: ["db.example.com"] },
+  });
+  await using controller = await startController([
+    ...cluster.flags,
+    "--gateway-api",
+    "--gateway-route-kinds=GRPCRoute,TLSRoute",
+  ]);
+  // HTTPRoutes are not chosen; GRPCRoute is not served; TLSRoute and Ingress still count.
+  await converged(cluster, ["db.example.com", "shop.example.com"]);
+  const warning = await controller.waitForLog(
+    "the WARN that GRPCRoutes are not served",
+    (line) => line.level === "WARN" && String(line.resource).includes("grpcroutes"),
+  );
+  assert.match(warning.msg, /not served/);
+  await waitFor("/readyz to answer 200", async () => (await controller.healthGet("/readyz")).status === 200);
+  assert.ok(!cluster.server.audit.some((entry) => entry.path.endsWith("/httproutes")));
+});
+
 Deno.test("controller (coredns-import): only our key of the import ConfigMap is written; the Corefile is untouched (T-2.19)", async () => {
   await using cluster = await startCluster({ importConfigMap: true });
   cluster.ingress("shop/web", { tls: ["shop.example.com", "api.shop.example.com"] });

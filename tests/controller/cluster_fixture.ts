@@ -23,6 +23,8 @@ const END = "# === END ouroboros ===";
 export interface ClusterOptions {
   /** API groups the server does not serve (e.g. Gateway API not installed). */
   readonly omitGroups?: readonly string[];
+  /** Kinds the server does not serve (`GRPCRoute`, `gateway.networking.k8s.io/v1/TLSRoute`). */
+  readonly omitKinds?: readonly string[];
   /** The Corefile to seed; default kubeadm's. */
   readonly corefile?: string;
   /** Also create `kube-system/coredns-custom` (the import ConfigMap). */
@@ -110,6 +112,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       : { users: Object.fromEntries(users.map((user) => [userToken(user), user])) }),
     bookmarkIntervalMs: 0,
     ...(options.omitGroups === undefined ? {} : { omitGroups: options.omitGroups }),
+    ...(options.omitKinds === undefined ? {} : { omitKinds: options.omitKinds }),
   });
   server.create({
     apiVersion: "v1",
