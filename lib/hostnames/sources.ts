@@ -104,8 +104,7 @@ export function gatewayHostnames(gateway: Gateway): string[] {
  *
  * @example
  * ```ts
- * import type { GatewayRoute } from "../resources/gateway_route.ts";
-import type { HttpRoute } from "../resources/http_route.ts";
+ * import type { HttpRoute } from "../resources/http_route.ts";
  * import { httpRouteHostnames } from "./sources.ts";
  *
  * declare const route: HttpRoute; // spec.hostnames: ["shop.example.com"]
