@@ -1,40 +1,9 @@
+// The shared route shape and its defaults, for every route kind: gateway_route_test.ts.
 import assert from "node:assert/strict";
 import { decodeHttpRoute, HTTP_ROUTE } from "../../lib/resources/http_route.ts";
 import { resourcePath } from "../../lib/resources/resource_type.ts";
 
 const meta = { name: "shop", namespace: "apps", resourceVersion: "5" };
-
-Deno.test("decodeHttpRoute keeps hostnames and parentRefs, filling the Gateway API defaults", () => {
-  const decoded = decodeHttpRoute({
-    apiVersion: "gateway.networking.k8s.io/v1",
-    kind: "HTTPRoute",
-    metadata: meta,
-    spec: {
-      hostnames: ["shop.example.com", "*.shop.example.com"],
-      parentRefs: [
-        { name: "gw" },
-        { name: "gw2", namespace: "infra", sectionName: "https", port: 443 },
-        { group: "", kind: "Service", name: "mesh" },
-      ],
-      rules: [{ backendRefs: [{ name: "shop", port: 80 }] }],
-    },
-  });
-  assert.ok(decoded.ok, decoded.ok ? "" : decoded.reason);
-  assert.deepEqual(decoded.value.spec, {
-    hostnames: ["shop.example.com", "*.shop.example.com"],
-    parentRefs: [
-      { group: "gateway.networking.k8s.io", kind: "Gateway", namespace: "apps", name: "gw" },
-      {
-        group: "gateway.networking.k8s.io",
-        kind: "Gateway",
-        namespace: "infra",
-        name: "gw2",
-        sectionName: "https",
-      },
-      { group: "", kind: "Service", namespace: "apps", name: "mesh" },
-    ],
-  });
-});
 
 Deno.test("decodeHttpRoute accepts a route without spec", () => {
   const decoded = decodeHttpRoute({ metadata: meta });
