@@ -1,7 +1,7 @@
 /**
  * The option rows that choose where hairpinned hostnames come from, shared by the controller
  * and `ouroboros dns` so one values file drives both: `--gateway-api`, and the filters
- * `--ingress-hosts`, `--ingress-class`, `--gateway-class`.
+ * `--ingress-hosts`, `--ingress-class`, `--gateway-class`, and `--wildcards`.
  *
  * Pure: data.
  *
@@ -9,6 +9,7 @@
  */
 
 import { boolean, oneOf, text } from "../cli/kinds.ts";
+import { WILDCARDS_MODES } from "./wildcard.ts";
 
 /** `--gateway-api`: spread into an option table. */
 export const GATEWAY_API_OPTION = {
@@ -43,5 +44,18 @@ export const HOSTNAME_FILTER_OPTIONS = {
     default: "",
     defaultText: "(empty: every class)",
     help: "Only Gateways with this spec.gatewayClassName, and HTTPRoutes attached to them.",
+  },
+} as const;
+
+/** `--wildcards`: spread into an option table, next to the hostname filters. */
+export const WILDCARDS_OPTION = {
+  wildcards: {
+    flag: "wildcards",
+    kind: oneOf(WILDCARDS_MODES),
+    default: "rewrite",
+    help:
+      "Wildcard hostnames (*.example.com, as in wildcard certificates and Gateway listeners): rewrite points " +
+      "every name exactly one label under the domain at the proxy too (an exact hostname wins; etc-hosts mode " +
+      "cannot, and warns); skip leaves them out, as the original did.",
   },
 } as const;
