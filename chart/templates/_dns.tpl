@@ -98,6 +98,7 @@ hairpin), the Services it reads, the opt-ins, the cluster domain and logging.
 - --gateway-api
 {{- end }}
 - --ingress-hosts={{ $c.ingressHosts }}
+- --wildcards={{ $c.wildcards }}
 {{- with $c.ingressClass }}
 - --ingress-class={{ . }}
 {{- end }}
