@@ -62,3 +62,62 @@ Deno.test("runtime.once(): an abort (SIGTERM) before the reconcile ends it", asy
   controller.abort();
   assert.deepEqual(await running, { kind: "aborted" });
 });
+
+/** One Ingress holding an exact name and a wildcard for `runtime.once`. */
+function wildcardIngress(
+  server: { create(object: Record<string, unknown>): unknown },
+  host = "*.example.com",
+): void {
+  server.create({
+    apiVersion: "networking.k8s.io/v1",
+    kind: "Ingress",
+    metadata: { namespace: "shop", name: "web" },
+    spec: { tls: [{ hosts: ["shop.example.com", host] }] },
+  });
+}
+
+function wildcardRuntime(client: KubeClient, sink: FakeSink, log: LogRecorder, writesWildcards: boolean) {
+  return ControllerRuntime.start({
+    api: client,
+    mode: () => ({ sink, details: {}, ...(writesWildcards ? { wildcards: true } : {}) }),
+    gatewayApi: false,
+    desired: { clusterDomain: "cluster.local", wildcards: "include" },
+    resyncMs: 600_000,
+    version: "test",
+    log,
+    debounceMs: 1,
+  });
+}
+
+Deno.test("runtime: a mode that writes wildcards gets *.<domain> after the exact names' sort order", async () => {
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  wildcardIngress(server);
+  using client = new KubeClient({ server: server.url });
+  const sink = new FakeSink();
+  const log = new LogRecorder();
+  const runtime = wildcardRuntime(client, sink, log, true);
+  await runtime.once(new AbortController().signal, { deadlineMs: 30_000 });
+  assert.deepEqual(sink.calls.map((call) => call.hosts), [["*.example.com", "shop.example.com"]]);
+  assert.deepEqual(log.find("warn", "wildcard hostname not written"), []);
+  assert.match(runtime.healthRoutes().metrics(), /^ouroboros_controller_skipped_wildcards 0$/m);
+});
+
+Deno.test("runtime: a mode that cannot write wildcards (etc-hosts) gets the exact names, a WARN naming the wildcard and a metric", async () => {
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  wildcardIngress(server);
+  using client = new KubeClient({ server: server.url });
+  const sink = new FakeSink();
+  const log = new LogRecorder();
+  const runtime = wildcardRuntime(client, sink, log, false);
+  await runtime.once(new AbortController().signal, { deadlineMs: 30_000 });
+  assert.deepEqual(sink.calls.map((call) => call.hosts), [["shop.example.com"]]);
+  const warned = log.find("warn", "wildcard hostname not written");
+  assert.equal(warned.length, 1);
+  assert.deepEqual(warned[0]?.properties, {
+    kind: "Ingress",
+    object: "shop/web",
+    resourceVersion: warned[0]?.properties["resourceVersion"],
+    value: '"*.example.com"',
+  });
+  assert.match(runtime.healthRoutes().metrics(), /^ouroboros_controller_skipped_wildcards 1$/m);
+});
