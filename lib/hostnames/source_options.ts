@@ -53,9 +53,7 @@ export const WILDCARDS_OPTION = {
     flag: "wildcards",
     kind: oneOf(WILDCARDS_MODES),
     default: "rewrite",
-    help:
-      "Wildcard hostnames (*.example.com, as in wildcard certificates and Gateway listeners): rewrite points " +
-      "every name exactly one label under the domain at the proxy too (an exact hostname wins; etc-hosts mode " +
-      "cannot, and warns); skip leaves them out, as the original did.",
+    help: "*.example.com hostnames: rewrite also points each name one label under the domain at the proxy " +
+      "(exact names win; etc-hosts mode warns and skips them); skip drops them, as the original did.",
   },
 } as const;
