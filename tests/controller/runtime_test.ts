@@ -63,21 +63,22 @@ Deno.test("runtime.once(): an abort (SIGTERM) before the reconcile ends it", asy
   assert.deepEqual(await running, { kind: "aborted" });
 });
 
-/** One Ingress holding an exact name and a wildcard for `runtime.once`. */
-function wildcardIngress(
-  server: { create(object: Record<string, unknown>): unknown },
-  host = "*.example.com",
-): void {
+/**
+ * `runtime.once` over one Ingress with an exact name and `*.example.com`, with `--wildcards=rewrite`,
+ * for a mode that does or does not write wildcards: the sink's calls, the log and `/metrics`.
+ */
+async function onceWithWildcard(writesWildcards: boolean) {
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
   server.create({
     apiVersion: "networking.k8s.io/v1",
     kind: "Ingress",
     metadata: { namespace: "shop", name: "web" },
-    spec: { tls: [{ hosts: ["shop.example.com", host] }] },
+    spec: { tls: [{ hosts: ["shop.example.com", "*.example.com"] }] },
   });
-}
-
-function wildcardRuntime(client: KubeClient, sink: FakeSink, log: LogRecorder, writesWildcards: boolean) {
-  return ControllerRuntime.start({
+  using client = new KubeClient({ server: server.url });
+  const sink = new FakeSink();
+  const log = new LogRecorder();
+  const runtime = ControllerRuntime.start({
     api: client,
     mode: () => ({ sink, details: {}, ...(writesWildcards ? { wildcards: true } : {}) }),
     gatewayApi: false,
@@ -87,31 +88,24 @@ function wildcardRuntime(client: KubeClient, sink: FakeSink, log: LogRecorder, w
     log,
     debounceMs: 1,
   });
+  await runtime.once(new AbortController().signal, { deadlineMs: 30_000 });
+  return {
+    hosts: sink.calls.map((call) => call.hosts),
+    warned: log.find("warn", "wildcard hostname not written"),
+    metrics: runtime.healthRoutes().metrics(),
+  };
 }
 
-Deno.test("runtime: a mode that writes wildcards gets *.<domain> after the exact names' sort order", async () => {
-  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  wildcardIngress(server);
-  using client = new KubeClient({ server: server.url });
-  const sink = new FakeSink();
-  const log = new LogRecorder();
-  const runtime = wildcardRuntime(client, sink, log, true);
-  await runtime.once(new AbortController().signal, { deadlineMs: 30_000 });
-  assert.deepEqual(sink.calls.map((call) => call.hosts), [["*.example.com", "shop.example.com"]]);
-  assert.deepEqual(log.find("warn", "wildcard hostname not written"), []);
-  assert.match(runtime.healthRoutes().metrics(), /^ouroboros_controller_skipped_wildcards 0$/m);
+Deno.test("runtime: a mode that writes wildcards gets *.<domain> in its hostnames, and nothing is warned", async () => {
+  const { hosts, warned, metrics } = await onceWithWildcard(true);
+  assert.deepEqual(hosts, [["*.example.com", "shop.example.com"]]);
+  assert.deepEqual(warned, []);
+  assert.match(metrics, /^ouroboros_controller_skipped_wildcards 0$/m);
 });
 
 Deno.test("runtime: a mode that cannot write wildcards (etc-hosts) gets the exact names, a WARN naming the wildcard and a metric", async () => {
-  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  wildcardIngress(server);
-  using client = new KubeClient({ server: server.url });
-  const sink = new FakeSink();
-  const log = new LogRecorder();
-  const runtime = wildcardRuntime(client, sink, log, false);
-  await runtime.once(new AbortController().signal, { deadlineMs: 30_000 });
-  assert.deepEqual(sink.calls.map((call) => call.hosts), [["shop.example.com"]]);
-  const warned = log.find("warn", "wildcard hostname not written");
+  const { hosts, warned, metrics } = await onceWithWildcard(false);
+  assert.deepEqual(hosts, [["shop.example.com"]]);
   assert.equal(warned.length, 1);
   assert.deepEqual(warned[0]?.properties, {
     kind: "Ingress",
@@ -119,5 +113,5 @@ Deno.test("runtime: a mode that cannot write wildcards (etc-hosts) gets the exac
     resourceVersion: warned[0]?.properties["resourceVersion"],
     value: '"*.example.com"',
   });
-  assert.match(runtime.healthRoutes().metrics(), /^ouroboros_controller_skipped_wildcards 1$/m);
+  assert.match(metrics, /^ouroboros_controller_skipped_wildcards 1$/m);
 });
