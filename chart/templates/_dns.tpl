@@ -99,6 +99,7 @@ hairpin), the Services it reads, the opt-ins, the cluster domain and logging.
 - --gateway-route-kinds={{ join "," $c.gatewayApi.routeKinds }}
 {{- end }}
 - --ingress-hosts={{ $c.ingressHosts }}
+- --wildcards={{ $c.wildcards }}
 {{- with $c.ingressClass }}
 - --ingress-class={{ . }}
 {{- end }}

@@ -314,13 +314,14 @@ source filters, in the original's order.
 {{- end -}}
 
 {{/*
-Arguments of new settings, after the mode's: log format, Ingress hosts, health address, marker id,
+Arguments of new settings, after the mode's: log format, Ingress hosts, wildcards, health address, marker id,
 leader election (the Deployment only) and the dry-run preview.
 */}}
 {{- define "ouroboros.controllerNewArgs" -}}
 {{- $mode := include "ouroboros.mode" . }}
 - --log-format={{ .Values.controller.logFormat }}
 - --ingress-hosts={{ .Values.controller.ingressHosts }}
+- --wildcards={{ .Values.controller.wildcards }}
 - --listen-health=:8082
 {{- if or (eq $mode "coredns") (eq $mode "etc-hosts") }}
 {{- with include "ouroboros.markerId" . }}

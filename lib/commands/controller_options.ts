@@ -23,7 +23,11 @@ import {
 } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
 import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
-import { GATEWAY_API_OPTION, HOSTNAME_FILTER_OPTIONS } from "../hostnames/source_options.ts";
+import {
+  GATEWAY_API_OPTION,
+  HOSTNAME_FILTER_OPTIONS,
+  WILDCARDS_OPTION,
+} from "../hostnames/source_options.ts";
 import { KUBECONFIG_OPTION } from "../kube/kubeconfig_option.ts";
 import { electionOptionRows } from "../election/election_options.ts";
 
@@ -212,6 +216,7 @@ export const CONTROLLER_OPTIONS = {
       help: "Annotation prefix for output=service; must match the target external-dns instance.",
     },
     ...HOSTNAME_FILTER_OPTIONS,
+    ...WILDCARDS_OPTION,
     clusterDomain: {
       flag: "cluster-domain",
       kind: domainName(),

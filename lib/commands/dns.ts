@@ -132,6 +132,7 @@ async function startServer(settings: DnsSettings): Promise<Service> {
       ingressHosts: values.ingressHosts,
       ingressClass: values.ingressClass,
       gatewayClass: values.gatewayClass,
+      ...(values.wildcards === "rewrite" ? { wildcards: "include" } : {}),
     },
     clusterDomain: settings.clusterDomain,
     parNamespace: settings.parNamespace,

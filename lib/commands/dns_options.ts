@@ -20,7 +20,11 @@ import {
 } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
 import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
-import { GATEWAY_API_OPTION, HOSTNAME_FILTER_OPTIONS } from "../hostnames/source_options.ts";
+import {
+  GATEWAY_API_OPTION,
+  HOSTNAME_FILTER_OPTIONS,
+  WILDCARDS_OPTION,
+} from "../hostnames/source_options.ts";
 import { KUBECONFIG_OPTION } from "../kube/kubeconfig_option.ts";
 
 /** The dns option table. */
@@ -106,6 +110,7 @@ export const DNS_OPTIONS = {
     ...KUBECONFIG_OPTION,
     ...GATEWAY_API_OPTION,
     ...HOSTNAME_FILTER_OPTIONS,
+    ...WILDCARDS_OPTION,
     proxyServiceName: {
       flag: "proxy-service-name",
       kind: serviceName(),

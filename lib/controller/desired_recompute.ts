@@ -1,7 +1,8 @@
 /**
  * The loop's recompute of the desired set: the whole set from the full caches (with the
  * per-object memo that makes a recompute after one change cheap), each newly refused hostname
- * value logged once as a WARN, and the counts `/readyz` and the metrics report.
+ * value logged once as a WARN (so is each wildcard left out because the mode cannot write one,
+ * once per object change), and the counts `/readyz` and the metrics report.
  *
  * Effects: log lines; the computation itself is the pure `desiredHostnames`.
  *
@@ -38,10 +39,13 @@ export class DesiredRecompute {
   /** Per-object hostname results, valid for `#options` (see `DesiredSetMemo`). */
   readonly #memo = createDesiredSetMemo();
   readonly #rejections = new RejectionLog();
+  readonly #skippedWildcards = new RejectionLog();
   /** Hostnames in the set at the last recompute. */
   hosts = 0;
   /** Refused hostname values at the last recompute. */
   rejected = 0;
+  /** Wildcards left out at the last recompute because the mode cannot write them. */
+  skippedWildcards = 0;
 
   /** `options` are the filters and the cluster domain; `log` gets the refusal WARNs. */
   constructor(options: DesiredSetOptions, log: Log) {
@@ -63,6 +67,18 @@ export class DesiredRecompute {
         reason: entry.reason,
         detail: entry.text,
       });
+    }
+    this.skippedWildcards = desired.skippedWildcards.length;
+    for (const entry of this.#skippedWildcards.observe(desired.skippedWildcards)) {
+      this.#log.warn(
+        "wildcard hostname not written: this mode cannot express a wildcard; exact hostnames are",
+        {
+          kind: entry.source,
+          object: entry.key,
+          resourceVersion: entry.resourceVersion,
+          value: formatLoggedValue(entry.value),
+        },
+      );
     }
     return { hosts: desired.hosts, sources: desired.sources };
   }

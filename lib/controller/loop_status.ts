@@ -36,8 +36,11 @@ export interface LoopStatus {
 
 /** Hears about every recompute and sink call (the metrics implement it). */
 export interface ReconcileObserver {
-  /** A recompute of the desired set finished. */
-  desiredSet(hosts: number, rejected: number): void;
+  /**
+   * A recompute of the desired set finished: its size, the values refused, and the wildcards
+   * left out because the mode cannot write them.
+   */
+  desiredSet(hosts: number, rejected: number, skippedWildcards: number): void;
   /** A recompute found nothing for the sink to do. */
   skipped(): void;
   /** A sink call finished. */

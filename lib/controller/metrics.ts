@@ -93,6 +93,11 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     "ouroboros_controller_rejected_hostnames",
     "Hostname values refused at the last recompute (invalid, hostile or under the cluster domain).",
   ).labels({});
+  const skippedWildcards = registry.gauge(
+    "ouroboros_controller_skipped_wildcards",
+    "Wildcard hostnames (*.domain) at the last recompute that the mode cannot write (etc-hosts), so only " +
+      "the exact hostnames are written; each is logged once per object change.",
+  ).labels({});
   const lastSuccess = registry.gauge(
     "ouroboros_controller_last_successful_reconcile_timestamp_seconds",
     "Unix time of the last reconcile that left the target matching the desired set; 0 before the first.",
@@ -123,9 +128,10 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   );
 
   const observer: ReconcileObserver = {
-    desiredSet(hosts: number, rejectedCount: number): void {
+    desiredSet(hosts: number, rejectedCount: number, skippedCount: number): void {
       desired.value = hosts;
       rejected.value = rejectedCount;
+      skippedWildcards.value = skippedCount;
     },
     skipped(): void {
       skipped.value += 1;

@@ -317,7 +317,11 @@ export class ReconcileLoop {
     let desired: DesiredInput;
     try {
       desired = this.#recompute.run(lists);
-      this.#observer?.desiredSet(desired.hosts.length, this.#recompute.rejected);
+      this.#observer?.desiredSet(
+        desired.hosts.length,
+        this.#recompute.rejected,
+        this.#recompute.skippedWildcards,
+      );
     } catch (error) {
       // A bug in the pure core: report it like a failed call, so it is retried and seen.
       const failure: SinkOutcome = {

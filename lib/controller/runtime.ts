@@ -40,6 +40,10 @@ export interface ControllerRuntimeOptions {
   readonly gatewayApi: boolean;
   /** `--gateway-route-kinds`; default every kind. */
   readonly routeKinds?: SourcesOptions["routeKinds"];
+  /**
+   * The desired set's settings. Wildcards to `include` are turned into `exclude` (left out and
+   * warned about) for a mode whose `Mode.wildcards` is not true.
+   */
   readonly desired: DesiredSetOptions;
   readonly resyncMs: number;
   readonly version: string;
@@ -148,7 +152,9 @@ export class ControllerRuntime {
       targets: watched.filter((entry) => entry.role === "target").map((entry) => entry.store),
       prerequisites: watched.filter((entry) => entry.role === "prerequisite"),
       sink: this.#mode.sink,
-      desired: options.desired,
+      desired: this.#mode.wildcards === true || options.desired.wildcards === undefined
+        ? options.desired
+        : { ...options.desired, wildcards: "exclude" },
       resyncMs: options.resyncMs,
       log,
       observer: this.#metrics.observer,

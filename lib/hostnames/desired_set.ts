@@ -4,6 +4,12 @@
  * stale name behind), the kinds each one came from (external-dns mode records them on its
  * records), plus the values that were refused and why.
  *
+ * Wildcards (`*.<domain>`, see `wildcard.ts`) are handled as {@linkcode DesiredSetOptions.wildcards}
+ * says: left out silently (the original's behaviour, and the default), put in `hosts` next to the
+ * exact names (they sort first: `*` comes before every name character), or left out and listed in
+ * `skippedWildcards` per object, for a mode that cannot express them to say so once per object
+ * change.
+ *
  * Pure: no I/O.
  *
  * @module
@@ -44,8 +50,16 @@ export interface HostnameSources {
   readonly tlsRoutes?: readonly TlsRoute[];
 }
 
+/**
+ * What becomes of wildcards: `include` puts them in `hosts`; `exclude` keeps them out and lists
+ * them in `skippedWildcards`; absent: dropped silently (`--wildcards=skip`).
+ */
+export type WildcardHandling = "include" | "exclude";
+
 /** The settings that shape the desired set: which names are refused, and the class filters. */
-export interface DesiredSetOptions extends HostnameCheckOptions {
+export interface DesiredSetOptions extends Omit<HostnameCheckOptions, "wildcards"> {
+  /** Wildcard hostnames (see {@linkcode WildcardHandling}); absent: dropped, as the original. */
+  readonly wildcards?: WildcardHandling;
   /** `--ingress-hosts`; default `tls`. */
   readonly ingressHosts?: IngressHostsMode;
   /** `--ingress-class`; default empty (every Ingress). */
@@ -70,6 +84,9 @@ export interface RejectedHostname {
   readonly text: string;
 }
 
+/** A wildcard one object holds that the desired set left out (`wildcards: "exclude"`). */
+export type SkippedWildcard = Omit<RejectedHostname, "reason" | "text">;
+
 /** The outcome of {@linkcode desiredHostnames}. */
 export interface DesiredSet {
   /** Accepted hostnames, sorted, each once. */
@@ -82,6 +99,11 @@ export interface DesiredSet {
   readonly sources: Map<string, readonly HostSource[]>;
   /** Refused values, sorted by kind, object key and value; each once per object. */
   readonly rejected: RejectedHostname[];
+  /**
+   * With `wildcards: "exclude"`: the wildcards left out (`value` normalised: `*.example.com`),
+   * sorted like `rejected`; each once per object. Empty otherwise.
+   */
+  readonly skippedWildcards: SkippedWildcard[];
 }
 
 /** A kind's place in {@linkcode HOST_SOURCES}: its bit in a set of origins, and its sort rank. */
@@ -99,6 +121,7 @@ const ORIGIN_LISTS: readonly (readonly HostSource[])[] = Array.from(
 export interface ObjectHostnames {
   readonly accepted: readonly string[];
   readonly rejected: readonly RejectedHostname[];
+  readonly skipped: readonly SkippedWildcard[];
 }
 
 /**
@@ -143,9 +166,12 @@ export function createDesiredSetMemo(): DesiredSetMemo {
  */
 export function desiredHostnames(sources: HostnameSources, options: DesiredHostnamesOptions): DesiredSet {
   const { memo } = options;
+  const wildcards = options.wildcards;
+  const checkOptions = { ...options, wildcards: wildcards !== undefined };
   /** Accepted hostname → bits of the origins seen. */
   const hosts = new Map<string, number>();
   const rejected = new Map<string, RejectedHostname>();
+  const skippedWildcards = new Map<string, SkippedWildcard>();
 
   const examine = (
     source: HostnameSourceKind,
@@ -154,10 +180,19 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredHostn
   ): ObjectHostnames => {
     const accepted: string[] = [];
     const refused: RejectedHostname[] = [];
+    const skipped: SkippedWildcard[] = [];
     for (const value of values) {
-      const check = checkHostname(value, options);
-      if (check.kind === "accepted") {
+      const check = checkHostname(value, checkOptions);
+      if (check.kind === "accepted" || (check.kind === "wildcard" && wildcards === "include")) {
         accepted.push(check.host);
+      } else if (check.kind === "wildcard") {
+        const { metadata } = object;
+        skipped.push({
+          source,
+          key: objectKey(metadata),
+          resourceVersion: metadata.resourceVersion,
+          value: check.host,
+        });
       } else if (check.kind === "rejected") {
         refused.push({
           source,
@@ -169,7 +204,7 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredHostn
         });
       }
     }
-    return { accepted, rejected: refused };
+    return { accepted, rejected: refused, skipped };
   };
 
   const collect = (
@@ -187,6 +222,9 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredHostn
     for (const entry of result.rejected) {
       rejected.set(JSON.stringify([entry.source, entry.key, entry.value]), entry);
     }
+    for (const entry of result.skipped) {
+      skippedWildcards.set(JSON.stringify([entry.source, entry.key, entry.value]), entry);
+    }
   };
 
   const mode = options.ingressHosts ?? "tls";
@@ -203,11 +241,13 @@ export function desiredHostnames(sources: HostnameSources, options: DesiredHostn
   return {
     hosts: sorted,
     sources: new Map(sorted.map((host) => [host, ORIGIN_LISTS[hosts.get(host) ?? 0] ?? []])),
-    rejected: [...rejected.values()].sort((a, b) =>
-      rankOf(a.source) - rankOf(b.source) || compareText(a.key, b.key) ||
-      compareText(a.value, b.value)
-    ),
+    rejected: [...rejected.values()].sort(byObjectThenValue),
+    skippedWildcards: [...skippedWildcards.values()].sort(byObjectThenValue),
   };
+}
+
+function byObjectThenValue(a: SkippedWildcard, b: SkippedWildcard): number {
+  return rankOf(a.source) - rankOf(b.source) || compareText(a.key, b.key) || compareText(a.value, b.value);
 }
 
 /** Code-unit order, the same on every machine (no locale). */

@@ -8,12 +8,17 @@
  * with a line break or a brace could add a line of its own choosing. The controller therefore
  * checks again and accepts only plain RFC 1123 names of at least two labels.
  *
- * Each value ends in one of three ways:
+ * Each value ends in one of four ways:
  * - **accepted**: the normalised host (lower-cased, padding spaces and tabs trimmed, one trailing
  *   dot removed);
- * - **dropped**: empty, or a wildcard (`*` or `?` anywhere). A rewrite matches exact names only,
- *   and the original skips these silently, so they are not an error;
- * - **rejected**: anything else that is not a plain name, with a reason code and a short text.
+ * - **wildcard** (only with {@linkcode HostnameCheckOptions.wildcards}): `*.<domain>`, exactly one
+ *   leading `*` label before a name that would itself be accepted, normalised the same way. A kind
+ *   of its own, so no caller that knows only exact names can mistake one for a name; what it
+ *   matches is in `wildcard.ts` (TLS semantics: exactly one label);
+ * - **dropped**: empty, or (without `wildcards`) any value with `*` or `?`: the original skips
+ *   these silently, so they are not an error;
+ * - **rejected**: anything else that is not a plain name, with a reason code and a short text
+ *   (with `wildcards`, a `*` or `?` anywhere but a leading `*.` label is `invalid-wildcard`).
  *
  * Pure: no I/O.
  *
@@ -48,12 +53,16 @@ export type RejectionReason =
   | "single-label"
   /** The cluster domain itself or a name under it. */
   | "cluster-domain"
-  /** The proxy's own name, which would rewrite to itself. */
-  | "proxy-name";
+  /** The proxy's own name, which would rewrite to itself (or a wildcard that matches it). */
+  | "proxy-name"
+  /** A `*` or `?` anywhere but one leading `*.` label (`a.*.com`, `*foo.com`, `**.a.com`, `*`). */
+  | "invalid-wildcard";
 
 /** The outcome of {@linkcode checkHostname}. */
 export type HostnameCheck =
   | { readonly kind: "accepted"; readonly host: string }
+  /** `host` is `*.<domain>`; `domain` is the accepted name after the `*.`. */
+  | { readonly kind: "wildcard"; readonly host: string; readonly domain: string }
   | { readonly kind: "dropped"; readonly why: "empty" | "wildcard" }
   | { readonly kind: "rejected"; readonly reason: RejectionReason; readonly text: string };
 
@@ -63,6 +72,11 @@ export interface HostnameCheckOptions {
   readonly clusterDomain: string;
   /** The proxy's own FQDN; refused as a hostname. Optional: usually under the cluster domain anyway. */
   readonly proxyFqdn?: string;
+  /**
+   * `--wildcards=rewrite`: answer `*.<domain>` as kind `wildcard` and refuse other uses of `*` and
+   * `?` (`invalid-wildcard`). Absent or false (`skip`): every value with `*` or `?` is dropped.
+   */
+  readonly wildcards?: boolean;
 }
 
 /** The longest name DNS can carry in text form, without the trailing dot (RFC 1035 §2.3.4). */
@@ -101,7 +115,11 @@ const PADDING = /^[ \t]+|[ \t]+$/g;
  *    (the Kelvin sign `K` becomes `k`), so this check runs before lower-casing.
  * 4. Any of `{ } # ; " \ $ ' ( ) | < > , / @` or a backtick → `forbidden-character` (Corefile,
  *    hosts-file and shell syntax).
- * 5. `*` or `?` anywhere → dropped: a wildcard cannot be rewritten as an exact name.
+ * 5. `*` or `?` anywhere → dropped, as the original does. With `wildcards`: a value that is `*.`
+ *    followed by a name with neither → that name is checked by every rule here (so `*.com`,
+ *    `*.svc.cluster.local` and `*.a..com` are refused with the name's reason) and the value is a
+ *    `wildcard`; one that also matches `proxyFqdn` → `proxy-name`; any other `*` or `?` →
+ *    `invalid-wildcard`, since TLS and the Gateway API only know a whole leading `*` label.
  * 6. Lower-case, then remove one trailing dot (`a.example.com.` is the same name written
  *    fully-qualified; the sinks add their own).
  * 7. An IPv6 address (with or without brackets or a zone) or a name whose last label is numeric
@@ -126,6 +144,9 @@ const PADDING = /^[ \t]+|[ \t]+$/g;
  * const options = { clusterDomain: "cluster.local" };
  * checkHostname(" Shop.Example.COM. ", options); // { kind: "accepted", host: "shop.example.com" }
  * checkHostname("*.example.com", options); // { kind: "dropped", why: "wildcard" }
+ * checkHostname("*.Example.com.", { ...options, wildcards: true });
+ * // { kind: "wildcard", host: "*.example.com", domain: "example.com" }
+ * checkHostname("a.*.example.com", { ...options, wildcards: true }).kind; // "rejected" (invalid-wildcard)
  * checkHostname("a.com #", options); // { kind: "rejected", reason: "whitespace", text: "contains …" }
  * checkHostname("web.svc.cluster.local", options).kind; // "rejected" (reason "cluster-domain")
  * ```
@@ -155,7 +176,11 @@ export function checkHostname(raw: string, options: HostnameCheckOptions): Hostn
       `contains '${forbidden[0]}', which has a meaning in DNS configuration`,
     );
   }
-  if (WILDCARD.test(trimmed)) return { kind: "dropped", why: "wildcard" };
+  if (WILDCARD.test(trimmed)) {
+    return options.wildcards === true
+      ? checkWildcard(trimmed, options)
+      : { kind: "dropped", why: "wildcard" };
+  }
 
   const name = withoutRootDot(trimmed.toLowerCase());
   if (name === "") return reject("empty-label", "is only the root '.'");
@@ -197,6 +222,31 @@ export function checkHostname(raw: string, options: HostnameCheckOptions): Hostn
     return reject("proxy-name", "is the proxy's own name; rewriting it would loop");
   }
   return { kind: "accepted", host: name };
+}
+
+/** Rule 5 with `wildcards`: `trimmed` holds a `*` or `?` and passed rules 1 to 4. */
+function checkWildcard(trimmed: string, options: HostnameCheckOptions): HostnameCheck {
+  const rest = trimmed.startsWith("*.") ? trimmed.slice(2) : "";
+  if (rest === "" || WILDCARD.test(rest)) {
+    return reject(
+      "invalid-wildcard",
+      "uses '*' or '?' other than as one whole leading label; only '*.<domain>' is a wildcard",
+    );
+  }
+  const inner = checkHostname(rest, { ...options, wildcards: false });
+  if (inner.kind === "rejected") return reject(inner.reason, `after its '*.' ${inner.text}`);
+  if (inner.kind !== "accepted") return reject("invalid-wildcard", "has no domain after '*.'");
+  const domain = inner.host;
+  const host = `*.${domain}`;
+  if (host.length > MAX_NAME_LENGTH) {
+    return reject("too-long", `is ${host.length} characters long; a DNS name has at most ${MAX_NAME_LENGTH}`);
+  }
+  const proxy = options.proxyFqdn === undefined ? "" : normaliseSuffix(options.proxyFqdn);
+  const dot = proxy.indexOf(".");
+  if (dot > 0 && proxy.slice(dot + 1) === domain) {
+    return reject("proxy-name", "matches the proxy's own name; rewriting it would loop");
+  }
+  return { kind: "wildcard", host, domain };
 }
 
 function labelProblem(label: string): HostnameCheck | undefined {

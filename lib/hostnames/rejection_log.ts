@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { RejectedHostname } from "./desired_set.ts";
+import type { RejectedHostname, SkippedWildcard } from "./desired_set.ts";
 
 /**
  * Remembers the refusals already reported.
@@ -37,11 +37,12 @@ export class RejectionLog {
   /**
    * Takes the full list of current refusals (from {@linkcode desiredHostnames}) and returns those
    * not reported before, in the given order. Refusals absent from `current` are forgotten, so
-   * always pass the complete list of one reconcile, never a part of it.
+   * always pass the complete list of one reconcile, never a part of it. A list of skipped
+   * wildcards (`DesiredSet.skippedWildcards`) works the same way, in a log of its own.
    */
-  observe(current: readonly RejectedHostname[]): RejectedHostname[] {
+  observe<T extends SkippedWildcard>(current: readonly T[]): T[] {
     const next = new Set<string>();
-    const fresh: RejectedHostname[] = [];
+    const fresh: T[] = [];
     for (const entry of current) {
       const identity = JSON.stringify([entry.source, entry.key, entry.resourceVersion, entry.value]);
       if (next.has(identity)) continue;

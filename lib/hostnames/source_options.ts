@@ -1,8 +1,8 @@
 /**
  * The option rows that choose where hairpinned hostnames come from, shared by the controller
  * and `ouroboros dns` so one values file drives both: `--gateway-api` with
- * `--gateway-route-kinds`, and the filters
- * `--ingress-hosts`, `--ingress-class`, `--gateway-class`.
+ * `--gateway-route-kinds`, the filters `--ingress-hosts`, `--ingress-class`, `--gateway-class`,
+ * and `--wildcards`.
  *
  * Pure: data.
  *
@@ -11,6 +11,7 @@
 
 import { boolean, oneOf, someOf, text } from "../cli/kinds.ts";
 import { GATEWAY_ROUTE_KINDS } from "./sources.ts";
+import { WILDCARDS_MODES } from "./wildcard.ts";
 
 /** `--gateway-api` and `--gateway-route-kinds`: spread into an option table. */
 export const GATEWAY_API_OPTION = {
@@ -53,5 +54,16 @@ export const HOSTNAME_FILTER_OPTIONS = {
     default: "",
     defaultText: "(empty: every class)",
     help: "Only Gateways with this spec.gatewayClassName, and routes attached to them.",
+  },
+} as const;
+
+/** `--wildcards`: spread into an option table, next to the hostname filters. */
+export const WILDCARDS_OPTION = {
+  wildcards: {
+    flag: "wildcards",
+    kind: oneOf(WILDCARDS_MODES),
+    default: "rewrite",
+    help: "*.example.com hostnames: rewrite also points each name one label under the domain at the proxy " +
+      "(exact names win; etc-hosts mode warns and skips them); skip drops them, as the original did.",
   },
 } as const;

@@ -166,6 +166,13 @@ export interface Mode {
   readonly probe?: (signal: AbortSignal) => Promise<readonly Notice[]>;
   /** A file the mode edits for as long as it runs: it keeps read and write access to it. */
   readonly hostsFile?: string;
+  /**
+   * True when the sink writes wildcard hostnames (`*.<domain>`, see `hostnames/wildcard.ts`)
+   * handed to it. Absent or false: the controller keeps them out of the sink's hostnames and warns
+   * about each once per object change instead, so a mode that cannot express a wildcard never
+   * receives one.
+   */
+  readonly wildcards?: boolean;
   /** Extra fields for the "controller starting" line. */
   readonly details: Readonly<Record<string, unknown>>;
 }

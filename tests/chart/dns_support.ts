@@ -50,6 +50,7 @@ export const DNS_EVERYTHING: RenderOptions = {
     "controller.gatewayClass=eg",
     "controller.ingressClass=nginx",
     "controller.ingressHosts=all",
+    "controller.wildcards=skip",
     "controller.clusterDomain=cozy.local",
     "controller.logFormat=text",
     "metrics.serviceMonitor.enabled=true",

@@ -61,7 +61,7 @@ const proxyArgs = (objects: readonly K8sObject[]): string[] =>
 const HA = ["controller.replicaCount=3", "controller.leaderElection.enabled=true"];
 
 /** The arguments every controller of a default render ends with (settings new in this chart). */
-const NEW_ARGS = ["--log-format=json", "--ingress-hosts=tls", "--listen-health=:8082"];
+const NEW_ARGS = ["--log-format=json", "--ingress-hosts=tls", "--wildcards=rewrite", "--listen-health=:8082"];
 
 const PROXY_TAIL = [
   "--target-http-port=80",
@@ -189,6 +189,7 @@ test("the source filters, resync, log level and cluster domain reach the control
     "controller.logLevel=debug",
     "controller.logFormat=text",
     "controller.ingressHosts=all",
+    "controller.wildcards=skip",
     "controller.clusterDomain=cozy.local",
   ];
   const expected = [
@@ -208,7 +209,9 @@ test("the source filters, resync, log level and cluster domain reach the control
       : controllerArgs(objects);
     assert.deepEqual([list[0], ...list.slice(2, 9)], expected, mode);
     assert.equal(list[1], `--mode=${mode}`);
-    for (const arg of ["--log-format=text", "--ingress-hosts=all", "--listen-health=:8082"]) {
+    for (
+      const arg of ["--log-format=text", "--ingress-hosts=all", "--wildcards=skip", "--listen-health=:8082"]
+    ) {
       assert.ok(list.includes(arg), `${mode}: ${arg}`);
     }
   }

@@ -141,6 +141,7 @@ const ORIGINAL: Record<string, unknown> = {
 /** Keys this chart adds; their doc comment must say "(new)". */
 const NEW_KEYS = [
   "controller.ingressHosts",
+  "controller.wildcards",
   "controller.markerId",
   "controller.logFormat",
   "controller.v8Flags",
@@ -285,6 +286,7 @@ const BAD: { set?: string[]; setString?: string[]; key: string }[] = [
   { set: ["controller.v8Flags=max-old-space-size=96"], key: "controller.v8Flags" },
   { setString: ["controller.v8Flags=--max-old-space-size=96 --expose-gc"], key: "controller.v8Flags" },
   { set: ["controller.ingressHosts=some"], key: "controller.ingressHosts" },
+  { set: ["controller.wildcards=all"], key: "controller.wildcards" },
   { set: ["controller.markerId=Edge_1"], key: "controller.markerId" },
   { set: ["controller.gatewayApi.enabled=yes"], key: "controller.gatewayApi.enabled" },
   { set: ["controller.leaderElection.enabled=yes"], key: "controller.leaderElection.enabled" },

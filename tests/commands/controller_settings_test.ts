@@ -294,3 +294,18 @@ Deno.test("leader election settings: the Lease, its defaults, and what cannot go
     });
   }
 });
+
+Deno.test("--wildcards: rewrite by default, skip by flag or OUROBOROS_CONTROLLER_WILDCARDS, nothing else", () => {
+  const base = ["--proxy-service-namespace=ouroboros"];
+  assert.equal(settings(settle(base, {}, { resolv: COZY_RESOLV })).values.wildcards, "rewrite");
+  assert.equal(
+    settings(settle([...base, "--wildcards=skip"], {}, { resolv: COZY_RESOLV })).values.wildcards,
+    "skip",
+  );
+  assert.equal(
+    settings(settle(base, { OUROBOROS_CONTROLLER_WILDCARDS: "SKIP" }, { resolv: COZY_RESOLV })).values
+      .wildcards,
+    "skip",
+  );
+  assert.match(problems(settle([...base, "--wildcards=all"])).join("\n"), /wildcards.*rewrite, skip/);
+});

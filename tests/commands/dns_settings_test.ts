@@ -96,3 +96,13 @@ Deno.test("dns settings: --restore-workloads needs no upstream", () => {
   const result = settings(["--restore-workloads"], { resolvConf: undefined });
   assert.ok(!(result instanceof ConfigError), String(result));
 });
+
+Deno.test("dns --wildcards: the same row as the controller's, rewrite by default, OUROBOROS_DNS_WILDCARDS", () => {
+  const parse = (argv: readonly string[], env: Record<string, string> = {}) =>
+    parseOptions(DNS_OPTIONS, { argv, getEnv: (name) => env[name] });
+  const byDefault = parse([]);
+  assert.equal(byDefault.kind === "ok" ? byDefault.values.wildcards : byDefault.kind, "rewrite");
+  const byEnv = parse([], { OUROBOROS_DNS_WILDCARDS: "skip" });
+  assert.equal(byEnv.kind === "ok" ? byEnv.values.wildcards : byEnv.kind, "skip");
+  assert.equal(parse(["--wildcards=maybe"]).kind, "invalid");
+});

@@ -47,7 +47,7 @@ Deno.test("metrics: the loop's reports and the reflectors' counters show up as a
   let now = 1_700_000_000_000;
   const metrics = createControllerMetrics({ rss: () => 1, version: "1", now: () => now });
   const { observer } = metrics;
-  observer.desiredSet(12, 2);
+  observer.desiredSet(12, 2, 3);
   observer.reconciled({ kind: "written", hosts: 12, added: 12, removed: 0 }, 40);
   now += 60_000;
   observer.reconciled({ kind: "unchanged", hosts: 12 }, 5);
@@ -67,6 +67,7 @@ Deno.test("metrics: the loop's reports and the reflectors' counters show up as a
   const samples = parseMetrics(metrics.registry.render());
   assert.equal(value(samples, "ouroboros_controller_desired_hostnames"), 12);
   assert.equal(value(samples, "ouroboros_controller_rejected_hostnames"), 2);
+  assert.equal(value(samples, "ouroboros_controller_skipped_wildcards"), 3);
   assert.equal(value(samples, "ouroboros_controller_reconciles_total", { result: "written" }), 1);
   assert.equal(value(samples, "ouroboros_controller_reconciles_total", { result: "unchanged" }), 1);
   assert.equal(value(samples, "ouroboros_controller_reconciles_total", { result: "refused" }), 1);

@@ -6,7 +6,12 @@ const none: HostnameSources = { ingresses: [], gateways: [], routes: [] };
 const options = { clusterDomain: "cluster.local" } as const;
 
 Deno.test("desiredHostnames of nothing is empty", () => {
-  assert.deepEqual(desiredHostnames(none, options), { hosts: [], sources: new Map(), rejected: [] });
+  assert.deepEqual(desiredHostnames(none, options), {
+    hosts: [],
+    sources: new Map(),
+    rejected: [],
+    skippedWildcards: [],
+  });
 });
 
 Deno.test("desiredHostnames merges all three kinds, lower-cased, de-duplicated and sorted (T-3.3)", () => {
@@ -185,6 +190,7 @@ Deno.test("desiredHostnames is level-based: the answer depends only on the sourc
     hosts: ["a.example.com"],
     sources: new Map([["a.example.com", ["ingress"]]]),
     rejected: [],
+    skippedWildcards: [],
   });
   assert.deepEqual(
     desiredHostnames({ ...none, ingresses: [b, a] }, options),
@@ -320,4 +326,46 @@ Deno.test("desiredHostnames reads GRPCRoutes and TLSRoutes, filtered by --gatewa
     desired.rejected.map((entry) => [entry.source, entry.key, entry.value]),
     [["TLSRoute", "shop/db", "bad host"]],
   );
+});
+
+Deno.test("desiredHostnames: wildcards are dropped by default (--wildcards=skip), as the original did", () => {
+  const sources = {
+    ...none,
+    ingresses: [ingress("shop/web", { tls: ["*.example.com", "a.*.com", "a.example.com"] })],
+  };
+  const desired = desiredHostnames(sources, options);
+  assert.deepEqual(desired.hosts, ["a.example.com"]);
+  assert.deepEqual(desired.rejected, []);
+  assert.deepEqual(desired.skippedWildcards, []);
+});
+
+Deno.test("desiredHostnames: include puts *.<domain> in the set (sorted first) with its sources; a bad wildcard is refused", () => {
+  const desired = desiredHostnames({
+    ingresses: [ingress("shop/web", { tls: ["*.Example.com.", "a.example.com", "a.*.com"] })],
+    gateways: [gateway("infra/gw", "cilium", ["*.example.com", "*.apps.example.com"])],
+    routes: [],
+  }, { ...options, wildcards: "include" });
+  assert.deepEqual(desired.hosts, ["*.apps.example.com", "*.example.com", "a.example.com"]);
+  assert.deepEqual(desired.sources.get("*.example.com"), ["ingress", "gateway-listener"]);
+  assert.deepEqual(desired.rejected.map((entry) => [entry.value, entry.reason]), [[
+    "a.*.com",
+    "invalid-wildcard",
+  ]]);
+  assert.deepEqual(desired.skippedWildcards, []);
+});
+
+Deno.test("desiredHostnames: exclude keeps wildcards out of the set and lists each once per object", () => {
+  const desired = desiredHostnames({
+    ingresses: [
+      ingress("shop/web", { tls: ["*.example.com", "*.EXAMPLE.com", "a.example.com"], resourceVersion: "7" }),
+    ],
+    gateways: [gateway("infra/gw", "cilium", ["*.example.com"])],
+    routes: [],
+  }, { ...options, wildcards: "exclude" });
+  assert.deepEqual(desired.hosts, ["a.example.com"]);
+  assert.deepEqual(desired.skippedWildcards.map((entry) => [entry.source, entry.key, entry.value]), [
+    ["Ingress", "shop/web", "*.example.com"],
+    ["Gateway", "infra/gw", "*.example.com"],
+  ]);
+  assert.equal(desired.skippedWildcards[0]?.resourceVersion, "7");
 });

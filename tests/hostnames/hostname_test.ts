@@ -54,6 +54,68 @@ Deno.test("checkHostname drops empty values and wildcards without calling them e
   }
 });
 
+Deno.test("checkHostname with wildcards accepts exactly one leading '*' label before a valid name", async (t) => {
+  const options = { clusterDomain: CLUSTER, wildcards: true } as const;
+  const cases: readonly [string, string][] = [
+    ["*.example.com", "example.com"],
+    ["*.Example.COM.", "example.com"],
+    ["  *.shop.example.com ", "shop.example.com"],
+    ["*.a.b", "a.b"],
+    ["*.xn--bcher-kva.example", "xn--bcher-kva.example"],
+    [`*.${label63}.com`, `${label63}.com`],
+  ];
+  for (const [raw, domain] of cases) {
+    await t.step(formatLoggedValue(raw), () => {
+      assert.deepEqual(checkHostname(raw, options), { kind: "wildcard", host: `*.${domain}`, domain });
+    });
+  }
+  await t.step("exact names are still accepted as names", () => {
+    assert.deepEqual(checkHostname("shop.example.com", options), {
+      kind: "accepted",
+      host: "shop.example.com",
+    });
+  });
+});
+
+Deno.test("checkHostname with wildcards refuses every other wildcard, with the domain's own reason where it has one", async (t) => {
+  const options = { clusterDomain: CLUSTER, wildcards: true, proxyFqdn: "proxy.example.net." } as const;
+  const cases: readonly [string, RejectionReason][] = [
+    ["*", "invalid-wildcard"],
+    ["*.", "invalid-wildcard"],
+    ["?", "invalid-wildcard"],
+    ["a.*.com", "invalid-wildcard"],
+    ["*foo.example.com", "invalid-wildcard"],
+    ["foo*.example.com", "invalid-wildcard"],
+    ["**.x.y", "invalid-wildcard"],
+    ["*.*.example.com", "invalid-wildcard"],
+    ["*.example.*", "invalid-wildcard"],
+    ["shop?.example.com", "invalid-wildcard"],
+    ["*.com", "single-label"],
+    ["*..example.com", "empty-label"],
+    ["*.-a.example.com", "label-hyphen"],
+    ["*.a_b.example.com", "invalid-character"],
+    ["*.10.0.0.1", "ip-literal"],
+    ["*.cluster.local", "cluster-domain"],
+    ["*.svc.cluster.local", "cluster-domain"],
+    ["*.example.net", "proxy-name"],
+    [`*.${name253}`, "too-long"],
+    ["*.evil.com\n}", "control-character"],
+    ["*.evil.com }", "whitespace"],
+    ["*.evil{1}.com", "forbidden-character"],
+    ["*.evil.com#", "forbidden-character"],
+    ["*.a$b.com", "forbidden-character"],
+  ];
+  for (const [raw, reason] of cases) {
+    await t.step(formatLoggedValue(raw), () => {
+      const check = checkHostname(raw, options);
+      assert.equal(check.kind === "rejected" ? check.reason : check.kind, reason);
+    });
+  }
+  await t.step("a wildcard that does not match the proxy's name is fine", () => {
+    assert.equal(checkHostname("*.a.example.net", options).kind, "wildcard");
+  });
+});
+
 Deno.test("checkHostname rejects every unsafe or invalid value with its reason (T-3.1, T-3.2, T-3.5, T-3.6, T-3.7)", async (t) => {
   const cases: readonly [string, RejectionReason, string][] = [
     // Injection into a line-based file: line breaks, braces, comments, quoting, substitution.

@@ -90,7 +90,7 @@ function assertSafeAcceptedHost(raw: string, host: string): void {
 }
 
 Deno.test("property: random hostile strings never yield an accepted host outside [a-z0-9.-] or with one label (T-3.1)", () => {
-  const tally = { accepted: 0, dropped: 0, rejected: 0 };
+  const tally = { accepted: 0, dropped: 0, rejected: 0, wildcard: 0 };
   const reasons = new Set<string>();
   for (const seed of SEEDS) {
     const random = prng(seed);
@@ -113,9 +113,11 @@ Deno.test("property: random hostile strings never yield an accepted host outside
   }
   // Guard against a vacuous pass: the generators must reach every outcome often.
   const total = SEEDS.length * CASES_PER_SEED;
-  for (const [kind, count] of Object.entries(tally)) {
+  const { wildcard, ...outcomes } = tally;
+  for (const [kind, count] of Object.entries(outcomes)) {
     assert.ok(count > total / 100, `only ${count} of ${total} cases were ${kind}`);
   }
+  assert.equal(wildcard, 0, "without the wildcards option nothing is a wildcard");
   assert.ok(reasons.size >= 10, `only these reasons were reached: ${[...reasons].join(", ")}`);
 });
 
@@ -148,5 +150,46 @@ Deno.test("property: a logged value is printable ASCII and decodes back to the v
       assert.match(formatted, /^[\u0020-\u007e]*$/, JSON.stringify(value));
       assert.equal(JSON.parse(formatted), value);
     }
+  }
+});
+
+Deno.test("property: with wildcards, only '*.' before an acceptable name is a wildcard, and its domain is that name", () => {
+  const tally = { accepted: 0, dropped: 0, rejected: 0, wildcard: 0 };
+  const options = { clusterDomain: CLUSTER, wildcards: true } as const;
+  for (const seed of SEEDS) {
+    const random = prng(seed);
+    for (let i = 0; i < CASES_PER_SEED; i++) {
+      const tail = random() < 0.3 ? hostileString(random) : nearlyValidName(random);
+      const head = pick(random, ["*.", "*.", "*.", "*", "**.", "*a.", "?.", "a.*.", "", " *."]);
+      const raw = head + tail;
+      const check = checkHostname(raw, options);
+      tally[check.kind]++;
+      const why = `seed ${seed}, case ${i}: ${JSON.stringify(raw)}`;
+      if (check.kind === "wildcard") {
+        assert.equal(check.host, `*.${check.domain}`, why);
+        assertSafeAcceptedHost(raw, check.domain);
+        assert.ok(check.host.length <= 253, why);
+        assert.deepEqual(checkHostname(check.domain, options), { kind: "accepted", host: check.domain }, why);
+        assert.deepEqual(checkHostname(check.host, options), check, `not a fixed point: ${why}`);
+        assert.equal(checkHostname(raw, { clusterDomain: CLUSTER }).kind, "dropped", `skip drops it: ${why}`);
+      } else if (check.kind === "accepted") {
+        assertSafeAcceptedHost(raw, check.host);
+      } else if (check.kind === "rejected") {
+        assert.match(check.text, /^[\u0020-\u007e]+$/, `text echoes raw input: ${why}`);
+      }
+      // The reference: '*.' (after padding) before a name the exact check accepts is a wildcard,
+      // unless the whole is too long; nothing else is.
+      const trimmed = raw.replace(/^[ \t]+|[ \t]+$/g, "");
+      const rest = trimmed.startsWith("*.") ? trimmed.slice(2) : undefined;
+      const inner = rest === undefined || /[*? \t]/.test(rest)
+        ? undefined
+        : checkHostname(rest, { clusterDomain: CLUSTER });
+      const expected = inner?.kind === "accepted" && inner.host.length + 2 <= 253;
+      assert.equal(check.kind === "wildcard", expected, `reference disagrees: ${why}`);
+    }
+  }
+  const total = SEEDS.length * CASES_PER_SEED;
+  for (const kind of ["accepted", "rejected", "wildcard"] as const) {
+    assert.ok(tally[kind] > total / 100, `only ${tally[kind]} of ${total} cases were ${kind}`);
   }
 });

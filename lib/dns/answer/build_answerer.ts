@@ -2,7 +2,7 @@
  * The answer planning of `ouroboros dns`: from the cluster state it watches (client pods, par
  * Records, the hairpinned hostnames, the proxies' addresses) to the {@linkcode LocalAnswerer}
  * the server asks once per question. Everything is indexed when the state changes, so a
- * question costs two `Map` lookups and a `Set` lookup, and allocates nothing.
+ * question costs two `Map` lookups and one or two `Set` lookups.
  *
  * Per question, from a client address that is a known pod (any other source is forwarded):
  * 1. par `manager` entries of the pod's namespace whose labels the pod carries and whose
@@ -13,8 +13,11 @@
  *    `par.dev/proxy: "true"` in the par namespace; their own lookups resolve normally): every A
  *    and AAAA is answered with the par proxy Service's addresses of that family (source
  *    `par-proxy`), other types are forwarded.
- * 3. A hairpinned hostname: A/AAAA with the hairpin proxy Service's addresses of that family,
- *    other types NOERROR without data (source `hairpin`).
+ * 3. A hairpinned hostname, or a name exactly one label under a hairpinned wildcard's domain
+ *    (`shop.example.com` for `*.example.com`; TLS wildcard semantics, `hostnames/wildcard.ts`):
+ *    A/AAAA with the hairpin proxy Service's addresses of that family, other types NOERROR
+ *    without data (source `hairpin`). The wildcard costs one more `Set` probe (the name's parent
+ *    domain), and only when the exact probe missed.
  * 4. Everything else is forwarded.
  *
  * Decided:
@@ -35,6 +38,7 @@
 import type { Pod } from "../../resources/pod.ts";
 import type { Records } from "../../resources/records.ts";
 import { formatIp, parseIp } from "../../util/ip.ts";
+import { HostnameMatcher } from "../../hostnames/wildcard.ts";
 import type { LocalAnswerer, LocalDecision, LocalSource } from "../local_answer.ts";
 import { indexClients } from "./client_index.ts";
 import { type AcceptedEntry, acceptRecordsEntries, labelsMatch } from "./records_entries.ts";
@@ -47,7 +51,7 @@ export interface AnswerInputs {
   /** The pods that are clients, already narrowed to `--client-selector`. */
   readonly pods: readonly Pod[];
   readonly records: readonly Records[];
-  /** The hostnames the hairpin answers cover, accepted and lower-case. */
+  /** The hostnames the hairpin answers cover, accepted and lower-case; `*.<domain>` for a wildcard. */
   readonly hairpinHosts: readonly string[];
   /** The hairpin proxy Service's ClusterIPs, both families. */
   readonly proxyAddresses: readonly string[];
@@ -172,7 +176,7 @@ export function buildAnswerer(inputs: AnswerInputs): BuiltAnswerer {
   const hairpin = proxy.v4.length + proxy.v6.length === 0
     ? undefined
     : answers("hairpin", ttl, proxy.v4, proxy.v6);
-  const hairpinHosts = new Set(inputs.hairpinHosts.map(normaliseName));
+  const hairpinHosts = new HostnameMatcher(inputs.hairpinHosts.map(normaliseName));
   const par = split(inputs.parProxyAddresses);
   const parProxy = par.v4.length + par.v6.length === 0
     ? undefined
@@ -191,7 +195,7 @@ export function buildAnswerer(inputs: AnswerInputs): BuiltAnswerer {
     if (plan.proxied && parProxy !== undefined) {
       return type === "A" || type === "AAAA" ? pick(parProxy, type) : FORWARD;
     }
-    if (hairpin !== undefined && hairpinHosts.has(name)) return pick(hairpin, type);
+    if (hairpin !== undefined && hairpinHosts.match(name) !== undefined) return pick(hairpin, type);
     return FORWARD;
   };
   return { answer, problems };

@@ -124,7 +124,7 @@ function hostnameProblem(raw: string): { host: string } | { problem: string } {
   if (raw.trim() === "") return { problem: "hostname is missing; the entry is ignored" };
   const check = checkHostname(raw, { clusterDomain: "" });
   if (check.kind === "accepted") return { host: check.host };
-  const why = check.kind === "dropped" ? "is a wildcard" : check.text;
+  const why = check.kind === "rejected" ? check.text : "is a wildcard";
   return {
     problem: `hostname ${formatLoggedValue(raw)} ${why} (accepted: an exact DNS name of two labels or ` +
       "more, like api.example.com); the entry is ignored",

@@ -61,6 +61,7 @@ export function corednsMode(settings: CorednsModeSettings, context: ModeContext)
       dryRun: context.dryRun ?? false,
     }),
     probe: probes(settings, context, "coredns"),
+    wildcards: true,
     details: { proxyFqdn: settings.proxyFqdn, markerId: settings.markers.id || "(none)" },
   };
 }
@@ -78,6 +79,7 @@ export function corednsImportMode(settings: CorednsModeSettings, context: ModeCo
       dryRun: context.dryRun ?? false,
     }),
     probe: probes(settings, context, "coredns-import"),
+    wildcards: true,
     details: { proxyFqdn: settings.proxyFqdn },
   };
 }

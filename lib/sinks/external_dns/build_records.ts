@@ -61,7 +61,7 @@ export interface DesiredRecord extends DesiredObject {
 
 /** Why a hostname could not be built; stable codes, usable as metric labels. */
 export type BuildProblem =
-  /** Not a lower-case DNS name (a wildcard, an upper-case letter, a character outside the DNS set). */
+  /** Not a lower-case DNS name or `*.<name>` (an upper-case letter, a character outside the DNS set). */
   | "invalid-hostname"
   /** The proxy's addresses are unknown or unusable, so there is nothing to point at. */
   | "no-targets"
@@ -87,8 +87,13 @@ const LABEL = /^[a-z0-9_]([a-z0-9_-]{0,61}[a-z0-9_])?$/;
 export function hostnameProblem(host: string): string | undefined {
   if (host === "") return "the hostname is empty";
   if (host.length > 253) return `the hostname has ${host.length} characters, more than DNS allows (253)`;
-  if (/[*?]/.test(host)) return "wildcard hostnames cannot be published as records";
-  const bad = host.split(".").find((label) => !LABEL.test(label));
+  // A wildcard record (`*.example.com`) is one whole leading `*` label; external-dns publishes it as is.
+  const name = host.startsWith("*.") ? host.slice(2) : host;
+  if (/[*?]/.test(name)) {
+    return "a '*' or '?' other than one leading '*.' label cannot be published as a record";
+  }
+  if (!name.includes(".") && name !== host) return "a wildcard needs a domain of at least two labels";
+  const bad = name.split(".").find((label) => !LABEL.test(label));
   if (bad !== undefined) {
     return `the label ${JSON.stringify(bad)} is not a lower-case DNS label ` +
       "(letters, digits, '-' and '_', 1 to 63 characters, no '-' at either end)";

@@ -75,6 +75,7 @@ export function externalDnsMode(settings: ExternalDnsModeSettings, context: Mode
         }];
       }
     },
+    wildcards: true,
     details: {
       output: settings.output,
       recordsNamespace: settings.namespace,

@@ -5,8 +5,9 @@
  *
  * A name is `ouroboros-<readable>-<hash>` plus `-v4`/`-v6` for DNSEndpoints:
  * - `<readable>` is the hostname with every run of characters other than `[a-z0-9]` turned into
- *   one `-`, cut to fit the kind's limit. It only helps a person find the object; it is lossy
- *   (`a.b.com`, `a-b.com` and `a_b.com` all read `a-b-com`).
+ *   one `-`, cut to fit the kind's limit, with a wildcard's leading `*` read as `wildcard`
+ *   (`*.example.com` reads `wildcard-example-com`). It only helps a person find the object; it is
+ *   lossy (`a.b.com`, `a-b.com` and `a_b.com` all read `a-b-com`).
  * - `<hash>` is the first 12 hex digits of the SHA-256 of the exact hostname (its UTF-8 bytes): it
  *   is what keeps names apart. The original used the readable part alone, so those three
  *   hostnames shared one name and all but one were silently lost. A cryptographic hash rather
@@ -50,7 +51,8 @@ export type AddressFamily = 4 | 6;
 export type RecordOutput = "crd" | "service";
 
 function readable(host: string, budget: number): string {
-  const folded = host.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+/, "");
+  const spelled = host.startsWith("*.") ? `wildcard${host.slice(1)}` : host;
+  const folded = spelled.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+/, "");
   return folded.slice(0, budget).replace(/-+$/, "");
 }
 

@@ -352,3 +352,27 @@ Deno.test("buildAnswerer agrees with a plain reading of the rules on random clus
     }
   }
 });
+
+Deno.test("buildAnswerer: a hairpinned wildcard answers exactly one label under its domain; exact names and Records win", () => {
+  const { answer } = buildAnswerer({
+    ...INPUTS,
+    hairpinHosts: ["*.example.com", "*.Apps.Example.com.", "shop.example.com"],
+  });
+  const from = "10.244.1.11";
+  const hairpin = local("hairpin", ["10.96.0.10"]);
+  for (
+    const name of ["anything.example.com", "SHOP.example.com.", "x.apps.example.com", "apps.example.com"]
+  ) {
+    assert.deepEqual(answer({ name, type: "A" }, from), hairpin, name);
+  }
+  for (const name of ["example.com", "a.b.example.com", "x.y.apps.example.com", "a.example.org"]) {
+    assert.deepEqual(answer({ name, type: "A" }, from), FORWARD, name);
+  }
+  assert.deepEqual(answer({ name: "x.example.com", type: "AAAA" }, from), local("hairpin", ["fd00::10"]));
+  assert.deepEqual(answer({ name: "x.example.com", type: "MX" }, from), local("hairpin", []));
+  // A Records manager entry for a name the wildcard covers still answers first for the pods it selects.
+  assert.deepEqual(
+    answer({ name: "pay.example.com", type: "A" }, "10.244.1.10"),
+    local("records", ["192.0.2.1", "192.0.2.2"]),
+  );
+});

@@ -78,6 +78,7 @@ Deno.test("corednsMode() watches the Corefile's ConfigMap and returns what the p
   assert.deepEqual(h.watched, ["kube-system/coredns target"]);
   assert.equal(mode.sink.description, "coredns kube-system/coredns[Corefile]");
   assert.deepEqual(mode.details, { proxyFqdn: FQDN, markerId: "(none)" });
+  assert.equal(mode.wildcards, true, "its sink writes wildcards' regex rules");
   assert.ok(mode.probe !== undefined);
   assert.deepEqual(summary(await mode.probe(new AbortController().signal)), [
     "warn: node-local-dns is installed: pods that r",
@@ -91,6 +92,7 @@ Deno.test("corednsImportMode() watches the import ConfigMap and also reports a m
   assert.deepEqual(h.watched, ["kube-system/coredns-custom target"]);
   assert.equal(mode.sink.description, "coredns-import kube-system/coredns-custom[ouroboros.override]");
   assert.deepEqual(mode.details, { proxyFqdn: FQDN });
+  assert.equal(mode.wildcards, true, "its sink writes wildcards' regex rules");
   assert.ok(mode.probe !== undefined);
   const notices = await mode.probe(new AbortController().signal);
   assert.deepEqual(summary(notices), [

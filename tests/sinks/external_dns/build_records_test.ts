@@ -196,7 +196,13 @@ Deno.test("hostnames are built once each, sorted", () => {
 
 Deno.test("a hostname that is not a lower-case DNS name fails alone; the others are built", async (t) => {
   const bad = [
-    "*.example.com",
+    "*",
+    "*.com",
+    "a.*.example.com",
+    "**.example.com",
+    "*foo.example.com",
+    "?.example.com",
+    "*.Example.com",
     "Shop.example.com",
     "shop..example.com",
     ".example.com",
@@ -304,7 +310,7 @@ Deno.test("settings that cannot make a valid object fail every hostname", async 
 
 Deno.test("recordGroups: one group per hostname, holding every name it may have, built or not", () => {
   const builds = buildRecords({
-    hosts: ["*.example.com", "shop.example.com"],
+    hosts: ["a.*.example.com", "shop.example.com"],
     targets: resolved(["10.0.0.1"]),
     settings: settings(),
   });
@@ -312,8 +318,8 @@ Deno.test("recordGroups: one group per hostname, holding every name it may have,
     recordGroups(builds, "crd").map((group) => [group.key, group.names, group.objects?.length]),
     [
       [
-        "*.example.com",
-        [dnsEndpointName("*.example.com", 4), dnsEndpointName("*.example.com", 6)],
+        "a.*.example.com",
+        [dnsEndpointName("a.*.example.com", 4), dnsEndpointName("a.*.example.com", 6)],
         undefined,
       ],
       [
@@ -329,4 +335,30 @@ Deno.test("recordGroups: one group per hostname, holding every name it may have,
     settings: settings({ output: "service" }),
   });
   assert.deepEqual(recordGroups(services, "service")[0]?.names, [serviceName("shop.example.com")]);
+});
+
+Deno.test("a wildcard is published as the wildcard record *.<domain>, under a name of its own", () => {
+  const builds = buildRecords({
+    hosts: ["*.example.com", "example.com"],
+    targets: resolved(["10.96.0.10"]),
+    settings: settings(),
+  });
+  const wildcard = built(builds.find((build) => build.host === "*.example.com"));
+  const exact = built(builds.find((build) => build.host === "example.com"));
+  assert.deepEqual(wildcard.records[0]!.manifest.spec, {
+    endpoints: [{ dnsName: "*.example.com", recordType: "A", recordTTL: 60, targets: ["10.96.0.10"] }],
+  });
+  const name = wildcard.records[0]!.manifest.metadata.name;
+  assert.equal(name, dnsEndpointName("*.example.com", 4));
+  assert.match(name, /^ouroboros-wildcard-example-com-[0-9a-f]{12}-v4$/);
+  assert.notEqual(name, exact.records[0]!.manifest.metadata.name);
+  const service = built(
+    buildRecords({
+      hosts: ["*.example.com"],
+      targets: resolved(["10.96.0.10"]),
+      settings: settings({ output: "service" }),
+    })[0],
+  );
+  assert.equal(service.records[0]!.manifest.metadata.annotations?.[`${PREFIX}hostname`], "*.example.com");
+  assert.match(serviceName("*.example.com"), /^ouroboros-wildcard-example-com-[0-9a-f]{12}$/);
 });

@@ -11,7 +11,8 @@
  * ```
  *
  * with one rewrite line per host in the order given (the caller passes them sorted and
- * de-duplicated). Decisions:
+ * de-duplicated), except that wildcards' rules (`rewrite name regex … answer auto`, see
+ * `rewrite_rule.ts`) follow every exact one, so an exact name wins. Decisions:
  *
  * - Where: an intact marker pair is replaced in place, lines BEGIN to END inclusive. Without one,
  *   the block goes on its own lines right before the line holding the root block's closing `}`,
@@ -47,7 +48,7 @@ import { newlineStyle, type TextLine } from "../../text_lines.ts";
 import { analyzeCorefile, type CorefileAnalysis } from "./analyze_corefile.ts";
 import { type CorefileRefusal, refusal } from "./corefile_refusal.ts";
 import { hasReloadPluginIn } from "./has_reload_plugin.ts";
-import { rewriteInputProblem, rewriteRule, type RewriteRules } from "./rewrite_rule.ts";
+import { blockOrder, rewriteInputProblem, rewriteRule, type RewriteRules } from "./rewrite_rule.ts";
 import type { CorefileToken } from "./tokenize_corefile.ts";
 import { verifyCorefileEdit } from "./verify_corefile_edit.ts";
 
@@ -102,7 +103,8 @@ export type CorefileEdit =
  * ```
  */
 export function applyCorefileBlock(corefile: string, block: CorefileBlock): CorefileEdit {
-  const { hosts, fqdn } = block;
+  const { fqdn } = block;
+  const hosts = blockOrder(block.hosts);
   const markers = block.markers ?? DEFAULT_MARKERS;
   const input = rewriteInputProblem(hosts, fqdn);
   if (input !== undefined) {
@@ -163,7 +165,8 @@ export function applyCorefileBlock(corefile: string, block: CorefileBlock): Core
  * ```
  */
 export function renderBlock(block: CorefileBlock, layout: BlockLayout): string {
-  const { hosts, fqdn } = block;
+  const { fqdn } = block;
+  const hosts = blockOrder(block.hosts);
   if (hosts.length === 0) return "";
   const markers = block.markers ?? DEFAULT_MARKERS;
   const lines = [markers.begin, ...hosts.map((host) => rewriteRule(host, fqdn)), markers.end];

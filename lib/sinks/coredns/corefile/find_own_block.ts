@@ -10,9 +10,9 @@
  *
  * It only ever answers for the simple, common case: exactly one BEGIN and one END line (after
  * trimming ASCII whitespace), END after BEGIN, and every line between them blank or a rule
- * `rewrite name [exact] <host> <target>` made of printable ASCII words separated by spaces or
- * tabs, with no quote, brace or `#`, whose host and target pass the same checks as
- * `isOwnRewriteRule`. Those lines produce exactly the tokens they would as words and nothing
+ * `rewrite name [exact] <host> <target>` (or a wildcard's `rewrite name regex <pattern> <target>
+ * answer auto`) made of printable ASCII words separated by spaces or tabs, with no quote, brace
+ * or `#`, that `isOwnRewriteRule` accepts. Those lines produce exactly the tokens they would as words and nothing
  * else, so skipping them changes no token outside the block. Anything else (damage, foreign
  * lines, odd whitespace) gets `undefined`, and the caller tokenizes everything as before, so
  * every refusal and its wording stay the same.
@@ -24,7 +24,7 @@
 
 import { type BlockMarkers, DEFAULT_MARKERS } from "../../markers.ts";
 import { isAsciiWhitespace, splitLines, type TextLine, trimAsciiWhitespace } from "../../text_lines.ts";
-import { fqdnProblem, hostProblem } from "./rewrite_rule.ts";
+import { ownRuleHost } from "./rewrite_rule.ts";
 
 /** Our block as read from the raw lines. */
 export interface OwnBlock {
@@ -38,7 +38,7 @@ export interface OwnBlock {
   readonly skipEnd: number;
   /** …counting this many line breaks. */
   readonly skipLines: number;
-  /** The hostnames of the rules, in order. */
+  /** The hostnames of the rules, in order (`*.<domain>` for a wildcard's rule). */
   readonly hosts: readonly string[];
   /** The target every rule names, or `undefined` when they differ (or there is no rule). */
   readonly target: string | undefined;
@@ -54,8 +54,8 @@ export interface FindOwnBlockOptions {
   readonly markers?: BlockMarkers;
 }
 
-/** `rewrite name [exact] <from> <to>`, words of printable ASCII between spaces and tabs. */
-const RULE = /^[ \t]*rewrite[ \t]+name[ \t]+(?:(exact)[ \t]+)?([!-~]+)[ \t]+([!-~]+)[ \t]*$/;
+/** Words of printable ASCII between spaces and tabs. */
+const WORDS = /^[ \t]*[!-~]+(?:[ \t]+[!-~]+)*[ \t]*$/;
 
 /** Characters that would make the tokenizer see more than plain words on a line. */
 const SPECIAL = /["#{}]/;
@@ -105,14 +105,16 @@ export function findOwnBlock(text: string, options: FindOwnBlockOptions = {}): O
     const content = text.slice(line.start, line.contentEnd);
     if (BLANK.test(content)) continue;
     if (SPECIAL.test(content)) return undefined;
-    const rule = RULE.exec(content);
-    if (rule === null) return undefined;
-    const [, exactWord, from = "", to = ""] = rule;
-    if (hostProblem(from) !== undefined || fqdnProblem(to) !== undefined) return undefined;
+    if (!WORDS.test(content)) return undefined;
+    const words = content.split(/[ \t]+/).filter((word) => word !== "");
+    const host = ownRuleHost(words);
+    if (host === undefined) return undefined;
+    // `rewrite name [exact] <host> <to>`, or `rewrite name regex <pattern> <to> answer auto`.
+    const to = words[2] === "regex" ? words[4] : words.at(-1);
     if (hosts.length === 0) target = to;
     else if (target !== to) mixed = true;
-    hosts.push(from);
-    if (exactWord !== undefined) exact = true;
+    hosts.push(host);
+    if (words[2] === "exact") exact = true;
   }
   const first = lines[beginLine + 1] as TextLine;
   const last = lines[endLine] as TextLine;

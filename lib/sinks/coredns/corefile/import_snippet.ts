@@ -2,7 +2,8 @@
  * coredns-import mode's data: the value of the one key ouroboros owns in the import ConfigMap,
  * whether the key must be written, deleted or left alone, and which hosts a stored value holds.
  *
- * The value is plugin lines only, one `rewrite name <host> <fqdn>` per host, each ending with
+ * The value is plugin lines only, one `rewrite name <host> <fqdn>` per host (a wildcard's rule,
+ * `rewrite name regex … answer auto`, after every exact one; see `rewrite_rule.ts`), each ending with
  * `\n` (the last one too), with no markers, comments or server block: CoreDNS splices the file
  * into the root server block through `import /etc/coredns/custom/*.override`, so the whole key is
  * ours and needs no markers. It is byte-identical to what the original writes, so switching
@@ -17,13 +18,14 @@
  * @module
  */
 
-import { isOwnRewriteRule, rewriteInputProblem, rewriteRule } from "./rewrite_rule.ts";
+import { blockOrder, ownRuleHost, rewriteInputProblem, rewriteRule } from "./rewrite_rule.ts";
 
 /**
  * The key's value for `hosts`, or `undefined` for zero hosts (delete the key).
  *
  * @throws {RangeError} when a host or the target could break out of a rewrite line (a bug in
- * hostname validation upstream); nothing must be written then.
+ * hostname validation upstream), or when the value does not read back as exactly these hosts
+ * (the self-check); nothing must be written then.
  *
  * @example
  * ```ts
@@ -39,7 +41,13 @@ export function importSnippet(hosts: readonly string[], fqdn: string): string | 
   const problem = rewriteInputProblem(hosts, fqdn);
   if (problem !== undefined) throw new RangeError(`build import snippet: ${problem.reason}`);
   if (hosts.length === 0) return undefined;
-  return hosts.map((host) => rewriteRule(host, fqdn) + "\n").join("");
+  const ordered = blockOrder(hosts);
+  const value = ordered.map((host) => rewriteRule(host, fqdn) + "\n").join("");
+  const back = snippetHosts(value);
+  if (back.length !== ordered.length || back.some((host, index) => host !== ordered[index])) {
+    throw new RangeError("build import snippet: the value does not read back as the requested rules");
+  }
+  return value;
 }
 
 /** What to do with our key: nothing, write the desired value, or delete the key. */
@@ -84,9 +92,7 @@ export function importDataChange(
 export function snippetHosts(snippet: string): string[] {
   const hosts: string[] = [];
   for (const line of snippet.split("\n")) {
-    const words = line.trim().split(/\s+/);
-    if (!isOwnRewriteRule(words)) continue;
-    const host = words.length === 5 ? words[3] : words[2];
+    const host = ownRuleHost(line.trim().split(/\s+/));
     if (host !== undefined) hosts.push(host);
   }
   return hosts;

@@ -11,8 +11,20 @@
  * spelled like a match type (`exact`, `prefix`, …), is refused below, so the plain form can never
  * be misread.
  *
- * Hosts reach this module already validated by the hostname rules (RFC 1123, two labels, no
- * wildcard), sorted and de-duplicated. This module checks again, narrowly: a value containing
+ * **Wildcards.** A host `*.<domain>` (see `hostnames/wildcard.ts`) becomes
+ * `rewrite name regex ^[^.]+\.<domain, every regex metacharacter escaped>\.$ <fqdn> answer auto`:
+ * CoreDNS matches the pattern (Go RE2, unanchored unless anchored, hence `^` and `$`) against the
+ * lower-case, fully qualified question name, so it matches exactly one label under the domain.
+ * `answer auto` (the rewrite plugin's option since CoreDNS 1.8.5: "the names in the response is
+ * rewritten in a best effort manner") maps the proxy's name in the answer back to the name asked,
+ * as exact rules always do; without it the client would get an answer for a name it did not ask
+ * about. Exact rules are written first ({@linkcode blockOrder}): CoreDNS applies the first
+ * matching rule and stops (the default `stop`), so an exact name wins over a wildcard. The
+ * domain of a wildcard is held to `[a-z0-9-]` labels here again, so the pattern can never carry
+ * anything but escaped dots.
+ *
+ * Hosts reach this module already validated by the hostname rules (RFC 1123, two labels, a
+ * wildcard only as `*.<domain>`), sorted and de-duplicated. This module checks again, narrowly: a value containing
  * anything that means something to the Corefile lexer (whitespace, `{`, `}`, `#`, `"`, `;`, `\`,
  * `$`, a backtick) or any control or non-ASCII character is refused, so a bug upstream can never
  * inject a line, a block or a comment.
@@ -29,6 +41,8 @@ export interface RewriteRules {
   /** The rewrite target, ending with a dot. */
   readonly fqdn: string;
 }
+
+import { blockOrderOf, wildcardDomain } from "../../../hostnames/wildcard.ts";
 
 /** Match types of `rewrite name`; a host spelled like one would change the rule's meaning. */
 const MATCH_TYPES: ReadonlySet<string> = new Set(["exact", "prefix", "suffix", "substring", "regex"]);
@@ -72,6 +86,10 @@ function unsafeCharacter(value: string): string | undefined {
  */
 export function hostProblem(host: string): string | undefined {
   if (host === "") return "host is empty";
+  const domain = wildcardDomain(host);
+  if (domain !== undefined && !WILDCARD_DOMAIN.test(domain)) {
+    return `wildcard ${JSON.stringify(host)} is not '*.' followed by a name of letters, digits, '-' and dots`;
+  }
   const bad = unsafeCharacter(host);
   if (bad !== undefined) return `host ${JSON.stringify(host)} contains ${bad}`;
   if (host.length <= 9 && MATCH_TYPES.has(host.toLowerCase())) {
@@ -127,6 +145,54 @@ export function rewriteInputProblem(
   return undefined;
 }
 
+/** What may follow `*.`: two or more labels of `[a-z0-9-]`, nothing the pattern could misread. */
+const WILDCARD_DOMAIN = /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/;
+
+/** Characters with a meaning in RE2 (and JavaScript) patterns; each is escaped with `\`. */
+const REGEX_META = /[\\^$.|?*+()[\]{}]/g;
+
+/** The pattern's fixed parts: one label of anything but a dot, then the escaped domain. */
+const PATTERN_HEAD = "^[^.]+\\.";
+const PATTERN_TAIL = "\\.$";
+
+/**
+ * The `rewrite name regex` pattern for the children of `domain`: anchored, one label, every
+ * regex metacharacter of the domain escaped.
+ *
+ * @example
+ * ```ts
+ * import { wildcardPattern } from "./rewrite_rule.ts";
+ *
+ * wildcardPattern("example.com"); // "^[^.]+\\.example\\.com\\.$"
+ * ```
+ */
+export function wildcardPattern(domain: string): string {
+  return PATTERN_HEAD + domain.replace(REGEX_META, (meta) => `\\${meta}`) + PATTERN_TAIL;
+}
+
+/** The wildcard a pattern of ours stands for, or `undefined` when it is not one we write. */
+function patternWildcard(pattern: string): string | undefined {
+  if (!pattern.startsWith(PATTERN_HEAD) || !pattern.endsWith(PATTERN_TAIL)) return undefined;
+  const domain = pattern.slice(PATTERN_HEAD.length, -PATTERN_TAIL.length).replaceAll("\\.", ".");
+  const host = `*.${domain}`;
+  return hostProblem(host) === undefined && wildcardPattern(domain) === pattern ? host : undefined;
+}
+
+/**
+ * The hosts in the order their rules are written: exact names first, then wildcards, each in
+ * the order given, so an exact name's rule comes before any wildcard's.
+ *
+ * @example
+ * ```ts
+ * import { blockOrder } from "./rewrite_rule.ts";
+ *
+ * blockOrder(["*.example.com", "a.example.com"]); // ["a.example.com", "*.example.com"]
+ * ```
+ */
+export function blockOrder(hosts: readonly string[]): readonly string[] {
+  return blockOrderOf(hosts);
+}
+
 /**
  * The rewrite rule for one host, without indentation or newline. Callers validate first
  * ({@linkcode rewriteInputProblem}); this function only formats.
@@ -140,6 +206,8 @@ export function rewriteInputProblem(
  * ```
  */
 export function rewriteRule(host: string, fqdn: string): string {
+  const domain = wildcardDomain(host);
+  if (domain !== undefined) return `rewrite name regex ${wildcardPattern(domain)} ${fqdn} answer auto`;
   return `rewrite name ${host} ${fqdn}`;
 }
 
@@ -157,10 +225,32 @@ export function rewriteRule(host: string, fqdn: string): string {
  * ```
  */
 export function isOwnRewriteRule(words: readonly string[]): boolean {
+  return ownRuleHost(words) !== undefined;
+}
+
+/**
+ * The host of a rule {@linkcode isOwnRewriteRule} accepts (`*.<domain>` for a wildcard's regex
+ * rule), or `undefined` for any other line.
+ *
+ * @example
+ * ```ts
+ * import { ownRuleHost } from "./rewrite_rule.ts";
+ *
+ * ownRuleHost(["rewrite", "name", "a.example.com", "p.ns.svc.cluster.local."]); // "a.example.com"
+ * ownRuleHost(["rewrite", "name", "regex", "^[^.]+\\.example\\.com\\.$", "p.ns.svc.cluster.local.", "answer", "auto"]);
+ * // "*.example.com"
+ * ```
+ */
+export function ownRuleHost(words: readonly string[]): string | undefined {
   const [directive, field, ...rest] = words;
-  if (directive !== "rewrite" || field !== "name") return false;
+  if (directive !== "rewrite" || field !== "name") return undefined;
+  if (rest.length === 5 && rest[0] === "regex" && rest[3] === "answer" && rest[4] === "auto") {
+    const [, pattern, to] = rest as [string, string, string];
+    return fqdnProblem(to) === undefined ? patternWildcard(pattern) : undefined;
+  }
   const args = rest.length === 3 && rest[0] === "exact" ? rest.slice(1) : rest;
-  if (args.length !== 2) return false;
+  if (args.length !== 2) return undefined;
   const [from, to] = args as [string, string];
-  return hostProblem(from) === undefined && fqdnProblem(to) === undefined;
+  if (wildcardDomain(from) !== undefined) return undefined;
+  return hostProblem(from) === undefined && fqdnProblem(to) === undefined ? from : undefined;
 }

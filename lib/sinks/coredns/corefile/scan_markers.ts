@@ -41,7 +41,7 @@ import {
 import { type TextLine, trimAsciiWhitespace } from "../../text_lines.ts";
 import { type CorefileRefusal, type MarkerProblem, refusal } from "./corefile_refusal.ts";
 import type { OwnBlock } from "./find_own_block.ts";
-import { isOwnRewriteRule } from "./rewrite_rule.ts";
+import { ownRuleHost } from "./rewrite_rule.ts";
 import type { ServerBlock } from "./server_blocks.ts";
 import type { CorefileComment, CorefileToken } from "./tokenize_corefile.ts";
 
@@ -188,8 +188,9 @@ export function scanMarkers(input: MarkerScanInput): MarkerScan {
   for (const [line, group] of byLine) {
     const simple = group.every((token) => token.kind === "word" && token.endLine === line);
     const words = group.map((token) => token.text);
-    if (!simple || !isOwnRewriteRule(words)) return foreign(line, begin, end);
-    hosts.push(words.at(-2) as string);
+    const host = simple ? ownRuleHost(words) : undefined;
+    if (host === undefined) return foreign(line, begin, end);
+    hosts.push(host);
   }
   return { kind: "present", beginLine: begin, endLine: end, hosts };
 }

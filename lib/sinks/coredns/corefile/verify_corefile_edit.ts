@@ -9,7 +9,8 @@
  * requires:
  *
  * - the new text tokenizes, its braces balance, and it has a root block and intact markers;
- * - with hosts, the new block holds exactly the rewrite rules for those hosts in that order;
+ * - with hosts, the new block holds exactly the rewrite rules for those hosts in that order (a
+ *   wildcard's regex rule included, read back to its `*.<domain>`);
  *   without hosts, no marker is left;
  * - the token sequence outside our markers (kind, text and depth of every token, hence the same
  *   server blocks, keys and plugin lines) is identical before and after;
@@ -21,7 +22,7 @@
  */
 
 import { analyzeCorefile, type CorefileAnalysis } from "./analyze_corefile.ts";
-import type { RewriteRules } from "./rewrite_rule.ts";
+import { rewriteRule, type RewriteRules } from "./rewrite_rule.ts";
 
 /**
  * Checks an edit. Returns `undefined` when `after` is exactly `before` with its ouroboros block
@@ -61,7 +62,7 @@ export function verifyCorefileEdit(
     } else {
       const got = edited.tokens.filter((token) => token.line > beginLine && token.line < endLine)
         .map((token) => token.text);
-      const want = hosts.flatMap((host) => ["rewrite", "name", host, fqdn]);
+      const want = hosts.flatMap((host) => rewriteRule(host, fqdn).split(" "));
       if (got.length !== want.length || got.some((text, index) => text !== want[index])) {
         return "the block does not hold exactly the requested rewrite rules";
       }

@@ -360,3 +360,44 @@ Deno.test("applyCorefileBlock reports reload as hasReloadPlugin sees it, before 
   assert.ok(withReload.kind === "changed" && withReload.reload);
   assert.ok(without.kind === "changed" && !without.reload);
 });
+
+Deno.test("wildcards: their regex rules follow the exact rules in the block, pass the self-check, and re-apply as unchanged", () => {
+  const hosts = ["*.apps.example.com", "*.example.com", "api.example.com", "app.example.com"];
+  const result = changed(applyCorefileBlock(KUBEADM, { hosts, fqdn: FQDN }));
+  assert.deepEqual(blockLines(result), [
+    `    ${BEGIN}\n`,
+    `    rewrite name api.example.com ${FQDN}\n`,
+    `    rewrite name app.example.com ${FQDN}\n`,
+    `    rewrite name regex ^[^.]+\\.apps\\.example\\.com\\.$ ${FQDN} answer auto\n`,
+    `    rewrite name regex ^[^.]+\\.example\\.com\\.$ ${FQDN} answer auto\n`,
+    `    ${END}\n`,
+  ]);
+  assert.deepEqual(applyCorefileBlock(result, { hosts, fqdn: FQDN }), { kind: "unchanged" });
+  const fewer = applyCorefileBlock(result, { hosts: ["api.example.com", "*.example.com"], fqdn: FQDN });
+  assert.equal(fewer.kind, "changed");
+  assert.deepEqual(fewer.kind === "changed" ? fewer.previousHosts : [], [
+    "api.example.com",
+    "app.example.com",
+    "*.apps.example.com",
+    "*.example.com",
+  ]);
+  assert.equal(
+    withoutBlock(changed(applyCorefileBlock(result, { hosts: [], fqdn: FQDN }))),
+    withoutBlock(KUBEADM),
+  );
+});
+
+Deno.test("wildcards: a block read through the tokenizer (odd whitespace) gives the same hosts, and a tampered pattern is foreign", () => {
+  const hosts = ["a.example.com", "*.example.com"];
+  const written = changed(applyCorefileBlock(KUBEADM, { hosts, fqdn: FQDN }));
+  // A vertical tab is whitespace to CoreDNS but not to the raw-line reader: the full analysis runs.
+  const odd = written.replace("    rewrite name regex", "\v   rewrite name regex");
+  const again = applyCorefileBlock(odd, { hosts: ["a.example.com"], fqdn: FQDN });
+  assert.deepEqual(again.kind === "changed" ? again.previousHosts : again, [
+    "a.example.com",
+    "*.example.com",
+  ]);
+  const tampered = written.replace("^[^.]+\\.example", "^.*\\.example");
+  const refused = applyCorefileBlock(tampered, { hosts, fqdn: FQDN });
+  assert.equal(refused.kind === "refused" ? refused.problem : refused.kind, "foreign-content-in-block");
+});

@@ -66,3 +66,15 @@ Deno.test("snippetHosts reads back the hosts of what importSnippet wrote, and of
   );
   assert.deepEqual(snippetHosts(""), []);
 });
+
+Deno.test("importSnippet writes wildcards' regex rules after every exact rule, and reads them back", () => {
+  const snippet = importSnippet(["*.apps.example.com", "a.example.com", "z.example.com"], FQDN);
+  assert.equal(
+    snippet,
+    `rewrite name a.example.com ${FQDN}\n` +
+      `rewrite name z.example.com ${FQDN}\n` +
+      `rewrite name regex ^[^.]+\\.apps\\.example\\.com\\.$ ${FQDN} answer auto\n`,
+  );
+  assert.deepEqual(snippetHosts(snippet ?? ""), ["a.example.com", "z.example.com", "*.apps.example.com"]);
+  assert.throws(() => importSnippet(["*.a b.com"], FQDN), RangeError);
+});
