@@ -42,6 +42,10 @@ export type CorefileProblem =
   /** The root block's `}` follows other text on its line (CoreDNS rejects that form too). */
   | "closing-brace-shares-line"
   | MarkerProblem
+  /** node-local-dns: no server block serves the cluster domain (there is no upstream to copy). */
+  | "no-cluster-dns-block"
+  /** node-local-dns: the cluster-domain block has no plain `forward . <address>` line. */
+  | "no-cluster-forward"
   /** The edit did not pass the before/after comparison; a bug in the editor, never written. */
   | "self-check-failed";
 
