@@ -24,7 +24,7 @@ const SETTINGS: CorednsModeSettings = {
   corednsImport: { namespace: "kube-system", configmap: "coredns-custom", key: "ouroboros.override" },
   proxyFqdn: FQDN,
   markers: DEFAULT_MARKERS,
-  nodeLocalDns: { namespace: "kube-system", configmap: "node-local-dns" },
+  nodeLocalDns: { mode: "warn", namespace: "kube-system", configmap: "node-local-dns", key: "Corefile" },
 };
 
 interface Harness extends AsyncDisposable {
@@ -77,7 +77,7 @@ Deno.test("corednsMode() watches the Corefile's ConfigMap and returns what the p
   const mode = corednsMode(SETTINGS, h.context);
   assert.deepEqual(h.watched, ["kube-system/coredns target"]);
   assert.equal(mode.sink.description, "coredns kube-system/coredns[Corefile]");
-  assert.deepEqual(mode.details, { proxyFqdn: FQDN, markerId: "(none)" });
+  assert.deepEqual(mode.details, { proxyFqdn: FQDN, markerId: "(none)", nodeLocalDns: "warn" });
   assert.ok(mode.probe !== undefined);
   assert.deepEqual(summary(await mode.probe(new AbortController().signal)), [
     "warn: node-local-dns is installed: pods that r",
@@ -90,7 +90,7 @@ Deno.test("corednsImportMode() watches the import ConfigMap and also reports a m
   const mode = corednsImportMode(SETTINGS, h.context);
   assert.deepEqual(h.watched, ["kube-system/coredns-custom target"]);
   assert.equal(mode.sink.description, "coredns-import kube-system/coredns-custom[ouroboros.override]");
-  assert.deepEqual(mode.details, { proxyFqdn: FQDN });
+  assert.deepEqual(mode.details, { proxyFqdn: FQDN, nodeLocalDns: "warn" });
   assert.ok(mode.probe !== undefined);
   const notices = await mode.probe(new AbortController().signal);
   assert.deepEqual(summary(notices), [

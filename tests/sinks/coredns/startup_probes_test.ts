@@ -83,7 +83,7 @@ Deno.test("node-local-dns installed: one WARN naming the ConfigMap and the ways 
   assert.equal(warns.length, 1);
   assert.match(warns[0]!.message, /node-local-dns is installed/);
   assert.match(warns[0]!.message, /external-dns mode/);
-  assert.match(warns[0]!.message, /node-local-dns Corefile/);
+  assert.match(warns[0]!.message, /--node-local-dns=manage/);
   assert.equal(warns[0]!.properties?.nodeLocalDnsConfigMap, "kube-system/node-local-dns");
 });
 

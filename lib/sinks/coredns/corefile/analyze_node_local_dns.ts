@@ -50,7 +50,11 @@ export interface NodeLocalDnsAnalysis {
   readonly upstream: ClusterUpstream;
   /** Zones (lower case, no dot) other server blocks serve on port 53. */
   readonly taken: ReadonlySet<string>;
-  /** The line before which a new block goes: that of the first token (the first server key). */
+  /**
+   * The line before which a new block goes: the cluster-domain block's first line (its keys, or a
+   * top-level `import` right above them). Never inside another release's block, whose END marker
+   * comes before that line.
+   */
   readonly insertLine: number;
   /** Whether a server block enables `reload`. */
   readonly reload: boolean;
@@ -90,7 +94,10 @@ export function analyzeNodeLocalDns(
   if (text.trim() === "") return refusal("empty-corefile", "empty Corefile: the ConfigMap key holds no text");
   const tokenized = tokenizeCorefile(text);
   if (!tokenized.ok) {
-    return refusal(tokenized.problem, `the Corefile does not parse: ${tokenized.message}; fix its syntax first`);
+    return refusal(
+      tokenized.problem,
+      `the Corefile does not parse: ${tokenized.message}; fix its syntax first`,
+    );
   }
   const { tokens, comments } = tokenized;
   const lines = splitLines(text);
@@ -121,7 +128,9 @@ export function analyzeNodeLocalDns(
       if (zone !== undefined) taken.add(zone);
     }
   }
-  const insertLine = (tokens[0] as CorefileToken).line;
+  let first = cluster.open;
+  while (first > 0 && (tokens[first - 1] as CorefileToken).kind !== "close") first--;
+  const insertLine = (tokens[first] as CorefileToken).line;
   const reload = blocks.some((block) => blockDirectives(tokens, block).some((d) => d.name === "reload"));
   return { kind: "analysis", lines, own: scan, upstream, taken, insertLine, reload };
 }
@@ -145,9 +154,14 @@ function scanOwn(parsed: Parsed, markers: BlockMarkers): OwnScan {
     const line = lines[comment.line] as TextLine;
     const alone = trimAsciiWhitespace(text.slice(line.start, comment.start)) === "";
     if (trimmed === markers.begin || trimmed === markers.end) {
-      if (!alone) return damaged("altered-marker", `the marker on line ${comment.line + 1} follows other text.`);
+      if (!alone) {
+        return damaged("altered-marker", `the marker on line ${comment.line + 1} follows other text.`);
+      }
       if (depthAt(tokens, comment.start) !== 0) {
-        return damaged("marker-in-nested-block", `the marker on line ${comment.line + 1} is inside a server block.`);
+        return damaged(
+          "marker-in-nested-block",
+          `the marker on line ${comment.line + 1} is inside a server block.`,
+        );
       }
       (trimmed === markers.begin ? begins : ends).push(comment.line);
     } else if (NODE_LOCAL_DNS_MARKER_LIKE.test(trimmed) && !isOtherNodeLocalDnsMarker(trimmed, markers)) {
@@ -160,8 +174,14 @@ function scanOwn(parsed: Parsed, markers: BlockMarkers): OwnScan {
   }
   for (const [index, line] of lines.entries()) {
     const trimmed = trimAsciiWhitespace(text.slice(line.start, line.contentEnd));
-    if ((trimmed === markers.begin || trimmed === markers.end) && !begins.includes(index) && !ends.includes(index)) {
-      return damaged("marker-in-quoted-string", `line ${index + 1} reads as a marker but lies inside a quoted string.`);
+    if (
+      (trimmed === markers.begin || trimmed === markers.end) && !begins.includes(index) &&
+      !ends.includes(index)
+    ) {
+      return damaged(
+        "marker-in-quoted-string",
+        `line ${index + 1} reads as a marker but lies inside a quoted string.`,
+      );
     }
   }
   const pair = markerPair(begins, ends);
@@ -251,7 +271,9 @@ function readUpstream(tokens: readonly CorefileToken[], block: ServerBlock): Clu
   if (forward === undefined) return undefined;
   const open = tokens[forward.token + forward.args.length + 1];
   let forceTcp = false;
-  if (open !== undefined && open.kind === "open" && open.line === (tokens[forward.token] as CorefileToken).line) {
+  if (
+    open !== undefined && open.kind === "open" && open.line === (tokens[forward.token] as CorefileToken).line
+  ) {
     for (let index = forward.token + forward.args.length + 2; index < open.partner; index++) {
       if (tokens[index]?.text === "force_tcp") forceTcp = true;
     }

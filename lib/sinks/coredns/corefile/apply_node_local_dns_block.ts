@@ -6,8 +6,9 @@
  *
  * Decisions:
  * - Where: an intact marker pair is replaced in place, BEGIN to END inclusive. Without one, the
- *   block goes on its own lines right before the first server block, so no byte of the file is
- *   touched (a file without a final newline keeps it missing). Server block order does not
+ *   block goes on its own lines right before the cluster-domain block, so no byte of the file is
+ *   touched (a file without a final newline keeps it missing), and never inside another
+ *   release's block. Server block order does not
  *   matter to CoreDNS: a query goes to the block with the longest matching zone.
  * - A zone another server block already serves (a stub domain someone added by hand, another
  *   release's block) is left out and reported as `skipped`: CoreDNS refuses to start when two
@@ -72,10 +73,16 @@ export type NodeLocalDnsEdit =
  * applyNodeLocalDnsBlock(corefile, { ...request, hosts: [] }).kind; // "unchanged"
  * ```
  */
-export function applyNodeLocalDnsBlock(corefile: string, request: NodeLocalDnsBlockRequest): NodeLocalDnsEdit {
+export function applyNodeLocalDnsBlock(
+  corefile: string,
+  request: NodeLocalDnsBlockRequest,
+): NodeLocalDnsEdit {
   const wanted = nodeLocalDnsZones(request.hosts);
   if (!wanted.ok) {
-    return refusal("invalid-host", `refusing to write a node-local-dns zone for ${JSON.stringify(wanted.host)}`);
+    return refusal(
+      "invalid-host",
+      `refusing to write a node-local-dns zone for ${JSON.stringify(wanted.host)}`,
+    );
   }
   const options = { markers: request.markers, clusterName: request.clusterName };
   const analysis = analyzeNodeLocalDns(corefile, options);
@@ -94,16 +101,26 @@ export function applyNodeLocalDnsBlock(corefile: string, request: NodeLocalDnsBl
     start = end = (lines[analysis.insertLine] as TextLine).start;
   }
   const newline = newlineStyle(corefile);
-  let block = renderNodeLocalDnsBlock({ zones, upstream: analysis.upstream, markers: request.markers }, newline);
+  let block = renderNodeLocalDnsBlock(
+    { zones, upstream: analysis.upstream, markers: request.markers },
+    newline,
+  );
   // Our END line was the file's last and had no line break: keep it that way.
   if (own.kind === "present" && end === corefile.length && !corefile.endsWith("\n") && block !== "") {
     block = block.slice(0, -newline.length);
   }
   const result = corefile.slice(0, start) + block + corefile.slice(end);
   if (result === corefile) return { kind: "unchanged", skipped };
-  const problem = selfCheck(analysis, result, { ...options, zones, outside: outsideText(corefile, analysis) });
+  const problem = selfCheck(analysis, result, {
+    ...options,
+    zones,
+    outside: outsideText(corefile, analysis),
+  });
   if (problem !== undefined) {
-    return refusal("self-check-failed", `internal check failed, nothing written (please report this): ${problem}`);
+    return refusal(
+      "self-check-failed",
+      `internal check failed, nothing written (please report this): ${problem}`,
+    );
   }
   return {
     kind: "changed",
@@ -119,7 +136,8 @@ export function applyNodeLocalDnsBlock(corefile: string, request: NodeLocalDnsBl
 function outsideText(text: string, analysis: NodeLocalDnsAnalysis): string {
   const { own, lines } = analysis;
   if (own.kind !== "present") return text;
-  return text.slice(0, (lines[own.beginLine] as TextLine).start) + text.slice((lines[own.endLine] as TextLine).end);
+  return text.slice(0, (lines[own.beginLine] as TextLine).start) +
+    text.slice((lines[own.endLine] as TextLine).end);
 }
 
 function selfCheck(
@@ -140,7 +158,9 @@ function selfCheck(
     if (edited.own.kind !== "present") return "the edited Corefile has no ouroboros-node-local-dns block";
     const same = edited.own.zones.join(" ") === expected.zones.join(" ");
     if (!same) return "the block does not serve exactly the requested zones";
-    if (!sameUpstream(edited.own.upstream, before.upstream)) return "the block does not forward to the cluster DNS";
+    if (!sameUpstream(edited.own.upstream, before.upstream)) {
+      return "the block does not forward to the cluster DNS";
+    }
   }
   if (!sameUpstream(edited.upstream, before.upstream)) return "the cluster-domain block changed";
   if (outsideText(after, edited) !== expected.outside) return "bytes outside the markers changed";

@@ -35,7 +35,8 @@ const ANY_MARKER = new RegExp(
  * A comment that reads like a node-local-dns marker whatever its spacing, case or wording: the
  * editor refuses such a line unless it is exactly a marker, so a hand-edited one is never ignored.
  */
-export const NODE_LOCAL_DNS_MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros-node-local-dns(?![\w-])/i;
+export const NODE_LOCAL_DNS_MARKER_LIKE =
+  /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros-node-local-dns(?![\w-])/i;
 
 /**
  * The node-local-dns marker pair for a release id (empty: no id).
