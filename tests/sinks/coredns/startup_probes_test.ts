@@ -218,3 +218,22 @@ Deno.test("an aborted start-up ends the probes quietly", async () => {
   });
   assert.deepEqual(notices, []);
 });
+
+Deno.test("--node-local-dns=manage: installed is DEBUG, missing is the one WARN", async () => {
+  const manage = { ...OPTIONS, nodeLocalDns: { ...OPTIONS.nodeLocalDns, mode: "manage" as const } };
+  {
+    await using c = await cluster({ corefile: KUBEADM, nodeLocalDns: true });
+    const { notices } = await runStartupProbes(c.client, { ...manage, signal: new AbortController().signal });
+    assert.equal(loud(notices).length, 0);
+    assert.match(at(notices, "debug")[0]!.message, /installed and managed/);
+  }
+  {
+    await using c = await cluster({ corefile: KUBEADM });
+    const { notices } = await runStartupProbes(c.client, { ...manage, signal: new AbortController().signal });
+    assert.equal(at(notices, "warn").length, 1);
+    assert.match(
+      at(notices, "warn")[0]!.message,
+      /--node-local-dns=manage, but the node-local-dns ConfigMap does not exist/,
+    );
+  }
+});
