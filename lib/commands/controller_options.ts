@@ -131,8 +131,9 @@ export const CONTROLLER_OPTIONS = {
       kind: dnsLabel("ID", "an id such as the release name"),
       default: "",
       defaultText: "(empty: the original's markers)",
-      help: "coredns and etc-hosts modes: gives this installation's block its own marker lines, so several " +
-        "releases in one cluster keep separate blocks.",
+      help:
+        "coredns and etc-hosts modes, and the node-local-dns block of --node-local-dns=manage: gives this " +
+        "installation's block its own marker lines, so several releases in one cluster keep separate blocks.",
     },
     etcHosts: {
       flag: "etc-hosts",
