@@ -22,7 +22,7 @@
 
 import { type BlockMarkers, markerPair } from "../../markers.ts";
 import { splitLines, type TextLine, trimAsciiWhitespace } from "../../text_lines.ts";
-import { type CorefileRefusal, refusal } from "./corefile_refusal.ts";
+import { type CorefileRefusal, refusal, unparsable } from "./corefile_refusal.ts";
 import { type ClusterUpstream, isSafeUpstream, renderNodeLocalDnsBlock } from "./node_local_dns_block.ts";
 import { isOtherNodeLocalDnsMarker, NODE_LOCAL_DNS_MARKER_LIKE } from "./node_local_dns_markers.ts";
 import { blockDirectives, type ServerBlock, serverBlocks } from "./server_blocks.ts";
@@ -93,12 +93,7 @@ export function analyzeNodeLocalDns(
 ): NodeLocalDnsAnalysis | CorefileRefusal {
   if (text.trim() === "") return refusal("empty-corefile", "empty Corefile: the ConfigMap key holds no text");
   const tokenized = tokenizeCorefile(text);
-  if (!tokenized.ok) {
-    return refusal(
-      tokenized.problem,
-      `the Corefile does not parse: ${tokenized.message}; fix its syntax first`,
-    );
-  }
+  if (!tokenized.ok) return unparsable(tokenized);
   const { tokens, comments } = tokenized;
   const lines = splitLines(text);
   const blocks = serverBlocks(tokens).filter((block) => block.snippet === undefined);

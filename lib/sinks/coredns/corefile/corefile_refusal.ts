@@ -92,3 +92,20 @@ export function isMarkerProblem(problem: CorefileProblem): problem is MarkerProb
 export function refusal(problem: CorefileProblem, message: string): CorefileRefusal {
   return { kind: "refused", problem, message, scope: "nothing-written" };
 }
+
+/**
+ * The refusal for a Corefile the tokenizer rejected, worded once for both editors.
+ *
+ * @example
+ * ```ts
+ * import { unparsable } from "./corefile_refusal.ts";
+ *
+ * unparsable({ problem: "unclosed-brace", message: "line 1: '{' is never closed" }).message;
+ * // "the Corefile does not parse: line 1: '{' is never closed; fix its syntax first"
+ * ```
+ */
+export function unparsable(
+  failure: { readonly problem: TokenizeProblemCode; readonly message: string },
+): CorefileRefusal {
+  return refusal(failure.problem, `the Corefile does not parse: ${failure.message}; fix its syntax first`);
+}
