@@ -59,10 +59,11 @@ export function pairedSink(first: Sink, second: Sink): Sink {
  * import { foldOutcomes } from "./paired_sink.ts";
  *
  * foldOutcomes({ kind: "unchanged", hosts: 1 }, { kind: "unchanged", hosts: 1 }); // { kind: "unchanged", hosts: 1 }
- * foldOutcomes(
+ * const folded = foldOutcomes(
  *   { kind: "unchanged", hosts: 1 },
  *   { kind: "refused", problem: "end-before-begin", message: "…", scope: "nothing-written" },
- * ).problem; // "node-local-dns-end-before-begin"
+ * );
+ * if (folded.kind === "refused") folded.problem; // "node-local-dns-end-before-begin"
  * ```
  */
 export function foldOutcomes(first: SinkOutcome, second: SinkOutcome): SinkOutcome {
