@@ -267,6 +267,20 @@ The marker id (`--marker-id`): controller.markerId when set; otherwise nothing f
 {{- end -}}
 {{- end -}}
 
+{{/*
+"true" when the controller manages a block in node-local-dns's Corefile (controller.nodeLocalDns.mode=manage),
+else empty; manage in etc-hosts or external-dns mode fails the render, as the controller would refuse to start.
+*/}}
+{{- define "ouroboros.manageNodeLocalDns" -}}
+{{- $mode := include "ouroboros.mode" . -}}
+{{- if eq .Values.controller.nodeLocalDns.mode "manage" -}}
+{{- if not (or (eq $mode "coredns") (eq $mode "coredns-import")) -}}
+{{- fail (printf "controller.nodeLocalDns.mode=manage works in coredns and coredns-import modes only, not in %s mode" $mode) -}}
+{{- end -}}
+true
+{{- end -}}
+{{- end -}}
+
 {{/* The first marker line of this release's block, without indentation. */}}
 {{- define "ouroboros.markerBegin" -}}
 {{- with include "ouroboros.markerId" . -}}
@@ -323,10 +337,14 @@ leader election (the Deployment only) and the dry-run preview.
 - --ingress-hosts={{ .Values.controller.ingressHosts }}
 - --wildcards={{ .Values.controller.wildcards }}
 - --listen-health=:8082
-{{- if or (eq $mode "coredns") (eq $mode "etc-hosts") }}
+{{- $manageNodeLocalDns := include "ouroboros.manageNodeLocalDns" . }}
+{{- if or (eq $mode "coredns") (eq $mode "etc-hosts") $manageNodeLocalDns }}
 {{- with include "ouroboros.markerId" . }}
 - --marker-id={{ . }}
 {{- end }}
+{{- end }}
+{{- if $manageNodeLocalDns }}
+- --node-local-dns=manage
 {{- end }}
 {{- if include "ouroboros.leaderElect" . }}
 {{- $le := .Values.controller.leaderElection }}

@@ -92,7 +92,12 @@ function corednsSettings(
     corednsImport,
     proxyFqdn,
     markers: blockMarkers(values.markerId),
-    nodeLocalDns: { namespace: values.nodeLocalDnsNamespace, configmap: values.nodeLocalDnsConfigmap },
+    nodeLocalDns: {
+      mode: values.nodeLocalDns,
+      namespace: values.nodeLocalDnsNamespace,
+      configmap: values.nodeLocalDnsConfigmap,
+      key: values.nodeLocalDnsKey,
+    },
   };
 }
 

@@ -135,8 +135,9 @@ export const CONTROLLER_OPTIONS = {
       kind: dnsLabel("ID", "an id such as the release name"),
       default: "",
       defaultText: "(empty: the original's markers)",
-      help: "coredns and etc-hosts modes: gives this installation's block its own marker lines, so several " +
-        "releases in one cluster keep separate blocks.",
+      help:
+        "coredns and etc-hosts modes, and the node-local-dns block of --node-local-dns=manage: gives this " +
+        "installation's block its own marker lines, so several releases in one cluster keep separate blocks.",
     },
     etcHosts: {
       flag: "etc-hosts",
@@ -239,19 +240,35 @@ export const CONTROLLER_OPTIONS = {
         "Instance name stamped on the records this release owns (the chart sets the release name); required " +
         "in external-dns mode so two releases never prune each other's records.",
     },
+    nodeLocalDns: {
+      flag: "node-local-dns",
+      kind: oneOf(["warn", "manage"]),
+      default: "warn",
+      help:
+        "coredns and coredns-import modes: what to do about node-local-dns, which answers names outside " +
+        "the cluster domain without CoreDNS's rewrite. warn: warn at start when it is installed. manage: also " +
+        "keep a server block in its Corefile that forwards the hairpinned names to CoreDNS.",
+    },
     nodeLocalDnsNamespace: {
       flag: null,
       env: "OUROBOROS_NODE_LOCAL_DNS_NAMESPACE",
       kind: namespaceName(),
       default: "kube-system",
-      help: "Namespace the node-local-dns start-up probe looks in.",
+      help: "Namespace of the node-local-dns ConfigMap (probed, or edited with --node-local-dns=manage).",
     },
     nodeLocalDnsConfigmap: {
       flag: null,
       env: "OUROBOROS_NODE_LOCAL_DNS_CONFIGMAP",
       kind: text("NAME", "a ConfigMap name"),
       default: "node-local-dns",
-      help: "ConfigMap the node-local-dns start-up probe looks for.",
+      help: "Name of the node-local-dns ConfigMap (probed, or edited with --node-local-dns=manage).",
+    },
+    nodeLocalDnsKey: {
+      flag: null,
+      env: "OUROBOROS_NODE_LOCAL_DNS_KEY",
+      kind: text("KEY", "a ConfigMap data key"),
+      default: "Corefile",
+      help: "Data key of the node-local-dns ConfigMap holding its Corefile (--node-local-dns=manage).",
     },
     ...electionOptionRows({
       elect: "false",

@@ -249,6 +249,28 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
     );
   }
 
+  if (values.nodeLocalDns === "manage") {
+    if (mode !== "coredns" && mode !== "coredns-import") {
+      problems.push(
+        `--node-local-dns=manage works in coredns and coredns-import modes only, not in ${mode} mode ` +
+          "(it sends the hairpinned names from node-local-dns to CoreDNS's rewrite rules)",
+      );
+    } else {
+      if (values.nodeLocalDnsConfigmap === "" || !isDnsSubdomain(values.nodeLocalDnsConfigmap)) {
+        problems.push(
+          `--node-local-dns=manage: OUROBOROS_NODE_LOCAL_DNS_CONFIGMAP="${values.nodeLocalDnsConfigmap}" ` +
+            "must be a ConfigMap name",
+        );
+      }
+      if (!CONFIGMAP_KEY.test(values.nodeLocalDnsKey)) {
+        problems.push(
+          `--node-local-dns=manage: OUROBOROS_NODE_LOCAL_DNS_KEY="${values.nodeLocalDnsKey}" must be a ` +
+            "ConfigMap data key (letters, digits, '-', '_', '.')",
+        );
+      }
+    }
+  }
+
   if (mode === "etc-hosts") {
     if (values.etcHosts === "") {
       problems.push("etc-hosts mode: --etc-hosts must name the hosts file to manage");

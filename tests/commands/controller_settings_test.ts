@@ -86,6 +86,28 @@ Deno.test("the controller's cross-field rules each name what to set", async (t) 
       expect: [/--proxy-fqdn="proxy.ns.svc.cluster.local" must be a fully qualified name ending with a dot/],
     },
     {
+      name: "node-local-dns manage outside the CoreDNS modes",
+      argv: [
+        "--mode=external-dns",
+        "--node-local-dns=manage",
+        "--external-dns-proxy-ip=10.0.0.1",
+        "--external-dns-namespace=dns",
+      ],
+      env: { OUROBOROS_INSTANCE: "edge" },
+      expect: [
+        /--node-local-dns=manage works in coredns and coredns-import modes only, not in external-dns mode/,
+      ],
+    },
+    {
+      name: "node-local-dns manage with a bad ConfigMap name and key",
+      argv: ["--proxy-fqdn=p.n.svc.cluster.local.", "--node-local-dns=manage"],
+      env: { OUROBOROS_NODE_LOCAL_DNS_CONFIGMAP: "Bad_Name", OUROBOROS_NODE_LOCAL_DNS_KEY: "a b" },
+      expect: [
+        /OUROBOROS_NODE_LOCAL_DNS_CONFIGMAP="Bad_Name" must be a ConfigMap name/,
+        /OUROBOROS_NODE_LOCAL_DNS_KEY="a b" must be a ConfigMap data key/,
+      ],
+    },
+    {
       name: "gateway-class without gateway-api",
       argv: ["--proxy-fqdn=p.n.svc.cluster.local.", "--gateway-class=eg"],
       expect: [/--gateway-class is set but --gateway-api is off/],

@@ -6,6 +6,10 @@
  * directive that covers our key). The probes' findings are returned as notices; the controller
  * logs them. The probes only read; with `context.dryRun` the sinks stop before every write.
  *
+ * With `--node-local-dns=manage` either mode also owns a server block in the node-local-dns
+ * Corefile (`node_local_dns_sink.ts`): that ConfigMap is watched as a second target, and the
+ * mode's sink is the pair of both (`paired_sink.ts`).
+ *
  * Effects: building a mode registers its watch through the context; the sink and the probes make
  * HTTP requests only when the controller runs them.
  *
@@ -14,10 +18,13 @@
 
 import { CONFIG_MAP } from "../../resources/config_map.ts";
 import type { BlockMarkers } from "../markers.ts";
-import type { Mode, ModeContext } from "../sink.ts";
+import type { Mode, ModeContext, Sink } from "../sink.ts";
 import { CorednsImportSink } from "./coredns_import_sink.ts";
 import { CorednsSink } from "./coredns_sink.ts";
+import { nodeLocalDnsMarkers } from "./corefile/node_local_dns_markers.ts";
 import type { CorefileLocation } from "./corefile_location.ts";
+import { nodeLocalDnsSink } from "./node_local_dns_sink.ts";
+import { pairedSink } from "./paired_sink.ts";
 import { runStartupProbes, type StartupProbeOptions } from "./startup_probes.ts";
 
 /** What both CoreDNS modes are built from. */
@@ -30,8 +37,36 @@ export interface CorednsModeSettings {
   readonly proxyFqdn: string;
   /** The release's markers (`--marker-id`), coredns mode. */
   readonly markers: BlockMarkers;
-  /** The node-local-dns ConfigMap the start-up probe looks for. */
-  readonly nodeLocalDns: { readonly namespace: string; readonly configmap: string };
+  /**
+   * The node-local-dns ConfigMap: the start-up probe looks for it (`warn`), or the mode also owns
+   * a block in its `key` (`manage`).
+   */
+  readonly nodeLocalDns: NodeLocalDnsSettings;
+}
+
+/** `--node-local-dns` and where the node-local-dns Corefile is. */
+export interface NodeLocalDnsSettings extends CorefileLocation {
+  /** `warn`: probe and warn (the default); `manage`: own a block in it. */
+  readonly mode: "warn" | "manage";
+}
+
+/** The mode's sink, paired with the node-local-dns sink under `--node-local-dns=manage`. */
+function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: ModeContext): Sink {
+  const nodeLocal = settings.nodeLocalDns;
+  if (nodeLocal.mode !== "manage") return sink;
+  watchTarget(context, nodeLocal);
+  const { namespace, configmap, key } = nodeLocal;
+  return pairedSink(
+    sink,
+    nodeLocalDnsSink({
+      client: context.client,
+      target: { namespace, configmap, key },
+      proxyFqdn: settings.proxyFqdn,
+      recorder: context.recorder,
+      markers: nodeLocalDnsMarkers(settings.markers.id),
+      dryRun: context.dryRun ?? false,
+    }),
+  );
 }
 
 function watchTarget(context: ModeContext, target: CorefileLocation): void {
@@ -52,17 +87,25 @@ export function corednsMode(settings: CorednsModeSettings, context: ModeContext)
   const target = settings.coredns;
   watchTarget(context, target);
   return {
-    sink: new CorednsSink({
-      client: context.client,
-      target,
-      proxyFqdn: settings.proxyFqdn,
-      recorder: context.recorder,
-      markers: settings.markers,
-      dryRun: context.dryRun ?? false,
-    }),
+    sink: withNodeLocalDns(
+      new CorednsSink({
+        client: context.client,
+        target,
+        proxyFqdn: settings.proxyFqdn,
+        recorder: context.recorder,
+        markers: settings.markers,
+        dryRun: context.dryRun ?? false,
+      }),
+      settings,
+      context,
+    ),
     probe: probes(settings, context, "coredns"),
     wildcards: true,
-    details: { proxyFqdn: settings.proxyFqdn, markerId: settings.markers.id || "(none)" },
+    details: {
+      proxyFqdn: settings.proxyFqdn,
+      markerId: settings.markers.id || "(none)",
+      nodeLocalDns: settings.nodeLocalDns.mode,
+    },
   };
 }
 
@@ -71,15 +114,19 @@ export function corednsImportMode(settings: CorednsModeSettings, context: ModeCo
   const target = settings.corednsImport;
   watchTarget(context, target);
   return {
-    sink: new CorednsImportSink({
-      client: context.client,
-      target,
-      proxyFqdn: settings.proxyFqdn,
-      recorder: context.recorder,
-      dryRun: context.dryRun ?? false,
-    }),
+    sink: withNodeLocalDns(
+      new CorednsImportSink({
+        client: context.client,
+        target,
+        proxyFqdn: settings.proxyFqdn,
+        recorder: context.recorder,
+        dryRun: context.dryRun ?? false,
+      }),
+      settings,
+      context,
+    ),
     probe: probes(settings, context, "coredns-import"),
     wildcards: true,
-    details: { proxyFqdn: settings.proxyFqdn },
+    details: { proxyFqdn: settings.proxyFqdn, nodeLocalDns: settings.nodeLocalDns.mode },
   };
 }

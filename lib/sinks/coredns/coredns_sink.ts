@@ -32,9 +32,10 @@
  * - Every write carries the unified diff of the whole Corefile. With `dryRun` the pass stops right
  *   before the patch and answers `previewed` with that diff; it records no Event, and remembers no
  *   write, so the revert guard never sees a dry run's "write" undone (nor warns about reload).
- * - What is worth saying (the WARNs above, DEBUG lines about conflicts and reverts) goes out as
- *   notices on the outcome; the sink never logs. It still decides when to say something: the
- *   once-per-resourceVersion and once-per-fight suppression lives here.
+ * - What is worth saying goes out as notices on the outcome; the sink never logs. It still decides
+ *   when: the once-per-resourceVersion and once-per-fight suppression lives here.
+ * - The same sink edits node-local-dns's Corefile (`--node-local-dns=manage`) with another pure
+ *   edit (`edit`) and other words (`wording`).
  *
  * Effects: HTTP through the injected client; time and randomness injected.
  *
@@ -51,8 +52,9 @@ import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
 import type { Notice, Sink, SinkOutcome } from "../sink.ts";
 import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_data_bytes.ts";
 import { recordWarning, refuseWithWarning, type WarningTarget } from "./configmap_warning.ts";
-import { applyCorefileBlock } from "./corefile/apply_corefile_block.ts";
+import { applyCorefileBlock, type CorefileEdit } from "./corefile/apply_corefile_block.ts";
 import { isMarkerProblem } from "./corefile/corefile_refusal.ts";
+import { COREDNS_WORDING, type CorefileSinkWording } from "./corefile_sink_wording.ts";
 import type { ConfigMapApi, CorefileLocation } from "./corefile_location.ts";
 import { RevertGuard, type RevertGuardOptions } from "./revert_guard.ts";
 import { transientFailure } from "./transient_failure.ts";
@@ -81,7 +83,17 @@ export interface CorednsSinkOptions {
   readonly revertGuard?: RevertGuardOptions;
   /** `--dry-run`: stop right before the patch and answer `previewed`; record no Event. @default false */
   readonly dryRun?: boolean;
+  /** The pure edit (`--node-local-dns=manage`: its own block); default: coredns mode's block. */
+  readonly edit?: CorefileEditFn;
+  /** The words of the messages. @default COREDNS_WORDING */
+  readonly wording?: CorefileSinkWording;
 }
+
+/** One pass's pure edit: the Corefile as read and the desired hosts in, the decision out. */
+export type CorefileEditFn = (
+  corefile: string,
+  hosts: readonly string[],
+) => CorefileEdit & { readonly notices?: readonly Notice[] };
 
 /** Event reasons this sink records. */
 export const COREFILE_EVENT_REASONS = {
@@ -141,8 +153,6 @@ export class CorednsSink implements Sink {
   readonly #client: ConfigMapApi;
   readonly #target: CorefileLocation;
   readonly #where: string;
-  readonly #fqdn: string;
-  readonly #markers: BlockMarkers;
   readonly #recorder: Pick<EventRecorder, "record"> | undefined;
   readonly #clock: Clock;
   readonly #random: () => number;
@@ -150,6 +160,8 @@ export class CorednsSink implements Sink {
   readonly #pauseMs: number;
   readonly #guard: RevertGuard;
   readonly #dryRun: boolean;
+  readonly #edit: CorefileEditFn;
+  readonly #words: CorefileSinkWording;
   #lastWrite: LastWrite | undefined;
   #reloadWarnedAt: string | undefined;
 
@@ -158,9 +170,12 @@ export class CorednsSink implements Sink {
     this.#client = options.client;
     this.#target = options.target;
     this.#where = `${options.target.namespace}/${options.target.configmap}`;
-    this.description = `coredns ${this.#where}[${options.target.key}]`;
-    this.#fqdn = options.proxyFqdn;
-    this.#markers = options.markers ?? DEFAULT_MARKERS;
+    this.#words = options.wording ?? COREDNS_WORDING;
+    this.description = `${this.#words.name} ${this.#where}[${options.target.key}]`;
+    const fqdn = options.proxyFqdn;
+    const markers = options.markers ?? DEFAULT_MARKERS;
+    this.#edit = options.edit ??
+      ((corefile, hosts) => applyCorefileBlock(corefile, { hosts, fqdn, markers }));
     // An Event is a write too: a dry run records none.
     this.#recorder = options.dryRun ? undefined : options.recorder;
     this.#clock = options.clock ?? systemClock;
@@ -217,12 +232,13 @@ export class CorednsSink implements Sink {
           reason: COREFILE_EVENT_REASONS.keyMissing,
           message:
             `ConfigMap ${this.#where} has no ${JSON.stringify(key)} key, so there is no Corefile to edit; ` +
-            "set --coredns-key to the key that holds the Corefile",
+            `set ${this.#words.keyFlag} to the key that holds the Corefile`,
         }),
       );
     }
 
-    const edit = applyCorefileBlock(corefile, { hosts, fqdn: this.#fqdn, markers: this.#markers });
+    const edit = this.#edit(corefile, hosts);
+    pass.notices.push(...(edit.notices ?? []));
     if (edit.kind === "unchanged") return done({ kind: "unchanged", hosts: hosts.length });
     if (edit.kind === "refused") {
       const reason = isMarkerProblem(edit.problem)
@@ -273,7 +289,7 @@ export class CorednsSink implements Sink {
         level: "warn",
         message:
           "the Corefile has no 'reload' plugin: the ouroboros block is written, but CoreDNS applies it " +
-          "only after its pods restart; add 'reload' to the .:53 server block",
+          `only after its pods restart; add 'reload' to ${this.#words.reloadWhere}`,
         properties: { namespace: this.#target.namespace, configmap: this.#target.configmap },
       });
     }
@@ -304,7 +320,7 @@ export class CorednsSink implements Sink {
         problem: "reverted",
         message: `another writer keeps replacing the ouroboros block in ConfigMap ${this.#where} ` +
           `(${gate.reverts} times recently); not rewriting it for another ${seconds(gate.waitMs)}. ` +
-          "Switch to coredns-import mode, or make the tool that owns the Corefile leave the ouroboros block alone",
+          this.#words.revertRemedy,
       };
     }
     if (configMap.immutable) {
@@ -321,7 +337,7 @@ export class CorednsSink implements Sink {
         problem: "too-large",
         reason: COREFILE_EVENT_REASONS.tooLarge,
         message:
-          `writing ${pass.hosts.length} rewrite rules would make ConfigMap ${this.#where} hold ${bytes} bytes of data, ` +
+          `writing ${pass.hosts.length} ${this.#words.units} would make ConfigMap ${this.#where} hold ${bytes} bytes of data, ` +
           `over the ${CONFIGMAP_DATA_LIMIT}-byte limit; nothing written, the previous Corefile stays. ` +
           "Narrow the hostnames (--ingress-class, --gateway-class) or use another mode",
       });
@@ -335,7 +351,7 @@ export class CorednsSink implements Sink {
       scope: "nothing-written",
       problem: "configmap-missing",
       message: `ConfigMap ${this.#where} does not exist, so there is no Corefile to edit; ` +
-        "check --coredns-namespace and --coredns-configmap (ouroboros never creates it)",
+        `check ${this.#words.whereFlags} (ouroboros never creates it)`,
     };
   }
 
@@ -352,8 +368,7 @@ export class CorednsSink implements Sink {
     const message = `another writer reverted the ouroboros block in ConfigMap ${this.#where} ` +
       `${verdict.reverts} times within ${minutes(windowMs)} (a GitOps tool owning the Corefile?); ` +
       `ouroboros now waits ${seconds(verdict.holdOffMs)}, doubling up to ${minutes(maxHoldOffMs)}, ` +
-      "between rewrites. Switch to coredns-import mode " +
-      "(ouroboros then owns one key of a separate ConfigMap), or exclude the Corefile key from the other tool";
+      `between rewrites. ${this.#words.revertRemedy}`;
     pass.notices.push({
       level: "warn",
       message,

@@ -8,7 +8,9 @@
  * - node-local-dns: if its ConfigMap (`kube-system/node-local-dns` by default,
  *   `OUROBOROS_NODE_LOCAL_DNS_NAMESPACE`/`_CONFIGMAP`) exists, pods that query the node-local
  *   cache get answers for outside names from upstream without passing CoreDNS's rewrite rules:
- *   WARN with the ways out. Absent (404): nothing to say, silent.
+ *   WARN with the ways out. Absent (404): nothing to say, silent. With `--node-local-dns=manage`
+ *   the controller edits that Corefile itself: present is DEBUG, absent is the WARN (nothing to
+ *   manage: the variables name another ConfigMap, or node-local-dns is not installed).
  * - reload: reads the CoreDNS ConfigMap (the `--coredns-*` coordinates, also in coredns-import
  *   mode). Without the `reload` plugin, CoreDNS applies our changes only after its pods restart:
  *   WARN. A ConfigMap without the key: DEBUG, nothing to check. A missing ConfigMap: silent (in
@@ -44,8 +46,12 @@ export interface StartupProbeOptions {
   readonly coredns: CorefileLocation;
   /** The import ConfigMap and our key; only its key is used (coredns-import mode). */
   readonly corednsImport: CorefileLocation;
-  /** The node-local-dns ConfigMap. */
-  readonly nodeLocalDns: { readonly namespace: string; readonly configmap: string };
+  /** The node-local-dns ConfigMap, and `--node-local-dns` (absent: `warn`). */
+  readonly nodeLocalDns: {
+    readonly namespace: string;
+    readonly configmap: string;
+    readonly mode?: "warn" | "manage";
+  };
   /** One deadline for all probes. @default 5_000 */
   readonly timeoutMs?: number;
   /** Ends the probes early and quietly. */
@@ -145,8 +151,18 @@ function reportNodeLocalDns(
   notices: Notice[],
 ): StartupProbeReport["nodeLocalDns"] {
   const where = `${options.nodeLocalDns.namespace}/${options.nodeLocalDns.configmap}`;
+  const manage = options.nodeLocalDns.mode === "manage";
   switch (read.kind) {
     case "absent":
+      if (manage) {
+        notices.push({
+          level: "warn",
+          message: "--node-local-dns=manage, but the node-local-dns ConfigMap does not exist, so there is " +
+            "nothing to manage; set OUROBOROS_NODE_LOCAL_DNS_NAMESPACE/_CONFIGMAP to where it is, or use " +
+            "--node-local-dns=warn",
+          properties: { nodeLocalDnsConfigMap: where, mode: options.mode },
+        });
+      }
       return "absent";
     case "failed":
       notices.push({
@@ -158,13 +174,22 @@ function reportNodeLocalDns(
       });
       return "unknown";
     case "found":
+      if (manage) {
+        notices.push({
+          level: "debug",
+          message: "node-local-dns is installed and managed: ouroboros keeps a server block for the " +
+            "hairpinned names in its Corefile, forwarding them to CoreDNS",
+          properties: { nodeLocalDnsConfigMap: where, mode: options.mode },
+        });
+        return "present";
+      }
       notices.push({
         level: "warn",
         message:
           "node-local-dns is installed: pods that resolve through it get names outside the cluster domain " +
           "straight from upstream, without CoreDNS's rewrite rules, so hairpinned hostnames still resolve " +
-          `to the public address for them. Use external-dns mode, or add the same rewrite rules to the ` +
-          "node-local-dns Corefile by hand",
+          `to the public address for them. Use --node-local-dns=manage (ouroboros then forwards them from ` +
+          "node-local-dns to CoreDNS), or external-dns mode",
         properties: { nodeLocalDnsConfigMap: where, mode: options.mode },
       });
       return "present";

@@ -17,6 +17,7 @@ import { DEFAULT_MARKERS } from "../../../lib/sinks/markers.ts";
 import type { ModeContext, Notice } from "../../../lib/sinks/sink.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { KUBEADM } from "./fixtures/corefiles.ts";
+import { NODE_LOCAL_INSTALLED } from "./fixtures/node_local_dns_corefiles.ts";
 import { FQDN } from "./support.ts";
 
 const SETTINGS: CorednsModeSettings = {
@@ -24,7 +25,7 @@ const SETTINGS: CorednsModeSettings = {
   corednsImport: { namespace: "kube-system", configmap: "coredns-custom", key: "ouroboros.override" },
   proxyFqdn: FQDN,
   markers: DEFAULT_MARKERS,
-  nodeLocalDns: { namespace: "kube-system", configmap: "node-local-dns" },
+  nodeLocalDns: { mode: "warn", namespace: "kube-system", configmap: "node-local-dns", key: "Corefile" },
 };
 
 interface Harness extends AsyncDisposable {
@@ -77,7 +78,7 @@ Deno.test("corednsMode() watches the Corefile's ConfigMap and returns what the p
   const mode = corednsMode(SETTINGS, h.context);
   assert.deepEqual(h.watched, ["kube-system/coredns target"]);
   assert.equal(mode.sink.description, "coredns kube-system/coredns[Corefile]");
-  assert.deepEqual(mode.details, { proxyFqdn: FQDN, markerId: "(none)" });
+  assert.deepEqual(mode.details, { proxyFqdn: FQDN, markerId: "(none)", nodeLocalDns: "warn" });
   assert.equal(mode.wildcards, true, "its sink writes wildcards' regex rules");
   assert.ok(mode.probe !== undefined);
   assert.deepEqual(summary(await mode.probe(new AbortController().signal)), [
@@ -91,7 +92,7 @@ Deno.test("corednsImportMode() watches the import ConfigMap and also reports a m
   const mode = corednsImportMode(SETTINGS, h.context);
   assert.deepEqual(h.watched, ["kube-system/coredns-custom target"]);
   assert.equal(mode.sink.description, "coredns-import kube-system/coredns-custom[ouroboros.override]");
-  assert.deepEqual(mode.details, { proxyFqdn: FQDN });
+  assert.deepEqual(mode.details, { proxyFqdn: FQDN, nodeLocalDns: "warn" });
   assert.equal(mode.wildcards, true, "its sink writes wildcards' regex rules");
   assert.ok(mode.probe !== undefined);
   const notices = await mode.probe(new AbortController().signal);
@@ -106,4 +107,39 @@ Deno.test("corednsImportMode() watches the import ConfigMap and also reports a m
     importConfigMap: "kube-system/coredns-custom",
     key: "ouroboros.override",
   });
+});
+
+Deno.test("--node-local-dns=manage: both modes watch the node-local-dns ConfigMap too and write both Corefiles", async (t) => {
+  for (const [name, build] of [["coredns", corednsMode], ["coredns-import", corednsImportMode]] as const) {
+    await t.step(name, async () => {
+      await using h = await harness();
+      const stored = h.server.get("v1", "ConfigMap", "kube-system", "node-local-dns");
+      assert.ok(stored !== undefined);
+      h.server.update({ ...stored, data: { Corefile: NODE_LOCAL_INSTALLED } });
+      const settings = { ...SETTINGS, nodeLocalDns: { ...SETTINGS.nodeLocalDns, mode: "manage" as const } };
+      const mode = build(settings, h.context);
+      assert.equal(h.watched.length, 2);
+      assert.equal(h.watched[1], "kube-system/node-local-dns target");
+      assert.match(mode.sink.description, / \+ node-local-dns kube-system\/node-local-dns\[Corefile\]$/);
+      assert.equal(mode.details.nodeLocalDns, "manage");
+      assert.ok(mode.probe !== undefined);
+      const notices = summary(await mode.probe(new AbortController().signal));
+      assert.ok(
+        !notices.some((line) => line.startsWith("warn: node-local-dns is installed")),
+        notices.join("\n"),
+      );
+      const outcome = await mode.sink.reconcile(["shop.example.com"], new AbortController().signal);
+      if (name === "coredns") assert.equal(outcome.kind, "written");
+      else {
+        // The harness has no import ConfigMap: that half is refused, the node-local-dns half written.
+        assert.ok(outcome.kind === "refused", outcome.kind);
+        assert.equal(outcome.scope, "some-hosts");
+      }
+      const corefile = h.server.get("v1", "ConfigMap", "kube-system", "node-local-dns")?.data as Record<
+        string,
+        string
+      >;
+      assert.match(corefile.Corefile ?? "", /^shop\.example\.com:53 \{$/m);
+    });
+  }
 });

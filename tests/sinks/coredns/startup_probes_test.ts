@@ -83,7 +83,7 @@ Deno.test("node-local-dns installed: one WARN naming the ConfigMap and the ways 
   assert.equal(warns.length, 1);
   assert.match(warns[0]!.message, /node-local-dns is installed/);
   assert.match(warns[0]!.message, /external-dns mode/);
-  assert.match(warns[0]!.message, /node-local-dns Corefile/);
+  assert.match(warns[0]!.message, /--node-local-dns=manage/);
   assert.equal(warns[0]!.properties?.nodeLocalDnsConfigMap, "kube-system/node-local-dns");
 });
 
@@ -217,4 +217,23 @@ Deno.test("an aborted start-up ends the probes quietly", async () => {
     importDirective: "unknown",
   });
   assert.deepEqual(notices, []);
+});
+
+Deno.test("--node-local-dns=manage: installed is DEBUG, missing is the one WARN", async () => {
+  const manage = { ...OPTIONS, nodeLocalDns: { ...OPTIONS.nodeLocalDns, mode: "manage" as const } };
+  {
+    await using c = await cluster({ corefile: KUBEADM, nodeLocalDns: true });
+    const { notices } = await runStartupProbes(c.client, { ...manage, signal: new AbortController().signal });
+    assert.equal(loud(notices).length, 0);
+    assert.match(at(notices, "debug")[0]!.message, /installed and managed/);
+  }
+  {
+    await using c = await cluster({ corefile: KUBEADM });
+    const { notices } = await runStartupProbes(c.client, { ...manage, signal: new AbortController().signal });
+    assert.equal(at(notices, "warn").length, 1);
+    assert.match(
+      at(notices, "warn")[0]!.message,
+      /--node-local-dns=manage, but the node-local-dns ConfigMap does not exist/,
+    );
+  }
 });

@@ -17,7 +17,7 @@
 
 import { type BlockMarkers, DEFAULT_MARKERS } from "../../markers.ts";
 import { splitLines, type TextLine } from "../../text_lines.ts";
-import { type CorefileRefusal, refusal } from "./corefile_refusal.ts";
+import { type CorefileRefusal, refusal, unparsable } from "./corefile_refusal.ts";
 import { findOwnBlock, type OwnBlock } from "./find_own_block.ts";
 import { type MarkerScan, scanMarkers } from "./scan_markers.ts";
 import { findRootBlock, type ServerBlock, serverBlocks } from "./server_blocks.ts";
@@ -112,12 +112,7 @@ function analyze(
     text,
     own === undefined ? undefined : { start: own.skipStart, end: own.skipEnd, lines: own.skipLines },
   );
-  if (!tokenized.ok) {
-    return refusal(
-      tokenized.problem,
-      `the Corefile does not parse: ${tokenized.message}; fix its syntax first`,
-    );
-  }
+  if (!tokenized.ok) return unparsable(tokenized);
   const { tokens, comments } = tokenized;
   const blocks = serverBlocks(tokens);
   const root = findRootBlock(blocks);

@@ -42,6 +42,10 @@ export type CorefileProblem =
   /** The root block's `}` follows other text on its line (CoreDNS rejects that form too). */
   | "closing-brace-shares-line"
   | MarkerProblem
+  /** node-local-dns: no server block serves the cluster domain (there is no upstream to copy). */
+  | "no-cluster-dns-block"
+  /** node-local-dns: the cluster-domain block has no plain `forward . <address>` line. */
+  | "no-cluster-forward"
   /** The edit did not pass the before/after comparison; a bug in the editor, never written. */
   | "self-check-failed";
 
@@ -87,4 +91,21 @@ export function isMarkerProblem(problem: CorefileProblem): problem is MarkerProb
  */
 export function refusal(problem: CorefileProblem, message: string): CorefileRefusal {
   return { kind: "refused", problem, message, scope: "nothing-written" };
+}
+
+/**
+ * The refusal for a Corefile the tokenizer rejected, worded once for both editors.
+ *
+ * @example
+ * ```ts
+ * import { unparsable } from "./corefile_refusal.ts";
+ *
+ * unparsable({ problem: "unclosed-brace", message: "line 1: '{' is never closed" }).message;
+ * // "the Corefile does not parse: line 1: '{' is never closed; fix its syntax first"
+ * ```
+ */
+export function unparsable(
+  failure: { readonly problem: TokenizeProblemCode; readonly message: string },
+): CorefileRefusal {
+  return refusal(failure.problem, `the Corefile does not parse: ${failure.message}; fix its syntax first`);
 }

@@ -1,0 +1,110 @@
+/**
+ * Two sinks answering as one: a CoreDNS mode's own sink and, with `--node-local-dns=manage`, the
+ * node-local-dns sink. The controller runs one sink per mode, so the pair reconciles both, every
+ * pass, with the same hosts (one's refusal never holds the other back: a node-local-dns block
+ * without CoreDNS's rewrite only adds a hop, and CoreDNS's rewrite helps the pods that bypass
+ * node-local-dns either way) and folds the two outcomes into one:
+ *
+ * - either `failed`: `failed` (the controller backs off and retries both; a retry of the one that
+ *   succeeded is a no-op), messages joined;
+ * - else either `refused`: `refused` with that problem (the node-local-dns one prefixed
+ *   `node-local-dns-`, so the refusal metric tells them apart). Its scope stays when the other
+ *   also wrote nothing, and becomes `some-hosts` when the other wrote (the loop then counts the
+ *   pass as working, and says part was held back); the other's write is told in an INFO notice
+ *   with its diff;
+ * - else `written`/`previewed` when either changed, counts of the first, diffs concatenated;
+ *   `unchanged` when neither did.
+ *
+ * Notices of both are kept, the first's first.
+ *
+ * Effects: none of its own; the sinks do the I/O.
+ *
+ * @module
+ */
+
+import type { Notice, ReconcileContext, Sink, SinkOutcome } from "../sink.ts";
+
+type Refused = Extract<SinkOutcome, { kind: "refused" }>;
+
+/**
+ * The pair of `first` (the mode's sink) and `second` (the node-local-dns sink).
+ *
+ * @example
+ * ```ts
+ * import type { Sink } from "../sink.ts";
+ * import { pairedSink } from "./paired_sink.ts";
+ *
+ * declare const corefile: Sink;
+ * declare const nodeLocalDns: Sink;
+ * const sink = pairedSink(corefile, nodeLocalDns);
+ * // sink.description: "<corefile's> + <node-local-dns's>"
+ * ```
+ */
+export function pairedSink(first: Sink, second: Sink): Sink {
+  return {
+    description: `${first.description} + ${second.description}`,
+    async reconcile(hosts: readonly string[], signal: AbortSignal, context?: ReconcileContext) {
+      const a = await first.reconcile(hosts, signal, context);
+      const b = await second.reconcile(hosts, signal, context);
+      return foldOutcomes(a, b);
+    },
+  };
+}
+
+/**
+ * One outcome for two, as the module doc says.
+ *
+ * @example
+ * ```ts
+ * import { foldOutcomes } from "./paired_sink.ts";
+ *
+ * foldOutcomes({ kind: "unchanged", hosts: 1 }, { kind: "unchanged", hosts: 1 }); // { kind: "unchanged", hosts: 1 }
+ * const folded = foldOutcomes(
+ *   { kind: "unchanged", hosts: 1 },
+ *   { kind: "refused", problem: "end-before-begin", message: "…", scope: "nothing-written" },
+ * );
+ * if (folded.kind === "refused") folded.problem; // "node-local-dns-end-before-begin"
+ * ```
+ */
+export function foldOutcomes(first: SinkOutcome, second: SinkOutcome): SinkOutcome {
+  const notices = [...(first.notices ?? []), ...(second.notices ?? [])];
+  const out = (outcome: SinkOutcome, extra: readonly Notice[] = []): SinkOutcome => {
+    const all = [...notices, ...extra];
+    return all.length === 0 ? outcome : { ...outcome, notices: all };
+  };
+  if (first.kind === "failed" || second.kind === "failed") {
+    const failed = [first, second].filter((o) => o.kind === "failed");
+    const message = failed.map((o) => o.kind === "failed" ? o.message : "").join("; ");
+    const cause = failed[0]?.kind === "failed" ? failed[0].cause : undefined;
+    return out({ kind: "failed", message, ...(cause === undefined ? {} : { cause }) });
+  }
+  if (first.kind === "refused" || second.kind === "refused") {
+    const refusal: Refused = first.kind === "refused"
+      ? first
+      : { ...(second as Refused), problem: `node-local-dns-${(second as Refused).problem}` };
+    const other = first.kind === "refused" ? second : first;
+    const wrote = other.kind === "written" || other.kind === "previewed";
+    const extra: Notice[] = wrote
+      ? [{
+        level: "info",
+        message: other.kind === "written"
+          ? "the other Corefile was written"
+          : "the other Corefile would be written (dry run)",
+        properties: { added: other.added, removed: other.removed, diff: other.diff },
+      }]
+      : [];
+    const scope = wrote && refusal.scope === "nothing-written" ? "some-hosts" : refusal.scope;
+    const { kind, problem, message } = refusal;
+    return out({ kind, problem, message, scope }, extra);
+  }
+  const changed = [first, second].filter((o) => o.kind === "written" || o.kind === "previewed");
+  const lead = changed[0];
+  if (lead === undefined) return out({ kind: "unchanged", hosts: first.hosts });
+  const diff = changed.map((o) => "diff" in o ? o.diff ?? "" : "").join("");
+  const counts = first.kind === "written" || first.kind === "previewed" ? first : lead;
+  if (lead.kind === "previewed") {
+    return out({ kind: "previewed", hosts: first.hosts, added: counts.added, removed: counts.removed, diff });
+  }
+  if (lead.kind !== "written") return out(lead);
+  return out({ kind: "written", hosts: first.hosts, added: counts.added, removed: counts.removed, diff });
+}

@@ -1,0 +1,168 @@
+/**
+ * The chart's `controller.nodeLocalDns` values: off by default (today's warning, no access to the
+ * node-local-dns ConfigMap); with `mode=manage` in the CoreDNS modes the controller gets the flag,
+ * the ConfigMap's coordinates, a Role on that one ConfigMap, and a pre-delete hook that removes
+ * this release's block with `coredns-cleanup.sh` (run here for real against the fake API server,
+ * on a Corefile the controller's own editor wrote). `manage` in the other modes fails the render,
+ * as the binary would refuse to start.
+ */
+
+import assert from "node:assert/strict";
+import { parseOptions } from "../../lib/cli/options.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
+import { applyNodeLocalDnsBlock } from "../../lib/sinks/coredns/corefile/apply_node_local_dns_block.ts";
+import { nodeLocalDnsMarkers } from "../../lib/sinks/coredns/corefile/node_local_dns_markers.ts";
+import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
+import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { NODE_LOCAL_INSTALLED, PROXY } from "../sinks/coredns/fixtures/node_local_dns_corefiles.ts";
+import { hookSandbox, ignoreShell, SHELLS, writes } from "./hook_support.ts";
+import {
+  container,
+  envOf,
+  find,
+  type K8sObject,
+  rbacMatrix,
+  renderFails,
+  renderOk,
+  rules,
+} from "./support.ts";
+
+const helm4 = await installHelm4();
+const ignore = skipWithoutHelm("chart node-local-dns tests", helm4);
+const helm = (): Helm => requireHelm(helm4);
+const MANAGE = "controller.nodeLocalDns.mode=manage";
+
+function controller(objects: readonly K8sObject[], name = "ouroboros") {
+  return container(find(objects, "Deployment", name), "controller");
+}
+
+Deno.test({
+  name: "default: no flag, no variables, no Role or hook for node-local-dns",
+  ignore,
+  fn: async () => {
+    const objects = await renderOk(helm());
+    assert.ok(!(controller(objects).args ?? []).some((arg) => arg.startsWith("--node-local-dns")));
+    assert.ok(
+      !Object.keys(envOf(controller(objects))).some((name) => name.startsWith("OUROBOROS_NODE_LOCAL")),
+    );
+    assert.ok(!objects.some((object) => object.metadata.name.includes("node-local-dns")));
+  },
+});
+
+Deno.test({
+  name:
+    "manage in both CoreDNS modes: the flag and coordinates parse as the binary reads them, one Role by name",
+  ignore,
+  fn: async () => {
+    for (const mode of ["coredns", "coredns-import"]) {
+      const objects = await renderOk(helm(), {
+        release: "edge",
+        set: [`controller.mode=${mode}`, MANAGE, "controller.nodeLocalDns.configmap=nodelocaldns"],
+      });
+      const c = controller(objects, "edge-ouroboros");
+      const env = envOf(c);
+      const [, ...argv] = c.args ?? [];
+      const parsed = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
+      assert.ok(parsed.kind === "ok", JSON.stringify(parsed));
+      assert.equal(parsed.values.nodeLocalDns, "manage");
+      assert.equal(parsed.values.nodeLocalDnsConfigmap, "nodelocaldns");
+      assert.equal(parsed.values.nodeLocalDnsKey, "Corefile");
+      assert.equal(parsed.values.markerId, "edge", `${mode}: the release's markers name the block`);
+      const matrix = rbacMatrix(objects);
+      assert.deepEqual(
+        matrix["Role kube-system/ouroboros:edge-ouroboros-node-local-dns"],
+        rules("core/configmaps/nodelocaldns: get,list,watch,patch"),
+      );
+      assert.deepEqual(
+        matrix["Role kube-system/ouroboros:edge-ouroboros-node-local-dns-cleanup"],
+        rules("core/configmaps/nodelocaldns: get,patch"),
+      );
+      const job = find(objects, "Job", "edge-ouroboros-node-local-dns-cleanup");
+      const jobEnv = envOf(container(job, "cleanup"));
+      assert.equal(jobEnv.TARGET_CONFIGMAP, "nodelocaldns");
+      assert.equal(jobEnv.MARKER_BEGIN, nodeLocalDnsMarkers("edge").begin);
+      assert.equal(jobEnv.MARKER_END, nodeLocalDnsMarkers("edge").end);
+    }
+  },
+});
+
+Deno.test({
+  name: "manage with a dry run reads only and has no hook; cleanupOnUninstall=false drops the hook",
+  ignore,
+  fn: async () => {
+    const dry = rbacMatrix(await renderOk(helm(), { set: [MANAGE, "controller.dryRun=true"] }));
+    assert.deepEqual(
+      dry["Role kube-system/ouroboros:ouroboros-node-local-dns"],
+      rules("core/configmaps/node-local-dns: get,list,watch"),
+    );
+    assert.equal(dry["Role kube-system/ouroboros:ouroboros-node-local-dns-cleanup"], undefined);
+    const kept = await renderOk(helm(), {
+      set: [MANAGE, "controller.nodeLocalDns.cleanupOnUninstall=false"],
+    });
+    assert.ok(
+      !kept.some((object) => object.kind === "Job" && object.metadata.name.includes("node-local-dns")),
+    );
+  },
+});
+
+Deno.test({
+  name:
+    "manage outside the CoreDNS modes fails the render with the reason; a bad mode value fails the schema",
+  ignore,
+  fn: async () => {
+    const hosts = await renderFails(helm(), {
+      set: ["controller.mode=external-dns", "externalDns.proxyIP=10.0.0.5", MANAGE],
+    });
+    assert.match(hosts, /nodeLocalDns.mode=manage works in coredns and coredns-import modes only/);
+    assert.match(await renderFails(helm(), { set: ["controller.nodeLocalDns.mode=fix"] }), /nodeLocalDns/);
+  },
+});
+
+for (const shell of SHELLS) {
+  Deno.test({
+    name:
+      `${shell.name}: the node-local-dns cleanup hook removes this release's block byte for byte, and only it`,
+    ignore: ignoreShell(shell),
+    fn: async () => {
+      const write = (corefile: string, id: string, host: string): string => {
+        const edit = applyNodeLocalDnsBlock(corefile, {
+          hosts: [host],
+          clusterName: PROXY,
+          markers: nodeLocalDnsMarkers(id),
+        });
+        assert.ok(edit.kind === "changed");
+        return edit.corefile;
+      };
+      const otherRelease = write(NODE_LOCAL_INSTALLED, "blue", "blog.example.com");
+      const both = write(otherRelease, "", "shop.example.com");
+      await using server = await startFakeApiServer();
+      server.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "node-local-dns", namespace: "kube-system" },
+        data: { Corefile: both },
+      });
+      await using sandbox = await hookSandbox(shell, server);
+      const result = await sandbox.run("coredns-cleanup.sh", {
+        CONTROLLER_NAMESPACE: "ouroboros",
+        CONTROLLER_DEPLOYMENT: "ouroboros",
+        CONTROLLER_SELECTOR: "app.kubernetes.io/component=controller",
+        QUIESCE_SECONDS: "5",
+        TARGET_NAMESPACE: "kube-system",
+        TARGET_CONFIGMAP: "node-local-dns",
+        TARGET_KEY: "Corefile",
+        MARKER_BEGIN: nodeLocalDnsMarkers().begin,
+        MARKER_END: nodeLocalDnsMarkers().end,
+        ATTEMPTS: "3",
+      });
+      assert.equal(result.code, 0, result.output);
+      const data = server.get("v1", "ConfigMap", "kube-system", "node-local-dns")?.data as Record<
+        string,
+        string
+      >;
+      assert.equal(data.Corefile, otherRelease, "the other release's block and every other byte stay");
+      const path = /^\/api\/v1\/namespaces\/kube-system\/configmaps\/node-local-dns$/;
+      assert.equal(writes(server, path).length, 1);
+    },
+  });
+}
