@@ -237,6 +237,15 @@ async function sanityCheck(world: World): Promise<void> {
   }
 }
 
+/** A warning when other work already loads the machine: every figure here is CPU-bound. */
+async function busyWarning(): Promise<string | undefined> {
+  const load = Number((await readProc("/proc/loadavg")).split(" ")[0]);
+  const cores = navigator.hardwareConcurrency;
+  if (!(load > cores / 2)) return undefined;
+  return `WARNING:     load average ${load} on ${cores} cores before the start: other processes compete for the ` +
+    `CPU, so the figures below are low and noisy (the ratios suffer less, as the rounds interleave)`;
+}
+
 async function environment(): Promise<string[]> {
   const cpuinfo = await readProc("/proc/cpuinfo");
   const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? "unknown";
@@ -270,6 +279,8 @@ async function main(): Promise<void> {
     `ouroboros dns benchmark${settings.quick ? " (--quick smoke run: figures are indicative only)" : ""}`,
   );
   for (const line of await environment()) print(line);
+  const busy = await busyWarning();
+  if (busy !== undefined) print(busy);
   print();
 
   const cleanups: (() => Promise<void>)[] = [];
