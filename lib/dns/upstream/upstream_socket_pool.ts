@@ -42,6 +42,9 @@ import { UpstreamIdMap } from "./upstream_id_map.ts";
  */
 export const UDP_READ_BUFFER_BYTES = 4096;
 
+/** Settled waiters at the front of the deadline queue that make the sweeper drop them. */
+const COMPACT_AFTER = 1_024;
+
 /** An upstream DNS server: an IP address and a port. */
 export interface UpstreamEndpoint {
   readonly host: string;
@@ -229,6 +232,12 @@ export class UpstreamSocketPool {
         this.#head += 1;
         this.#settle(head, { kind: "timeout" });
         continue;
+      }
+      // Under steady load the queue is never empty when the sweeper wakes: drop the settled
+      // front here, or it would hold every waiter sent since the pool was last idle.
+      if (this.#head >= COMPACT_AFTER && this.#head * 2 >= this.#deadlines.length) {
+        this.#deadlines = this.#deadlines.slice(this.#head);
+        this.#head = 0;
       }
       if (!await this.#clock.sleep(wait, this.#stop.signal)) break;
     }
