@@ -204,3 +204,9 @@ export function parseStatusKib(status: string, field: string): number {
   if (match === null || match[1] === undefined) throw new Error(`no ${field} line in /proc/<pid>/status`);
   return Number(match[1]);
 }
+
+/** `items` rotated left by `by` places: the order of the round `by` in an interleaved benchmark. */
+export function rotate<T>(items: readonly T[], by: number): T[] {
+  const shift = by % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}

@@ -58,6 +58,7 @@ import {
   percentile,
   ratio,
   renderTable,
+  rotate,
 } from "./bench_report.ts";
 import { type BenchServer, type BenchZone, startOurs, startUnbound } from "./dns_bench_servers.ts";
 
@@ -125,11 +126,6 @@ function values(load: Load, mode: Mode, metric: Metric, server: ServerName): num
 
 function med(load: Load, mode: Mode, metric: Metric, server: ServerName): number {
   return median(values(load, mode, metric, server));
-}
-
-function rotate<T>(items: readonly T[], by: number): T[] {
-  const shift = by % items.length;
-  return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
 /** The bench's fixed world: the upstream, the query files, the servers. */
