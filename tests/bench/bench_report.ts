@@ -120,3 +120,93 @@ export function renderTable(header: readonly string[], rows: readonly (readonly 
   const rule = widths.map((width) => "-".repeat(width)).join("  ");
   return [line(header), rule, ...rows.map(line)].join("\n");
 }
+
+/** What one dnsperf 2.x run reported. */
+export interface DnsperfResult {
+  readonly sent: number;
+  readonly completed: number;
+  readonly lost: number;
+  readonly queriesPerSecond: number;
+  /** The "Response codes" line's counts, e.g. `{ NOERROR: 1000 }`. */
+  readonly responseCodes: Readonly<Record<string, number>>;
+  /**
+   * With `-v`: every answered query's latency in milliseconds, sorted ascending, then one
+   * `Infinity` per query dnsperf reported as timed out (`> T …`), so a percentile that falls on
+   * lost queries reads as unbounded rather than silently dropping them.
+   */
+  readonly latenciesMs: Float64Array;
+}
+
+/**
+ * Parses dnsperf 2.x output, with or without `-v`. In verbose mode dnsperf prints one line per
+ * query as it completes: `> NOERROR name A 0.000131` (rcode, the query line, latency in
+ * seconds) or `> T name A` for a timeout. Throws when the statistics block is missing, since a
+ * figure of 0 would be worse than a stop.
+ */
+export function parseDnsperf(output: string): DnsperfResult {
+  const count = (label: string): number => {
+    const match = new RegExp(`^\\s+${label}:\\s+([\\d.]+)`, "m").exec(output);
+    if (match === null || match[1] === undefined) {
+      throw new Error(`dnsperf printed no '${label}' line:\n${output.slice(-2000)}`);
+    }
+    return Number(match[1]);
+  };
+  const codes: Record<string, number> = {};
+  const codeLine = /^\s+Response codes:(.*)$/m.exec(output)?.[1] ?? "";
+  for (const match of codeLine.matchAll(/([A-Z]+) (\d+)/g)) codes[match[1] ?? ""] = Number(match[2]);
+  const answered: number[] = [];
+  let timedOut = 0;
+  let start = 0;
+  while (start < output.length) {
+    let end = output.indexOf("\n", start);
+    if (end < 0) end = output.length;
+    if (output.startsWith("> ", start)) {
+      if (output.startsWith("> T ", start)) timedOut++;
+      else answered.push(Number(output.slice(output.lastIndexOf(" ", end) + 1, end)) * 1000);
+    }
+    start = end + 1;
+  }
+  const latencies = new Float64Array(answered.length + timedOut);
+  latencies.set(answered);
+  latencies.subarray(0, answered.length).sort();
+  latencies.fill(Number.POSITIVE_INFINITY, answered.length);
+  return {
+    sent: count("Queries sent"),
+    completed: count("Queries completed"),
+    lost: count("Queries lost"),
+    queriesPerSecond: count("Queries per second"),
+    responseCodes: codes,
+    latenciesMs: latencies,
+  };
+}
+
+/** Nearest-rank percentile (`p` in 0..100] of ascending `sorted`; NaN when empty. */
+export function percentile(sorted: ArrayLike<number>, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1] ?? Number.NaN;
+}
+
+/**
+ * The last "queries forwarded N, queries answered locally M" line dnsmasq logs on SIGUSR1
+ * (cumulative since start), or undefined when it has logged none yet.
+ */
+export function parseDnsmasqCounters(log: string): { forwarded: number; local: number } | undefined {
+  const all = [...log.matchAll(/queries forwarded (\d+), queries answered locally (\d+)/g)];
+  const last = all.at(-1);
+  if (last === undefined) return undefined;
+  return { forwarded: Number(last[1]), local: Number(last[2]) };
+}
+
+/** A `kB` field of `/proc/<pid>/status` in KiB, such as `VmHWM` (peak RSS); throws when absent. */
+export function parseStatusKib(status: string, field: string): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB$`, "m").exec(status);
+  if (match === null || match[1] === undefined) throw new Error(`no ${field} line in /proc/<pid>/status`);
+  return Number(match[1]);
+}
+
+/** `items` rotated left by `by` places: the order of the round `by` in an interleaved benchmark. */
+export function rotate<T>(items: readonly T[], by: number): T[] {
+  const shift = by % items.length;
+  return [...items.slice(shift), ...items.slice(0, shift)];
+}

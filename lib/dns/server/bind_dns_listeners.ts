@@ -14,6 +14,7 @@ import dgram from "node:dgram";
 import { bindDualStack } from "../../daemon/bind_dual_stack.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { formatHostPort, type ListenAddress } from "../../util/listen_address.ts";
+import { UDP_READ_BUFFER_BYTES } from "../upstream/upstream_socket_pool.ts";
 
 /** The two sockets of one DNS port. */
 export interface DnsListeners {
@@ -34,7 +35,12 @@ function isAddressInUse(error: unknown): boolean {
 
 /** Binds a UDP socket; resolves once it listens. */
 function bindUdp(hostname: string, port: number): Promise<dgram.Socket> {
-  const socket = dgram.createSocket({ type: hostname.includes(":") ? "udp6" : "udp4", ipv6Only: false });
+  const socket = dgram.createSocket({
+    type: hostname.includes(":") ? "udp6" : "udp4",
+    ipv6Only: false,
+    // Deno's node:dgram allocates this much per datagram read: see UDP_READ_BUFFER_BYTES.
+    recvBufferSize: UDP_READ_BUFFER_BYTES,
+  });
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
       try {

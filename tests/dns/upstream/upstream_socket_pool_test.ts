@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import dgram from "node:dgram";
-import { UpstreamSocketPool } from "../../../lib/dns/upstream/upstream_socket_pool.ts";
+import { UDP_READ_BUFFER_BYTES, UpstreamSocketPool } from "../../../lib/dns/upstream/upstream_socket_pool.ts";
 import { systemClock } from "../../../lib/util/clock.ts";
 import { answerWith, decodeMessage, encodeQuery, startFakeUpstream } from "../../support/dns_tools.ts";
 import { FakeClock } from "../../support/fake_clock.ts";
@@ -111,6 +111,38 @@ Deno.test("UpstreamSocketPool: the socket moves to a new port after `rotateAfter
     assert.equal(ports[2], ports[3]);
     assert.notEqual(ports[3], ports[4]);
     await waitFor("retired sockets to close", () => pool.openSockets() === 1);
+  } finally {
+    pool.close();
+  }
+});
+
+Deno.test("UpstreamSocketPool: a reply of the largest UDP size arrives whole; the runtime cuts a longer one", async () => {
+  // The second size checks what UDP_READ_BUFFER_BYTES relies on: Deno's node:dgram reads into a
+  // buffer of recvBufferSize (x2 on Linux). Should this fail with the long reply arriving whole
+  // or not at all, the option has gained another meaning (SO_RCVBUF) and must be revisited.
+  const sizes = [UDP_READ_BUFFER_BYTES, 4 * UDP_READ_BUFFER_BYTES];
+  let next = 0;
+  await using upstream = await startFakeUpstream((query) => {
+    const padded = new Uint8Array(sizes[next++] ?? 512);
+    padded.set(answerWith(query, ["192.0.2.1"]));
+    return padded;
+  });
+  const pool = new UpstreamSocketPool(upstream.endpoint, {
+    clock: systemClock,
+    random: prng(6),
+    timeoutMs: 2_000,
+  });
+  try {
+    const lengths: number[] = [];
+    for (const name of ["whole.test", "long.test"]) {
+      const result = await pool.exchange({ build: build(name), accept: () => true });
+      lengths.push(result.kind === "reply" ? result.bytes.length : -1);
+    }
+    assert.equal(lengths[0], UDP_READ_BUFFER_BYTES, "the largest reply an upstream may send");
+    assert.ok(
+      lengths[1]! >= UDP_READ_BUFFER_BYTES && lengths[1]! < sizes[1]!,
+      `a longer datagram is cut to the read size, got ${lengths[1]} bytes`,
+    );
   } finally {
     pool.close();
   }
