@@ -8,7 +8,7 @@
 /** Highest first; folders in one entry are siblings of one floor. */
 export const LAYERS: readonly (readonly string[])[] = [
   ["commands"],
-  ["controller", "dns", "kuberture", "proxy"],
+  ["controller", "dns", "doctor", "kuberture", "proxy"],
   ["sinks"],
   ["election", "hostnames", "reflector"],
   ["kube"],

@@ -1,0 +1,50 @@
+/**
+ * The shape every `ouroboros doctor` check shares: a check looks at the cluster (read-only),
+ * and says per thing it looked at what it saw, a verdict, and the one thing to do about it. The
+ * report (`doctor_report.ts`) prints them; the exit status comes from the worst verdict.
+ *
+ * Pure: types and one pure helper.
+ *
+ * @module
+ */
+
+/** How one finding ended. `could-not-check` names what was missing (a permission, time). */
+export type Verdict = "ok" | "warning" | "problem" | "could-not-check";
+
+/** Every verdict, from best to worst (a report sorts nothing; this is for the exit status). */
+export const VERDICTS: readonly Verdict[] = ["ok", "warning", "could-not-check", "problem"];
+
+/** One line of the report. */
+export interface Finding {
+  /** The check's id, such as `need` or `dns-wiring`. */
+  readonly check: string;
+  /** What was looked at, such as `Service ingress-nginx/ingress-nginx-controller`. */
+  readonly subject: string;
+  readonly verdict: Verdict;
+  /** What was seen, in one sentence. */
+  readonly saw: string;
+  /** The one thing to do about it; absent when there is nothing to do. */
+  readonly todo?: string;
+}
+
+/** A check: an id, a title for the report, and how to run it. */
+export interface DoctorCheck<C> {
+  readonly id: string;
+  readonly title: string;
+  /** Looks and returns its findings; never writes. Rejects only on a bug: failures are findings. */
+  run(context: C, signal: AbortSignal): Promise<readonly Finding[]>;
+}
+
+/**
+ * The exit status of a report: 1 when any finding is a problem, else 0.
+ *
+ * @example
+ * ```ts
+ * import { exitStatus } from "./doctor_check.ts";
+ *
+ * exitStatus([{ check: "need", subject: "cluster", verdict: "warning", saw: "…" }]); // 0
+ * ```
+ */
+export function exitStatus(findings: readonly Finding[]): 0 | 1 {
+  return findings.some((finding) => finding.verdict === "problem") ? 1 : 0;
+}
