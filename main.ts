@@ -15,6 +15,7 @@
 
 import { CONTROLLER } from "./lib/commands/controller.ts";
 import { DNS } from "./lib/commands/dns.ts";
+import { DOCTOR } from "./lib/commands/doctor.ts";
 import { KUBERTURE } from "./lib/commands/kuberture.ts";
 import { PROXY } from "./lib/commands/proxy.ts";
 import type { Subcommand } from "./lib/daemon/subcommand.ts";
@@ -23,7 +24,7 @@ import { printStderr, printStdout } from "./lib/util/stdio.ts";
 import { versionLine } from "./lib/util/version.ts";
 
 /** The long-running subcommands, in the order the usage text lists them. */
-export const SUBCOMMANDS: readonly Subcommand[] = [CONTROLLER, DNS, KUBERTURE, PROXY];
+export const SUBCOMMANDS: readonly Subcommand[] = [CONTROLLER, DNS, DOCTOR, KUBERTURE, PROXY];
 
 /** A command that takes no flags, with the other spellings it answers to. */
 interface Builtin {

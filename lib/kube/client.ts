@@ -1,7 +1,8 @@
 /**
  * Our Kubernetes API client: typed get, list (one page or all of them), create, update,
  * merge patch, server-side apply, delete and watch over {@linkcode Transport}, for any
- * {@linkcode ResourceType}.
+ * {@linkcode ResourceType}, and a raw GET for paths outside the resource API (`/version`).
+ * Long because every verb is one short method here, so callers see the whole client in one place.
  * Answers are decoded at the boundary: callers get narrow typed objects, list items and watch
  * objects that fail to decode are reported as rejected instead of failing the call.
  *
@@ -122,6 +123,11 @@ export class KubeClient {
       ...(options.signal === undefined ? {} : { signal: options.signal }),
       ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     };
+  }
+
+  /** GETs a path outside the resource API (`/version`) and returns its JSON as it came. */
+  async getJson(path: string, options: CallOptions = {}): Promise<unknown> {
+    return await this.#call({ method: "GET", path, ...this.#callOptions(options) });
   }
 
   /** Reads one object. Rejects with a 404 {@linkcode KubeApiError} (`isNotFound`) when it does not exist. */

@@ -35,6 +35,16 @@ export interface Service extends KubeObject {
     readonly ports: readonly ServicePort[];
     readonly selector: Readonly<Record<string, string>>;
   };
+  /** `status.loadBalancer.ingress[]` of a LoadBalancer Service; `ipMode` is `VIP` or `Proxy` (KEP-1860). */
+  readonly status: {
+    readonly loadBalancer: {
+      readonly ingress: readonly {
+        readonly ip?: string;
+        readonly hostname?: string;
+        readonly ipMode?: string;
+      }[];
+    };
+  };
 }
 
 /** The Service resource type. */
@@ -60,6 +70,20 @@ export const SERVICE: ResourceType<Service> = defineResourceType<V1Service, Serv
           };
         }),
         selector: spec.stringMap("selector"),
+      },
+      status: {
+        loadBalancer: {
+          ingress: root.object("status").object("loadBalancer").objects("ingress").map((entry) => {
+            const ip = entry.optionalString("ip");
+            const hostname = entry.optionalString("hostname");
+            const ipMode = entry.optionalString("ipMode");
+            return {
+              ...(ip === undefined ? {} : { ip }),
+              ...(hostname === undefined ? {} : { hostname }),
+              ...(ipMode === undefined ? {} : { ipMode }),
+            };
+          }),
+        },
       },
     };
   },

@@ -10,6 +10,7 @@
 import { renderMarkdownTable } from "../../lib/cli/help.ts";
 import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
 import { DNS_OPTIONS } from "../../lib/commands/dns_options.ts";
+import { DOCTOR_OPTIONS } from "../../lib/commands/doctor_options.ts";
 import { KUBERTURE_OPTIONS } from "../../lib/commands/kuberture_options.ts";
 import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
 import { renderKubertureConfigReference } from "../../lib/kuberture/config/render_kuberture_config_reference.ts";
@@ -21,6 +22,7 @@ export function generatedBlocks(): Record<string, string> {
     "controller flags": renderMarkdownTable(CONTROLLER_OPTIONS),
     "kuberture flags": renderMarkdownTable(KUBERTURE_OPTIONS),
     "dns flags": renderMarkdownTable(DNS_OPTIONS),
+    "doctor flags": renderMarkdownTable(DOCTOR_OPTIONS),
     "kuberture config": renderKubertureConfigReference(),
   };
 }

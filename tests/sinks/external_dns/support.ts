@@ -77,6 +77,7 @@ export function proxyService(clusterIPs: readonly string[], resourceVersion = "1
       ports: [],
       selector: {},
     },
+    status: { loadBalancer: { ingress: [] } },
   };
 }
 

@@ -1,0 +1,45 @@
+/**
+ * The API server's version (`/version`), for checks that depend on what the server supports.
+ *
+ * Effects: one GET through the client; the parsing is total (missing fields are empty).
+ *
+ * @module
+ */
+
+import type { CallOptions } from "./client_options.ts";
+import type { KubeClient } from "./client.ts";
+
+/** `/version`'s fields we read. */
+export interface ServerVersion {
+  /** `v1.35.0`. */
+  readonly gitVersion: string;
+  readonly major: number;
+  /** `"30+"` on some distributions reads as 30. */
+  readonly minor: number;
+}
+
+/**
+ * Reads `/version`.
+ *
+ * @example
+ * ```ts
+ * import type { KubeClient } from "./client.ts";
+ * import { serverVersion } from "./server_version.ts";
+ *
+ * declare const client: KubeClient;
+ * const { major, minor } = await serverVersion(client);
+ * ```
+ */
+export async function serverVersion(
+  api: Pick<KubeClient, "getJson">,
+  options: CallOptions = {},
+): Promise<ServerVersion> {
+  const raw = await api.getJson("/version", options);
+  const record = typeof raw === "object" && raw !== null ? raw as Record<string, unknown> : {};
+  const text = (key: string) => (typeof record[key] === "string" ? record[key] as string : "");
+  return {
+    gitVersion: text("gitVersion"),
+    major: Number.parseInt(text("major"), 10),
+    minor: Number.parseInt(text("minor"), 10),
+  };
+}
