@@ -104,13 +104,12 @@ function reader(api: DnsWiringApi, signal: AbortSignal, timeoutMs: number): Read
     return {
       kind: "failed",
       finding: isForbidden(error)
-        ? finding(
-          subject,
+        ? finding(subject, [
           "could-not-check",
           `RBAC does not allow ${verb} on ${what} (403)`,
           `run doctor as a user allowed to ${verb} ${what}`,
-        )
-        : finding(subject, "could-not-check", `could not ${verb} ${what}: ${errorMessage(error)}`),
+        ])
+        : finding(subject, ["could-not-check", `could not ${verb} ${what}: ${errorMessage(error)}`]),
     };
   };
   return {
@@ -180,33 +179,36 @@ async function corednsFindings(read: Reader, settings: DnsWiringSettings, hosts:
   const findings: Finding[] = [];
   if (found.kind === "failed") findings.push(found.finding);
   else if (found.kind === "absent") {
-    findings.push(finding(
-      subject,
-      "problem",
-      `ConfigMap ${coredns.namespace}/${coredns.configmap} does not exist, so there is no Corefile to ` +
+    findings.push(
+      finding(subject, [
+        "problem",
+        `ConfigMap ${coredns.namespace}/${coredns.configmap} does not exist, so there is no Corefile to ` +
         (mode === "coredns" ? "edit" : "import the rules"),
-      "set --coredns-namespace and --coredns-configmap to the ConfigMap that holds the CoreDNS Corefile",
-    ));
+        "set --coredns-namespace and --coredns-configmap to the ConfigMap that holds the CoreDNS Corefile",
+      ]),
+    );
   } else {
     const corefile = found.value.data[coredns.key];
     if (corefile === undefined) {
-      findings.push(finding(
-        subject,
-        "problem",
-        `the ConfigMap has no ${JSON.stringify(coredns.key)} key`,
-        "set --coredns-key to the key that holds the Corefile",
-      ));
+      findings.push(
+        finding(subject, [
+          "problem",
+          `the ConfigMap has no ${JSON.stringify(coredns.key)} key`,
+          "set --coredns-key to the key that holds the Corefile",
+        ]),
+      );
     } else {
       if (mode === "coredns") {
         findings.push(
-          "finding" in hosts ? hosts.finding : corefileBlockFinding(subject, corefile, {
+          "finding" in hosts ? hosts.finding : corefileBlockFinding(corefile, {
+            subject,
             hosts: hosts.hosts,
             proxyFqdn: settings.proxyFqdn,
             markers: settings.markers,
           }),
         );
       } else {
-        findings.push(importLineFinding(subject, corefile, corednsImport.key));
+        findings.push(importLineFinding(corefile, { subject, key: corednsImport.key }));
       }
       findings.push(reloadFinding(subject, corefile));
     }
@@ -222,15 +224,17 @@ async function importFindings(read: Reader, settings: DnsWiringSettings, hosts: 
   const found = await read.get(subject, corednsImport);
   if (found.kind === "failed") findings.push(found.finding);
   else if (found.kind === "absent") {
-    findings.push(finding(
-      subject,
-      "problem",
-      `ConfigMap ${corednsImport.namespace}/${corednsImport.configmap} does not exist`,
-      "create it (empty) where CoreDNS mounts it, or set --coredns-import-namespace and --coredns-import-configmap",
-    ));
+    findings.push(
+      finding(subject, [
+        "problem",
+        `ConfigMap ${corednsImport.namespace}/${corednsImport.configmap} does not exist`,
+        "create it (empty) where CoreDNS mounts it, or set --coredns-import-namespace and --coredns-import-configmap",
+      ]),
+    );
   } else if ("finding" in hosts) findings.push(hosts.finding);
   else {
-    findings.push(importKeyFinding(subject, found.value.data[corednsImport.key], {
+    findings.push(importKeyFinding(found.value.data[corednsImport.key], {
+      subject,
       hosts: hosts.hosts,
       proxyFqdn: settings.proxyFqdn,
     }));
@@ -257,7 +261,8 @@ async function nodeLocalFindings(read: Reader, settings: DnsWiringSettings, host
     return hosts.finding;
   }
   const corefile = found.kind === "absent" ? undefined : found.value.data[location.key] ?? null;
-  return nodeLocalDnsFinding(subject, corefile, {
+  return nodeLocalDnsFinding(corefile, {
+    subject,
     mode: location.mode,
     hosts: "hosts" in hosts ? hosts.hosts : [],
     proxyFqdn: settings.proxyFqdn,

@@ -44,8 +44,17 @@ export const SAMPLE_SIZE = 5;
 const CONTROLLER_TODO = "check that the ouroboros controller is running and read its log: it rewrites " +
   "the rules within seconds of a change";
 
-/** A finding of this check. */
-export function finding(subject: string, verdict: Verdict, saw: string, todo?: string): Finding {
+/**
+ * A finding of this check, from a subject and a verdict, a sentence and (optionally) a todo.
+ *
+ * @example
+ * ```ts
+ * import { finding } from "./dns_wiring_findings.ts";
+ *
+ * finding("Corefile", ["ok", "fine"]); // { check: "dns-wiring", subject: "Corefile", verdict: "ok", saw: "fine" }
+ * ```
+ */
+export function finding(subject: string, [verdict, saw, todo]: readonly [Verdict, string, string?]): Finding {
   return { check: DNS_WIRING_CHECK_ID, subject, verdict, saw, ...(todo === undefined ? {} : { todo }) };
 }
 
@@ -90,6 +99,8 @@ function hostDiff(
 
 /** What coredns mode's Corefile is checked against. */
 export interface CorefileExpectation {
+  /** The finding's subject: the ConfigMap and key read. */
+  readonly subject: string;
   /** The desired hostnames, sorted. */
   readonly hosts: readonly string[];
   readonly proxyFqdn: string;
@@ -104,25 +115,21 @@ export interface CorefileExpectation {
  * import { DEFAULT_MARKERS } from "../../sinks/markers.ts";
  * import { corefileBlockFinding } from "./dns_wiring_findings.ts";
  *
- * const expected = { hosts: [], proxyFqdn: "p.ns.svc.cluster.local.", markers: DEFAULT_MARKERS };
- * corefileBlockFinding("Corefile", ".:53 {\n    reload\n}\n", expected).verdict; // "ok"
+ * const expected = { subject: "Corefile", hosts: [], proxyFqdn: "p.ns.svc.cluster.local.", markers: DEFAULT_MARKERS };
+ * corefileBlockFinding(".:53 {\n    reload\n}\n", expected).verdict; // "ok"
  * ```
  */
-export function corefileBlockFinding(
-  subject: string,
-  corefile: string,
-  expected: CorefileExpectation,
-): Finding {
+export function corefileBlockFinding(corefile: string, expected: CorefileExpectation): Finding {
+  const { subject } = expected;
   const analysis = analyzeCorefile(corefile, { markers: expected.markers });
   if (analysis.kind === "refused") {
-    return finding(
-      subject,
+    return finding(subject, [
       "problem",
       `ouroboros cannot edit this Corefile (${analysis.problem}): ${analysis.message}`,
       isMarkerProblem(analysis.problem)
         ? "delete the ouroboros marker lines and the rewrite lines between them; ouroboros writes a fresh block on its next pass"
         : "fix the Corefile as described; ouroboros writes nothing to it until then",
-    );
+    ]);
   }
   const stored = analysis.markers.kind === "present" ? analysis.markers.hosts : [];
   const edit = applyCorefileBlock(corefile, {
@@ -131,33 +138,30 @@ export function corefileBlockFinding(
     markers: expected.markers,
   });
   if (edit.kind === "unchanged") {
-    return finding(
-      subject,
+    return finding(subject, [
       "ok",
       expected.hosts.length === 0
         ? "no hostname is wanted and the Corefile holds no ouroboros block"
         : `the ouroboros block holds the ${expected.hosts.length} wanted hostnames, markers intact`,
-    );
+    ]);
   }
   if (edit.kind === "refused") {
-    return finding(
-      subject,
+    return finding(subject, [
       "problem",
       `ouroboros would refuse to edit it (${edit.problem}): ${edit.message}`,
-    );
+    ]);
   }
   if (analysis.markers.kind === "absent") {
-    return finding(
-      subject,
+    return finding(subject, [
       "problem",
       `the Corefile has no ouroboros block, but ${expected.hosts.length} hostnames are wanted (${
         sample(expected.hosts)
       })`,
       CONTROLLER_TODO,
-    );
+    ]);
   }
   const diff = hostDiff(stored, expected.hosts, "the ouroboros block");
-  return finding(subject, diff.verdict, diff.saw, CONTROLLER_TODO);
+  return finding(subject, [diff.verdict, diff.saw, CONTROLLER_TODO]);
 }
 
 /**
@@ -172,58 +176,56 @@ export function corefileBlockFinding(
  */
 export function reloadFinding(subject: string, corefile: string): Finding {
   return hasReloadPlugin(corefile)
-    ? finding(
-      subject,
+    ? finding(subject, [
       "ok",
       "the Corefile enables the reload plugin: CoreDNS applies changes within its interval",
-    )
-    : finding(
-      subject,
+    ])
+    : finding(subject, [
       "warning",
       "the Corefile has no reload plugin: ouroboros's changes take effect only when the CoreDNS pods restart",
       "add a line `reload` to the .:53 server block",
-    );
+    ]);
 }
 
 /** coredns-import mode: whether the root block imports a pattern matching our key. */
-export function importLineFinding(subject: string, corefile: string, key: string): Finding {
+export function importLineFinding(
+  corefile: string,
+  { subject, key }: { readonly subject: string; readonly key: string },
+): Finding {
   return importCovers(corefile, key)
-    ? finding(subject, "ok", `the .:53 server block imports a pattern that matches ${JSON.stringify(key)}`)
-    : finding(
-      subject,
+    ? finding(subject, ["ok", `the .:53 server block imports a pattern that matches ${JSON.stringify(key)}`])
+    : finding(subject, [
       "problem",
       `no import line in the .:53 server block matches ${JSON.stringify(key)}, so CoreDNS never reads ` +
-        "the rules ouroboros writes",
+      "the rules ouroboros writes",
       `add "${importLineFor(key)}" to the .:53 server block`,
-    );
+    ]);
 }
 
 /** coredns-import mode: whether our key holds exactly the desired rules. */
 export function importKeyFinding(
-  subject: string,
   stored: string | undefined,
   expected: Omit<CorefileExpectation, "markers">,
 ): Finding {
+  const { subject } = expected;
   const desired = importSnippet(expected.hosts, expected.proxyFqdn);
   if (importDataChange(stored, desired) === "none") {
-    return finding(
-      subject,
+    return finding(subject, [
       "ok",
       desired === undefined
         ? "no hostname is wanted and the key is absent"
         : `the key holds the rules for the ${expected.hosts.length} wanted hostnames`,
-    );
+    ]);
   }
   if (stored === undefined) {
-    return finding(
-      subject,
+    return finding(subject, [
       "problem",
       `the key is absent, but ${expected.hosts.length} hostnames are wanted (${sample(expected.hosts)})`,
       CONTROLLER_TODO,
-    );
+    ]);
   }
   const diff = hostDiff(snippetHosts(stored), expected.hosts, "the key");
-  return finding(subject, diff.verdict, diff.saw, CONTROLLER_TODO);
+  return finding(subject, [diff.verdict, diff.saw, CONTROLLER_TODO]);
 }
 
 /** The mount directory the import line expects. */
@@ -244,12 +246,13 @@ export function mountFindings(
       .map((volume) => ({ deployment, volume }))
   );
   if (mounting.length === 0) {
-    return [finding(
-      `Deployments in ${namespace}`,
-      "problem",
-      `no Deployment in ${namespace} has a volume of ConfigMap ${configmap}, so CoreDNS cannot read the rules ouroboros writes`,
-      `add a configMap volume of ${configmap} to the CoreDNS Deployment and mount it at ${MOUNT_DIR} as a directory (no subPath)`,
-    )];
+    return [
+      finding(`Deployments in ${namespace}`, [
+        "problem",
+        `no Deployment in ${namespace} has a volume of ConfigMap ${configmap}, so CoreDNS cannot read the rules ouroboros writes`,
+        `add a configMap volume of ${configmap} to the CoreDNS Deployment and mount it at ${MOUNT_DIR} as a directory (no subPath)`,
+      ]),
+    ];
   }
   return mounting.map(({ deployment, volume }) => mountFinding(deployment, volume, key));
 }
@@ -259,33 +262,30 @@ function mountFinding(deployment: DeploymentVolumes, volume: ConfigMapVolume, ke
   const mounts = deployment.mounts.filter((mount) => mount.volume === volume.name);
   const withSubPath = mounts.find((mount) => mount.subPath !== undefined);
   if (withSubPath !== undefined) {
-    return finding(
-      subject,
+    return finding(subject, [
       "problem",
       `container ${withSubPath.container} mounts volume ${volume.name} (ConfigMap ${volume.configMap}) with ` +
-        `subPath ${JSON.stringify(withSubPath.subPath)}: a subPath mount never sees the ConfigMap change`,
+      `subPath ${JSON.stringify(withSubPath.subPath)}: a subPath mount never sees the ConfigMap change`,
       `mount the volume at ${MOUNT_DIR} as a directory, without subPath`,
-    );
+    ]);
   }
   if (mounts.length === 0) {
-    return finding(
-      subject,
+    return finding(subject, [
       "problem",
       `volume ${volume.name} (ConfigMap ${volume.configMap}) is mounted by no container`,
       `mount it in the CoreDNS container at ${MOUNT_DIR}`,
-    );
+    ]);
   }
   if (volume.items !== undefined && !volume.items.includes(key)) {
-    return finding(
-      subject,
+    return finding(subject, [
       "problem",
       `volume ${volume.name} projects only the keys ${volume.items.join(", ") || "(none)"} of ConfigMap ` +
-        `${volume.configMap}, not ${JSON.stringify(key)}`,
+      `${volume.configMap}, not ${JSON.stringify(key)}`,
       `add ${JSON.stringify(key)} to the volume's items, or drop items to project every key`,
-    );
+    ]);
   }
   const where = mounts.map((mount) => `${mount.container}:${mount.mountPath}`).join(", ");
-  return finding(subject, "ok", `mounts ConfigMap ${volume.configMap} as a directory (${where})`);
+  return finding(subject, ["ok", `mounts ConfigMap ${volume.configMap} as a directory (${where})`]);
 }
 
 /** What the node-local-dns finding is judged from. */
@@ -301,57 +301,56 @@ export interface NodeLocalDnsExpectation extends CorefileExpectation {
  * `null` when it lacks the key.
  */
 export function nodeLocalDnsFinding(
-  subject: string,
   corefile: string | undefined | null,
   expected: NodeLocalDnsExpectation,
 ): Finding {
+  const { subject } = expected;
   const manage = expected.mode === "manage";
   if (corefile === undefined) {
     return manage
-      ? finding(
-        subject,
+      ? finding(subject, [
         "warning",
         "--node-local-dns=manage, but this ConfigMap does not exist, so there is nothing to manage",
         "set OUROBOROS_NODE_LOCAL_DNS_NAMESPACE/_CONFIGMAP to where it is, or use --node-local-dns=warn",
-      )
-      : finding(subject, "ok", "node-local-dns is not installed: every pod resolves through CoreDNS");
+      ])
+      : finding(subject, ["ok", "node-local-dns is not installed: every pod resolves through CoreDNS"]);
   }
   if (!manage) {
-    return finding(
-      subject,
+    return finding(subject, [
       "warning",
       "node-local-dns is installed: pods that resolve through it get hairpinned names from upstream, " +
-        "without CoreDNS's rewrite rules",
+      "without CoreDNS's rewrite rules",
       "run the controller with --node-local-dns=manage",
-    );
+    ]);
   }
   if (corefile === null) {
-    return finding(subject, "problem", "the ConfigMap has no node-local-dns Corefile under the expected key");
+    return finding(subject, [
+      "problem",
+      "the ConfigMap has no node-local-dns Corefile under the expected key",
+    ]);
   }
   const analysis = analyzeNodeLocalDns(corefile, {
     markers: nodeLocalDnsMarkers(expected.markers.id),
     clusterName: expected.proxyFqdn,
   });
   if (analysis.kind === "refused") {
-    return finding(
-      subject,
+    return finding(subject, [
       "problem",
       `ouroboros cannot edit this Corefile (${analysis.problem}): ${analysis.message}`,
       "fix the node-local-dns Corefile as described; ouroboros writes nothing to it until then",
-    );
+    ]);
   }
   const zones = nodeLocalDnsZones(expected.hosts);
   const want = zones.ok ? zones.zones : [];
   const have = analysis.own.kind === "present" ? analysis.own.zones : [];
   if (want.length === have.length && want.every((zone, index) => zone === have[index])) {
-    return finding(
-      subject,
+    return finding(subject, [
       "ok",
       want.length === 0
         ? "managed; no hostname is wanted and there is no ouroboros block"
         : `managed; the ouroboros block forwards the ${want.length} wanted zones to CoreDNS`,
-    );
+    ]);
   }
   const diff = hostDiff(have, want, "the ouroboros node-local-dns block");
-  return finding(subject, diff.verdict, diff.saw.replaceAll("hostnames", "zones"), CONTROLLER_TODO);
+  return finding(subject, [diff.verdict, diff.saw.replaceAll("hostnames", "zones"), CONTROLLER_TODO]);
 }
