@@ -180,14 +180,25 @@ Deno.test("a 403 on listing Ingresses is could-not-check for the desired set", a
 });
 
 const RULES = `rewrite name shop.example.com ${FQDN}\n`;
+const DIRECTORY = { mountPath: "/etc/coredns/custom" };
+
+/** A coredns-import cluster: SHOP, the k3s-style Corefile, the import ConfigMap and a CoreDNS Deployment. */
+function importCluster(parts: {
+  readonly corefile?: string;
+  readonly data?: Record<string, string>;
+  /** The custom volume's mount; `null`: no container mounts it; absent: no Deployment. */
+  readonly mount?: Record<string, unknown> | null;
+}): Promise<FakeApiServer> {
+  return cluster([
+    SHOP,
+    configMap("coredns", { Corefile: parts.corefile ?? K3S }),
+    configMap("coredns-custom", parts.data ?? { "ouroboros.override": RULES }),
+    ...(parts.mount === undefined ? [] : [deployment(parts.mount ?? undefined)]),
+  ]);
+}
 
 Deno.test("coredns-import mode: key, import line, mount and reload all ok", async () => {
-  await using server = await cluster([
-    SHOP,
-    configMap("coredns", { Corefile: K3S }),
-    configMap("coredns-custom", { "ouroboros.override": RULES }),
-    deployment({ mountPath: "/etc/coredns/custom" }),
-  ]);
+  await using server = await importCluster({ mount: DIRECTORY });
   const findings = await run(server, { mode: "coredns-import" });
   assert.deepEqual(findings.map((finding) => finding.verdict), ["ok", "ok", "ok", "ok", "ok"]);
   about(findings, /imports a pattern that matches "ouroboros\.override"/);
@@ -195,59 +206,40 @@ Deno.test("coredns-import mode: key, import line, mount and reload all ok", asyn
 });
 
 Deno.test("coredns-import mode: an import glob that misses the key is a problem with the line to add", async () => {
-  await using server = await cluster([
-    SHOP,
-    configMap("coredns", { Corefile: K3S.replace("custom/*.override\n}", "custom/*.server\n}") }),
-    configMap("coredns-custom", { "ouroboros.override": RULES }),
-    deployment({ mountPath: "/etc/coredns/custom" }),
-  ]);
+  await using server = await importCluster({
+    corefile: K3S.replace("custom/*.override\n}", "custom/*.server\n}"),
+    mount: DIRECTORY,
+  });
   const line = about(await run(server, { mode: "coredns-import" }), /no import line/);
   assert.equal(line.verdict, "problem");
   assert.equal(line.todo, 'add "import /etc/coredns/custom/*.override" to the .:53 server block');
 });
 
 Deno.test("coredns-import mode: no Deployment mounting the ConfigMap is a problem", async () => {
-  await using server = await cluster([
-    SHOP,
-    configMap("coredns", { Corefile: K3S }),
-    configMap("coredns-custom", { "ouroboros.override": RULES }),
-  ]);
+  await using server = await importCluster({});
   const mount = about(await run(server, { mode: "coredns-import" }), /no Deployment/);
   assert.equal(mount.verdict, "problem");
   assert.match(mount.todo ?? "", /mount it at \/etc\/coredns\/custom as a directory \(no subPath\)/);
 });
 
 Deno.test("coredns-import mode: a volume no container mounts is a problem", async () => {
-  await using server = await cluster([
-    SHOP,
-    configMap("coredns", { Corefile: K3S }),
-    configMap("coredns-custom", { "ouroboros.override": RULES }),
-    deployment(undefined),
-  ]);
+  await using server = await importCluster({ mount: null });
   const mount = about(await run(server, { mode: "coredns-import" }), /mounted by no container/);
   assert.equal(mount.subject, "Deployment kube-system/coredns");
   assert.equal(mount.verdict, "problem");
 });
 
 Deno.test("coredns-import mode: a subPath mount is a problem: it never updates", async () => {
-  await using server = await cluster([
-    SHOP,
-    configMap("coredns", { Corefile: K3S }),
-    configMap("coredns-custom", { "ouroboros.override": RULES }),
-    deployment({ mountPath: "/etc/coredns/custom/ouroboros.override", subPath: "ouroboros.override" }),
-  ]);
+  await using server = await importCluster({
+    mount: { mountPath: "/etc/coredns/custom/ouroboros.override", subPath: "ouroboros.override" },
+  });
   const mount = about(await run(server, { mode: "coredns-import" }), /subPath/);
   assert.equal(mount.verdict, "problem");
   assert.match(mount.saw, /never sees the ConfigMap change/);
 });
 
 Deno.test("coredns-import mode: an absent key with wanted names is a problem", async () => {
-  await using server = await cluster([
-    SHOP,
-    configMap("coredns", { Corefile: K3S }),
-    configMap("coredns-custom", {}),
-    deployment({ mountPath: "/etc/coredns/custom" }),
-  ]);
+  await using server = await importCluster({ data: {}, mount: DIRECTORY });
   const key = about(await run(server, { mode: "coredns-import" }), /key is absent/);
   assert.equal(key.verdict, "problem");
   assert.match(key.saw, /shop\.example\.com/);
