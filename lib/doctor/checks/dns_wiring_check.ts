@@ -137,7 +137,7 @@ function reader(api: DnsWiringApi, signal: AbortSignal, timeoutMs: number): Read
   };
 }
 
-/** The desired hostnames, or the finding that says why they could not be computed. */
+/** Lists what the desired set comes from and computes it as the controller does. */
 async function desiredHosts(read: Reader, settings: DnsWiringSettings): Promise<Hosts> {
   const subject = "desired hostnames";
   let failure: Finding | undefined;

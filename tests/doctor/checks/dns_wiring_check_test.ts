@@ -282,3 +282,31 @@ Deno.test("node-local-dns under manage but absent is a warning", async () => {
   );
   assert.equal(finding.verdict, "warning");
 });
+
+Deno.test("with --gateway-api a Gateway listener's hostname belongs to the desired set", async () => {
+  await using server = await cluster([
+    SHOP,
+    configMap("coredns", { Corefile: withBlock(KUBEADM, ["shop.example.com"]) }),
+    {
+      apiVersion: "gateway.networking.k8s.io/v1",
+      kind: "Gateway",
+      metadata: { namespace: "shop", name: "web" },
+      spec: {
+        gatewayClassName: "public",
+        listeners: [{ name: "https", hostname: "gw.example.com", protocol: "HTTPS", port: 443 }],
+      },
+    },
+  ]);
+  assert.equal(about(await run(server), /ouroboros block/).verdict, "ok");
+  const block = about(await run(server, { gatewayApi: true }), /ouroboros block/);
+  assert.equal(block.verdict, "problem");
+  assert.match(block.saw, /lacks 1 wanted \(gw\.example\.com\)/);
+});
+
+Deno.test("coredns-import mode: a 403 listing Deployments is could-not-check naming the namespace", async () => {
+  await using server = await importCluster({ mount: DIRECTORY });
+  server.faults.inject("list", { type: "status", code: 403, reason: "Forbidden" }, { path: /deployments/ });
+  const denied = about(await run(server, { mode: "coredns-import" }), /403/);
+  assert.equal(denied.subject, "Deployments in kube-system");
+  assert.equal(denied.saw, "RBAC does not allow list on deployments.apps in namespace kube-system (403)");
+});
