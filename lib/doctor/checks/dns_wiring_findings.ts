@@ -1,0 +1,356 @@
+/**
+ * The judgements of the DNS wiring check (`dns_wiring_check.ts`), from what was read to
+ * findings. Every Corefile question is answered by the code the sinks and start-up probes use
+ * (`analyzeCorefile`, `applyCorefileBlock`, `hasReloadPlugin`, `importCovers`, `importSnippet`,
+ * `analyzeNodeLocalDns`), so doctor and the controller can never disagree about a Corefile.
+ *
+ * Decisions:
+ * - Hostnames the block lacks are a problem (they still resolve to the public address); names it
+ *   holds that nobody wants any more are a warning (the controller removes them on its next
+ *   pass). Both list at most {@linkcode SAMPLE_SIZE} names.
+ * - A missing `reload` plugin is a warning, as the controller's own probe says: the rules are
+ *   stored and take effect when CoreDNS restarts.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { ConfigMapVolume, DeploymentVolumes } from "../../resources/deployment_volumes.ts";
+import { objectKey } from "../../resources/kube_object.ts";
+import { applyCorefileBlock } from "../../sinks/coredns/corefile/apply_corefile_block.ts";
+import { analyzeCorefile } from "../../sinks/coredns/corefile/analyze_corefile.ts";
+import { isMarkerProblem } from "../../sinks/coredns/corefile/corefile_refusal.ts";
+import { hasReloadPlugin } from "../../sinks/coredns/corefile/has_reload_plugin.ts";
+import { importCovers, importLineFor } from "../../sinks/coredns/corefile/import_line.ts";
+import {
+  importDataChange,
+  importSnippet,
+  snippetHosts,
+} from "../../sinks/coredns/corefile/import_snippet.ts";
+import { analyzeNodeLocalDns } from "../../sinks/coredns/corefile/analyze_node_local_dns.ts";
+import { nodeLocalDnsZones } from "../../sinks/coredns/corefile/node_local_dns_block.ts";
+import { nodeLocalDnsMarkers } from "../../sinks/coredns/corefile/node_local_dns_markers.ts";
+import type { BlockMarkers } from "../../sinks/markers.ts";
+import type { Finding, Verdict } from "../doctor_check.ts";
+
+/** The check's id in every finding. */
+export const DNS_WIRING_CHECK_ID = "dns-wiring";
+
+/** How many hostnames a finding names before it says "and N more". */
+export const SAMPLE_SIZE = 5;
+
+/** What the controller asks a restart or a log read for. */
+const CONTROLLER_TODO = "check that the ouroboros controller is running and read its log: it rewrites " +
+  "the rules within seconds of a change";
+
+/**
+ * A finding of this check, from a subject and a verdict, a sentence and (optionally) a todo.
+ *
+ * @example
+ * ```ts
+ * import { finding } from "./dns_wiring_findings.ts";
+ *
+ * finding("Corefile", ["ok", "fine"]); // { check: "dns-wiring", subject: "Corefile", verdict: "ok", saw: "fine" }
+ * ```
+ */
+export function finding(subject: string, [verdict, saw, todo]: readonly [Verdict, string, string?]): Finding {
+  return { check: DNS_WIRING_CHECK_ID, subject, verdict, saw, ...(todo === undefined ? {} : { todo }) };
+}
+
+/**
+ * Names, at most {@linkcode SAMPLE_SIZE} of them, then how many more.
+ *
+ * @example
+ * ```ts
+ * import { sample } from "./dns_wiring_findings.ts";
+ *
+ * sample(["a.example.com", "b.example.com"]); // "a.example.com, b.example.com"
+ * ```
+ */
+export function sample(names: readonly string[]): string {
+  const shown = names.slice(0, SAMPLE_SIZE).join(", ");
+  return names.length > SAMPLE_SIZE ? `${shown} and ${names.length - SAMPLE_SIZE} more` : shown;
+}
+
+/** How the stored hosts differ from the desired ones: a verdict and the sentence for it. */
+function hostDiff(
+  stored: readonly string[],
+  desired: readonly string[],
+  where: string,
+): { readonly verdict: Verdict; readonly saw: string } {
+  const have = new Set(stored);
+  const want = new Set(desired);
+  const missing = desired.filter((host) => !have.has(host));
+  const stale = stored.filter((host) => !want.has(host));
+  const parts = [
+    ...(missing.length === 0 ? [] : [`lacks ${missing.length} wanted (${sample(missing)})`]),
+    ...(stale.length === 0 ? [] : [`holds ${stale.length} no longer wanted (${sample(stale)})`]),
+  ];
+  if (parts.length === 0) {
+    return {
+      verdict: "problem",
+      saw: `${where} names the ${desired.length} wanted hostnames but not as ouroboros writes them ` +
+        "(another proxy FQDN, or a changed layout)",
+    };
+  }
+  return { verdict: missing.length > 0 ? "problem" : "warning", saw: `${where} ${parts.join(" and ")}` };
+}
+
+/** What coredns mode's Corefile is checked against. */
+export interface CorefileExpectation {
+  /** The finding's subject: the ConfigMap and key read. */
+  readonly subject: string;
+  /** The desired hostnames, sorted. */
+  readonly hosts: readonly string[];
+  readonly proxyFqdn: string;
+  readonly markers: BlockMarkers;
+}
+
+/**
+ * coredns mode: whether the Corefile holds our block, intact and equal to the desired set.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MARKERS } from "../../sinks/markers.ts";
+ * import { corefileBlockFinding } from "./dns_wiring_findings.ts";
+ *
+ * const expected = { subject: "Corefile", hosts: [], proxyFqdn: "p.ns.svc.cluster.local.", markers: DEFAULT_MARKERS };
+ * corefileBlockFinding(".:53 {\n    reload\n}\n", expected).verdict; // "ok"
+ * ```
+ */
+export function corefileBlockFinding(corefile: string, expected: CorefileExpectation): Finding {
+  const { subject } = expected;
+  const analysis = analyzeCorefile(corefile, { markers: expected.markers });
+  if (analysis.kind === "refused") {
+    return finding(subject, [
+      "problem",
+      `ouroboros cannot edit this Corefile (${analysis.problem}): ${analysis.message}`,
+      isMarkerProblem(analysis.problem)
+        ? "delete the ouroboros marker lines and the rewrite lines between them; ouroboros writes a fresh block on its next pass"
+        : "fix the Corefile as described; ouroboros writes nothing to it until then",
+    ]);
+  }
+  const stored = analysis.markers.kind === "present" ? analysis.markers.hosts : [];
+  const edit = applyCorefileBlock(corefile, {
+    hosts: expected.hosts,
+    fqdn: expected.proxyFqdn,
+    markers: expected.markers,
+  });
+  if (edit.kind === "unchanged") {
+    return finding(subject, [
+      "ok",
+      expected.hosts.length === 0
+        ? "no hostname is wanted and the Corefile holds no ouroboros block"
+        : `the ouroboros block holds the ${expected.hosts.length} wanted hostnames, markers intact`,
+    ]);
+  }
+  if (edit.kind === "refused") {
+    return finding(subject, [
+      "problem",
+      `ouroboros would refuse to edit it (${edit.problem}): ${edit.message}`,
+    ]);
+  }
+  if (analysis.markers.kind === "absent") {
+    return finding(subject, [
+      "problem",
+      `the Corefile has no ouroboros block, but ${expected.hosts.length} hostnames are wanted (${
+        sample(expected.hosts)
+      })`,
+      CONTROLLER_TODO,
+    ]);
+  }
+  const diff = hostDiff(stored, expected.hosts, "the ouroboros block");
+  return finding(subject, [diff.verdict, diff.saw, CONTROLLER_TODO]);
+}
+
+/**
+ * Whether CoreDNS reloads the Corefile when it changes.
+ *
+ * @example
+ * ```ts
+ * import { reloadFinding } from "./dns_wiring_findings.ts";
+ *
+ * reloadFinding("Corefile", ".:53 {\n    reload\n}\n").verdict; // "ok"
+ * ```
+ */
+export function reloadFinding(subject: string, corefile: string): Finding {
+  return hasReloadPlugin(corefile)
+    ? finding(subject, [
+      "ok",
+      "the Corefile enables the reload plugin: CoreDNS applies changes within its interval",
+    ])
+    : finding(subject, [
+      "warning",
+      "the Corefile has no reload plugin: ouroboros's changes take effect only when the CoreDNS pods restart",
+      "add a line `reload` to the .:53 server block",
+    ]);
+}
+
+/** coredns-import mode: whether the root block imports a pattern matching our key. */
+export function importLineFinding(
+  corefile: string,
+  { subject, key }: { readonly subject: string; readonly key: string },
+): Finding {
+  return importCovers(corefile, key)
+    ? finding(subject, ["ok", `the .:53 server block imports a pattern that matches ${JSON.stringify(key)}`])
+    : finding(subject, [
+      "problem",
+      `no import line in the .:53 server block matches ${JSON.stringify(key)}, so CoreDNS never reads ` +
+      "the rules ouroboros writes",
+      `add "${importLineFor(key)}" to the .:53 server block`,
+    ]);
+}
+
+/** coredns-import mode: whether our key holds exactly the desired rules. */
+export function importKeyFinding(
+  stored: string | undefined,
+  expected: Omit<CorefileExpectation, "markers">,
+): Finding {
+  const { subject } = expected;
+  const desired = importSnippet(expected.hosts, expected.proxyFqdn);
+  if (importDataChange(stored, desired) === "none") {
+    return finding(subject, [
+      "ok",
+      desired === undefined
+        ? "no hostname is wanted and the key is absent"
+        : `the key holds the rules for the ${expected.hosts.length} wanted hostnames`,
+    ]);
+  }
+  if (stored === undefined) {
+    return finding(subject, [
+      "problem",
+      `the key is absent, but ${expected.hosts.length} hostnames are wanted (${sample(expected.hosts)})`,
+      CONTROLLER_TODO,
+    ]);
+  }
+  const diff = hostDiff(snippetHosts(stored), expected.hosts, "the key");
+  return finding(subject, [diff.verdict, diff.saw, CONTROLLER_TODO]);
+}
+
+/** The mount directory the import line expects. */
+const MOUNT_DIR = "/etc/coredns/custom";
+
+/**
+ * coredns-import mode: whether a Deployment mounts the import ConfigMap so that CoreDNS sees our
+ * key, and sees it change.
+ */
+export function mountFindings(
+  deployments: readonly DeploymentVolumes[],
+  importConfigMap: { readonly namespace: string; readonly configmap: string; readonly key: string },
+): Finding[] {
+  const { configmap, key, namespace } = importConfigMap;
+  const mounting = deployments.flatMap((deployment) =>
+    deployment.configMapVolumes
+      .filter((volume) => volume.configMap === configmap)
+      .map((volume) => ({ deployment, volume }))
+  );
+  if (mounting.length === 0) {
+    return [
+      finding(`Deployments in ${namespace}`, [
+        "problem",
+        `no Deployment in ${namespace} has a volume of ConfigMap ${configmap}, so CoreDNS cannot read the rules ouroboros writes`,
+        `add a configMap volume of ${configmap} to the CoreDNS Deployment and mount it at ${MOUNT_DIR} as a directory (no subPath)`,
+      ]),
+    ];
+  }
+  return mounting.map(({ deployment, volume }) => mountFinding(deployment, volume, key));
+}
+
+function mountFinding(deployment: DeploymentVolumes, volume: ConfigMapVolume, key: string): Finding {
+  const subject = `Deployment ${objectKey(deployment.metadata)}`;
+  const mounts = deployment.mounts.filter((mount) => mount.volume === volume.name);
+  const withSubPath = mounts.find((mount) => mount.subPath !== undefined);
+  if (withSubPath !== undefined) {
+    return finding(subject, [
+      "problem",
+      `container ${withSubPath.container} mounts volume ${volume.name} (ConfigMap ${volume.configMap}) with ` +
+      `subPath ${JSON.stringify(withSubPath.subPath)}: a subPath mount never sees the ConfigMap change`,
+      `mount the volume at ${MOUNT_DIR} as a directory, without subPath`,
+    ]);
+  }
+  if (mounts.length === 0) {
+    return finding(subject, [
+      "problem",
+      `volume ${volume.name} (ConfigMap ${volume.configMap}) is mounted by no container`,
+      `mount it in the CoreDNS container at ${MOUNT_DIR}`,
+    ]);
+  }
+  if (volume.items !== undefined && !volume.items.includes(key)) {
+    return finding(subject, [
+      "problem",
+      `volume ${volume.name} projects only the keys ${volume.items.join(", ") || "(none)"} of ConfigMap ` +
+      `${volume.configMap}, not ${JSON.stringify(key)}`,
+      `add ${JSON.stringify(key)} to the volume's items, or drop items to project every key`,
+    ]);
+  }
+  const where = mounts.map((mount) => `${mount.container}:${mount.mountPath}`).join(", ");
+  return finding(subject, ["ok", `mounts ConfigMap ${volume.configMap} as a directory (${where})`]);
+}
+
+/** What the node-local-dns finding is judged from. */
+export interface NodeLocalDnsExpectation extends CorefileExpectation {
+  /** `--node-local-dns`. */
+  readonly mode: "warn" | "manage";
+}
+
+/**
+ * node-local-dns: absent is fine unless `manage` was asked for; present needs `manage` (else
+ * its pods bypass CoreDNS's rewrite rules), and under `manage` our block must be intact and
+ * serve the zones of the desired set. `corefile` is `undefined` when the ConfigMap is absent,
+ * `null` when it lacks the key.
+ */
+export function nodeLocalDnsFinding(
+  corefile: string | undefined | null,
+  expected: NodeLocalDnsExpectation,
+): Finding {
+  const { subject } = expected;
+  const manage = expected.mode === "manage";
+  if (corefile === undefined) {
+    return manage
+      ? finding(subject, [
+        "warning",
+        "--node-local-dns=manage, but this ConfigMap does not exist, so there is nothing to manage",
+        "set OUROBOROS_NODE_LOCAL_DNS_NAMESPACE/_CONFIGMAP to where it is, or use --node-local-dns=warn",
+      ])
+      : finding(subject, ["ok", "node-local-dns is not installed: every pod resolves through CoreDNS"]);
+  }
+  if (!manage) {
+    return finding(subject, [
+      "warning",
+      "node-local-dns is installed: pods that resolve through it get hairpinned names from upstream, " +
+      "without CoreDNS's rewrite rules",
+      "run the controller with --node-local-dns=manage",
+    ]);
+  }
+  if (corefile === null) {
+    return finding(subject, [
+      "problem",
+      "the ConfigMap has no node-local-dns Corefile under the expected key",
+    ]);
+  }
+  const analysis = analyzeNodeLocalDns(corefile, {
+    markers: nodeLocalDnsMarkers(expected.markers.id),
+    clusterName: expected.proxyFqdn,
+  });
+  if (analysis.kind === "refused") {
+    return finding(subject, [
+      "problem",
+      `ouroboros cannot edit this Corefile (${analysis.problem}): ${analysis.message}`,
+      "fix the node-local-dns Corefile as described; ouroboros writes nothing to it until then",
+    ]);
+  }
+  const zones = nodeLocalDnsZones(expected.hosts);
+  const want = zones.ok ? zones.zones : [];
+  const have = analysis.own.kind === "present" ? analysis.own.zones : [];
+  if (want.length === have.length && want.every((zone, index) => zone === have[index])) {
+    return finding(subject, [
+      "ok",
+      want.length === 0
+        ? "managed; no hostname is wanted and there is no ouroboros block"
+        : `managed; the ouroboros block forwards the ${want.length} wanted zones to CoreDNS`,
+    ]);
+  }
+  const diff = hostDiff(have, want, "the ouroboros node-local-dns block");
+  return finding(subject, [diff.verdict, diff.saw.replaceAll("hostnames", "zones"), CONTROLLER_TODO]);
+}
