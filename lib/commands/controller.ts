@@ -52,6 +52,7 @@ import { corednsImportMode, corednsMode, type CorednsModeSettings } from "../sin
 import { etcHostsMode } from "../sinks/etc_hosts/etc_hosts_mode.ts";
 import { externalDnsMode } from "../sinks/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "../sinks/markers.ts";
+import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { ModeBuilder, ModeContext } from "../sinks/sink.ts";
 import { formatDuration } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
@@ -84,7 +85,21 @@ const MODES: Readonly<Record<ControllerValues["mode"], ModeBuilder<ControllerSet
     externalDnsMode({ ...externalDns, proxyServiceNamespace: values.proxyServiceNamespace }, context),
 };
 
-function corednsSettings(
+/** The desired set's options from the controller's settings; the doctor computes the same set. */
+export function desiredSetOptions(settings: ControllerSettings): DesiredSetOptions {
+  const { values } = settings;
+  return {
+    clusterDomain: settings.clusterDomain,
+    ...(settings.proxyFqdn === "" ? {} : { proxyFqdn: settings.proxyFqdn }),
+    ingressHosts: values.ingressHosts,
+    ingressClass: values.ingressClass,
+    gatewayClass: values.gatewayClass,
+    ...(values.wildcards === "rewrite" ? { wildcards: "include" as const } : {}),
+  };
+}
+
+/** The CoreDNS modes' settings from the controller's; the doctor judges the same ones. */
+export function corednsSettings(
   { values, coredns, corednsImport, proxyFqdn }: ControllerSettings,
 ): CorednsModeSettings {
   return {
@@ -167,14 +182,7 @@ async function startController(settings: ControllerSettings): Promise<Service> {
       mode: (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace, dryRun }),
       gatewayApi: values.gatewayApi,
       routeKinds: values.gatewayRouteKinds,
-      desired: {
-        clusterDomain: settings.clusterDomain,
-        ...(settings.proxyFqdn === "" ? {} : { proxyFqdn: settings.proxyFqdn }),
-        ingressHosts: values.ingressHosts,
-        ingressClass: values.ingressClass,
-        gatewayClass: values.gatewayClass,
-        ...(values.wildcards === "rewrite" ? { wildcards: "include" } : {}),
-      },
+      desired: desiredSetOptions(settings),
       resyncMs: values.resync,
       version: VERSION,
       log,

@@ -14,7 +14,13 @@ import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import type { DoctorCheck, Finding } from "../doctor/doctor_check.ts";
 import { exitStatus } from "../doctor/doctor_check.ts";
 import { type CheckReport, renderJsonReport, renderTextReport } from "../doctor/doctor_report.ts";
+import { dnsWiringCheck, type DnsWiringContext } from "../doctor/checks/dns_wiring_check.ts";
 import { needCheck, type NeedContext } from "../doctor/checks/need_check.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
+import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { RESOLV_CONF } from "../util/resolv_conf.ts";
+import { corednsSettings, desiredSetOptions } from "./controller.ts";
+import { type ControllerSettings, controllerSettings } from "./controller_settings.ts";
 import { KubeClient } from "../kube/client.ts";
 import { WriteFencedError } from "../kube/errors.ts";
 import { loadKubeAccess } from "../kube/kube_access.ts";
@@ -23,10 +29,11 @@ import { printStdout } from "../util/stdio.ts";
 import type { OptionValues } from "../cli/options.ts";
 import { DOCTOR_OPTIONS } from "./doctor_options.ts";
 
-/** The doctor's validated settings. */
+/** The doctor's validated settings: its own, and the controller's it judges. */
 interface DoctorSettings {
   readonly values: OptionValues<typeof DOCTOR_OPTIONS.options>;
   readonly ingressService: { readonly namespace: string; readonly name: string };
+  readonly controller: ControllerSettings;
 }
 
 /** Runs one check within `timeoutMs`; a check that runs out or fails becomes a could-not-check finding. */
@@ -52,15 +59,25 @@ async function runCheck<C>(check: DoctorCheck<C>, context: C, timeoutMs: number)
 export const DOCTOR = defineSubcommand({
   options: DOCTOR_OPTIONS,
   usage: "check once, read-only, whether hairpinning works and why not",
-  settings: ({ values }): DoctorSettings | ConfigError => {
+  settings: ({ values, sources }): DoctorSettings | ConfigError => {
+    const problems: string[] = [];
     const [namespace = "", name = "", ...rest] = values.ingressService.split("/");
     if (namespace === "" || name === "" || rest.length > 0) {
-      return new ConfigError("doctor", [
+      problems.push(
         `--ingress-service: "${values.ingressService}" is not <namespace>/<name>; accepted: a Service as ` +
-        "ingress-nginx/ingress-nginx-controller",
-      ]);
+          "ingress-nginx/ingress-nginx-controller",
+      );
     }
-    return { values, ingressService: { namespace, name } };
+    const controller = controllerSettings({
+      values,
+      clusterDomainSource: sources.clusterDomain,
+      readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
+      podNamespace: Deno.env.get("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() ||
+        undefined,
+    });
+    if (controller instanceof ConfigError) problems.push(...controller.problems);
+    if (problems.length > 0 || controller instanceof ConfigError) return new ConfigError("doctor", problems);
+    return { values, ingressService: { namespace, name }, controller };
   },
   start: startDoctor,
 });
@@ -77,8 +94,40 @@ async function startDoctor(settings: DoctorSettings): Promise<Service> {
   return {
     revoke: [{ name: "write" }, { name: "run" }, { name: "ffi" }, { name: "sys" }],
     async run() {
-      const context: NeedContext = { api: client, ingressService: settings.ingressService };
-      const reports = [await runCheck(needCheck(), context, values.checkTimeout)];
+      const need: NeedContext = { api: client, ingressService: settings.ingressService };
+      const reports = [await runCheck(needCheck(), need, values.checkTimeout)];
+      const { controller } = settings;
+      const mode = controller.values.mode;
+      if (mode === "coredns" || mode === "coredns-import") {
+        const coredns = corednsSettings(controller);
+        const wiring: DnsWiringContext = {
+          api: client,
+          settings: {
+            mode,
+            coredns: coredns.coredns,
+            corednsImport: coredns.corednsImport,
+            markers: coredns.markers,
+            proxyFqdn: coredns.proxyFqdn,
+            nodeLocalDns: coredns.nodeLocalDns,
+            desired: desiredSetOptions(controller),
+            gatewayApi: controller.values.gatewayApi,
+            gatewayRouteKinds: controller.values.gatewayRouteKinds,
+          },
+        };
+        reports.push(await runCheck(dnsWiringCheck(), wiring, values.checkTimeout));
+      } else {
+        reports.push({
+          id: "dns-wiring",
+          title: "DNS wiring",
+          findings: [{
+            check: "dns-wiring",
+            subject: `--mode=${mode}`,
+            verdict: "could-not-check",
+            saw:
+              `the doctor checks the DNS wiring of the coredns and coredns-import modes so far, not ${mode}`,
+          }],
+        });
+      }
       printStdout(values.output === "json" ? renderJsonReport(reports) : renderTextReport(reports));
       return exitStatus(reports.flatMap((report) => report.findings));
     },

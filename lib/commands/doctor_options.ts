@@ -1,5 +1,7 @@
 /**
- * The `ouroboros doctor` option table.
+ * The `ouroboros doctor` option table: its own rows, then every controller row, so the doctor
+ * takes the controller's flags as they are (the chart's `helm test` passes the same ones) and
+ * judges exactly the set-up the controller runs with.
  *
  * Pure: data.
  *
@@ -8,8 +10,7 @@
 
 import { duration, oneOf, text } from "../cli/kinds.ts";
 import type { OptionSpec, OptionTable } from "../cli/options.ts";
-import { LOGGING_OPTIONS } from "../daemon/logging_options.ts";
-import { KUBECONFIG_OPTION } from "../kube/kubeconfig_option.ts";
+import { CONTROLLER_OPTIONS } from "./controller_options.ts";
 
 /** The doctor's option table. */
 export const DOCTOR_OPTIONS = {
@@ -18,7 +19,6 @@ export const DOCTOR_OPTIONS = {
     "Check once, read-only, whether hairpinned calls work in this cluster, why not, and whether you need " +
     "ouroboros at all; print one line per finding with what to do. Exit 0 when nothing is a problem, 1 otherwise.",
   options: {
-    ...KUBECONFIG_OPTION,
     output: {
       flag: "output",
       kind: oneOf(["text", "json"] as const),
@@ -37,6 +37,6 @@ export const DOCTOR_OPTIONS = {
       default: "20s",
       help: "How long one check may take; a check that runs out says what it could not check.",
     },
-    ...LOGGING_OPTIONS,
+    ...CONTROLLER_OPTIONS.options,
   },
 } as const satisfies OptionTable<Record<string, OptionSpec<unknown>>>;

@@ -10,13 +10,28 @@ import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { writeKubeconfig } from "../support/kubeconfig.ts";
 import { runOuroboros } from "../support/ouroboros_process.ts";
 import { tempDir } from "../support/temp_dir.ts";
+import type { FakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
+
+/** kubeadm's CoreDNS ConfigMap, untouched (no hostname is wanted yet, so no block is needed). */
+function seedCoredns(server: FakeApiServer): void {
+  server.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: "kube-system", name: "coredns" },
+    data: { Corefile: KUBEADM },
+  });
+}
 
 const TOKEN = "doctor-test-token";
+/** The controller's flags as the chart passes them; the doctor judges that set-up. */
+const CONTROLLER_FLAGS = ["--proxy-service-namespace=ouroboros", "--cluster-domain=cluster.local"];
 
 Deno.test("doctor: reports the load balancer's ipMode, as text and as JSON, and writes nothing", async () => {
   await using server = await startFakeApiServer({ token: TOKEN, bookmarkIntervalMs: 0 });
   await using dir = await tempDir("doctor-");
   const kubeconfig = await writeKubeconfig(`${dir.path}/kubeconfig`, { server: server.url, token: TOKEN });
+  seedCoredns(server);
   server.create({
     apiVersion: "v1",
     kind: "Service",
@@ -29,7 +44,9 @@ Deno.test("doctor: reports the load balancer's ipMode, as text and as JSON, and 
     },
     status: { loadBalancer: { ingress: [{ ip: "203.0.113.10", ipMode: "Proxy" }] } },
   });
-  const text = await runOuroboros(["doctor", `--kubeconfig=${kubeconfig}`], { permissionSet: "doctor" });
+  const text = await runOuroboros(["doctor", `--kubeconfig=${kubeconfig}`, ...CONTROLLER_FLAGS], {
+    permissionSet: "doctor",
+  });
   assert.equal(text.code, 0, text.stderr);
   assert.match(
     text.stdout,
@@ -37,7 +54,12 @@ Deno.test("doctor: reports the load balancer's ipMode, as text and as JSON, and 
   );
   assert.match(text.stdout, /→ if your CNI's service proxy honours ipMode, you may not need ouroboros/);
 
-  const json = await runOuroboros(["doctor", `--kubeconfig=${kubeconfig}`, "--output=json"], {
+  const json = await runOuroboros([
+    "doctor",
+    `--kubeconfig=${kubeconfig}`,
+    "--output=json",
+    ...CONTROLLER_FLAGS,
+  ], {
     permissionSet: "doctor",
   });
   assert.equal(json.code, 0, json.stderr);
@@ -51,7 +73,13 @@ Deno.test("doctor: a configured Service that does not exist cannot be checked, a
   await using server = await startFakeApiServer({ token: TOKEN, bookmarkIntervalMs: 0 });
   await using dir = await tempDir("doctor-");
   const kubeconfig = await writeKubeconfig(`${dir.path}/kubeconfig`, { server: server.url, token: TOKEN });
-  const run = await runOuroboros(["doctor", `--kubeconfig=${kubeconfig}`, "--ingress-service=edge/traefik"], {
+  seedCoredns(server);
+  const run = await runOuroboros([
+    "doctor",
+    `--kubeconfig=${kubeconfig}`,
+    "--ingress-service=edge/traefik",
+    ...CONTROLLER_FLAGS,
+  ], {
     permissionSet: "doctor",
   });
   assert.equal(run.code, 0, run.stderr);
@@ -63,4 +91,17 @@ Deno.test("doctor: a malformed --ingress-service exits 2 naming what is accepted
   const run = await runOuroboros(["doctor", "--ingress-service=traefik"], { permissionSet: "doctor" });
   assert.equal(run.code, 2);
   assert.match(run.stderr, /--ingress-service: "traefik" is not <namespace>\/<name>/);
+});
+
+Deno.test("doctor: a missing CoreDNS ConfigMap is a problem, exit 1, with the flags that name it", async () => {
+  await using server = await startFakeApiServer({ token: TOKEN, bookmarkIntervalMs: 0 });
+  await using dir = await tempDir("doctor-");
+  const kubeconfig = await writeKubeconfig(`${dir.path}/kubeconfig`, { server: server.url, token: TOKEN });
+  const run = await runOuroboros(["doctor", `--kubeconfig=${kubeconfig}`, ...CONTROLLER_FLAGS], {
+    permissionSet: "doctor",
+  });
+  assert.equal(run.code, 1, run.stdout);
+  assert.match(run.stdout, /DNS wiring/);
+  assert.match(run.stdout, /PROBLEM .*kube-system\/coredns/);
+  assert.match(run.stdout, /--coredns-namespace/);
 });
