@@ -28,6 +28,9 @@
  * hairpinned hostname with the proxy's ClusterIP when cert-manager asks, and forwards the same
  * question from another pod, and every other name, to a stand-in cluster DNS.
  *
+ * Part 6, the doctor: `ouroboros doctor` with the controller's flags reports, read-only, on the
+ * load balancer (none here) and on the Corefile block against the Ingresses.
+ *
  * The demo exits 1 (and says so) if anything it shows did not happen as described.
  *
  * @module
@@ -571,6 +574,29 @@ try {
   const dnsStatus = await dns.process.status;
   say(`   dns exit status ${dnsStatus.code}`);
   check("dns exits 0", dnsStatus.code === 0);
+
+  say();
+  say("Part 6: the doctor's report on this cluster");
+  say();
+  say("16. ouroboros doctor (deno run -P=doctor main.ts doctor --kubeconfig=… with the controller's flags)");
+  say("   checks, read-only, whether the load balancer makes ouroboros needed and whether the DNS wiring");
+  say("   holds what the Ingresses want:");
+  const apiWrites = () => server.audit.filter((entry) => entry.method !== "GET").length;
+  const writesBefore = apiWrites();
+  const doctor = await runOuroboros(["doctor", ...cluster.flags, "--mode=coredns"], {
+    permissionSet: "doctor",
+  });
+  for (const line of doctor.stdout.trimEnd().split("\n")) say(`   ${line}`);
+  say(`   doctor exit status ${doctor.code}`);
+  check(
+    "the doctor finds the Corefile block holding every wanted hostname",
+    /ok +ConfigMap kube-system\/coredns\[Corefile\]: .*holds the \d+ wanted hostnames/.test(doctor.stdout),
+  );
+  check("the doctor finds no problem (exit 0)", doctor.code === 0);
+  check(
+    "the doctor wrote nothing (no write reached the API server while it ran)",
+    apiWrites() === writesBefore,
+  );
 } catch (error) {
   check(`the demo ran to the end (${error instanceof Error ? error.message : String(error)})`, false);
 } finally {
@@ -592,7 +618,7 @@ if (failed.length === 0) {
   say("Demo finished: the preview showed the change before anything was written, DNS follows the");
   say("Ingresses through a failover, the hairpinned call reaches the ingress with the caller's address,");
   say("kuberture keeps the API server's addresses published for external-dns, and ouroboros dns");
-  say("answers the hairpinned name for the chosen workload only.");
+  say("answers the hairpinned name for the chosen workload only; the doctor finds the wiring sound.");
 } else {
   say("Demo FAILED:");
   for (const entry of failed) say(`  - not as described: ${entry.what}`);
