@@ -11,8 +11,7 @@
 
 import { ConfigError } from "../cli/options.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
-import type { DoctorCheck, Finding } from "../doctor/doctor_check.ts";
-import { exitStatus } from "../doctor/doctor_check.ts";
+import { type DoctorCheck, exitStatus, type Finding } from "../doctor/doctor_check.ts";
 import { type CheckReport, renderJsonReport, renderTextReport } from "../doctor/doctor_report.ts";
 import { dnsWiringCheck, type DnsWiringContext } from "../doctor/checks/dns_wiring_check.ts";
 import { needCheck, type NeedContext } from "../doctor/checks/need_check.ts";

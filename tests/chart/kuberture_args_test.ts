@@ -23,11 +23,6 @@ const helm4 = await installHelm4();
 const helm3 = await installHelm3();
 const withoutHelm = skipWithoutHelm("chart kuberture argument check", helm4, helm3);
 
-/** The option table of `ouroboros kuberture`, as a table of any rows. */
-function kubertureTable(): OptionTable<Record<string, OptionSpec<unknown>>> {
-  return KUBERTURE_OPTIONS;
-}
-
 /** The row of a flag, or undefined. */
 function row(
   table: OptionTable<Record<string, OptionSpec<unknown>>>,
@@ -62,7 +57,7 @@ Deno.test({
   name: "every argument and variable the chart gives the kuberture container is one the binary accepts",
   ignore: withoutHelm,
   async fn() {
-    const table = kubertureTable();
+    const table: OptionTable<Record<string, OptionSpec<unknown>>> = KUBERTURE_OPTIONS;
     const instance = Object.values(table.options).find((spec) => spec.env === "KUBERTURE_INSTANCE");
     assert.ok(instance !== undefined, "the table reads KUBERTURE_INSTANCE, which the chart sets");
     // The drop-in defaults the chart's values repeat: election on, kuberture's Lease name.

@@ -16,6 +16,7 @@ import { parseMetrics } from "../support/scrape.ts";
 import { tempDir } from "../support/temp_dir.ts";
 import { waitFor } from "../support/wait.ts";
 import { type DnsReply, queryDns, startDnsmasq } from "../support/dns_tools.ts";
+import { skipWithout } from "../support/tools.ts";
 import { ignoreWithoutKubectl, ok, withKubectl } from "../fake_apiserver/kubectl_run.ts";
 
 const TOKEN = "dns-test-token";
@@ -129,93 +130,102 @@ async function ask(
   return reply;
 }
 
-Deno.test("dns: hairpin, Records and forwarding per client, read with dig and kdig against dnsmasq", async (t) => {
-  await using env = await cluster();
-  await using upstream = await startDnsmasq({
-    hosts: [
-      { name: "shop.example.com", addresses: ["203.0.113.10"] },
-      { name: "partner.example.org", addresses: ["198.51.100.1"] },
-      { name: "other.example.net", addresses: ["198.51.100.2"] },
-    ],
-  });
-  await using dns = await start(env.kubeconfig, `${upstream.endpoint.host}:${upstream.endpoint.port}`);
-  await waitFor("/readyz to answer 200", async () => (await dns.get("/readyz")).status === 200, {
-    timeoutMs: 20_000,
-  });
-
-  await t.step(
-    "a pod in scope gets the proxy's addresses for a hairpinned hostname, both families",
-    async () => {
-      const a = await ask(dns, CERT_MANAGER, "shop.example.com");
-      assert.equal(a.status, "NOERROR");
-      assert.deepEqual(addresses(a, "A"), ["10.96.0.7"]);
-      assert.equal(a.answers[0]?.ttl, 30);
-      assert.deepEqual(addresses(await ask(dns, CERT_MANAGER, "shop.example.com", "AAAA"), "AAAA"), [
-        "fd00::7",
-      ]);
-      const mx = await ask(dns, CERT_MANAGER, "shop.example.com", "MX");
-      assert.equal(mx.status, "NOERROR");
-      assert.equal(mx.answers.length, 0, "other types: the name exists, with no data");
-    },
-  );
-
-  await t.step("the answer keeps the client's letter case, over TCP too", async () => {
-    const reply = await ask(dns, CERT_MANAGER, "ShOp.Example.COM", "A", "dig");
-    assert.deepEqual(addresses(reply, "A"), ["10.96.0.7"]);
-    assert.equal(reply.answers[0]?.name, "ShOp.Example.COM.");
-  });
-
-  await t.step("a source that is no pod, and a hostNetwork pod, are forwarded unchanged", async () => {
-    assert.deepEqual(addresses(await ask(dns, "127.0.0.1", "shop.example.com"), "A"), ["203.0.113.10"]);
-    assert.deepEqual(addresses(await ask(dns, NODE, "shop.example.com"), "A"), ["203.0.113.10"]);
-  });
-
-  await t.step("par Records answer only the pods they select", async () => {
-    assert.deepEqual(addresses(await ask(dns, WEB, "partner.example.org"), "A"), ["192.0.2.9"]);
-    assert.deepEqual(addresses(await ask(dns, WEB, "partner.example.org", "AAAA"), "AAAA"), ["2001:db8::9"]);
-    assert.deepEqual(addresses(await ask(dns, CERT_MANAGER, "partner.example.org"), "A"), ["198.51.100.1"]);
-    assert.deepEqual(addresses(await ask(dns, WEB, "other.example.net", "A", "kdig"), "A"), ["198.51.100.2"]);
-  });
-
-  await t.step("a new proxy address is answered without a restart", async () => {
-    service(env.server, "ouroboros-proxy", ["10.96.0.8"]);
-    await waitFor("the new proxy address", async () => {
-      const reply = await ask(dns, CERT_MANAGER, "shop.example.com");
-      return addresses(reply, "A")[0] === "10.96.0.8";
+Deno.test({
+  name: "dns: hairpin, Records and forwarding per client, read with dig and kdig against dnsmasq",
+  ignore: skipWithout("dns end to end", ["dig", "kdig", "dnsmasq"]),
+  fn: async (t) => {
+    await using env = await cluster();
+    await using upstream = await startDnsmasq({
+      hosts: [
+        { name: "shop.example.com", addresses: ["203.0.113.10"] },
+        { name: "partner.example.org", addresses: ["198.51.100.1"] },
+        { name: "other.example.net", addresses: ["198.51.100.2"] },
+      ],
     });
-    const aaaa = await ask(dns, CERT_MANAGER, "shop.example.com", "AAAA");
-    assert.equal(aaaa.answers.length, 0, "an IPv4-only proxy: AAAA has no data, never the public address");
-  });
+    await using dns = await start(env.kubeconfig, `${upstream.endpoint.host}:${upstream.endpoint.port}`);
+    await waitFor("/readyz to answer 200", async () => (await dns.get("/readyz")).status === 200, {
+      timeoutMs: 20_000,
+    });
 
-  await t.step("metrics count outcomes without a client or a name in any label", async () => {
-    const text = (await dns.get("/metrics")).body;
-    const samples = parseMetrics(text);
-    const local = samples.find((s) =>
-      s.name === "ouroboros_dns_queries_total" && s.labels.transport === "udp" && s.labels.outcome === "local"
+    await t.step(
+      "a pod in scope gets the proxy's addresses for a hairpinned hostname, both families",
+      async () => {
+        const a = await ask(dns, CERT_MANAGER, "shop.example.com");
+        assert.equal(a.status, "NOERROR");
+        assert.deepEqual(addresses(a, "A"), ["10.96.0.7"]);
+        assert.equal(a.answers[0]?.ttl, 30);
+        assert.deepEqual(addresses(await ask(dns, CERT_MANAGER, "shop.example.com", "AAAA"), "AAAA"), [
+          "fd00::7",
+        ]);
+        const mx = await ask(dns, CERT_MANAGER, "shop.example.com", "MX");
+        assert.equal(mx.status, "NOERROR");
+        assert.equal(mx.answers.length, 0, "other types: the name exists, with no data");
+      },
     );
-    assert.ok((local?.value ?? 0) >= 5, `local answers counted: ${local?.value}`);
-    for (const leak of [CERT_MANAGER, WEB, "shop.example.com", "partner.example.org"]) {
-      assert.ok(!text.includes(leak), `${leak} appears in /metrics`);
-    }
-    assert.equal(samples.find((s) => s.name === "ouroboros_dns_hairpin_hostnames")?.value, 1);
-  });
 
-  await t.step("the upstream gone: SERVFAIL, never an empty NOERROR, and /readyz says why", async () => {
-    await upstream[Symbol.asyncDispose]();
-    const reply = await ask(dns, CERT_MANAGER, "other.example.net");
-    assert.equal(reply.status, "SERVFAIL");
-    assert.deepEqual(addresses(await ask(dns, CERT_MANAGER, "shop.example.com"), "A"), ["10.96.0.8"]);
-    const readyz = await waitFor("/readyz to fail", async () => {
-      const answer = await dns.get("/readyz");
-      return answer.status === 503 ? answer : undefined;
-    }, { timeoutMs: 15_000 });
-    assert.match(readyz.body, /no upstream answers/);
-  });
+    await t.step("the answer keeps the client's letter case, over TCP too", async () => {
+      const reply = await ask(dns, CERT_MANAGER, "ShOp.Example.COM", "A", "dig");
+      assert.deepEqual(addresses(reply, "A"), ["10.96.0.7"]);
+      assert.equal(reply.answers[0]?.name, "ShOp.Example.COM.");
+    });
 
-  await t.step("SIGTERM ends it with status 0", async () => {
-    dns.kill("SIGTERM");
-    assert.equal((await dns.status).code, 0);
-  });
+    await t.step("a source that is no pod, and a hostNetwork pod, are forwarded unchanged", async () => {
+      assert.deepEqual(addresses(await ask(dns, "127.0.0.1", "shop.example.com"), "A"), ["203.0.113.10"]);
+      assert.deepEqual(addresses(await ask(dns, NODE, "shop.example.com"), "A"), ["203.0.113.10"]);
+    });
+
+    await t.step("par Records answer only the pods they select", async () => {
+      assert.deepEqual(addresses(await ask(dns, WEB, "partner.example.org"), "A"), ["192.0.2.9"]);
+      assert.deepEqual(addresses(await ask(dns, WEB, "partner.example.org", "AAAA"), "AAAA"), [
+        "2001:db8::9",
+      ]);
+      assert.deepEqual(addresses(await ask(dns, CERT_MANAGER, "partner.example.org"), "A"), ["198.51.100.1"]);
+      assert.deepEqual(addresses(await ask(dns, WEB, "other.example.net", "A", "kdig"), "A"), [
+        "198.51.100.2",
+      ]);
+    });
+
+    await t.step("a new proxy address is answered without a restart", async () => {
+      service(env.server, "ouroboros-proxy", ["10.96.0.8"]);
+      await waitFor("the new proxy address", async () => {
+        const reply = await ask(dns, CERT_MANAGER, "shop.example.com");
+        return addresses(reply, "A")[0] === "10.96.0.8";
+      });
+      const aaaa = await ask(dns, CERT_MANAGER, "shop.example.com", "AAAA");
+      assert.equal(aaaa.answers.length, 0, "an IPv4-only proxy: AAAA has no data, never the public address");
+    });
+
+    await t.step("metrics count outcomes without a client or a name in any label", async () => {
+      const text = (await dns.get("/metrics")).body;
+      const samples = parseMetrics(text);
+      const local = samples.find((s) =>
+        s.name === "ouroboros_dns_queries_total" && s.labels.transport === "udp" &&
+        s.labels.outcome === "local"
+      );
+      assert.ok((local?.value ?? 0) >= 5, `local answers counted: ${local?.value}`);
+      for (const leak of [CERT_MANAGER, WEB, "shop.example.com", "partner.example.org"]) {
+        assert.ok(!text.includes(leak), `${leak} appears in /metrics`);
+      }
+      assert.equal(samples.find((s) => s.name === "ouroboros_dns_hairpin_hostnames")?.value, 1);
+    });
+
+    await t.step("the upstream gone: SERVFAIL, never an empty NOERROR, and /readyz says why", async () => {
+      await upstream[Symbol.asyncDispose]();
+      const reply = await ask(dns, CERT_MANAGER, "other.example.net");
+      assert.equal(reply.status, "SERVFAIL");
+      assert.deepEqual(addresses(await ask(dns, CERT_MANAGER, "shop.example.com"), "A"), ["10.96.0.8"]);
+      const readyz = await waitFor("/readyz to fail", async () => {
+        const answer = await dns.get("/readyz");
+        return answer.status === 503 ? answer : undefined;
+      }, { timeoutMs: 15_000 });
+      assert.match(readyz.body, /no upstream answers/);
+    });
+
+    await t.step("SIGTERM ends it with status 0", async () => {
+      dns.kill("SIGTERM");
+      assert.equal((await dns.status).code, 0);
+    });
+  },
 });
 
 Deno.test({
