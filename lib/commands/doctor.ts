@@ -9,7 +9,6 @@
  * @module
  */
 
-import { ConfigError } from "../cli/options.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { type DoctorCheck, exitStatus, type Finding } from "../doctor/doctor_check.ts";
 import { type CheckReport, renderJsonReport, renderTextReport } from "../doctor/doctor_report.ts";
@@ -19,21 +18,13 @@ import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { corednsSettings, desiredSetOptions } from "./controller.ts";
-import { type ControllerSettings, controllerSettings } from "./controller_settings.ts";
+import { type DoctorSettings, doctorSettings } from "./doctor_settings.ts";
 import { KubeClient } from "../kube/client.ts";
 import { WriteFencedError } from "../kube/errors.ts";
 import { loadKubeAccess } from "../kube/kube_access.ts";
 import { errorMessage } from "../util/error_message.ts";
 import { printStdout } from "../util/stdio.ts";
-import type { OptionValues } from "../cli/options.ts";
 import { DOCTOR_OPTIONS } from "./doctor_options.ts";
-
-/** The doctor's validated settings: its own, and the controller's it judges. */
-interface DoctorSettings {
-  readonly values: OptionValues<typeof DOCTOR_OPTIONS.options>;
-  readonly ingressService: { readonly namespace: string; readonly name: string };
-  readonly controller: ControllerSettings;
-}
 
 /** Runs one check within `timeoutMs`; a check that runs out or fails becomes a could-not-check finding. */
 async function runCheck<C>(check: DoctorCheck<C>, context: C, timeoutMs: number): Promise<CheckReport> {
@@ -58,26 +49,14 @@ async function runCheck<C>(check: DoctorCheck<C>, context: C, timeoutMs: number)
 export const DOCTOR = defineSubcommand({
   options: DOCTOR_OPTIONS,
   usage: "check once, read-only, whether hairpinning works and why not",
-  settings: ({ values, sources }): DoctorSettings | ConfigError => {
-    const problems: string[] = [];
-    const [namespace = "", name = "", ...rest] = values.ingressService.split("/");
-    if (namespace === "" || name === "" || rest.length > 0) {
-      problems.push(
-        `--ingress-service: "${values.ingressService}" is not <namespace>/<name>; accepted: a Service as ` +
-          "ingress-nginx/ingress-nginx-controller",
-      );
-    }
-    const controller = controllerSettings({
+  settings: ({ values, sources }) =>
+    doctorSettings({
       values,
-      clusterDomainSource: sources.clusterDomain,
+      sources,
       readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
       podNamespace: Deno.env.get("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() ||
         undefined,
-    });
-    if (controller instanceof ConfigError) problems.push(...controller.problems);
-    if (problems.length > 0 || controller instanceof ConfigError) return new ConfigError("doctor", problems);
-    return { values, ingressService: { namespace, name }, controller };
-  },
+    }),
   start: startDoctor,
 });
 

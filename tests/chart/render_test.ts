@@ -546,7 +546,7 @@ test("RBAC everywhere: no Secrets, no wildcards, every binding names a rendered 
     ["controller.gatewayApi.enabled=true", "serviceAccount.name=custom-sa"],
   ];
   for (const set of variants) {
-    const objects = await renderOk(helm(), { set });
+    const objects = await renderOk(helm(), { set, tests: true });
     for (const [role, granted] of Object.entries(rbacMatrix(objects))) {
       for (const grant of granted) {
         assert.doesNotMatch(grant, /secrets|\*/, `${role} grants ${grant}`);
@@ -1148,7 +1148,11 @@ test("marker id: none for the release 'ouroboros', the release name otherwise, c
 test("names: a 53-character release keeps every pod-bearing and labelled name within 63 characters", async () => {
   const release = `r${"x".repeat(52)}`;
   for (const set of Object.values(MODES)) {
-    const objects = await renderOk(helm(), { release, set: [...set, "metrics.serviceMonitor.enabled=true"] });
+    const objects = await renderOk(helm(), {
+      release,
+      set: [...set, "metrics.serviceMonitor.enabled=true"],
+      tests: true,
+    });
     for (const object of objects) {
       if (object.kind.startsWith("Cluster") || object.kind === "Role" || object.kind === "RoleBinding") {
         continue;
@@ -1216,22 +1220,35 @@ test("PodDisruptionBudget: one of minAvailable/maxUnavailable, never below 2 pro
   assert.match(neither, /needs podDisruptionBudget\.minAvailable or podDisruptionBudget\.maxUnavailable/);
 });
 
-test("NetworkPolicy: traffic ports from every source by default, health ports only from metrics.from", async () => {
+test("NetworkPolicy: traffic ports from every source by default, health ports only from metrics.from and the doctor", async () => {
   assert.equal(ofKind(await renderOk(helm()), "NetworkPolicy").length, 0, "off by default");
   const objects = await renderOk(helm(), { set: ["networkPolicy.enabled=true"] });
   const proxy = find(objects, "NetworkPolicy", "ouroboros-proxy");
+  // The `helm test` doctor (doctor.enabled, on by default) reads the health ports.
+  const doctor = (port: number) => ({
+    from: [{ podSelector: { matchLabels: selectorLabels("doctor") } }],
+    ports: [{ port, protocol: "TCP" }],
+  });
   assert.deepEqual(proxy.spec, {
     podSelector: { matchLabels: selectorLabels("proxy") },
     policyTypes: ["Ingress"],
     // No `from`: every source, nodes and host-network pods (etc-hosts mode's clients) and clients from
     // outside the cluster included, which a `namespaceSelector: {}` peer would block.
-    ingress: [{ ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }] }],
+    ingress: [{ ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }] }, doctor(8081)],
   });
   assert.deepEqual(find(objects, "NetworkPolicy", "ouroboros").spec, {
     podSelector: { matchLabels: selectorLabels("controller") },
     policyTypes: ["Ingress"],
-    ingress: [],
+    ingress: [doctor(8082)],
   });
+  const closed = await renderOk(helm(), { set: ["networkPolicy.enabled=true", "doctor.enabled=false"] });
+  assert.deepEqual((find(closed, "NetworkPolicy", "ouroboros").spec as { ingress: unknown[] }).ingress, []);
+  assert.deepEqual(
+    (find(closed, "NetworkPolicy", "ouroboros-proxy").spec as { ingress: unknown[] }).ingress,
+    [
+      { ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }] },
+    ],
+  );
   const monitoring = [{
     namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } },
   }];
@@ -1243,12 +1260,13 @@ test("NetworkPolicy: traffic ports from every source by default, health ports on
   assert.deepEqual((find(open, "NetworkPolicy", "ouroboros-proxy").spec as { ingress: unknown[] }).ingress, [
     { ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }], from: peers },
     { from: monitoring, ports: [{ port: 8081, protocol: "TCP" }] },
+    doctor(8081),
   ]);
   const controllerPolicy = find(open, "NetworkPolicy", "ouroboros");
   assert.deepEqual(controllerPolicy.spec, {
     podSelector: { matchLabels: selectorLabels("etc-hosts") },
     policyTypes: ["Ingress"],
-    ingress: [{ from: monitoring, ports: [{ port: 8082, protocol: "TCP" }] }],
+    ingress: [{ from: monitoring, ports: [{ port: 8082, protocol: "TCP" }] }, doctor(8082)],
   });
   assert.ok(
     matches(

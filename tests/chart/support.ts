@@ -168,6 +168,11 @@ export interface RenderOptions {
   readonly values?: Record<string, unknown>;
   /** More arguments for `helm template`. */
   readonly extra?: readonly string[];
+  /**
+   * Also render the `helm test` objects (the doctor's Pod and read-only RBAC). Off by default, so
+   * a test of what the release installs sees only that; tests of the whole chart turn it on.
+   */
+  readonly tests?: boolean;
 }
 
 /** A finished render: the objects when Helm succeeded, and what it printed. */
@@ -185,6 +190,7 @@ async function templateArgs(options: RenderOptions, command: "template" | "insta
     options.namespace ?? "ouroboros",
   ];
   if (command === "install") args.push("--dry-run=client");
+  if (command === "template" && options.tests !== true) args.push("--skip-tests");
   for (const entry of options.set ?? []) args.push("--set", entry);
   for (const entry of options.setString ?? []) args.push("--set-string", entry);
   if (options.values !== undefined) {
@@ -442,6 +448,7 @@ const MODELS: Record<string, Loader> = {
   "v1/ServiceAccount": () => import("npm:kubernetes-models@5.1.0/v1/ServiceAccount"),
   "v1/Service": () => import("npm:kubernetes-models@5.1.0/v1/Service"),
   "v1/ConfigMap": () => import("npm:kubernetes-models@5.1.0/v1/ConfigMap"),
+  "v1/Pod": () => import("npm:kubernetes-models@5.1.0/v1/Pod"),
   "apps/v1/Deployment": () => import("npm:kubernetes-models@5.1.0/apps/v1/Deployment"),
   "apps/v1/DaemonSet": () => import("npm:kubernetes-models@5.1.0/apps/v1/DaemonSet"),
   "batch/v1/Job": () => import("npm:kubernetes-models@5.1.0/batch/v1/Job"),
