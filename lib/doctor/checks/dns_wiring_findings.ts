@@ -73,8 +73,19 @@ export function sample(names: readonly string[]): string {
   return names.length > SAMPLE_SIZE ? `${shown} and ${names.length - SAMPLE_SIZE} more` : shown;
 }
 
-/** How the stored hosts differ from the desired ones: a verdict and the sentence for it. */
-function hostDiff(
+/**
+ * How the stored hosts differ from the desired ones: a verdict and the sentence for it. Wanted
+ * names missing are a problem; names no longer wanted alone are a warning.
+ *
+ * @example
+ * ```ts
+ * import { hostDiff } from "./dns_wiring_findings.ts";
+ *
+ * hostDiff(["a.example.com"], ["a.example.com", "b.example.com"], "the block");
+ * // { verdict: "problem", saw: "the block lacks 1 wanted (b.example.com)" }
+ * ```
+ */
+export function hostDiff(
   stored: readonly string[],
   desired: readonly string[],
   where: string,
