@@ -87,12 +87,15 @@ function resourceName(type: ResourceType<KubeObject>): string {
  * import { clusterReader, type DnsWiringApi } from "./cluster_reader.ts";
  *
  * declare const api: DnsWiringApi;
- * const read = clusterReader(api, AbortSignal.timeout(10_000), 5_000);
+ * const read = clusterReader(api, { signal: AbortSignal.timeout(10_000), timeoutMs: 5_000 });
  * const corefile = await read.get("Corefile", CONFIG_MAP, { namespace: "kube-system", name: "coredns" });
  * corefile.kind; // "found", "absent" or "failed" (with the finding)
  * ```
  */
-export function clusterReader(api: DnsWiringApi, signal: AbortSignal, timeoutMs: number): ClusterReader {
+export function clusterReader(
+  api: DnsWiringApi,
+  { signal, timeoutMs }: { readonly signal: AbortSignal; readonly timeoutMs: number },
+): ClusterReader {
   const failed = (subject: string, error: unknown, verb: string, what: string): Read<never> => {
     signal.throwIfAborted();
     if (isNotFound(error)) return { kind: "absent" };

@@ -221,7 +221,7 @@ export function dnsWiringCheck(options: DnsWiringCheckOptions = {}): DoctorCheck
     id: DNS_WIRING_CHECK_ID,
     title: "DNS wiring (CoreDNS)",
     async run(context, signal) {
-      const read = clusterReader(context.api, signal, timeoutMs);
+      const read = clusterReader(context.api, { signal, timeoutMs });
       const hosts = await desiredHosts(read, context.settings);
       const [dns, nodeLocal] = await Promise.all([
         corednsFindings(read, context.settings, hosts),

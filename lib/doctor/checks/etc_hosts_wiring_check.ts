@@ -90,7 +90,7 @@ export function etcHostsWiringCheck(
     async run(context, signal) {
       const { settings } = context;
       const subject = `hosts file ${settings.path}`;
-      const read = clusterReader(context.api, signal, timeoutMs);
+      const read = clusterReader(context.api, { signal, timeoutMs });
       // As the controller runs a mode that cannot write wildcards: left out and named, or dropped.
       const desired = settings.desired.wildcards === undefined
         ? settings.desired

@@ -127,7 +127,10 @@ export function hostsFileFindings(bytes: Uint8Array, expected: HostsFileExpectat
       ...shadowed,
     ];
   }
-  const diff = hostDiff(scan.entries.map((entry) => entry.host), hosts, "the ouroboros block");
+  const diff = hostDiff(scan.entries.map((entry) => entry.host), {
+    desired: hosts,
+    where: "the ouroboros block",
+  });
   return [finding(subject, [diff.verdict, diff.saw, NODE_CONTROLLER_TODO]), ...shadowed];
 }
 

@@ -166,7 +166,7 @@ export function externalDnsWiringCheck(
     async run(context, signal) {
       const { settings } = context;
       const records = settings.externalDns;
-      const read = clusterReader(context.api, signal, timeoutMs);
+      const read = clusterReader(context.api, { signal, timeoutMs });
       const [hosts, targets, listed] = await Promise.all([
         desiredHosts(read, settings),
         currentTargets(read, settings),

@@ -7,7 +7,9 @@ import {
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
 import { blockMarkers, DEFAULT_MARKERS } from "../../../lib/sinks/markers.ts";
+import { startCluster } from "../../controller/cluster_fixture.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
+import { runOuroboros } from "../../support/ouroboros_process.ts";
 
 const PROXY_IP = "10.96.0.20";
 const BEGIN = "# === BEGIN ouroboros (do not edit by hand) ===";
@@ -185,4 +187,31 @@ Deno.test("etc-hosts: a 403 listing Ingresses is could-not-check; the file is st
   const denied = about(findings, /403/);
   assert.equal(denied.saw, "RBAC does not allow list on ingresses.networking.k8s.io in all namespaces (403)");
   assert.ok(findings.every((finding) => finding.verdict === "could-not-check"));
+});
+
+Deno.test("etc-hosts: the block the real controller writes (--once), the doctor finds ok, its wildcard named", async () => {
+  await using cluster = await startCluster();
+  cluster.ingress("shop/web", { tls: ["shop.example.com", "*.apps.example.com"] });
+  cluster.ingress("shop/api", { tls: ["api.example.com"] });
+  const path = `${cluster.dir}/hosts`;
+  await Deno.writeTextFile(path, BASE);
+  const controller = await runOuroboros([
+    "controller",
+    ...cluster.flags,
+    "--mode=etc-hosts",
+    `--proxy-ip=${PROXY_IP}`,
+    `--etc-hosts=${path}`,
+    "--once",
+  ]);
+  assert.equal(controller.code, 3, controller.stderr);
+  cluster.server.setToken(undefined);
+
+  const findings = await run({
+    server: cluster.server,
+    path,
+    [Symbol.asyncDispose]: () => Promise.resolve(),
+  });
+  assert.deepEqual(findings.map((finding) => finding.verdict), ["ok", "warning"], JSON.stringify(findings));
+  about(findings, /holds the 2 wanted hostnames at 10\.96\.0\.20, markers intact/);
+  about(findings, /1 wildcard hostnames are not written/);
 });

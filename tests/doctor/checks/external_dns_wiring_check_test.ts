@@ -9,6 +9,8 @@ import { buildRecords } from "../../../lib/sinks/external_dns/build_records.ts";
 import type { ExternalDnsModeSettings } from "../../../lib/sinks/external_dns/external_dns_mode.ts";
 import { targetsFromAddresses } from "../../../lib/sinks/external_dns/targets.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
+import { runOuroboros } from "../../support/ouroboros_process.ts";
+import { startCluster } from "../../controller/cluster_fixture.ts";
 
 const API = "externaldns.k8s.io/v1alpha1";
 const PROXY_IP = "10.96.0.20";
@@ -30,7 +32,8 @@ function settings(records: Partial<ExternalDnsModeSettings> = {}): ExternalDnsWi
   return {
     externalDns: { ...RECORDS, ...records },
     podNamespace: undefined,
-    desired: { clusterDomain: "cluster.local" },
+    // As the controller's defaults make it (--wildcards=rewrite).
+    desired: { clusterDomain: "cluster.local", wildcards: "include" },
     gatewayApi: false,
   };
 }
@@ -262,3 +265,43 @@ Deno.test("external-dns: a record at the right address with another TTL is a war
   assert.equal(differs.verdict, "warning");
   assert.ok(findings.every((finding) => finding.verdict !== "problem"));
 });
+
+for (const output of ["crd", "service"] as const) {
+  Deno.test(`external-dns (${output}): what the real controller writes (--once), the doctor finds ok`, async () => {
+    await using cluster = await startCluster();
+    cluster.ingress("shop/web", { tls: ["shop.example.com", "*.apps.example.com"] });
+    cluster.ingress("shop/api", { tls: ["api.example.com"] });
+    cluster.service("ouroboros/ouroboros-proxy", [PROXY_IP]);
+    const controller = await runOuroboros([
+      "controller",
+      ...cluster.flags,
+      "--mode=external-dns",
+      `--external-dns-output=${output}`,
+      "--external-dns-namespace=ouroboros",
+      "--proxy-service-namespace=ouroboros",
+      "--once",
+    ], { env: { OUROBOROS_INSTANCE: "release" } });
+    assert.equal(controller.code, 3, controller.stderr);
+    cluster.server.setToken(undefined);
+
+    const findings = await run(cluster.server, { output });
+    const present = about(findings, /wanted hostnames has its/);
+    assert.equal(present.verdict, "ok");
+    assert.match(present.saw, /every one of the 3 wanted hostnames/, "the wildcard too: this mode writes it");
+    if (output === "service") {
+      assert.deepEqual(findings.map((finding) => finding.verdict), ["ok", "could-not-check"]);
+      return;
+    }
+    assert.equal(
+      about(findings, /has not processed 3 of 3 DNSEndpoints/).verdict,
+      "warning",
+      "no external-dns yet",
+    );
+    // external-dns' CRD source processes them: status.observedGeneration follows metadata.generation.
+    for (const record of cluster.server.list(API, "DNSEndpoint", "ouroboros")) {
+      const generation = (record.metadata as Record<string, unknown>).generation;
+      cluster.server.update({ ...record, status: { observedGeneration: generation } });
+    }
+    assert.deepEqual((await run(cluster.server, { output })).map((finding) => finding.verdict), ["ok", "ok"]);
+  });
+}
