@@ -88,13 +88,12 @@ async function currentTargets(
   const found = await read.get(subject, SERVICE, ref);
   if (found.kind === "failed") return found.finding;
   if (found.kind === "found") return targetsFromService(found.value);
-  return {
-    kind: "unusable",
-    problem: "service-not-found",
-    message:
-      `the proxy Service ${ref.namespace}/${ref.name} does not exist; check --external-dns-proxy-service ` +
-      "and --proxy-service-namespace, or set --external-dns-proxy-ip",
-  };
+  return finding(subject, [
+    "problem",
+    `the proxy Service ${ref.namespace}/${ref.name} does not exist, so the records have no address to point at`,
+    "check --external-dns-proxy-service and --proxy-service-namespace, or set --external-dns-proxy-ip; the " +
+    "controller writes no record until then",
+  ]);
 }
 
 /** This release's records of the active kind, observed as the controller observes them. */

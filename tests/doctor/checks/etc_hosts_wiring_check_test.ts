@@ -5,6 +5,7 @@ import {
   type EtcHostsWiringSettings,
 } from "../../../lib/doctor/checks/etc_hosts_wiring_check.ts";
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
+import { about, ingress } from "./wiring_support.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
 import { blockMarkers, DEFAULT_MARKERS } from "../../../lib/sinks/markers.ts";
 import { startCluster } from "../../controller/cluster_fixture.ts";
@@ -15,15 +16,6 @@ const PROXY_IP = "10.96.0.20";
 const BEGIN = "# === BEGIN ouroboros (do not edit by hand) ===";
 const END = "# === END ouroboros ===";
 const BASE = "127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost\n";
-
-function ingress(name: string, hosts: readonly string[]): Record<string, unknown> {
-  return {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "Ingress",
-    metadata: { namespace: "shop", name },
-    spec: { rules: [], tls: [{ hosts, secretName: `${name}-tls` }] },
-  };
-}
 
 /** A hosts file with our block (spelled out by hand) holding `hosts` at `ip`. */
 function withBlock(hosts: readonly string[], ip = PROXY_IP): string {
@@ -68,12 +60,6 @@ async function run(
   };
   const check = etcHostsWiringCheck({ timeoutMs: 5_000 });
   return [...await check.run({ api, settings, ...extra }, AbortSignal.timeout(20_000))];
-}
-
-function about(findings: readonly Finding[], pattern: RegExp): Finding {
-  const found = findings.filter((finding) => pattern.test(finding.saw));
-  assert.equal(found.length, 1, `one finding matching ${pattern}: ${JSON.stringify(findings, null, 2)}`);
-  return found[0] as Finding;
 }
 
 const SHOP = ingress("shop", ["shop.example.com"]);

@@ -4,6 +4,7 @@ import {
   type ExternalDnsWiringSettings,
 } from "../../../lib/doctor/checks/external_dns_wiring_check.ts";
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
+import { about, ingress } from "./wiring_support.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
 import { buildRecords } from "../../../lib/sinks/external_dns/build_records.ts";
 import type { ExternalDnsModeSettings } from "../../../lib/sinks/external_dns/external_dns_mode.ts";
@@ -35,15 +36,6 @@ function settings(records: Partial<ExternalDnsModeSettings> = {}): ExternalDnsWi
     // As the controller's defaults make it (--wildcards=rewrite).
     desired: { clusterDomain: "cluster.local", wildcards: "include" },
     gatewayApi: false,
-  };
-}
-
-function ingress(name: string, hosts: readonly string[]): Record<string, unknown> {
-  return {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "Ingress",
-    metadata: { namespace: "shop", name },
-    spec: { rules: [], tls: [{ hosts, secretName: `${name}-tls` }] },
   };
 }
 
@@ -97,12 +89,6 @@ async function run(
   using api = new KubeClient({ server: server.url });
   const check = externalDnsWiringCheck({ timeoutMs: 5_000, now: () => new Date(Date.now() + aheadMs) });
   return [...await check.run({ api, settings: settings(overrides) }, AbortSignal.timeout(20_000))];
-}
-
-function about(findings: readonly Finding[], pattern: RegExp): Finding {
-  const found = findings.filter((finding) => pattern.test(finding.saw));
-  assert.equal(found.length, 1, `one finding matching ${pattern}: ${JSON.stringify(findings, null, 2)}`);
-  return found[0] as Finding;
 }
 
 const SHOP = ingress("shop", ["shop.example.com"]);
