@@ -6,12 +6,9 @@
  * pure `dns_wiring_findings.ts`.
  *
  * Decisions:
- * - A 403 is `could-not-check` naming the verb, resource and namespace that RBAC refused; other
- *   read failures (timeouts, 5xx) are `could-not-check` with the error. A missing Corefile
- *   ConfigMap is a problem in both modes: coredns-import mode needs its import line too.
- * - The desired set is computed as the controller computes it (`desiredHostnames`, same
- *   options). A Gateway API route kind whose CRD is not installed (404) holds nothing, as in the
- *   controller; TLSRoute is read at the first served version of v1, v1alpha3, v1alpha2.
+ * - Reads and the desired set go through `cluster_reader.ts` (a 403 is `could-not-check` naming
+ *   the verb, resource and namespace RBAC refused). A missing Corefile ConfigMap is a problem in
+ *   both modes: coredns-import mode needs its import line too.
  * - The CoreDNS Deployment is found by what it mounts: every Deployment in the Corefile's
  *   namespace with a volume of the import ConfigMap.
  *
@@ -20,23 +17,19 @@
  * @module
  */
 
-import type { KubeClient } from "../../kube/client.ts";
-import { isForbidden, isNotFound } from "../../kube/errors.ts";
-import { desiredHostnames, type DesiredSetOptions } from "../../hostnames/desired_set.ts";
-import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
+import { CONFIG_MAP } from "../../resources/config_map.ts";
 import { DEPLOYMENT_VOLUMES } from "../../resources/deployment_volumes.ts";
-import { GATEWAY } from "../../resources/gateway.ts";
-import { GRPC_ROUTE } from "../../resources/grpc_route.ts";
-import { HTTP_ROUTE } from "../../resources/http_route.ts";
-import { INGRESS } from "../../resources/ingress.ts";
-import type { KubeObject } from "../../resources/kube_object.ts";
-import type { ResourceType } from "../../resources/resource_type.ts";
-import { TLS_ROUTE_VERSIONS, type TlsRoute } from "../../resources/tls_route.ts";
 import type { CorefileLocation } from "../../sinks/coredns/corefile_location.ts";
 import type { BlockMarkers } from "../../sinks/markers.ts";
-import { errorMessage } from "../../util/error_message.ts";
-import type { GatewayRouteKind } from "../../hostnames/sources.ts";
 import type { DoctorCheck, Finding } from "../doctor_check.ts";
+import {
+  type ClusterReader,
+  clusterReader,
+  desiredHosts,
+  type DnsWiringApi,
+  type Hosts,
+  type HostSourceSettings,
+} from "./cluster_reader.ts";
 import {
   corefileBlockFinding,
   DNS_WIRING_CHECK_ID,
@@ -48,11 +41,10 @@ import {
   reloadFinding,
 } from "./dns_wiring_findings.ts";
 
-/** The reads the check makes. */
-export type DnsWiringApi = Pick<KubeClient, "get" | "listAll">;
+export type { DnsWiringApi } from "./cluster_reader.ts";
 
 /** The controller's settings the check compares the cluster with. */
-export interface DnsWiringSettings {
+export interface DnsWiringSettings extends HostSourceSettings {
   readonly mode: "coredns" | "coredns-import";
   /** `--coredns-namespace/-configmap/-key`. */
   readonly coredns: CorefileLocation;
@@ -64,12 +56,6 @@ export interface DnsWiringSettings {
   readonly proxyFqdn: string;
   /** The node-local-dns ConfigMap and `--node-local-dns`. */
   readonly nodeLocalDns: CorefileLocation & { readonly mode: "warn" | "manage" };
-  /** The desired set's options, as the controller passes them (cluster domain, filters, wildcards). */
-  readonly desired: DesiredSetOptions;
-  /** `--gateway-api`. */
-  readonly gatewayApi: boolean;
-  /** `--gateway-route-kinds`. @default every kind */
-  readonly gatewayRouteKinds?: readonly GatewayRouteKind[];
 }
 
 /** What the check runs against. */
@@ -84,98 +70,23 @@ export interface DnsWiringCheckOptions {
   readonly timeoutMs?: number;
 }
 
-type Read<T> =
-  | { readonly kind: "found"; readonly value: T }
-  | { readonly kind: "absent" }
-  | { readonly kind: "failed"; readonly finding: Finding };
-
-/** The desired hostnames, or the finding that says why they could not be computed. */
-type Hosts = { readonly hosts: readonly string[] } | { readonly finding: Finding };
-
-interface Reader {
-  get(subject: string, location: Omit<CorefileLocation, "key">): Promise<Read<ConfigMap>>;
-  list<T extends KubeObject>(subject: string, type: ResourceType<T>, namespace?: string): Promise<Read<T[]>>;
-}
-
-function reader(api: DnsWiringApi, signal: AbortSignal, timeoutMs: number): Reader {
-  const failed = (subject: string, error: unknown, verb: string, what: string): Read<never> => {
-    signal.throwIfAborted();
-    if (isNotFound(error)) return { kind: "absent" };
-    return {
-      kind: "failed",
-      finding: isForbidden(error)
-        ? finding(subject, [
-          "could-not-check",
-          `RBAC does not allow ${verb} on ${what} (403)`,
-          `run doctor as a user allowed to ${verb} ${what}`,
-        ])
-        : finding(subject, ["could-not-check", `could not ${verb} ${what}: ${errorMessage(error)}`]),
-    };
-  };
-  return {
-    async get(subject, { namespace, configmap }) {
-      try {
-        const value = await api.get(CONFIG_MAP, { namespace, name: configmap }, { signal, timeoutMs });
-        return { kind: "found", value };
-      } catch (error) {
-        return failed(subject, error, "get", `configmaps in namespace ${namespace}`);
-      }
-    },
-    async list(subject, type, namespace) {
-      const where = namespace === undefined ? "in all namespaces" : `in namespace ${namespace}`;
-      try {
-        const page = await api.listAll(type, {
-          ...(namespace === undefined ? {} : { namespace }),
-          signal,
-          timeoutMs,
-        });
-        return { kind: "found", value: [...page.items] };
-      } catch (error) {
-        return failed(subject, error, "list", `${type.plural}.${type.group || "core"} ${where}`);
-      }
-    },
-  };
-}
-
-/** Lists what the desired set comes from and computes it as the controller does. */
-async function desiredHosts(read: Reader, settings: DnsWiringSettings): Promise<Hosts> {
-  const subject = "desired hostnames";
-  let failure: Finding | undefined;
-  const items = <T>(result: Read<T[]>): T[] => {
-    if (result.kind === "found") return result.value;
-    if (result.kind === "failed") failure ??= result.finding;
-    return [];
-  };
-  const ingresses = items(await read.list(subject, INGRESS));
-  const kinds = settings.gatewayRouteKinds ?? ["HTTPRoute", "GRPCRoute", "TLSRoute"];
-  const gatewayApi = settings.gatewayApi;
-  const gateways = gatewayApi ? items(await read.list(subject, GATEWAY)) : [];
-  const routes = gatewayApi && kinds.includes("HTTPRoute") ? items(await read.list(subject, HTTP_ROUTE)) : [];
-  const grpcRoutes = gatewayApi && kinds.includes("GRPCRoute")
-    ? items(await read.list(subject, GRPC_ROUTE))
-    : [];
-  let tlsRoutes: TlsRoute[] = [];
-  if (gatewayApi && kinds.includes("TLSRoute")) {
-    for (const type of TLS_ROUTE_VERSIONS) {
-      const result = await read.list(subject, type);
-      if (result.kind === "absent") continue;
-      tlsRoutes = items(result);
-      break;
-    }
-  }
-  if (failure !== undefined) return { finding: failure };
-  const desired = desiredHostnames({ ingresses, gateways, routes, grpcRoutes, tlsRoutes }, settings.desired);
-  return { hosts: desired.hosts };
+/** Reads the ConfigMap of `location`. */
+function getConfigMap(read: ClusterReader, subject: string, location: Omit<CorefileLocation, "key">) {
+  return read.get(subject, CONFIG_MAP, { namespace: location.namespace, name: location.configmap });
 }
 
 function where(location: CorefileLocation): string {
   return `ConfigMap ${location.namespace}/${location.configmap}[${location.key}]`;
 }
 
-async function corednsFindings(read: Reader, settings: DnsWiringSettings, hosts: Hosts): Promise<Finding[]> {
+async function corednsFindings(
+  read: ClusterReader,
+  settings: DnsWiringSettings,
+  hosts: Hosts,
+): Promise<Finding[]> {
   const { coredns, corednsImport, mode } = settings;
   const subject = where(coredns);
-  const found = await read.get(subject, coredns);
+  const found = await getConfigMap(read, subject, coredns);
   const findings: Finding[] = [];
   if (found.kind === "failed") findings.push(found.finding);
   else if (found.kind === "absent") {
@@ -217,11 +128,15 @@ async function corednsFindings(read: Reader, settings: DnsWiringSettings, hosts:
   return findings;
 }
 
-async function importFindings(read: Reader, settings: DnsWiringSettings, hosts: Hosts): Promise<Finding[]> {
+async function importFindings(
+  read: ClusterReader,
+  settings: DnsWiringSettings,
+  hosts: Hosts,
+): Promise<Finding[]> {
   const { corednsImport, coredns } = settings;
   const subject = where(corednsImport);
   const findings: Finding[] = [];
-  const found = await read.get(subject, corednsImport);
+  const found = await getConfigMap(read, subject, corednsImport);
   if (found.kind === "failed") findings.push(found.finding);
   else if (found.kind === "absent") {
     findings.push(
@@ -240,10 +155,10 @@ async function importFindings(read: Reader, settings: DnsWiringSettings, hosts: 
     }));
   }
   const namespace = coredns.namespace;
-  const deployments = await read.list(`Deployments in ${namespace}`, DEPLOYMENT_VOLUMES, namespace);
+  const deployments = await read.list(`Deployments in ${namespace}`, DEPLOYMENT_VOLUMES, { namespace });
   if (deployments.kind === "failed") findings.push(deployments.finding);
   else {
-    findings.push(...mountFindings(deployments.kind === "found" ? deployments.value : [], {
+    findings.push(...mountFindings(deployments.kind === "found" ? deployments.value.items : [], {
       namespace,
       configmap: corednsImport.configmap,
       key: corednsImport.key,
@@ -252,10 +167,14 @@ async function importFindings(read: Reader, settings: DnsWiringSettings, hosts: 
   return findings;
 }
 
-async function nodeLocalFindings(read: Reader, settings: DnsWiringSettings, hosts: Hosts): Promise<Finding> {
+async function nodeLocalFindings(
+  read: ClusterReader,
+  settings: DnsWiringSettings,
+  hosts: Hosts,
+): Promise<Finding> {
   const location = settings.nodeLocalDns;
   const subject = where(location);
-  const found = await read.get(subject, location);
+  const found = await getConfigMap(read, subject, location);
   if (found.kind === "failed") return found.finding;
   if (found.kind === "found" && settings.nodeLocalDns.mode === "manage" && "finding" in hosts) {
     return hosts.finding;
@@ -302,7 +221,7 @@ export function dnsWiringCheck(options: DnsWiringCheckOptions = {}): DoctorCheck
     id: DNS_WIRING_CHECK_ID,
     title: "DNS wiring (CoreDNS)",
     async run(context, signal) {
-      const read = reader(context.api, signal, timeoutMs);
+      const read = clusterReader(context.api, { signal, timeoutMs });
       const hosts = await desiredHosts(read, context.settings);
       const [dns, nodeLocal] = await Promise.all([
         corednsFindings(read, context.settings, hosts),

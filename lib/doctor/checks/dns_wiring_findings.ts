@@ -73,11 +73,21 @@ export function sample(names: readonly string[]): string {
   return names.length > SAMPLE_SIZE ? `${shown} and ${names.length - SAMPLE_SIZE} more` : shown;
 }
 
-/** How the stored hosts differ from the desired ones: a verdict and the sentence for it. */
-function hostDiff(
+/**
+ * How the stored hosts differ from the desired ones: a verdict and the sentence for it. Wanted
+ * names missing are a problem; names no longer wanted alone are a warning.
+ *
+ * @example
+ * ```ts
+ * import { hostDiff } from "./dns_wiring_findings.ts";
+ *
+ * hostDiff(["a.example.com"], { desired: ["a.example.com", "b.example.com"], where: "the block" });
+ * // { verdict: "problem", saw: "the block lacks 1 wanted (b.example.com)" }
+ * ```
+ */
+export function hostDiff(
   stored: readonly string[],
-  desired: readonly string[],
-  where: string,
+  { desired, where }: { readonly desired: readonly string[]; readonly where: string },
 ): { readonly verdict: Verdict; readonly saw: string } {
   const have = new Set(stored);
   const want = new Set(desired);
@@ -160,7 +170,7 @@ export function corefileBlockFinding(corefile: string, expected: CorefileExpecta
       CONTROLLER_TODO,
     ]);
   }
-  const diff = hostDiff(stored, expected.hosts, "the ouroboros block");
+  const diff = hostDiff(stored, { desired: expected.hosts, where: "the ouroboros block" });
   return finding(subject, [diff.verdict, diff.saw, CONTROLLER_TODO]);
 }
 
@@ -224,7 +234,7 @@ export function importKeyFinding(
       CONTROLLER_TODO,
     ]);
   }
-  const diff = hostDiff(snippetHosts(stored), expected.hosts, "the key");
+  const diff = hostDiff(snippetHosts(stored), { desired: expected.hosts, where: "the key" });
   return finding(subject, [diff.verdict, diff.saw, CONTROLLER_TODO]);
 }
 
@@ -351,6 +361,6 @@ export function nodeLocalDnsFinding(
         : `managed; the ouroboros block forwards the ${want.length} wanted zones to CoreDNS`,
     ]);
   }
-  const diff = hostDiff(have, want, "the ouroboros node-local-dns block");
+  const diff = hostDiff(have, { desired: want, where: "the ouroboros node-local-dns block" });
   return finding(subject, [diff.verdict, diff.saw.replaceAll("hostnames", "zones"), CONTROLLER_TODO]);
 }

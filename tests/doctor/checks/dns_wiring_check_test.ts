@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { dnsWiringCheck, type DnsWiringSettings } from "../../../lib/doctor/checks/dns_wiring_check.ts";
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
+import { about, ingress } from "./wiring_support.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
 import { DEFAULT_MARKERS } from "../../../lib/sinks/markers.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
@@ -31,15 +32,6 @@ function withBlock(corefile: string, hosts: readonly string[]): string {
 
 function configMap(name: string, data: Record<string, string>): Record<string, unknown> {
   return { apiVersion: "v1", kind: "ConfigMap", metadata: { namespace: "kube-system", name }, data };
-}
-
-function ingress(name: string, hosts: readonly string[]): Record<string, unknown> {
-  return {
-    apiVersion: "networking.k8s.io/v1",
-    kind: "Ingress",
-    metadata: { namespace: "shop", name },
-    spec: { rules: [], tls: [{ hosts, secretName: `${name}-tls` }] },
-  };
 }
 
 function deployment(mount: Record<string, unknown> | undefined): Record<string, unknown> {
@@ -78,12 +70,6 @@ async function run(server: FakeApiServer, overrides: Partial<DnsWiringSettings> 
       AbortSignal.timeout(20_000),
     ),
   ];
-}
-
-function about(findings: readonly Finding[], pattern: RegExp): Finding {
-  const found = findings.filter((finding) => pattern.test(finding.saw));
-  assert.equal(found.length, 1, `one finding matching ${pattern}: ${JSON.stringify(findings, null, 2)}`);
-  return found[0] as Finding;
 }
 
 async function cluster(seed: readonly Record<string, unknown>[]): Promise<FakeApiServer> {

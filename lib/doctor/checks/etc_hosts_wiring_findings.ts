@@ -1,0 +1,170 @@
+/**
+ * The judgements of the etc-hosts DNS wiring check (`etc_hosts_wiring_check.ts`), from the hosts
+ * file's text to findings. Every question about the block is answered by the sink's own code
+ * (`applyHostsBlock`, `scanHostsMarkers`, `planEntries`, `stripFiller`), so "the block matches"
+ * here means exactly "the controller on this node would write nothing".
+ *
+ * Decisions:
+ * - A missing block, a block lacking wanted names, entries pointing elsewhere than `--proxy-ip`,
+ *   and damaged markers are problems; names no longer wanted alone are a warning; so is an entry
+ *   above the block naming one of our hosts (the resolver uses the first match), as the sink says.
+ * - Wildcards are left out of the block by the controller (a hosts file cannot express one): a
+ *   warning naming them, as the controller's log does.
+ * - A file that cannot be read here means the doctor is not running on a node: `could-not-check`
+ *   with how to run it on one.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { SkippedWildcard } from "../../hostnames/desired_set.ts";
+import { applyHostsBlock } from "../../sinks/etc_hosts/hosts_block.ts";
+import { planEntries } from "../../sinks/etc_hosts/hosts_entries.ts";
+import { decodeHostsBytes, stripFiller } from "../../sinks/etc_hosts/hosts_layout.ts";
+import { scanHostsMarkers } from "../../sinks/etc_hosts/hosts_markers.ts";
+import { isHostsMarkerProblem } from "../../sinks/etc_hosts/hosts_problems.ts";
+import type { BlockMarkers } from "../../sinks/markers.ts";
+import { splitLines } from "../../sinks/text_lines.ts";
+import { errorMessage } from "../../util/error_message.ts";
+import { formatIp, parseIp } from "../../util/ip.ts";
+import type { Finding } from "../doctor_check.ts";
+import { finding, hostDiff, sample } from "./dns_wiring_findings.ts";
+
+/** What the etc-hosts controller of a node is asked. */
+const NODE_CONTROLLER_TODO = "check that the ouroboros etc-hosts DaemonSet pod on this node is running and " +
+  "read its log (check 6): it rewrites the block within seconds of a change";
+
+/** How to run the doctor where the node's hosts file is. */
+export const RUN_ON_A_NODE = "run it on a node: in the etc-hosts DaemonSet pod of that node " +
+  "(`kubectl -n <namespace> get pods -l app.kubernetes.io/component=etc-hosts -o wide`, then " +
+  "`kubectl -n <namespace> exec <pod> -- /ouroboros doctor --mode=etc-hosts --proxy-ip=<ip>`), or read " +
+  "the file by hand: `kubectl debug node/<node> -it --image=busybox -- cat /host/etc/hosts`";
+
+/** What the hosts file is checked against. */
+export interface HostsFileExpectation {
+  /** The finding's subject: the file read. */
+  readonly subject: string;
+  /** The desired hostnames, sorted, wildcards left out. */
+  readonly hosts: readonly string[];
+  /** `--proxy-ip`. */
+  readonly proxyIp: string;
+  /** `--marker-id`'s markers. */
+  readonly markers: BlockMarkers;
+}
+
+/**
+ * Whether the hosts file's ouroboros block holds exactly the wanted hosts, each at `--proxy-ip`,
+ * with intact markers; plus a warning per earlier entry that shadows one of ours.
+ *
+ * @example
+ * ```ts
+ * import { DEFAULT_MARKERS } from "../../sinks/markers.ts";
+ * import { hostsFileFindings } from "./etc_hosts_wiring_findings.ts";
+ *
+ * const bytes = new TextEncoder().encode("127.0.0.1 localhost\n");
+ * const expected = { subject: "hosts file", hosts: ["shop.example.com"], proxyIp: "10.96.0.20", markers: DEFAULT_MARKERS };
+ * hostsFileFindings(bytes, expected)[0]?.verdict; // "problem": no ouroboros block
+ * ```
+ */
+export function hostsFileFindings(bytes: Uint8Array, expected: HostsFileExpectation): Finding[] {
+  const { subject, hosts, proxyIp, markers } = expected;
+  const text = stripFiller(decodeHostsBytes(bytes)).text;
+  const edit = applyHostsBlock(text, { ip: proxyIp, hosts, markers });
+  if (edit.kind === "refused") {
+    return [
+      isHostsMarkerProblem(edit.problem)
+        ? finding(subject, ["problem", `the ouroboros block is damaged (${edit.problem}): ${edit.message}`])
+        : finding(subject, [
+          "problem",
+          `the controller refuses to write this file (${edit.problem}): ${edit.message}`,
+        ]),
+    ];
+  }
+  const shadowed = edit.shadowed.length === 0 ? [] : [finding(subject, [
+    "warning",
+    `an entry above the ouroboros block already names ${edit.shadowed.length} of our hosts ` +
+    `(${sample(edit.shadowed)}): resolvers use the first match, so on this node they do not reach the proxy`,
+    "remove or change those entries",
+  ])];
+  if (edit.kind === "unchanged") {
+    return [
+      finding(subject, [
+        "ok",
+        hosts.length === 0
+          ? "no hostname is wanted and the file holds no ouroboros block"
+          : `the ouroboros block holds the ${hosts.length} wanted hostnames at ${proxyIp}, markers intact`,
+      ]),
+      ...shadowed,
+    ];
+  }
+  const scan = scanHostsMarkers(text, splitLines(text), { markers });
+  if (scan.kind !== "present") {
+    return [
+      finding(subject, [
+        "problem",
+        `the file has no ouroboros block, but ${hosts.length} hostnames are wanted (${sample(hosts)})`,
+        NODE_CONTROLLER_TODO,
+      ]),
+      ...shadowed,
+    ];
+  }
+  const plan = hosts.length === 0 ? undefined : planEntries(proxyIp, hosts);
+  const want = plan?.kind === "entries" ? plan.ip : undefined;
+  const elsewhere = scan.entries.filter((entry) => {
+    const address = parseIp(entry.ip);
+    return want !== undefined && (address === undefined || formatIp(address) !== want);
+  });
+  if (elsewhere.length > 0) {
+    const ips = [...new Set(elsewhere.map((entry) => entry.ip))];
+    return [
+      finding(subject, [
+        "problem",
+        `${elsewhere.length} entries of the ouroboros block point at ${ips.join(", ")}, not at --proxy-ip ` +
+        `${want} (${sample(elsewhere.map((entry) => entry.host))})`,
+        `if the proxy Service's ClusterIP changed, set --proxy-ip (the chart's etcHosts.proxyIP) to it; otherwise ${NODE_CONTROLLER_TODO}`,
+      ]),
+      ...shadowed,
+    ];
+  }
+  const diff = hostDiff(scan.entries.map((entry) => entry.host), {
+    desired: hosts,
+    where: "the ouroboros block",
+  });
+  return [finding(subject, [diff.verdict, diff.saw, NODE_CONTROLLER_TODO]), ...shadowed];
+}
+
+/**
+ * The wildcards the controller leaves out of the hosts file, as it warns in its log; `undefined`
+ * when there are none.
+ */
+export function skippedWildcardsFinding(
+  subject: string,
+  skipped: readonly SkippedWildcard[],
+): Finding | undefined {
+  if (skipped.length === 0) return undefined;
+  const values = [...new Set(skipped.map((entry) => entry.value))];
+  return finding(subject, [
+    "warning",
+    `${values.length} wildcard hostnames are not written: a hosts file cannot express a wildcard, so the ` +
+    `controller skips them (${
+      sample(skipped.map((entry) => `${entry.value} from ${entry.source} ${entry.key}`))
+    })`,
+    "for names under a wildcard, use --mode=coredns or --mode=coredns-import, or list each name exactly in " +
+    "the Ingress or route",
+  ]);
+}
+
+/** Why the file could not be read here: never a problem, since this may not be a node. */
+export function unreadableHostsFinding(subject: string, error: unknown): Finding {
+  const why = error instanceof Deno.errors.NotFound
+    ? "it does not exist here: this is not a node, or the node's hosts file is not mounted at this path"
+    : error instanceof Deno.errors.PermissionDenied || error instanceof Deno.errors.NotCapable
+    ? "it may not be read here"
+    : `it could not be read: ${errorMessage(error)}`;
+  return finding(subject, [
+    "could-not-check",
+    `the node's hosts file is where the etc-hosts block lives; ${why}`,
+    RUN_ON_A_NODE,
+  ]);
+}
