@@ -32,6 +32,8 @@ export type ProbeFailure =
   | { readonly kind: "closed" }
   /** Connected, then the other side reset the connection before answering. */
   | { readonly kind: "reset" }
+  /** Connected, and the other side answered the TLS handshake with an error (an alert, or bytes that are not TLS). */
+  | { readonly kind: "handshake-failed"; readonly message: string }
   /** The check's own deadline ran out before the probe finished. */
   | { readonly kind: "aborted" }
   /** Anything else, with its message. */
@@ -126,6 +128,8 @@ export function describeProbeFailure(
       return `connected to ${address}, then the connection was closed without an answer`;
     case "reset":
       return `connected to ${address}, then the connection was reset without an answer`;
+    case "handshake-failed":
+      return `connected to ${address}, then the TLS handshake failed: ${failure.message}`;
     case "aborted":
       return `the probe of ${address} did not finish before the check's time ran out (--check-timeout)`;
     case "error":

@@ -52,7 +52,7 @@ export interface TlsHandshake {
   readonly authorizationError?: string;
 }
 
-/** Where to handshake; `phase` is set to `answer` once the TCP connection is up. */
+/** Performs one handshake; calls `connected` once the TCP connection is up (the answer phase begins). */
 export type TlsHandshaker = (
   target: { readonly hostname: string; readonly port: number },
   options: { readonly servername: string; readonly signal: AbortSignal; readonly connected: () => void },
@@ -182,14 +182,14 @@ export async function tlsProbe(
   options: TlsProbeOptions,
 ): Promise<TlsProbeResult> {
   using deadline = probeDeadline(options.signal, options.timeoutMs);
-  let phase: ProbePhase = "connect";
+  const state: { phase: ProbePhase } = { phase: "connect" };
   const handshake = options.handshake ?? nodeHandshake;
   try {
     const shown = await untilAborted(
       handshake(target, {
         servername: options.servername,
         signal: deadline.signal,
-        connected: () => phase = "answer",
+        connected: () => state.phase = "answer",
       }),
       deadline.signal,
     );
@@ -206,6 +206,11 @@ export async function tlsProbe(
       },
     };
   } catch (error) {
-    return deadline.signal.aborted ? deadline.failure(phase) : classifyProbeFailure(error, phase);
+    if (deadline.signal.aborted) return deadline.failure(state.phase);
+    const failure = classifyProbeFailure(error, state.phase);
+    // Connected and then an error that is no hang-up: the other side spoke, but not the TLS we asked for.
+    return failure.kind === "error" && state.phase === "answer"
+      ? { kind: "handshake-failed", message: failure.message }
+      : failure;
   }
 }

@@ -54,6 +54,7 @@ Deno.test("describeProbeFailure: every failure names the address, time-outs the 
     { kind: "answer-timeout" },
     { kind: "closed" },
     { kind: "reset" },
+    { kind: "handshake-failed", message: "wrong version number" },
     { kind: "aborted" },
     { kind: "error", message: "bad port" },
   ];

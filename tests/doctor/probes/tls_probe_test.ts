@@ -79,6 +79,17 @@ Deno.test("tlsProbe: a finished handshake reports the protocol, the names and wh
 Deno.test("tlsProbe: failures are told apart by phase", async () => {
   const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
   assert.deepEqual(await probe(() => Promise.reject(reset)), { kind: "reset" });
+  assert.deepEqual(await probe(() => Promise.reject(new Error("no TLS here"))), {
+    kind: "error",
+    message: "no TLS here",
+  });
+  assert.deepEqual(
+    await probe((_, options) => {
+      options.connected();
+      return Promise.reject(new Error("received corrupt message of type InvalidContentType"));
+    }),
+    { kind: "handshake-failed", message: "received corrupt message of type InvalidContentType" },
+  );
   const never = new Promise<never>(() => {});
   assert.deepEqual(await probe(() => never, 30), { kind: "connect-timeout" });
   assert.deepEqual(
