@@ -25,7 +25,7 @@ import { type Dialer, httpProbe } from "../probes/http_probe.ts";
 import { probeAll } from "../probes/probe_all.ts";
 import { type TlsHandshaker, tlsProbe } from "../probes/tls_probe.ts";
 import { PATH_CHECK_ID, pathFindings, type PathProbe } from "./path_findings.ts";
-import { proxyServiceTargets } from "./proxy_service_targets.ts";
+import { serviceTargets } from "./service_targets.ts";
 
 /** What the check runs against. */
 export interface PathContext {
@@ -96,7 +96,7 @@ export function pathCheck(options: PathCheckOptions = {}): DoctorCheck<PathConte
             : undefined,
         )];
       }
-      const targets = proxyServiceTargets(service);
+      const targets = serviceTargets(service);
       const findings: Finding[] = [];
       if (targets.addresses.length === 0) {
         return [finding(
