@@ -44,7 +44,7 @@ export interface PathContext {
 export interface PathCheckOptions {
   /** Each probe's own time. @default 5_000 */
   readonly probeTimeoutMs?: number;
-  /** Probes at once. @default 8 */
+  /** Hosts probed at once (each on both ports). @default 16: twenty hosts on two families in three rounds */
   readonly concurrency?: number;
   /** @default Deno.connect */
   readonly dial?: Dialer;
@@ -136,7 +136,7 @@ export function pathCheck(options: PathCheckOptions = {}): DoctorCheck<PathConte
       const { httpPort, httpsPort } = targets;
       const results = await probeAll(pairs, {
         signal,
-        ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+        concurrency: options.concurrency ?? 16,
         probe: async ({ host, address }): Promise<PathProbe> => {
           const [http, https] = await Promise.all([
             httpPort === undefined ? undefined : httpProbe({ hostname: address, port: httpPort }, {

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { pathCheck, type PathContext } from "../../../lib/doctor/checks/path_check.ts";
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
-import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
+import type { FakeApiServer } from "../../support/fake_apiserver/mod.ts";
+import { cluster, only } from "../doctor_test_support.ts";
 import { startProxy } from "../../support/ouroboros_process.ts";
 import { selfSignedCertificate } from "../../support/peer_configs.ts";
 import { skipWithout } from "../../support/tools.ts";
@@ -30,12 +31,6 @@ function proxyService(
   };
 }
 
-async function cluster(seed: readonly Record<string, unknown>[]): Promise<FakeApiServer> {
-  const server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  for (const object of seed) server.create(object);
-  return server;
-}
-
 async function run(
   server: FakeApiServer,
   context: Partial<Omit<PathContext, "api">> & { readonly unconfigured?: boolean } = {},
@@ -51,11 +46,6 @@ async function run(
       AbortSignal.timeout(20_000),
     ),
   ];
-}
-
-function only(findings: readonly Finding[]): Finding {
-  assert.equal(findings.length, 1, JSON.stringify(findings, null, 2));
-  return findings[0] as Finding;
 }
 
 const NGINX = ["nginx", "openssl"];

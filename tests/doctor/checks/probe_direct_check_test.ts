@@ -6,7 +6,8 @@ import {
 } from "../../../lib/doctor/checks/probe_direct_check.ts";
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
-import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
+import type { FakeApiServer } from "../../support/fake_apiserver/mod.ts";
+import { cluster, only } from "../doctor_test_support.ts";
 import { selfSignedCertificate } from "../../support/peer_configs.ts";
 import { skipWithout } from "../../support/tools.ts";
 import { refusingPort, startListener, startNginxIngress } from "../ingress_stand_ins.ts";
@@ -36,12 +37,6 @@ function balancer(
   };
 }
 
-async function cluster(seed: readonly Record<string, unknown>[]): Promise<FakeApiServer> {
-  const server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  for (const object of seed) server.create(object);
-  return server;
-}
-
 async function run(
   server: FakeApiServer,
   context: Partial<Omit<ProbeDirectContext, "api">> = {},
@@ -54,11 +49,6 @@ async function run(
       AbortSignal.timeout(20_000),
     ),
   ];
-}
-
-function only(findings: readonly Finding[]): Finding {
-  assert.equal(findings.length, 1, JSON.stringify(findings, null, 2));
-  return findings[0] as Finding;
 }
 
 Deno.test({
