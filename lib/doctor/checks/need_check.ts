@@ -7,7 +7,8 @@
  * short-circuited either.
  *
  * The ingress controller's load balancers are the configured backend Service and every
- * LoadBalancer Service whose address an Ingress reports in its status.
+ * LoadBalancer Service whose address an Ingress reports in its status (`ingress_balancers.ts`,
+ * shared with the probe-direct check).
  *
  * Pure: {@linkcode needFindings} decides from what was read; {@linkcode needCheck} reads.
  *
@@ -15,12 +16,11 @@
  */
 
 import type { KubeClient } from "../../kube/client.ts";
-import { isForbidden, isNotFound } from "../../kube/errors.ts";
 import { serverVersion } from "../../kube/server_version.ts";
-import { INGRESS } from "../../resources/ingress.ts";
-import { SERVICE, type Service } from "../../resources/service.ts";
+import type { Service } from "../../resources/service.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import type { DoctorCheck, Finding } from "../doctor_check.ts";
+import { ingressBalancers } from "./ingress_balancers.ts";
 
 /** The first minor version where kube-proxy honours `ipMode: Proxy` by default. */
 const IP_MODE_MINOR = 30;
@@ -164,56 +164,26 @@ export function needCheck(): DoctorCheck<NeedContext> {
         (info) => ({ major: info.major, minor: info.minor }),
         (error: unknown) => ({ error: errorMessage(error) }),
       );
-      const services = new Map<string, Service>();
-      let backendProblem: string | undefined;
-      try {
-        const backend = await api.get(SERVICE, ingressService, { signal });
-        services.set(`${ingressService.namespace}/${ingressService.name}`, backend);
-      } catch (error) {
-        if (isNotFound(error)) {
-          backendProblem = `Service ${ingressService.namespace}/${ingressService.name} does not exist`;
-        } else if (isForbidden(error)) {
-          backendProblem = `not allowed to get services in ${ingressService.namespace}`;
-        } else backendProblem = errorMessage(error);
-      }
-      try {
-        const addresses = new Set(
-          (await api.listAll(INGRESS, { signal })).items.flatMap((ingress) =>
-            ingress.status.loadBalancer.ingress.map((entry) => entry.ip ?? entry.hostname ?? "")
-          ).filter((address) => address !== ""),
-        );
-        if (addresses.size > 0) {
-          for (const service of (await api.listAll(SERVICE, { signal })).items) {
-            const reported = service.status.loadBalancer.ingress.some((entry) =>
-              addresses.has(entry.ip ?? "") || addresses.has(entry.hostname ?? "")
-            );
-            if (reported) services.set(`${service.metadata.namespace}/${service.metadata.name}`, service);
-          }
-        }
-      } catch (error) {
-        if (isForbidden(error)) {
-          return [
-            ...needFindings({
-              version,
-              services: [...services.values()],
-              ...(backendProblem === undefined ? {} : { backendProblem }),
-            }),
-            {
-              check: CHECK,
-              subject: "Ingresses and Services",
-              verdict: "could-not-check",
+      const found = await ingressBalancers(api, { ingressService, signal });
+      const findings = needFindings({
+        version,
+        services: found.services,
+        ...(found.backendProblem === undefined ? {} : { backendProblem: found.backendProblem }),
+      });
+      if (found.listProblem !== undefined) {
+        findings.push({
+          check: CHECK,
+          subject: "Ingresses and Services",
+          verdict: "could-not-check",
+          ...(found.listProblem.forbidden
+            ? {
               saw: "not allowed to list ingresses or services in every namespace",
               todo: "grant list on ingresses and services (the chart's doctor ServiceAccount has it)",
-            },
-          ];
-        }
-        throw error;
+            }
+            : { saw: `could not list ingresses or services: ${found.listProblem.message}` }),
+        });
       }
-      return needFindings({
-        version,
-        services: [...services.values()],
-        ...(backendProblem === undefined ? {} : { backendProblem }),
-      });
+      return findings;
     },
   };
 }

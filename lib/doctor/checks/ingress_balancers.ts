@@ -1,0 +1,96 @@
+/**
+ * Finding the ingress controller's load balancers, for every check that needs them (is ipMode
+ * `Proxy`? does the ingress reject a request without a PROXY header?): the configured backend
+ * Service (`--ingress-service`), and every Service whose load-balancer address an Ingress reports
+ * in its status (a second ingress controller, or a differently named Service).
+ *
+ * Decisions: a read that fails is reported beside what was found, never thrown: the backend's
+ * failure as one sentence, the listing's with whether RBAC refused it (the checks word a 403 as
+ * the missing permission).
+ *
+ * Effects: HTTP GET/LIST through the injected client.
+ *
+ * @module
+ */
+
+import type { KubeClient } from "../../kube/client.ts";
+import { isForbidden, isNotFound } from "../../kube/errors.ts";
+import { INGRESS } from "../../resources/ingress.ts";
+import { SERVICE, type Service } from "../../resources/service.ts";
+import { errorMessage } from "../../util/error_message.ts";
+
+/** What {@linkcode ingressBalancers} found, and what it could not read. */
+export interface IngressBalancers {
+  /** The backend Service (whatever its type) and the Services Ingresses report, each once. */
+  readonly services: readonly Service[];
+  /** Why the configured backend Service could not be read, when it could not. */
+  readonly backendProblem?: string;
+  /** Why the Ingresses or Services could not be listed, when they could not. */
+  readonly listProblem?: { readonly forbidden: boolean; readonly message: string };
+}
+
+/** Where the configured backend is. */
+export interface IngressBalancersOptions {
+  /** `--ingress-service`. */
+  readonly ingressService: { readonly namespace: string; readonly name: string };
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Reads the ingress controller's Services: the configured one, and those whose load-balancer
+ * address (IP or hostname) an Ingress reports. Never rejects for a failed read.
+ *
+ * @example
+ * ```ts
+ * import { KubeClient } from "../../kube/client.ts";
+ * import { ingressBalancers } from "./ingress_balancers.ts";
+ *
+ * using api = new KubeClient({ server: "http://127.0.0.1:8001" });
+ * const found = await ingressBalancers(api, {
+ *   ingressService: { namespace: "ingress-nginx", name: "ingress-nginx-controller" },
+ *   signal: AbortSignal.timeout(20_000),
+ * });
+ * found.services.filter((service) => service.spec.type === "LoadBalancer");
+ * ```
+ */
+export async function ingressBalancers(
+  api: Pick<KubeClient, "get" | "listAll">,
+  options: IngressBalancersOptions,
+): Promise<IngressBalancers> {
+  const { ingressService, signal } = options;
+  const services = new Map<string, Service>();
+  let backendProblem: string | undefined;
+  try {
+    const backend = await api.get(SERVICE, ingressService, { signal });
+    services.set(`${ingressService.namespace}/${ingressService.name}`, backend);
+  } catch (error) {
+    if (isNotFound(error)) {
+      backendProblem = `Service ${ingressService.namespace}/${ingressService.name} does not exist`;
+    } else if (isForbidden(error)) {
+      backendProblem = `not allowed to get services in ${ingressService.namespace}`;
+    } else backendProblem = errorMessage(error);
+  }
+  let listProblem: IngressBalancers["listProblem"];
+  try {
+    const addresses = new Set(
+      (await api.listAll(INGRESS, { signal })).items.flatMap((ingress) =>
+        ingress.status.loadBalancer.ingress.map((entry) => entry.ip ?? entry.hostname ?? "")
+      ).filter((address) => address !== ""),
+    );
+    if (addresses.size > 0) {
+      for (const service of (await api.listAll(SERVICE, { signal })).items) {
+        const reported = service.status.loadBalancer.ingress.some((entry) =>
+          addresses.has(entry.ip ?? "") || addresses.has(entry.hostname ?? "")
+        );
+        if (reported) services.set(`${service.metadata.namespace}/${service.metadata.name}`, service);
+      }
+    }
+  } catch (error) {
+    listProblem = { forbidden: isForbidden(error), message: errorMessage(error) };
+  }
+  return {
+    services: [...services.values()],
+    ...(backendProblem === undefined ? {} : { backendProblem }),
+    ...(listProblem === undefined ? {} : { listProblem }),
+  };
+}

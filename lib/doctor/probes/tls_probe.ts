@@ -1,0 +1,216 @@
+/**
+ * The doctor's TLS probe: a TLS handshake with a chosen SNI name to an address, reporting
+ * whether the other side completed it, and which certificate it showed. It never trusts or
+ * distrusts the connection for anything: the handshake only shows that the ingress took the
+ * connection and answered for that name.
+ *
+ * Decisions: the certificate chain is not required to verify (`node:tls` with
+ * `rejectUnauthorized: false`; `Deno.connectTls` cannot skip verification, and an ingress's
+ * default certificate is self-signed more often than not): whether it verified, and whether it
+ * covers the host, are reported beside the result. The names a certificate covers are its DNS
+ * subject alternative names, or its common name when it has none (as TLS clients match them).
+ *
+ * Pure: {@linkcode certificateNames}, {@linkcode certificateCovers}. Effects: {@linkcode tlsProbe}
+ * opens one TLS connection through an injectable handshaker.
+ *
+ * @module
+ */
+
+import tls from "node:tls";
+import { classifyProbeFailure, type ProbeFailure, type ProbePhase } from "./probe_failure.ts";
+import { probeDeadline, untilAborted } from "./probe_deadline.ts";
+
+/** The certificate the other side showed, as far as the report needs it. */
+export interface CertificateSummary {
+  /** Its subject's common name, when it has one. */
+  readonly commonName?: string;
+  /** The host names it covers (see the module description). */
+  readonly names: readonly string[];
+  /** Whether one of {@linkcode names} covers the probed host. */
+  readonly coversHost: boolean;
+  /** Why the chain did not verify against the trusted roots (`DEPTH_ZERO_SELF_SIGNED_CERT`, …); absent when it did. */
+  readonly untrustedBecause?: string;
+}
+
+/** The result of one {@linkcode tlsProbe}. */
+export type TlsProbeResult =
+  | {
+    readonly kind: "handshake";
+    /** `TLSv1.3`, `TLSv1.2`, …, when known. */
+    readonly protocol?: string;
+    readonly certificate?: CertificateSummary;
+  }
+  | ProbeFailure;
+
+/** What a completed handshake showed, before it is judged. */
+export interface TlsHandshake {
+  readonly protocol?: string;
+  readonly commonName?: string;
+  /** `subjectaltname` as `node:tls` writes it: `DNS:a.example.com, IP Address:10.0.0.1`. */
+  readonly subjectAltName?: string;
+  readonly authorized: boolean;
+  readonly authorizationError?: string;
+}
+
+/** Performs one handshake; calls `connected` once the TCP connection is up (the answer phase begins). */
+export type TlsHandshaker = (
+  target: { readonly hostname: string; readonly port: number },
+  options: { readonly servername: string; readonly signal: AbortSignal; readonly connected: () => void },
+) => Promise<TlsHandshake>;
+
+/**
+ * The names a certificate covers: its `DNS:` subject alternative names, else its common name.
+ *
+ * @example
+ * ```ts
+ * import { certificateNames } from "./tls_probe.ts";
+ *
+ * certificateNames("ingress.local", "DNS:shop.example.com, DNS:*.example.com, IP Address:10.0.0.1"); // ["shop.example.com", "*.example.com"]
+ * certificateNames("localhost", undefined); // ["localhost"]
+ * ```
+ */
+export function certificateNames(
+  commonName: string | undefined,
+  subjectAltName: string | undefined,
+): string[] {
+  const dns = (subjectAltName ?? "").split(",").map((entry) => entry.trim())
+    .filter((entry) => entry.startsWith("DNS:")).map((entry) => entry.slice(4).toLowerCase());
+  if (dns.length > 0) return dns;
+  return commonName === undefined || commonName === "" ? [] : [commonName.toLowerCase()];
+}
+
+/**
+ * Whether one of `names` covers `host`: equal (ignoring case and a trailing dot), or a `*.`
+ * wildcard standing for exactly one leftmost label.
+ *
+ * @example
+ * ```ts
+ * import { certificateCovers } from "./tls_probe.ts";
+ *
+ * certificateCovers("shop.example.com", ["*.example.com"]); // true
+ * certificateCovers("a.shop.example.com", ["*.example.com"]); // false
+ * ```
+ */
+export function certificateCovers(host: string, names: readonly string[]): boolean {
+  const wanted = host.toLowerCase().replace(/\.$/, "");
+  return names.some((raw) => {
+    const name = raw.toLowerCase().replace(/\.$/, "");
+    if (name === wanted) return true;
+    if (!name.startsWith("*.")) return false;
+    const dot = wanted.indexOf(".");
+    return dot > 0 && wanted.slice(dot + 1) === name.slice(2);
+  });
+}
+
+function firstString(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  return Array.isArray(value) && typeof value[0] === "string" ? value[0] : undefined;
+}
+
+/** The default handshaker: `node:tls` without chain verification, `http/1.1` offered by ALPN. */
+const nodeHandshake: TlsHandshaker = (target, options) =>
+  new Promise((resolve, reject) => {
+    const socket = tls.connect({
+      host: target.hostname,
+      port: target.port,
+      servername: options.servername,
+      rejectUnauthorized: false,
+      ALPNProtocols: ["http/1.1"],
+    });
+    const stop = () => socket.destroy();
+    options.signal.addEventListener("abort", stop, { once: true });
+    const settle = (action: () => void) => {
+      options.signal.removeEventListener("abort", stop);
+      socket.destroy();
+      action();
+    };
+    socket.once("connect", options.connected);
+    socket.once("secureConnect", () => {
+      const peer = socket.getPeerCertificate();
+      const commonName = firstString(peer.subject?.CN);
+      const protocol = socket.getProtocol();
+      const authorizationError = socket.authorizationError === undefined || socket.authorizationError === null
+        ? undefined
+        : String(socket.authorizationError);
+      settle(() =>
+        resolve({
+          authorized: socket.authorized,
+          ...(protocol === null ? {} : { protocol }),
+          ...(commonName === undefined ? {} : { commonName }),
+          ...(typeof peer.subjectaltname === "string" ? { subjectAltName: peer.subjectaltname } : {}),
+          ...(authorizationError === undefined ? {} : { authorizationError }),
+        })
+      );
+    });
+    socket.once("error", (error) => settle(() => reject(error)));
+    socket.once("close", () =>
+      settle(() =>
+        reject(Object.assign(new Error("closed before the handshake finished"), { name: "UnexpectedEof" }))
+      ));
+  });
+
+/** Where to probe and how. */
+export interface TlsProbeOptions {
+  /** The SNI name, and the name the certificate is matched against. */
+  readonly servername: string;
+  /** The probe's own time, connect and handshake together. */
+  readonly timeoutMs: number;
+  /** The check's deadline. */
+  readonly signal: AbortSignal;
+  /** @default `node:tls` without chain verification */
+  readonly handshake?: TlsHandshaker;
+}
+
+/**
+ * Performs a TLS handshake with `servername` as SNI to `hostname:port`. Never rejects: every
+ * failure is a {@linkcode ProbeFailure}.
+ *
+ * @example
+ * ```ts
+ * import { tlsProbe } from "./tls_probe.ts";
+ *
+ * const result = await tlsProbe({ hostname: "10.96.0.50", port: 443 }, {
+ *   servername: "shop.example.com",
+ *   timeoutMs: 5_000,
+ *   signal: AbortSignal.timeout(20_000),
+ * });
+ * if (result.kind === "handshake") result.certificate?.coversHost;
+ * ```
+ */
+export async function tlsProbe(
+  target: { readonly hostname: string; readonly port: number },
+  options: TlsProbeOptions,
+): Promise<TlsProbeResult> {
+  using deadline = probeDeadline(options.signal, options.timeoutMs);
+  const state: { phase: ProbePhase } = { phase: "connect" };
+  const handshake = options.handshake ?? nodeHandshake;
+  try {
+    const shown = await untilAborted(
+      handshake(target, {
+        servername: options.servername,
+        signal: deadline.signal,
+        connected: () => state.phase = "answer",
+      }),
+      deadline.signal,
+    );
+    const names = certificateNames(shown.commonName, shown.subjectAltName);
+    const untrustedBecause = shown.authorized ? undefined : shown.authorizationError ?? "not verified";
+    return {
+      kind: "handshake",
+      ...(shown.protocol === undefined ? {} : { protocol: shown.protocol }),
+      certificate: {
+        ...(shown.commonName === undefined ? {} : { commonName: shown.commonName }),
+        names,
+        coversHost: certificateCovers(options.servername, names),
+        ...(untrustedBecause === undefined ? {} : { untrustedBecause }),
+      },
+    };
+  } catch (error) {
+    if (deadline.signal.aborted) return deadline.failure(state.phase);
+    const failure = classifyProbeFailure(error, state.phase);
+    // Connected and then an error that is no hang-up: the other side spoke, but not the TLS we asked for.
+    return failure.kind === "error" && state.phase === "answer"
+      ? { kind: "handshake-failed", message: failure.message }
+      : failure;
+  }
+}
