@@ -18,6 +18,7 @@
 
 import { systemClock } from "../../util/clock.ts";
 import type { Clock } from "../../util/clock.ts";
+import { formatDuration } from "../../util/duration.ts";
 import { addressQuery, type AddressType } from "../wire/address_query.ts";
 import { classifyQuery } from "../wire/classify_query.ts";
 import { readAnswerAddresses } from "../wire/read_answer_addresses.ts";
@@ -87,12 +88,13 @@ export async function lookupAddresses(
   });
   if (verdict.kind !== "ask") throw new TypeError(`the query for ${name} does not classify as a question`);
   if (options.signal?.aborted) return { kind: "no-answer", timedOut: false, reason: "aborted" };
+  const timeoutMs = options.timeoutMs ?? 2_000;
   let failures = 0;
   let timeouts = 0;
   const forwarder = new Forwarder({
     upstreams: [server],
     maxUdpPayload: MAX_UDP_PAYLOAD,
-    timeoutMs: options.timeoutMs ?? 2_000,
+    timeoutMs,
     clock: options.clock ?? systemClock,
     random: options.random ?? secureRandom,
     onError: (reason) => {
@@ -106,7 +108,9 @@ export async function lookupAddresses(
     const result = await forwarder.forward(verdict.query);
     if (options.signal?.aborted) return { kind: "no-answer", timedOut: false, reason: "aborted" };
     if (result.kind === "failed") {
-      return { kind: "no-answer", timedOut: failures > 0 && timeouts === failures, reason: result.reason };
+      const timedOut = failures > 0 && timeouts === failures;
+      const reason = timedOut ? `no reply within ${formatDuration(timeoutMs)}, asked ${timeouts} times` : result.reason;
+      return { kind: "no-answer", timedOut, reason };
     }
     const read = readAnswerAddresses(result.bytes);
     if ("unreadable" in read) return { kind: "no-answer", timedOut: false, reason: read.unreadable };
