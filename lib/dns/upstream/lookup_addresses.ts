@@ -109,7 +109,9 @@ export async function lookupAddresses(
     if (options.signal?.aborted) return { kind: "no-answer", timedOut: false, reason: "aborted" };
     if (result.kind === "failed") {
       const timedOut = failures > 0 && timeouts === failures;
-      const reason = timedOut ? `no reply within ${formatDuration(timeoutMs)}, asked ${timeouts} times` : result.reason;
+      const reason = timedOut
+        ? `no reply within ${formatDuration(timeoutMs)}, asked ${timeouts} times`
+        : result.reason;
       return { kind: "no-answer", timedOut, reason };
     }
     const read = readAnswerAddresses(result.bytes);

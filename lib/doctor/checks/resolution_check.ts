@@ -86,7 +86,11 @@ function dnsPort(service: Service): number {
   return (udp.find((port) => port.name === "dns") ?? udp[0])?.port ?? 53;
 }
 
-async function clusterDns(context: ResolutionContext, signal: AbortSignal, timeoutMs: number): Promise<ClusterDns> {
+async function clusterDns(
+  context: ResolutionContext,
+  signal: AbortSignal,
+  timeoutMs: number,
+): Promise<ClusterDns> {
   const { namespace, name } = context.clusterDnsService;
   const subject = `Service ${namespace}/${name}`;
   const unknown = (saw: string, todo?: string): ClusterDns => ({
@@ -162,7 +166,7 @@ class Asker {
     if (this.#signal.aborted) return { kind: "not-asked", why: "out of time (--check-timeout)" };
     const view = mergeLookups(server, results);
     if (view.kind === "no-answer" && view.timedOut) {
-      this.#dead.set(key, { ...view, reason: `${view.reason}; not asked again for the other hosts` });
+      this.#dead.set(key, view);
     }
     return view;
   }
@@ -232,7 +236,10 @@ export function resolutionCheck(options: ResolutionCheckOptions = {}): DoctorChe
       const pod = podResolvers(context);
       const asker = new Asker(context.lookup, signal, dnsTimeoutMs);
       const resolve = async (host: string): Promise<HostResolution> => {
-        const [podView, clusterView] = await Promise.all([asker.ask(pod, host), asker.ask(clusterServers, host)]);
+        const [podView, clusterView] = await Promise.all([
+          asker.ask(pod, host),
+          asker.ask(clusterServers, host),
+        ]);
         return {
           host,
           pod: podView,

@@ -69,7 +69,12 @@ export type ResolverView =
     readonly addresses: readonly string[];
     readonly ttl?: number;
   }
-  | { readonly kind: "no-answer"; readonly server: DnsServer; readonly timedOut: boolean; readonly reason: string }
+  | {
+    readonly kind: "no-answer";
+    readonly server: DnsServer;
+    readonly timedOut: boolean;
+    readonly reason: string;
+  }
   /** Not asked, and why (not in a pod, the Service could not be read, out of time). */
   | { readonly kind: "not-asked"; readonly why: string };
 
@@ -163,7 +168,8 @@ function cacheNote(view: ResolverView): string {
     `rules changed just now, run doctor again after that`;
 }
 
-const WIRING = "see the dns-wiring check: is the ouroboros block (or import) in place, and does CoreDNS have `reload`?";
+const WIRING =
+  "see the dns-wiring check: is the ouroboros block (or import) in place, and does CoreDNS have `reload`?";
 
 /** Why the pod's resolver differs from a cluster DNS that gives the proxy, named by its address. */
 function podCause(pod: ResolverView, cluster: ResolverView): readonly [string, string] {
@@ -204,11 +210,12 @@ function notReachable(resolution: HostResolution): string {
  * ```ts
  * import { hostVerdict } from "./resolution_findings.ts";
  *
- * const answer = (server: string) => ({ kind: "answer", server, rcode: 0, addresses: ["10.96.14.2"] }) as const;
+ * const server = { host: "10.96.0.10", port: 53 };
+ * const answer = { kind: "answer", server, rcode: 0, addresses: ["10.96.14.2"] } as const;
  * hostVerdict({
  *   host: "shop.example.com",
- *   pod: answer("10.96.0.10:53"),
- *   cluster: answer("10.96.0.10:53"),
+ *   pod: answer,
+ *   cluster: answer,
  *   expected: ["10.96.14.2"],
  *   expectedFrom: "the ClusterIPs of Service ouroboros/ouroboros-proxy",
  *   inCluster: true,

@@ -13,7 +13,12 @@ const CUSTOM = { host: "192.0.2.53", port: 53 };
 const PROXY = ["10.96.14.2", "fd00::e:2"];
 const FROM = "the ClusterIPs of Service ouroboros/ouroboros-proxy";
 
-function answer(server: typeof KUBE_DNS, addresses: readonly string[], rcode = 0, ttl?: number): ResolverView {
+function answer(
+  server: typeof KUBE_DNS,
+  addresses: readonly string[],
+  rcode = 0,
+  ttl?: number,
+): ResolverView {
   return { kind: "answer", server, rcode, addresses, ...(ttl === undefined ? {} : { ttl }) };
 }
 const silent = (server: typeof KUBE_DNS): ResolverView => ({
@@ -26,11 +31,25 @@ const notInPod: ResolverView = { kind: "not-asked", why: "not in a pod" };
 const forbidden: ResolverView = { kind: "not-asked", why: "RBAC does not allow get on services (403)" };
 
 function resolution(pod: ResolverView, cluster: ResolverView, inCluster = true): HostResolution {
-  return { host: "shop.example.com", pod, cluster, expected: PROXY, expectedFrom: FROM, inCluster, release: "ouro" };
+  return {
+    host: "shop.example.com",
+    pod,
+    cluster,
+    expected: PROXY,
+    expectedFrom: FROM,
+    inCluster,
+    release: "ouro",
+  };
 }
 
 Deno.test("hostVerdict: a table of what the two resolvers said", () => {
-  const cases: readonly { name: string; input: HostResolution; verdict: string; saw: RegExp; todo?: RegExp }[] = [
+  const cases: readonly {
+    name: string;
+    input: HostResolution;
+    verdict: string;
+    saw: RegExp;
+    todo?: RegExp;
+  }[] = [
     {
       name: "both give exactly the proxy's addresses",
       input: resolution(answer(KUBE_DNS, ["fd00::e:2", "10.96.14.2"]), answer(KUBE_DNS, PROXY)),
@@ -73,7 +92,8 @@ Deno.test("hostVerdict: a table of what the two resolvers said", () => {
       name: "the cluster DNS gives the public address: the rewrite is not in effect, with the cache note",
       input: resolution(answer(KUBE_DNS, ["203.0.113.7"], 0, 25), answer(KUBE_DNS, ["203.0.113.7"], 0, 25)),
       verdict: "problem",
-      saw: /cluster DNS 10\.96\.0\.10:53 gives 203\.0\.113\.7, not the proxy's .*: the rewrite is not in effect; caches may keep this answer up to 25s/,
+      saw:
+        /cluster DNS 10\.96\.0\.10:53 gives 203\.0\.113\.7, not the proxy's .*: the rewrite is not in effect; caches may keep this answer up to 25s/,
       todo: /dns-wiring check.*reload/,
     },
     {
@@ -171,7 +191,11 @@ Deno.test("mergeLookups: addresses of both types, the smaller TTL, the first err
     { kind: "answer", server: KUBE_DNS, rcode: 0, addresses: ["10.96.14.2", "fd00::e:2"], ttl: 5 },
   );
   assert.deepEqual(
-    mergeLookups(KUBE_DNS, [{ kind: "answer", rcode: 3, addresses: [] }, { kind: "answer", rcode: 3, addresses: [] }]),
+    mergeLookups(KUBE_DNS, [{ kind: "answer", rcode: 3, addresses: [] }, {
+      kind: "answer",
+      rcode: 3,
+      addresses: [],
+    }]),
     { kind: "answer", server: KUBE_DNS, rcode: 3, addresses: [] },
   );
   assert.deepEqual(
@@ -184,7 +208,10 @@ Deno.test("mergeLookups: addresses of both types, the smaller TTL, the first err
 });
 
 Deno.test("resolutionFindings: hosts with the same outcome share a finding; the first says it is a sample", () => {
-  const ok = (host: string): HostResolution => ({ ...resolution(answer(KUBE_DNS, PROXY), answer(KUBE_DNS, PROXY)), host });
+  const ok = (host: string): HostResolution => ({
+    ...resolution(answer(KUBE_DNS, PROXY), answer(KUBE_DNS, PROXY)),
+    host,
+  });
   const wrong: HostResolution = {
     ...resolution(answer(KUBE_DNS, ["203.0.113.7"]), answer(KUBE_DNS, ["203.0.113.7"])),
     host: "old.example.com",
@@ -192,7 +219,11 @@ Deno.test("resolutionFindings: hosts with the same outcome share a finding; the 
   const hosts = Array.from({ length: 7 }, (_, i) => `h${i}.example.com`);
   const findings = resolutionFindings([...hosts.map(ok), wrong], { sampledFrom: 41 });
   assert.deepEqual(findings.map((finding) => [finding.check, finding.verdict, finding.subject]), [
-    ["resolution", "ok", "7 hosts: h0.example.com, h1.example.com, h2.example.com, h3.example.com, h4.example.com and 2 more"],
+    [
+      "resolution",
+      "ok",
+      "7 hosts: h0.example.com, h1.example.com, h2.example.com, h3.example.com, h4.example.com and 2 more",
+    ],
     ["resolution", "problem", "host old.example.com"],
   ]);
   assert.match(findings[0]!.saw, /\(a sample of 8 of 41 hosts, --host-limit\)$/);
