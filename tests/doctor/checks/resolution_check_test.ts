@@ -73,6 +73,18 @@ async function run(
   return [...await resolutionCheck({ dnsTimeoutMs: 200 }).run(context, AbortSignal.timeout(15_000))];
 }
 
+/** Runs the check with one dnsmasq as the pod's resolver and another as the cluster DNS Service. */
+async function runAgainst(
+  pod: readonly string[] | "nxdomain",
+  clusterAnswers: readonly string[] | "nxdomain",
+  overrides: Partial<ResolutionContext> = {},
+): Promise<Finding[]> {
+  await using podDns = await dnsmasq(pod);
+  await using clusterDns = await dnsmasq(clusterAnswers);
+  await using server = await cluster(clusterDns.endpoint);
+  return await run(server, podDns.endpoint, overrides);
+}
+
 function summary(findings: readonly Finding[]): string[][] {
   return findings.map((finding) => [finding.verdict, finding.subject]);
 }
@@ -81,10 +93,7 @@ Deno.test({
   name: "resolution: both resolvers give exactly the proxy's addresses → one ok for every host",
   ignore: NO_DNSMASQ,
   fn: async () => {
-    await using podDns = await dnsmasq(PROXY);
-    await using clusterDns = await dnsmasq(PROXY);
-    await using server = await cluster(clusterDns.endpoint);
-    const findings = await run(server, podDns.endpoint, { sampledFrom: 41 });
+    const findings = await runAgainst(PROXY, PROXY, { sampledFrom: 41 });
     assert.deepEqual(summary(findings), [["ok", "2 hosts: shop.example.com, api.example.com"]]);
     assert.match(
       findings[0]!.saw,
@@ -98,10 +107,7 @@ Deno.test({
     "resolution: the cluster DNS gives the public address → problem pointing at the dns-wiring check, TTL told",
   ignore: NO_DNSMASQ,
   fn: async () => {
-    await using podDns = await dnsmasq(PUBLIC);
-    await using clusterDns = await dnsmasq(PUBLIC);
-    await using server = await cluster(clusterDns.endpoint);
-    const [finding, ...rest] = await run(server, podDns.endpoint);
+    const [finding, ...rest] = await runAgainst(PUBLIC, PUBLIC);
     assert.deepEqual(rest, []);
     assert.equal(finding!.verdict, "problem");
     assert.match(
@@ -117,10 +123,7 @@ Deno.test({
     "resolution: the cluster DNS right, the pod's resolver (another server) wrong → problem naming dnsConfig",
   ignore: NO_DNSMASQ,
   fn: async () => {
-    await using podDns = await dnsmasq(PUBLIC);
-    await using clusterDns = await dnsmasq(PROXY);
-    await using server = await cluster(clusterDns.endpoint);
-    const [finding] = await run(server, podDns.endpoint);
+    const [finding] = await runAgainst(PUBLIC, PROXY);
     assert.equal(finding!.verdict, "problem");
     assert.match(
       finding!.saw,
@@ -134,9 +137,7 @@ Deno.test({
   name: "resolution: NXDOMAIN from the cluster DNS → problem",
   ignore: NO_DNSMASQ,
   fn: async () => {
-    await using dns = await dnsmasq("nxdomain");
-    await using server = await cluster(dns.endpoint);
-    const [finding] = await run(server, dns.endpoint);
+    const [finding] = await runAgainst("nxdomain", "nxdomain");
     assert.equal(finding!.verdict, "problem");
     assert.match(finding!.saw, /says NXDOMAIN/);
   },
