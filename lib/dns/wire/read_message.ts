@@ -115,6 +115,22 @@ function skipName(bytes: Uint8Array, offset: number, allowPointers: boolean): nu
 }
 
 /**
+ * The offset just after the name at `offset` of a message {@linkcode readMessage} accepted
+ * (compression pointers allowed): how a reader of record data steps over an owner name. On a
+ * message it did not accept, a name that breaks a rule throws an `Error`.
+ *
+ * @example
+ * ```ts
+ * import { nameEnd } from "./read_message.ts";
+ *
+ * nameEnd(new Uint8Array([1, 0x61, 0, 0xc0, 0]), 3); // 5
+ * ```
+ */
+export function nameEnd(bytes: Uint8Array, offset: number): number {
+  return skipName(bytes, offset, true);
+}
+
+/**
  * Reads a message's structure. Returns a {@linkcode MalformedMessage} (never throws) when the
  * message is shorter than a header, a name or record runs past the end or breaks a rule above,
  * or bytes follow the last record.

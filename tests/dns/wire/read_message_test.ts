@@ -1,7 +1,7 @@
 // @ts-types="@types/dns-packet"
 import * as packet from "dns-packet";
 import assert from "node:assert/strict";
-import { type MessageView, readMessage } from "../../../lib/dns/wire/read_message.ts";
+import { type MessageView, nameEnd, readMessage } from "../../../lib/dns/wire/read_message.ts";
 import { encodeHeader, encodeQuery } from "../../support/dns_tools.ts";
 import { concat } from "../../support/conn_io.ts";
 import { prng } from "../../support/random.ts";
@@ -178,4 +178,10 @@ Deno.test("readMessage: agrees with dns-packet on random well-formed messages", 
     const cut = 1 + Math.floor(random() * (bytes.length - 1));
     assert.ok("malformed" in readMessage(bytes.subarray(0, cut)), `message ${i} cut at ${cut} was accepted`);
   }
+});
+
+Deno.test("nameEnd: steps over a plain name and over a compression pointer", () => {
+  const bytes = concat(header(1, 1), wireName("a.example"), A_IN, new Uint8Array([0xc0, 12]), A_RECORD_TAIL);
+  assert.equal(nameEnd(bytes, 12), 12 + 11);
+  assert.equal(nameEnd(bytes, 12 + 11 + 4), 12 + 11 + 4 + 2);
 });
