@@ -1,7 +1,8 @@
 /**
  * Turns a request path into what it addresses: a discovery document, `/version`, or a resource
  * collection, object or subresource (`/api/v1/namespaces/x/configmaps/y`,
- * `/apis/apps/v1/namespaces/x/deployments/y/scale`, the legacy `/…/watch/…` form), and the
+ * `/apis/apps/v1/namespaces/x/deployments/y/scale`, `/api/v1/namespaces/x/pods/y:8081/proxy/readyz`,
+ * the legacy `/…/watch/…` form), and the
  * verb used to match faults.
  *
  * Pure: no I/O.
@@ -30,6 +31,8 @@ export type Route =
     readonly subresource: string | undefined;
     /** The deprecated `/watch/` path prefix. */
     readonly legacyWatch: boolean;
+    /** For the `proxy` subresource: the path behind it (`/readyz`), `/` when none. */
+    readonly proxyPath?: string;
   }
   | { readonly type: "unknown" };
 
@@ -90,6 +93,19 @@ export function parseRoute(
   if (tail[0] === "namespaces" && tail.length >= 3 && namespacedPlural(group, version, tail[2]!)) {
     namespace = tail[1];
     tail = tail.slice(2);
+  }
+  if (tail.length > 3 && tail[2] === "proxy") {
+    return {
+      type: "resource",
+      group,
+      version,
+      plural: tail[0]!,
+      namespace,
+      name: tail[1],
+      subresource: "proxy",
+      legacyWatch,
+      proxyPath: `/${tail.slice(3).join("/")}`,
+    };
   }
   if (tail.length === 0 || tail.length > 3) return { type: "unknown" };
   return {
