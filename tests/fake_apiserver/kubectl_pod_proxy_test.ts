@@ -14,7 +14,9 @@ function pod(name: string, port: number): Record<string, unknown> {
     apiVersion: "v1",
     kind: "Pod",
     metadata: { namespace: "ouroboros", name },
-    spec: { containers: [{ name: "proxy", image: "ouroboros", ports: [{ name: "health", containerPort: port }] }] },
+    spec: {
+      containers: [{ name: "proxy", image: "ouroboros", ports: [{ name: "health", containerPort: port }] }],
+    },
     status: { phase: "Running", podIP: "127.0.0.1" },
   };
 }
@@ -35,9 +37,15 @@ Deno.test({ name: "kubectl get --raw reaches a pod's /readyz through pods/proxy"
   server.create(pod("proxy-gone", closed));
   await withKubectl(server, async (kubectl) => {
     const path = "/api/v1/namespaces/ouroboros/pods";
-    assert.equal(ok(await kubectl(["get", "--raw", `${path}/proxy-1:${port}/proxy/healthz`])), "ok /healthz\n");
+    assert.equal(
+      ok(await kubectl(["get", "--raw", `${path}/proxy-1:${port}/proxy/healthz`])),
+      "ok /healthz\n",
+    );
     // A named port resolves through the pod's container ports, as on a real API server.
-    assert.equal(ok(await kubectl(["get", "--raw", `${path}/proxy-1:health/proxy/metrics`])), "ok /metrics\n");
+    assert.equal(
+      ok(await kubectl(["get", "--raw", `${path}/proxy-1:health/proxy/metrics`])),
+      "ok /metrics\n",
+    );
 
     const notReady = await kubectl(["get", "--raw", `${path}/proxy-1:${port}/proxy/readyz`]);
     assert.notEqual(notReady.code, 0);

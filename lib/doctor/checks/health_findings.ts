@@ -51,6 +51,9 @@ export const CONTROLLER_METRICS = {
   leader: "ouroboros_leader",
 } as const;
 
+/** The controller's own words (`lib/controller/readiness.ts`) for a fresh start. */
+const NO_RECONCILE_YET = "no reconcile has finished yet";
+
 /** One piece of a pod's verdict; a pod's finding folds them. */
 type Part = readonly [Verdict, string, (string | undefined)?];
 
@@ -328,7 +331,7 @@ function metricsPart(answer: PodHttpAnswer, judgement: ControllerJudgement, logs
     if (failed > 0) {
       return ["problem", `no successful reconcile since it started (${counts})`, `read why: ${logs}`];
     }
-    return ["warning", "no reconcile has finished yet", "run the doctor again in a minute"];
+    return ["warning", NO_RECONCILE_YET, "run the doctor again in a minute"];
   }
   const age = judgement.now - reading.lastSuccess * 1000;
   const sentence = `last successful reconcile ${ago(age)} ago (${counts})`;
@@ -378,5 +381,8 @@ export function controllerPodFinding(view: ControllerPodView, judgement: Control
       : "fix what the reason says (its Warning Events say more)";
     first = ["problem", `not ready: ${reason}`, `${hint}; ${logs}`];
   }
-  return fold(subject, [first, metricsPart(view.metrics, judgement, logs), ...parts]);
+  const work = metricsPart(view.metrics, judgement, logs);
+  // "Not ready: no reconcile has finished yet" says it already.
+  const said = first[0] === "problem" && work[1] === NO_RECONCILE_YET;
+  return fold(subject, [first, ...(said ? [] : [work]), ...parts]);
 }

@@ -65,7 +65,9 @@ export async function proxyToPod(store: Store, request: PodProxyRequest): Promis
   const number = portOf(pod, port);
   if (number === undefined) throw unavailable(`pod ${name} has no port ${port ?? "declared"}`);
   const query = request.query.toString();
-  const url = `http://${ip.includes(":") ? `[${ip}]` : ip}:${number}${request.path}${query ? `?${query}` : ""}`;
+  const url = `http://${ip.includes(":") ? `[${ip}]` : ip}:${number}${request.path}${
+    query ? `?${query}` : ""
+  }`;
   let response: Response;
   try {
     response = await fetch(url, {
