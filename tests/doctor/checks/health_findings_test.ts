@@ -17,6 +17,7 @@ import { DIAL_CAUSES } from "../../../lib/proxy/dial_cause.ts";
 import { unreachableText } from "../../../lib/proxy/readiness.ts";
 import type { ContainerHealth, PodHealth } from "../../../lib/resources/pod_health.ts";
 import type { TimedEvent } from "../../../lib/resources/timed_event.ts";
+import { COREDNS_WARNING, recordedEvent } from "../../support/recorded_event.ts";
 import { prng } from "../../support/random.ts";
 
 const NOW = Date.parse("2026-05-01T12:00:00Z");
@@ -333,18 +334,10 @@ Deno.test("controller pod findings: readiness, the last reconcile against --resy
   }
 });
 
+/** An Event as the recorder writes it, read back, then changed by `overrides`. */
 function event(overrides: Partial<TimedEvent> & { at: string }): TimedEvent {
-  return {
-    metadata: { ...META, namespace: "kube-system", name: `coredns.${overrides.at}` },
-    involvedObject: { kind: "ConfigMap", namespace: "kube-system", name: "coredns" },
-    type: "Warning",
-    reason: "CorefileReverted",
-    message: "another writer removed our block",
-    count: 1,
-    component: "ouroboros",
-    lastSeen: overrides.at,
-    ...overrides,
-  };
+  const { at, ...changes } = overrides;
+  return { ...recordedEvent(COREDNS_WARNING, at), ...changes };
 }
 
 Deno.test("warning Events: ours, Warning, within the hour, newest first; none is one ok finding", () => {

@@ -94,18 +94,10 @@ export function parseRoute(
     namespace = tail[1];
     tail = tail.slice(2);
   }
+  let proxyPath: string | undefined;
   if (tail.length > 3 && tail[2] === "proxy") {
-    return {
-      type: "resource",
-      group,
-      version,
-      plural: tail[0]!,
-      namespace,
-      name: tail[1],
-      subresource: "proxy",
-      legacyWatch,
-      proxyPath: `/${tail.slice(3).join("/")}`,
-    };
+    proxyPath = `/${tail.slice(3).join("/")}`;
+    tail = tail.slice(0, 3);
   }
   if (tail.length === 0 || tail.length > 3) return { type: "unknown" };
   return {
@@ -117,6 +109,7 @@ export function parseRoute(
     name: tail[1],
     subresource: tail[2],
     legacyWatch,
+    ...(proxyPath === undefined ? {} : { proxyPath }),
   };
 }
 
