@@ -1,7 +1,8 @@
 /**
  * Our Kubernetes API client: typed get, list (one page or all of them), create, update,
  * merge patch, server-side apply, delete and watch over {@linkcode Transport}, for any
- * {@linkcode ResourceType}, and a raw GET for paths outside the resource API (`/version`).
+ * {@linkcode ResourceType}, a raw GET for paths outside the resource API (`/version`), and a
+ * text GET for what the API server proxies (a pod's `/readyz`).
  * Long because every verb is one short method here, so callers see the whole client in one place.
  * Answers are decoded at the boundary: callers get narrow typed objects, list items and watch
  * objects that fail to decode are reported as rejected instead of failing the call.
@@ -34,7 +35,7 @@ import { KubeDecodeError } from "./decode_error.ts";
 import { decodeListPage } from "./list_page.ts";
 import type { ListPage, ListWatcher, WatchEvent, WatchOptions } from "./list_watch.ts";
 import { pagedList } from "./paged_list.ts";
-import { Transport, type TransportRequest } from "./transport.ts";
+import { type TextAnswer, Transport, type TransportRequest } from "./transport.ts";
 import { watchStream } from "./watch_stream.ts";
 
 import type {
@@ -52,6 +53,7 @@ import type {
 } from "./client_options.ts";
 
 export type * from "./client_options.ts";
+export type { TextAnswer } from "./transport.ts";
 export { DEFAULT_PAGE_SIZE } from "./paged_list.ts";
 
 const MERGE_PATCH = "application/merge-patch+json";
@@ -128,6 +130,16 @@ export class KubeClient {
   /** GETs a path outside the resource API (`/version`) and returns its JSON as it came. */
   async getJson(path: string, options: CallOptions = {}): Promise<unknown> {
     return await this.#call({ method: "GET", path, ...this.#callOptions(options) });
+  }
+
+  /**
+   * GETs a path the API server proxies (`/api/v1/namespaces/x/pods/y:8081/proxy/readyz`) and
+   * returns the endpoint's status and body whatever the status; errors the API server raised
+   * itself (a `Status`: 403, 404, 503) reject with {@linkcode KubeApiError}. A read: no write
+   * fence applies.
+   */
+  async getText(path: string, options: CallOptions = {}): Promise<TextAnswer> {
+    return await this.#transport.text({ method: "GET", path, ...this.#callOptions(options) });
   }
 
   /** Reads one object. Rejects with a 404 {@linkcode KubeApiError} (`isNotFound`) when it does not exist. */

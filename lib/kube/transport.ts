@@ -52,6 +52,12 @@ export interface TransportOptions {
   readonly writeFence?: (request: string) => void;
 }
 
+/** What an endpoint behind the API server answered: its status and body, as they came. */
+export interface TextAnswer {
+  readonly status: number;
+  readonly text: string;
+}
+
 /** The HTTP methods the client uses. */
 export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 
@@ -215,6 +221,13 @@ export class Transport {
 
   /** Sends, retries once with fresh credentials after a 401, and throws for error statuses. */
   async #exchange(request: TransportRequest, signal: AbortSignal, description: string): Promise<Response> {
+    const response = await this.#send(request, signal, description);
+    if (response.status < 200 || response.status > 299) throw await this.#apiError(response, description);
+    return response;
+  }
+
+  /** Sends, and retries once with fresh credentials after a 401; any status is returned. */
+  async #send(request: TransportRequest, signal: AbortSignal, description: string): Promise<Response> {
     let response = await this.#fetch(request, signal, description);
     const credentials = this.#options.credentials;
     if (response.status === 401 && credentials !== undefined) {
@@ -226,16 +239,17 @@ export class Transport {
       });
       response = await this.#fetch(request, signal, description);
     }
-    if (response.status < 200 || response.status > 299) throw await this.#apiError(response, description);
     return response;
   }
 
   /**
-   * Sends a request and returns its decoded JSON answer (`undefined` for an empty body), all
-   * within the deadline. Rejects with {@linkcode KubeApiError}, {@linkcode KubeTransportError}
-   * (kind `timeout` when the deadline passed), or the caller's abort reason.
+   * Runs `exchange` with the request's deadline: rejects with a `timeout`
+   * {@linkcode KubeTransportError} when it passes, or with the caller's abort reason.
    */
-  async json(request: TransportRequest): Promise<unknown> {
+  async #withDeadline<T>(
+    request: TransportRequest,
+    exchange: (signal: AbortSignal, description: string) => Promise<T>,
+  ): Promise<T> {
     const description = `${request.verb ?? request.method} ${request.path}`;
     const timeoutMs = request.timeoutMs ?? this.#timeoutMs;
     const deadline = new AbortController();
@@ -247,14 +261,67 @@ export class Transport {
       ? deadline.signal
       : AbortSignal.any([request.signal, deadline.signal]);
     try {
-      const response = await this.#exchange(request, signal, description);
-      let text: string;
-      try {
-        text = await response.text();
-      } catch (error) {
-        if (signal.aborted) throw signal.reason;
-        throw new KubeTransportError(description, transportErrorKind(error), error);
+      return await exchange(signal, description);
+    } catch (error) {
+      if (deadline.signal.aborted && request.signal?.aborted !== true) {
+        throw new KubeTransportError(description, "timeout", deadline.signal.reason);
       }
+      throw error;
+    } finally {
+      stopTimer.abort();
+    }
+  }
+
+  /** The whole body as text; a broken body is a {@linkcode KubeTransportError}. */
+  async #bodyText(response: Response, signal: AbortSignal, description: string): Promise<string> {
+    try {
+      return await response.text();
+    } catch (error) {
+      if (signal.aborted) throw signal.reason;
+      throw new KubeTransportError(description, transportErrorKind(error), error);
+    }
+  }
+
+  /**
+   * Sends a GET through the API server to an endpoint it proxies (a pod's `/readyz` through
+   * `pods/{name}:{port}/proxy/…`) and returns the endpoint's answer, whatever its status, within
+   * the deadline. An error the API server itself raised (a `Status` object: 403, 404, 503 "error
+   * trying to reach service") rejects with {@linkcode KubeApiError}; a timeout or a broken
+   * connection with {@linkcode KubeTransportError}. GETs pass no write fence.
+   */
+  async text(request: TransportRequest & { readonly method: "GET" }): Promise<TextAnswer> {
+    return await this.#withDeadline(request, async (signal, description) => {
+      const response = await this.#send(request, signal, description);
+      const text = await this.#bodyText(response, signal, description);
+      const ok = response.status >= 200 && response.status <= 299;
+      const json = (response.headers.get("content-type") ?? "").startsWith("application/json");
+      if (!ok && json) {
+        let body: unknown;
+        try {
+          body = JSON.parse(text);
+        } catch {
+          body = undefined;
+        }
+        if ((body as { kind?: unknown } | undefined)?.kind === "Status") {
+          throw new KubeApiError(
+            description,
+            statusFromResponse(response.status, { body, retryAfter: response.headers.get("retry-after") }),
+          );
+        }
+      }
+      return { status: response.status, text };
+    });
+  }
+
+  /**
+   * Sends a request and returns its decoded JSON answer (`undefined` for an empty body), all
+   * within the deadline. Rejects with {@linkcode KubeApiError}, {@linkcode KubeTransportError}
+   * (kind `timeout` when the deadline passed), or the caller's abort reason.
+   */
+  async json(request: TransportRequest): Promise<unknown> {
+    return await this.#withDeadline(request, async (signal, description) => {
+      const response = await this.#exchange(request, signal, description);
+      const text = await this.#bodyText(response, signal, description);
       if (text === "") return undefined;
       try {
         return JSON.parse(text);
@@ -265,14 +332,7 @@ export class Transport {
           new Error("the answer is not JSON", { cause: error }),
         );
       }
-    } catch (error) {
-      if (deadline.signal.aborted && request.signal?.aborted !== true) {
-        throw new KubeTransportError(description, "timeout", deadline.signal.reason);
-      }
-      throw error;
-    } finally {
-      stopTimer.abort();
-    }
+    });
   }
 
   /**

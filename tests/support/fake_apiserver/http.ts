@@ -2,7 +2,8 @@
  * The fake API server's request handler: authentication (who the user is, `identity.ts`),
  * partitions (`partition.ts`), content negotiation, fault injection, the audit log, and the REST
  * verbs on discovery, collections, objects and subresources (PATCH in `patch.ts`; every write
- * records its field manager, `managed_fields.ts`), with every failure answered as a `Status`.
+ * records its field manager, `managed_fields.ts`; a pod's `proxy` in `pod_proxy.ts`), with every
+ * failure answered as a `Status`.
  *
  * Watches that ask for a resourceVersion older than the retained history get HTTP 410 at
  * request time (see `mod.ts` for the rule); an in-stream `ERROR` event comes from the
@@ -47,6 +48,7 @@ import {
   type StoreEvent,
 } from "./store.ts";
 import { replicasOf, scaleOf, withReplicas } from "./subresources.ts";
+import { proxyToPod } from "./pod_proxy.ts";
 import { ResponseStream, WatchSession } from "./watch.ts";
 
 /** One request as the audit log records it. */
@@ -191,7 +193,18 @@ export async function handle(request: Request, server: ServerContext): Promise<R
 
   let reply: Reply;
   try {
-    if (route.type !== "health" && route.type !== "unknown" && !acceptsJson(request.headers.get("accept"))) {
+    if (route.type === "resource" && route.subresource === "proxy" && route.plural === "pods" && !watch) {
+      reply = await proxyToPod(store, {
+        method: request.method,
+        namespace: route.namespace ?? "",
+        target: route.name ?? "",
+        path: route.proxyPath ?? "/",
+        query,
+        closing: context.closing(),
+      });
+    } else if (
+      route.type !== "health" && route.type !== "unknown" && !acceptsJson(request.headers.get("accept"))
+    ) {
       reply = failure(
         statusBody(406, "NotAcceptable", "only the following media types are accepted: application/json", {}),
       );

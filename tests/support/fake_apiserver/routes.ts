@@ -1,7 +1,8 @@
 /**
  * Turns a request path into what it addresses: a discovery document, `/version`, or a resource
  * collection, object or subresource (`/api/v1/namespaces/x/configmaps/y`,
- * `/apis/apps/v1/namespaces/x/deployments/y/scale`, the legacy `/…/watch/…` form), and the
+ * `/apis/apps/v1/namespaces/x/deployments/y/scale`, `/api/v1/namespaces/x/pods/y:8081/proxy/readyz`,
+ * the legacy `/…/watch/…` form), and the
  * verb used to match faults.
  *
  * Pure: no I/O.
@@ -30,6 +31,8 @@ export type Route =
     readonly subresource: string | undefined;
     /** The deprecated `/watch/` path prefix. */
     readonly legacyWatch: boolean;
+    /** For the `proxy` subresource: the path behind it (`/readyz`), `/` when none. */
+    readonly proxyPath?: string;
   }
   | { readonly type: "unknown" };
 
@@ -91,6 +94,11 @@ export function parseRoute(
     namespace = tail[1];
     tail = tail.slice(2);
   }
+  let proxyPath: string | undefined;
+  if (tail.length > 3 && tail[2] === "proxy") {
+    proxyPath = `/${tail.slice(3).join("/")}`;
+    tail = tail.slice(0, 3);
+  }
   if (tail.length === 0 || tail.length > 3) return { type: "unknown" };
   return {
     type: "resource",
@@ -101,6 +109,7 @@ export function parseRoute(
     name: tail[1],
     subresource: tail[2],
     legacyWatch,
+    ...(proxyPath === undefined ? {} : { proxyPath }),
   };
 }
 

@@ -1,0 +1,43 @@
+/**
+ * Core `v1` Event as `ouroboros doctor` reads it back: `event.ts`'s view (decoded by its own
+ * decoder, one truth for what our Events hold) plus when it last happened, so the doctor can
+ * keep only recent ones.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import { EVENT, type Event } from "./event.ts";
+import { asObject } from "./json.ts";
+import type { ResourceType } from "./resource_type.ts";
+
+/** An Event with its last time. */
+export interface TimedEvent extends Event {
+  /**
+   * When it last happened, RFC 3339: `lastTimestamp`, else `eventTime`, else `firstTimestamp`,
+   * else the object's `creationTimestamp`; absent when none is set.
+   */
+  readonly lastSeen?: string;
+}
+
+/** The Event resource type, read with its times. */
+export const TIMED_EVENT: ResourceType<TimedEvent> = {
+  group: EVENT.group,
+  version: EVENT.version,
+  kind: EVENT.kind,
+  plural: EVENT.plural,
+  namespaced: EVENT.namespaced,
+  decode(raw) {
+    const decoded = EVENT.decode(raw);
+    if (!decoded.ok) return decoded;
+    const object = asObject(raw) ?? {};
+    const time = (name: string) => {
+      const value = object[name];
+      return typeof value === "string" && value !== "" ? value : undefined;
+    };
+    const lastSeen = time("lastTimestamp") ?? time("eventTime") ?? time("firstTimestamp") ??
+      decoded.value.metadata.creationTimestamp;
+    return { ok: true, value: { ...decoded.value, ...(lastSeen === undefined ? {} : { lastSeen }) } };
+  },
+};
