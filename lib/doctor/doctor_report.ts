@@ -54,9 +54,10 @@ export function renderTextReport(reports: readonly CheckReport[]): string {
     lines.push("");
   }
   const total = counts(reports);
+  const many = (count: number, word: string): string => `${count} ${word}${count === 1 ? "" : "s"}`;
   lines.push(
-    `${total.ok} ok, ${total.warning} warnings, ${total["could-not-check"]} could not be checked, ` +
-      `${total.problem} problems`,
+    `${total.ok} ok, ${many(total.warning, "warning")}, ${total["could-not-check"]} could not be checked, ` +
+      many(total.problem, "problem"),
   );
   return `${lines.join("\n")}\n`;
 }

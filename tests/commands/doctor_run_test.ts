@@ -47,7 +47,13 @@ Deno.test("doctor: reports the load balancer's ipMode, as text and as JSON, and 
   const text = await runOuroboros(["doctor", `--kubeconfig=${kubeconfig}`, ...CONTROLLER_FLAGS], {
     permissionSet: "doctor",
   });
-  assert.equal(text.code, 0, text.stderr);
+  // No proxy and no controller run here: the health and path checks say so, and the exit status is 1.
+  assert.equal(text.code, 1, text.stderr);
+  assert.match(
+    text.stdout,
+    /PROBLEM proxy Service ouroboros\/ouroboros-proxy: the proxy Service does not exist/,
+  );
+  assert.match(text.stdout, /\d+ ok, 1 warning, \d+ could not be checked, \d+ problems\n$/);
   assert.match(
     text.stdout,
     /WARNING Service ingress-nginx\/ingress-nginx-controller: every address has ipMode: Proxy/,
@@ -62,8 +68,9 @@ Deno.test("doctor: reports the load balancer's ipMode, as text and as JSON, and 
   ], {
     permissionSet: "doctor",
   });
-  assert.equal(json.code, 0, json.stderr);
+  assert.equal(json.code, 1, json.stderr);
   const report = JSON.parse(json.stdout);
+  assert.equal(report.exitStatus, 1);
   assert.equal(report.summary.warning, 1);
   assert.equal(report.checks[0].findings[0].verdict, "warning");
   assert.ok(server.audit.every((entry) => entry.method === "GET"), "the doctor only reads");
@@ -82,7 +89,7 @@ Deno.test("doctor: a configured Service that does not exist cannot be checked, a
   ], {
     permissionSet: "doctor",
   });
-  assert.equal(run.code, 0, run.stderr);
+  assert.equal(run.code, 1, run.stderr);
   assert.match(run.stdout, /UNKNOWN the ingress controller's Service: Service edge\/traefik does not exist/);
   assert.match(run.stdout, /→ name it with --ingress-service=<namespace>\/<name>/);
 });

@@ -39,7 +39,7 @@ Deno.test("renderTextReport: a line per finding under its check, what to do belo
       "          → fix",
       "  UNKNOWN Deployment kube-system/coredns: 403",
       "",
-      "1 ok, 1 warnings, 1 could not be checked, 1 problems",
+      "1 ok, 1 warning, 1 could not be checked, 1 problem",
       "",
     ].join("\n"),
   );
