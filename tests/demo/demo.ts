@@ -28,8 +28,10 @@
  * hairpinned hostname with the proxy's ClusterIP when cert-manager asks, and forwards the same
  * question from another pod, and every other name, to a stand-in cluster DNS.
  *
- * Part 6, the doctor: `ouroboros doctor` with the controller's flags reports, read-only, on the
- * load balancer (none here) and on the Corefile block against the Ingresses.
+ * Part 6, the doctor: the cluster is set up as a pod sees a working installation (a controller,
+ * a proxy, their pods and Services, a load balancer, a cluster DNS), and `ouroboros doctor` with
+ * the controller's flags reports on every check, read-only: the load balancer, the Corefile block
+ * against the Ingresses, resolution, the path through the proxy, and our parts' health.
  *
  * The demo exits 1 (and says so) if anything it shows did not happen as described.
  *
@@ -66,6 +68,7 @@ import {
   startResponder,
 } from "./dns_responder.ts";
 import { call, startIngressStandIn } from "./ingress_stand_in.ts";
+import { type DoctorStage, stageForDoctor } from "./doctor_stage.ts";
 import {
   API_HOSTNAME,
   appliedBy,
@@ -235,6 +238,7 @@ const controllerLogs: { label: string; logs: readonly LogLine[] }[] = [];
 let proxy: ProxyProcess | undefined;
 let publisher: KuberturePublisher | undefined;
 let responder: Responder | undefined;
+let doctorStage: DoctorStage | undefined;
 const ingressStandIn = startIngressStandIn();
 try {
   say("2. See what it would do first: a one-shot preview that writes nothing (deno run -P=controller");
@@ -578,12 +582,30 @@ try {
   say();
   say("Part 6: the doctor's report on this cluster");
   say();
-  say("16. ouroboros doctor (deno run -P=doctor main.ts doctor --kubeconfig=… with the controller's flags)");
-  say("   checks, read-only, whether the load balancer makes ouroboros needed and whether the DNS wiring");
-  say("   holds what the Ingresses want:");
+  say("16. The cluster as a pod sees a working installation: a controller and a proxy running (their pods");
+  say("   at 127.0.0.1 with their health ports), the proxy Service's ClusterIP 127.0.0.1 in front of the");
+  say("   ingress stand-in, the ingress controller's LoadBalancer Service, and a cluster DNS (no CoreDNS");
+  say(
+    "   here: ouroboros dns for every pod stands in, answering hairpinned names with the proxy's address).",
+  );
+  doctorStage = await stageForDoctor(cluster, ingressStandIn.port);
+  const stage = doctorStage;
+  controllerLogs.push({ label: "controller (part 6)", logs: stage.controller.logs });
+  await waitFor(
+    "the stage to be ready",
+    async () =>
+      (await stage.controller.healthGet("/readyz")).status === 200 &&
+      (await stage.proxy.healthGet("/readyz")).status === 200 &&
+      (await stage.clusterDns.process.get("/readyz")).status === 200,
+    { timeoutMs: 20_000 },
+  );
+  say("17. ouroboros doctor (deno run -P=doctor main.ts doctor --kubeconfig=… with the controller's flags)");
+  say("   checks, read-only: whether ouroboros is needed, the DNS wiring, resolution, the path through the");
+  say("   proxy, and the health of our parts. The stand-in ingress speaks no TLS, so the proxy Service here");
+  say("   has no https port, and the doctor warns about exactly that:");
   const apiWrites = () => server.audit.filter((entry) => entry.method !== "GET").length;
   const writesBefore = apiWrites();
-  const doctor = await runOuroboros(["doctor", ...cluster.flags, "--mode=coredns"], {
+  const doctor = await runOuroboros(["doctor", ...cluster.flags, "--mode=coredns", ...stage.flags], {
     permissionSet: "doctor",
   });
   for (const line of doctor.stdout.trimEnd().split("\n")) say(`   ${line}`);
@@ -591,6 +613,26 @@ try {
   check(
     "the doctor finds the Corefile block holding every wanted hostname",
     /ok +ConfigMap kube-system\/coredns\[Corefile\]: .*holds the \d+ wanted hostnames/.test(doctor.stdout),
+  );
+  check(
+    "the doctor finds the load balancer short-circuited (ouroboros is needed)",
+    /ok +Service ingress-nginx\/ingress-nginx-controller: .*ouroboros is/.test(doctor.stdout),
+  );
+  check(
+    "the doctor resolves the hairpinned names to the proxy",
+    /Resolution[^\n]*\n(  ok [^\n]*\n)+/.test(doctor.stdout) && !/PROBLEM [^\n]*resolv/i.test(doctor.stdout),
+  );
+  check(
+    "the doctor's calls through the proxy reach the ingress",
+    /ok +\d+ hosts [^\n]* through Service ouroboros\/ouroboros-proxy: http [^\n]* answered `HTTP\/1\.1 200 OK`/
+      .test(
+        doctor.stdout,
+      ),
+  );
+  check(
+    "the doctor finds the proxy and the controller ready",
+    /ok +proxy Pod ouroboros\/ouroboros-proxy-5b8c7-h9k2m: ready/.test(doctor.stdout) &&
+      /ok +controller Pod ouroboros\/ouroboros-7f6d9-x2x4q/.test(doctor.stdout),
   );
   check("the doctor finds no problem (exit 0)", doctor.code === 0);
   check(
@@ -605,6 +647,7 @@ try {
   await Promise.all([...replicas.map((replica) => replica.process.status), proxy?.status]);
   await publisher?.[Symbol.asyncDispose]();
   await responder?.[Symbol.asyncDispose]();
+  await doctorStage?.[Symbol.asyncDispose]();
   await ingressStandIn.stop();
 }
 check(
@@ -618,7 +661,8 @@ if (failed.length === 0) {
   say("Demo finished: the preview showed the change before anything was written, DNS follows the");
   say("Ingresses through a failover, the hairpinned call reaches the ingress with the caller's address,");
   say("kuberture keeps the API server's addresses published for external-dns, and ouroboros dns");
-  say("answers the hairpinned name for the chosen workload only; the doctor finds the wiring sound.");
+  say("answers the hairpinned name for the chosen workload only; the doctor finds the wiring, resolution,");
+  say("the path through the proxy and our parts sound.");
 } else {
   say("Demo FAILED:");
   for (const entry of failed) say(`  - not as described: ${entry.what}`);

@@ -50,8 +50,14 @@ export interface Responder extends AsyncDisposable {
   readonly upstream: FakeUpstream;
 }
 
-/** Starts the stand-in upstream and `ouroboros dns` answering the cert-manager pod only. */
-export async function startResponder(kubeconfig: string): Promise<Responder> {
+/**
+ * Starts the stand-in upstream and `ouroboros dns` answering the cert-manager pod only, or the
+ * pods of `clientSelector` (empty: every pod).
+ */
+export async function startResponder(
+  kubeconfig: string,
+  options: { readonly clientSelector?: string } = {},
+): Promise<Responder> {
   const upstream = await startFakeUpstream((query) => answerWith(query, [PUBLIC_ADDRESS]));
   try {
     const process = await startDns([
@@ -59,7 +65,7 @@ export async function startResponder(kubeconfig: string): Promise<Responder> {
       "--listen-health=127.0.0.1:0",
       `--upstream=${upstream.endpoint.host}:${upstream.endpoint.port}`,
       `--kubeconfig=${kubeconfig}`,
-      "--client-selector=app.kubernetes.io/name=cert-manager",
+      `--client-selector=${options.clientSelector ?? "app.kubernetes.io/name=cert-manager"}`,
       "--drain-delay=0s",
     ], { env: { POD_NAMESPACE: "ouroboros" } });
     return {
