@@ -2,7 +2,7 @@
  * The `ouroboros doctor` option table: its own rows, then every controller row, so the doctor
  * takes the controller's flags as they are (the chart's `helm test` passes the same ones) and
  * judges exactly the set-up the controller runs with. Controller rows that mean nothing to a
- * one-shot, read-only run (`--resync`, `--once`, …) are still accepted, so a controller's
+ * one-shot, read-only run (`--once`, `--dry-run`, …) are still accepted, so a controller's
  * argument list can be pasted unchanged, and their help says they are ignored.
  *
  * Pure: data.
@@ -16,7 +16,6 @@ import { CONTROLLER_OPTIONS } from "./controller_options.ts";
 
 /** Controller rows the doctor accepts and ignores. */
 export const IGNORED_CONTROLLER_ROWS = [
-  "resync",
   "dryRun",
   "once",
   "cleanup",
