@@ -24,8 +24,9 @@ import { KubeClient } from "../../lib/kube/client.ts";
 import { bearer, staticCredentials } from "../../lib/kube/credentials.ts";
 import { type Cluster, startCluster, TOKEN } from "../controller/cluster_fixture.ts";
 import { startNginxIngress } from "../doctor/ingress_stand_ins.ts";
+import { runningPod } from "../doctor/doctor_test_support.ts";
 import { startDnsmasq } from "../support/dns_tools.ts";
-import { type HostPort, startController, startProxy } from "../support/ouroboros_process.ts";
+import { startController, startProxy } from "../support/ouroboros_process.ts";
 import { selfSignedCertificate } from "../support/peer_configs.ts";
 import { skipWithout } from "../support/tools.ts";
 import { waitFor } from "../support/wait.ts";
@@ -37,28 +38,6 @@ const CONTROLLER_LABELS = {
   "app.kubernetes.io/name": "ouroboros",
   "app.kubernetes.io/component": "controller",
 };
-
-/** One of our pods as the API server holds it: Running, Ready, at 127.0.0.1, its health port named. */
-function pod(name: string, labels: Record<string, string>, health: HostPort): Record<string, unknown> {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { namespace: NS, name, labels },
-    spec: {
-      containers: [{
-        name: "ouroboros",
-        image: "ouroboros",
-        ports: [{ name: "health", containerPort: health.port }],
-      }],
-    },
-    status: {
-      phase: "Running",
-      podIP: health.hostname,
-      conditions: [{ type: "Ready", status: "True" }],
-      containerStatuses: [{ name: "ouroboros", ready: true, restartCount: 0 }],
-    },
-  };
-}
 
 function service(
   key: string,
@@ -141,8 +120,10 @@ Deno.test({
       clusterIPs: ["127.0.0.1"],
       ports: [{ name: "dns", port: dns.endpoint.port, protocol: "UDP" }],
     }));
-    server.create(pod("ouroboros-proxy-0", PROXY_LABELS, proxy.health));
-    server.create(pod("ouroboros-controller-0", CONTROLLER_LABELS, controller.health));
+    server.create(runningPod(`${NS}/ouroboros-proxy-0`, { labels: PROXY_LABELS, health: proxy.health }));
+    server.create(
+      runningPod(`${NS}/ouroboros-controller-0`, { labels: CONTROLLER_LABELS, health: controller.health }),
+    );
 
     using api = new KubeClient({
       server: server.url,

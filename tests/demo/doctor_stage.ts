@@ -21,6 +21,7 @@ import {
   startProxy,
 } from "../support/ouroboros_process.ts";
 import { type Responder, startResponder } from "./dns_responder.ts";
+import { runningPod } from "../doctor/doctor_test_support.ts";
 
 /** The address of the load balancer in front of the ingress controller, as the demo tells it. */
 const LOAD_BALANCER_IP = "203.0.113.10";
@@ -47,32 +48,6 @@ function put(cluster: Cluster, object: Record<string, unknown>): void {
     cluster.server.remove(object.apiVersion as string, object.kind as string, namespace, name);
   }
   cluster.server.create(object);
-}
-
-function pod(
-  name: string,
-  component: string,
-  health?: { hostname: string; port: number },
-): Record<string, unknown> {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { namespace: "ouroboros", name, labels: LABELS(component) },
-    spec: {
-      containers: [{
-        name: component,
-        image: "ouroboros",
-        ...(health === undefined ? {} : { ports: [{ name: "health", containerPort: health.port }] }),
-      }],
-    },
-    status: {
-      phase: "Running",
-      podIP: "127.0.0.1",
-      podIPs: [{ ip: "127.0.0.1" }],
-      conditions: [{ type: "Ready", status: "True" }],
-      containerStatuses: [{ name: component, ready: true, restartCount: 0 }],
-    },
-  };
 }
 
 /** Starts the controller, the proxy (in front of `ingressPort`) and the cluster DNS, and registers them. */
@@ -111,9 +86,18 @@ export async function stageForDoctor(cluster: Cluster, ingressPort: number): Pro
       },
       status: { loadBalancer: { ingress: [{ ip: LOAD_BALANCER_IP, ipMode: "VIP" }] } },
     });
-    put(cluster, pod("ouroboros-proxy-5b8c7-h9k2m", "proxy", proxy.health));
-    put(cluster, pod("ouroboros-7f6d9-x2x4q", "controller", controller.health));
-    put(cluster, pod("ouroboros-doctor", "doctor"));
+    put(
+      cluster,
+      runningPod("ouroboros/ouroboros-proxy-5b8c7-h9k2m", { labels: LABELS("proxy"), health: proxy.health }),
+    );
+    put(
+      cluster,
+      runningPod("ouroboros/ouroboros-7f6d9-x2x4q", {
+        labels: LABELS("controller"),
+        health: controller.health,
+      }),
+    );
+    put(cluster, runningPod("ouroboros/ouroboros-doctor", { labels: LABELS("doctor") }));
     const clusterDns = await startResponder(cluster.kubeconfig, { clientSelector: "" });
     started.push(clusterDns);
     put(cluster, {

@@ -16,6 +16,7 @@ import { BEGIN, END } from "../../sinks/coredns/support.ts";
 import { freePort } from "../../support/daemons.ts";
 import { type HostPort, startController, startProxy } from "../../support/ouroboros_process.ts";
 import { waitFor } from "../../support/wait.ts";
+import { runningPod } from "../doctor_test_support.ts";
 
 const NS = "ouroboros";
 const PROXY_LABELS = { "app.kubernetes.io/name": "ouroboros", "app.kubernetes.io/component": "proxy" };
@@ -25,28 +26,6 @@ const CONTROLLER_LABELS = {
   "app.kubernetes.io/component": "controller",
 };
 const LEASE = { namespace: NS, name: "ouroboros-controller" };
-
-/** A running pod of ours as the fake API server holds it: Ready, at 127.0.0.1, its health port `health`. */
-function pod(name: string, labels: Record<string, string>, health: HostPort): Record<string, unknown> {
-  return {
-    apiVersion: "v1",
-    kind: "Pod",
-    metadata: { namespace: NS, name, labels },
-    spec: {
-      containers: [{
-        name: "ouroboros",
-        image: "ouroboros",
-        ports: [{ name: "health", containerPort: health.port }],
-      }],
-    },
-    status: {
-      phase: "Running",
-      podIP: health.hostname,
-      conditions: [{ type: "Ready", status: "True" }],
-      containerStatuses: [{ name: "ouroboros", ready: true, restartCount: 0 }],
-    },
-  };
-}
 
 function proxyService(cluster: Cluster): void {
   cluster.server.create({
@@ -94,8 +73,8 @@ for (const reach of ["direct", "apiserver"] as const) {
     await using broken = await startProxy(["--target-host=127.0.0.1", `--target-http-port=${down}`]);
     assert.ok(up.health && broken.health);
     proxyService(cluster);
-    cluster.server.create(pod("proxy-up", PROXY_LABELS, up.health));
-    cluster.server.create(pod("proxy-down", PROXY_LABELS, broken.health));
+    cluster.server.create(runningPod(`${NS}/proxy-up`, { labels: PROXY_LABELS, health: up.health }));
+    cluster.server.create(runningPod(`${NS}/proxy-down`, { labels: PROXY_LABELS, health: broken.health }));
 
     const findings = await run(context(cluster, { reach }));
 
@@ -135,7 +114,9 @@ Deno.test("health: the real controller is ready, says its last reconcile, and ho
         (await controller.healthGet("/readyz")).status === 200;
     })
   );
-  cluster.server.create(pod(name, CONTROLLER_LABELS, controller.health));
+  cluster.server.create(
+    runningPod(`${NS}/${name}`, { labels: CONTROLLER_LABELS, health: controller.health }),
+  );
   proxyService(cluster);
 
   for (const reach of ["direct", "apiserver"] as const) {
@@ -179,7 +160,9 @@ Deno.test("health: damaged markers: the real controller is not ready with the re
         event.reason === "CorefileMarkersDamaged"
       ),
   );
-  cluster.server.create(pod(name, CONTROLLER_LABELS, controller.health));
+  cluster.server.create(
+    runningPod(`${NS}/${name}`, { labels: CONTROLLER_LABELS, health: controller.health }),
+  );
 
   const findings = await run(context(cluster));
   const finding = about(findings, `controller Pod ${NS}/${name}`);
@@ -197,7 +180,12 @@ Deno.test("health: damaged markers: the real controller is not ready with the re
 Deno.test("health: a 403 on pods/proxy, events or the Lease is could-not-check naming what was refused", async () => {
   await using cluster = await startCluster();
   proxyService(cluster);
-  cluster.server.create(pod("proxy-1", PROXY_LABELS, { hostname: "127.0.0.1", port: freePort() }));
+  cluster.server.create(
+    runningPod(`${NS}/proxy-1`, {
+      labels: PROXY_LABELS,
+      health: { hostname: "127.0.0.1", port: freePort() },
+    }),
+  );
   const forbidden = { type: "status", code: 403, reason: "Forbidden" } as const;
   cluster.server.faults.inject("get", forbidden, { path: /\/pods\/proxy-1:\d+\/proxy\//, count: 5 });
   cluster.server.faults.inject("list", forbidden, { path: /\/namespaces\/kube-system\/events$/ });
