@@ -4,14 +4,15 @@
  * chosen once for the resolution and path checks, and every check run with its own deadline.
  *
  * Decisions:
- * - The checks run at once (each with `--check-timeout`), and the report keeps their order: the
- *   whole run takes about one timeout at worst, not six.
+ * - The checks run at once, each within `--check-timeout` counted from the start (reading the
+ *   hosts they share included, and a check that ignored its signal cut off all the same), and the
+ *   report keeps their order: the whole run takes one timeout at worst, not six.
  * - "In the cluster" means the in-cluster service account (no `--kubeconfig`): then ClusterIPs and
  *   pod IPs should be reachable, and an unreachable one is a problem; from a workstation it is a
  *   could-not-check that says to run `helm test`.
- * - The hosts come from `--host`, else the desired set computed as the controller computes it; a
- *   failure to read it leaves the resolution and path checks without hosts (they say so) and
- *   the DNS wiring check names the refused read.
+ * - The hosts come from `--host`, else the desired set computed as the controller computes it; when
+ *   it cannot be read (a 403, time), the resolution and path checks are could-not-check naming why,
+ *   never an "ok, nothing to check".
  * - The resolution check is not applicable in etc-hosts mode: pods resolve through the cluster
  *   DNS, not the node's hosts file, which the DNS wiring check compares instead.
  *
@@ -38,6 +39,8 @@ import { serviceTargets } from "../doctor/checks/service_targets.ts";
 import { SERVICE } from "../resources/service.ts";
 import { blockMarkers } from "../sinks/markers.ts";
 import { errorMessage } from "../util/error_message.ts";
+import { isForbidden, isNotFound } from "../kube/errors.ts";
+import { untilAborted } from "../doctor/probes/probe_deadline.ts";
 import { corednsSettings, desiredSetOptions } from "./controller.ts";
 import type { DoctorSettings, ServiceRef } from "./doctor_settings.ts";
 
@@ -56,16 +59,26 @@ export interface DoctorEnvironment {
   readonly resolverPort?: number;
 }
 
-/** Runs one check within `timeoutMs`; a check that runs out or fails becomes a could-not-check finding. */
+/** A check's context, or the findings that stand for the check when its context could not be had. */
+type Prepared<C> = { readonly context: C } | { readonly findings: readonly Finding[] };
+
+/**
+ * Runs one check within `timeoutMs`, counted from the call, so a context still being prepared
+ * (the hosts) uses the same time: a check that runs out or fails becomes a could-not-check finding,
+ * and a check that ignores its signal is cut off at the deadline all the same.
+ */
 async function runCheck<C>(
   check: DoctorCheck<C>,
-  context: C,
+  prepared: Prepared<C> | Promise<Prepared<C>>,
   timeoutMs: number,
 ): Promise<CheckReport> {
   const deadline = AbortSignal.timeout(timeoutMs);
   let findings: readonly Finding[];
   try {
-    findings = await check.run(context, deadline);
+    const ready = await untilAborted(Promise.resolve(prepared), deadline);
+    findings = "findings" in ready
+      ? ready.findings
+      : await untilAborted(check.run(ready.context, deadline), deadline);
   } catch (error) {
     findings = [{
       check: check.id,
@@ -124,16 +137,24 @@ async function expectedAddresses(
     const service = await api.get(SERVICE, ref, { signal, timeoutMs: 10_000 });
     return { expected: serviceTargets(service).addresses, expectedFrom: `the ClusterIPs of ${where}` };
   } catch (error) {
-    return { expected: [], expectedFrom: `could not read ${where}: ${errorMessage(error)}` };
+    return {
+      expected: [],
+      expectedFrom: isForbidden(error)
+        ? `RBAC does not allow get on services in namespace ${ref.namespace} (403), so the proxy's addresses are unknown`
+        : isNotFound(error)
+        ? `${where} does not exist`
+        : `could not read ${where}: ${errorMessage(error)}`,
+    };
   }
 }
 
+/** The hosts for the resolution and path checks, or why they are unknown. */
+type Chosen = { readonly hosts: readonly string[]; readonly sampledFrom?: number } | {
+  readonly unknown: Finding;
+};
+
 /** The hosts for the resolution and path checks: `--host`, else the desired set, sampled. */
-async function chosenHosts(
-  api: DoctorApi,
-  settings: DoctorSettings,
-  signal: AbortSignal,
-): Promise<{ hosts: readonly string[]; sampledFrom?: number }> {
+async function chosenHosts(api: DoctorApi, settings: DoctorSettings, signal: AbortSignal): Promise<Chosen> {
   const given = settings.values.host.filter((host) => host !== "");
   let names: readonly string[] = given;
   if (given.length === 0) {
@@ -141,12 +162,26 @@ async function chosenHosts(
       clusterReader(api, { signal, timeoutMs: 10_000 }),
       hostSources(settings),
     );
-    names = "hosts" in desired ? desired.hosts : [];
+    if ("finding" in desired) return { unknown: desired.finding };
+    names = desired.hosts;
   }
   const sample = sampleHosts(names, settings.values.hostLimit);
   return sample.hosts.length < sample.total
     ? { hosts: sample.hosts, sampledFrom: sample.total }
     : { hosts: sample.hosts };
+}
+
+/** The findings standing for a hosts-based check when the hosts are unknown. */
+function hostsUnknown(id: string, unknown: Finding): Prepared<never> {
+  return {
+    findings: [{
+      check: id,
+      subject: "hairpinned hostnames",
+      verdict: "could-not-check",
+      saw: `the hostnames to check are unknown: ${unknown.saw}`,
+      todo: unknown.todo ?? "name them with --host",
+    }],
+  };
 }
 
 function hostSources(settings: DoctorSettings): HostSourceSettings {
@@ -166,38 +201,38 @@ function wiringReport(api: DoctorApi, settings: DoctorSettings, timeoutMs: numbe
   if (mode === "coredns" || mode === "coredns-import") {
     const coredns = corednsSettings(controller);
     return runCheck(dnsWiringCheck(), {
-      api,
-      settings: {
-        mode,
-        coredns: coredns.coredns,
-        corednsImport: coredns.corednsImport,
-        markers: coredns.markers,
-        proxyFqdn: coredns.proxyFqdn,
-        nodeLocalDns: coredns.nodeLocalDns,
-        ...sources,
+      context: {
+        api,
+        settings: {
+          mode,
+          coredns: coredns.coredns,
+          corednsImport: coredns.corednsImport,
+          markers: coredns.markers,
+          proxyFqdn: coredns.proxyFqdn,
+          nodeLocalDns: coredns.nodeLocalDns,
+          ...sources,
+        },
       },
     }, timeoutMs);
   }
   if (mode === "external-dns") {
+    const externalDns = {
+      ...controller.externalDns,
+      proxyServiceNamespace: controller.values.proxyServiceNamespace,
+    };
     return runCheck(externalDnsWiringCheck(), {
-      api,
-      settings: {
-        externalDns: {
-          ...controller.externalDns,
-          proxyServiceNamespace: controller.values.proxyServiceNamespace,
-        },
-        podNamespace: controller.podNamespace,
-        ...sources,
-      },
+      context: { api, settings: { externalDns, podNamespace: controller.podNamespace, ...sources } },
     }, timeoutMs);
   }
   return runCheck(etcHostsWiringCheck(), {
-    api,
-    settings: {
-      path: controller.values.etcHosts,
-      proxyIp: controller.values.proxyIp,
-      markers: blockMarkers(controller.values.markerId),
-      ...sources,
+    context: {
+      api,
+      settings: {
+        path: controller.values.etcHosts,
+        proxyIp: controller.values.proxyIp,
+        markers: blockMarkers(controller.values.markerId),
+        ...sources,
+      },
     },
   }, timeoutMs);
 }
@@ -207,7 +242,10 @@ function eventNamespaces(settings: DoctorSettings, own: string): string[] {
   const { controller } = settings;
   const namespaces = [own];
   const { mode } = controller.values;
-  if (mode === "coredns" || mode === "coredns-import") namespaces.push(controller.coredns.namespace);
+  if (mode === "coredns" || mode === "coredns-import") {
+    namespaces.push(controller.coredns.namespace);
+    if (controller.values.nodeLocalDns === "manage") namespaces.push(controller.values.nodeLocalDnsNamespace);
+  }
   if (mode === "coredns-import") namespaces.push(controller.corednsImport.namespace);
   if (mode === "external-dns") namespaces.push(controller.externalDns.namespace);
   return [...new Set(namespaces.filter((namespace) => namespace !== ""))];
@@ -238,18 +276,20 @@ function healthReport(
   const reach = values.reach === "auto" ? (environment.inCluster ? "direct" : "apiserver") : values.reach;
   const election = controller.election;
   return runCheck(check, {
-    api,
-    reach,
-    proxyService,
-    controller: {
-      namespace: proxyService.namespace,
-      selector: values.controllerSelector,
-      resyncMs: values.resync,
+    context: {
+      api,
+      reach,
+      proxyService,
+      controller: {
+        namespace: proxyService.namespace,
+        selector: values.controllerSelector,
+        resyncMs: values.resync,
+      },
+      ...(election.kind === "on"
+        ? { leaderElection: { namespace: election.lease.namespace, name: election.lease.name } }
+        : {}),
+      eventNamespaces: eventNamespaces(settings, proxyService.namespace),
     },
-    ...(election.kind === "on"
-      ? { leaderElection: { namespace: election.lease.namespace, name: election.lease.name } }
-      : {}),
-    eventNamespaces: eventNamespaces(settings, proxyService.namespace),
   }, values.checkTimeout);
 }
 
@@ -265,24 +305,37 @@ export async function runDoctorChecks(
   const { values } = settings;
   const timeoutMs = values.checkTimeout;
   const { inCluster } = environment;
-  // The hosts and expected addresses are read once for the two checks that use them, within one timeout.
+  // The hosts and the expected addresses are read once for the checks that use them; those checks'
+  // deadlines start now too, so reading them counts against the same --check-timeout.
   const prepare = AbortSignal.timeout(timeoutMs);
-  const [hosts, expected] = await Promise.all([
-    chosenHosts(api, settings, prepare).catch(() => ({ hosts: [] as readonly string[] })),
-    expectedAddresses(api, settings, prepare),
-  ]);
+  const chosen = chosenHosts(api, settings, prepare).catch((error: unknown): Chosen => ({
+    unknown: {
+      check: "hosts",
+      subject: "hairpinned hostnames",
+      verdict: "could-not-check",
+      saw: prepare.aborted ? "reading the Ingresses ran out of time" : errorMessage(error),
+    },
+  }));
+  const expected = expectedAddresses(api, settings, prepare);
   const proxyService = proxyServiceRef(settings);
   const etcHosts = settings.controller.values.mode === "etc-hosts";
   const resolution = resolutionCheck();
+  const path = pathCheck();
   const runs: Promise<CheckReport>[] = [
-    runCheck(needCheck(), { api, ingressService: settings.ingressService }, timeoutMs),
+    runCheck(needCheck(), { context: { api, ingressService: settings.ingressService } }, timeoutMs),
     ...(values.probeDirect
-      ? [runCheck(probeDirectCheck(), {
-        api,
-        ingressService: settings.ingressService,
-        inCluster,
-        ...(hosts.hosts[0] === undefined ? {} : { host: hosts.hosts[0] }),
-      }, timeoutMs)]
+      ? [runCheck(
+        probeDirectCheck(),
+        chosen.then((hosts) => ({
+          context: {
+            api,
+            ingressService: settings.ingressService,
+            inCluster,
+            ...("hosts" in hosts && hosts.hosts[0] !== undefined ? { host: hosts.hosts[0] } : {}),
+          },
+        })),
+        timeoutMs,
+      )]
       : []),
     wiringReport(api, settings, timeoutMs),
     etcHosts
@@ -292,23 +345,34 @@ export async function runDoctorChecks(
         "not applicable in etc-hosts mode: pods resolve through the cluster DNS, not the node's hosts file " +
           "(the DNS wiring check compares that file)",
       ))
-      : runCheck(resolution, {
-        api,
-        lookup: lookupAddresses,
-        ...hosts,
-        ...expected,
-        resolvConf: environment.resolvConf,
-        ...(environment.resolverPort === undefined ? {} : { resolverPort: environment.resolverPort }),
-        clusterDnsService: settings.clusterDnsService,
-        inCluster,
-        ...(environment.release === undefined ? {} : { release: environment.release }),
-      }, timeoutMs),
-    runCheck(pathCheck(), {
-      api,
-      ...(proxyService === undefined ? {} : { proxyService }),
-      ...hosts,
-      inCluster,
-    }, timeoutMs),
+      : runCheck(
+        resolution,
+        Promise.all([chosen, expected]).then(([hosts, addresses]) =>
+          "unknown" in hosts ? hostsUnknown(resolution.id, hosts.unknown) : {
+            context: {
+              api,
+              lookup: lookupAddresses,
+              ...hosts,
+              ...addresses,
+              resolvConf: environment.resolvConf,
+              ...(environment.resolverPort === undefined ? {} : { resolverPort: environment.resolverPort }),
+              clusterDnsService: settings.clusterDnsService,
+              inCluster,
+              ...(environment.release === undefined ? {} : { release: environment.release }),
+            },
+          }
+        ),
+        timeoutMs,
+      ),
+    runCheck(
+      path,
+      chosen.then((hosts) =>
+        "unknown" in hosts ? hostsUnknown(path.id, hosts.unknown) : {
+          context: { api, ...(proxyService === undefined ? {} : { proxyService }), ...hosts, inCluster },
+        }
+      ),
+      timeoutMs,
+    ),
     healthReport(api, settings, environment),
   ];
   return await Promise.all(runs);

@@ -111,6 +111,7 @@ Deno.test({
               `${label}: the doctor Pod is admitted as restricted`,
             );
           }
+          if (mode === "coredns-import") assert.equal(parsed.values.corednsConfigmap, "coredns", label);
           assert.equal(parsed.values.proxyServiceName, "ouroboros-proxy", label);
           assert.equal(parsed.values.proxyServiceNamespace, "ouroboros", label);
         }
@@ -140,6 +141,9 @@ Deno.test({
       ]
     ) assert.ok(coredns.includes(rule), `coredns mode grants ${rule}: ${coredns.join("; ")}`);
     const imports = await grants(MODES["coredns-import"]);
+    const elsewhere = await grants([...MODES["coredns-import"], "controller.corednsImport.namespace=dns"]);
+    assert.ok(elsewhere.includes("dns apps/deployments: list"), elsewhere.join("; "));
+    assert.ok(elsewhere.includes("dns core/configmaps/coredns-custom: get"), elsewhere.join("; "));
     assert.ok(imports.includes("kube-system core/configmaps/coredns-custom: get"), imports.join("; "));
     assert.ok(imports.includes("kube-system apps/deployments: list"), imports.join("; "));
     const records = await grants(MODES["external-dns"]);

@@ -1258,7 +1258,11 @@ test("NetworkPolicy: traffic ports from every source by default, health ports on
     values: { networkPolicy: { ingress: { from: peers }, metrics: { from: monitoring } } },
   });
   assert.deepEqual((find(open, "NetworkPolicy", "ouroboros-proxy").spec as { ingress: unknown[] }).ingress, [
-    { ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }], from: peers },
+    // The doctor calls through the proxy too (its path check).
+    {
+      ports: [{ port: 8080, protocol: "TCP" }, { port: 8443, protocol: "TCP" }],
+      from: [...peers, doctor(0).from[0]],
+    },
     { from: monitoring, ports: [{ port: 8081, protocol: "TCP" }] },
     doctor(8081),
   ]);

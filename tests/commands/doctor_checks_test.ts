@@ -48,7 +48,7 @@ function service(
   return { apiVersion: "v1", kind: "Service", metadata: { namespace, name }, spec, status };
 }
 
-function settingsFor(cluster: Cluster): DoctorSettings {
+function settingsFor(cluster: Cluster, extra: readonly string[] = []): DoctorSettings {
   const parsed = parseOptions(DOCTOR_OPTIONS, {
     argv: [
       ...cluster.flags,
@@ -56,6 +56,7 @@ function settingsFor(cluster: Cluster): DoctorSettings {
       "--proxy-service-name=ouroboros-proxy",
       "--probe-direct",
       "--check-timeout=15s",
+      ...extra,
     ],
     getEnv: () => undefined,
   });
@@ -199,4 +200,51 @@ Deno.test({
     assert.equal(proxyHealth.verdict, "problem", brokenExplain);
     assert.match(proxyHealth.saw, /connection-refused/, brokenExplain);
   },
+});
+
+Deno.test("doctor: when the hostnames cannot be read (403 on Ingresses), resolution and path say so, never ok", async () => {
+  await using cluster = await startCluster();
+  cluster.ingress("shop/web", { tls: [HOST] });
+  // Every list of Ingresses is refused, however often the checks ask.
+  cluster.server.faults.inject("list", { type: "status", code: 403, reason: "Forbidden" }, {
+    path: /ingresses/,
+    count: 100,
+  });
+  using api = new KubeClient({
+    server: cluster.server.url,
+    credentials: staticCredentials({ authorization: bearer(TOKEN) }),
+  });
+  const reports = await runDoctorChecks(settingsFor(cluster), {
+    api,
+    environment: { inCluster: true, resolvConf: "nameserver 127.0.0.1\n", release: "ouroboros" },
+  });
+  for (const id of ["resolution", "path"]) {
+    const findings = reports.find((report) => report.id === id)?.findings ?? [];
+    const explain = JSON.stringify(findings, null, 2);
+    assert.deepEqual(findings.map((finding) => finding.verdict), ["could-not-check"], explain);
+    assert.match(
+      findings[0]!.saw,
+      /hostnames to check are unknown: RBAC does not allow list on ingresses/,
+      explain,
+    );
+  }
+});
+
+Deno.test("doctor: a check that ignores its deadline is cut off at --check-timeout, and the run ends", async () => {
+  await using cluster = await startCluster();
+  cluster.ingress("shop/web", { tls: [HOST] });
+  // Every request from the doctor hangs: nothing answers, yet the run ends within the timeout.
+  cluster.server.faults.inject("any", { type: "blackhole" }, { count: 1000 });
+  using api = new KubeClient({
+    server: cluster.server.url,
+    credentials: staticCredentials({ authorization: bearer(TOKEN) }),
+  });
+  const settings = settingsFor(cluster, ["--check-timeout=1s"]);
+  const reports = await runDoctorChecks(settings, {
+    api,
+    environment: { inCluster: true, resolvConf: undefined, release: undefined },
+  });
+  const findings = reports.flatMap((report) => report.findings);
+  assert.ok(findings.some((finding) => /ran out of time \(--check-timeout=1s\)/.test(finding.saw)));
+  assert.ok(!findings.some((finding) => finding.verdict === "ok" && finding.check === "resolution"));
 });

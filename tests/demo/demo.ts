@@ -620,7 +620,8 @@ try {
   );
   check(
     "the doctor resolves the hairpinned names to the proxy",
-    /Resolution[^\n]*\n(  ok [^\n]*\n)+/.test(doctor.stdout) && !/PROBLEM [^\n]*resolv/i.test(doctor.stdout),
+    /Resolution[^\n]*\n( {2}ok [^\n]*\n)+/.test(doctor.stdout) &&
+      !/PROBLEM [^\n]*resolv/i.test(doctor.stdout),
   );
   check(
     "the doctor's calls through the proxy reach the ingress",

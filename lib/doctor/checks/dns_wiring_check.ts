@@ -34,6 +34,7 @@ import {
   corefileBlockFinding,
   DNS_WIRING_CHECK_ID,
   finding,
+  importDirectories,
   importKeyFinding,
   importLineFinding,
   mountFindings,
@@ -87,6 +88,7 @@ async function corednsFindings(
   const { coredns, corednsImport, mode } = settings;
   const subject = where(coredns);
   const found = await getConfigMap(read, subject, coredns);
+  let corefile: string | undefined;
   const findings: Finding[] = [];
   if (found.kind === "failed") findings.push(found.finding);
   else if (found.kind === "absent") {
@@ -99,7 +101,7 @@ async function corednsFindings(
       ]),
     );
   } else {
-    const corefile = found.value.data[coredns.key];
+    corefile = found.value.data[coredns.key];
     if (corefile === undefined) {
       findings.push(
         finding(subject, [
@@ -124,14 +126,14 @@ async function corednsFindings(
       findings.push(reloadFinding(subject, corefile));
     }
   }
-  if (mode === "coredns-import") findings.push(...await importFindings(read, settings, hosts));
+  if (mode === "coredns-import") findings.push(...await importFindings(read, settings, { hosts, corefile }));
   return findings;
 }
 
 async function importFindings(
   read: ClusterReader,
   settings: DnsWiringSettings,
-  hosts: Hosts,
+  { hosts, corefile }: { readonly hosts: Hosts; readonly corefile: string | undefined },
 ): Promise<Finding[]> {
   const { corednsImport, coredns } = settings;
   const subject = where(corednsImport);
@@ -154,7 +156,8 @@ async function importFindings(
       proxyFqdn: settings.proxyFqdn,
     }));
   }
-  const namespace = coredns.namespace;
+  // A pod mounts ConfigMaps of its own namespace only: CoreDNS runs where the import ConfigMap is.
+  const namespace = corednsImport.namespace;
   const deployments = await read.list(`Deployments in ${namespace}`, DEPLOYMENT_VOLUMES, { namespace });
   if (deployments.kind === "failed") findings.push(deployments.finding);
   else {
@@ -162,6 +165,9 @@ async function importFindings(
       namespace,
       configmap: corednsImport.configmap,
       key: corednsImport.key,
+      ...(corefile === undefined
+        ? {}
+        : { directories: importDirectories(corefile, { key: corednsImport.key, corefileKey: coredns.key }) }),
     }));
   }
   return findings;

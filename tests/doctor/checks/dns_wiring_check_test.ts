@@ -224,6 +224,27 @@ Deno.test("coredns-import mode: a subPath mount is a problem: it never updates",
   assert.match(mount.saw, /never sees the ConfigMap change/);
 });
 
+Deno.test("coredns-import mode: a mount elsewhere than the import line reads is a problem naming both", async () => {
+  await using server = await importCluster({ mount: { mountPath: "/somewhere/else" } });
+  const mount = about(await run(server, { mode: "coredns-import" }), /mounts ConfigMap coredns-custom/);
+  assert.equal(mount.verdict, "problem");
+  assert.equal(mount.subject, "Deployment kube-system/coredns");
+  assert.match(
+    mount.saw,
+    /at coredns:\/somewhere\/else, but the Corefile's import reads \/etc\/coredns\/custom/,
+  );
+  assert.match(mount.todo ?? "", /mount the volume at \/etc\/coredns\/custom/);
+  // A relative import reads from the Corefile's folder, and a trailing slash on the mount is the same folder.
+  await using relative = await importCluster({
+    corefile: K3S.replace("/etc/coredns/custom/*.override", "custom/*.override"),
+    mount: { mountPath: "/etc/coredns/custom/" },
+  });
+  assert.equal(
+    about(await run(relative, { mode: "coredns-import" }), /mounts ConfigMap coredns-custom/).verdict,
+    "ok",
+  );
+});
+
 Deno.test("coredns-import mode: an absent key with wanted names is a problem", async () => {
   await using server = await importCluster({ data: {}, mount: DIRECTORY });
   const key = about(await run(server, { mode: "coredns-import" }), /key is absent/);

@@ -14,7 +14,7 @@ import { type Cluster, PROXY_FQDN, startCluster, TOKEN } from "../../controller/
 import { KUBEADM } from "../../sinks/coredns/fixtures/corefiles.ts";
 import { BEGIN, END } from "../../sinks/coredns/support.ts";
 import { freePort } from "../../support/daemons.ts";
-import { type HostPort, startController, startProxy } from "../../support/ouroboros_process.ts";
+import { startController, startProxy } from "../../support/ouroboros_process.ts";
 import { waitFor } from "../../support/wait.ts";
 import { runningPod } from "../doctor_test_support.ts";
 

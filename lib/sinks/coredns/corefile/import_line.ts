@@ -51,18 +51,35 @@ export function importLineFor(key: string): string {
  * ```
  */
 export function importCovers(corefile: string, key: string): boolean {
+  return importPatterns(corefile, key).length > 0;
+}
+
+/**
+ * The patterns of the root server block's `import` lines that pick up a file named `key`, as
+ * written (a relative one is relative to the Corefile's folder), so a caller that can see the
+ * mount (the doctor) can check the ConfigMap is mounted where the pattern looks.
+ *
+ * @example
+ * ```ts
+ * import { importPatterns } from "./import_line.ts";
+ *
+ * importPatterns(".:53 {\n    import /etc/coredns/custom/*.override\n}\n", "ouroboros.override");
+ * // ["/etc/coredns/custom/*.override"]
+ * ```
+ */
+export function importPatterns(corefile: string, key: string): string[] {
   const tokenized = tokenizeCorefile(corefile);
-  if (!tokenized.ok) return false;
+  if (!tokenized.ok) return [];
   const { tokens } = tokenized;
   const blocks = serverBlocks(tokens);
   const root = findRootBlock(blocks);
-  if (root === undefined) return false;
-  return expandedDirectives({ tokens, blocks }, root).some((directive) => {
+  if (root === undefined) return [];
+  return expandedDirectives({ tokens, blocks }, root).flatMap((directive) => {
     const [pattern, extra] = directive.args;
-    if (directive.name !== "import" || pattern === undefined || extra !== undefined) return false;
-    if (!corednsAcceptsPattern(pattern)) return false;
+    if (directive.name !== "import" || pattern === undefined || extra !== undefined) return [];
+    if (!corednsAcceptsPattern(pattern)) return [];
     const base = pattern.slice(pattern.lastIndexOf("/") + 1);
-    return matchGlob(base, key);
+    return matchGlob(base, key) ? [pattern] : [];
   });
 }
 
