@@ -322,7 +322,13 @@ export async function runDoctorChecks(
   const resolution = resolutionCheck();
   const path = pathCheck();
   const runs: Promise<CheckReport>[] = [
-    runCheck(needCheck(), { context: { api, ingressService: settings.ingressService } }, timeoutMs),
+    runCheck(needCheck(), {
+      context: {
+        api,
+        ingressService: settings.ingressService,
+        gatewayApi: settings.controller.values.gatewayApi,
+      },
+    }, timeoutMs),
     ...(values.probeDirect
       ? [runCheck(
         probeDirectCheck(),
@@ -331,6 +337,7 @@ export async function runDoctorChecks(
             api,
             ingressService: settings.ingressService,
             inCluster,
+            gatewayApi: settings.controller.values.gatewayApi,
             ...("hosts" in hosts && hosts.hosts[0] !== undefined ? { host: hosts.hosts[0] } : {}),
           },
         })),

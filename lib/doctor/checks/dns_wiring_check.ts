@@ -34,13 +34,12 @@ import {
   corefileBlockFinding,
   DNS_WIRING_CHECK_ID,
   finding,
-  importDirectories,
   importKeyFinding,
   importLineFinding,
-  mountFindings,
   nodeLocalDnsFinding,
   reloadFinding,
 } from "./dns_wiring_findings.ts";
+import { importDirectories, mountFindings } from "./import_mount_findings.ts";
 
 export type { DnsWiringApi } from "./cluster_reader.ts";
 

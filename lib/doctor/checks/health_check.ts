@@ -114,12 +114,28 @@ async function proxyFindings(context: HealthContext, http: PodHttp, now: number,
       `kubectl get deployment,pods -n ${namespace} -l ${selector}`,
     ])];
   }
-  return await Promise.all(pods.map(async (pod) => {
-    const port = healthPort(pod, PROXY_HEALTH_PORT);
-    const endpoint = { namespace, name: pod.metadata.name, port, ...ip(pod) };
-    const readyz = await http.get(endpoint, "/readyz", signal);
-    return proxyPodFinding({ pod, port, readyz }, { now });
-  }));
+  return await Promise.all(
+    pods.map((pod) =>
+      perPod(`proxy Pod ${namespace}/${pod.metadata.name}`, async () => {
+        const port = healthPort(pod, PROXY_HEALTH_PORT);
+        const endpoint = { namespace, name: pod.metadata.name, port, ...ip(pod) };
+        const readyz = await http.get(endpoint, "/readyz", signal);
+        return proxyPodFinding({ pod, port, readyz }, { now });
+      })
+    ),
+  );
+}
+
+/** One pod's finding; a read that fails (the deadline) is that pod's could-not-check, not the whole check's. */
+async function perPod(subject: string, read: () => Promise<Finding>): Promise<Finding> {
+  try {
+    return await read();
+  } catch (error) {
+    return healthFinding(subject, [
+      "could-not-check",
+      `could not read its health endpoint: ${errorMessage(error)}`,
+    ]);
+  }
 }
 
 function ip(pod: PodHealth): { ip?: string } {
@@ -151,15 +167,19 @@ async function controllerFindings(
       pods: [],
     };
   }
-  const findings = await Promise.all(pods.map(async (pod) => {
-    const port = healthPort(pod, CONTROLLER_HEALTH_PORT);
-    const endpoint = { namespace, name: pod.metadata.name, port, ...ip(pod) };
-    const [readyz, metrics] = await Promise.all([
-      http.get(endpoint, "/readyz", signal),
-      http.get(endpoint, "/metrics", signal),
-    ]);
-    return controllerPodFinding({ pod, port, readyz, metrics }, { now, resyncMs });
-  }));
+  const findings = await Promise.all(
+    pods.map((pod) =>
+      perPod(`controller Pod ${namespace}/${pod.metadata.name}`, async () => {
+        const port = healthPort(pod, CONTROLLER_HEALTH_PORT);
+        const endpoint = { namespace, name: pod.metadata.name, port, ...ip(pod) };
+        const [readyz, metrics] = await Promise.all([
+          http.get(endpoint, "/readyz", signal),
+          http.get(endpoint, "/metrics", signal),
+        ]);
+        return controllerPodFinding({ pod, port, readyz, metrics }, { now, resyncMs });
+      })
+    ),
+  );
   return { findings, pods: pods.map((pod) => pod.metadata.name) };
 }
 

@@ -1,12 +1,13 @@
 /**
  * Finding the ingress controller's load balancers, for every check that needs them (is ipMode
  * `Proxy`? does the ingress reject a request without a PROXY header?): the configured backend
- * Service (`--ingress-service`), and every Service whose load-balancer address an Ingress reports
- * in its status (a second ingress controller, or a differently named Service).
+ * Service (`--ingress-service`), and every Service whose load-balancer address an Ingress (or,
+ * with `--gateway-api`, a Gateway) reports in its status (a second ingress controller, or a
+ * differently named Service).
  *
  * Decisions: a read that fails is reported beside what was found, never thrown: the backend's
- * failure as one sentence, the listing's with whether RBAC refused it (the checks word a 403 as
- * the missing permission).
+ * failure as one sentence, the listing's naming the list that failed, and for a 403 the verb,
+ * resource and scope RBAC refused.
  *
  * Effects: HTTP GET/LIST through the injected client.
  *
@@ -15,6 +16,7 @@
 
 import type { KubeClient } from "../../kube/client.ts";
 import { isForbidden, isNotFound } from "../../kube/errors.ts";
+import { GATEWAY } from "../../resources/gateway.ts";
 import { INGRESS } from "../../resources/ingress.ts";
 import { SERVICE, type Service } from "../../resources/service.ts";
 import { errorMessage } from "../../util/error_message.ts";
@@ -25,7 +27,10 @@ export interface IngressBalancers {
   readonly services: readonly Service[];
   /** Why the configured backend Service could not be read, when it could not. */
   readonly backendProblem?: string;
-  /** Why the Ingresses or Services could not be listed, when they could not. */
+  /**
+   * Why the Ingresses, Gateways or Services could not be listed, when they could not: `message`
+   * names the list (for a 403, "RBAC does not allow list on … (403)").
+   */
   readonly listProblem?: { readonly forbidden: boolean; readonly message: string };
 }
 
@@ -34,6 +39,8 @@ export interface IngressBalancersOptions {
   /** `--ingress-service`. */
   readonly ingressService: { readonly namespace: string; readonly name: string };
   readonly signal: AbortSignal;
+  /** `--gateway-api`: Gateways' status addresses count too. @default false */
+  readonly gatewayApi?: boolean;
 }
 
 /**
@@ -67,17 +74,27 @@ export async function ingressBalancers(
     if (isNotFound(error)) {
       backendProblem = `Service ${ingressService.namespace}/${ingressService.name} does not exist`;
     } else if (isForbidden(error)) {
-      backendProblem = `not allowed to get services in ${ingressService.namespace}`;
+      backendProblem = `RBAC does not allow get on services in namespace ${ingressService.namespace} (403)`;
     } else backendProblem = errorMessage(error);
   }
   let listProblem: IngressBalancers["listProblem"];
+  let step = "ingresses.networking.k8s.io";
   try {
     const addresses = new Set(
       (await api.listAll(INGRESS, { signal })).items.flatMap((ingress) =>
         ingress.status.loadBalancer.ingress.map((entry) => entry.ip ?? entry.hostname ?? "")
       ).filter((address) => address !== ""),
     );
+    if (options.gatewayApi === true) {
+      step = "gateways.gateway.networking.k8s.io";
+      for (const gateway of (await api.listAll(GATEWAY, { signal })).items) {
+        for (const address of gateway.status.addresses) {
+          if (address.value !== "") addresses.add(address.value);
+        }
+      }
+    }
     if (addresses.size > 0) {
+      step = "services";
       for (const service of (await api.listAll(SERVICE, { signal })).items) {
         const reported = service.status.loadBalancer.ingress.some((entry) =>
           addresses.has(entry.ip ?? "") || addresses.has(entry.hostname ?? "")
@@ -86,7 +103,14 @@ export async function ingressBalancers(
       }
     }
   } catch (error) {
-    listProblem = { forbidden: isForbidden(error), message: errorMessage(error) };
+    signal.throwIfAborted();
+    const forbidden = isForbidden(error);
+    listProblem = {
+      forbidden,
+      message: forbidden
+        ? `RBAC does not allow list on ${step} in all namespaces (403)`
+        : `could not list ${step}: ${errorMessage(error)}`,
+    };
   }
   return {
     services: [...services.values()],

@@ -16,6 +16,7 @@
  */
 
 import type { KubeClient } from "../../kube/client.ts";
+import { isForbidden } from "../../kube/errors.ts";
 import { serverVersion } from "../../kube/server_version.ts";
 import type { Service } from "../../resources/service.ts";
 import { errorMessage } from "../../util/error_message.ts";
@@ -151,6 +152,8 @@ export interface NeedContext {
   readonly api: Pick<KubeClient, "get" | "listAll" | "getJson">;
   /** The ingress controller's Service (`--ingress-service`). */
   readonly ingressService: { readonly namespace: string; readonly name: string };
+  /** `--gateway-api`: Gateways' status addresses name load balancers too. @default false */
+  readonly gatewayApi?: boolean;
 }
 
 /** Check 1 as a {@linkcode DoctorCheck}. */
@@ -162,9 +165,17 @@ export function needCheck(): DoctorCheck<NeedContext> {
       const { api, ingressService } = context;
       const version = await serverVersion(api, { signal }).then(
         (info) => ({ major: info.major, minor: info.minor }),
-        (error: unknown) => ({ error: errorMessage(error) }),
+        (error: unknown) => ({
+          error: isForbidden(error)
+            ? "RBAC does not allow get on the /version endpoint (403)"
+            : errorMessage(error),
+        }),
       );
-      const found = await ingressBalancers(api, { ingressService, signal });
+      const found = await ingressBalancers(api, {
+        ingressService,
+        signal,
+        gatewayApi: context.gatewayApi ?? false,
+      });
       const findings = needFindings({
         version,
         services: found.services,
@@ -173,14 +184,12 @@ export function needCheck(): DoctorCheck<NeedContext> {
       if (found.listProblem !== undefined) {
         findings.push({
           check: CHECK,
-          subject: "Ingresses and Services",
+          subject: "the load balancers Ingresses report",
           verdict: "could-not-check",
+          saw: found.listProblem.message,
           ...(found.listProblem.forbidden
-            ? {
-              saw: "not allowed to list ingresses or services in every namespace",
-              todo: "grant list on ingresses and services (the chart's doctor ServiceAccount has it)",
-            }
-            : { saw: `could not list ingresses or services: ${found.listProblem.message}` }),
+            ? { todo: "grant that list to the doctor (the chart's `helm test` ServiceAccount has it)" }
+            : {}),
         });
       }
       return findings;

@@ -126,6 +126,11 @@ export function probeDirectFindings(input: ProbeDirectInput): Finding[] {
       "name the ingress controller's LoadBalancer Service with --ingress-service=<namespace>/<name> " +
         "(a load balancer known only by hostname is never short-circuited)",
     ));
+  } else {
+    // What could not be read may hide another load balancer: say so beside what was probed.
+    for (const problem of input.readProblems) {
+      findings.push(finding("the ingress controller's other load balancers", "could-not-check", problem));
+    }
   }
   return findings;
 }
@@ -137,6 +142,8 @@ export interface ProbeDirectContext {
   readonly ingressService: { readonly namespace: string; readonly name: string };
   /** Whether the doctor runs in a pod; from outside, the probe would tell nothing. */
   readonly inCluster: boolean;
+  /** `--gateway-api`: Gateways' status addresses name load balancers too. @default false */
+  readonly gatewayApi?: boolean;
   /** The `Host` header to send (a hairpinned host); the address itself when absent. */
   readonly host?: string;
 }
@@ -165,7 +172,11 @@ export function probeDirectCheck(options: ProbeDirectCheckOptions = {}): DoctorC
           "run it in the cluster: `helm test <release>` (with --probe-direct)",
         )];
       }
-      const found = await ingressBalancers(context.api, { ingressService: context.ingressService, signal });
+      const found = await ingressBalancers(context.api, {
+        ingressService: context.ingressService,
+        signal,
+        gatewayApi: context.gatewayApi ?? false,
+      });
       const targets = new Map<string, Omit<DirectProbe, "result">>();
       for (const service of found.services) {
         if (service.spec.type !== "LoadBalancer") continue;
@@ -195,11 +206,7 @@ export function probeDirectCheck(options: ProbeDirectCheckOptions = {}): DoctorC
       });
       const readProblems = [
         ...(found.backendProblem === undefined ? [] : [found.backendProblem]),
-        ...(found.listProblem === undefined ? [] : [
-          found.listProblem.forbidden
-            ? "not allowed to list ingresses or services in every namespace"
-            : `could not list ingresses or services: ${found.listProblem.message}`,
-        ]),
+        ...(found.listProblem === undefined ? [] : [found.listProblem.message]),
       ];
       return probeDirectFindings({
         timeoutMs,

@@ -57,12 +57,45 @@ Deno.test("ingressBalancers: failed reads are said beside what was found, never 
   server.faults.inject("get", { type: "status", code: 403, reason: "Forbidden" }, { path: /services/ });
   server.faults.inject("list", { type: "status", code: 403, reason: "Forbidden" }, { path: /ingresses/ });
   const denied = await found(server);
-  assert.equal(denied.backendProblem, "not allowed to get services in ingress-nginx");
+  assert.equal(denied.backendProblem, "RBAC does not allow get on services in namespace ingress-nginx (403)");
   assert.equal(denied.listProblem?.forbidden, true);
+  assert.equal(
+    denied.listProblem?.message,
+    "RBAC does not allow list on ingresses.networking.k8s.io in all namespaces (403)",
+  );
   assert.deepEqual(denied.services, []);
 
   server.faults.inject("list", { type: "status", code: 500, reason: "InternalError", message: "etcd down" });
   const broken = await found(server);
   assert.equal(broken.listProblem?.forbidden, false);
-  assert.match(broken.listProblem?.message ?? "", /etcd down|500/);
+  assert.match(
+    broken.listProblem?.message ?? "",
+    /^could not list ingresses\.networking\.k8s\.io: .*(etcd down|500)/,
+  );
+});
+
+Deno.test("ingressBalancers: with --gateway-api, a Service whose address a Gateway reports counts too", async () => {
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  server.create(service("envoy-gateway-system", "envoy-shop", "203.0.113.40"));
+  server.create({
+    apiVersion: "gateway.networking.k8s.io/v1",
+    kind: "Gateway",
+    metadata: { namespace: "shop", name: "shop" },
+    spec: { gatewayClassName: "eg", listeners: [{ name: "https", port: 443, protocol: "HTTPS" }] },
+    status: { addresses: [{ type: "IPAddress", value: "203.0.113.40" }] },
+  });
+  using api = new KubeClient({ server: server.url });
+  const options = { ingressService: BACKEND, signal: AbortSignal.timeout(10_000) };
+  assert.deepEqual(
+    (await ingressBalancers(api, options)).services,
+    [],
+    "without --gateway-api Gateways are not read",
+  );
+  const withGateways = await ingressBalancers(api, { ...options, gatewayApi: true });
+  assert.deepEqual(withGateways.services.map((s) => s.metadata.name), ["envoy-shop"]);
+  server.faults.inject("list", { type: "status", code: 403, reason: "Forbidden" }, { path: /gateways/ });
+  assert.equal(
+    (await ingressBalancers(api, { ...options, gatewayApi: true })).listProblem?.message,
+    "RBAC does not allow list on gateways.gateway.networking.k8s.io in all namespaces (403)",
+  );
 });

@@ -133,7 +133,7 @@ Deno.test("probe-direct: nothing to probe says why (missing Service, hostname-on
   const hostnameOnly = only(await run(server));
   assert.equal(
     hostnameOnly.saw,
-    "no load-balancer IP address to probe; not allowed to list ingresses or services in every namespace",
+    "no load-balancer IP address to probe; RBAC does not allow list on ingresses.networking.k8s.io in all namespaces (403)",
   );
 });
 
