@@ -1,6 +1,6 @@
 /**
- * Keeps the README's flag tables equal to the option tables, and its kuberture config reference
- * equal to the config key table. The tables live between
+ * Keeps the README's flag tables equal to the option tables, its kuberture config reference
+ * equal to the config key table, and chart/README.md's values reference equal to chart/values.yaml. The tables live between
  * `<!-- BEGIN GENERATED: <name> -->` and `<!-- END GENERATED: <name> -->` markers; `deno task docs`
  * rewrites them and `tests/readme_test.ts` fails when they differ.
  *
@@ -14,6 +14,7 @@ import { DOCTOR_OPTIONS } from "../../lib/commands/doctor_options.ts";
 import { KUBERTURE_OPTIONS } from "../../lib/commands/kuberture_options.ts";
 import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
 import { renderKubertureConfigReference } from "../../lib/kuberture/config/render_kuberture_config_reference.ts";
+import { renderValuesTable, valuesReference } from "./values_reference.ts";
 
 /** Generated README blocks by marker name. */
 export function generatedBlocks(): Record<string, string> {
@@ -63,9 +64,19 @@ export function replaceBlocks(readme: string, blocks: Record<string, string>): s
   return out;
 }
 
+/** The chart README's generated block: the values reference from chart/values.yaml. */
+export function chartGeneratedBlocks(valuesYaml: string): Record<string, string> {
+  return { values: renderValuesTable(valuesReference(valuesYaml)) };
+}
+
 if (import.meta.main) {
   const path = new URL("../../README.md", import.meta.url).pathname;
   const readme = await Deno.readTextFile(path);
   const updated = replaceBlocks(readme, generatedBlocks());
   if (updated !== readme) await Deno.writeTextFile(path, updated);
+  const chartPath = new URL("../../chart/README.md", import.meta.url).pathname;
+  const values = await Deno.readTextFile(new URL("../../chart/values.yaml", import.meta.url));
+  const chartReadme = await Deno.readTextFile(chartPath);
+  const chartUpdated = replaceBlocks(chartReadme, chartGeneratedBlocks(values));
+  if (chartUpdated !== chartReadme) await Deno.writeTextFile(chartPath, chartUpdated);
 }
