@@ -470,6 +470,20 @@ const MODELS: Record<string, Loader> = {
  * in a separate package), so a ServiceMonitor is checked for the fields the chart sets.
  */
 const BY_HAND: Record<string, (object: K8sObject) => void> = {
+  "monitoring.coreos.com/v1/PrometheusRule": (object) => {
+    const groups =
+      (object.spec as { groups?: { name?: unknown; rules?: { alert?: unknown; expr?: unknown }[] }[] })
+        .groups ?? [];
+    assert.ok(groups.length > 0, "PrometheusRule has no groups");
+    for (const group of groups) {
+      assert.equal(typeof group.name, "string");
+      assert.ok((group.rules ?? []).length > 0, `group ${String(group.name)} has no rules`);
+      for (const rule of group.rules ?? []) {
+        assert.equal(typeof rule.alert, "string");
+        assert.equal(typeof rule.expr, "string");
+      }
+    }
+  },
   "monitoring.coreos.com/v1/ServiceMonitor": (object) => {
     const spec = object.spec as {
       selector?: { matchLabels?: Record<string, string> };
