@@ -11,7 +11,7 @@ import { formatHostPort } from "../util/listen_address.ts";
 import type { HistogramSeries, NumberSeries } from "../util/metrics.ts";
 import type { Throttle } from "../util/throttle.ts";
 import { classifyDialError, DIAL_CAUSES, type DialCause } from "./dial_cause.ts";
-import { type Dialer, dialWithTimeout } from "./dialer.ts";
+import { type DialDeadlines, type Dialer, dialWithTimeout } from "./dialer.ts";
 import { encodeProxyHeader, type ProxyProtocolVersion, type SocketAddress } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { IdleReaper } from "./idle_reaper.ts";
@@ -57,6 +57,8 @@ export interface ConnectionContext {
   readonly proxyProtocol: ProxyProtocolVersion;
   readonly dialTimeoutMs: number;
   readonly dial: Dialer;
+  /** Shared dial deadlines (one timing wheel instead of a timer per dial), when the server runs one. */
+  readonly deadlines?: DialDeadlines;
   readonly series: ListenerSeries;
   readonly log: Log;
   /** Limits the per-connection WARN lines when the backend keeps failing. */
@@ -69,10 +71,11 @@ export interface ConnectionContext {
   readonly buffers?: RelayBuffers;
 }
 
+const NO_ADDRESS: SocketAddress = { hostname: "", port: 0 };
+
+/** A TCP socket's address is already a {@linkcode SocketAddress}: no copy is made. */
 function peer(address: Deno.Addr): SocketAddress {
-  return address.transport === "tcp" || address.transport === "udp"
-    ? { hostname: address.hostname, port: address.port }
-    : { hostname: "", port: 0 };
+  return address.transport === "tcp" || address.transport === "udp" ? address : NO_ADDRESS;
 }
 
 function closeQuietly(conn: Deno.Conn): void {
@@ -133,6 +136,7 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
         host: context.backendHost,
         port: context.backendPort,
         timeoutMs: context.dialTimeoutMs,
+        deadlines: context.deadlines,
       });
     } catch (error) {
       const cause = classifyDialError(error);
@@ -183,7 +187,7 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       downstream: series.downstream,
       signal: stop.signal,
       activity,
-      ...(context.buffers === undefined ? {} : { buffers: context.buffers }),
+      buffers: context.buffers,
     });
     if (context.debug) {
       log.debug("connection closed", {

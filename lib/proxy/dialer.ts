@@ -2,11 +2,17 @@
  * Backend dialing with a deadline. The dial function is a parameter so tests can stand in a
  * backend that never answers without needing a black-holed network.
  *
- * Effects: opens TCP connections (through the injected dialer) and keeps a timer.
+ * Deadlines: the proxy's dials share one {@linkcode DialDeadlines} (a timing wheel ticking while
+ * dials are pending), so a dial arms no timer of its own; without one (the readiness probe, one
+ * dial per probe) a dial keeps its own timer.
+ *
+ * Effects: opens TCP connections (through the injected dialer) and keeps timers.
  *
  * @module
  */
 
+import type { Clock } from "../util/clock.ts";
+import { DeadlineTimer } from "../util/deadline_timer.ts";
 import { formatDuration } from "../util/duration.ts";
 import { DIAL_TIMEOUT_ERROR } from "./dial_cause.ts";
 
@@ -35,11 +41,35 @@ export class DialTimeoutError extends Error {
   }
 }
 
+/**
+ * Shared dial deadlines for one timeout: each pending dial is an entry in one timing wheel
+ * (tick: a twentieth of the timeout, 10–250 ms), so a dial times out between 1× and 1× + one
+ * tick. Run it with {@linkcode DeadlineTimer.run} for as long as dials use it.
+ */
+export class DialDeadlines extends DeadlineTimer<AbortController> {
+  /** The timeout every dial through these deadlines gets. */
+  readonly timeoutMs: number;
+
+  /** Deadlines of `timeoutMs` on `clock`. */
+  constructor(clock: Clock, timeoutMs: number) {
+    super(clock, {
+      tickMs: Math.min(Math.max(timeoutMs / 20, 10), 250),
+      fire: (controller) => controller.abort(new DialTimeoutError(timeoutMs)),
+    });
+    this.timeoutMs = timeoutMs;
+  }
+}
+
 /** Where {@linkcode dialWithTimeout} dials, and how long it waits. */
 export interface DialTarget {
   readonly host: string;
   readonly port: number;
   readonly timeoutMs: number;
+  /**
+   * Shared deadlines to use instead of a timer of this dial's own (their timeout replaces
+   * `timeoutMs`). The dialer must then honour the signal: the dial ends when it rejects.
+   */
+  readonly deadlines?: DialDeadlines | undefined;
 }
 
 /**
@@ -58,6 +88,33 @@ export interface DialTarget {
  * ```
  */
 export function dialWithTimeout(dial: Dialer, target: DialTarget): Promise<Deno.TcpConn> {
+  return target.deadlines === undefined
+    ? dialWithOwnTimer(dial, target)
+    : dialShared(dial, target, target.deadlines);
+}
+
+async function dialShared(dial: Dialer, target: DialTarget, deadlines: DialDeadlines): Promise<Deno.TcpConn> {
+  const controller = new AbortController();
+  const { signal } = controller;
+  const entry = deadlines.add(deadlines.timeoutMs, controller);
+  let conn: Deno.TcpConn;
+  try {
+    conn = await dial({ host: target.host, port: target.port, signal });
+  } catch (error) {
+    // A dial stopped by its deadline reports the timeout, whatever the dialer rejected with.
+    throw signal.aborted ? signal.reason : error;
+  } finally {
+    deadlines.cancel(entry);
+  }
+  if (signal.aborted) {
+    // The deadline passed as the connection completed; a late connection must not leak.
+    conn.close();
+    throw signal.reason;
+  }
+  return conn;
+}
+
+function dialWithOwnTimer(dial: Dialer, target: DialTarget): Promise<Deno.TcpConn> {
   const { host, port, timeoutMs } = target;
   const controller = new AbortController();
   return new Promise((resolve, reject) => {

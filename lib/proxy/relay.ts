@@ -6,8 +6,8 @@
  * do. Streams are deliberately not used: a `Deno.Conn` readable that reaches EOF closes the
  * whole socket, which would break half-close (denoland/deno#27510).
  *
- * Buffers: a direction waits for data with a small buffer of its own (an idle connection costs
- * little), and switches to a large buffer from a shared pool as soon as a read fills the small
+ * Buffers: a direction waits for data with a small buffer (an idle connection costs little),
+ * taken from a pool of small buffers so a short connection allocates none, and switches to a large buffer from a shared pool as soon as a read fills the small
  * one (the peer is streaming). It returns the large buffer after the first read that does not
  * fill it (the stream caught up), so large buffers are only held while data is moving.
  *
@@ -25,10 +25,15 @@ import { BufferPool } from "./buffer_pool.ts";
 
 /** Buffer sizes for {@linkcode relay}. */
 export interface RelayBuffers {
-  /** Each direction's own buffer, used while waiting for data. */
+  /** Size of each direction's own buffer, used while waiting for data. */
   readonly small: number;
   /** Pool of large buffers a direction borrows while data streams. */
   readonly pool: BufferPool;
+  /**
+   * Pool of `small`-byte buffers, so a connection does not allocate (and the collector later
+   * free) its two waiting buffers. Without one, each direction allocates its own.
+   */
+  readonly smallPool?: BufferPool;
 }
 
 /**
@@ -39,6 +44,7 @@ export interface RelayBuffers {
 export const DEFAULT_RELAY_BUFFERS: RelayBuffers = {
   small: 1024,
   pool: new BufferPool(256 * 1024, 64),
+  smallPool: new BufferPool(1024, 1024),
 };
 
 /** Counts reads and writes, so an idle sweep can tell a quiet connection from a busy one. */
@@ -56,7 +62,8 @@ export interface RelayOptions {
   readonly signal?: AbortSignal;
   /** Bumped on every completed read and write. */
   readonly activity?: Activity;
-  readonly buffers?: RelayBuffers;
+  /** Defaults to {@linkcode DEFAULT_RELAY_BUFFERS}. */
+  readonly buffers?: RelayBuffers | undefined;
 }
 
 /** How a relay ended. */
@@ -75,6 +82,14 @@ export interface RelayResult {
   readonly upstreamBytes: number;
   /** Bytes relayed backend → client. */
   readonly downstreamBytes: number;
+}
+
+function closeQuietly(conn: Deno.Conn): void {
+  try {
+    conn.close();
+  } catch {
+    // Already closed by the runtime after a failure: nothing left to release.
+  }
 }
 
 type PumpEnd =
@@ -107,21 +122,17 @@ export async function relay(
   backend: Deno.Conn,
   options: RelayOptions,
 ): Promise<RelayResult> {
-  const { small, pool } = options.buffers ?? DEFAULT_RELAY_BUFFERS;
+  const { small, pool, smallPool } = options.buffers ?? DEFAULT_RELAY_BUFFERS;
   const activity = options.activity ?? { count: 0 };
   let closed = false;
   let aborted = false;
-  let finishedDirections = 0;
+  /** Directions that read EOF (counted before their shutdown completes). */
+  let eofDirections = 0;
   const closeBoth = () => {
     if (closed) return;
     closed = true;
-    for (const conn of [client, backend]) {
-      try {
-        conn.close();
-      } catch {
-        // Already closed by the runtime after a failure: nothing left to release.
-      }
-    }
+    closeQuietly(client);
+    closeQuietly(backend);
   };
   const onAbort = () => {
     aborted = true;
@@ -131,13 +142,13 @@ export async function relay(
   if (options.signal?.aborted) onAbort();
 
   const pump = async (from: Deno.Conn, to: Deno.Conn, series: NumberSeries): Promise<PumpEnd> => {
-    const own = new Uint8Array(small);
+    const own = smallPool?.take() ?? new Uint8Array(small);
     let borrowed: Uint8Array | undefined;
     let bytes = 0;
     const end = (result: PumpEnd): PumpEnd => {
       if (borrowed !== undefined) pool.give(borrowed);
       borrowed = undefined;
-      finishedDirections += 1;
+      smallPool?.give(own);
       return result;
     };
     const fail = (error: unknown): PumpEnd => {
@@ -155,9 +166,11 @@ export async function relay(
       }
       activity.count += 1;
       if (n === null) {
-        // When the other direction has already ended, both sockets are about to be closed,
-        // which tells the peer as much as a shutdown would: skip the extra system call.
-        if (finishedDirections === 0) {
+        // When the other direction has already read EOF, both sockets are about to be closed,
+        // which tells the peer as much as a shutdown would: skip the extra system call. Count
+        // this EOF before awaiting the shutdown, so the other direction skips its own too.
+        eofDirections += 1;
+        if (eofDirections === 1) {
           try {
             await to.closeWrite();
           } catch (error) {

@@ -21,7 +21,7 @@ import { formatDuration } from "../util/duration.ts";
 import type { ListenAddress } from "../util/listen_address.ts";
 import { Throttle } from "../util/throttle.ts";
 import { type ConnectionContext, handleConnection, listenerSeries } from "./connection.ts";
-import type { Dialer } from "./dialer.ts";
+import { DialDeadlines, type Dialer } from "./dialer.ts";
 import { IdleReaper } from "./idle_reaper.ts";
 import { acceptLoop, boundAddress } from "./listener.ts";
 import { bindDualStack } from "../daemon/bind_dual_stack.ts";
@@ -184,6 +184,8 @@ export class ProxyServer {
     const idle = new IdleReaper(clock, this.#config.idleTimeoutMs);
     const reaperStop = new AbortController();
     const reaper = idle.run(reaperStop.signal);
+    const deadlines = new DialDeadlines(clock, this.#config.dialTimeoutMs);
+    const ticking = deadlines.run(reaperStop.signal);
     const debug = this.#deps.debugLogging ?? false;
     const loops = this.#listeners.map(({ config, listener }) => {
       const series = listenerSeries(this.#deps.metrics, config.name);
@@ -194,6 +196,7 @@ export class ProxyServer {
         proxyProtocol: this.#config.proxyProtocol,
         dialTimeoutMs: this.#config.dialTimeoutMs,
         dial: this.#deps.dial,
+        deadlines,
         series,
         log,
         throttle,
@@ -276,7 +279,7 @@ export class ProxyServer {
     for (const stop of this.#connections.values()) stop.abort("shutdown");
     await Promise.all([...this.#connections.keys()]);
     reaperStop.abort();
-    await reaper;
+    await Promise.all([reaper, ticking]);
     this.#phase = { kind: "stopped" };
     log.info("proxy stopped", { elapsed: formatDuration(Math.round(clock.now() - start)) });
   }

@@ -1,0 +1,113 @@
+/**
+ * A timing wheel: many deadlines sharing one clock tick instead of one timer each.
+ *
+ * A proxy dials a backend for every accepted connection, and each dial has a deadline. One
+ * runtime timer per dial costs a timer op to arm and another to clear on the hot path, for a
+ * deadline that almost never fires. Here a deadline is an entry in the slot of the tick it falls
+ * in; whoever drives the wheel calls {@linkcode DeadlineWheel.expire} once per tick with the
+ * current time. Adding and cancelling are a `Set` insertion and deletion.
+ *
+ * Decision: deadlines are rounded up to the next tick boundary, so an entry never fires before
+ * its deadline and, when the wheel is driven every tick, at most one tick after it. Callers pick
+ * the tick to match the precision they need (a 5 s dial deadline does not need milliseconds).
+ *
+ * Pure: no I/O and no clock of its own; time is what the caller passes in.
+ *
+ * @module
+ */
+
+/** One deadline in a wheel; pass it to {@linkcode DeadlineWheel.cancel}. */
+export interface DeadlineEntry<T> {
+  /** What the caller attached; handed back when the deadline passes. */
+  readonly item: T;
+  /** The slot the entry sits in (its deadline rounded up to a tick). */
+  readonly slot: number;
+}
+
+/**
+ * Deadlines bucketed by tick. Entries fire in slot order; within a slot, in the order added.
+ *
+ * @example
+ * ```ts
+ * import { DeadlineWheel } from "./deadline_wheel.ts";
+ *
+ * const wheel = new DeadlineWheel<string>(100);
+ * const entry = wheel.add(1_250, "dial a"); // rounded up to 1,300
+ * wheel.add(1_400, "dial b");
+ * wheel.cancel(entry); // "dial a" connected in time
+ * const due: string[] = [];
+ * wheel.expire(1_450, (item) => due.push(item)); // due = ["dial b"]
+ * ```
+ */
+export class DeadlineWheel<T> {
+  /** Length of one tick in the caller's time unit. */
+  readonly tick: number;
+  readonly #slots = new Map<number, Set<DeadlineEntry<T>>>();
+  #size = 0;
+  /** Every slot at or below this has expired. */
+  #expiredThrough = -Infinity;
+
+  /** Creates a wheel whose deadlines are rounded up to multiples of `tick` (> 0). */
+  constructor(tick: number) {
+    if (!(tick > 0) || !Number.isFinite(tick)) {
+      throw new RangeError(`Cannot create deadline wheel: tick must be a positive number, got ${tick}`);
+    }
+    this.tick = tick;
+  }
+
+  /** Entries waiting. */
+  get size(): number {
+    return this.#size;
+  }
+
+  /**
+   * Adds a deadline. One already in an expired slot lands in the next slot to expire, so it
+   * fires on the next {@linkcode DeadlineWheel.expire} whose time has reached it.
+   */
+  add(deadline: number, item: T): DeadlineEntry<T> {
+    const slot = Math.max(Math.ceil(deadline / this.tick), this.#expiredThrough + 1);
+    const entry: DeadlineEntry<T> = { item, slot };
+    let bucket = this.#slots.get(slot);
+    if (bucket === undefined) {
+      bucket = new Set();
+      this.#slots.set(slot, bucket);
+    }
+    bucket.add(entry);
+    this.#size += 1;
+    return entry;
+  }
+
+  /** Removes an entry that has not fired; cancelling one that fired or was cancelled does nothing. */
+  cancel(entry: DeadlineEntry<T>): void {
+    const bucket = this.#slots.get(entry.slot);
+    if (bucket === undefined || !bucket.delete(entry)) return;
+    this.#size -= 1;
+    if (bucket.size === 0) this.#slots.delete(entry.slot);
+  }
+
+  /**
+   * Removes every entry whose slot boundary is at or before `now` and hands each item to `fire`,
+   * soonest slot first. Returns how many fired. `fire` may add and cancel entries.
+   */
+  expire(now: number, fire: (item: T) => void): number {
+    const through = Math.floor(now / this.tick);
+    if (through <= this.#expiredThrough) return 0;
+    let fired = 0;
+    const due = [...this.#slots.keys()].filter((slot) => slot <= through).sort((a, b) => a - b);
+    this.#expiredThrough = through;
+    for (const slot of due) {
+      const bucket = this.#slots.get(slot);
+      if (bucket === undefined) continue;
+      // The bucket stays in place while it fires, so a callback that cancels a later entry of
+      // the same slot stops it from firing.
+      for (const entry of bucket) {
+        bucket.delete(entry);
+        this.#size -= 1;
+        fired += 1;
+        fire(entry.item);
+      }
+      this.#slots.delete(slot);
+    }
+    return fired;
+  }
+}
