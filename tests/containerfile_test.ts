@@ -14,6 +14,7 @@
  */
 
 import assert from "node:assert/strict";
+import { DENO_JSON, taskCommand } from "./support/deno_json.ts";
 import { tempDir } from "./support/temp_dir.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -183,19 +184,6 @@ function denoVersionInCi(): string {
   const match = /^DENO_VERSION=(\S+)$/m.exec(Deno.readTextFileSync(`${ROOT}.ci/run`));
   assert.ok(match !== null, ".ci/run sets DENO_VERSION");
   return match[1]!;
-}
-
-interface DenoJson {
-  version: string;
-  tasks: Record<string, string | { command: string }>;
-  permissions: Record<string, Record<string, boolean | string[]>>;
-}
-const DENO_JSON = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as DenoJson;
-
-function taskCommand(name: string): string {
-  const task = DENO_JSON.tasks[name];
-  assert.ok(task !== undefined, `deno.json has a ${name} task`);
-  return typeof task === "string" ? task : task.command;
 }
 
 // --- tests -------------------------------------------------------------------------------------------

@@ -5,20 +5,9 @@
 
 import assert from "node:assert/strict";
 import { SUBCOMMANDS } from "../main.ts";
+import { DENO_JSON, taskCommand } from "./support/deno_json.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
-
-interface DenoJson {
-  readonly tasks: Readonly<Record<string, string | { readonly command: string }>>;
-  readonly permissions: Readonly<Record<string, unknown>>;
-}
-const DENO_JSON = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as DenoJson;
-
-function taskCommand(name: string): string {
-  const task = DENO_JSON.tasks[name];
-  assert.ok(task !== undefined, `deno.json has a ${name} task`);
-  return typeof task === "string" ? task : task.command;
-}
 
 Deno.test("each subcommand has a run task with its own permission set, and nothing more", () => {
   for (const { name } of SUBCOMMANDS) {
