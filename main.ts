@@ -13,6 +13,8 @@
  * @module
  */
 
+import { HELP_WIDTH, wrapText } from "./lib/cli/help.ts";
+import { closestName } from "./lib/cli/suggest.ts";
 import { CONTROLLER } from "./lib/commands/controller.ts";
 import { DNS } from "./lib/commands/dns.ts";
 import { DOCTOR } from "./lib/commands/doctor.ts";
@@ -55,11 +57,17 @@ const BUILTINS: readonly Builtin[] = [
   },
 ];
 
-/** One usage line per command: the names padded to one column, `[flags]` for the subcommands. */
+/**
+ * One usage entry per command: the names padded to one column, `[flags]` for the subcommands,
+ * the description wrapped so no line passes {@linkcode HELP_WIDTH}.
+ */
 function usageLines(): string {
   const width = Math.max(...[...SUBCOMMANDS, ...BUILTINS].map((command) => command.name.length));
-  const line = (name: string, flags: string, usage: string) =>
-    `  ouroboros ${name.padEnd(width)} ${flags.padEnd(7)}   ${usage}\n`;
+  const line = (name: string, flags: string, usage: string) => {
+    const lead = `  ouroboros ${name.padEnd(width)} ${flags.padEnd(7)}   `;
+    const [first, ...more] = wrapText(usage, HELP_WIDTH - lead.length);
+    return [`${lead}${first}`, ...more.map((text) => `${" ".repeat(lead.length)}${text}`)].join("\n") + "\n";
+  };
   return [
     ...SUBCOMMANDS.map((command) => line(command.name, "[flags]", command.usage)),
     ...BUILTINS.map((command) => line(command.name, "", command.usage)),
@@ -75,6 +83,19 @@ ${usageLines()}
 Run 'ouroboros <subcommand> --help' for its flags.
 `;
 
+/**
+ * The complaint about a name that is no command, with the command it is likely a typo of
+ * (`--version` and `--help` count too, so `--verison` is caught).
+ */
+export function unknownCommand(name: string): string {
+  const names = [
+    ...SUBCOMMANDS.map((command) => command.name),
+    ...BUILTINS.flatMap((command) => [command.name, ...command.aliases.filter((a) => a.startsWith("--"))]),
+  ];
+  const meant = closestName(name, names);
+  return `unknown subcommand ${JSON.stringify(name)}${meant === undefined ? "" : `; did you mean ${meant}?`}`;
+}
+
 /** Runs the program for `args` and returns the exit status. */
 export async function main(args: readonly string[]): Promise<number> {
   // Until a subcommand has read --log-level and --log-format, log at info as JSON.
@@ -88,7 +109,7 @@ export async function main(args: readonly string[]): Promise<number> {
   if (builtin !== undefined) return builtin.run();
   const subcommand = SUBCOMMANDS.find((command) => command.name === name);
   if (subcommand === undefined) {
-    printStderr(`unknown subcommand: ${JSON.stringify(name)}\n\n${USAGE}`);
+    printStderr(`${unknownCommand(name)}\n\n${USAGE}`);
     return 2;
   }
   try {

@@ -8,10 +8,13 @@
  * - the build context alone (the files `.containerignore` lets through), stamped the way the build
  *   stage stamps it, loads and runs: `ouroboros version` prints the stamped version and revision;
  * - the final stage is distroless, non-root, shell-free, with the binary as its exec-form entrypoint
- *   and the OCI labels.
+ *   and the OCI labels;
+ * - every base image is pinned by digest, its tag kept beside it for people;
+ * - `.dockerignore` (read by Docker) is `.containerignore` (read by Podman and Buildah), byte for byte.
  */
 
 import assert from "node:assert/strict";
+import { DENO_JSON, taskCommand } from "./support/deno_json.ts";
 import { tempDir } from "./support/temp_dir.ts";
 
 const ROOT = new URL("../", import.meta.url).pathname;
@@ -183,25 +186,12 @@ function denoVersionInCi(): string {
   return match[1]!;
 }
 
-interface DenoJson {
-  version: string;
-  tasks: Record<string, string | { command: string }>;
-  permissions: Record<string, Record<string, boolean | string[]>>;
-}
-const DENO_JSON = JSON.parse(await Deno.readTextFile(`${ROOT}deno.json`)) as DenoJson;
-
-function taskCommand(name: string): string {
-  const task = DENO_JSON.tasks[name];
-  assert.ok(task !== undefined, `deno.json has a ${name} task`);
-  return typeof task === "string" ? task : task.command;
-}
-
 // --- tests -------------------------------------------------------------------------------------------
 
 Deno.test("the Containerfile builds with the Deno version .ci/run tests with", () => {
   const version = denoVersionInCi();
   assert.equal(CONTAINERFILE.globalArgs.get("DENO_VERSION"), version);
-  const image = expand(BUILD.from);
+  const image = expand(BUILD.from).replace(/@.*$/, "");
   assert.match(image, /^docker\.io\/denoland\/deno:/);
   assert.ok(image.endsWith(`-${version}`) || image.endsWith(`:${version}`), `${image} is Deno ${version}`);
   assert.equal(CONTAINERFILE.stages.length, 2, "a build stage and a final stage");
@@ -311,7 +301,11 @@ Deno.test("the build context alone, stamped as the build stage does, runs and re
 });
 
 Deno.test("the final stage is distroless, non-root and shell-free, with /ouroboros as its entrypoint", () => {
-  assert.equal(FINAL.from, "gcr.io/distroless/cc-debian12:nonroot", "glibc for the deno binary, no shell");
+  assert.match(
+    FINAL.from,
+    /^gcr\.io\/distroless\/cc-debian12:nonroot@/,
+    "glibc for the deno binary, no shell",
+  );
   const keywords = FINAL.instructions.map((instruction) => instruction.keyword);
   assert.ok(
     !keywords.includes("RUN") && !keywords.includes("SHELL"),
@@ -340,4 +334,20 @@ Deno.test("the final stage is distroless, non-root and shell-free, with /ourobor
   assert.equal(labels.get("org.opencontainers.image.revision"), "${REVISION}");
   assert.equal(labels.get("org.opencontainers.image.licenses"), "BSD-3-Clause");
   assert.match(labels.get("org.opencontainers.image.source")!, /^https:\/\//);
+});
+
+Deno.test("every base image is pinned by digest, with its tag kept for people", () => {
+  for (const stage of CONTAINERFILE.stages) {
+    const image = expand(stage.from);
+    const match = /^([^@\s:]+(?::\d+)?\/[^@\s:]+):([^@\s]+)@(sha256:[a-f0-9]{64})$/.exec(image);
+    assert.ok(match !== null, `FROM ${stage.from} names repository:tag@sha256:<64 hex digits>`);
+  }
+  const digests = CONTAINERFILE.stages.map((stage) => stage.from.split("@")[1]);
+  assert.equal(new Set(digests).size, digests.length, "each base its own digest");
+});
+
+Deno.test(".dockerignore is .containerignore, so Docker and Podman send the same build context", async () => {
+  const containerignore = await Deno.readTextFile(`${ROOT}.containerignore`);
+  const dockerignore = await Deno.readTextFile(`${ROOT}.dockerignore`);
+  assert.equal(dockerignore, containerignore, "copy .containerignore over .dockerignore");
 });

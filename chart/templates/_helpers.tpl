@@ -100,9 +100,13 @@ selectorLabels. Call with (list $ "component").
 app.kubernetes.io/component: {{ index . 1 }}
 {{- end -}}
 
-{{/* The ouroboros image. */}}
+{{/* The ouroboros image: repository@digest when image.digest is set (the tag is then ignored), else repository:tag. */}}
 {{- define "ouroboros.image" -}}
+{{- if .Values.image.digest -}}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest -}}
+{{- else -}}
 {{- printf "%s:%s" .Values.image.repository (toString (default .Chart.AppVersion .Values.image.tag)) -}}
+{{- end -}}
 {{- end -}}
 
 {{/* An image from {repository, tag}. */}}

@@ -78,12 +78,19 @@ release of the same name therefore owns the Services kuberture wrote.
 {{- end -}}
 {{- end -}}
 
-{{/* The image: kuberture.image.*, each empty field taken from image.* (and the appVersion). */}}
+{{/*
+The image: kuberture.image.*, each empty field taken from image.* (and the appVersion); the chart's own
+image, digest included, when kuberture.image names neither a repository nor a tag.
+*/}}
 {{- define "ouroboros.kubertureImage" -}}
 {{- $i := .Values.kuberture.image -}}
+{{- if and (not $i.repository) (not $i.tag) -}}
+{{- include "ouroboros.image" . -}}
+{{- else -}}
 {{- $repository := default .Values.image.repository $i.repository -}}
 {{- $tag := toString (default (default .Chart.AppVersion .Values.image.tag) $i.tag) -}}
 {{- printf "%s:%s" $repository $tag -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "ouroboros.kuberturePullPolicy" -}}

@@ -9,6 +9,12 @@
 
 import { envName, type OptionSpec, type OptionTable } from "./options.ts";
 
+/**
+ * The widest line `--help` prints: a terminal of 100 columns shows it unbroken, and the long
+ * sentences (the accepted values, the defaults) still fit on one or two lines.
+ */
+export const HELP_WIDTH = 100;
+
 /** The default as shown to people: `defaultText` when given, else the raw text or `(empty)`. */
 export function shownDefault(spec: OptionSpec<unknown>): string {
   if (spec.defaultText !== undefined) return spec.defaultText;
@@ -16,7 +22,9 @@ export function shownDefault(spec: OptionSpec<unknown>): string {
 }
 
 /**
- * Renders `ouroboros <command> --help`.
+ * Renders `ouroboros <command> --help`, every line at most {@linkcode HELP_WIDTH} columns: the
+ * summary and each flag's notes are word-wrapped, a flag's environment variable and default on
+ * one line and what it accepts on the next.
  *
  * @example
  * ```ts
@@ -37,12 +45,13 @@ export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table:
   const lines = [
     `Usage: ouroboros ${table.command} [flags]`,
     "",
-    table.summary,
+    ...wrapText(table.summary, HELP_WIDTH),
     "",
     "Flags (flags win over environment variables, which win over defaults; an empty",
     "environment value counts as unset):",
     "",
   ];
+  const detail = (text: string) => wrapText(text, HELP_WIDTH - 8).map((line) => `        ${line}`);
   const envOnly: OptionSpec<unknown>[] = [];
   for (const spec of Object.values(table.options)) {
     if (spec.flag === null) {
@@ -51,18 +60,21 @@ export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table:
     }
     const value = spec.kind.isSwitch ? "" : `=${spec.kind.placeholder}`;
     lines.push(`  --${spec.flag}${value}${spec.repeatable ? " (repeatable)" : ""}`);
-    for (const line of wrap(spec.help, 72)) lines.push(`        ${line}`);
+    lines.push(...wrapText(spec.help, 72).map((line) => `        ${line}`));
     const variable = envName(table.command, spec);
     const env = variable === null ? "no environment variable" : `env ${variable}`;
-    lines.push(`        ${env}; default ${shownDefault(spec)}; accepts ${spec.kind.accepted}`);
+    lines.push(
+      ...detail(`${env}; default ${shownDefault(spec)}`),
+      ...detail(`accepts ${spec.kind.accepted}`),
+    );
   }
   lines.push("  -h, --help", "        Print this help and exit.");
   if (envOnly.length > 0) {
     lines.push("", "Environment variables without a flag:", "");
     for (const spec of envOnly) {
       lines.push(`  ${envName(table.command, spec)}=${spec.kind.placeholder}`);
-      for (const line of wrap(spec.help, 72)) lines.push(`        ${line}`);
-      lines.push(`        default ${shownDefault(spec)}; accepts ${spec.kind.accepted}`);
+      lines.push(...wrapText(spec.help, 72).map((line) => `        ${line}`));
+      lines.push(...detail(`default ${shownDefault(spec)}`), ...detail(`accepts ${spec.kind.accepted}`));
     }
   }
   return `${lines.join("\n")}\n`;
@@ -99,11 +111,22 @@ function markdownText(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-/** Greedy word wrap; words longer than the width stay whole. */
-function wrap(text: string, width: number): string[] {
+/**
+ * Greedy word wrap into lines of at most `width` characters; words longer than the width stay
+ * whole on a line of their own. Runs of whitespace count as one space.
+ *
+ * @example
+ * ```ts
+ * import { wrapText } from "./help.ts";
+ *
+ * wrapText("accepts a duration such as 5s", 12); // ["accepts a", "duration", "such as 5s"]
+ * ```
+ */
+export function wrapText(text: string, width: number): string[] {
   const out: string[] = [];
   let line = "";
   for (const word of text.split(/\s+/)) {
+    if (word === "") continue;
     if (line !== "" && line.length + 1 + word.length > width) {
       out.push(line);
       line = word;

@@ -12,6 +12,8 @@
  * @module
  */
 
+import { closestName } from "./suggest.ts";
+
 /** The outcome of parsing one raw value. */
 export type Parsed<T> = { readonly ok: true; readonly value: T } | {
   readonly ok: false;
@@ -267,6 +269,9 @@ function splitFlag(arg: string): FlagToken | undefined {
 /**
  * Reads flags from argv into raw strings keyed by flag name, or `"help"`.
  *
+ * The problems name what is wrong, and an unknown flag the known one it is likely a typo of; the
+ * caller adds the one pointer to `--help` after them all.
+ *
  * Follows Go's `flag` package, which the original used: one or two dashes, `--name=value` or
  * `--name value`, switches bare or as `--name=false`, the last repeat wins, `-h`/`--help`
  * anywhere means help. Unlike Go it keeps going after a mistake, so every unknown flag,
@@ -281,14 +286,14 @@ function readFlags<T extends Record<string, OptionSpec<unknown>>>(
   byFlag: Map<string, [string, OptionSpec<unknown>]>,
   problems: string[],
 ): Map<string, string[]> | "help" {
-  const hint = `run 'ouroboros ${table.command} --help' for the accepted flags`;
   const isHelp = (name: string) => name === "h" || name === "help";
   const isKnownFlag = (arg: string) => {
     const token = splitFlag(arg);
     return token !== undefined && (isHelp(token.name) || byFlag.has(token.name));
   };
   const unexpected = (value: string) =>
-    `unexpected argument ${quote(value)}: ouroboros ${table.command} takes only flags; ${hint}`;
+    `unexpected argument ${quote(value)}: ouroboros ${table.command} takes only flags`;
+  const names = [...byFlag.keys(), "help"];
 
   const out = new Map<string, string[]>();
   const set = (flag: string, value: string) => out.set(flag, [...(out.get(flag) ?? []), value]);
@@ -306,7 +311,7 @@ function readFlags<T extends Record<string, OptionSpec<unknown>>>(
       continue;
     }
     if (token.name === "") {
-      problems.push(`bad flag syntax ${quote(arg)}: write --name=value or --name value; ${hint}`);
+      problems.push(`bad flag syntax ${quote(arg)}: write --name=value or --name value`);
       continue;
     }
     if (isHelp(token.name)) {
@@ -315,7 +320,10 @@ function readFlags<T extends Record<string, OptionSpec<unknown>>>(
     }
     const spec = byFlag.get(token.name)?.[1];
     if (spec === undefined) {
-      problems.push(`unknown flag ${token.written}; ${hint}`);
+      const meant = closestName(token.name, names);
+      problems.push(
+        `unknown flag ${token.written}${meant === undefined ? "" : `; did you mean --${meant}?`}`,
+      );
       continue;
     }
     const flag = token.name;

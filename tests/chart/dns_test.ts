@@ -148,7 +148,7 @@ test("the Deployment: 2 replicas spread over nodes and zones, ports, probes, POD
     labelSelector: { matchLabels: labels },
   }]);
   const c = dnsContainer(on);
-  assert.equal(c.image, "ghcr.io/lexfrei/ouroboros:0.1.0");
+  assert.equal(c.image, "ghcr.io/ouroboros-ts/ouroboros:0.1.0");
   assert.deepEqual(c.ports, [
     { name: "dns-udp", containerPort: 5353, protocol: "UDP" },
     { name: "dns-tcp", containerPort: 5353, protocol: "TCP" },

@@ -112,7 +112,7 @@ function pod(name: string, labels: Record<string, string> = CONTROLLER_LABELS): 
     apiVersion: "v1",
     kind: "Pod",
     metadata: { name, namespace: "ouroboros", labels },
-    spec: { containers: [{ name: "controller", image: "ghcr.io/lexfrei/ouroboros:0.1.0" }] },
+    spec: { containers: [{ name: "controller", image: "ghcr.io/ouroboros-ts/ouroboros:0.1.0" }] },
   };
 }
 

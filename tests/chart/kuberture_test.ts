@@ -264,7 +264,7 @@ test("the image is ours unless kuberture.image says otherwise; pull secrets and 
       };
     };
     assert.deepEqual(await image([]), {
-      image: `ghcr.io/lexfrei/ouroboros:${APP_VERSION}`,
+      image: `ghcr.io/ouroboros-ts/ouroboros:${APP_VERSION}`,
       pullPolicy: "IfNotPresent",
       secrets: undefined,
     });

@@ -12,6 +12,7 @@ import { controllerSettings } from "../../lib/commands/controller_settings.ts";
 import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
 import { type Helm, installHelm4, requireHelm, runHelm, skipWithoutHelm } from "../support/helm.ts";
 import { type HookScript, hookScript } from "./hook_script.ts";
+import { SEED_SINGLE, valuesOf } from "./kuberture_support.ts";
 import {
   CHART_DIR,
   CLUSTER_SCOPED,
@@ -335,7 +336,7 @@ test("every argument the chart passes is one the binary accepts, and the control
     });
     for (const workload of objects.filter((o) => o.kind === "Deployment" || o.kind === "DaemonSet")) {
       for (const c of [...podSpec(workload).containers, ...(podSpec(workload).initContainers ?? [])]) {
-        if (!c.image.startsWith("ghcr.io/lexfrei/ouroboros:")) continue;
+        if (!c.image.startsWith("ghcr.io/ouroboros-ts/ouroboros:")) continue;
         const [command, ...argv] = c.args ?? [];
         const env = envOf(c);
         const label = `${JSON.stringify(variant)} ${workload.metadata.name}/${c.name}`;
@@ -574,6 +575,58 @@ test("RBAC everywhere: no Secrets, no wildcards, every binding names a rendered 
 });
 
 // --- Pods: security, probes, metrics ---------------------------------------------------------
+
+/** Every container of every workload and hook, as `<kind>/<name>/<container>` → image. */
+function imagesOf(objects: readonly K8sObject[]): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const o of objects.filter((o) => ["Deployment", "DaemonSet", "Job"].includes(o.kind))) {
+    for (const c of [...podSpec(o).containers, ...(podSpec(o).initContainers ?? [])]) {
+      out.set(`${o.kind}/${o.metadata.name}/${c.name}`, c.image);
+    }
+  }
+  return out;
+}
+
+const OUR_IMAGE = "ghcr.io/ouroboros-ts/ouroboros";
+
+test("the image is this project's own, ghcr.io/ouroboros-ts/ouroboros at the appVersion, never the original's", async () => {
+  const chart = await Deno.readTextFile(`${CHART_DIR}/Chart.yaml`);
+  const appVersion = /^appVersion: "?([^"\n]+)"?$/m.exec(chart)?.[1];
+  assert.ok(appVersion !== undefined);
+  const objects = await renderOk(helm(), { set: [...MODES["etc-hosts"], "dns.enabled=true"] });
+  const ours = [...imagesOf(objects)].filter(([, image]) => image.startsWith(`${OUR_IMAGE}:`));
+  assert.ok(ours.length >= 3, JSON.stringify(ours));
+  for (const [where, image] of ours) assert.equal(image, `${OUR_IMAGE}:${appVersion}`, where);
+  for (const [where, image] of imagesOf(objects)) assert.ok(!image.includes("lexfrei"), `${where}: ${image}`);
+});
+
+test("image.digest: every ouroboros container, kuberture's too, runs repository@digest and the tag is ignored", async () => {
+  const digest = `sha256:${"0123456789abcdef".repeat(4)}`;
+  const render = (set: string[]) =>
+    renderOk(helm(), {
+      values: valuesOf(SEED_SINGLE),
+      set: ["dns.enabled=true", ...set, `image.digest=${digest}`],
+      setString: ["image.tag=9.9.9"],
+    });
+  for (const mode of ["coredns", "etc-hosts"] as const) {
+    const images = imagesOf(await render([...MODES[mode]]));
+    const ours = [...images].filter(([, image]) => image.startsWith(OUR_IMAGE));
+    for (const [where, image] of ours) assert.equal(image, `${OUR_IMAGE}@${digest}`, where);
+    const names = ours.map(([where]) => where);
+    for (const wanted of ["/ouroboros-proxy/", "/ouroboros-dns/", "kuberture"]) {
+      assert.ok(names.some((name) => name.includes(wanted)), `${mode}: ${wanted} in ${names.join(", ")}`);
+    }
+    assert.ok(names.some((name) => name.includes("/controller") || name.includes("etc-hosts")), names.join());
+    assert.ok(![...images.values()].some((image) => image.includes("9.9.9")), "the tag is ignored");
+  }
+  // kuberture with an image of its own keeps it: the digest is of the chart's repository.
+  const own = imagesOf(await render(["kuberture.image.repository=mirror.example/kuberture"]));
+  const kuberture = [...own].filter(([where]) =>
+    where.startsWith("Deployment/") && where.includes("kuberture")
+  );
+  assert.ok(kuberture.length > 0);
+  for (const [where, image] of kuberture) assert.equal(image, "mirror.example/kuberture:9.9.9", where);
+});
 
 test("Pod Security: controller, proxy and hook Jobs are 'restricted' (uid 65532); the proxy has no token", async () => {
   for (const [mode, set] of Object.entries(MODES)) {
@@ -941,7 +994,7 @@ test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and r
     "--log-format=json",
   ]);
   assert.deepEqual(init.volumeMounts, [{ name: "hosts", mountPath: "/host/etc/hosts" }]);
-  assert.equal(init.image, "ghcr.io/lexfrei/ouroboros:0.1.0");
+  assert.equal(init.image, "ghcr.io/ouroboros-ts/ouroboros:0.1.0");
   assert.deepEqual(pod.containers.map((c) => c.image), ["registry.k8s.io/pause:3.10"]);
 
   const off = await renderOk(helm(), { set: [...MODES["etc-hosts"], "etcHosts.cleanupOnUninstall=false"] });

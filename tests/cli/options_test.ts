@@ -162,8 +162,11 @@ Deno.test("-h and --help ask for help wherever they appear", async (t) => {
 
 Deno.test("each argv mistake is one problem that names it", async (t) => {
   const cases: readonly { argv: string[]; expect: RegExp[] }[] = [
-    { argv: ["--bogus"], expect: [/^unknown flag --bogus; run 'ouroboros demo --help'/] },
-    { argv: ["-bogus=1"], expect: [/^unknown flag -bogus;/] },
+    { argv: ["--bogus"], expect: [/^unknown flag --bogus$/] },
+    { argv: ["-bogus=1"], expect: [/^unknown flag -bogus$/] },
+    { argv: ["--timeuot=1s"], expect: [/^unknown flag --timeuot; did you mean --timeout\?$/] },
+    { argv: ["-Timeout", "1s"], expect: [/^unknown flag -Timeout; did you mean --timeout\?$/, /"1s"/] },
+    { argv: ["--hepl"], expect: [/^unknown flag --hepl; did you mean --help\?$/] },
     { argv: ["extra"], expect: [/^unexpected argument "extra": ouroboros demo takes only flags/] },
     {
       argv: ["--timeout"],

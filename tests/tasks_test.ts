@@ -1,0 +1,56 @@
+/**
+ * deno.json's tasks for people working on ouroboros: one run task per subcommand with that
+ * subcommand's own permission set, `fmt`/`lint`/`check`, and `bench` running every bench:* task.
+ */
+
+import assert from "node:assert/strict";
+import { SUBCOMMANDS } from "../main.ts";
+import { DENO_JSON, taskCommand } from "./support/deno_json.ts";
+
+const ROOT = new URL("../", import.meta.url).pathname;
+
+Deno.test("each subcommand has a run task with its own permission set, and nothing more", () => {
+  for (const { name } of SUBCOMMANDS) {
+    assert.ok(DENO_JSON.permissions[name] !== undefined, `deno.json has a ${name} permission set`);
+    assert.equal(taskCommand(name), `deno run --no-prompt -P=${name} main.ts ${name}`);
+  }
+  for (const known of ["proxy", "controller"]) assert.ok(known in DENO_JSON.tasks, known);
+});
+
+Deno.test("deno task <subcommand> --help runs the subcommand under its set and prints its help", async (t) => {
+  for (const { name } of SUBCOMMANDS) {
+    await t.step(name, async () => {
+      const output = await new Deno.Command(Deno.execPath(), {
+        args: ["task", "--quiet", name, "--help"],
+        cwd: ROOT,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      const stdout = new TextDecoder().decode(output.stdout);
+      assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+      assert.ok(stdout.startsWith(`Usage: ouroboros ${name} [flags]\n`), stdout);
+    });
+  }
+});
+
+Deno.test("bench runs every bench:* task once, one after another, in deno.json's order", () => {
+  const benches = Object.keys(DENO_JSON.tasks).filter((name) => name.startsWith("bench:"));
+  assert.ok(benches.length > 0);
+  const steps = taskCommand("bench").split(" && ");
+  assert.deepEqual(
+    steps,
+    benches.map((name) => `deno task ${name}`),
+    "a new bench:* task belongs in bench too",
+  );
+});
+
+Deno.test("fmt and lint work on the whole tree; check runs the format check, lint and type check", () => {
+  assert.equal(taskCommand("fmt"), "deno fmt");
+  assert.equal(taskCommand("lint"), "deno lint");
+  assert.deepEqual(taskCommand("check").split(" && "), [
+    "deno fmt --check",
+    "deno lint",
+    "deno check main.ts tests/",
+  ]);
+});
