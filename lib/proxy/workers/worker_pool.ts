@@ -31,10 +31,10 @@ import {
   sumExpositions,
   withoutFamilies,
 } from "../../util/exposition_sum.ts";
-import { parseListenAddress } from "../../util/listen_address.ts";
 import type { Log } from "../../util/logging.ts";
 import { MetricsRegistry } from "../../util/metrics.ts";
 import type { ProxyServerConfig } from "../server.ts";
+import { boundConfig } from "./bound_config.ts";
 import { nextFailures, restartDelay } from "./restart_delay.ts";
 import { type FromWorker, isFromWorker, type ToWorker } from "./worker_messages.ts";
 
@@ -152,7 +152,6 @@ export class WorkerPool {
       "Proxy workers accepting connections now.",
       () => this.#slots.filter((slot) => slot.state === "accepting").length,
     );
-    for (const slot of this.#slots) slot.onStarted = undefined;
   }
 
   /**
@@ -365,18 +364,6 @@ export class WorkerPool {
     this.#stop.abort();
     for (const slot of this.#slots) this.#retire(slot, "stopped");
   }
-}
-
-/** The config with each listener bound to the exact address worker 0 got. */
-function boundConfig(
-  config: ProxyServerConfig,
-  addresses: Readonly<Record<string, string>>,
-): ProxyServerConfig {
-  const listeners = config.listeners.map((listener) => {
-    const parsed = parseListenAddress(addresses[listener.name] ?? "");
-    return typeof parsed === "string" || parsed === null ? listener : { ...listener, address: parsed };
-  });
-  return { ...config, listeners };
 }
 
 /** Spawns the slot's worker, wires its events and sends it `start`. */
