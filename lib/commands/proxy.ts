@@ -12,9 +12,17 @@ import { backendReadiness } from "../proxy/backend_readiness.ts";
 import { systemDialer } from "../proxy/dialer.ts";
 import { createProxyMetrics } from "../proxy/proxy_metrics.ts";
 import { ProxyServer } from "../proxy/server.ts";
+import { WorkerPool } from "../proxy/workers/worker_pool.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import type { RevocableDescriptor } from "../daemon/revoke_permissions.ts";
+import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
+import {
+  CGROUP_V1_CFS_PERIOD,
+  CGROUP_V1_CFS_QUOTA,
+  CGROUP_V2_CPU_MAX,
+  type CpuInputs,
+} from "../util/available_cpus.ts";
 import { systemClock } from "../util/clock.ts";
 import { formatDuration } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
@@ -36,6 +44,30 @@ export const PROXY_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
   { name: "sys" },
 ];
 
+/**
+ * What the proxy gives up when it runs workers: the same, except reading its own source, which
+ * a worker started again after a crash must load (`deno run` checks read access to a worker's
+ * module graph; the `proxy` permission set grants `lib/` for it). The files read at start-up are
+ * given up one by one instead.
+ */
+export const PROXY_WORKERS_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
+  { name: "read", path: RESOLV_CONF },
+  { name: "read", path: CGROUP_V2_CPU_MAX },
+  { name: "read", path: CGROUP_V1_CFS_QUOTA },
+  { name: "read", path: CGROUP_V1_CFS_PERIOD },
+  ...PROXY_REVOKED_PERMISSIONS.filter((descriptor) => descriptor.name !== "read"),
+];
+
+/** The runtime's CPU count and the cgroup quota files, for the `--workers` default. */
+function readCpus(): CpuInputs {
+  return {
+    online: navigator.hardwareConcurrency,
+    cpuMax: readTextOrUndefined(CGROUP_V2_CPU_MAX),
+    cfsQuotaUs: readTextOrUndefined(CGROUP_V1_CFS_QUOTA),
+    cfsPeriodUs: readTextOrUndefined(CGROUP_V1_CFS_PERIOD),
+  };
+}
+
 /** The `proxy` subcommand, for `main.ts`'s table. */
 export const PROXY = defineSubcommand({
   options: PROXY_OPTIONS,
@@ -45,22 +77,71 @@ export const PROXY = defineSubcommand({
       values,
       clusterDomainSource: sources.clusterDomain,
       readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
+      readCpus,
     }),
   start: startProxy,
 });
 
-/** Binds the traffic listeners; the service serves `/readyz` from the backend's reachability. */
-function startProxy(settings: ProxySettings): Service {
+/**
+ * Binds the traffic listeners (on the main thread, or in `--workers` workers sharing the ports);
+ * the service serves `/readyz` from the backend's reachability and the workers' state.
+ *
+ * Decision: `--workers=1` serves on the main thread, as before workers existed, not in one
+ * worker: that keeps every permission but the network revoked (a worker's restart needs to read
+ * its source) and spares each scrape a round trip and each log line a message.
+ */
+async function startProxy(settings: ProxySettings): Promise<Service> {
   const { values, server: config } = settings;
   const log = logger("proxy");
   const metrics = createProxyMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION });
-  const server = ProxyServer.start(config, {
-    dial: systemDialer,
-    clock: systemClock,
-    log,
-    metrics,
-    debugLogging: values.logLevel === "debug",
-  });
+  const debugLogging = values.logLevel === "debug";
+  let serving: {
+    readonly addresses: Readonly<Record<string, string>>;
+    readonly draining: () => boolean;
+    readonly notAccepting?: () => string | undefined;
+    readonly metrics: () => string | Promise<string>;
+    readonly revoke: readonly RevocableDescriptor[];
+    readonly run: (signals: ShutdownSignals) => Promise<void>;
+    readonly close: () => void;
+  };
+  if (settings.workers <= 1) {
+    const server = ProxyServer.start(config, {
+      dial: systemDialer,
+      clock: systemClock,
+      log,
+      metrics,
+      debugLogging,
+    });
+    serving = {
+      addresses: server.addresses,
+      draining: () => server.phase.kind !== "serving",
+      metrics: () => metrics.registry.render(),
+      revoke: PROXY_REVOKED_PERMISSIONS,
+      run: (signals) => server.run(signals),
+      close: () => server.close(),
+    };
+  } else {
+    const pool = await WorkerPool.start(config, {
+      count: settings.workers,
+      debug: debugLogging,
+      log,
+      clock: systemClock,
+    });
+    let draining = false;
+    serving = {
+      addresses: pool.addresses,
+      draining: () => draining,
+      notAccepting: () => pool.notReady(),
+      metrics: () => pool.exposition(metrics.registry.render()),
+      revoke: PROXY_WORKERS_REVOKED_PERMISSIONS,
+      run: (signals) => {
+        signals.shutdown.addEventListener("abort", () => draining = true, { once: true });
+        draining = signals.shutdown.aborted;
+        return pool.run(signals);
+      },
+      close: () => pool.close(),
+    };
+  }
   const readiness = backendReadiness({
     backendHost: config.backendHost,
     backendPort: config.readinessPort,
@@ -68,14 +149,15 @@ function startProxy(settings: ProxySettings): Service {
     dial: systemDialer,
     metrics,
     log,
-    draining: () => server.phase.kind !== "serving",
+    draining: serving.draining,
+    ...(serving.notAccepting === undefined ? {} : { notAccepting: serving.notAccepting }),
   });
   return {
-    health: { address: values.listenHealth, routes: { readiness, metrics: () => metrics.registry.render() } },
-    revoke: PROXY_REVOKED_PERMISSIONS,
+    health: { address: values.listenHealth, routes: { readiness, metrics: serving.metrics } },
+    revoke: serving.revoke,
     async run({ signals, healthAddress }) {
       log.info("proxy starting", {
-        ...server.addresses,
+        ...serving.addresses,
         ...(healthAddress === undefined ? {} : { health: healthAddress }),
         backend: config.backendHost,
         httpPort: values.targetHttpPort,
@@ -88,11 +170,13 @@ function startProxy(settings: ProxySettings): Service {
         shutdownGrace: formatDuration(config.shutdownGraceMs),
         drainDelay: formatDuration(config.drainDelayMs),
         idleTimeout: config.idleTimeoutMs === 0 ? "off" : formatDuration(config.idleTimeoutMs),
+        workers: settings.workers,
+        workersSource: settings.workersSource,
         version: VERSION,
       });
-      await server.run(signals);
+      await serving.run(signals);
       return 0;
     },
-    close: () => server.close(),
+    close: serving.close,
   };
 }

@@ -11,6 +11,7 @@ import {
   domainName,
   duration,
   hostName,
+  integer,
   listenAddress,
   namespaceName,
   oneOf,
@@ -127,6 +128,15 @@ export const PROXY_OPTIONS = {
       default: "v1",
       help: "PROXY protocol version sent to the backend: v1 (text) or v2 (binary). Must match what the " +
         "ingress controller expects.",
+    },
+    workers: {
+      flag: "workers",
+      kind: integer({ min: 0, max: 1024 }),
+      default: "0",
+      defaultText:
+        "0 (the CPUs available: the cgroup CPU quota rounded up, else the CPUs the process may run on)",
+      help: "Threads accepting and relaying connections, each on the same ports (the kernel spreads new " +
+        "connections over them). 1 serves on the main thread.",
     },
     ...LOGGING_OPTIONS,
   },

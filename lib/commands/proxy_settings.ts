@@ -10,6 +10,7 @@
 import { ConfigError, type OptionValues, type ValueSource } from "../cli/options.ts";
 import { resolveBackendHost } from "../proxy/backend.ts";
 import type { ProxyServerConfig, TrafficListenerConfig } from "../proxy/server.ts";
+import { availableCpus, type CpuInputs } from "../util/available_cpus.ts";
 import { detectClusterDomain } from "../util/resolv_conf.ts";
 import type { PROXY_OPTIONS } from "./proxy_options.ts";
 
@@ -22,6 +23,9 @@ export interface ProxySettings {
   readonly clusterDomain: string;
   readonly clusterDomainSource: "flag" | "env" | "detected";
   readonly server: ProxyServerConfig;
+  /** Worker threads to run: `--workers`, or the CPUs available when it is 0. */
+  readonly workers: number;
+  readonly workersSource: "flag" | "detected";
 }
 
 /** Inputs of {@linkcode proxySettings}. */
@@ -31,6 +35,8 @@ export interface ProxySettingsInput {
   readonly clusterDomainSource: ValueSource;
   /** The text of /etc/resolv.conf, read only when the cluster domain is not given. */
   readonly readResolvConf: () => string | undefined;
+  /** The CPU count and cgroup files, read only when `--workers` is 0. */
+  readonly readCpus?: () => CpuInputs;
 }
 
 /**
@@ -76,6 +82,8 @@ export function proxySettings(input: ProxySettingsInput): ProxySettings | Config
     values,
     clusterDomain,
     clusterDomainSource: detected ? "detected" : input.clusterDomainSource === "env" ? "env" : "flag",
+    workers: values.workers === 0 ? availableCpus(input.readCpus?.() ?? { online: 1 }) : values.workers,
+    workersSource: values.workers === 0 ? "detected" : "flag",
     server: {
       listeners,
       backendHost: backend.host,

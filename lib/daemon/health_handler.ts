@@ -25,8 +25,8 @@ export type ReadyzAnswer =
 export interface HealthRoutes {
   /** What `/readyz` answers now. May take a while: the proxy dials its backend. */
   readiness(): ReadyzAnswer | Promise<ReadyzAnswer>;
-  /** The Prometheus exposition, rendered now. */
-  metrics(): string;
+  /** The Prometheus exposition, rendered now (the proxy's workers are asked for theirs first). */
+  metrics(): string | Promise<string>;
 }
 
 const TEXT = { "content-type": "text/plain; charset=utf-8", "x-content-type-options": "nosniff" };
@@ -62,7 +62,7 @@ export function healthHandler(routes: HealthRoutes): (request: Request) => Promi
         return answer.ready ? text("ok", 200) : text(answer.text, 503);
       }
       case "/metrics":
-        return new Response(routes.metrics(), {
+        return new Response(await routes.metrics(), {
           status: 200,
           headers: { "content-type": METRICS_CONTENT_TYPE },
         });

@@ -29,6 +29,8 @@ export interface BackendReadinessOptions {
   readonly log: Log;
   /** True once shutdown has begun: readiness fails so endpoints drop this pod. */
   readonly draining: () => boolean;
+  /** Why traffic is not being taken though not draining (a proxy worker restarting), if so. */
+  readonly notAccepting?: () => string | undefined;
 }
 
 /**
@@ -75,6 +77,8 @@ export function backendReadiness(options: BackendReadinessOptions): () => Promis
 
   return async (): Promise<ReadyzAnswer> => {
     if (options.draining()) return { ready: false, text: "shutting down" };
+    const notAccepting = options.notAccepting?.();
+    if (notAccepting !== undefined) return { ready: false, text: notAccepting };
     const result = await probe();
     const step = nextReadiness(state, result);
     state = step.state;

@@ -62,6 +62,11 @@ export interface ProxyServerDeps {
   readonly debugLogging?: boolean;
   readonly metrics: ProxyMetrics;
   readonly buffers?: RelayBuffers;
+  /**
+   * Binds one traffic listener. Workers pass one that sets `reusePort`, so several of them
+   * accept on the same port. @default `Deno.listen({ hostname, port })`
+   */
+  readonly listen?: (hostname: string, port: number) => Deno.TcpListener;
 }
 
 /** Where the server's phase stands. */
@@ -131,11 +136,12 @@ export class ProxyServer {
    */
   static start(config: ProxyServerConfig, deps: ProxyServerDeps): ProxyServer {
     const bound: BoundListener[] = [];
+    const listen = deps.listen ?? ((hostname: string, port: number) => Deno.listen({ hostname, port }));
     try {
       for (const listenerConfig of config.listeners) {
         const listener = bindDualStack(
           { name: listenerConfig.name, address: listenerConfig.address },
-          (hostname, port) => Deno.listen({ hostname, port }),
+          listen,
         );
         bound.push({ config: listenerConfig, listener, address: boundAddress(listener) });
       }

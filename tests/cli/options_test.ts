@@ -254,6 +254,7 @@ const PROXY_GOOD: Readonly<Record<ProxyKey, readonly [string, unknown]>> = {
   drainDelay: ["0s", 0],
   idleTimeout: ["0", 0],
   proxyProtocol: ["V2", "v2"],
+  workers: ["4", 4],
   logLevel: ["warning", "warn"],
   logFormat: ["text", "text"],
 };
@@ -274,6 +275,7 @@ const PROXY_BAD: Readonly<Record<ProxyKey, string>> = {
   drainDelay: "5",
   idleTimeout: "1 hour",
   proxyProtocol: "v3",
+  workers: "-1",
   logLevel: "verbose",
   logFormat: "xml",
 };

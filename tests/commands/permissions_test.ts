@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { SUBCOMMANDS } from "../../main.ts";
+import { PROXY_WORKER_URL } from "../../lib/proxy/workers/worker_pool.ts";
 import { ROOT } from "../support/ouroboros_process.ts";
 import { PROBE_ENV, type ProbeReport } from "../support/permission_probe.ts";
 import { runProbeChild } from "../support/probe_child.ts";
@@ -72,6 +73,8 @@ Deno.test("deno.json: every subcommand in main.ts has a permission set named aft
     if (needed === undefined || needed === false) return true;
     if (granted === true) return true;
     if (needed === true || granted === undefined || granted === false) return false;
+    // "/" covers every path, the proxy's own source (`./lib`, which its workers load) too.
+    if (granted.includes("/")) return true;
     return needed.every((item) =>
       granted.some((g) => g === item || (g.endsWith("*") && item.startsWith(g.slice(0, -1))))
     );
@@ -92,4 +95,10 @@ Deno.test("deno.json: every subcommand in main.ts has a permission set named aft
     assert.equal(config.permissions.proxy?.[name], undefined, `the proxy set must not grant ${name}`);
   }
   assert.match(config.tasks.compile?.command ?? "", /deno compile .*-P=binary .*main\.ts/);
+  // The proxy's workers are loaded by URL, not imported: the binary must be told to carry them.
+  assert.match(
+    config.tasks.compile?.command ?? "",
+    new RegExp(` --include ${new URL(PROXY_WORKER_URL).pathname.slice(ROOT.length)} `),
+  );
+  assert.ok((config as { unstable?: string[] }).unstable?.includes("net"), "reusePort needs --unstable-net");
 });

@@ -22,6 +22,7 @@ const BAD_VALUES: Readonly<Record<string, readonly string[]>> = {
   DOMAIN: ["cozy..local", "under_score.local"],
   PORT: ["0", "65536", "http"],
   DURATION: ["soon", "-5s", "5"],
+  N: ["-1", "two", "1025"],
 };
 const CHOICE_BAD_VALUES = ["not-a-choice"];
 

@@ -92,7 +92,7 @@ async function onceWithWildcard(writesWildcards: boolean) {
   return {
     hosts: sink.calls.map((call) => call.hosts),
     warned: log.find("warn", "wildcard hostname not written"),
-    metrics: runtime.healthRoutes().metrics(),
+    metrics: await runtime.healthRoutes().metrics(),
   };
 }
 

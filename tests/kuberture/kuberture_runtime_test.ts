@@ -51,8 +51,8 @@ Deno.test("kuberture runtime: the requeue repeats the pass every 2 minutes; read
     rss: () => 0,
   });
   const routes = runtime.healthRoutes();
-  const passes = () => {
-    const line = routes.metrics().split("\n").find((l) =>
+  const passes = async () => {
+    const line = (await routes.metrics()).split("\n").find((l) =>
       l.startsWith('kuberture_reconcile_total{status="success"}')
     );
     return Number(line?.split(" ")[1] ?? 0);
@@ -63,14 +63,14 @@ Deno.test("kuberture runtime: the requeue repeats the pass every 2 minutes; read
     // The first pass after the caches synced and the 100 ms debounce.
     await waitFor("the first pass", async () => {
       await clock.advance(100);
-      return passes() === 1;
+      return (await passes()) === 1;
     });
     assert.deepEqual(await routes.readiness(), { ready: true });
     await clock.advance(119_000);
-    assert.equal(passes(), 1, "nothing changed, no pass before the requeue");
+    assert.equal(await passes(), 1, "nothing changed, no pass before the requeue");
     await waitFor("the requeued pass", async () => {
       await clock.advance(1_000);
-      return passes() === 2;
+      return (await passes()) === 2;
     });
     // Every pass fails from now on (the list of our objects is refused): readiness holds for 5 minutes.
     server.faults.inject("list", { type: "status", code: 500, reason: "InternalError" }, {

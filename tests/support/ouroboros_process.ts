@@ -199,8 +199,17 @@ async function healthGetter(
 }
 
 /**
- * Starts `ouroboros proxy` with every listener on 127.0.0.1 port 0 and no drain delay unless
- * `args` override them, and waits for its "proxy starting" line.
+ * `--workers` for {@linkcode startProxy} when a test does not set it: `OUROBOROS_TEST_PROXY_WORKERS`
+ * of the test run (default 1), so the whole proxy suite can run again with several workers.
+ */
+export function testProxyWorkers(): string {
+  return Deno.env.get("OUROBOROS_TEST_PROXY_WORKERS") ?? "1";
+}
+
+/**
+ * Starts `ouroboros proxy` with every listener on 127.0.0.1 port 0, no drain delay and
+ * {@linkcode testProxyWorkers} workers unless `args` override them, and waits for its
+ * "proxy starting" line.
  */
 export async function startProxy(
   args: readonly string[],
@@ -211,6 +220,7 @@ export async function startProxy(
     "--listen-https=127.0.0.1:0",
     "--listen-health=127.0.0.1:0",
     "--drain-delay=0s",
+    `--workers=${testProxyWorkers()}`,
   ].filter((flag) => !args.some((arg) => arg.startsWith(flag.split("=")[0] + "=")));
   const command = [
     Deno.execPath(),

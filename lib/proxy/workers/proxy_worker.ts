@@ -1,0 +1,123 @@
+/**
+ * The module each proxy worker runs (`new Worker(PROXY_WORKER_URL, { type: "module" })`): on
+ * its `start` message it binds the traffic listeners with `reusePort`, so the kernel spreads new
+ * connections over every worker's accept queue, and serves them with the same
+ * {@linkcode ProxyServer} the single-threaded proxy uses; `shutdown` and `force` drive that
+ * server's drain, `metrics` asks for its exposition. The message types are `worker_messages.ts`.
+ *
+ * Decisions:
+ * - The worker logs by posting its lines to the main thread, which writes them with the worker's
+ *   index added. The worker thus never loads the logging library, and its module graph is this
+ *   folder's and `lib/`'s own files only: the set the `proxy` permission set lets it read.
+ * - The worker gives up no permission itself: a worker started with inherited permissions shares
+ *   the main thread's (measured: a revocation in a worker took read access from the main thread
+ *   too), so the main thread's revocation covers it.
+ * - An uncaught error ends the worker; the main thread restarts it (`worker_pool.ts`).
+ *
+ * Effects: binds sockets, relays, posts messages. Loaded only as a worker's main module.
+ *
+ * @module
+ */
+
+import { systemClock } from "../../util/clock.ts";
+import type { Log } from "../../util/logging.ts";
+import { systemDialer } from "../dialer.ts";
+import { createProxyMetrics, type ProxyMetrics } from "../proxy_metrics.ts";
+import { ProxyServer } from "../server.ts";
+import type { FromWorker, ToWorker, WorkerLogLevel } from "./worker_messages.ts";
+
+/** The parts of a worker's global scope this module uses. */
+export interface WorkerScope {
+  postMessage(message: FromWorker): void;
+  onmessage: ((event: MessageEvent<ToWorker>) => void) | null;
+  close(): void;
+}
+
+/** A {@linkcode Log} that posts each line to the main thread. */
+function postingLog(scope: WorkerScope): Log {
+  const post = (level: WorkerLogLevel) => (message: string, properties: Record<string, unknown> = {}) => {
+    try {
+      scope.postMessage({ kind: "log", level, message, properties });
+    } catch {
+      // A property structured clone cannot copy: send the text of each instead.
+      const texts = Object.fromEntries(Object.entries(properties).map(([k, v]) => [k, String(v)]));
+      scope.postMessage({ kind: "log", level, message, properties: texts });
+    }
+  };
+  return { debug: post("debug"), info: post("info"), warn: post("warn"), error: post("error") };
+}
+
+/** Binds with `reusePort`: every worker accepts on the same port. Linux only, `--unstable-net`. */
+function listenShared(hostname: string, port: number): Deno.TcpListener {
+  return Deno.listen({ hostname, port, reusePort: true });
+}
+
+/**
+ * Serves as one proxy worker on `scope` until the drain ends, then closes the worker.
+ *
+ * @example
+ * ```ts
+ * import { runProxyWorker, type WorkerScope } from "./proxy_worker.ts";
+ *
+ * // In the worker's main module:
+ * runProxyWorker(self as unknown as WorkerScope);
+ * ```
+ */
+export function runProxyWorker(scope: WorkerScope): void {
+  const shutdown = new AbortController();
+  const force = new AbortController();
+  let metrics: ProxyMetrics | undefined;
+  const log = postingLog(scope);
+
+  const serve = async (message: Extract<ToWorker, { kind: "start" }>): Promise<void> => {
+    // Process-wide series (build info, memory, backend readiness) are the main thread's.
+    const own = createProxyMetrics({ rss: () => 0, version: "" });
+    metrics = own;
+    let server: ProxyServer;
+    try {
+      server = ProxyServer.start(message.config, {
+        dial: systemDialer,
+        clock: systemClock,
+        log,
+        metrics: own,
+        debugLogging: message.debug,
+        listen: listenShared,
+      });
+    } catch (error) {
+      scope.postMessage({ kind: "failed", error: error instanceof Error ? error.message : String(error) });
+      scope.close();
+      return;
+    }
+    scope.postMessage({ kind: "listening", addresses: server.addresses });
+    await server.run({ shutdown: shutdown.signal, force: force.signal });
+    scope.postMessage({ kind: "stopped", text: own.registry.render() });
+    scope.close();
+  };
+
+  scope.onmessage = (event) => {
+    const message = event.data;
+    switch (message.kind) {
+      case "start":
+        // A failed run is an uncaught error: it ends the worker, and the main thread restarts it.
+        serve(message).catch((error) =>
+          queueMicrotask(() => {
+            throw error;
+          })
+        );
+        return;
+      case "shutdown":
+        shutdown.abort();
+        return;
+      case "force":
+        force.abort();
+        return;
+      case "metrics":
+        scope.postMessage({ kind: "metrics", id: message.id, text: metrics?.registry.render() ?? "" });
+        return;
+      default:
+        throw new Error(`proxy worker: unknown message ${JSON.stringify(message)}`);
+    }
+  };
+}
+
+if ("WorkerGlobalScope" in globalThis) runProxyWorker(self as unknown as WorkerScope);
