@@ -1198,7 +1198,17 @@ test("PodDisruptionBudget: one of minAvailable/maxUnavailable, never below 2 pro
     delete spec.selector;
     return spec;
   };
-  assert.equal(ofKind(await renderOk(helm()), "PodDisruptionBudget").length, 0, "off by default");
+  assert.equal(
+    ofKind(await renderOk(helm(), { set: ["podDisruptionBudget.enabled=false"] }), "PodDisruptionBudget")
+      .length,
+    0,
+    "off when disabled",
+  );
+  // On by default (unlike the original chart): minAvailable 1 of the 2 default replicas.
+  assert.deepEqual(
+    ofKind(await renderOk(helm()), "PodDisruptionBudget").map((o) => o.spec),
+    [{ minAvailable: 1, selector: { matchLabels: selectorLabels("proxy") } }],
+  );
   assert.deepEqual(await pdb([]), { minAvailable: 1 });
   assert.deepEqual(await pdb(["podDisruptionBudget.maxUnavailable=1"]), { maxUnavailable: 1 });
   assert.deepEqual(await pdb(["podDisruptionBudget.maxUnavailable=25%", "proxy.replicaCount=4"]), {
