@@ -1301,6 +1301,7 @@ test("disabling parts: no proxy objects without the proxy, no controller objects
     const noController = await renderOk(helm(), { set: [...MODES[mode], "controller.enabled=false"] });
     assert.deepEqual(ids(noController), [
       "Deployment ouroboros/ouroboros-proxy",
+      "PodDisruptionBudget ouroboros/ouroboros-proxy",
       "Service ouroboros/ouroboros-proxy",
     ], mode);
     assert.deepEqual(noController.filter(isHook), [], mode);
