@@ -56,8 +56,17 @@ namespaces never claim the same object. Call with (list $ "suffix"), "" for no s
 {{- if $suffix -}}{{- printf "%s-%s" $base $suffix -}}{{- else -}}{{- $base -}}{{- end -}}
 {{- end -}}
 
+{{/*
+The controller's ServiceAccount: serviceAccount.name, or the full name when the chart creates it.
+With serviceAccount.create=false the chart binds its Roles to an account it does not create, so the
+name must be given: the render fails rather than bind to a name nobody made.
+*/}}
 {{- define "ouroboros.serviceAccountName" -}}
-{{- default (include "ouroboros.fullname" .) .Values.serviceAccount.name -}}
+{{- $sa := .Values.serviceAccount -}}
+{{- if and (not $sa.create) (not $sa.name) -}}
+{{- fail "serviceAccount.create=false needs serviceAccount.name: the controller runs as, and the chart's Roles are bound to, an existing ServiceAccount of that name in the release namespace. Set serviceAccount.name, or serviceAccount.create=true." -}}
+{{- end -}}
+{{- default (include "ouroboros.fullname" .) $sa.name -}}
 {{- end -}}
 
 {{- define "ouroboros.chart" -}}
@@ -98,6 +107,44 @@ selectorLabels. Call with (list $ "component").
 {{- define "ouroboros.componentLabels" -}}
 {{ include "ouroboros.labels" (index . 0) }}
 app.kubernetes.io/component: {{ index . 1 }}
+{{- end -}}
+
+{{/*
+Labels of one component's pods: the common labels and the component (a superset of the selector
+labels, so selectors still match), then the operator's podLabels. Call with (list $ "component"
+podLabels).
+*/}}
+{{- define "ouroboros.podLabels" -}}
+{{ include "ouroboros.componentLabels" (list (index . 0) (index . 1)) }}
+{{- with index . 2 }}
+{{ toYaml . }}
+{{- end }}
+{{- end -}}
+
+{{/*
+terminationGracePeriodSeconds of a workload. Unset (null): the proxy gets proxy.shutdownGrace
+rounded up plus 10 s, so the kubelet never kills a proxy still draining within its own grace; every
+other workload 30 s (the Kubernetes default). Set: used as given for every workload, but refused at
+or below proxy.shutdownGrace while the proxy runs, since the proxy would be killed mid-drain. Call
+with (list $ "proxy") or (list $ "other").
+*/}}
+{{- define "ouroboros.terminationGrace" -}}
+{{- $root := index . 0 -}}
+{{- $given := $root.Values.terminationGracePeriodSeconds -}}
+{{- $p := $root.Values.proxy -}}
+{{- $graceSeconds := divf (float64 (include "ouroboros.durationMs" $p.shutdownGrace)) 1000.0 -}}
+{{- if kindIs "invalid" $given -}}
+{{- if eq (index . 1) "proxy" -}}
+{{- add (int (ceil $graceSeconds)) 10 -}}
+{{- else -}}
+30
+{{- end -}}
+{{- else -}}
+{{- if and $p.enabled (le (float64 $given) $graceSeconds) -}}
+{{- fail (printf "terminationGracePeriodSeconds=%v must exceed proxy.shutdownGrace=%s: the kubelet kills the proxy when the grace period ends, cutting connections it is still draining. Raise terminationGracePeriodSeconds, lower proxy.shutdownGrace, or leave terminationGracePeriodSeconds null (then the proxy gets proxy.shutdownGrace + 10 s)." $given $p.shutdownGrace) -}}
+{{- end -}}
+{{- int $given -}}
+{{- end -}}
 {{- end -}}
 
 {{/* The ouroboros image: repository@digest when image.digest is set (the tag is then ignored), else repository:tag. */}}
@@ -567,7 +614,7 @@ spec:
   template:
     metadata:
       labels:
-        {{- include "ouroboros.selectorLabels" (list $root "cleanup-hook") | nindent 8 }}
+        {{- include "ouroboros.componentLabels" (list $root "cleanup-hook") | nindent 8 }}
     spec:
       serviceAccountName: {{ .serviceAccount }}
       restartPolicy: Never

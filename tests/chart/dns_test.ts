@@ -130,7 +130,10 @@ test("the Deployment: 2 replicas spread over nodes and zones, ports, probes, POD
   });
   const labels = selectorLabels("dns");
   assert.deepEqual(selectorOf(deployment), labels);
-  assert.deepEqual(podTemplate(deployment).metadata.labels, labels);
+  // The pods carry the common labels too (helm.sh/chart, version, …), the selector's among them.
+  const podLabels = podTemplate(deployment).metadata.labels ?? {};
+  assert.ok(matches(labels, podLabels));
+  assert.equal(podLabels["app.kubernetes.io/part-of"], "ouroboros");
   const pod = podSpec(deployment);
   assert.equal(pod.serviceAccountName, "ouroboros-dns");
   assert.deepEqual(pod.affinity, {

@@ -289,7 +289,12 @@ test("etc-hosts: leader election is refused with the reason; replicaCount does n
     const args = container(find(objects, "DaemonSet", "ouroboros-etc-hosts"), "controller").args ?? [];
     assert.ok(!args.some((arg) => arg.startsWith("--leader-")), helm.label);
     assert.deepEqual(leaseGrants(objects), [], helm.label);
-    assert.deepEqual(ofKind(objects, "PodDisruptionBudget"), [], helm.label);
+    // Only the proxy's budget (on by default): none for the DaemonSet.
+    assert.deepEqual(
+      ofKind(objects, "PodDisruptionBudget").map((o) => o.metadata.name),
+      ["ouroboros-proxy"],
+      helm.label,
+    );
     // Without a controller nothing elects, so nothing is refused either.
     const none = await renderOk(helm, { set: ["controller.enabled=false", ...HA] });
     assert.deepEqual(leaseGrants(none), [], helm.label);

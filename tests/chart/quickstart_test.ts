@@ -49,6 +49,7 @@ Deno.test({
       "Deployment ouroboros/ouroboros",
       "Deployment ouroboros/ouroboros-proxy",
       "Namespace /ouroboros",
+      "PodDisruptionBudget ouroboros/ouroboros-proxy",
       "Role kube-system/ouroboros:ouroboros-coredns",
       "RoleBinding kube-system/ouroboros:ouroboros-coredns",
       "Service ouroboros/ouroboros-proxy",

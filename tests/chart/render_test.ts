@@ -1251,7 +1251,17 @@ test("PodDisruptionBudget: one of minAvailable/maxUnavailable, never below 2 pro
     delete spec.selector;
     return spec;
   };
-  assert.equal(ofKind(await renderOk(helm()), "PodDisruptionBudget").length, 0, "off by default");
+  assert.equal(
+    ofKind(await renderOk(helm(), { set: ["podDisruptionBudget.enabled=false"] }), "PodDisruptionBudget")
+      .length,
+    0,
+    "off when disabled",
+  );
+  // On by default (unlike the original chart): minAvailable 1 of the 2 default replicas.
+  assert.deepEqual(
+    ofKind(await renderOk(helm()), "PodDisruptionBudget").map((o) => o.spec),
+    [{ minAvailable: 1, selector: { matchLabels: selectorLabels("proxy") } }],
+  );
   assert.deepEqual(await pdb([]), { minAvailable: 1 });
   assert.deepEqual(await pdb(["podDisruptionBudget.maxUnavailable=1"]), { maxUnavailable: 1 });
   assert.deepEqual(await pdb(["podDisruptionBudget.maxUnavailable=25%", "proxy.replicaCount=4"]), {
@@ -1344,6 +1354,7 @@ test("disabling parts: no proxy objects without the proxy, no controller objects
     const noController = await renderOk(helm(), { set: [...MODES[mode], "controller.enabled=false"] });
     assert.deepEqual(ids(noController), [
       "Deployment ouroboros/ouroboros-proxy",
+      "PodDisruptionBudget ouroboros/ouroboros-proxy",
       "Service ouroboros/ouroboros-proxy",
     ], mode);
     assert.deepEqual(noController.filter(isHook), [], mode);

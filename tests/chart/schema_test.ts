@@ -56,10 +56,6 @@ const ORIGINAL: Record<string, unknown> = {
   "controller.replicaCount": 1,
   "controller.clusterDomain": "",
   "controller.mode": "coredns",
-  "controller.resources": {
-    requests: { cpu: "50m", memory: "64Mi" },
-    limits: { cpu: "200m", memory: "256Mi" },
-  },
   "controller.podAnnotations": {},
   "controller.podLabels": {},
   "controller.nodeSelector": {},
@@ -86,7 +82,6 @@ const ORIGINAL: Record<string, unknown> = {
   "controller.logLevel": "info",
   "proxy.enabled": true,
   "proxy.replicaCount": 2,
-  "proxy.resources": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "200m", memory: "128Mi" } },
   "proxy.podAnnotations": {},
   "proxy.podLabels": {},
   "proxy.nodeSelector": {},
@@ -120,7 +115,6 @@ const ORIGINAL: Record<string, unknown> = {
   "etcHosts.enabled": false,
   "etcHosts.hostsPath": "/etc/hosts",
   "etcHosts.proxyIP": "",
-  "etcHosts.resources": { requests: { cpu: "10m", memory: "32Mi" }, limits: { cpu: "100m", memory: "64Mi" } },
   "etcHosts.tolerations": [{ operator: "Exists" }],
   "serviceAccount.annotations": {},
   "serviceAccount.name": "",
@@ -131,12 +125,31 @@ const ORIGINAL: Record<string, unknown> = {
     capabilities: { drop: ["ALL"] },
     readOnlyRootFilesystem: true,
   },
-  "podDisruptionBudget.enabled": false,
   "podDisruptionBudget.minAvailable": 1,
   "podDisruptionBudget.maxUnavailable": null,
   "networkPolicy.enabled": false,
   "networkPolicy.ingress.from": [],
-  "terminationGracePeriodSeconds": 30,
+};
+
+/**
+ * Original keys whose default this chart changes on purpose, with the new default and what the
+ * comment above the key must say (chart/README.md "Differences from the original" lists them too).
+ */
+const CHANGED: Record<string, { value: unknown; says: RegExp }> = {
+  "controller.resources": {
+    value: { requests: { cpu: "50m", memory: "128Mi" }, limits: { cpu: "500m", memory: "384Mi" } },
+    says: /the original chart's 256Mi covered about 6,500 Ingresses/,
+  },
+  "proxy.resources": {
+    value: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "1000m", memory: "256Mi" } },
+    says: /about 20 KiB per open connection/,
+  },
+  "etcHosts.resources": {
+    value: { requests: { cpu: "10m", memory: "96Mi" }, limits: { cpu: "200m", memory: "256Mi" } },
+    says: /the original chart's 64Mi limit was below the idle figure/,
+  },
+  "podDisruptionBudget.enabled": { value: true, says: /the original's default was false/ },
+  "terminationGracePeriodSeconds": { value: null, says: /the original's was 30/ },
 };
 
 /** Keys this chart adds; their doc comment must say "(new)". */
@@ -155,6 +168,19 @@ const NEW_KEYS = [
   "controller.leaderElection.renewDeadline",
   "controller.leaderElection.retryPeriod",
   "controller.dryRun",
+  "controller.priorityClassName",
+  "controller.extraArgs",
+  "controller.extraEnv",
+  "controller.extraVolumes",
+  "controller.extraVolumeMounts",
+  "proxy.priorityClassName",
+  "proxy.extraArgs",
+  "proxy.extraEnv",
+  "proxy.extraVolumes",
+  "proxy.extraVolumeMounts",
+  "proxy.service.ipFamilyPolicy",
+  "proxy.service.ipFamilies",
+  "serviceAccount.create",
   "proxy.drainDelay",
   "proxy.idleTimeout",
   "proxy.proxyProtocol",
@@ -215,9 +241,14 @@ Deno.test("values.yaml keeps every key of the original chart with its default; t
   for (const [path, value] of Object.entries(ORIGINAL)) {
     assert.deepEqual(valueAt(VALUES, path), path in CHANGED ? CHANGED[path] : value, path);
   }
-  // The one changed default: distroless nonroot instead of nobody.
+  // Changed defaults, each saying so: distroless nonroot instead of nobody, and the rest.
   assert.equal(valueAt(VALUES, "podSecurityContext.runAsUser"), 65532);
   assert.match(VALUES_TEXT, /65532, the distroless `nonroot` user \(the original used 65534\)/);
+  const docs = docComments(VALUES_TEXT);
+  for (const [path, { value, says }] of Object.entries(CHANGED)) {
+    assert.deepEqual(valueAt(VALUES, path), value, path);
+    assert.match(docs.get(path) ?? "", says, path);
+  }
 });
 
 Deno.test("every values key is documented with '# --' (itself or its parent), and new keys say '(new)'", () => {
@@ -323,6 +354,13 @@ const BAD: { set?: string[]; setString?: string[]; key: string }[] = [
   { set: ["podDisruptionBudget.minAvailable=-1"], key: "podDisruptionBudget.minAvailable" },
   { set: ["podDisruptionBudget.maxUnavailable=half"], key: "podDisruptionBudget.maxUnavailable" },
   { set: ["terminationGracePeriodSeconds=-5"], key: "terminationGracePeriodSeconds" },
+  { set: ["serviceAccount.create=no"], key: "serviceAccount.create" },
+  { set: ["controller.priorityClassName=High_Priority"], key: "controller.priorityClassName" },
+  { set: ["proxy.extraArgs=--idle-timeout=1m"], key: "proxy.extraArgs" },
+  { set: ["controller.extraEnv[0].value=x"], key: "name" },
+  { set: ["proxy.extraVolumeMounts[0].name=data"], key: "mountPath" },
+  { set: ["proxy.service.ipFamilyPolicy=DualStack"], key: "proxy.service.ipFamilyPolicy" },
+  { set: ["proxy.service.ipFamilies={IPv4,IPv5}"], key: "proxy.service.ipFamilies" },
   { set: ["metrics.serviceMonitor.interval=often"], key: "metrics.serviceMonitor.interval" },
   { set: ["controller.clusterdomain=cozy.local"], key: "clusterdomain" },
   { set: ["replicas=2"], key: "replicas" },
