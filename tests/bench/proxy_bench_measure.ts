@@ -158,9 +158,19 @@ export async function idleMemory(
   const holder = startHolder(instance.sinkPort);
   const hold = async (count: number) => {
     await holder.openTo(count);
-    await waitFor(`the sink to hold ${count} connections through ${instance.info.label}`, async () => {
-      return (await options.sinkStats()).ready >= ready0 + count;
-    }, { timeoutMs: 180_000, intervalMs: 50 });
+    let last: SinkStats | undefined;
+    try {
+      await waitFor(`the sink to hold ${count} connections through ${instance.info.label}`, async () => {
+        last = await options.sinkStats();
+        return last.ready >= ready0 + count;
+      }, { timeoutMs: 60_000, intervalMs: 50 });
+    } catch (error) {
+      const fds = await openFds(instance.pid).catch(() => Number.NaN);
+      throw new Error(
+        `${error}: the sink held ${last?.ready} ready connections (${ready0} before) and had accepted ` +
+          `${last?.accepted}; ${instance.info.label} has ${fds} descriptors open`,
+      );
+    }
     return await rssKib(instance.pid);
   };
   try {

@@ -123,7 +123,10 @@ export function report(inputs: ReportInputs): void {
     print();
     print(`Ratios to ${title} (path / ${reference.label}; '-' = not applicable)`);
     const others = paths.filter((path) => path.id !== reference.id);
-    print(renderTable(["metric", ...others.map((path) => path.label)], ratioRows(rows, paths, reference)));
+    const ratios = ratioRows(rows, paths, reference).filter((row) =>
+      row.slice(1).some((cell) => cell !== "-")
+    );
+    print(renderTable(["metric", ...others.map((path) => path.label)], ratios));
   }
   if (recorder.problems.length > 0) {
     print();
