@@ -75,37 +75,40 @@ export async function wrk(
 /** wrk's extra arguments for the connection-rate test: a new connection per request. */
 export const CONNECTION_CLOSE = ["-H", "Connection: close"] as const;
 
-function noteProblems(recorder: Recorder, what: string, target: Target, result: WrkResult): void {
-  for (const problem of result.problems) {
-    recorder.problems.push(`${what} via ${target.info.label}: ${problem}`);
-  }
+/** What a wrk-based measurement needs: where to record, how many clients, how long. */
+export interface WrkOptions {
+  readonly recorder: Recorder;
+  readonly clients: number;
+  readonly seconds: number;
 }
 
-/** New connections per second with `clients` concurrent clients (`rate@<clients>`). */
-export async function connectionRate(
+/** One wrk run through `target` with `options.clients` connections; its problems are noted. */
+async function wrkThrough(
   target: Target,
-  options: { recorder: Recorder; clients: number; seconds: number },
-): Promise<void> {
+  options: WrkOptions & { what: string; extra: readonly string[] },
+): Promise<WrkResult> {
   const result = await wrk(target.httpPort, {
     connections: options.clients,
     seconds: options.seconds,
-    extra: CONNECTION_CLOSE,
+    extra: options.extra,
   });
-  noteProblems(options.recorder, `connection rate -c${options.clients}`, target, result);
+  for (const problem of result.problems) {
+    options.recorder.problems.push(
+      `${options.what} -c${options.clients} via ${target.info.label}: ${problem}`,
+    );
+  }
+  return result;
+}
+
+/** New connections per second with `clients` concurrent clients (`rate@<clients>`). */
+export async function connectionRate(target: Target, options: WrkOptions): Promise<void> {
+  const result = await wrkThrough(target, { ...options, what: "connection rate", extra: CONNECTION_CLOSE });
   options.recorder.samples.add(`rate@${options.clients}`, target.info.id, result.requestsPerSecond);
 }
 
 /** Keep-alive p50/p99 with `clients` concurrent connections (`p50@<clients>`, `p99@<clients>`). */
-export async function keepAliveLatency(
-  target: Target,
-  options: { recorder: Recorder; clients: number; seconds: number },
-): Promise<void> {
-  const result = await wrk(target.httpPort, {
-    connections: options.clients,
-    seconds: options.seconds,
-    extra: ["--latency"],
-  });
-  noteProblems(options.recorder, `keep-alive latency -c${options.clients}`, target, result);
+export async function keepAliveLatency(target: Target, options: WrkOptions): Promise<void> {
+  const result = await wrkThrough(target, { ...options, what: "keep-alive latency", extra: ["--latency"] });
   if (result.p50Ms === undefined || result.p99Ms === undefined) {
     throw new Error("wrk --latency printed no percentiles");
   }
