@@ -1,588 +1,127 @@
 /**
- * Proxy benchmark: `deno task bench:proxy` (add `--quick` for a short smoke run).
+ * Proxy benchmark: `deno task bench:proxy` (add `--quick` for a one-round smoke run).
  *
- * A script that PRINTS figures; it asserts nothing about speed and is not part of the test suite.
+ * A script that PRINTS figures; it asserts nothing about speed and is not part of the test suite
+ * (its pure parts are tested in `proxy_bench_test.ts`).
  *
  * Method
  * ------
- * Three paths carry the same loads, on loopback:
- *   (a) ouroboros: `ouroboros proxy` as a child process (`deno run -P=proxy main.ts proxy`), default
- *       settings except listen/target addresses and `--log-level=warn`;
- *   (b) haproxy: HAProxy `mode tcp` with `server … send-proxy` (the hairpin-proxy set-up), tuned with
- *       `nbthread 1` (ours is single-threaded) and a `maxconn` large enough for the test;
- *   (c) direct: the client talks to the backend itself, no proxy: the machine's limit.
- * Backends: nginx (one process) with a `proxy_protocol` listener for (a)/(b) and a plain one for
- * (c), serving a small body (`/small`) and a large file (`/big.bin`, generated in a temp dir); and
- * `bench_peer.py sink`, which strips the PROXY header on one port and not on the other, counts
- * bytes to EOF and acknowledges the count, for uploads and idle connections. Proxies reach nginx
- * through their "http" listener and the sink through their "https" listener (opaque bytes).
+ * The same loads run, on loopback, through every path (`proxy_bench_paths.ts`):
+ *   ours at 1 and N workers (N = CPUs; one configuration when the proxy has no `--workers`),
+ *   HAProxy `mode tcp` + `send-proxy` at `nbthread 1` and at threads = CPUs (as hairpin-proxy
+ *   ships it), the Go io.Copy anchor (when Go is present), and direct (no proxy: the ceiling).
+ * Backends: nginx (one process) with a `proxy_protocol` listener and a plain one, and
+ * `bench_peer.py sink` for uploads and idle connections (`proxy_bench_peers.ts`).
  *
- * Measurements, interleaved: every round runs each measurement on each path in turn (the path
- * order rotates from round to round), and the table reports the median over the rounds:
- *   1. bulk throughput: `bench_peer.py download` (GET of the large file, read to EOF into one reused
- *      1 MiB buffer) and `bench_peer.py upload` (sendfile of the same file to the sink, timed until
- *      the sink acknowledges every byte), MiB/s;
- *   2. new-connection rate: `wrk -t1 -c32 -H 'Connection: close'` on /small, requests/s;
- *   3. keep-alive latency: `wrk -t1 -c8 --latency` on /small, p50/p99, and the latency ADDED to the
- *      direct path (median of the path minus median of direct);
- *   4. RSS per idle connection: a fresh proxy instance per round, a separate client process
- *      (`bench_peer.py hold`) opens N idle connections, the script waits until the sink holds N
- *      connections whose PROXY header arrived, and compares VmRSS of the proxy process with the
- *      value right after start; at 1,000 and at the largest count the 20,000 descriptor limit
- *      allows (each proxied connection needs two descriptors in the proxy);
- *   5. CPU seconds per GiB: utime+stime of the proxy process (/proc/<pid>/stat, all threads) around
- *      each bulk transfer, divided by the bytes moved.
- * Client load is identical for every path (same command lines, same peer program). The load
- * generator, the backend and the proxy all share the machine's cores, which the output says.
- * Before the rounds, each path gets one warm-up pass (JIT, page cache, connection pools).
+ * Measurements (`proxy_bench_measure.ts`), interleaved: every round runs each measurement on
+ * each path in turn (A B C A B C …, the path order rotating from round to round), and the report
+ * gives the median over the rounds: bulk download/upload MiB/s and CPU s/GiB; connection rate
+ * (new connection per request) at 1, 4 and 16 clients; keep-alive p50/p99 at 1 and 8 clients and
+ * the p99 each path adds to direct; RSS per idle connection at 1,000 and 9,900 (or what the
+ * descriptor limit allows) from a fresh process each time. Ratios to HAProxy (threads = CPUs)
+ * and to direct follow, then the issue's goals as PASS/MISS lines (`proxy_bench_report.ts`).
+ * Clients, backend and proxy share the machine's cores, which the output says.
  *
  * @module
  */
 
 import { DEFAULT_RELAY_BUFFERS } from "../../lib/proxy/relay.ts";
-import { freePort, startHaproxy, startNginx, waitForPort } from "../support/daemons.ts";
-import { denoArgs, ROOT } from "../support/ouroboros_process.ts";
+import { freePort, startNginx } from "../support/daemons.ts";
 import { requireTool } from "../support/tools.ts";
-import { waitFor } from "../support/wait.ts";
+import { figure } from "./bench_report.ts";
+import { capture, HOST, print, readProc } from "./proxy_bench_io.ts";
 import {
-  figure,
-  median,
-  parseCpuTicks,
-  parseOpenFilesLimit,
-  parseVmRssKib,
-  parseWrk,
-  ratio,
-  renderTable,
-  type WrkResult,
-} from "./bench_report.ts";
+  bulk,
+  CONNECTION_CLOSE,
+  connectionRate,
+  idleMemory,
+  keepAliveLatency,
+  type Recorder,
+  sanityCheck,
+  wrk,
+} from "./proxy_bench_measure.ts";
+import { nginxHttpBlock, peerJson, startSink, writeBigFile } from "./proxy_bench_peers.ts";
+import {
+  type Backends,
+  buildGoRelay,
+  HAPROXY_MAXCONN_SLACK,
+  type ProxyInstance,
+  proxyOffersWorkers,
+  startGoRelay,
+  startHaproxyPath,
+  startOurs,
+  type Target,
+} from "./proxy_bench_paths.ts";
+import { type PathInfo, Samples } from "./proxy_bench_report.ts";
+import { LATENCY_CLIENTS, parseBenchArgs, RATE_CLIENTS } from "./proxy_bench_settings.ts";
+import { environment, report } from "./proxy_bench_summary.ts";
 
-const PEER = new URL("./bench_peer.py", import.meta.url).pathname;
-const HOST = "127.0.0.1";
-const MIB = 1024 * 1024;
-const GIB = 1024 * MIB;
-/** Descriptors kept free in the proxy besides the two per idle connection (health, probes, slack). */
-const FD_RESERVE = 64;
-/** HAProxy's own descriptors on top of 2 × maxconn (listeners, poller, stdio), measured: 14. */
-const HAPROXY_MAXCONN_SLACK = 32;
-const RATE_CONNECTIONS = 32;
-const LATENCY_CONNECTIONS = 8;
-const SMALL_BODY = "hello from the benchmark backend\n";
-
-/** Durations and sizes of one run. */
-interface Settings {
-  readonly quick: boolean;
-  readonly rounds: number;
-  readonly idleRounds: number;
-  readonly fileMiB: number;
-  readonly wrkSeconds: number;
-  readonly idleSmall: number;
-  /** The idle count aimed for; lowered to what the descriptor limit allows. */
-  readonly idleTarget: number;
+/** A path and how to start a fresh instance of it (absent for direct). */
+interface PathPlan {
+  readonly info: PathInfo;
+  readonly start?: (maxconn: number) => Promise<ProxyInstance>;
 }
-
-const FULL: Settings = {
-  quick: false,
-  rounds: 5,
-  idleRounds: 3,
-  fileMiB: 1024,
-  wrkSeconds: 5,
-  idleSmall: 1000,
-  idleTarget: 10_000,
-};
-const QUICK: Settings = {
-  quick: true,
-  rounds: 2,
-  idleRounds: 1,
-  fileMiB: 128,
-  wrkSeconds: 1,
-  idleSmall: 200,
-  idleTarget: 1000,
-};
-
-type PathName = "ouroboros" | "haproxy" | "direct";
-const PATHS: readonly PathName[] = ["ouroboros", "haproxy", "direct"];
-
-/** One way to reach the backends; `pid` is the proxy process (absent for direct). */
-interface Target {
-  readonly name: PathName;
-  readonly pid?: number;
-  /** Port leading to nginx (HTTP). */
-  readonly httpPort: number;
-  /** Port leading to the sink. */
-  readonly sinkPort: number;
-}
-
-/** A started proxy process. */
-interface ProxyInstance extends Target {
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-function print(line = ""): void {
-  // deno-lint-ignore no-console
-  console.log(line);
-}
-
-async function capture(command: string, args: readonly string[]): Promise<{ code: number; text: string }> {
-  const output = await new Deno.Command(command, {
-    args: [...args],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  })
-    .output();
-  const decoder = new TextDecoder();
-  return { code: output.code, text: decoder.decode(output.stdout) + decoder.decode(output.stderr) };
-}
-
-/** Reads a byte stream line by line. */
-function lineReader(stream: ReadableStream<Uint8Array>) {
-  const reader = stream.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = "";
-  return {
-    async next(): Promise<string | undefined> {
-      while (true) {
-        const newline = buffer.indexOf("\n");
-        if (newline >= 0) {
-          const line = buffer.slice(0, newline);
-          buffer = buffer.slice(newline + 1);
-          return line;
-        }
-        const { value, done } = await reader.read();
-        if (done) return undefined;
-        buffer += value;
-      }
-    },
-    async cancel(): Promise<void> {
-      await reader.cancel().catch(() => {});
-    },
-  };
-}
-
-async function peerJson(args: readonly string[]): Promise<{ bytes: number; seconds: number }> {
-  const { code, text } = await capture("python3", [PEER, ...args]);
-  if (code !== 0) throw new Error(`bench_peer.py ${args.join(" ")} failed (${code}): ${text}`);
-  return JSON.parse(text) as { bytes: number; seconds: number };
-}
-
-// ---------------------------------------------------------------------------------------------
-// /proc readings
-
-/**
- * Reads a /proc file through `cat`: Deno treats /proc as a privileged path that only
- * `--allow-all` may read, and the bench permission set deliberately is not that.
- */
-async function readProc(path: string): Promise<string> {
-  const { code, text } = await capture("cat", [path]);
-  if (code !== 0) throw new Error(`cannot read ${path}: ${text}`);
-  return text;
-}
-
-async function rssKib(pid: number): Promise<number> {
-  return parseVmRssKib(await readProc(`/proc/${pid}/status`));
-}
-
-async function cpuTicks(pid: number): Promise<number> {
-  return parseCpuTicks(await readProc(`/proc/${pid}/stat`));
-}
-
-async function openFds(pid: number): Promise<number> {
-  const { code, text } = await capture("ls", ["-1", `/proc/${pid}/fd`]);
-  if (code !== 0) throw new Error(`cannot list /proc/${pid}/fd: ${text}`);
-  return text.split("\n").filter((line) => line.trim() !== "").length;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Processes under test and peers
-
-/** The python sink: counts bytes after an optional PROXY header; a control port reports counters. */
-async function startSink(): Promise<
-  { pp: number; plain: number; stats: () => Promise<SinkStats>; stop(): Promise<void> }
-> {
-  const child = new Deno.Command("python3", {
-    args: [PEER, "sink"],
-    stdin: "null",
-    stdout: "piped",
-    stderr: "inherit",
-  })
-    .spawn();
-  const lines = lineReader(child.stdout);
-  const first = await lines.next();
-  if (first === undefined) {
-    throw new Error(`the sink exited before listening: ${JSON.stringify(await child.status)}`);
-  }
-  const ports = JSON.parse(first) as { pp: number; plain: number; control: number };
-  return {
-    pp: ports.pp,
-    plain: ports.plain,
-    stats: async () => {
-      const conn = await Deno.connect({ hostname: HOST, port: ports.control });
-      return JSON.parse(await new Response(conn.readable).text()) as SinkStats;
-    },
-    async stop() {
-      child.kill("SIGKILL");
-      await child.status;
-      await lines.cancel();
-    },
-  };
-}
-
-interface SinkStats {
-  readonly accepted: number;
-  /** Connections open now whose PROXY header (if expected) has arrived. */
-  readonly ready: number;
-  readonly bytes: number;
-}
-
-/**
- * Starts `ouroboros proxy` like `startProxy` does but with `--log-level=warn`, which hides the
- * INFO "proxy starting" line that `startProxy` waits for; readiness is detected by polling the
- * listen ports instead.
- */
-async function startOuroboros(httpTarget: number, sinkTarget: number): Promise<ProxyInstance> {
-  const http = freePort();
-  const https = freePort();
-  const health = freePort();
-  const child = new Deno.Command(Deno.execPath(), {
-    args: denoArgs("proxy", [
-      "proxy",
-      `--listen-http=${HOST}:${http}`,
-      `--listen-https=${HOST}:${https}`,
-      `--listen-health=${HOST}:${health}`,
-      `--target-host=${HOST}`,
-      `--target-http-port=${httpTarget}`,
-      `--target-https-port=${sinkTarget}`,
-      "--log-level=warn",
-    ]),
-    cwd: ROOT,
-    clearEnv: true,
-    env: { NO_COLOR: "1" },
-    stdin: "null",
-    stdout: "null",
-    stderr: "piped",
-  }).spawn();
-  let log = "";
-  const drain = (async () => {
-    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) log += chunk;
-  })();
-  const status = Promise.all([child.status, drain]).then(([s]) => s);
-  const stop = async () => {
-    try {
-      child.kill("SIGKILL");
-    } catch { /* exited already */ }
-    await status;
-  };
-  try {
-    await Promise.race([
-      Promise.all([waitForPort(HOST, http, "ouroboros"), waitForPort(HOST, https, "ouroboros")]),
-      status.then((s) => {
-        throw new Error(`ouroboros exited with ${s.code} before listening:\n${log}`);
-      }),
-    ]);
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  return { name: "ouroboros", pid: child.pid, httpPort: http, sinkPort: https, stop };
-}
-
-/** The HAProxy configuration body (after startHaproxy's global/defaults), printed in the header. */
-function haproxyBody(http: number, https: number, nginxPP: number, sinkPP: number): string {
-  return `global
-  nbthread 1
-frontend fe_http
-  bind ${HOST}:${http}
-  default_backend be_http
-backend be_http
-  server ingress ${HOST}:${nginxPP} send-proxy
-frontend fe_https
-  bind ${HOST}:${https}
-  default_backend be_https
-backend be_https
-  server sink ${HOST}:${sinkPP} send-proxy
-`;
-}
-
-async function startHaproxyTarget(nginxPP: number, sinkPP: number, maxconn: number): Promise<ProxyInstance> {
-  const http = freePort();
-  const https = freePort();
-  const daemon = await startHaproxy(
-    haproxyBody(http, https, nginxPP, sinkPP),
-    [[HOST, http], [HOST, https]],
-    maxconn,
-  );
-  return {
-    name: "haproxy",
-    pid: daemon.child.pid,
-    httpPort: http,
-    sinkPort: https,
-    stop: () => daemon.stop(),
-  };
-}
-
-/** A client process holding idle connections, so its descriptors do not count against the proxy. */
-function startHolder(port: number) {
-  const child = new Deno.Command("python3", {
-    args: [PEER, "hold", HOST, String(port)],
-    stdin: "piped",
-    stdout: "piped",
-    stderr: "inherit",
-  }).spawn();
-  const writer = child.stdin.getWriter();
-  const lines = lineReader(child.stdout);
-  const encoder = new TextEncoder();
-  let open = 0;
-  return {
-    /** Opens connections until `total` are open; resolves when the client has connected them all. */
-    async openTo(total: number): Promise<void> {
-      await writer.write(encoder.encode(`open ${total - open}\n`));
-      const reply = await lines.next();
-      if (reply !== `opened ${total}`) throw new Error(`the idle client answered ${JSON.stringify(reply)}`);
-      open = total;
-    },
-    async close(): Promise<void> {
-      await writer.write(encoder.encode("close\n")).catch(() => {});
-      await writer.close().catch(() => {});
-      await child.status;
-      await lines.cancel();
-    },
-  };
-}
-
-async function writeBigFile(path: string, mib: number): Promise<void> {
-  const chunk = new Uint8Array(MIB);
-  for (let offset = 0; offset < chunk.length; offset += 65_536) {
-    crypto.getRandomValues(chunk.subarray(offset, offset + 65_536));
-  }
-  using file = await Deno.open(path, { write: true, create: true, truncate: true });
-  for (let i = 0; i < mib; i++) {
-    // Vary each MiB a little so no layer can dedupe or compress the stream.
-    chunk[0] = i & 0xff;
-    chunk[1] = (i >> 8) & 0xff;
-    let offset = 0;
-    while (offset < chunk.length) offset += await file.write(chunk.subarray(offset));
-  }
-}
-
-function nginxHttpBlock(root: string, pp: number, plain: number): string {
-  return `  sendfile on;
-  tcp_nopush on;
-  tcp_nodelay on;
-  keepalive_requests 1000000;
-  keepalive_timeout 300s;
-  server {
-    listen ${HOST}:${pp} proxy_protocol;
-    listen ${HOST}:${plain};
-    root ${root};
-    location = /small { default_type text/plain; return 200 "${SMALL_BODY.trimEnd()}\\n"; }
-    location = /whoami { default_type text/plain; return 200 "$proxy_protocol_addr\\n"; }
-  }`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Samples
-
-type Metric =
-  | "download"
-  | "upload"
-  | "cpuDownload"
-  | "cpuUpload"
-  | "rate"
-  | "p50"
-  | "p99"
-  | "idleSmall"
-  | "idleLarge"
-  | "idleMarginal";
-
-const samples = new Map<string, number[]>();
-const problems: string[] = [];
-
-function add(metric: Metric, path: PathName, value: number): void {
-  const key = `${metric}/${path}`;
-  const list = samples.get(key) ?? [];
-  list.push(value);
-  samples.set(key, list);
-}
-
-function values(metric: Metric, path: PathName): number[] {
-  return samples.get(`${metric}/${path}`) ?? [];
-}
-
-function med(metric: Metric, path: PathName): number {
-  return median(values(metric, path));
-}
-
-function noteWrkProblems(what: string, path: PathName, result: WrkResult): void {
-  for (const problem of result.problems) problems.push(`${what} via ${path}: ${problem}`);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Measurements
-
-async function bulk(
-  kind: "download" | "upload",
-  target: Target,
-  bigPath: string,
-  fileBytes: number,
-  clockTicks: number,
-): Promise<void> {
-  const before = target.pid === undefined ? undefined : await cpuTicks(target.pid);
-  const result = kind === "download"
-    ? await peerJson(["download", HOST, String(target.httpPort), "/big.bin"])
-    : await peerJson(["upload", HOST, String(target.sinkPort), bigPath]);
-  const after = target.pid === undefined ? undefined : await cpuTicks(target.pid);
-  if (result.bytes !== fileBytes) {
-    throw new Error(`${kind} via ${target.name} moved ${result.bytes} bytes, expected ${fileBytes}`);
-  }
-  add(kind, target.name, result.bytes / MIB / result.seconds);
-  if (before !== undefined && after !== undefined) {
-    add(
-      kind === "download" ? "cpuDownload" : "cpuUpload",
-      target.name,
-      (after - before) / clockTicks / (result.bytes / GIB),
-    );
-  }
-}
-
-async function wrk(
-  port: number,
-  connections: number,
-  seconds: number,
-  extra: readonly string[],
-): Promise<WrkResult> {
-  const { code, text } = await capture("wrk", [
-    "-t1",
-    `-c${connections}`,
-    `-d${seconds}s`,
-    ...extra,
-    `http://${HOST}:${port}/small`,
-  ]);
-  if (code !== 0) throw new Error(`wrk failed (${code}):\n${text}`);
-  return parseWrk(text);
-}
-
-async function connectionRate(target: Target, seconds: number): Promise<void> {
-  const result = await wrk(target.httpPort, RATE_CONNECTIONS, seconds, ["-H", "Connection: close"]);
-  noteWrkProblems("connection rate", target.name, result);
-  add("rate", target.name, result.requestsPerSecond);
-}
-
-async function keepAliveLatency(target: Target, seconds: number): Promise<void> {
-  const result = await wrk(target.httpPort, LATENCY_CONNECTIONS, seconds, ["--latency"]);
-  noteWrkProblems("keep-alive latency", target.name, result);
-  if (result.p50Ms === undefined || result.p99Ms === undefined) {
-    throw new Error("wrk --latency printed no percentiles");
-  }
-  add("p50", target.name, result.p50Ms);
-  add("p99", target.name, result.p99Ms);
-}
-
-/** Checks that each path reaches nginx and that nginx parsed a PROXY header where one is expected. */
-async function sanityCheck(target: Target): Promise<void> {
-  const { code, text } = await capture("curl", [
-    "-sS",
-    "--max-time",
-    "10",
-    `http://${HOST}:${target.httpPort}/whoami`,
-  ]);
-  const expected = target.name === "direct" ? "" : HOST;
-  if (code !== 0 || text.trim() !== expected) {
-    throw new Error(
-      `/whoami via ${target.name}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(text)}`,
-    );
-  }
-}
-
-/** Opens idle connections through a fresh instance and records RSS growth per connection. */
-async function idleMemory(
-  instance: ProxyInstance,
-  counts: readonly [number, number],
-  sinkStats: () => Promise<SinkStats>,
-): Promise<{ baseKib: number; kib: [number, number] }> {
-  const ready0 = (await sinkStats()).ready;
-  const baseKib = await rssKib(instance.pid);
-  const holder = startHolder(instance.sinkPort);
-  const kib: [number, number] = [0, 0];
-  try {
-    for (const [index, count] of counts.entries()) {
-      await holder.openTo(count);
-      await waitFor(`the sink to hold ${count} connections through ${instance.name}`, async () => {
-        return (await sinkStats()).ready >= ready0 + count;
-      }, { timeoutMs: 180_000, intervalMs: 50 });
-      kib[index] = await rssKib(instance.pid);
-    }
-  } finally {
-    await holder.close();
-  }
-  await waitFor(
-    "the idle connections to close at the sink",
-    async () => (await sinkStats()).ready <= ready0,
-    {
-      timeoutMs: 60_000,
-      intervalMs: 50,
-    },
-  );
-  return { baseKib, kib };
-}
-
-// ---------------------------------------------------------------------------------------------
-// Main
 
 function rotate<T>(items: readonly T[], by: number): T[] {
   const shift = by % items.length;
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
-async function environment(): Promise<string[]> {
-  const cpuinfo = await readProc("/proc/cpuinfo");
-  const model = /^model name\s*:\s*(.*)$/m.exec(cpuinfo)?.[1] ?? "unknown";
-  const cores = cpuinfo.split("\n").filter((line) => line.startsWith("processor")).length;
-  const first = (text: string) => text.split("\n").find((line) => line.trim() !== "")?.trim() ?? "unknown";
-  const limits = parseOpenFilesLimit(await readProc("/proc/self/limits"));
-  return [
-    `date:        ${new Date().toISOString()}`,
-    `uname -m:    ${first((await capture("uname", ["-m"])).text)}   kernel ${Deno.osRelease()}`,
-    `CPU:         ${model}, ${cores} cores`,
-    `Deno:        ${Deno.version.deno} (V8 ${Deno.version.v8})`,
-    `HAProxy:     ${first((await capture("haproxy", ["-v"])).text)}`,
-    `nginx:       ${first((await capture("nginx", ["-v"])).text)}`,
-    `wrk:         ${first((await capture("wrk", ["-v"])).text)}`,
-    `python3:     ${
-      first((await capture("python3", ["--version"])).text)
-    } (bench_peer.py: sink and bulk/idle clients)`,
-    `fd limit:    ${limits} per process (cannot be raised here)`,
-    `loadavg:     ${
-      (await readProc("/proc/loadavg")).trim()
-    } (at start; other work on the machine skews figures)`,
-  ];
+/** The paths of this run: ours (1 and N workers when offered), HAProxy 1 and N, Go, direct. */
+function planPaths(
+  cpus: number,
+  options: { workers: boolean; goBinary?: string; backends: Backends; direct: Target },
+): PathPlan[] {
+  const { backends } = options;
+  const plans: PathPlan[] = [];
+  const ourCounts = options.workers ? [...new Set([1, cpus])] : [undefined];
+  for (const workers of ourCounts) {
+    const info: PathInfo = workers === undefined
+      ? { id: "ours", label: "ours", kind: "ours", threads: 1 }
+      : { id: `ours-${workers}`, label: `ours w=${workers}`, kind: "ours", threads: workers };
+    plans.push({ info, start: () => startOurs(info, backends, workers) });
+  }
+  for (const threads of [...new Set([1, cpus])]) {
+    const info = { id: `haproxy-${threads}`, label: `hap t=${threads}`, kind: "haproxy", threads } as const;
+    plans.push({ info, start: (maxconn) => startHaproxyPath(info, backends, maxconn) });
+  }
+  if (options.goBinary !== undefined) {
+    const binary = options.goBinary;
+    const info: PathInfo = { id: "go", label: "go io.Copy", kind: "go" };
+    plans.push({ info, start: () => startGoRelay(info, binary, backends) });
+  }
+  plans.push({ info: options.direct.info });
+  return plans;
 }
 
 async function main(): Promise<void> {
-  const unknown = Deno.args.filter((arg) => arg !== "--quick");
-  if (unknown.length > 0) {
-    print(`usage: deno task bench:proxy [--quick]   (unknown: ${unknown.join(" ")})`);
+  const settings = parseBenchArgs(Deno.args);
+  if ("error" in settings) {
+    print(settings.error);
     Deno.exitCode = 2;
     return;
   }
-  const settings = Deno.args.includes("--quick") ? QUICK : FULL;
   for (const tool of ["nginx", "haproxy", "wrk", "python3", "curl"]) requireTool(tool);
   const startedAt = performance.now();
+  const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`;
   const clockTicks = Number((await capture("getconf", ["CLK_TCK"])).text.trim()) || 100;
+  const cpus = Number((await capture("nproc", [])).text.trim()) || navigator.hardwareConcurrency;
+  const workers = await proxyOffersWorkers();
 
   print(
     `ouroboros proxy benchmark${settings.quick ? " (--quick smoke run: figures are indicative only)" : ""}`,
   );
-  for (const line of await environment()) print(line);
+  for (const line of await environment(cpus)) print(line);
   print();
 
   const cleanups: (() => Promise<void>)[] = [];
   const dir = await Deno.makeTempDir({ prefix: "ouroboros-bench-" });
   cleanups.push(() => Deno.remove(dir, { recursive: true }));
   try {
-    const fileBytes = settings.fileMiB * MIB;
+    const go = await buildGoRelay(dir);
+    const fileBytes = settings.fileMiB * 1024 * 1024;
     const bigPath = `${dir}/big.bin`;
     await writeBigFile(bigPath, settings.fileMiB);
-
     const sink = await startSink();
     cleanups.push(() => sink.stop());
     const nginxPP = freePort();
@@ -592,123 +131,149 @@ async function main(): Promise<void> {
       nginxPlain,
     ]]);
     cleanups.push(() => nginx.stop());
-
-    const ours = await startOuroboros(nginxPP, sink.pp);
-    cleanups.push(() => ours.stop());
-    const haproxy = await startHaproxyTarget(nginxPP, sink.pp, 4000);
-    cleanups.push(() => haproxy.stop());
-    const direct: Target = { name: "direct", httpPort: nginxPlain, sinkPort: sink.plain };
-    const targets: Record<PathName, Target> = { ouroboros: ours, haproxy, direct };
+    const backends: Backends = { nginxPP, sinkPP: sink.pp };
+    const direct: Target = {
+      info: { id: "direct", label: "direct", kind: "direct" },
+      httpPort: nginxPlain,
+      sinkPort: sink.plain,
+    };
+    const plans = planPaths(cpus, {
+      workers,
+      backends,
+      direct,
+      ...("binary" in go ? { goBinary: go.binary } : {}),
+    });
+    const paths = plans.map((plan) => plan.info);
 
     print("Set-up");
     print(`  backend:   nginx (1 process, sendfile) :${nginxPP} proxy_protocol, :${nginxPlain} plain;`);
-    print(`             bench_peer.py sink :${sink.pp} strips PROXY header, :${sink.plain} plain`);
+    print(`             bench_peer.py sink :${sink.pp} strips the PROXY header, :${sink.plain} plain`);
+    print(`  ours:      deno run -P=proxy main.ts proxy --target-host=127.0.0.1 --log-level=warn, PROXY v1,`);
     print(
-      `  ouroboros: deno run -P=proxy main.ts proxy --target-host=${HOST} --log-level=warn (defaults otherwise:`,
+      `             relay buffers ${DEFAULT_RELAY_BUFFERS.small} B own, borrowing ${DEFAULT_RELAY_BUFFERS.pool.size} B ` +
+        `while streaming; ${
+          workers
+            ? `--workers=1 and --workers=${cpus}`
+            : "workers are not available (this proxy has no --workers flag): one configuration"
+        }`,
     );
     print(
-      `             PROXY v1, relay buffers ${DEFAULT_RELAY_BUFFERS.small} B own, borrowing ` +
-        `${DEFAULT_RELAY_BUFFERS.pool.size} B while streaming), pid ${ours.pid}`,
-    );
-    print(`  haproxy:   mode tcp, nbthread 1, maxconn 4000 (idle test: N + ${HAPROXY_MAXCONN_SLACK}),`);
-    print(
-      `             timeout connect 5s / client 1h / server 1h, server ... send-proxy (v1), pid ${haproxy.pid}`,
+      `  haproxy:   mode tcp, server ... send-proxy (v1), nbthread 1 and nbthread ${cpus} (threads = CPUs),`,
     );
     print(
-      `  loads:     download/upload ${settings.fileMiB} MiB; wrk -t1 -c${RATE_CONNECTIONS} -d${settings.wrkSeconds}s ` +
-        `-H 'Connection: close'; wrk -t1 -c${LATENCY_CONNECTIONS} -d${settings.wrkSeconds}s --latency`,
+      `             maxconn 4000 (idle test: N + ${HAPROXY_MAXCONN_SLACK}), timeout connect 5s / client 1h / server 1h`,
     );
     print(
-      `  rounds:    ${settings.rounds} (idle memory: ${settings.idleRounds}), interleaved, path order rotated ` +
-        `each round; medians reported`,
+      "binary" in go
+        ? `  go:        tests/bench/go_relay (${go.version}): accept, dial, PROXY v1 header, two io.Copy goroutines, half-close`
+        : `  go:        SKIPPED: ${go.skipped}`,
     );
-    print(`  fairness:  client load is identical for every path; the clients (wrk, python), the backend and`);
     print(
-      `             the proxy all share the same ${navigator.hardwareConcurrency} cores, so every figure includes that contention.`,
+      `  loads:     download/upload ${settings.fileMiB} MiB; wrk -t1 -c{${RATE_CLIENTS.join(",")}} ` +
+        `-d${settings.rateSeconds}s -H 'Connection: close'; wrk -t1 -c{${LATENCY_CLIENTS.join(",")}} ` +
+        `-d${settings.latencySeconds}s --latency`,
     );
+    print(
+      `  rounds:    ${settings.rounds} (idle memory: ${settings.idleRounds}), interleaved, path order rotated each ` +
+        "round; medians reported",
+    );
+    print(
+      `  fairness:  identical client load on every path; clients (wrk, python), backend and proxy share the`,
+    );
+    print(`             same ${cpus} cores, so every figure includes that contention`);
     print();
 
-    for (const name of PATHS) await sanityCheck(targets[name]);
-    print("Sanity: nginx saw the client address 127.0.0.1 in the PROXY header via ouroboros and haproxy.");
+    const running = new Map<string, Target>([["direct", direct]]);
+    for (const plan of plans) {
+      if (plan.start === undefined) continue;
+      const instance = await plan.start(4000);
+      cleanups.push(() => instance.stop());
+      running.set(plan.info.id, instance);
+    }
+    const targets = paths.map((info) => running.get(info.id) as Target);
+    for (const target of targets) await sanityCheck(target);
+    print("Sanity: nginx saw the client address 127.0.0.1 in the PROXY header via every proxy.");
 
-    // Warm-up: one pass of every load on every path, not recorded.
-    for (const name of PATHS) {
-      const target = targets[name];
+    for (const target of targets) {
       await peerJson(["download", HOST, String(target.httpPort), "/big.bin"]);
       await peerJson(["upload", HOST, String(target.sinkPort), bigPath]);
-      await wrk(target.httpPort, RATE_CONNECTIONS, 1, ["-H", "Connection: close"]);
-      await wrk(target.httpPort, LATENCY_CONNECTIONS, 1, ["--latency"]);
+      await wrk(target.httpPort, { connections: 16, seconds: 1, extra: CONNECTION_CLOSE });
+      await wrk(target.httpPort, { connections: 8, seconds: 1, extra: ["--latency"] });
     }
-    print("Warm-up pass done.");
+    print(`Warm-up pass done (${elapsed()}).`);
     print();
 
-    const seconds = settings.wrkSeconds;
-    const measurements: readonly [string, (target: Target) => Promise<void>][] = [
-      ["download", (t) => bulk("download", t, bigPath, fileBytes, clockTicks)],
-      ["upload", (t) => bulk("upload", t, bigPath, fileBytes, clockTicks)],
-      ["connection rate", (t) => connectionRate(t, seconds)],
-      ["keep-alive latency", (t) => keepAliveLatency(t, seconds)],
+    const recorder: Recorder = { samples: new Samples(), problems: [] };
+    const bulkOptions = { recorder, bigPath, fileBytes, clockTicks };
+    const measurements: ((target: Target) => Promise<void>)[] = [
+      (t) => bulk("download", t, bulkOptions),
+      (t) => bulk("upload", t, bulkOptions),
+      ...RATE_CLIENTS.map((clients) => (t: Target) =>
+        connectionRate(t, { recorder, clients, seconds: settings.rateSeconds })
+      ),
+      ...LATENCY_CLIENTS.map((clients) => (t: Target) =>
+        keepAliveLatency(t, { recorder, clients, seconds: settings.latencySeconds })
+      ),
     ];
     for (let round = 0; round < settings.rounds; round++) {
-      const order = rotate(PATHS, round);
-      for (const [, measure] of measurements) {
-        for (const name of order) await measure(targets[name]);
+      const order = rotate(targets, round);
+      for (const measure of measurements) {
+        for (const target of order) await measure(target);
       }
-      const last = (metric: Metric, name: PathName) => figure(values(metric, name).at(-1));
+      const last = (metric: string, id: string) => figure(recorder.samples.values(metric, id).at(-1));
       print(
-        `round ${round + 1}/${settings.rounds} (order ${order.join(", ")}): ` +
-          PATHS.map((name) =>
-            `${name} ${last("download", name)}/${last("upload", name)} MiB/s, ${
-              last("rate", name)
-            } conn/s, ` +
-            `p99 ${last("p99", name)} ms`
+        `round ${round + 1}/${settings.rounds} (${elapsed()}): ` +
+          order.map(({ info }) =>
+            `${info.label} ${last("download", info.id)}/${last("upload", info.id)} MiB/s, ` +
+            `${last("rate@16", info.id)} conn/s@16, p99@8 ${last("p99@8", info.id)} ms`
           ).join("; "),
       );
     }
-    await ours.stop();
-    await haproxy.stop();
+    for (const target of targets) {
+      if ("stop" in target) await (target as ProxyInstance).stop();
+    }
     print();
 
-    // Idle connections: fresh instances so earlier bulk transfers do not colour the baseline.
-    const probe = await startOuroboros(nginxPP, sink.pp);
-    const fdLimit = parseOpenFilesLimit(await readProc(`/proc/${probe.pid}/limits`));
-    const baseFds = await openFds(probe.pid);
-    await probe.stop();
-    const feasible = Math.floor((fdLimit - baseFds - FD_RESERVE) / 2 / 100) * 100;
-    const large = Math.min(settings.idleTarget, feasible);
-    const small = Math.min(settings.idleSmall, large);
-    print("Idle connections");
-    print(
-      `  fd limit ${fdLimit}; a fresh ouroboros holds ${baseFds} descriptors; each proxied connection needs 2 ` +
-        `(client + backend) and ${FD_RESERVE} are kept for health checks and slack:`,
+    // Idle connections: a fresh instance per path and round, so earlier loads do not colour it.
+    const idlePlans = plans.filter((plan) =>
+      plan.start !== undefined && !(plan.info.kind === "haproxy" && plan.info.threads !== cpus)
     );
     print(
-      `  feasible N = floor((${fdLimit} - ${baseFds} - ${FD_RESERVE}) / 2) rounded down to 100 = ${feasible}.`,
+      `Idle connections (${idlePlans.map((plan) => plan.info.label).join(", ")}): ` +
+        `${settings.idleSmall} and ${settings.idleTarget} aimed for`,
     );
-    if (settings.idleTarget > feasible) {
-      print(
-        `  ${settings.idleTarget.toLocaleString("en-US")} is NOT reached: it would need ` +
-          `${
-            2 * settings.idleTarget + baseFds
-          } descriptors > ${fdLimit}. Measuring at ${small} and ${large}.`,
-      );
-    } else {
-      print(`  ${settings.idleTarget.toLocaleString("en-US")} fits. Measuring at ${small} and ${large}.`);
-    }
-    print(`  HAProxy gets maxconn ${large + HAPROXY_MAXCONN_SLACK}; the idle client is a separate process.`);
+    const idleCounts = new Map<string, string>();
     for (let round = 0; round < settings.idleRounds; round++) {
-      for (const name of rotate(["ouroboros", "haproxy"] as const, round)) {
-        const instance = name === "ouroboros"
-          ? await startOuroboros(nginxPP, sink.pp)
-          : await startHaproxyTarget(nginxPP, sink.pp, large + HAPROXY_MAXCONN_SLACK);
+      for (const plan of rotate(idlePlans, round)) {
+        const instance = await (plan.start as (maxconn: number) => Promise<ProxyInstance>)(
+          settings.idleTarget + HAPROXY_MAXCONN_SLACK,
+        );
         try {
-          const { baseKib, kib } = await idleMemory(instance, [small, large], sink.stats);
-          add("idleSmall", name, (kib[0] - baseKib) / small);
-          add("idleLarge", name, (kib[1] - baseKib) / large);
-          if (large > small) add("idleMarginal", name, (kib[1] - kib[0]) / (large - small));
+          const reading = await idleMemory(instance, {
+            small: settings.idleSmall,
+            large: settings.idleTarget,
+            sinkStats: sink.stats,
+          });
+          const id = plan.info.id;
+          recorder.samples.add("idleSmall", id, (reading.smallKib - reading.baseKib) / reading.small);
+          recorder.samples.add("idleLarge", id, (reading.largeKib - reading.baseKib) / reading.large);
+          if (reading.large > reading.small) {
+            recorder.samples.add(
+              "idleMarginal",
+              id,
+              (reading.largeKib - reading.smallKib) / (reading.large - reading.small),
+            );
+          }
+          idleCounts.set(
+            id,
+            `${reading.large} (${reading.fdsPerConnection} fds/conn, limit ${reading.fdLimit})`,
+          );
           print(
-            `  round ${round + 1}/${settings.idleRounds} ${name}: VmRSS ${baseKib} KiB at start, ` +
-              `${kib[0]} KiB with ${small}, ${kib[1]} KiB with ${large} idle connections`,
+            `  round ${
+              round + 1
+            }/${settings.idleRounds} ${plan.info.label}: VmRSS ${reading.baseKib} KiB at start, ` +
+              `${reading.smallKib} KiB with ${reading.small}, ${reading.largeKib} KiB with ${reading.large} idle ` +
+              `connections; ${reading.fdsPerConnection} descriptors per connection, limit ${reading.fdLimit} (${elapsed()})`,
           );
         } finally {
           await instance.stop();
@@ -717,99 +282,12 @@ async function main(): Promise<void> {
     }
     print();
 
-    report(settings, small, large);
-    if (problems.length > 0) {
-      print();
-      print("wrk reported errors (figures for these runs are suspect):");
-      for (const problem of problems) print(`  ${problem}`);
-    }
+    report({ settings, paths, cpus, recorder, idleCounts, workers });
     print();
-    print(
-      `Total run time ${((performance.now() - startedAt) / 1000).toFixed(0)} s; ` +
-        `loadavg at the end ${(await readProc("/proc/loadavg")).trim()}.`,
-    );
+    print(`Total run time ${elapsed()}; loadavg at the end ${(await readProc("/proc/loadavg")).trim()}.`);
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
-}
-
-function report(settings: Settings, small: number, large: number): void {
-  print("Per-round samples (in run order)");
-  const metricNames: readonly [Metric, string][] = [
-    ["download", "download MiB/s"],
-    ["upload", "upload MiB/s"],
-    ["rate", "Connection: close req/s"],
-    ["p50", "keep-alive p50 ms"],
-    ["p99", "keep-alive p99 ms"],
-    ["cpuDownload", "CPU s/GiB download"],
-    ["cpuUpload", "CPU s/GiB upload"],
-    ["idleSmall", `KiB/conn at ${small}`],
-    ["idleLarge", `KiB/conn at ${large}`],
-  ];
-  for (const [metric, label] of metricNames) {
-    const parts = PATHS.filter((name) => values(metric, name).length > 0)
-      .map((name) => `${name} ${values(metric, name).map(figure).join(" ")}`);
-    print(`  ${label.padEnd(26)} ${parts.join(" | ")}`);
-  }
-  print();
-
-  const row = (label: string, metric: Metric | ((name: PathName) => number), withDirect = true): string[] => {
-    const get = (name: PathName) => typeof metric === "function" ? metric(name) : med(metric, name);
-    const ours = get("ouroboros");
-    const haproxy = get("haproxy");
-    const direct = withDirect ? get("direct") : Number.NaN;
-    return [
-      label,
-      figure(ours),
-      figure(haproxy),
-      figure(direct),
-      ratio(ours, haproxy),
-      ratio(ours, direct),
-      ratio(haproxy, direct),
-    ];
-  };
-  const added = (metric: "p50" | "p99") => (name: PathName) => med(metric, name) - med(metric, "direct");
-  const rows = [
-    row("download throughput, MiB/s (higher is better)", "download"),
-    row("upload throughput, MiB/s", "upload"),
-    row(`new connections (wrk -c${RATE_CONNECTIONS}, Connection: close), req/s`, "rate"),
-    row(`keep-alive p50 latency (wrk -c${LATENCY_CONNECTIONS}), ms (lower is better)`, "p50"),
-    row("keep-alive p99 latency, ms", "p99"),
-    row("added p50 latency vs direct, ms", added("p50"), false),
-    row("added p99 latency vs direct, ms", added("p99"), false),
-    row(`RSS per idle connection at ${small.toLocaleString("en-US")}, KiB`, "idleSmall", false),
-    row(`RSS per idle connection at ${large.toLocaleString("en-US")}, KiB`, "idleLarge", false),
-    row(`marginal RSS per idle connection ${small}->${large}, KiB`, "idleMarginal", false),
-    row("CPU seconds per GiB, download", "cpuDownload", false),
-    row("CPU seconds per GiB, upload", "cpuUpload", false),
-  ];
-  print(
-    `RESULTS (medians of ${settings.rounds} interleaved rounds; idle memory: ${settings.idleRounds}; ` +
-      `${navigator.hardwareConcurrency} cores shared by clients, backend and proxy)`,
-  );
-  print(
-    renderTable(["metric", "ouroboros", "haproxy", "direct", "ours/hap", "ours/direct", "hap/direct"], rows),
-  );
-  print("(ratio = left figure / right figure; '-' = not applicable: direct has no proxy process)");
-  print();
-
-  const verdict = (ok: boolean) => ok ? "met    " : "NOT met";
-  const r = (metric: Metric) => med(metric, "ouroboros") / med(metric, "haproxy");
-  const addedOurs = med("p99", "ouroboros") - med("p99", "direct");
-  const addedHaproxy = med("p99", "haproxy") - med("p99", "direct");
-  print("Goals");
-  print(`  ${verdict(r("download") >= 1)} download throughput >= HAProxy   (${r("download").toFixed(2)}x)`);
-  print(`  ${verdict(r("upload") >= 1)} upload throughput >= HAProxy     (${r("upload").toFixed(2)}x)`);
-  print(`  ${verdict(r("rate") >= 1)} connection rate >= HAProxy       (${r("rate").toFixed(2)}x)`);
-  print(
-    `  ${verdict(addedOurs <= addedHaproxy)} added p99 <= HAProxy's          ` +
-      `(${figure(addedOurs)} ms vs ${figure(addedHaproxy)} ms)`,
-  );
-  print(
-    `  ${verdict(r("idleLarge") <= 2)} idle memory <= 2x HAProxy's      (${
-      r("idleLarge").toFixed(2)
-    }x at ${large})`,
-  );
 }
 
 if (import.meta.main) await main();

@@ -1,0 +1,3 @@
+module ouroboros.bench/go_relay
+
+go 1.19
