@@ -64,6 +64,24 @@ export interface RelayOptions {
   readonly activity?: Activity;
   /** Defaults to {@linkcode DEFAULT_RELAY_BUFFERS}. */
   readonly buffers?: RelayBuffers | undefined;
+  /** The client's first read, begun before the relay while the backend was being dialed. */
+  readonly firstRead?: FirstRead | undefined;
+}
+
+/**
+ * A read of the client begun before the relay (the connection handler starts it at accept, so
+ * the client's first bytes can leave with the PROXY header). The relay takes over its buffer,
+ * which must be a `small`-byte one (from `smallPool` when there is one: the relay gives it back).
+ */
+export interface FirstRead {
+  readonly buffer: Uint8Array;
+  /**
+   * The read still to be awaited (it may have settled already), or `undefined` when its bytes
+   * were already written to the backend (with the header).
+   */
+  readonly pending: Promise<number | null> | undefined;
+  /** Client bytes already written to the backend; counted in the result and the series. */
+  readonly sent: number;
 }
 
 /** How a relay ended. */
@@ -141,10 +159,17 @@ export async function relay(
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
 
-  const pump = async (from: Deno.Conn, to: Deno.Conn, series: NumberSeries): Promise<PumpEnd> => {
-    const own = smallPool?.take() ?? new Uint8Array(small);
+  const pump = async (
+    from: Deno.Conn,
+    to: Deno.Conn,
+    series: NumberSeries,
+    first: FirstRead | undefined,
+  ): Promise<PumpEnd> => {
+    const own = first?.buffer ?? smallPool?.take() ?? new Uint8Array(small);
+    let pending = first?.pending;
     let borrowed: Uint8Array | undefined;
-    let bytes = 0;
+    let bytes = first?.sent ?? 0;
+    series.value += bytes;
     const end = (result: PumpEnd): PumpEnd => {
       if (borrowed !== undefined) pool.give(borrowed);
       borrowed = undefined;
@@ -160,7 +185,12 @@ export async function relay(
       const buffer = borrowed ?? own;
       let n: number | null;
       try {
-        n = await from.read(buffer);
+        if (pending === undefined) {
+          n = await from.read(buffer);
+        } else {
+          n = await pending;
+          pending = undefined;
+        }
       } catch (error) {
         return fail(error);
       }
@@ -200,8 +230,8 @@ export async function relay(
   };
 
   const [up, down] = await Promise.all([
-    pump(client, backend, options.upstream),
-    pump(backend, client, options.downstream),
+    pump(client, backend, options.upstream, options.firstRead),
+    pump(backend, client, options.downstream, undefined),
   ]);
   closeBoth();
   options.signal?.removeEventListener("abort", onAbort);
