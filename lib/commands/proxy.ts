@@ -9,7 +9,7 @@
  */
 
 import { backendReadiness } from "../proxy/backend_readiness.ts";
-import { systemDialer } from "../proxy/dialer.ts";
+import { systemDialer, systemTrafficDialer } from "../proxy/dialer.ts";
 import { createProxyMetrics } from "../proxy/proxy_metrics.ts";
 import { ProxyServer } from "../proxy/server.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
@@ -55,7 +55,7 @@ function startProxy(settings: ProxySettings): Service {
   const log = logger("proxy");
   const metrics = createProxyMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION });
   const server = ProxyServer.start(config, {
-    dial: systemDialer,
+    dial: systemTrafficDialer(systemClock),
     clock: systemClock,
     log,
     metrics,
