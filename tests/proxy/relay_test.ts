@@ -6,9 +6,9 @@
 
 import assert from "node:assert/strict";
 import { BufferPool } from "../../lib/proxy/buffer_pool.ts";
-import { relay, type RelayBuffers, type RelayResult } from "../../lib/proxy/relay.ts";
+import { PROBE_BYTES, relay, type RelayBuffers, type RelayResult } from "../../lib/proxy/relay.ts";
 import type { NumberSeries } from "../../lib/util/metrics.ts";
-import { randomBytes, readAll, readsClosed, sha256, writeAll } from "../support/conn_io.ts";
+import { randomBytes, readAll, readExactly, readsClosed, sha256, writeAll } from "../support/conn_io.ts";
 import { waitFor } from "../support/wait.ts";
 
 const KiB = 1024;
@@ -299,4 +299,73 @@ Deno.test("relay: a completed relay closes both of its connections", async () =>
   assert.throws(() => r.backend.close(), Deno.errors.BadResource);
   assert.ok(await readsClosed(r.clientPeer));
   assert.ok(await readsClosed(r.backendPeer));
+});
+
+Deno.test("relay: buffers just above the probe's size, switching between probe, own and pooled ones, relay every byte in order", async () => {
+  using r = await rig();
+  const buffers: RelayBuffers = {
+    small: PROBE_BYTES + 1,
+    pool: new BufferPool(PROBE_BYTES + 7, 2),
+    smallPool: new BufferPool(PROBE_BYTES + 1, 2),
+  };
+  const up = randomBytes(200 * KiB + 3);
+  const down = randomBytes(150 * KiB + 1);
+  const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream, buffers });
+  const [atBackend, atClient] = await Promise.all([
+    readAll(r.backendPeer),
+    readAll(r.clientPeer),
+    writeAll(r.clientPeer, up).then(() => r.clientPeer.closeWrite()),
+    writeAll(r.backendPeer, down).then(() => r.backendPeer.closeWrite()),
+  ]);
+  const result = await done;
+  assert.deepEqual(result.end, { kind: "completed" });
+  assert.equal(sha256(atBackend), sha256(up));
+  assert.equal(sha256(atClient), sha256(down));
+  assertCounted(result, r);
+});
+
+Deno.test("relay: after the first exchange, a message of exactly the probe's size is relayed at once, not held for more", async () => {
+  using r = await rig();
+  const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream });
+  await writeAll(r.clientPeer, randomBytes(10));
+  await readExactly(r.backendPeer, 10);
+  for (const size of [PROBE_BYTES, PROBE_BYTES, 1, PROBE_BYTES + 1]) {
+    const message = randomBytes(size);
+    await writeAll(r.clientPeer, message);
+    assert.deepEqual(await readExactly(r.backendPeer, size), message, `a ${size}-byte message`);
+    await writeAll(r.backendPeer, message);
+    assert.deepEqual(await readExactly(r.clientPeer, size), message, `a ${size}-byte answer`);
+  }
+  r.clientPeer.close();
+  r.backendPeer.close();
+  await done;
+});
+
+Deno.test("relay: after an idle spell, a request larger than the probe still reaches the backend in one write", async () => {
+  using r = await rig();
+  const writes: number[] = [];
+  const backend = new Proxy(r.backend, {
+    get(target, key) {
+      if (key === "write") {
+        return (bytes: Uint8Array) => {
+          writes.push(bytes.length);
+          return target.write(bytes);
+        };
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  const done = relay(r.client, backend, { upstream: r.upstream, downstream: r.downstream });
+  await writeAll(r.clientPeer, randomBytes(10));
+  await readExactly(r.backendPeer, 10);
+  // Wait until the upstream direction is idle again (its probe read is pending) before sending more.
+  await waitFor("the first message to be counted", () => r.upstream.value === SERIES_START.upstream + 10);
+  const request = randomBytes(500);
+  await writeAll(r.clientPeer, request);
+  assert.deepEqual(await readExactly(r.backendPeer, request.length), request);
+  assert.deepEqual(writes, [10, 500], "probe bytes and the rest left together");
+  r.clientPeer.close();
+  r.backendPeer.close();
+  await done;
 });
