@@ -16,7 +16,7 @@ import { type DialDeadlines, type Dialer, dialWithTimeout } from "./dialer.ts";
 import { encodeProxyHeader, type ProxyProtocolVersion, type SocketAddress } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { IdleReaper } from "./idle_reaper.ts";
-import { type Activity, DEFAULT_RELAY_BUFFERS, relay, type RelayBuffers } from "./relay.ts";
+import { type Activity, DEFAULT_RELAY_BUFFERS, type FirstRead, relay, type RelayBuffers } from "./relay.ts";
 import type { BufferPool } from "./buffer_pool.ts";
 import type { Log } from "../util/logging.ts";
 
@@ -112,13 +112,15 @@ class EarlyRead {
   constructor(client: Deno.Conn, buffer: Uint8Array, activity: Activity) {
     this.buffer = buffer;
     this.promise = client.read(buffer);
-    this.promise.then((n) => {
+    // One callback for both outcomes: it stays alive as long as the read is pending.
+    const settle = (n: unknown) => {
       this.settled = true;
-      this.n = n;
-      activity.count += 1;
-    }, () => {
-      this.settled = true;
-    });
+      if (typeof n === "number" || n === null) {
+        this.n = n;
+        activity.count += 1;
+      }
+    };
+    this.promise.then(settle, settle);
   }
 
   /** Waits for the read to end (after the client was closed) and gives its buffer back. */
@@ -230,8 +232,15 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       closeQuietly(backend);
       return;
     }
-    if (sent > 0) activity.count += 1;
-    const firstRead = { buffer: early.buffer, pending: sent > 0 ? undefined : early.promise, sent };
+    let firstRead: FirstRead;
+    if (sent > 0) {
+      // Copied into the header's buffer and written: the read's buffer is free again.
+      activity.count += 1;
+      buffers.smallPool?.give(early.buffer);
+      firstRead = { buffer: undefined, pending: undefined, sent };
+    } else {
+      firstRead = { buffer: early.buffer, pending: early.promise, sent: 0 };
+    }
     // The relay owns the first read and its buffer from here on.
     early = undefined;
     const result = await relay(client, backend, {

@@ -79,11 +79,13 @@ export interface RelayOptions {
 
 /**
  * A read of the client begun before the relay (the connection handler starts it at accept, so
- * the client's first bytes can leave with the PROXY header). The relay takes over its buffer,
- * which must be a `small`-byte one (from `smallPool` when there is one: the relay gives it back).
+ * the client's first bytes can leave with the PROXY header). The relay takes over its buffer, if
+ * any, which must be a `small`-byte one (from `smallPool` when there is one: the relay gives it
+ * back).
  */
 export interface FirstRead {
-  readonly buffer: Uint8Array;
+  /** The buffer the read went into; `undefined` once its bytes have left (it went back to the pool). */
+  readonly buffer: Uint8Array | undefined;
   /**
    * The read still to be awaited (it may have settled already), or `undefined` when its bytes
    * were already written to the backend (with the header).
@@ -188,14 +190,10 @@ class Direction {
   /** A read already issued into `#own` at `#offset`, to await instead of reading. */
   #pending: Promise<number | null> | undefined;
   #offset = 0;
-  /** Outcome of the read that follows a full probe, once it has settled. */
+  /** Outcome of the read that follows a full probe, once it has settled (`null`: EOF or failed). */
   #more: number | null | undefined = undefined;
-  readonly #onMore = (n: number | null): void => {
-    this.#more = n;
-  };
-  readonly #onMoreFailed = (): void => {
-    this.#more = null;
-  };
+  /** Records that outcome; made on the first full probe, so a quiet direction never pays for it. */
+  #onMore: ((n: unknown) => void) | undefined = undefined;
 
   constructor(
     link: Link,
@@ -208,7 +206,8 @@ class Direction {
     this.#from = from;
     this.#to = to;
     this.#series = series;
-    this.#own = first?.buffer ?? this.#takeSmall();
+    // A first read whose bytes already left with the header hands over no buffer: wait with the probe.
+    this.#own = first === undefined ? this.#takeSmall() : first.buffer;
     this.#pending = first?.pending;
     this.bytes = first?.sent ?? 0;
     series.value += this.bytes;
@@ -271,7 +270,10 @@ class Direction {
             buffer = own;
             this.#more = undefined;
             const more = this.#from.read(own.subarray(PROBE_BYTES));
-            more.then(this.#onMore, this.#onMoreFailed);
+            this.#onMore ??= (n) => {
+              this.#more = typeof n === "number" ? n : null;
+            };
+            more.then(this.#onMore, this.#onMore);
             for (let turn = 0; turn < READY_TURNS && this.#more === undefined; turn++) await null;
             if (typeof this.#more === "number") {
               n += this.#more;
