@@ -15,39 +15,22 @@ import { createProxyMetrics } from "../../lib/proxy/proxy_metrics.ts";
 import type { Activity, RelayBuffers } from "../../lib/proxy/relay.ts";
 import { systemClock } from "../../lib/util/clock.ts";
 import { Throttle } from "../../lib/util/throttle.ts";
-import { closeQuietly, concat, readAll, readExactly, readsClosed, writeAll } from "../support/conn_io.ts";
+import {
+  closeQuietly,
+  concat,
+  readAll,
+  readExactly,
+  readsClosed,
+  recordingWrites,
+  socketPair,
+  writeAll,
+} from "../support/conn_io.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 import { waitFor } from "../support/wait.ts";
 
 const encoder = new TextEncoder();
 const REQUEST = encoder.encode("GET / HTTP/1.1\r\nHost: example.test\r\n\r\n");
 const RESPONSE = encoder.encode("HTTP/1.1 204 No Content\r\n\r\n");
-
-/** Two connected TCP sockets on 127.0.0.1: `[connecting side, accepted side]`. */
-async function socketPair(): Promise<[Deno.TcpConn, Deno.TcpConn]> {
-  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const [connecting, accepted] = await Promise.all([
-    Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port }),
-    listener.accept(),
-  ]);
-  return [connecting, accepted];
-}
-
-/** A connection whose writes are recorded, one entry per `write` call (one `send`). */
-function recordingWrites(conn: Deno.TcpConn, writes: Uint8Array[]): Deno.TcpConn {
-  return new Proxy(conn, {
-    get(target, key) {
-      if (key === "write") {
-        return (bytes: Uint8Array) => {
-          writes.push(bytes.slice());
-          return target.write(bytes);
-        };
-      }
-      const value = Reflect.get(target, key, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 /** One connection under test, its peers, and the dial the test releases. */
 interface Rig extends AsyncDisposable {
