@@ -9,7 +9,7 @@
  */
 
 import { backendReadiness } from "../proxy/backend_readiness.ts";
-import { systemDialer } from "../proxy/dialer.ts";
+import { systemDialer, systemTrafficDialer } from "../proxy/dialer.ts";
 import { createProxyMetrics } from "../proxy/proxy_metrics.ts";
 import { ProxyServer } from "../proxy/server.ts";
 import { WorkerPool } from "../proxy/workers/worker_pool.ts";
@@ -106,7 +106,7 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
   };
   if (settings.workers <= 1) {
     const server = ProxyServer.start(config, {
-      dial: systemDialer,
+      dial: systemTrafficDialer(systemClock),
       clock: systemClock,
       log,
       metrics,

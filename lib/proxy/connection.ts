@@ -1,5 +1,6 @@
 /**
- * One proxied connection: dial the backend, write the PROXY header, relay, record metrics.
+ * One proxied connection: read the client while dialing the backend, write the PROXY header
+ * (with the client's first bytes when they came during the dial), relay, record metrics.
  *
  * Effects: dials the backend, writes the header, relays; logs and counts what happened.
  *
@@ -15,7 +16,8 @@ import { type DialDeadlines, type Dialer, dialWithTimeout } from "./dialer.ts";
 import { encodeProxyHeader, type ProxyProtocolVersion, type SocketAddress } from "./proxy_protocol.ts";
 import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { IdleReaper } from "./idle_reaper.ts";
-import { type Activity, relay, type RelayBuffers } from "./relay.ts";
+import { type Activity, DEFAULT_RELAY_BUFFERS, type FirstRead, relay, type RelayBuffers } from "./relay.ts";
+import type { BufferPool } from "./buffer_pool.ts";
 import type { Log } from "../util/logging.ts";
 
 /** A listener's metric series, resolved once so each connection only bumps numbers. */
@@ -64,8 +66,8 @@ export interface ConnectionContext {
   /** Limits the per-connection WARN lines when the backend keeps failing. */
   readonly throttle: Throttle;
   readonly clock: Clock;
-  /** Expires connections that stay silent for the idle timeout. */
-  readonly idle: IdleReaper;
+  /** Expires connections that stay silent for the idle timeout (an {@linkcode IdleReaper}). */
+  readonly idle: Pick<IdleReaper, "track">;
   /** Whether debug lines are wanted; checked once so the hot path builds no log objects. */
   readonly debug: boolean;
   readonly buffers?: RelayBuffers;
@@ -87,12 +89,49 @@ function closeQuietly(conn: Deno.Conn): void {
 }
 
 /**
- * Writes the header. No deadline is needed: on a freshly connected socket the kernel's send
- * buffer is empty, so these few bytes are taken at once whether or not the backend reads.
+ * Writes the header (and the client's first bytes, when they came during the dial). No deadline
+ * is needed: on a freshly connected socket the kernel's send buffer is empty, so these few bytes
+ * (at most a header and one small buffer) are taken at once whether or not the backend reads.
  */
-async function writeHeader(backend: Deno.Conn, bytes: Uint8Array): Promise<void> {
+async function writeAll(backend: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let offset = 0;
   while (offset < bytes.length) offset += await backend.write(bytes.subarray(offset));
+}
+
+/**
+ * The client's first read, begun at accept so that it overlaps the dial. `n` is its result once
+ * it has settled (`null` for EOF), `undefined` while it is pending; a failed read counts as
+ * settled with no bytes (the relay awaits the same promise and sees the error).
+ */
+class EarlyRead {
+  readonly buffer: Uint8Array;
+  readonly promise: Promise<number | null>;
+  settled = false;
+  n: number | null = null;
+
+  constructor(client: Deno.Conn, buffer: Uint8Array, activity: Activity) {
+    this.buffer = buffer;
+    this.promise = client.read(buffer);
+    // One callback for both outcomes: it stays alive as long as the read is pending.
+    const settle = (n: unknown) => {
+      this.settled = true;
+      if (typeof n === "number" || n === null) {
+        this.n = n;
+        activity.count += 1;
+      }
+    };
+    this.promise.then(settle, settle);
+  }
+
+  /** Waits for the read to end (after the client was closed) and gives its buffer back. */
+  async release(pool: BufferPool | undefined): Promise<void> {
+    try {
+      await this.promise;
+    } catch {
+      // Closed under it: the buffer is free either way.
+    }
+    pool?.give(this.buffer);
+  }
 }
 
 /** One accepted connection and what it is served with. */
@@ -109,6 +148,12 @@ export interface ConnectionJob {
 /**
  * Serves one accepted client connection to completion. Never rejects: failures are logged,
  * counted and end with both sockets closed.
+ *
+ * The client is read from at once, while the backend is dialed: when its first bytes have come
+ * by the time the dial completes, they leave with the PROXY header in one write (one `send`, one
+ * wake-up of the backend). When they have not, the header is written alone straight away, as
+ * before: a backend that speaks first (SMTP-style) must get the header without waiting for the
+ * client, and a wait would only add latency to every other connection.
  */
 export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob): Promise<void> {
   const { context, stop } = job;
@@ -122,12 +167,15 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
     series.idleTimeouts.value += 1;
     stop.abort("idle");
   });
+  const buffers = context.buffers ?? DEFAULT_RELAY_BUFFERS;
+  let early: EarlyRead | undefined;
   try {
     try {
       client.setNoDelay(true);
     } catch {
       // The client already went away; the dial below will fail to matter.
     }
+    early = new EarlyRead(client, buffers.smallPool?.take() ?? new Uint8Array(buffers.small), activity);
     const closeClient = () => closeQuietly(client);
     stop.signal.addEventListener("abort", closeClient, { once: true });
     let backend: Deno.TcpConn;
@@ -151,21 +199,24 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
           suppressed: decision.suppressed,
         });
       }
-      closeQuietly(client);
       return;
     } finally {
       stop.signal.removeEventListener("abort", closeClient);
     }
     if (stop.signal.aborted) {
       closeQuietly(backend);
-      closeQuietly(client);
       return;
     }
+    // Client bytes that came during the dial leave with the header.
+    const sent = early.settled && early.n !== null ? early.n : 0;
     try {
       backend.setNoDelay(true);
-      await writeHeader(
+      const ends = { client: clientAddress, local: peer(client.localAddr) };
+      await writeAll(
         backend,
-        encodeProxyHeader(context.proxyProtocol, { client: clientAddress, local: peer(client.localAddr) }),
+        sent > 0
+          ? encodeProxyHeader(context.proxyProtocol, ends, { payload: early.buffer.subarray(0, sent) })
+          : encodeProxyHeader(context.proxyProtocol, ends),
       );
     } catch (error) {
       series.headerFailures.value += 1;
@@ -179,15 +230,26 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
         });
       }
       closeQuietly(backend);
-      closeQuietly(client);
       return;
     }
+    let firstRead: FirstRead;
+    if (sent > 0) {
+      // Copied into the header's buffer and written: the read's buffer is free again.
+      activity.count += 1;
+      buffers.smallPool?.give(early.buffer);
+      firstRead = { buffer: undefined, pending: undefined, sent };
+    } else {
+      firstRead = { buffer: early.buffer, pending: early.promise, sent: 0 };
+    }
+    // The relay owns the first read and its buffer from here on.
+    early = undefined;
     const result = await relay(client, backend, {
       upstream: series.upstream,
       downstream: series.downstream,
       signal: stop.signal,
       activity,
-      buffers: context.buffers,
+      buffers,
+      firstRead,
     });
     if (context.debug) {
       log.debug("connection closed", {
@@ -200,6 +262,11 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       });
     }
   } finally {
+    if (early !== undefined) {
+      // Ended before the relay: close the client so its read ends, then reuse the buffer.
+      closeQuietly(client);
+      await early.release(buffers.smallPool);
+    }
     untrack();
     series.active.value -= 1;
     series.duration.observe((context.clock.now() - started) / 1000);

@@ -6,6 +6,11 @@
  * dials are pending), so a dial arms no timer of its own; without one (the readiness probe, one
  * dial per probe) a dial keeps its own timer.
  *
+ * Address cache: {@linkcode cachingDialer} dials the address a name last reached for a few
+ * seconds instead of resolving the name per connection (measured: without it every connection
+ * to a named backend runs getaddrinfo, reading `/etc/hosts` and, for cluster names, querying DNS
+ * through the search list).
+ *
  * Effects: opens TCP connections (through the injected dialer) and keeps timers.
  *
  * @module
@@ -14,6 +19,8 @@
 import type { Clock } from "../util/clock.ts";
 import { DeadlineTimer } from "../util/deadline_timer.ts";
 import { formatDuration } from "../util/duration.ts";
+import { AddressCache } from "../util/address_cache.ts";
+import { parseIp } from "../util/ip.ts";
 import { DIAL_TIMEOUT_ERROR } from "./dial_cause.ts";
 
 /** One connection to open. */
@@ -30,6 +37,60 @@ export type Dialer = (request: DialRequest) => Promise<Deno.TcpConn>;
 /** Dials with the runtime's resolver and TCP stack. */
 export function systemDialer(request: DialRequest): Promise<Deno.TcpConn> {
   return Deno.connect({ hostname: request.host, port: request.port, signal: request.signal });
+}
+
+/**
+ * A dialer that remembers, per host name, the address its last connection reached (in `cache`,
+ * for the cache's TTL) and dials that address directly, so the system resolver runs once per
+ * TTL instead of once per connection. A dial to a remembered address that fails (the backend
+ * moved) forgets it and, unless the deadline ended it, dials the name again at once: the
+ * connection still gets the resolver's current answer, and its failure, if any, is classified
+ * as before (a name that stopped resolving reports the resolver's error). IP literals pass
+ * through untouched. Meant for the traffic path; the readiness probe keeps resolving every time,
+ * so `/readyz` reports a name that stopped resolving.
+ *
+ * @example
+ * ```ts
+ * import { systemClock } from "../util/clock.ts";
+ * import { AddressCache } from "../util/address_cache.ts";
+ * import { cachingDialer, systemDialer } from "./dialer.ts";
+ *
+ * const dial = cachingDialer(systemDialer, new AddressCache(systemClock, 5_000));
+ * const conn = await dial({ host: "ingress.example.svc.cluster.local", port: 80, signal: new AbortController().signal });
+ * conn.close();
+ * ```
+ */
+export function cachingDialer(dial: Dialer, cache: AddressCache): Dialer {
+  return async (request) => {
+    if (parseIp(request.host) !== undefined) return await dial(request);
+    const address = cache.lookup(request.host);
+    if (address !== undefined) {
+      try {
+        return await dial({ host: address, port: request.port, signal: request.signal });
+      } catch (error) {
+        cache.forget(request.host);
+        if (request.signal.aborted) throw error;
+      }
+    }
+    const conn = await dial(request);
+    cache.remember(request.host, conn.remoteAddr.hostname);
+    return conn;
+  };
+}
+
+/**
+ * How long the traffic path trusts the address a backend name last reached: as long as the
+ * cluster DNS's own TTL for Service records (CoreDNS's `kubernetes` plugin: 5 s), so a change of
+ * address is followed no later than a resolver honouring that TTL would follow it.
+ */
+export const TRAFFIC_ADDRESS_TTL_MS = 5_000;
+
+/**
+ * The dialer for proxied connections: {@linkcode systemDialer} behind {@linkcode cachingDialer}
+ * with a {@linkcode TRAFFIC_ADDRESS_TTL_MS} cache of its own.
+ */
+export function systemTrafficDialer(clock: Clock): Dialer {
+  return cachingDialer(systemDialer, new AddressCache(clock, TRAFFIC_ADDRESS_TTL_MS));
 }
 
 /** The error a dial that ran out of time rejects with (its name is {@linkcode DIAL_TIMEOUT_ERROR}). */

@@ -157,8 +157,18 @@ export interface ConnectionEnds {
   readonly local: SocketAddress;
 }
 
+/** Options for {@linkcode encodeProxyHeader}. */
+export interface EncodeOptions {
+  /**
+   * Client bytes to append after the header, so header and payload leave in one write (one
+   * system call, one wake-up of the backend) when the client spoke before the dial completed.
+   */
+  readonly payload?: Uint8Array;
+}
+
 /**
- * Encodes the header for a connection in the chosen version, as the bytes to write.
+ * Encodes the header for a connection in the chosen version, as the bytes to write, followed
+ * by `options.payload` when given.
  *
  * @example
  * ```ts
@@ -169,9 +179,33 @@ export interface ConnectionEnds {
  *   local: { hostname: "10.0.0.2", port: 8443 },
  * });
  * new TextDecoder().decode(header); // "PROXY TCP4 10.0.0.7 10.0.0.2 51234 8443\r\n"
+ * const withPayload = encodeProxyHeader("v1", {
+ *   client: { hostname: "10.0.0.7", port: 51234 },
+ *   local: { hostname: "10.0.0.2", port: 8443 },
+ * }, { payload: new TextEncoder().encode("GET / HTTP/1.1\r\n") });
+ * withPayload.length; // header.length + 16
  * ```
  */
-export function encodeProxyHeader(version: ProxyProtocolVersion, ends: ConnectionEnds): Uint8Array {
+export function encodeProxyHeader(
+  version: ProxyProtocolVersion,
+  ends: ConnectionEnds,
+  options: EncodeOptions = {},
+): Uint8Array {
   const addresses = headerAddresses(ends.client, ends.local);
-  return version === "v1" ? encoder.encode(encodeV1(addresses)) : encodeV2(addresses);
+  const payload = options.payload;
+  if (version === "v2") {
+    const header = encodeV2(addresses);
+    if (payload === undefined || payload.length === 0) return header;
+    const out = new Uint8Array(header.length + payload.length);
+    out.set(header, 0);
+    out.set(payload, header.length);
+    return out;
+  }
+  const text = encodeV1(addresses);
+  if (payload === undefined || payload.length === 0) return encoder.encode(text);
+  // v1 is ASCII (at most V1_MAX_LENGTH bytes), so encoding straight into the joined buffer fits.
+  const out = new Uint8Array(text.length + payload.length);
+  encoder.encodeInto(text, out);
+  out.set(payload, text.length);
+  return out;
 }

@@ -403,3 +403,27 @@ Deno.test("the reference parser refuses headers that break the grammar", async (
     4,
   ]);
 });
+
+Deno.test("encodeProxyHeader with a payload: the header then the payload, in one buffer, for every family and version", () => {
+  const payloads = [
+    new Uint8Array(0),
+    new Uint8Array([0x47]),
+    new TextEncoder().encode("GET / HTTP/1.1\r\n\r\n"),
+  ];
+  const ends = [
+    { client: { hostname: "10.0.0.7", port: 51234 }, local: { hostname: "10.0.0.2", port: 8443 } },
+    { client: { hostname: "fd00::7", port: 1 }, local: { hostname: "::ffff:10.0.0.2", port: 443 } },
+    { client: { hostname: "localhost", port: 1 }, local: { hostname: "10.0.0.2", port: 443 } },
+  ];
+  for (const version of ["v1", "v2"] as const) {
+    for (const end of ends) {
+      const header = encodeProxyHeader(version, end);
+      for (const payload of payloads) {
+        const joined = encodeProxyHeader(version, end, { payload });
+        assert.deepEqual(joined.subarray(0, header.length), header, `${version} ${end.client.hostname}`);
+        assert.deepEqual(joined.subarray(header.length), payload, `${version} payload of ${payload.length}`);
+        assert.equal(joined.length, header.length + payload.length);
+      }
+    }
+  }
+});

@@ -6,23 +6,22 @@
 
 import assert from "node:assert/strict";
 import { BufferPool } from "../../lib/proxy/buffer_pool.ts";
-import { relay, type RelayBuffers, type RelayResult } from "../../lib/proxy/relay.ts";
+import { PROBE_BYTES, relay, type RelayBuffers, type RelayResult } from "../../lib/proxy/relay.ts";
 import type { NumberSeries } from "../../lib/util/metrics.ts";
-import { randomBytes, readAll, readsClosed, sha256, writeAll } from "../support/conn_io.ts";
+import {
+  randomBytes,
+  readAll,
+  readExactly,
+  readsClosed,
+  recordingWrites,
+  sha256,
+  socketPair,
+  writeAll,
+} from "../support/conn_io.ts";
 import { waitFor } from "../support/wait.ts";
 
 const KiB = 1024;
 const MiB = 1024 * KiB;
-
-/** Two connected TCP sockets on 127.0.0.1: `[connecting side, accepted side]`. */
-async function socketPair(): Promise<[Deno.TcpConn, Deno.TcpConn]> {
-  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const [connecting, accepted] = await Promise.all([
-    Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port }),
-    listener.accept(),
-  ]);
-  return [connecting, accepted];
-}
 
 /**
  * The four sockets of a relay: `client` and `backend` are what the relay gets; `clientPeer`
@@ -88,6 +87,23 @@ async function writeUntilError(conn: Deno.Conn, chunk: Uint8Array): Promise<numb
   }
 }
 
+/** Relays `up` and `down` at once, each side closing its sending half when done, to the end. */
+async function exchange(
+  r: Rig,
+  up: Uint8Array,
+  down: Uint8Array,
+  buffers?: RelayBuffers,
+): Promise<{ result: RelayResult; atBackend: Uint8Array; atClient: Uint8Array }> {
+  const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream, buffers });
+  const [atBackend, atClient] = await Promise.all([
+    readAll(r.backendPeer),
+    readAll(r.clientPeer),
+    writeAll(r.clientPeer, up).then(() => r.clientPeer.closeWrite()),
+    writeAll(r.backendPeer, down).then(() => r.backendPeer.closeWrite()),
+  ]);
+  return { result: await done, atBackend, atClient };
+}
+
 function assertCounted(result: RelayResult, r: Rig): void {
   assert.equal(r.upstream.value, SERIES_START.upstream + result.upstreamBytes, "upstream series");
   assert.equal(r.downstream.value, SERIES_START.downstream + result.downstreamBytes, "downstream series");
@@ -97,14 +113,7 @@ Deno.test("relay: both directions at once complete byte-exact, counted in the re
   using r = await rig();
   const up = randomBytes(3 * MiB + 17);
   const down = randomBytes(2 * MiB + 5);
-  const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream });
-  const [atBackend, atClient] = await Promise.all([
-    readAll(r.backendPeer),
-    readAll(r.clientPeer),
-    writeAll(r.clientPeer, up).then(() => r.clientPeer.closeWrite()),
-    writeAll(r.backendPeer, down).then(() => r.backendPeer.closeWrite()),
-  ]);
-  const result = await done;
+  const { result, atBackend, atClient } = await exchange(r, up, down);
   assert.deepEqual(result.end, { kind: "completed" });
   assert.equal(result.upstreamBytes, up.length);
   assert.equal(result.downstreamBytes, down.length);
@@ -154,25 +163,33 @@ Deno.test("relay: after the backend's EOF the client can keep sending and the ba
   assertCounted(result, r);
 });
 
-Deno.test("relay: tiny buffers, switching between own and pooled ones, still relay every byte in order", async () => {
-  using r = await rig();
-  const buffers: RelayBuffers = { small: 1, pool: new BufferPool(7, 2) };
-  const up = randomBytes(200 * KiB + 3);
-  const down = randomBytes(150 * KiB + 1);
-  const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream, buffers });
-  const [atBackend, atClient] = await Promise.all([
-    readAll(r.backendPeer),
-    readAll(r.clientPeer),
-    writeAll(r.clientPeer, up).then(() => r.clientPeer.closeWrite()),
-    writeAll(r.backendPeer, down).then(() => r.backendPeer.closeWrite()),
-  ]);
-  const result = await done;
-  assert.deepEqual(result.end, { kind: "completed" });
-  assert.equal(sha256(atBackend), sha256(up));
-  assert.equal(sha256(atClient), sha256(down));
-  assert.equal(result.upstreamBytes, up.length);
-  assert.equal(result.downstreamBytes, down.length);
-});
+const SMALL_BUFFERS: readonly { readonly name: string; readonly buffers: RelayBuffers }[] = [
+  {
+    name: "tiny buffers, switching between own and pooled ones",
+    buffers: { small: 1, pool: new BufferPool(7, 2) },
+  },
+  {
+    name: "buffers just above the probe's size, switching between probe, own and pooled ones",
+    buffers: {
+      small: PROBE_BYTES + 1,
+      pool: new BufferPool(PROBE_BYTES + 7, 2),
+      smallPool: new BufferPool(PROBE_BYTES + 1, 2),
+    },
+  },
+];
+
+for (const { name, buffers } of SMALL_BUFFERS) {
+  Deno.test(`relay: ${name}, still relay every byte in order`, async () => {
+    using r = await rig();
+    const up = randomBytes(200 * KiB + 3);
+    const down = randomBytes(150 * KiB + 1);
+    const { result, atBackend, atClient } = await exchange(r, up, down, buffers);
+    assert.deepEqual(result.end, { kind: "completed" });
+    assert.equal(sha256(atBackend), sha256(up));
+    assert.equal(sha256(atClient), sha256(down));
+    assertCounted(result, r);
+  });
+}
 
 Deno.test("relay: a backend that went away fails the upstream direction and closes the client too", async () => {
   using r = await rig();
@@ -299,4 +316,39 @@ Deno.test("relay: a completed relay closes both of its connections", async () =>
   assert.throws(() => r.backend.close(), Deno.errors.BadResource);
   assert.ok(await readsClosed(r.clientPeer));
   assert.ok(await readsClosed(r.backendPeer));
+});
+
+Deno.test("relay: after the first exchange, a message of exactly the probe's size is relayed at once, not held for more", async () => {
+  using r = await rig();
+  const done = relay(r.client, r.backend, { upstream: r.upstream, downstream: r.downstream });
+  await writeAll(r.clientPeer, randomBytes(10));
+  await readExactly(r.backendPeer, 10);
+  for (const size of [PROBE_BYTES, PROBE_BYTES, 1, PROBE_BYTES + 1]) {
+    const message = randomBytes(size);
+    await writeAll(r.clientPeer, message);
+    assert.deepEqual(await readExactly(r.backendPeer, size), message, `a ${size}-byte message`);
+    await writeAll(r.backendPeer, message);
+    assert.deepEqual(await readExactly(r.clientPeer, size), message, `a ${size}-byte answer`);
+  }
+  r.clientPeer.close();
+  r.backendPeer.close();
+  await done;
+});
+
+Deno.test("relay: after an idle spell, a request larger than the probe still reaches the backend in one write", async () => {
+  using r = await rig();
+  const writes: Uint8Array[] = [];
+  const backend = recordingWrites(r.backend, writes);
+  const done = relay(r.client, backend, { upstream: r.upstream, downstream: r.downstream });
+  await writeAll(r.clientPeer, randomBytes(10));
+  await readExactly(r.backendPeer, 10);
+  // Wait until the upstream direction is idle again (its probe read is pending) before sending more.
+  await waitFor("the first message to be counted", () => r.upstream.value === SERIES_START.upstream + 10);
+  const request = randomBytes(500);
+  await writeAll(r.clientPeer, request);
+  assert.deepEqual(await readExactly(r.backendPeer, request.length), request);
+  assert.deepEqual(writes.map((bytes) => bytes.length), [10, 500], "probe bytes and the rest left together");
+  r.clientPeer.close();
+  r.backendPeer.close();
+  await done;
 });

@@ -90,3 +90,29 @@ export function randomBytes(count: number): Uint8Array {
 export function sha256(bytes: Uint8Array): string {
   return createHash("sha256").update(bytes).digest("hex");
 }
+
+/** Two connected TCP sockets on 127.0.0.1: `[connecting side, accepted side]`. */
+export async function socketPair(): Promise<[Deno.TcpConn, Deno.TcpConn]> {
+  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const [connecting, accepted] = await Promise.all([
+    Deno.connect({ hostname: "127.0.0.1", port: listener.addr.port }),
+    listener.accept(),
+  ]);
+  return [connecting, accepted];
+}
+
+/** `conn`, with a copy of every `write` call's bytes (one entry per call: one `send`) added to `writes`. */
+export function recordingWrites(conn: Deno.TcpConn, writes: Uint8Array[]): Deno.TcpConn {
+  return new Proxy(conn, {
+    get(target, key) {
+      if (key === "write") {
+        return (bytes: Uint8Array) => {
+          writes.push(bytes.slice());
+          return target.write(bytes);
+        };
+      }
+      const value = Reflect.get(target, key, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}

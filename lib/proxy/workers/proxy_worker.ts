@@ -21,7 +21,7 @@
 
 import { systemClock } from "../../util/clock.ts";
 import type { Log } from "../../util/logging.ts";
-import { systemDialer } from "../dialer.ts";
+import { systemTrafficDialer } from "../dialer.ts";
 import { createProxyMetrics, type ProxyMetrics } from "../proxy_metrics.ts";
 import { ProxyServer } from "../server.ts";
 import type { FromWorker, ToWorker, WorkerLogLevel } from "./worker_messages.ts";
@@ -76,7 +76,7 @@ export function runProxyWorker(scope: WorkerScope): void {
     let server: ProxyServer;
     try {
       server = ProxyServer.start(message.config, {
-        dial: systemDialer,
+        dial: systemTrafficDialer(systemClock),
         clock: systemClock,
         log,
         metrics: own,
