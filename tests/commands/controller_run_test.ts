@@ -388,8 +388,11 @@ Deno.test("controller --cleanup: an I/O error on the hosts file is fatal (exit 1
   assert.equal(result.code, 1, result.stderr);
   const fatal = parseLogLines(result.stderr).find((line) => line.level === "FATAL");
   assert.ok(fatal !== undefined, result.stderr);
-  assert.equal(fatal.msg, "fatal");
-  assert.match(JSON.stringify(fatal.error), /"message":"cannot open .*\/file\/hosts: Not a directory/);
+  // The line says what failed; the error is its message as a string, with its name and OS code beside it.
+  assert.match(fatal.msg, /^controller failed: cannot open .*\/file\/hosts: Not a directory/);
+  assert.equal(typeof fatal.error, "string");
+  assert.match(String(fatal.error), /^cannot open .*\/file\/hosts: Not a directory/);
+  assert.equal(typeof fatal.errorName, "string");
 });
 
 Deno.test("controller (external-dns): DNSEndpoints follow the Ingresses and point at the proxy Service's address", async (t) => {
