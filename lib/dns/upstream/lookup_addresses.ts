@@ -23,26 +23,11 @@ import { addressQuery, type AddressType } from "../wire/address_query.ts";
 import { classifyQuery } from "../wire/classify_query.ts";
 import { readAnswerAddresses } from "../wire/read_answer_addresses.ts";
 import { Forwarder } from "./forwarder.ts";
+import type { AddressLookupResult } from "../../util/address_lookup_result.ts";
 import { secureRandom } from "./secure_random.ts";
 import type { UpstreamEndpoint } from "./upstream_socket_pool.ts";
 
-/** What one server said, or why it said nothing usable. */
-export type AddressLookupResult =
-  | {
-    readonly kind: "answer";
-    /** The full RCODE: 0 NOERROR, 2 SERVFAIL, 3 NXDOMAIN, 5 REFUSED … */
-    readonly rcode: number;
-    /** Address records of the type asked, in `formatIp` spelling. */
-    readonly addresses: readonly string[];
-    /** The smallest TTL among them, in seconds. */
-    readonly ttl?: number;
-  }
-  | {
-    readonly kind: "no-answer";
-    /** Every attempt ran out of time (rather than failing otherwise). */
-    readonly timedOut: boolean;
-    readonly reason: string;
-  };
+export type { AddressLookupResult };
 
 /** Options for {@linkcode lookupAddresses}. */
 export interface LookupAddressesOptions {

@@ -26,21 +26,14 @@
 import { formatDuration } from "../../util/duration.ts";
 import { formatIp, parseIp, unmapIpv4 } from "../../util/ip.ts";
 import { formatHostPort } from "../../util/listen_address.ts";
+import type { AddressLookupResult } from "../../util/address_lookup_result.ts";
 import type { Finding, Verdict } from "../doctor_check.ts";
 import { sample } from "./dns_wiring_findings.ts";
 
 /** The check's id in every finding. */
 export const RESOLUTION_CHECK_ID = "resolution";
 
-/** What one server said to one A or AAAA question (the shape of `lib/dns`'s `lookupAddresses`). */
-export type AddressLookupResult =
-  | {
-    readonly kind: "answer";
-    readonly rcode: number;
-    readonly addresses: readonly string[];
-    readonly ttl?: number;
-  }
-  | { readonly kind: "no-answer"; readonly timedOut: boolean; readonly reason: string };
+export type { AddressLookupResult };
 
 /** A DNS server: an IP address and a port. */
 export interface DnsServer {
