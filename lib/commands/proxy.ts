@@ -17,12 +17,6 @@ import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import type { RevocableDescriptor } from "../daemon/revoke_permissions.ts";
 import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
-import {
-  CGROUP_V1_CFS_PERIOD,
-  CGROUP_V1_CFS_QUOTA,
-  CGROUP_V2_CPU_MAX,
-  type CpuInputs,
-} from "../util/available_cpus.ts";
 import { systemClock } from "../util/clock.ts";
 import { formatDuration } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
@@ -52,20 +46,12 @@ export const PROXY_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
  */
 export const PROXY_WORKERS_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
   { name: "read", path: RESOLV_CONF },
-  { name: "read", path: CGROUP_V2_CPU_MAX },
-  { name: "read", path: CGROUP_V1_CFS_QUOTA },
-  { name: "read", path: CGROUP_V1_CFS_PERIOD },
   ...PROXY_REVOKED_PERMISSIONS.filter((descriptor) => descriptor.name !== "read"),
 ];
 
-/** The runtime's CPU count and the cgroup quota files, for the `--workers` default. */
-function readCpus(): CpuInputs {
-  return {
-    online: navigator.hardwareConcurrency,
-    cpuMax: readTextOrUndefined(CGROUP_V2_CPU_MAX),
-    cfsQuotaUs: readTextOrUndefined(CGROUP_V1_CFS_QUOTA),
-    cfsPeriodUs: readTextOrUndefined(CGROUP_V1_CFS_PERIOD),
-  };
+/** The runtime's CPU count (affinity and cgroup quota applied), for the `--workers` default. */
+function readCpus(): number {
+  return navigator.hardwareConcurrency;
 }
 
 /** The `proxy` subcommand, for `main.ts`'s table. */

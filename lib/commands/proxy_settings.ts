@@ -10,7 +10,7 @@
 import { ConfigError, type OptionValues, type ValueSource } from "../cli/options.ts";
 import { resolveBackendHost } from "../proxy/backend.ts";
 import type { ProxyServerConfig, TrafficListenerConfig } from "../proxy/server.ts";
-import { availableCpus, type CpuInputs } from "../util/available_cpus.ts";
+import { availableCpus } from "../util/available_cpus.ts";
 import { detectClusterDomain } from "../util/resolv_conf.ts";
 import type { PROXY_OPTIONS } from "./proxy_options.ts";
 
@@ -35,8 +35,8 @@ export interface ProxySettingsInput {
   readonly clusterDomainSource: ValueSource;
   /** The text of /etc/resolv.conf, read only when the cluster domain is not given. */
   readonly readResolvConf: () => string | undefined;
-  /** The CPU count and cgroup files, read only when `--workers` is 0. */
-  readonly readCpus?: () => CpuInputs;
+  /** The runtime's CPU count (cgroup quota applied), read only when `--workers` is 0. */
+  readonly readCpus?: () => number;
 }
 
 /**
@@ -82,7 +82,7 @@ export function proxySettings(input: ProxySettingsInput): ProxySettings | Config
     values,
     clusterDomain,
     clusterDomainSource: detected ? "detected" : input.clusterDomainSource === "env" ? "env" : "flag",
-    workers: values.workers === 0 ? availableCpus(input.readCpus?.() ?? { online: 1 }) : values.workers,
+    workers: values.workers === 0 ? availableCpus(input.readCpus?.() ?? 1) : values.workers,
     workersSource: values.workers === 0 ? "detected" : "flag",
     server: {
       listeners,
