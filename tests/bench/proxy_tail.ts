@@ -17,7 +17,7 @@ import { freePort, startNginx, waitForPort } from "../support/daemons.ts";
 import { denoArgs, ROOT } from "../support/ouroboros_process.ts";
 import { requireTool } from "../support/tools.ts";
 import { figure, median, renderTable } from "./bench_report.ts";
-import { capture, HOST, lineReader, print, readProc } from "./proxy_bench_io.ts";
+import { capture, cpuTicks, HOST, lineReader, print, readProc, rssKib } from "./proxy_bench_io.ts";
 import { nginxHttpBlock } from "./proxy_bench_peers.ts";
 import { startHaproxyPath } from "./proxy_bench_paths.ts";
 import {
@@ -34,6 +34,11 @@ const VARIANTS: readonly { id: string; label: string; flags: readonly string[] }
   { id: "ours", label: "ours (V8 defaults)", flags: [] },
   { id: "ours-single", label: "ours --single-threaded-gc", flags: ["--single-threaded-gc"] },
   { id: "ours-semi", label: "ours --min-semi-space-size=16", flags: ["--min-semi-space-size=16"] },
+  {
+    id: "ours-both",
+    label: "ours, both flags",
+    flags: ["--single-threaded-gc", "--min-semi-space-size=16"],
+  },
 ];
 const CLIENTS = [1, 8] as const;
 
@@ -43,6 +48,8 @@ interface Path {
   readonly port: number;
   /** Our proxy's GC trace lines with their arrival times (performance.now()). */
   readonly gc?: { at: number; event: GcEvent }[];
+  /** Our proxy's process id, for its CPU time and RSS. */
+  readonly pid?: number;
   stop(): Promise<void>;
 }
 
@@ -89,7 +96,7 @@ async function startTraced(variant: (typeof VARIANTS)[number], nginxPP: number):
     await stop();
     throw error;
   }
-  return { id: variant.id, label: variant.label, port, gc, stop };
+  return { id: variant.id, label: variant.label, port, gc, pid: child.pid, stop };
 }
 
 async function main(): Promise<void> {
@@ -149,15 +156,20 @@ async function main(): Promise<void> {
       for (const clients of CLIENTS) {
         const order = [...paths.slice(round % paths.length), ...paths.slice(0, round % paths.length)];
         for (const path of order) {
+          const ticksBefore = path.pid === undefined ? 0 : await cpuTicks(path.pid);
           const started = performance.now();
           const tail = await runWrk(path.port, clients, seconds, script);
           const ended = performance.now();
           const key = `${path.id}@${clients}`;
+          add(`${key} rps`, tail.requests / seconds);
           add(`${key} p50`, tail.p50Ms);
           add(`${key} p99`, tail.p99Ms);
           add(`${key} p999`, tail.p999Ms);
           add(`${key} max`, tail.maxMs);
-          if (path.gc === undefined) continue;
+          if (path.gc === undefined || path.pid === undefined) continue;
+          // Clock ticks are 10 ms (USER_HZ 100): CPU milliseconds per 1,000 requests.
+          add(`${key} cpuPerK`, (await cpuTicks(path.pid) - ticksBefore) * 10 / (tail.requests / 1000));
+          add(`${key} rssMib`, await rssKib(path.pid) / 1024);
           const events = path.gc.filter(({ at }) => at >= started && at <= ended).map(({ event }) => event);
           const gc = summarizeGc(events);
           const bound = gcBound(events, { tail, clients });
@@ -184,6 +196,9 @@ async function main(): Promise<void> {
           figure(m(`${key} p999`)),
           figure(m(`${key} max`)),
           path.id === "direct" ? "-" : figure(m(`${key} p99`) - direct),
+          figure(m(`${key} rps`)),
+          path.gc === undefined ? "-" : figure(m(`${key} cpuPerK`)),
+          path.gc === undefined ? "-" : figure(m(`${key} rssMib`)),
           path.gc === undefined ? "-" : figure(m(`${key} gcPerSecond`)),
           path.gc === undefined ? "-" : figure(m(`${key} gcMaxPause`)),
           path.gc === undefined ? "-" : percent(m(`${key} gcShare`)),
@@ -199,6 +214,9 @@ async function main(): Promise<void> {
         "p99.9",
         "max",
         "added p99",
+        "req/s",
+        "CPU ms/1k",
+        "RSS MiB",
         "GCs/s",
         "max pause",
         "time in GC",
@@ -210,6 +228,8 @@ async function main(): Promise<void> {
     print("GC>p99 <= : the largest share of requests a collection pause can have pushed above the p99");
     print("(pauses at least p99 - p50 long, times the clients in flight, over the requests); below 1%,");
     print("collections cannot be what sets the p99; below 0.1%, not the p99.9 either.");
+    print("CPU ms/1k: the proxy's CPU time (every thread, V8's collector threads included) per 1,000");
+    print("requests; RSS MiB: the proxy's resident memory after the run.");
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => {});
   }
