@@ -68,6 +68,8 @@ import {
   controllerSettings,
   type ControllerValues,
 } from "./controller_settings.ts";
+import { KubeRequestMetrics } from "../kube/request_metrics.ts";
+import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
 /** What a dry run records Events with: nothing is sent (every Event counts as suppressed). */
 const NO_EVENTS: ModeContext["recorder"] = { record: () => Promise.resolve({ kind: "suppressed" }) };
@@ -153,7 +155,8 @@ async function startController(settings: ControllerSettings): Promise<Service> {
   // The pod name (the kubelet sets HOSTNAME) tells replicas' Events apart.
   const instance = env("HOSTNAME") || values.instance || "ouroboros-controller";
   const election = settings.election;
-  const leaseClient = election.kind === "on" ? KubeClient.fromConfig(config) : undefined;
+  const requests = new KubeRequestMetrics();
+  const leaseClient = election.kind === "on" ? KubeClient.fromConfig(config, { requests }) : undefined;
   const elector = election.kind === "on" && leaseClient !== undefined
     ? new LeaseElector({
       api: leaseClient,
@@ -166,7 +169,7 @@ async function startController(settings: ControllerSettings): Promise<Service> {
     : undefined;
   const client = KubeClient.fromConfig(
     config,
-    elector === undefined ? {} : { writeFence: (request) => elector.fence(request) },
+    elector === undefined ? { requests } : { requests, writeFence: (request) => elector.fence(request) },
   );
   const closeClients = () => {
     client.close();
@@ -185,6 +188,10 @@ async function startController(settings: ControllerSettings): Promise<Service> {
       desired: desiredSetOptions(settings),
       resyncMs: values.resync,
       version: VERSION,
+      moreMetrics: (registry) => {
+        registerProcessMetrics(registry, systemProcessSources());
+        requests.register(registry);
+      },
       log,
       ...(elector === undefined ? {} : { election: elector }),
     });

@@ -29,6 +29,8 @@ import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
 import { DNS_OPTIONS } from "./dns_options.ts";
 import { type DnsSettings, dnsSettings } from "./dns_settings.ts";
+import { KubeRequestMetrics } from "../kube/request_metrics.ts";
+import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
 /** How long a readiness probe's upstream check is trusted before it is asked again. */
 const UPSTREAM_PROBE_TTL_MS = 5_000;
@@ -94,8 +96,11 @@ async function startServer(settings: DnsSettings): Promise<Service> {
   const { values } = settings;
   const log = logger("dns");
   const access = await loadKubeAccess(values.kubeconfig, (name) => Deno.env.get(name));
-  const client = KubeClient.fromConfig(access, { fieldManager: "ouroboros-dns" });
+  const requests = new KubeRequestMetrics();
+  const client = KubeClient.fromConfig(access, { fieldManager: "ouroboros-dns", requests });
   const metrics = createDnsMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION });
+  registerProcessMetrics(metrics.registry, systemProcessSources());
+  requests.register(metrics.registry);
   let server: DnsServer;
   try {
     server = await DnsServer.start({

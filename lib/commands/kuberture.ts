@@ -32,6 +32,8 @@ import { printStdout } from "../util/stdio.ts";
 import { VERSION } from "../util/version.ts";
 import { KUBERTURE_OPTIONS } from "./kuberture_options.ts";
 import { type KubertureSettings, kubertureSettings } from "./kuberture_settings.ts";
+import { KubeRequestMetrics } from "../kube/request_metrics.ts";
+import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
 /** `--once` gives up after this long without a pass (the caches never synced). */
 const ONCE_DEADLINE_MS = 120_000;
@@ -82,7 +84,10 @@ async function startKuberture(settings: KubertureSettings): Promise<Service> {
   const env = (name: string) => Deno.env.get(name);
   const access = await loadKubeAccess(values.kubeconfig, env);
   const podName = env("HOSTNAME") ?? "";
-  const leaseClient = settings.election === undefined ? undefined : KubeClient.fromConfig(access);
+  const requests = new KubeRequestMetrics();
+  const leaseClient = settings.election === undefined
+    ? undefined
+    : KubeClient.fromConfig(access, { requests });
   const elector = settings.election === undefined || leaseClient === undefined
     ? undefined
     : new LeaseElector({
@@ -96,6 +101,7 @@ async function startKuberture(settings: KubertureSettings): Promise<Service> {
     access,
     {
       fieldManager: "kuberture",
+      requests,
       ...(elector === undefined ? {} : { writeFence: (request: string) => elector.fence(request) }),
     },
   );
@@ -117,6 +123,10 @@ async function startKuberture(settings: KubertureSettings): Promise<Service> {
       recorder,
       dryRun: values.dryRun,
       version: VERSION,
+      moreMetrics: (registry) => {
+        registerProcessMetrics(registry, systemProcessSources());
+        requests.register(registry);
+      },
       log,
       ...(elector === undefined ? {} : { election: elector }),
     });

@@ -24,6 +24,7 @@ import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
 import { PROXY_OPTIONS } from "./proxy_options.ts";
 import { type ProxySettings, proxySettings } from "./proxy_settings.ts";
+import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
 /**
  * What the proxy gives up once started: everything but the network (every file and variable it
@@ -80,6 +81,7 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
   const { values, server: config } = settings;
   const log = logger("proxy");
   const metrics = createProxyMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION });
+  registerProcessMetrics(metrics.registry, systemProcessSources());
   const debugLogging = values.logLevel === "debug";
   let serving: {
     readonly addresses: Readonly<Record<string, string>>;

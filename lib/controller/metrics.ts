@@ -12,6 +12,8 @@
 import { RESTART_REASONS } from "../reflector/failure.ts";
 import type { ReflectorStatus } from "../reflector/reflector.ts";
 import { MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
+import { registerBuildInfo } from "../util/process_metrics.ts";
+import { REVISION } from "../util/revision.ts";
 import type { ReconcileObserver, ReconcileResult } from "./loop_status.ts";
 
 /** The results a reconcile is counted under. */
@@ -26,6 +28,10 @@ export interface ControllerMetricsOptions {
   readonly rss: () => number;
   /** Version string for `ouroboros_build_info`. */
   readonly version: string;
+  /** Source revision for `ouroboros_build_info`. @default the build's (`unknown` from source) */
+  readonly revision?: string;
+  /** Adds the families the command owns (process metrics, API requests) after the standard ones. */
+  readonly more?: (registry: MetricsRegistry) => void;
   /** Wall-clock time in Unix milliseconds, for the last-success timestamp. @default Date.now */
   readonly now?: () => number;
   /** Whether this replica may write now (leader election). @default always */
@@ -50,13 +56,13 @@ export interface ControllerMetrics {
 export function createControllerMetrics(options: ControllerMetricsOptions): ControllerMetrics {
   const now = options.now ?? Date.now;
   const registry = new MetricsRegistry();
-  registry.gauge("ouroboros_build_info", "Build information; the value is always 1.", ["version"])
-    .labels({ version: options.version }).value = 1;
+  registerBuildInfo(registry, { version: options.version, revision: options.revision ?? REVISION });
   registry.sampledGauge(
     "process_resident_memory_bytes",
     "Resident memory size in bytes.",
     options.rss,
   );
+  options.more?.(registry);
   const reconciles = registry.counter(
     "ouroboros_controller_reconciles_total",
     "Calls to the mode's writer, by result: unchanged (the target already matched), written, previewed " +

@@ -18,6 +18,7 @@ import type { Log } from "../util/logging.ts";
 import type { HealthRoutes } from "../daemon/health_handler.ts";
 import { controllerHealthRoutes } from "./health.ts";
 import { type ControllerMetrics, createControllerMetrics } from "./metrics.ts";
+import type { MetricsRegistry } from "../util/metrics.ts";
 import { controllerReadiness, type Readiness } from "./readiness.ts";
 import type { LoopState } from "./loop_step.ts";
 import { ReconcileLoop } from "./reconcile_loop.ts";
@@ -49,6 +50,8 @@ export interface ControllerRuntimeOptions {
   readonly version: string;
   /** Resident set size for `/metrics`. @default Deno.memoryUsage().rss */
   readonly rss?: () => number;
+  /** Families the command adds to `/metrics` (process metrics, API requests). */
+  readonly moreMetrics?: (registry: MetricsRegistry) => void;
   readonly clock?: Clock;
   readonly random?: () => number;
   readonly debounceMs?: number;
@@ -128,6 +131,7 @@ export class ControllerRuntime {
     const election = options.election;
     this.#election = election;
     this.#metrics = createControllerMetrics({
+      ...(options.moreMetrics === undefined ? {} : { more: options.moreMetrics }),
       rss: options.rss ?? (() => Deno.memoryUsage().rss),
       version: options.version,
       ...(election === undefined ? {} : { leading: () => election.isLeader() }),

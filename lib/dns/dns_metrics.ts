@@ -10,6 +10,8 @@
 
 import type { LocalSource } from "./local_answer.ts";
 import { type HistogramFamily, MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
+import { registerBuildInfo } from "../util/process_metrics.ts";
+import { REVISION } from "../util/revision.ts";
 
 /** How queries arrive. */
 export const DNS_TRANSPORTS = ["udp", "tcp"] as const;
@@ -87,6 +89,8 @@ export interface DnsMetricsOptions {
   readonly rss: () => number;
   /** Version string for `ouroboros_build_info`. */
   readonly version: string;
+  /** Source revision for `ouroboros_build_info`. @default the build's (`unknown` from source) */
+  readonly revision?: string;
 }
 
 /**
@@ -104,10 +108,7 @@ export interface DnsMetricsOptions {
  */
 export function createDnsMetrics(options: DnsMetricsOptions): DnsMetrics {
   const registry = new MetricsRegistry();
-  const build = registry.gauge("ouroboros_build_info", "Build information; the value is always 1.", [
-    "version",
-  ]);
-  build.labels({ version: options.version }).value = 1;
+  registerBuildInfo(registry, { version: options.version, revision: options.revision ?? REVISION });
   const metrics: DnsMetrics = {
     registry,
     queries: registry.counter(

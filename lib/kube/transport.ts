@@ -16,6 +16,8 @@ import { type Log, logger } from "../util/logging.ts";
 import { VERSION } from "../util/version.ts";
 import type { ClientCertificate, Credential, CredentialSource } from "./credentials.ts";
 import { KubeApiError, KubeTransportError, statusFromResponse } from "./errors.ts";
+import type { KubeRequestRecorder } from "./request_metrics.ts";
+import { requestVerb } from "./request_metrics.ts";
 import { transportErrorKind } from "./transport_error.ts";
 
 /** The deadline of a request when none is given: long enough for a 10,000-item list page. */
@@ -50,6 +52,8 @@ export interface TransportOptions {
    * that is not surely the leader sends nothing.
    */
   readonly writeFence?: (request: string) => void;
+  /** Told of every HTTP request sent (retries included): verb, path, status, seconds to headers. */
+  readonly requests?: KubeRequestRecorder;
 }
 
 /** What an endpoint behind the API server answered: its status and body, as they came. */
@@ -188,8 +192,10 @@ export class Transport {
     }
     const client = this.#clientFor(credential, description);
     if (request.method !== "GET") this.#options.writeFence?.(description);
+    const started = this.#clock.now();
+    let status: number | undefined;
     try {
-      return await fetch(this.#url(request), {
+      const response = await fetch(this.#url(request), {
         method: request.method,
         headers,
         redirect: "manual",
@@ -197,9 +203,14 @@ export class Transport {
         ...(body === undefined ? {} : { body }),
         ...(client === undefined ? {} : { client }),
       });
+      status = response.status;
+      return response;
     } catch (error) {
       if (signal.aborted) throw signal.reason;
       throw new KubeTransportError(description, transportErrorKind(error), error);
+    } finally {
+      const seconds = (this.#clock.now() - started) / 1000;
+      this.#options.requests?.record({ verb: requestVerb(request), path: request.path, status, seconds });
     }
   }
 

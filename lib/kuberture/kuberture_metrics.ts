@@ -8,10 +8,16 @@
  */
 
 import { MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
+import { registerBuildInfo } from "../util/process_metrics.ts";
+import { REVISION } from "../util/revision.ts";
 
 /** Options for {@linkcode createKubertureMetrics}. */
 export interface KubertureMetricsOptions {
   readonly version: string;
+  /** Source revision for `ouroboros_build_info`. @default the build's (`unknown` from source) */
+  readonly revision?: string;
+  /** Adds the families the command owns (process metrics, API requests) after the standard ones. */
+  readonly more?: (registry: MetricsRegistry) => void;
   /** Resident set size in bytes, sampled at scrape time. */
   readonly rss: () => number;
   /** Whether this replica may write now. */
@@ -50,9 +56,9 @@ export interface KubertureMetrics {
 export function createKubertureMetrics(options: KubertureMetricsOptions): KubertureMetrics {
   const now = options.now ?? Date.now;
   const registry = new MetricsRegistry();
-  registry.gauge("ouroboros_build_info", "Build information; the value is always 1.", ["version"])
-    .labels({ version: options.version }).value = 1;
+  registerBuildInfo(registry, { version: options.version, revision: options.revision ?? REVISION });
   registry.sampledGauge("process_resident_memory_bytes", "Resident memory size in bytes.", options.rss);
+  options.more?.(registry);
   const reconciles = registry.counter(
     "kuberture_reconcile_total",
     "Reconcile passes by status: success (every output written or kept, stale objects deleted) or error.",

@@ -35,6 +35,7 @@ import { createKubertureMetrics, type KubertureMetrics } from "./kuberture_metri
 import type { Owner } from "./output_object.ts";
 import { PassLog } from "./pass_log.ts";
 import { type PassApi, type PassReport, passSucceeded, runPass } from "./run_pass.ts";
+import type { MetricsRegistry } from "../util/metrics.ts";
 
 /** The API calls the runtime makes. */
 export type KubertureApi = PassApi & Pick<KubeClient, "listWatcher">;
@@ -56,6 +57,8 @@ export interface KubertureRuntimeOptions {
   readonly clock?: Clock;
   readonly random?: () => number;
   readonly rss?: () => number;
+  /** Families the command adds to `/metrics` (process metrics, API requests). */
+  readonly moreMetrics?: (registry: MetricsRegistry) => void;
   /** @default 120_000 */
   readonly requeueMs?: number;
   /** @default 100 */
@@ -124,6 +127,7 @@ export class KubertureRuntime {
     this.#config = options.config;
     const election = options.election;
     this.#metrics = createKubertureMetrics({
+      ...(options.moreMetrics === undefined ? {} : { more: options.moreMetrics }),
       version: options.version,
       rss: options.rss ?? (() => Deno.memoryUsage().rss),
       leading: () => election?.isLeader() ?? true,

@@ -8,6 +8,8 @@
  */
 
 import { type HistogramFamily, MetricsRegistry, type NumberFamily } from "../util/metrics.ts";
+import { registerBuildInfo } from "../util/process_metrics.ts";
+import { REVISION } from "../util/revision.ts";
 import { DIAL_CAUSES } from "./dial_cause.ts";
 
 /** Which listener a connection arrived on. */
@@ -36,6 +38,8 @@ export interface ProxyMetricsOptions {
   readonly rss: () => number;
   /** Version string for `ouroboros_build_info`. */
   readonly version: string;
+  /** Source revision for `ouroboros_build_info`. @default the build's (`unknown` from source) */
+  readonly revision?: string;
 }
 
 /**
@@ -44,10 +48,7 @@ export interface ProxyMetricsOptions {
  */
 export function createProxyMetrics(options: ProxyMetricsOptions): ProxyMetrics {
   const registry = new MetricsRegistry();
-  const build = registry.gauge("ouroboros_build_info", "Build information; the value is always 1.", [
-    "version",
-  ]);
-  build.labels({ version: options.version }).value = 1;
+  registerBuildInfo(registry, { version: options.version, revision: options.revision ?? REVISION });
   const metrics: ProxyMetrics = {
     registry,
     accepted: registry.counter(

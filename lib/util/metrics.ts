@@ -181,22 +181,23 @@ export class HistogramFamily<L extends string> implements Family {
   }
 }
 
-/** A gauge whose value is read when scraped, such as process memory. */
-class SampledGauge implements Family {
+/** A series whose value is read when scraped, such as process memory or CPU time. */
+class Sampled implements Family {
   readonly #name: string;
   readonly #help: string;
+  readonly #type: "counter" | "gauge";
   readonly #sample: () => number;
 
-  constructor(name: string, help: string, sample: () => number) {
+  constructor(name: string, help: string, type: "counter" | "gauge", sample: () => number) {
     this.#name = name;
     this.#help = help;
+    this.#type = type;
     this.#sample = sample;
   }
 
   render(): string {
-    return [...header(this.#name, this.#help, "gauge"), `${this.#name} ${formatNumber(this.#sample())}`].join(
-      "\n",
-    );
+    const value = formatNumber(this.#sample());
+    return [...header(this.#name, this.#help, this.#type), `${this.#name} ${value}`].join("\n");
   }
 }
 
@@ -271,9 +272,25 @@ export class MetricsRegistry {
     });
   }
 
+  /**
+   * Adds a family built elsewhere (one that must exist before the registry does, such as the
+   * API request counters a client records into from its first call).
+   */
+  include(name: string, family: { render(): string }): void {
+    this.#register(name, () => family);
+  }
+
   /** Registers a gauge sampled at scrape time. */
   sampledGauge(name: string, help: string, sample: () => number): void {
-    this.#register(name, () => new SampledGauge(name, help, sample));
+    this.#register(name, () => new Sampled(name, help, "gauge", sample));
+  }
+
+  /**
+   * Registers a counter sampled at scrape time, for totals something else keeps (CPU seconds
+   * from the operating system); `sample` must never go down.
+   */
+  sampledCounter(name: string, help: string, sample: () => number): void {
+    this.#register(name, () => new Sampled(name, help, "counter", sample));
   }
 
   /** Registers a histogram with the given upper bounds (the `+Inf` bucket is implicit). */

@@ -7,12 +7,10 @@
  */
 
 import config from "../../deno.json" with { type: "json" };
+import { REVISION } from "./revision.ts";
 
 /** Semantic version of this build. */
 export const VERSION: string = config.version;
-
-/** Source revision; `deno task compile` runs from a checkout, plain `deno run` reports `unknown`. */
-export const REVISION = "unknown";
 
 /** The line `ouroboros version` prints: `ouroboros <version> (<revision>)`. */
 export function versionLine(): string {

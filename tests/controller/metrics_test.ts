@@ -28,7 +28,7 @@ Deno.test("metrics: every reconcile result and restart reason exists at zero bef
   assert.equal(value(samples, "ouroboros_controller_cache_synced", { kind: "Ingress" }), 0);
   assert.equal(value(samples, "ouroboros_controller_last_successful_reconcile_timestamp_seconds"), 0);
   assert.equal(value(samples, "process_resident_memory_bytes"), 1234);
-  assert.equal(value(samples, "ouroboros_build_info", { version: "9.9.9" }), 1);
+  assert.equal(value(samples, "ouroboros_build_info", { version: "9.9.9", revision: "unknown" }), 1);
 });
 
 function status(synced: boolean, restarts: Partial<ReflectorStatus["restarts"]>): ReflectorStatus {

@@ -36,12 +36,21 @@ Deno.test("createDnsMetrics: every series a dashboard needs exists at zero befor
     "ouroboros_dns_tcp_connections_rejected_total",
   ];
   for (const series of expected) assert.equal(found.get(series), 0, `${series} should be rendered as 0`);
-  assert.equal(found.get('ouroboros_build_info{version="v1"}'), 1);
+  assert.equal(found.get('ouroboros_build_info{version="v1",revision="unknown"}'), 1);
   assert.equal(found.get("process_resident_memory_bytes"), 1234);
 });
 
 Deno.test("createDnsMetrics: no label can carry a client or a name", () => {
   const text = createDnsMetrics({ rss: () => 0, version: "v1" }).registry.render();
   const labels = new Set([...text.matchAll(/[{,]([a-z_]+)="/g)].map((match) => match[1]));
-  assert.deepEqual([...labels].sort(), ["le", "outcome", "path", "reason", "source", "transport", "version"]);
+  assert.deepEqual([...labels].sort(), [
+    "le",
+    "outcome",
+    "path",
+    "reason",
+    "revision",
+    "source",
+    "transport",
+    "version",
+  ]);
 });

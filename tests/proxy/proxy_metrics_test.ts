@@ -71,7 +71,7 @@ Deno.test("build info, memory and recorded events show up in the exposition", ()
   metrics.backendReady.labels({}).value = 1;
   rss = 60_000_000;
   const found = samples(metrics.registry.render());
-  assert.equal(found.get(key("ouroboros_build_info", { version: "1.4.0" })), 1);
+  assert.equal(found.get(key("ouroboros_build_info", { version: "1.4.0", revision: "unknown" })), 1);
   assert.equal(found.get(key("process_resident_memory_bytes", {})), 60_000_000);
   assert.equal(found.get(key("ouroboros_proxy_connections_accepted_total", { listener: "https" })), 3);
   assert.equal(found.get(key("ouroboros_proxy_connections_accepted_total", { listener: "http" })), 0);

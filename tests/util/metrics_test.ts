@@ -354,6 +354,9 @@ Deno.test("the proxy's real exposition is well-formed", () => {
     assert.ok(family.type !== undefined, `${name} has no TYPE`);
     if (family.type === "counter") assert.match(name, /_total$/, `counter ${name} should end in _total`);
   }
-  assert.equal(sampleValue(families, "ouroboros_build_info", { version: 'v1.2.3 "dev"' }), 1);
+  assert.equal(
+    sampleValue(families, "ouroboros_build_info", { version: 'v1.2.3 "dev"', revision: "unknown" }),
+    1,
+  );
   assert.equal(sampleValue(families, "process_resident_memory_bytes", {}), 12_345);
 });

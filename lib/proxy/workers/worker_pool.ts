@@ -33,6 +33,7 @@ import {
 } from "../../util/exposition_sum.ts";
 import type { Log } from "../../util/logging.ts";
 import { MetricsRegistry } from "../../util/metrics.ts";
+import { PROCESS_METRIC_NAMES } from "../../util/process_metrics.ts";
 import type { ProxyServerConfig } from "../server.ts";
 import { boundConfig } from "./bound_config.ts";
 import { nextFailures, restartDelay } from "./restart_delay.ts";
@@ -54,11 +55,12 @@ export function spawnProxyWorker(index: number): WorkerHandle {
   return new Worker(PROXY_WORKER_URL, { type: "module", name: `proxy-worker-${index}` });
 }
 
-/** Families that describe the process, not a worker's traffic: the main thread's alone. */
+/** The process's families, not a worker's traffic: the main thread's alone (worker copies are dropped). */
 const PROCESS_FAMILIES: ReadonlySet<string> = new Set([
   "ouroboros_build_info",
   "process_resident_memory_bytes",
   "ouroboros_proxy_backend_ready",
+  ...PROCESS_METRIC_NAMES,
 ]);
 const ACCEPTED = "ouroboros_proxy_connections_accepted_total";
 /** How long a scrape waits for a worker before using its previous answer. */

@@ -1,0 +1,140 @@
+/**
+ * API client request metrics: every HTTP request the transport sends to the API server, counted
+ * by verb, resource and status code, and timed by verb and resource — what client-go's
+ * `rest_client_*` metrics show, with the resource named so a slow or refused kind stands out.
+ *
+ * - verb: the Kubernetes verb (`get`, `list`, `watch`, `create`, `update`, `patch`, `apply`,
+ *   `delete`), not the HTTP method;
+ * - resource: the plural from the path, with a subresource after a slash (`ingresses/status`,
+ *   `pods/proxy`); paths outside `/api` and `/apis` are named as they are (`/version`);
+ * - code: the HTTP status, or `<error>` when no answer came (refused, reset, timed out).
+ *
+ * Decision: the duration runs from sending to the response headers, so a watch is timed to its
+ * stream opening and a list does not include reading its body.
+ *
+ * Pure: the families record numbers; the transport calls {@linkcode KubeRequestMetrics.record}.
+ *
+ * @module
+ */
+
+import { HistogramFamily, type MetricsRegistry, NumberFamily } from "../util/metrics.ts";
+
+/** One finished request, as the transport reports it. */
+export interface KubeRequestRecord {
+  /** The Kubernetes verb, from {@linkcode requestVerb}. */
+  readonly verb: string;
+  /** The request path (query string excluded). */
+  readonly path: string;
+  /** The HTTP status; `undefined` when no answer came. */
+  readonly status: number | undefined;
+  readonly seconds: number;
+}
+
+/** What the transport tells about each request (`TransportOptions.requests`). */
+export interface KubeRequestRecorder {
+  record(request: KubeRequestRecord): void;
+}
+
+const VERBS_BY_METHOD: Readonly<Record<string, string>> = {
+  GET: "get",
+  POST: "create",
+  PUT: "update",
+  PATCH: "patch",
+  DELETE: "delete",
+};
+
+/**
+ * The Kubernetes verb of a request: the transport's verb name when it has one (`LIST`, `WATCH`,
+ * `APPLY`), else the HTTP method's.
+ *
+ * @example
+ * ```ts
+ * import { requestVerb } from "./request_metrics.ts";
+ *
+ * requestVerb({ method: "POST" }); // "create"
+ * requestVerb({ method: "GET", verb: "WATCH" }); // "watch"
+ * ```
+ */
+export function requestVerb(request: { readonly method: string; readonly verb?: string }): string {
+  if (request.verb !== undefined) return request.verb.toLowerCase();
+  return VERBS_BY_METHOD[request.method] ?? request.method.toLowerCase();
+}
+
+/**
+ * The resource a path names: its plural, plus the subresource (`ingresses/status`); a path
+ * outside the resource APIs is returned as it is.
+ *
+ * @example
+ * ```ts
+ * import { requestResource } from "./request_metrics.ts";
+ *
+ * requestResource("/api/v1/namespaces/kube-system/configmaps/coredns"); // "configmaps"
+ * requestResource("/apis/networking.k8s.io/v1/namespaces/web/ingresses/shop/status"); // "ingresses/status"
+ * requestResource("/api/v1/namespaces/default"); // "namespaces"
+ * requestResource("/version"); // "/version"
+ * ```
+ */
+export function requestResource(path: string): string {
+  const segments = path.split("/").filter((segment) => segment !== "");
+  const prefix = segments[0] === "api" ? 2 : segments[0] === "apis" ? 3 : undefined;
+  if (prefix === undefined || segments.length <= prefix) return path;
+  let rest = segments.slice(prefix);
+  // `namespaces/<ns>/<resource>…` is a namespaced resource; `namespaces[/<name>]` is the kind itself.
+  if (rest[0] === "namespaces" && rest.length >= 3) rest = rest.slice(2);
+  const resource = rest[0] ?? path;
+  const subresource = rest[2];
+  return subresource === undefined ? resource : `${resource}/${subresource}`;
+}
+
+/** Request duration buckets, in seconds: a cached get to a slow 10,000-item list page. */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** The metric names, for README and tests. */
+export const KUBE_REQUESTS_TOTAL = "ouroboros_kube_requests_total";
+/** The histogram's name. */
+export const KUBE_REQUEST_DURATION = "ouroboros_kube_request_duration_seconds";
+
+/**
+ * Counts and times API requests. Create it before the clients (they record from their first
+ * call), hand it to them as `requests`, and {@linkcode register} it in the `/metrics` registry.
+ *
+ * @example
+ * ```ts
+ * import { MetricsRegistry } from "../util/metrics.ts";
+ * import { KubeRequestMetrics } from "./request_metrics.ts";
+ *
+ * const requests = new KubeRequestMetrics();
+ * requests.record({ verb: "get", path: "/api/v1/namespaces/a/configmaps/b", status: 200, seconds: 0.01 });
+ * const registry = new MetricsRegistry();
+ * requests.register(registry);
+ * registry.render().includes('ouroboros_kube_requests_total{verb="get",resource="configmaps",code="200"} 1'); // true
+ * ```
+ */
+export class KubeRequestMetrics implements KubeRequestRecorder {
+  readonly #total = new NumberFamily<"verb" | "resource" | "code">(
+    KUBE_REQUESTS_TOTAL,
+    "HTTP requests sent to the API server, by Kubernetes verb, resource and status code (<error>: no answer).",
+    "counter",
+    ["verb", "resource", "code"],
+  );
+  readonly #duration = new HistogramFamily<"verb" | "resource">(
+    KUBE_REQUEST_DURATION,
+    "Time from sending an API request to its response headers, by verb and resource.",
+    ["verb", "resource"],
+    DURATION_BUCKETS,
+  );
+
+  /** Counts one request. */
+  record(request: KubeRequestRecord): void {
+    const resource = requestResource(request.path);
+    const code = request.status === undefined ? "<error>" : String(request.status);
+    this.#total.labels({ verb: request.verb, resource, code }).value += 1;
+    this.#duration.labels({ verb: request.verb, resource }).observe(request.seconds);
+  }
+
+  /** Adds both families to `registry` (once). */
+  register(registry: MetricsRegistry): void {
+    registry.include(KUBE_REQUESTS_TOTAL, this.#total);
+    registry.include(KUBE_REQUEST_DURATION, this.#duration);
+  }
+}
