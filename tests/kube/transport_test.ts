@@ -7,6 +7,7 @@ import {
   retryAfterMs,
 } from "../../lib/kube/errors.ts";
 import { staticCredentials } from "../../lib/kube/credentials.ts";
+import type { KubeRequestRecord } from "../../lib/kube/request_metrics.ts";
 import { Transport, USER_AGENT } from "../../lib/kube/transport.ts";
 import { VERSION } from "../../lib/util/version.ts";
 import { skipWithout } from "../support/tools.ts";
@@ -250,4 +251,47 @@ Deno.test("a closed transport refuses new requests", async () => {
   const error = await transport.json({ method: "GET", path: "/api" }).then(() => undefined, (e) => e);
   assert.ok(error instanceof KubeTransportError);
   assert.match(error.message, /GET \/api: other: the client is closed/);
+});
+
+Deno.test("every request sent is reported to the recorder: verb, path, status or none, time to headers", async () => {
+  const clock = new FakeClock();
+  const seen: KubeRequestRecord[] = [];
+  let tokens = 0;
+  await using server = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (request) => {
+    if (request.headers.get("authorization") === "Bearer stale") return new Response(null, { status: 401 });
+    clock.advanceSync(40);
+    return new URL(request.url).pathname.endsWith("/missing")
+      ? new Response(null, { status: 404 })
+      : Response.json({});
+  });
+  using transport = new Transport({
+    server: `http://127.0.0.1:${server.addr.port}`,
+    clock,
+    credentials: {
+      description: "test",
+      current: () => Promise.resolve({ authorization: tokens++ === 0 ? "Bearer stale" : "Bearer fresh" }),
+      invalidate: () => {},
+    },
+    requests: { record: (request) => seen.push(request) },
+  });
+  const path = "/api/v1/namespaces/a/configmaps/b";
+  await transport.json({ method: "GET", path });
+  await transport.json({ method: "DELETE", path: `${path}/missing` }).catch(() => undefined);
+  assert.deepEqual(seen, [
+    { verb: "get", path, status: 401, seconds: 0 },
+    { verb: "get", path, status: 200, seconds: 0.04 },
+    { verb: "delete", path: `${path}/missing`, status: 404, seconds: 0.04 },
+  ]);
+
+  const closed = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = closed.addr.port;
+  closed.close();
+  const refused: KubeRequestRecord[] = [];
+  using unreachable = new Transport({
+    server: `http://127.0.0.1:${port}`,
+    requests: { record: (request) => refused.push(request) },
+  });
+  await unreachable.json({ method: "GET", path: "/version" }).catch(() => undefined);
+  assert.equal(refused.length, 1);
+  assert.equal(refused[0]?.status, undefined, "no answer: no status");
 });

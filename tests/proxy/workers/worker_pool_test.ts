@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { spawnProxyWorker, type WorkerHandle, WorkerPool } from "../../../lib/proxy/workers/worker_pool.ts";
 import type { ProxyServerConfig } from "../../../lib/proxy/server.ts";
+import type { ToWorker } from "../../../lib/proxy/workers/worker_messages.ts";
 import { systemClock } from "../../../lib/util/clock.ts";
 import { LogRecorder } from "../../support/log_recorder.ts";
 import { parseMetrics } from "../../support/scrape.ts";
@@ -85,4 +86,54 @@ Deno.test("worker pool: a port already taken fails the start, naming the listene
     new RegExp(`listen http 127\\.0\\.0\\.1:${taken.addr.port}`),
   );
   assert.equal(spawned.length, 1, "the others are not started once the first cannot bind");
+});
+
+/** A stand-in worker that listens at once and answers scrapes with `text`. */
+class ScriptedWorker implements WorkerHandle {
+  readonly #listeners: ((event: MessageEvent<unknown>) => void)[] = [];
+  constructor(readonly text: string) {}
+  postMessage(message: ToWorker): void {
+    const answer = message.kind === "start"
+      ? { kind: "listening", addresses: { http: "127.0.0.1:18080" } }
+      : message.kind === "metrics"
+      ? { kind: "metrics", id: message.id, text: this.text }
+      : { kind: "stopped", text: this.text };
+    queueMicrotask(() =>
+      this.#listeners.forEach((listener) => listener(new MessageEvent("message", { data: answer })))
+    );
+  }
+  addEventListener(type: "message" | "error", listener: (event: never) => void): void {
+    if (type === "message") this.#listeners.push(listener as (event: MessageEvent<unknown>) => void);
+  }
+  terminate(): void {}
+}
+
+Deno.test("worker pool: process series are the main thread's; workers' copies are dropped, traffic is summed", async () => {
+  const workerText = [
+    "# TYPE process_cpu_seconds_total counter",
+    "process_cpu_seconds_total 7",
+    "# TYPE process_resident_memory_bytes gauge",
+    "process_resident_memory_bytes 5000",
+    "# TYPE ouroboros_proxy_connections_accepted_total counter",
+    'ouroboros_proxy_connections_accepted_total{listener="http"} 3',
+    "",
+  ].join("\n");
+  const pool = await WorkerPool.start(CONFIG, {
+    count: 2,
+    debug: false,
+    log: new LogRecorder(),
+    clock: systemClock,
+    spawn: () => new ScriptedWorker(workerText),
+  });
+  const main = [
+    "# TYPE process_cpu_seconds_total counter",
+    "process_cpu_seconds_total 2",
+    "# TYPE process_resident_memory_bytes gauge",
+    "process_resident_memory_bytes 90000",
+    "",
+  ].join("\n");
+  const text = await pool.exposition(main);
+  assert.equal(sample(text, "process_cpu_seconds_total"), 2, "the process's CPU, not 2 + 7 + 7");
+  assert.equal(sample(text, "process_resident_memory_bytes"), 90_000);
+  assert.equal(sample(text, "ouroboros_proxy_connections_accepted_total"), 6);
 });
