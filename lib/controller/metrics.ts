@@ -34,6 +34,8 @@ export interface ControllerMetricsOptions {
   readonly more?: (registry: MetricsRegistry) => void;
   /** Wall-clock time in Unix milliseconds, for the last-success timestamp. @default Date.now */
   readonly now?: () => number;
+  /** The mode's refusal codes, each counted from zero (`Mode.refusalProblems`). @default none */
+  readonly refusalProblems?: readonly string[];
   /** Whether this replica may write now (leader election). @default always */
   readonly leading?: () => boolean;
 }
@@ -50,8 +52,8 @@ export interface ControllerMetrics {
 }
 
 /**
- * Registers the controller's metrics. Every reconcile result and every restart reason starts at
- * zero, so alerts see the series before the first event.
+ * Registers the controller's metrics. Every reconcile result, refusal problem of the mode and
+ * restart reason starts at zero, so alerts see the series before the first event.
  */
 export function createControllerMetrics(options: ControllerMetricsOptions): ControllerMetrics {
   const now = options.now ?? Date.now;
@@ -85,6 +87,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     "Reconciles refused by the writer, by problem (such as damaged markers or the 1 MiB limit).",
     ["problem"],
   );
+  for (const problem of options.refusalProblems ?? []) refusals.labels({ problem });
   const duration = registry.histogram(
     "ouroboros_controller_reconcile_duration_seconds",
     "Time spent in the writer per reconcile.",

@@ -132,6 +132,7 @@ export class ControllerRuntime {
     this.#election = election;
     this.#metrics = createControllerMetrics({
       ...(options.moreMetrics === undefined ? {} : { more: options.moreMetrics }),
+      ...(this.#mode.refusalProblems === undefined ? {} : { refusalProblems: this.#mode.refusalProblems }),
       rss: options.rss ?? (() => Deno.memoryUsage().rss),
       version: options.version,
       ...(election === undefined ? {} : { leading: () => election.isLeader() }),

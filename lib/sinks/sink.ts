@@ -173,6 +173,11 @@ export interface Mode {
    * receives one.
    */
   readonly wildcards?: boolean;
+  /**
+   * Every problem code the sink may refuse with, so the refusal counter starts each at zero.
+   * Absent: the series appear with the first refusal.
+   */
+  readonly refusalProblems?: readonly string[];
   /** Extra fields for the "controller starting" line. */
   readonly details: Readonly<Record<string, unknown>>;
 }

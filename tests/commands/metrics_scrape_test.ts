@@ -130,6 +130,7 @@ Deno.test("controller, kuberture and dns: process, API request, build and zero s
         1,
     );
     assert.equal(one(samples, "ouroboros_controller_reconciles_total", { result: "error" }), 0);
+    assert.equal(one(samples, "ouroboros_controller_refusals_total", { problem: "no-root-block" }), 0);
     assert.equal(one(samples, "ouroboros_leader_transitions_total", { change: "lost" }), 0);
     await promtoolCheck("the controller's /metrics", body);
   });

@@ -108,3 +108,23 @@ Deno.test("metrics: a dry run's previews are counted apart; they are neither wri
   assert.equal(value(samples, "ouroboros_controller_writes_total"), 0);
   assert.equal(value(samples, "ouroboros_controller_last_successful_reconcile_timestamp_seconds"), 0);
 });
+
+Deno.test("metrics: the mode's refusal problems exist at zero, and a refusal counts under its problem", () => {
+  const metrics = createControllerMetrics({
+    rss: () => 1,
+    version: "1",
+    refusalProblems: ["too-large", "immutable"],
+  });
+  let samples = parseMetrics(metrics.registry.render());
+  assert.equal(value(samples, "ouroboros_controller_refusals_total", { problem: "too-large" }), 0);
+  assert.equal(value(samples, "ouroboros_controller_refusals_total", { problem: "immutable" }), 0);
+  metrics.observer.reconciled({
+    kind: "refused",
+    problem: "immutable",
+    message: "m",
+    scope: "nothing-written",
+  }, 3);
+  samples = parseMetrics(metrics.registry.render());
+  assert.equal(value(samples, "ouroboros_controller_refusals_total", { problem: "immutable" }), 1);
+  assert.equal(value(samples, "ouroboros_controller_refusals_total", { problem: "too-large" }), 0);
+});

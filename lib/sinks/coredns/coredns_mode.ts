@@ -25,6 +25,11 @@ import { nodeLocalDnsMarkers } from "./corefile/node_local_dns_markers.ts";
 import type { CorefileLocation } from "./corefile_location.ts";
 import { nodeLocalDnsSink } from "./node_local_dns_sink.ts";
 import { pairedSink } from "./paired_sink.ts";
+import {
+  COREDNS_IMPORT_SINK_PROBLEMS,
+  COREDNS_SINK_PROBLEMS,
+  modeRefusalProblems,
+} from "./refusal_problems.ts";
 import { runStartupProbes, type StartupProbeOptions } from "./startup_probes.ts";
 
 /** What both CoreDNS modes are built from. */
@@ -100,6 +105,7 @@ export function corednsMode(settings: CorednsModeSettings, context: ModeContext)
       context,
     ),
     probe: probes(settings, context, "coredns"),
+    refusalProblems: modeRefusalProblems(COREDNS_SINK_PROBLEMS, settings.nodeLocalDns.mode),
     wildcards: true,
     details: {
       proxyFqdn: settings.proxyFqdn,
@@ -126,6 +132,7 @@ export function corednsImportMode(settings: CorednsModeSettings, context: ModeCo
       context,
     ),
     probe: probes(settings, context, "coredns-import"),
+    refusalProblems: modeRefusalProblems(COREDNS_IMPORT_SINK_PROBLEMS, settings.nodeLocalDns.mode),
     wildcards: true,
     details: { proxyFqdn: settings.proxyFqdn, nodeLocalDns: settings.nodeLocalDns.mode },
   };

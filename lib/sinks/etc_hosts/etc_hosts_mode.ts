@@ -11,6 +11,7 @@
 import type { BlockMarkers } from "../markers.ts";
 import type { Mode, ModeContext } from "../sink.ts";
 import { EtcHostsSink } from "./etc_hosts_sink.ts";
+import { HOSTS_PROBLEMS } from "./hosts_problems.ts";
 
 /** What etc-hosts mode is built from. */
 export interface EtcHostsModeSettings {
@@ -28,6 +29,7 @@ export function etcHostsMode(settings: EtcHostsModeSettings, context: ModeContex
   return {
     sink: new EtcHostsSink({ path, proxyIp, markers, dryRun: context.dryRun ?? false }),
     hostsFile: path,
+    refusalProblems: HOSTS_PROBLEMS,
     details: { hostsFile: path, proxyIp, markerId: markers.id || "(none)" },
   };
 }

@@ -44,6 +44,28 @@ export type HostsProblem =
   /** The file is larger than any hosts file this tool expects to edit. */
   | "file-too-large";
 
+const HOSTS_PROBLEM_SET: Readonly<Record<HostsProblem, true>> = {
+  ...Object.fromEntries(HOSTS_MARKER_PROBLEMS.map((problem) => [problem, true])) as Record<
+    HostsMarkerProblem,
+    true
+  >,
+  "invalid-ip": true,
+  "invalid-host": true,
+  "unsafe-path": true,
+  symlink: true,
+  "not-regular-file": true,
+  "missing-file": true,
+  "not-writable": true,
+  "not-readable": true,
+  "file-too-large": true,
+};
+
+/**
+ * Every refusal code of etc-hosts mode (a record keyed by {@linkcode HostsProblem}, so the
+ * compiler keeps it complete), for the refusal counter's zero series.
+ */
+export const HOSTS_PROBLEMS: readonly HostsProblem[] = Object.keys(HOSTS_PROBLEM_SET) as HostsProblem[];
+
 /** The refusal value shared by the editor, the file writer and the sink. */
 export interface HostsRefusal {
   /** Discriminant. */
