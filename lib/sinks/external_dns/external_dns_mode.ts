@@ -16,6 +16,7 @@ import type { RecordSettings } from "./build_records.ts";
 import { ExternalDnsSink } from "./external_dns_sink.ts";
 import { orphanNotices, probeOrphans } from "./orphan_probe.ts";
 import type { TargetOrigin } from "./proxy_targets.ts";
+import { EXTERNAL_DNS_SINK_PROBLEMS } from "./refusal_problems.ts";
 
 /** What external-dns mode is built from. */
 export interface ExternalDnsModeSettings extends RecordSettings {
@@ -76,6 +77,7 @@ export function externalDnsMode(settings: ExternalDnsModeSettings, context: Mode
       }
     },
     wildcards: true,
+    refusalProblems: EXTERNAL_DNS_SINK_PROBLEMS,
     details: {
       output: settings.output,
       recordsNamespace: settings.namespace,
