@@ -81,6 +81,22 @@ function assertKubeRequests(what: string, samples: readonly Sample[]): void {
   }
 }
 
+/** Scrapes until an API list has been counted, then checks the process and API request series. */
+async function scrapeAfterLists(
+  what: string,
+  get: () => Promise<string>,
+): Promise<{ body: string; samples: Sample[] }> {
+  const body = await waitFor(`${what}: a list to be counted`, async () => {
+    const text = await get();
+    const lists = find(parseMetrics(text), "ouroboros_kube_requests_total", { verb: "list", code: "200" });
+    return lists.length > 0 ? text : undefined;
+  });
+  const samples = parseMetrics(body);
+  assertProcessSeries(what, samples);
+  assertKubeRequests(what, samples);
+  return { body, samples };
+}
+
 Deno.test("proxy --workers=2: process series once (not summed over workers), zero series, promtool-clean", async () => {
   const closed = freePort();
   await using proxy = await startProxy([
@@ -147,16 +163,10 @@ Deno.test("controller, kuberture and dns: process, API request, build and zero s
       [`--kubeconfig=${kubeconfig}`, `--config=${config}`, "--leader-elect=false"],
       { env: { POD_NAMESPACE: "kuberture", HOSTNAME: "kuberture-metrics" } },
     );
-    const body = await waitFor("a list to be counted", async () => {
-      const text = (await kuberture.get("/metrics", "metrics")).body;
-      return find(parseMetrics(text), "ouroboros_kube_requests_total", { verb: "list", code: "200" }).length >
-          0
-        ? text
-        : undefined;
-    });
-    const samples = parseMetrics(body);
-    assertProcessSeries("kuberture", samples);
-    assertKubeRequests("kuberture", samples);
+    const { body, samples } = await scrapeAfterLists(
+      "kuberture",
+      async () => (await kuberture.get("/metrics", "metrics")).body,
+    );
     assert.ok(find(samples, "kuberture_reconcile_total", { status: "error" }).length === 1);
     await promtoolCheck("kuberture's /metrics", body);
   });
@@ -169,16 +179,7 @@ Deno.test("controller, kuberture and dns: process, API request, build and zero s
       `--kubeconfig=${kubeconfig}`,
       "--drain-delay=0s",
     ], { env: { POD_NAMESPACE: "ouroboros", HOSTNAME: "ouroboros-dns-metrics" } });
-    const body = await waitFor("a list to be counted", async () => {
-      const text = (await dns.get("/metrics")).body;
-      return find(parseMetrics(text), "ouroboros_kube_requests_total", { verb: "list", code: "200" }).length >
-          0
-        ? text
-        : undefined;
-    });
-    const samples = parseMetrics(body);
-    assertProcessSeries("dns", samples);
-    assertKubeRequests("dns", samples);
+    const { body, samples } = await scrapeAfterLists("dns", async () => (await dns.get("/metrics")).body);
     assert.equal(one(samples, "ouroboros_dns_upstream_errors_total", { reason: "timeout" }), 0);
     await promtoolCheck("the DNS server's /metrics", body);
   });
