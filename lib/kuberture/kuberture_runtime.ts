@@ -30,12 +30,12 @@ import type { KubeObject } from "../resources/kube_object.ts";
 import { NODE, type Node } from "../resources/node.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import type { Log } from "../util/logging.ts";
+import type { MetricsRegistry } from "../util/metrics.ts";
 import type { KubertureConfig } from "./config/kuberture_config.ts";
 import { createKubertureMetrics, type KubertureMetrics } from "./kuberture_metrics.ts";
 import type { Owner } from "./output_object.ts";
 import { PassLog } from "./pass_log.ts";
 import { type PassApi, type PassReport, passSucceeded, runPass } from "./run_pass.ts";
-import type { MetricsRegistry } from "../util/metrics.ts";
 
 /** The API calls the runtime makes. */
 export type KubertureApi = PassApi & Pick<KubeClient, "listWatcher">;

@@ -28,8 +28,8 @@ export function etcHostsMode(settings: EtcHostsModeSettings, context: ModeContex
   const { path, proxyIp, markers } = settings;
   return {
     sink: new EtcHostsSink({ path, proxyIp, markers, dryRun: context.dryRun ?? false }),
-    hostsFile: path,
     refusalProblems: HOSTS_PROBLEMS,
+    hostsFile: path,
     details: { hostsFile: path, proxyIp, markerId: markers.id || "(none)" },
   };
 }
