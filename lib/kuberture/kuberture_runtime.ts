@@ -10,8 +10,8 @@
  * (`lib/daemon/retry_pacing.ts`): 1–1.5 s doubling to 2 min; a WARN per failure until they have
  * lasted 3 attempts and 30 s, an ERROR per failure after that, one INFO at the recovery. With
  * leader election only the leader runs passes; the others keep their caches warm and are ready.
- * Readiness (kuberture's rule): a pass has succeeded within the last 5 minutes, or this replica
- * stands by; and never while failures are persistent.
+ * Readiness keeps kuberture's own rule instead of the controller's persistent-failure one: a pass
+ * has succeeded within the last 5 minutes, or this replica stands by.
  *
  * Every pass's report is logged in one place, {@linkcode PassLog}.
  *
@@ -194,12 +194,6 @@ export class KubertureRuntime {
     if (!this.#slices.store.synced) return "waiting for the first list of EndpointSlices";
     if (this.#nodes !== undefined && !this.#nodes.store.synced) return "waiting for the first list of Nodes";
     if (this.#stoodBy && this.#options.election?.isLeader() === false) return undefined;
-    const run = this.#streak.run;
-    if (run !== undefined && this.#streak.persistent) {
-      return `passes have kept failing for ${
-        Math.round((this.#clock.now() - run.since) / 1000)
-      }s (${run.attempts} attempts)`;
-    }
     if (this.#lastSuccess === undefined) return "no pass has succeeded yet";
     const age = this.#clock.now() - this.#lastSuccess;
     const staleAfter = this.#options.staleAfterMs ?? DEFAULTS.staleAfterMs;
