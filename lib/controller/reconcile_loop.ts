@@ -18,7 +18,10 @@
  * The first reconcile waits for the prerequisites (caches the sink reads besides the hostnames)
  * as for the sources, so a sink never acts on a half-known world. A refusal is remembered like a
  * success: it needs a change on the cluster side or the resync, not another call with the same
- * input, so status-only churn does not repeat the sink's reads while a refusal lasts.
+ * input, so status-only churn does not repeat the sink's reads while a refusal lasts; one that
+ * says when it lifts (a revert hold-off's `recheckAfterMs`) arms a timer that calls the sink then.
+ * A failure is retried after the shared pacing and worded WARN, then ERROR once persistent
+ * ({@linkcode ReconcileRetry}); readiness reads the run of failures from {@linkcode LoopStatus}.
  *
  * @module
  */
