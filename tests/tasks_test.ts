@@ -12,7 +12,7 @@ const ROOT = new URL("../", import.meta.url).pathname;
 Deno.test("each subcommand has a run task with its own permission set, and nothing more", () => {
   for (const { name } of SUBCOMMANDS) {
     assert.ok(DENO_JSON.permissions[name] !== undefined, `deno.json has a ${name} permission set`);
-    assert.equal(taskCommand(name), `deno run --no-prompt -P=${name} main.ts ${name}`);
+    assert.equal(taskCommand(name), `deno run --quiet --no-prompt -P=${name} main.ts ${name}`);
   }
   for (const known of ["proxy", "controller"]) assert.ok(known in DENO_JSON.tasks, known);
 });
@@ -30,6 +30,11 @@ Deno.test("deno task <subcommand> --help runs the subcommand under its set and p
       const stdout = new TextDecoder().decode(output.stdout);
       assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
       assert.ok(stdout.startsWith(`Usage: ouroboros ${name} [flags]\n`), stdout);
+      assert.equal(
+        new TextDecoder().decode(output.stderr),
+        "",
+        "no Deno warning (the task runs with --quiet)",
+      );
     });
   }
 });

@@ -28,10 +28,24 @@ export interface LoopStatus {
    * with synced caches is as ready as a leader; never goes back.
    */
   readonly stoodBy: boolean;
+  /**
+   * The current run of failed sink calls, absent when the last call did not fail: since when,
+   * how many, and whether it has become persistent (3 attempts and 30 s: ERRORs, not ready).
+   */
+  readonly failing?: FailingRun;
   /** Hostnames in the desired set at the last recompute. */
   readonly desiredHosts: number;
   /** Refused hostname values at the last recompute. */
   readonly rejectedHosts: number;
+}
+
+/** A run of consecutive failed sink calls (see `lib/daemon/retry_pacing.ts`). */
+export interface FailingRun {
+  /** Clock time of the run's first failure. */
+  readonly since: number;
+  readonly attempts: number;
+  /** True once the run has passed both thresholds. */
+  readonly persistent: boolean;
 }
 
 /** Hears about every recompute and sink call (the metrics implement it). */

@@ -46,6 +46,8 @@ export interface Trigger {
   readonly retry: boolean;
   /** This replica just became the leader: call the sink, its last accepted set may be stale. */
   readonly leadership: boolean;
+  /** A hold-off the sink asked for (a refusal's `recheckAfterMs`) has ended: call the sink again. */
+  readonly recheck: boolean;
 }
 
 /** The reasons of a {@linkcode Trigger}, in the order logs list them. */
@@ -56,6 +58,7 @@ export const TRIGGER_REASONS = [
   "resync",
   "retry",
   "leadership",
+  "recheck",
 ] as const;
 
 /** Nothing pending. */
@@ -66,6 +69,7 @@ export const NO_TRIGGER: Trigger = {
   resync: false,
   retry: false,
   leadership: false,
+  recheck: false,
 };
 
 /**
@@ -76,7 +80,7 @@ export const NO_TRIGGER: Trigger = {
  * import { mergeTriggers, NO_TRIGGER } from "./loop_step.ts";
  *
  * mergeTriggers(NO_TRIGGER, { target: true });
- * // { sources: false, target: true, prerequisite: false, resync: false, retry: false, leadership: false }
+ * // { sources: false, target: true, prerequisite: false, resync: false, retry: false, leadership: false, recheck: false }
  * ```
  */
 export function mergeTriggers(pending: Trigger, more: Partial<Trigger>): Trigger {
@@ -87,6 +91,7 @@ export function mergeTriggers(pending: Trigger, more: Partial<Trigger>): Trigger
     resync: pending.resync || more.resync === true,
     retry: pending.retry || more.retry === true,
     leadership: pending.leadership || more.leadership === true,
+    recheck: pending.recheck || more.recheck === true,
   };
 }
 

@@ -2,9 +2,12 @@
  * When the controller counts as ready: every source and prerequisite kind (the proxy Service
  * in external-dns mode) has completed its first list, and a reconcile has succeeded since start
  * (the sink found the target matching, or wrote it, or left only some hostnames alone), or this
- * replica has stood by while another leads (leader election: a warm standby is healthy). All
- * only ever become true, so readiness latches: a later failed or refused reconcile is reported by
- * logs and metrics, not by pulling the pod out of a rollout that already succeeded.
+ * replica has stood by while another leads (leader election: a warm standby is healthy). These
+ * only ever become true, so readiness latches against what a retry or an operator fixes: a later
+ * refused reconcile, or a failure that recovers within the threshold (3 attempts and 30 s, see
+ * `lib/daemon/retry_pacing.ts`), is reported by logs and metrics only. The one exception is a
+ * persistent failure: while sink calls have kept failing past that threshold the controller is
+ * not ready (it is not doing its job), and it is ready again with the first call that does not fail.
  *
  * The target watch (the ConfigMap) is not a condition: it only speeds up drift repair.
  *
@@ -24,7 +27,9 @@ export interface ReadinessInput {
   /** The reflectors, with their kind and role. */
   readonly watched: readonly Pick<Watched, "kind" | "role" | "status">[];
   /** The loop's status. */
-  readonly loop: Pick<LoopStatus, "succeeded" | "stoodBy" | "last">;
+  readonly loop: Pick<LoopStatus, "succeeded" | "stoodBy" | "last" | "failing">;
+  /** Clock time now, to say for how long a persistent failure has lasted. */
+  readonly now?: number;
   /** True once shutdown has begun. */
   readonly stopping: boolean;
 }
@@ -57,6 +62,15 @@ export function controllerReadiness(input: ReadinessInput): Readiness {
     );
   if (unsynced.length > 0) {
     return { ready: false, reason: `waiting for the first list of: ${unsynced.join(", ")}` };
+  }
+  const failing = loop.failing;
+  if (failing?.persistent === true) {
+    const seconds = input.now === undefined ? "" : ` for ${Math.round((input.now - failing.since) / 1000)} s`;
+    const error = loop.last?.kind === "error" ? `: ${oneLine(loop.last.message)}` : "";
+    return {
+      ready: false,
+      reason: `reconciles have kept failing${seconds} (${failing.attempts} attempts)${error}`,
+    };
   }
   if (loop.succeeded || loop.stoodBy) return { ready: true };
   const last = loop.last;

@@ -18,13 +18,15 @@
  * The first reconcile waits for the prerequisites (caches the sink reads besides the hostnames)
  * as for the sources, so a sink never acts on a half-known world. A refusal is remembered like a
  * success: it needs a change on the cluster side or the resync, not another call with the same
- * input, so status-only churn does not repeat the sink's reads while a refusal lasts.
+ * input, so status-only churn does not repeat the sink's reads while a refusal lasts; one that
+ * says when it lifts (a revert hold-off's `recheckAfterMs`) arms a timer that calls the sink then.
+ * A failure is retried after the shared pacing and worded WARN, then ERROR once persistent
+ * ({@linkcode ReconcileRetry}); readiness reads the run of failures from {@linkcode LoopStatus}.
  *
  * @module
  */
 
 import type { HostnameSources } from "../hostnames/desired_set.ts";
-import { Backoff } from "../reflector/backoff.ts";
 import type { Sink, SinkOutcome } from "../sinks/sink.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
@@ -36,12 +38,8 @@ import {
   type ReconcileResult,
   reconcileResult,
 } from "./loop_status.ts";
-import {
-  ALWAYS_LEADING,
-  type Leadership,
-  RECONCILE_BACKOFF,
-  type ReconcileLoopOptions,
-} from "./reconcile_loop_options.ts";
+import { ALWAYS_LEADING, type Leadership, type ReconcileLoopOptions } from "./reconcile_loop_options.ts";
+import { RecheckTimer, ReconcileRetry } from "./reconcile_loop_retry.ts";
 import { changeWording } from "./change_wording.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
@@ -84,7 +82,8 @@ export class ReconcileLoop {
   readonly #debounceMs: number;
   readonly #graceMs: number;
   readonly #clock: Clock;
-  readonly #backoff: Backoff;
+  readonly #retry: ReconcileRetry;
+  readonly #recheck: RecheckTimer;
   readonly #log: Log;
   readonly #observer: ReconcileObserver | undefined;
   readonly #observe: ((state: LoopState) => void) | undefined;
@@ -118,12 +117,16 @@ export class ReconcileLoop {
     this.#debounceMs = options.debounceMs ?? DEFAULTS.debounceMs;
     this.#graceMs = options.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;
     this.#clock = options.clock ?? systemClock;
-    this.#backoff = new Backoff(
-      this.#clock,
-      options.random ?? Math.random,
-      options.backoff ?? RECONCILE_BACKOFF,
-    );
     this.#log = options.log;
+    this.#retry = new ReconcileRetry({
+      clock: this.#clock,
+      random: options.random ?? Math.random,
+      log: options.log,
+      target: options.sink.description,
+      ...(options.backoff === undefined ? {} : { pacing: options.backoff }),
+      ...(options.persistence === undefined ? {} : { persistence: options.persistence }),
+    });
+    this.#recheck = new RecheckTimer(this.#clock);
     this.#observer = options.observer;
     this.#observe = options.observe;
     this.#leadership = options.leadership ?? ALWAYS_LEADING;
@@ -131,9 +134,11 @@ export class ReconcileLoop {
 
   /** Where the loop is and how the last reconcile went. */
   status(): LoopStatus {
+    const failing = this.#retry.failing();
     return {
       state: this.#state,
       ...(this.#last === undefined ? {} : { last: this.#last }),
+      ...(failing === undefined ? {} : { failing }),
       succeeded: this.#succeeded,
       stoodBy: this.#stoodBy,
       desiredHosts: this.#recompute.hosts,
@@ -191,6 +196,7 @@ export class ReconcileLoop {
       }
     } finally {
       await resync;
+      await this.#recheck.stop();
       unsubscribeStores();
       unsubscribeLeadership();
       this.#enter({ kind: "stopped" });
@@ -241,7 +247,7 @@ export class ReconcileLoop {
         if (this.#state.kind !== "following") {
           // What the sink accepted as leader may be stale when this replica leads again.
           this.#accepted = undefined;
-          this.#backoff.reset();
+          this.#retry.reset();
           this.#stoodBy = true;
           this.#enter({ kind: "following" });
         }
@@ -269,7 +275,7 @@ export class ReconcileLoop {
     this.#enter({ kind: "reconciling", since: this.#clock.now(), trigger });
     const result = await this.#pass(trigger, signal);
     if (result?.kind !== "error") {
-      if (result !== undefined) this.#backoff.reset();
+      if (result !== undefined) this.#retry.succeeded();
       return;
     }
     // An abandoned call at shutdown is no failure.
@@ -286,18 +292,13 @@ export class ReconcileLoop {
       this.#log.error("reconcile failed", { target: this.#sink.description, error: result.message });
       return;
     }
-    const delayMs = this.#backoff.next();
-    this.#log.error("reconcile failed; retrying after backoff", {
-      target: this.#sink.description,
-      error: result.message,
-      retryInMs: Math.round(delayMs),
-    });
+    const delayMs = this.#retry.failed(result.message);
     this.#inbox.add({ retry: true });
     this.#enter({
       kind: "backing-off",
       delayMs,
       until: this.#clock.now() + delayMs,
-      attempt: this.#backoff.attempt,
+      attempt: this.#retry.attempt,
       error: result.message,
     });
   }
@@ -352,6 +353,13 @@ export class ReconcileLoop {
       clock: this.#clock,
       log: this.#log,
     });
+    if (outcome.kind === "refused" && outcome.recheckAfterMs !== undefined) {
+      // A hold-off: look again when it ends, not at whichever resync comes after it.
+      this.#recheck.schedule(outcome.recheckAfterMs, {
+        signal,
+        fire: () => this.#inbox.add({ recheck: true }),
+      });
+    }
     for (const notice of outcome.notices ?? []) {
       this.#log[notice.level](notice.message, { target: this.#sink.description, ...notice.properties });
     }

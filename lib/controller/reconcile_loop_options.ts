@@ -7,11 +7,11 @@
  */
 
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
-import type { BackoffOptions } from "../reflector/backoff.ts";
 import type { StoreView } from "../reflector/store.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import type { Sink } from "../sinks/sink.ts";
 import type { Clock } from "../util/clock.ts";
+import type { FailureStreakOptions, RetryPacingOptions } from "../daemon/retry_pacing.ts";
 import type { Log } from "../util/logging.ts";
 import type { LoopState } from "./loop_step.ts";
 import type { ReconcileObserver } from "./loop_status.ts";
@@ -61,8 +61,16 @@ export interface ReconcileLoopOptions {
    * @default {10000}
    */
   readonly shutdownGraceMs?: number;
-  /** Retry delays after a failed sink call. @default {{ initialMs: 1000, maxMs: 120000 }} */
-  readonly backoff?: BackoffOptions;
+  /**
+   * Retry delays after a failed sink call (`lib/daemon/retry_pacing.ts`).
+   * @default {RETRY_PACING: 1–1.5 s doubling to 2 min, reset after 2 min of health}
+   */
+  readonly backoff?: RetryPacingOptions;
+  /**
+   * When a run of failed sink calls turns from WARN to ERROR and fails readiness.
+   * @default {FAILURE_STREAK: 3 attempts and 30 s}
+   */
+  readonly persistence?: FailureStreakOptions;
   /** @default {systemClock} */
   readonly clock?: Clock;
   /** Numbers in [0, 1) for the backoff jitter. @default {Math.random} */
@@ -76,6 +84,3 @@ export interface ReconcileLoopOptions {
   /** Called after every state change (tests, tracing). Must return quickly. */
   readonly observe?: (state: LoopState) => void;
 }
-
-/** Retry delays after a failed sink call: 1 s doubling to 2 min (full jitter). */
-export const RECONCILE_BACKOFF: BackoffOptions = { initialMs: 1_000, maxMs: 120_000 };

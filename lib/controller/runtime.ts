@@ -10,7 +10,7 @@
 
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { LeaseElector } from "../election/lease_elector.ts";
-import type { BackoffOptions } from "../reflector/backoff.ts";
+import type { RetryPacingOptions } from "../daemon/retry_pacing.ts";
 import type { Mode, Notice, SinkOutcome, WatchObject } from "../sinks/sink.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
@@ -56,7 +56,7 @@ export interface ControllerRuntimeOptions {
   readonly random?: () => number;
   readonly debounceMs?: number;
   readonly shutdownGraceMs?: number;
-  readonly backoff?: BackoffOptions;
+  readonly backoff?: RetryPacingOptions;
   readonly reflector?: SourcesOptions["reflector"];
   /** The controller's logger (category `controller`); the loop logs through it too. */
   readonly log: Log;
@@ -220,6 +220,7 @@ export class ControllerRuntime {
       watched: this.#sources.watched(),
       loop: this.#loop.status(),
       stopping: this.#stopping,
+      now: this.#clock.now(),
     });
   }
 

@@ -3,7 +3,8 @@
  * server. The sink is called when the desired set (the hostnames, or the kinds they come from)
  * differs from the last one the sink accepted, when the target itself changed (the watched
  * ConfigMap), when a prerequisite changed (the proxy Service whose addresses the records point
- * at), on the periodic resync, after a failure, and when this replica has just become the leader. So a burst that changes no hostname
+ * at), on the periodic resync, after a failure, when this replica has just become the leader, and when a hold-off the sink asked for
+ * has ended. So a burst that changes no hostname
  * (status-only updates) costs a recompute and nothing else.
  *
  * Pure: no I/O.
@@ -46,6 +47,7 @@ export interface SinkCallInput {
 export function sinkCallNeeded(input: SinkCallInput): boolean {
   const { trigger, accepted } = input;
   return trigger.target || trigger.prerequisite || trigger.resync || trigger.retry || trigger.leadership ||
+    trigger.recheck ||
     accepted === undefined || !sameDesired(accepted, input.desired);
 }
 

@@ -6,10 +6,12 @@
  *
  * The loop is level-based like the controller's: any change of a cache, a config reload, the
  * periodic requeue (2 minutes, as kuberture) or a failed pass marks work pending; after a short
- * debounce one pass recomputes everything. A failed pass is retried with backoff (1 s doubling to
- * 2 min). With leader election only the leader runs passes; the others keep their caches warm and
- * are ready. Readiness (kuberture's rule): a pass has succeeded within the last 5 minutes, or this
- * replica stands by.
+ * debounce one pass recomputes everything. A failed pass is retried by the controller's rule
+ * (`lib/daemon/retry_pacing.ts`): 1–1.5 s doubling to 2 min; a WARN per failure until they have
+ * lasted 3 attempts and 30 s, an ERROR per failure after that, one INFO at the recovery. With
+ * leader election only the leader runs passes; the others keep their caches warm and are ready.
+ * Readiness keeps kuberture's own rule instead of the controller's persistent-failure one: a pass
+ * has succeeded within the last 5 minutes, or this replica stands by.
  *
  * Every pass's report is logged in one place, {@linkcode PassLog}.
  *
@@ -20,10 +22,10 @@
  */
 
 import type { HealthRoutes } from "../daemon/health_handler.ts";
+import { FailureStreak, RetryPacing } from "../daemon/retry_pacing.ts";
 import type { LeaseElector } from "../election/lease_elector.ts";
 import type { EventRecorder } from "../kube/event_recorder.ts";
 import type { KubeClient } from "../kube/client.ts";
-import { Backoff } from "../reflector/backoff.ts";
 import { Reflector, type ReflectorOptions } from "../reflector/reflector.ts";
 import { ENDPOINT_SLICE, type EndpointSlice } from "../resources/endpoint_slice.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
@@ -117,6 +119,7 @@ export class KubertureRuntime {
   #lastSuccess: number | undefined;
   #stoodBy = false;
   #stopping = false;
+  readonly #streak = new FailureStreak();
   readonly #passLog: PassLog;
 
   /** Builds the caches and the metrics; nothing runs until {@linkcode run} or {@linkcode once}. */
@@ -272,10 +275,7 @@ export class KubertureRuntime {
 
   /** Waits for the caches, then runs passes while leading (one with `once`) until `signal` aborts. */
   async #loop(signal: AbortSignal, once: boolean, watchNodes: () => void): Promise<PassReport | undefined> {
-    const backoff = new Backoff(this.#clock, this.#options.random ?? Math.random, {
-      initialMs: 1_000,
-      maxMs: 120_000,
-    });
+    const pacing = new RetryPacing(this.#options.random ?? Math.random);
     let report: PassReport | undefined;
     while (!signal.aborted) {
       const nodes = this.#nodes;
@@ -299,13 +299,31 @@ export class KubertureRuntime {
       this.#pending = false;
       report = await this.#pass(signal);
       if (once) break;
+      const now = this.#clock.now();
       if (passSucceeded(report)) {
-        backoff.reset();
+        pacing.succeeded(now);
+        const recovery = this.#streak.succeeded(now);
+        if (recovery !== undefined) {
+          this.#log.info("passes recovered", {
+            attempts: recovery.attempts,
+            failedForMs: Math.round(recovery.failedForMs),
+          });
+        }
         continue;
       }
-      if (this.#options.election?.isLeader() === false) continue;
-      const delay = backoff.next();
-      this.#log.warn("the pass did not fully succeed; retrying after backoff", {
+      if (this.#options.election?.isLeader() === false) {
+        pacing.reset();
+        this.#streak.reset();
+        continue;
+      }
+      const delay = pacing.failed(now);
+      const verdict = this.#streak.failed(now);
+      const message = verdict.level === "error"
+        ? "passes keep failing; retrying after backoff"
+        : "the pass did not fully succeed; retrying after backoff";
+      this.#log[verdict.level](message, {
+        attempts: verdict.attempts,
+        failingForMs: Math.round(verdict.failingForMs),
         retryInMs: Math.round(delay),
       });
       if (await this.#clock.sleep(delay, signal)) this.#pending = true;

@@ -95,6 +95,11 @@ export type SinkOutcome =
     readonly problem: string;
     readonly message: string;
     readonly scope: RefusalScope;
+    /**
+     * The refusal lifts by itself after this long (a revert hold-off): the controller calls the
+     * sink again then, without waiting for a change or the resync.
+     */
+    readonly recheckAfterMs?: number;
     readonly notices?: readonly Notice[];
   }
   /**

@@ -31,6 +31,7 @@ export type SinkStep =
     readonly problem: string;
     readonly message: string;
     readonly scope?: RefusalScope;
+    readonly recheckAfterMs?: number;
     readonly notices?: readonly Notice[];
   }
   /** Wait until the test calls `release()`, then apply (or until the call's signal aborts). */

@@ -199,7 +199,8 @@ Deno.test("mergeTriggers() only adds reasons; triggerReasons() lists them in a f
       resync: true,
       retry: true,
       leadership: true,
+      recheck: true,
     }),
-    "sources,target,prerequisite,resync,retry,leadership",
+    "sources,target,prerequisite,resync,retry,leadership,recheck",
   );
 });

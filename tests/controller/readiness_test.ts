@@ -131,3 +131,41 @@ Deno.test("readiness: the proxy Service (a prerequisite) must have listed too; n
     },
   );
 });
+
+Deno.test("readiness: a persistent reconcile failure makes even a ready controller not ready, saying for how long and why", () => {
+  const watched = [kind("Ingress", {})];
+  const last = { kind: "error", message: "GET …/configmaps/coredns:\n503 Service Unavailable" } as const;
+  assert.deepEqual(
+    controllerReadiness({
+      watched,
+      loop: {
+        succeeded: true,
+        stoodBy: false,
+        last,
+        failing: { since: 1_000, attempts: 6, persistent: true },
+      },
+      stopping: false,
+      now: 41_000,
+    }),
+    {
+      ready: false,
+      reason:
+        "reconciles have kept failing for 40 s (6 attempts): GET …/configmaps/coredns: 503 Service Unavailable",
+    },
+  );
+  assert.deepEqual(
+    controllerReadiness({
+      watched,
+      loop: {
+        succeeded: true,
+        stoodBy: false,
+        last,
+        failing: { since: 1_000, attempts: 2, persistent: false },
+      },
+      stopping: false,
+      now: 3_000,
+    }),
+    { ready: true },
+    "a transient failure leaves readiness alone",
+  );
+});

@@ -166,7 +166,7 @@ Deno.test("loop: a failed outcome is retried with backoff like a rejection, and 
     await h.syncAndSettle([ingress("shop/web", { tls: ["a.example.com"] })]);
     await settle();
     assert.equal(h.loop.status().state.kind, "backing-off");
-    const failed = h.log.find("error", "reconcile failed; retrying after backoff");
+    const failed = h.log.find("warn", "reconcile failed; retrying after backoff");
     assert.equal(failed.length, 1);
     assert.equal(failed[0]?.properties.error, "ConfigMap kube-system/coredns: 503 Service Unavailable");
     assert.equal(h.log.find("info", "said before failing").length, 1);

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { ingress } from "../hostnames/factories.ts";
 import { settle } from "../support/fake_clock.ts";
 import { DEBOUNCE_MS, startLoop } from "./loop_harness.ts";
+import { controllerReadiness } from "../../lib/controller/readiness.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
 import type { KubeObject } from "../../lib/resources/kube_object.ts";
 
@@ -101,7 +102,7 @@ Deno.test("loop: any number of events during a reconcile cause exactly one follo
   }
 });
 
-Deno.test("loop: a failing sink is retried with exponential backoff, reset by a success (T-2.1)", async () => {
+Deno.test("loop: a failing sink is retried no sooner than 1 s, doubling; the doubling resets only after 2 min of health (T-2.1)", async () => {
   const h = startLoop({ random: () => 0.5 });
   try {
     const failure = { kind: "fail", error: new Error("connection refused") } as const;
@@ -116,20 +117,124 @@ Deno.test("loop: a failing sink is retried with exponential backoff, reset by a 
       await h.clock.advance(state.delayMs);
       await h.flush();
     }
-    // Ceilings 1 s, 2 s, 4 s, 8 s with the jitter draw at 0.5.
-    assert.deepEqual(delays, [500, 1_000, 2_000, 4_000]);
+    // Bases 1 s, 2 s, 4 s, 8 s, each plus a quarter with the jitter draw at 0.5.
+    assert.deepEqual(delays, [1_250, 2_500, 5_000, 10_000]);
     assert.equal(h.sink.calls.length, 5);
     assert.equal(h.sink.writes, 1, "the fifth attempt wrote");
-    assert.equal(h.log.find("error", "reconcile failed").length, 4);
-    assert.equal(h.log.find("error", "reconcile failed")[0]?.properties.error, "connection refused");
+    const warned = h.log.find("warn", "reconcile failed; retrying after backoff");
+    assert.equal(warned.length, 4, "19 s of failures are transient: WARN, not ERROR");
+    assert.equal(warned[0]?.properties.error, "connection refused");
+    assert.deepEqual(warned.map((line) => line.properties.attempts), [1, 2, 3, 4]);
+    assert.equal(h.log.entries.filter((line) => line.level === "error").length, 0);
+    assert.equal(h.log.find("info", "reconcile recovered").length, 1);
     assert.deepEqual(h.observer.results.map((r) => r.kind), ["error", "error", "error", "error", "written"]);
 
     h.sink.script(failure);
     h.ingresses.apply(tlsIngress("b", "b.example.com"));
     await h.flush();
-    const state = h.loop.status().state;
+    let state = h.loop.status().state;
     assert.ok(state.kind === "backing-off");
-    assert.equal(state.delayMs, 500, "a success starts the sequence over");
+    assert.equal(state.delayMs, 20_000, "a failure right after a success goes on doubling");
+    await h.clock.advance(state.delayMs);
+    await h.flush();
+    assert.equal(h.state(), "idle");
+
+    await h.clock.advance(120_000);
+    h.sink.script(failure);
+    h.ingresses.apply(tlsIngress("c", "c.example.com"));
+    await h.flush();
+    state = h.loop.status().state;
+    assert.ok(state.kind === "backing-off");
+    assert.equal(state.delayMs, 1_250, "two minutes of health start the sequence over");
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a 2-second API outage gives retries at least 1 s apart, WARNs only and one INFO at the recovery (issue 18)", async () => {
+  // The worst jitter draw: with full jitter (the old rule) it retried after the debounce alone.
+  const h = startLoop({ random: () => 0 });
+  try {
+    await h.syncAndSettle([tlsIngress("a", "a.example.com")]);
+    assert.equal(h.sink.writes, 1);
+    const outageEnds = h.clock.now() + 2_000;
+    const callTimes: number[] = [];
+    const realReconcile = h.sink.reconcile.bind(h.sink);
+    h.sink.reconcile = (hosts, signal, context) => {
+      callTimes.push(h.clock.now());
+      if (h.clock.now() < outageEnds) {
+        return Promise.resolve({ kind: "failed", message: "503 Service Unavailable" });
+      }
+      return realReconcile(hosts, signal, context);
+    };
+    h.ingresses.apply(tlsIngress("b", "b.example.com"));
+    for (let step = 0; step < 100; step++) await h.flush();
+    assert.equal(h.sink.writes, 2, "converged after the outage");
+    const gaps = callTimes.slice(1).map((at, i) => at - callTimes[i]!);
+    assert.ok(gaps.every((gap) => gap >= 1_000), `gaps between attempts: ${gaps.join(", ")} ms`);
+    assert.equal(callTimes.length, 3, "two failed attempts, then the one that wrote");
+    assert.equal(h.log.find("warn", "reconcile failed").length, 2);
+    assert.equal(h.log.entries.filter((line) => line.level === "error").length, 0, "a blip pages nobody");
+    const recovered = h.log.find("info", "reconcile recovered");
+    assert.equal(recovered.length, 1);
+    assert.equal(recovered[0]?.properties.attempts, 2);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: failures past 3 attempts and 30 s are ERRORs and fail readiness; the recovery says so once and is ready again", async () => {
+  const h = startLoop({ random: () => 0.5 });
+  try {
+    await h.syncAndSettle([tlsIngress("a", "a.example.com")]);
+    const failed = { kind: "failed", message: "503 Service Unavailable" } as const;
+    h.sink.script(...Array.from({ length: 6 }, () => failed));
+    h.ingresses.apply(tlsIngress("b", "b.example.com"));
+    await h.flush();
+    const readiness = () =>
+      controllerReadiness({ watched: [], loop: h.loop.status(), stopping: false, now: h.clock.now() });
+    const levels: string[] = [];
+    while (h.state() === "backing-off") {
+      const last = h.log.entries.filter((line) => line.message.includes("retrying after backoff")).at(-1);
+      levels.push(`${last?.level}:${last?.properties.attempts}:${readiness().ready}`);
+      const state = h.loop.status().state;
+      assert.ok(state.kind === "backing-off");
+      await h.clock.advance(state.delayMs);
+      await h.flush();
+    }
+    // Failing since 0: attempts at about 0, 1.4, 4, 9.1, 19.2 and 39.3 s; the sixth is past 30 s.
+    assert.deepEqual(levels, [
+      "warn:1:true",
+      "warn:2:true",
+      "warn:3:true",
+      "warn:4:true",
+      "warn:5:true",
+      "error:6:false",
+    ]);
+    assert.equal(h.log.find("error", "reconcile keeps failing").length, 1);
+    assert.deepEqual(readiness(), { ready: true }, "the first success makes it ready again");
+    assert.equal(h.log.find("info", "reconcile recovered").length, 1);
+    assert.equal(h.log.find("info", "reconcile recovered")[0]?.properties.attempts, 6);
+  } finally {
+    await h.stop();
+  }
+});
+
+Deno.test("loop: a refusal that names when it lifts (a hold-off) calls the sink again then, not at the resync", async () => {
+  const h = startLoop({ resyncMs: 600_000 });
+  try {
+    h.sink.script({ kind: "refuse", problem: "reverted", message: "held off", recheckAfterMs: 30_000 });
+    await h.syncAndSettle([tlsIngress("a", "a.example.com")]);
+    assert.equal(h.sink.calls.length, 1);
+    assert.equal(h.sink.writes, 0);
+    await h.clock.advance(29_000);
+    await h.flush();
+    assert.equal(h.sink.calls.length, 1, "nothing before the hold-off ends");
+    await h.clock.advance(1_000);
+    await h.flush();
+    assert.equal(h.sink.calls.length, 2, "called again when the hold-off ended");
+    assert.equal(h.sink.writes, 1);
+    assert.equal(h.log.find("debug", "reconcile").at(-1)?.properties.trigger, "recheck");
   } finally {
     await h.stop();
   }

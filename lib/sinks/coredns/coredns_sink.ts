@@ -23,7 +23,7 @@
  *   with the same hosts finds the block gone or different, someone reverted it; see
  *   `revert_guard.ts` for the counting and the hold-off. When a fight starts we WARN once and emit
  *   an Event recommending coredns-import mode; while held off, reconcile returns the refusal
- *   `reverted` and writes nothing.
+ *   `reverted`, writes nothing, and sets `recheckAfterMs` to the hold-off's end (the controller calls again then).
  * - The reload plugin: a write to a Corefile without `reload` is picked up only when CoreDNS
  *   restarts, so each successful write WARNs (once per resourceVersion written over; conflict
  *   retries do not repeat it).
@@ -318,6 +318,7 @@ export class CorednsSink implements Sink {
         kind: "refused",
         scope: "nothing-written",
         problem: "reverted",
+        recheckAfterMs: gate.waitMs,
         message: `another writer keeps replacing the ouroboros block in ConfigMap ${this.#where} ` +
           `(${gate.reverts} times recently); not rewriting it for another ${seconds(gate.waitMs)}. ` +
           this.#words.revertRemedy,

@@ -1,0 +1,187 @@
+/**
+ * How a long-running subcommand retries a failed reconcile pass, and how loudly it says so: the
+ * one rule the controller's reconcile loop and kuberture's pass loop share.
+ *
+ * Pacing ({@linkcode RetryPacing}): the n-th consecutive failure (0-based) waits
+ * `base = min(maxMs, initialMs × 2^n)` plus up to half of it again (jitter), never more than `maxMs`: with the
+ * defaults 1–1.5 s, 2–3 s, 4–6 s … up to 2 min. The jitter only ever adds, so no retry comes sooner than
+ * the documented minimum (the old "full jitter" drew from [0, base) and retried a reconcile after
+ * 231 ms during a 2-second API outage). A failure after `resetAfterMs` (2 min) of health — the time since the
+ * first success after the previous failure — starts over from `initialMs`; a success alone does not, so a
+ * flapping API server still sees the delays grow.
+ *
+ * Severity ({@linkcode FailureStreak}): a run of consecutive failures is transient while it is shorter
+ * than both thresholds, 3 attempts and 30 s since its first failure: those failures are WARNs. Once a run
+ * has lasted at least 3 attempts *and* 30 s it is persistent: each further failure is an ERROR, and
+ * readiness may report it. The first success after a run is one INFO ("recovered"), whatever the run's
+ * length. Both thresholds, so a brief outage (an API server restart of a few seconds) never pages, and a
+ * quick series of failures of one bad moment does not either.
+ *
+ * Pure: times are passed in (milliseconds of a monotonic clock); randomness is injected.
+ *
+ * @module
+ */
+
+/** Tuning for {@linkcode RetryPacing}. */
+export interface RetryPacingOptions {
+  /** The first delay's lower bound. @default {1000} */
+  readonly initialMs?: number;
+  /** The largest delay. @default {120000} */
+  readonly maxMs?: number;
+  /** Share of the base delay the jitter may add (0.5: up to half again). @default {0.5} */
+  readonly jitter?: number;
+  /** Health (since the first success after a failure) that makes the next failure count as the first. @default {120000} */
+  readonly resetAfterMs?: number;
+}
+
+/** The defaults, resolved: 1 s doubling to 2 min, +0–50 % jitter, reset after 2 min of health. */
+export const RETRY_PACING: Required<RetryPacingOptions> = {
+  initialMs: 1_000,
+  maxMs: 120_000,
+  jitter: 0.5,
+  resetAfterMs: 120_000,
+};
+
+/**
+ * Draws retry delays (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import { RetryPacing } from "./retry_pacing.ts";
+ *
+ * const pacing = new RetryPacing(() => 0.5);
+ * pacing.failed(0); // 1250: 1 s plus a quarter
+ * pacing.failed(1_300); // 2500
+ * pacing.succeeded(4_000);
+ * pacing.failed(10_000); // 5000: only 6 s of health, the delays keep growing
+ * ```
+ */
+export class RetryPacing {
+  readonly #random: () => number;
+  readonly #options: Required<RetryPacingOptions>;
+  #attempt = 0;
+  /** When the first success after the last failure came; `undefined` while failing. */
+  #healthySince: number | undefined;
+
+  /** `random` returns numbers in [0, 1), like `Math.random`. */
+  constructor(random: () => number, options: RetryPacingOptions = {}) {
+    this.#random = random;
+    this.#options = { ...RETRY_PACING, ...options };
+  }
+
+  /** Consecutive failures counted since the last reset. */
+  get attempt(): number {
+    return this.#attempt;
+  }
+
+  /** Records a failure at `now` and returns how long to wait before retrying, in milliseconds. */
+  failed(now: number): number {
+    const { initialMs, maxMs, jitter, resetAfterMs } = this.#options;
+    if (this.#healthySince !== undefined && now - this.#healthySince >= resetAfterMs) this.#attempt = 0;
+    this.#healthySince = undefined;
+    const base = Math.min(maxMs, initialMs * 2 ** this.#attempt);
+    this.#attempt += 1;
+    return Math.min(maxMs, base * (1 + jitter * this.#random()));
+  }
+
+  /** Records a success at `now` (the start of a healthy period, if it is the first since a failure). */
+  succeeded(now: number): void {
+    this.#healthySince ??= now;
+  }
+
+  /** Forgets every failure (leadership moved: the next one is a new story). */
+  reset(): void {
+    this.#attempt = 0;
+    this.#healthySince = undefined;
+  }
+}
+
+/** Tuning for {@linkcode FailureStreak}. */
+export interface FailureStreakOptions {
+  /** Consecutive failures a run needs to be persistent. @default {3} */
+  readonly attempts?: number;
+  /** Time since a run's first failure it needs to be persistent. @default {30000} */
+  readonly forMs?: number;
+}
+
+/** The defaults, resolved: 3 attempts and 30 s. */
+export const FAILURE_STREAK: Required<FailureStreakOptions> = { attempts: 3, forMs: 30_000 };
+
+/** How a failure is to be reported. */
+export interface FailureVerdict {
+  /** `warn` while the run is transient, `error` once it is persistent. */
+  readonly level: "warn" | "error";
+  /** Consecutive failures, this one included. */
+  readonly attempts: number;
+  /** Time since the run's first failure. */
+  readonly failingForMs: number;
+}
+
+/** A run that ended with a success. */
+export interface Recovery {
+  /** Failures in the run. */
+  readonly attempts: number;
+  /** Time from the run's first failure to the success. */
+  readonly failedForMs: number;
+}
+
+/**
+ * Tracks the current run of consecutive failures and words its severity (see the module doc).
+ *
+ * @example
+ * ```ts
+ * import { FailureStreak } from "./retry_pacing.ts";
+ *
+ * const streak = new FailureStreak();
+ * streak.failed(0); // { level: "warn", attempts: 1, failingForMs: 0 }
+ * streak.failed(30_000); // { level: "warn", attempts: 2, failingForMs: 30000 }: only 2 attempts
+ * streak.failed(40_000); // { level: "error", attempts: 3, failingForMs: 40000 }
+ * streak.succeeded(45_000); // { attempts: 3, failedForMs: 45000 }: say "recovered" once
+ * ```
+ */
+export class FailureStreak {
+  readonly #options: Required<FailureStreakOptions>;
+  #run: { readonly since: number; attempts: number; persistent: boolean } | undefined;
+
+  /** Starts with no failure. */
+  constructor(options: FailureStreakOptions = {}) {
+    this.#options = { ...FAILURE_STREAK, ...options };
+  }
+
+  /** The tuning in effect, defaults filled in. */
+  get settings(): Required<FailureStreakOptions> {
+    return this.#options;
+  }
+
+  /** True while the current run of failures has passed both thresholds. */
+  get persistent(): boolean {
+    return this.#run?.persistent ?? false;
+  }
+
+  /** The current run: since when and how many failures; `undefined` when the last attempt succeeded. */
+  get run(): { readonly since: number; readonly attempts: number } | undefined {
+    return this.#run;
+  }
+
+  /** Records a failure at `now`. */
+  failed(now: number): FailureVerdict {
+    const run = this.#run ?? { since: now, attempts: 0, persistent: false };
+    this.#run = run;
+    run.attempts += 1;
+    const failingForMs = now - run.since;
+    run.persistent ||= run.attempts >= this.#options.attempts && failingForMs >= this.#options.forMs;
+    return { level: run.persistent ? "error" : "warn", attempts: run.attempts, failingForMs };
+  }
+
+  /** Forgets the current run without a recovery (leadership moved: another replica writes now). */
+  reset(): void {
+    this.#run = undefined;
+  }
+
+  /** Records a success at `now`: the run that it ends, if any (say so once). */
+  succeeded(now: number): Recovery | undefined {
+    const run = this.#run;
+    this.#run = undefined;
+    return run === undefined ? undefined : { attempts: run.attempts, failedForMs: now - run.since };
+  }
+}
