@@ -24,7 +24,7 @@ import {
   type CpuInputs,
 } from "../util/available_cpus.ts";
 import { systemClock } from "../util/clock.ts";
-import { formatDuration } from "../util/duration.ts";
+import { toSeconds } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
@@ -165,11 +165,11 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
         clusterDomain: settings.clusterDomain,
         clusterDomainSource: settings.clusterDomainSource,
         proxyProtocol: config.proxyProtocol,
-        dialTimeout: formatDuration(config.dialTimeoutMs),
-        readyTimeout: formatDuration(config.readyTimeoutMs),
-        shutdownGrace: formatDuration(config.shutdownGraceMs),
-        drainDelay: formatDuration(config.drainDelayMs),
-        idleTimeout: config.idleTimeoutMs === 0 ? "off" : formatDuration(config.idleTimeoutMs),
+        dialTimeoutSeconds: toSeconds(config.dialTimeoutMs),
+        readyTimeoutSeconds: toSeconds(config.readyTimeoutMs),
+        shutdownGraceSeconds: toSeconds(config.shutdownGraceMs),
+        drainDelaySeconds: toSeconds(config.drainDelayMs),
+        idleTimeoutSeconds: toSeconds(config.idleTimeoutMs),
         workers: settings.workers,
         workersSource: settings.workersSource,
         version: VERSION,

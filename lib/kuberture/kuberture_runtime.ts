@@ -35,6 +35,7 @@ import { createKubertureMetrics, type KubertureMetrics } from "./kuberture_metri
 import type { Owner } from "./output_object.ts";
 import { PassLog } from "./pass_log.ts";
 import { type PassApi, type PassReport, passSucceeded, runPass } from "./run_pass.ts";
+import { toSeconds } from "../util/duration.ts";
 
 /** The API calls the runtime makes. */
 export type KubertureApi = PassApi & Pick<KubeClient, "listWatcher">;
@@ -302,7 +303,7 @@ export class KubertureRuntime {
       if (this.#options.election?.isLeader() === false) continue;
       const delay = backoff.next();
       this.#log.warn("the pass did not fully succeed; retrying after backoff", {
-        retryInMs: Math.round(delay),
+        retryInSeconds: toSeconds(delay),
       });
       if (await this.#clock.sleep(delay, signal)) this.#pending = true;
     }

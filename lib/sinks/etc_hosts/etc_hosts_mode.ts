@@ -28,6 +28,6 @@ export function etcHostsMode(settings: EtcHostsModeSettings, context: ModeContex
   return {
     sink: new EtcHostsSink({ path, proxyIp, markers, dryRun: context.dryRun ?? false }),
     hostsFile: path,
-    details: { hostsFile: path, proxyIp, markerId: markers.id || "(none)" },
+    details: { hostsFile: path, proxyIp, markerId: markers.id },
   };
 }
