@@ -20,7 +20,7 @@ const NOT_SECONDS_KEY = /(Ms|Millis|Milliseconds|Minutes|Nanos|Micros)$/;
 const DURATION_TEXT = /^\d+(\.\d+)?(ns|µs|us|ms|s|m|h)(\d+(\.\d+)?(ns|µs|us|ms|s|m|h))*$/;
 /** Placeholder words for "nothing" that a field must not hold (absent means none). */
 const ERROR_KEYS: ReadonlySet<string> = new Set(["error", "errorName", "errorCode"]);
-const EMPTY_WORDS: ReadonlySet<string> = new Set(["(none)", "<none>", "none", "(empty)"]);
+const EMPTY_WORDS: ReadonlySet<string> = new Set(["(none)", "<none>", "(empty)"]);
 
 /**
  * The problems of one JSON log line against the schema; an empty list when it obeys it.

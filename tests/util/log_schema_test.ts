@@ -1,5 +1,15 @@
 import assert from "node:assert/strict";
 import { logLineProblems } from "../../lib/util/log_schema.ts";
+import { startCluster } from "../controller/cluster_fixture.ts";
+import { freePort } from "../support/daemons.ts";
+import {
+  type LogLine,
+  parseLogLines,
+  runOuroboros,
+  startController,
+  startProxy,
+} from "../support/ouroboros_process.ts";
+import { tempDir } from "../support/temp_dir.ts";
 
 const HEAD = '"time":"2026-12-04T10:00:00.000Z","level":"INFO","logger":"ouroboros.controller","msg":"m"';
 
@@ -43,4 +53,91 @@ Deno.test("log schema: a line that is not JSON, or lacks the fixed fields in ord
       /not a known level/.test(text)
     ),
   );
+});
+
+/** Every problem of every line, each prefixed with the line, so a failure shows what was logged. */
+function schemaProblems(lines: readonly LogLine[]): string[] {
+  return lines.flatMap((line) => {
+    const text = JSON.stringify(line);
+    return logLineProblems(text).map((problem) => `${problem}\n    in ${text.slice(0, 300)}`);
+  });
+}
+
+/** The lines at each level, to show a run covered start-up, a change, a warning and an error. */
+function levels(lines: readonly LogLine[]): Set<string> {
+  return new Set(lines.map((line) => line.level));
+}
+
+Deno.test("log schema: the controller's start-up, changes, a refused hostname, a failed write and its stop obey it", async () => {
+  await using cluster = await startCluster();
+  cluster.ingress("shop/web", { tls: ["shop.example.com", "www.shop.example.com"] });
+  await using controller = await startController([...cluster.flags, "--mode=coredns", "--log-level=debug"]);
+  await controller.explain(() =>
+    controller.waitForLog("the first write", (line) => line.msg === "hostnames updated")
+  );
+  // A failed write (ERROR, retried), a refused hostname (WARN), then a change with both kinds of name.
+  cluster.server.faults.inject("patch", { type: "status", code: 409, reason: "Conflict" }, {
+    path: /configmaps/,
+    count: 8,
+  });
+  cluster.ingress("evil/x", { tls: ['Not_Valid!"\u202e', "new.example.com"] });
+  cluster.deleteIngress("shop/web");
+  await controller.explain(() =>
+    controller.waitForLog("a failed reconcile", (line) => line.msg.startsWith("reconcile failed"), 20_000)
+  );
+  const update = await controller.explain(() =>
+    controller.waitForLog(
+      "the change written after the retry",
+      (line) => line.msg === "hostnames updated" && line.removed === 2,
+      20_000,
+    )
+  );
+  assert.deepEqual(
+    [update.addedHosts, update.removedHosts],
+    [["new.example.com"], ["shop.example.com", "www.shop.example.com"]],
+    "the INFO line names the hostnames added and removed",
+  );
+  const refused = controller.logs.find((line) => line.msg.startsWith("hostname refused"));
+  assert.equal(refused?.value, 'Not_Valid!"\u202e', "the refused value is raw, not quoted");
+  controller.kill("SIGTERM");
+  assert.equal((await controller.status).code, 0);
+  await controller.waitForLog("the stop line", (line) => line.msg === "controller stopped");
+  assert.deepEqual([...levels(controller.logs)].sort(), ["DEBUG", "ERROR", "INFO", "WARN"]);
+  assert.deepEqual(schemaProblems(controller.logs), []);
+});
+
+Deno.test("log schema: the proxy's start-up, a failed dial and its drain obey it", async () => {
+  await using proxy = await startProxy([
+    "--target-host=127.0.0.1",
+    `--target-http-port=${freePort()}`,
+    "--log-level=debug",
+  ]);
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: proxy.http?.port ?? 0 });
+  await conn.write(new TextEncoder().encode("GET / HTTP/1.0\r\n\r\n"));
+  await proxy.waitForLog("the failed dial", (line) => line.msg.startsWith("backend dial failed"));
+  conn.close();
+  proxy.kill("SIGTERM");
+  assert.equal((await proxy.status).code, 0);
+  await proxy.waitForLog("the stop line", (line) => line.msg === "proxy stopped");
+  const starting = proxy.starting;
+  assert.equal(typeof starting.shutdownGraceSeconds, "number", "configured durations are seconds");
+  assert.ok(levels(proxy.logs).has("WARN"));
+  assert.deepEqual(schemaProblems(proxy.logs), []);
+});
+
+Deno.test("log schema: a fatal error's line obeys it, its error a string with its name and code", async () => {
+  await using temp = await tempDir("ouroboros-log-schema-");
+  await Deno.writeTextFile(`${temp.path}/file`, "");
+  const result = await runOuroboros([
+    "controller",
+    "--mode=etc-hosts",
+    "--cleanup",
+    `--etc-hosts=${temp.path}/file/hosts`,
+  ]);
+  assert.equal(result.code, 1, result.stderr);
+  const lines = parseLogLines(result.stderr);
+  const fatal = lines.find((line) => line.level === "FATAL");
+  assert.equal(typeof fatal?.error, "string", result.stderr);
+  assert.equal(typeof fatal?.errorName, "string");
+  assert.deepEqual(schemaProblems(lines), []);
 });
