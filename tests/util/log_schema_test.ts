@@ -10,6 +10,9 @@ import {
   startProxy,
 } from "../support/ouroboros_process.ts";
 import { tempDir } from "../support/temp_dir.ts";
+import { waitFor } from "../support/wait.ts";
+import { KUBERTURE_CONFIG, putApiEndpointSlice, startPublisher } from "../demo/kuberture_publisher.ts";
+import { askFrom, CERT_MANAGER_IP, putClientPods, startResponder } from "../demo/dns_responder.ts";
 
 const HEAD = '"time":"2026-12-04T10:00:00.000Z","level":"INFO","logger":"ouroboros.controller","msg":"m"';
 
@@ -140,4 +143,51 @@ Deno.test("log schema: a fatal error's line obeys it, its error a string with it
   assert.equal(typeof fatal?.error, "string", result.stderr);
   assert.equal(typeof fatal?.errorName, "string");
   assert.deepEqual(schemaProblems(lines), []);
+});
+
+Deno.test("log schema: kuberture's start-up, a publish, a reload needing a restart, a refused config and its stop obey it", async () => {
+  await using cluster = await startCluster();
+  putApiEndpointSlice(cluster.server, ["192.0.2.10"]);
+  await using publisher = await startPublisher(cluster.kubeconfig);
+  const kuberture = publisher.process;
+  await kuberture.waitForLog("the first publish", (line) => line.msg === "output published");
+  putApiEndpointSlice(cluster.server, ["192.0.2.10", "192.0.2.11"]);
+  await kuberture.waitForLog(
+    "the change published",
+    (line) => line.msg === "output published" && line.addresses === 2,
+  );
+  await Deno.writeTextFile(publisher.config, KUBERTURE_CONFIG.replace("127.0.0.1:0", "127.0.0.1:1"));
+  await kuberture.waitForLog("the restart warning", (line) => line.level === "WARN", 15_000);
+  await Deno.writeTextFile(publisher.config, "outputs: [\n");
+  await kuberture.waitForLog("the refused config", (line) => line.level === "ERROR", 15_000);
+  kuberture.kill("SIGTERM");
+  assert.equal((await kuberture.status).code, 0);
+  await kuberture.waitForLog("the stop line", (line) => line.msg === "kuberture stopped");
+  assert.deepEqual([...levels(kuberture.logs)].filter((level) => level !== "DEBUG").sort(), [
+    "ERROR",
+    "INFO",
+    "WARN",
+  ]);
+  assert.deepEqual(schemaProblems(kuberture.logs), []);
+});
+
+Deno.test("log schema: dns's start-up, a refused hostname, an upstream that does not answer and its stop obey it", async () => {
+  await using cluster = await startCluster();
+  cluster.service("ouroboros/ouroboros-proxy", ["10.96.0.7"]);
+  putClientPods(cluster.server);
+  await using responder = await startResponder(cluster.kubeconfig);
+  const dns = responder.process;
+  await waitFor("dns to be ready", async () => (await dns.get("/readyz")).status === 200, {
+    timeoutMs: 20_000,
+  });
+  cluster.ingress("evil/x", { tls: ['Not_Valid!"'] });
+  await dns.waitForLog("the refused hostname", (line) => line.msg.startsWith("hostname refused"), 15_000);
+  await responder.upstream[Symbol.asyncDispose]();
+  await askFrom(responder, CERT_MANAGER_IP, "elsewhere.example.org").catch(() => []);
+  await dns.waitForLog("the SERVFAIL warning", (line) => line.msg.startsWith("no upstream answered"), 15_000);
+  dns.kill("SIGTERM");
+  assert.equal((await dns.status).code, 0);
+  await dns.waitForLog("the stop line", (line) => line.msg === "dns stopped");
+  assert.equal(dns.logs.find((line) => line.msg.startsWith("hostname refused"))?.value, 'Not_Valid!"');
+  assert.deepEqual(schemaProblems(dns.logs), []);
 });
