@@ -139,7 +139,9 @@ async function startKuberture(settings: KubertureSettings): Promise<Service> {
           namespace,
           source: `${config.source.namespace}/${config.source.serviceName}`,
           outputs: config.outputs.map((output) => output.name).join(","),
-          owner: lookup.kind === "found" ? `Deployment/${lookup.owner.name}` : `none (${lookup.reason})`,
+          ...(lookup.kind === "found"
+            ? { owner: `Deployment/${lookup.owner.name}` }
+            : { ownerNotFound: lookup.reason }),
           leaderElection: elector === undefined ? "off" : elector.lease,
           ...(elector === undefined ? {} : { identity: elector.identity }),
           dryRun: values.dryRun,
