@@ -42,7 +42,7 @@ Deno.test("controller (coredns): Ingress create, update and delete drive the Cor
     assert.equal(controller.starting.proxyFqdn, PROXY_FQDN);
     assert.equal(controller.starting.target, "coredns kube-system/coredns[Corefile]");
     assert.equal(controller.starting.readAccess, "none");
-    assert.equal(controller.starting.resync, "10m0s");
+    assert.equal(controller.starting.resyncSeconds, 600);
   });
 
   await t.step("existing Ingresses are written after the first sync", async () => {
