@@ -31,7 +31,8 @@ Deno.test("log schema: each broken rule is named", async (t) => {
     ["snake_case key", '"elapsed_time":1', /"elapsed_time" is not camelCase/],
     ["kebab-case key", '"dry-run":true', /"dry-run" is not camelCase/],
     ["milliseconds key", '"elapsedMs":12', /"elapsedMs" is a duration not in seconds/],
-    ["nested milliseconds key", '"outcome":{"retryInMs":12}', /"retryInMs" is a duration/],
+    ["nested quoted value", '"outcome":{"host":"\\"a.example\\""}', /"outcome"\.host is quoted/],
+    ["quoted item", '"addedHosts":["\\"a.example\\""]', /an item of "addedHosts" is quoted/],
     ["seconds as text", '"drainSeconds":"5"', /"drainSeconds" is not a number/],
     ["Go duration text", '"drainDelay":"5.006s"', /duration as text \(5\.006s\)/],
     ["Go duration text with minutes", '"resync":"10m0s"', /duration as text \(10m0s\)/],
@@ -46,6 +47,10 @@ Deno.test("log schema: each broken rule is named", async (t) => {
       assert.ok(problems.some((text) => problem.test(text)), `${problem} not in ${JSON.stringify(problems)}`);
     });
   }
+});
+
+Deno.test("log schema: keys inside a nested value are data, not held to camelCase", () => {
+  assert.deepEqual(logLineProblems(`{${HEAD},"labels":{"app.kubernetes.io/name":"web"}}`), []);
 });
 
 Deno.test("log schema: a line that is not JSON, or lacks the fixed fields in order, is a problem", () => {
