@@ -22,7 +22,7 @@ import { KUBERTURE } from "./lib/commands/kuberture.ts";
 import { PROXY } from "./lib/commands/proxy.ts";
 import type { Subcommand } from "./lib/daemon/subcommand.ts";
 import { configureLogging, logger } from "./lib/util/logging.ts";
-import { errorMessage } from "./lib/util/error_message.ts";
+import { errorFields, errorMessage } from "./lib/util/error_message.ts";
 import { printStderr, printStdout } from "./lib/util/stdio.ts";
 import { versionLine } from "./lib/util/version.ts";
 
@@ -119,16 +119,7 @@ export async function main(args: readonly string[]): Promise<number> {
     // The message says what failed; `error` is the message as a string, with the error's name (and
     // an OS error's code) beside it for filtering.
     const message = errorMessage(error);
-    const errorName = error instanceof Error ? error.name : typeof error;
-    const errorCode = error instanceof Error && "code" in error && typeof error.code === "string"
-      ? { errorCode: error.code }
-      : {};
-    logger().fatal(`${name} failed: ${message}`, {
-      subcommand: name,
-      error: message,
-      errorName,
-      ...errorCode,
-    });
+    logger().fatal(`${name} failed: ${message}`, { subcommand: name, ...errorFields(error) });
     return 1;
   }
 }

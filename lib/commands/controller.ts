@@ -54,7 +54,7 @@ import { externalDnsMode } from "../sinks/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "../sinks/markers.ts";
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { ModeBuilder, ModeContext } from "../sinks/sink.ts";
-import { formatDuration } from "../util/duration.ts";
+import { toSeconds } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { printStdout } from "../util/stdio.ts";
@@ -219,7 +219,7 @@ async function startController(settings: ControllerSettings): Promise<Service> {
         ingressClass: values.ingressClass,
         gatewayClass: values.gatewayClass,
         wildcards: values.wildcards,
-        resync: formatDuration(values.resync),
+        resyncSeconds: toSeconds(values.resync),
         dryRun: values.dryRun,
         once: values.once,
         health: healthAddress ?? "off",
@@ -249,7 +249,7 @@ async function startController(settings: ControllerSettings): Promise<Service> {
         return report.code;
       }
       await runtime.run(signals.shutdown);
-      log.info("controller stopped", { signal: signals.received() ?? "none" });
+      log.info("controller stopped", { signal: signals.received() });
       return 0;
     },
     close: closeClients,

@@ -23,7 +23,7 @@ import { DnsServer } from "../dns/server/dns_server.ts";
 import { KubeClient } from "../kube/client.ts";
 import { loadKubeAccess, POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
 import { systemClock } from "../util/clock.ts";
-import { formatDuration } from "../util/duration.ts";
+import { toSeconds } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
@@ -182,7 +182,7 @@ async function startServer(settings: DnsSettings): Promise<Service> {
         health: healthAddress ?? "off",
         upstreams: settings.upstreams.map((upstream) => `${upstream.host}:${upstream.port}`).join(","),
         upstreamSource: settings.upstreamSource,
-        clientSelector: values.clientSelector || "(every pod)",
+        clientSelector: values.clientSelector,
         hairpin: values.hairpin
           ? `Service ${settings.proxyService.namespace}/${settings.proxyService.name}`
           : "off",
@@ -190,14 +190,14 @@ async function startServer(settings: DnsSettings): Promise<Service> {
         ...(values.gatewayApi ? { gatewayRouteKinds: values.gatewayRouteKinds.join(",") } : {}),
         parNamespace: settings.parNamespace,
         dnsService: settings.dnsService === undefined
-          ? "none"
+          ? undefined
           : `${settings.dnsService.namespace}/${settings.dnsService.name}`,
         manageWorkloads: values.manageWorkloads,
         manageProxyConfig: values.manageProxyConfig,
-        ttl: `${settings.ttlSeconds}s`,
+        ttlSeconds: settings.ttlSeconds,
         maxUdpSize: values.maxUdpSize,
         clusterDomain: settings.clusterDomain,
-        drainDelay: formatDuration(values.drainDelay),
+        drainDelaySeconds: toSeconds(values.drainDelay),
         apiServer: access.server,
         version: VERSION,
       });
@@ -213,8 +213,8 @@ async function startServer(settings: DnsSettings): Promise<Service> {
       // The writers stop first, so nothing is patched while the uninstall hook restores.
       stopCaches.abort();
       log.info("shutting down: answering on while the pod leaves the Service's endpoints", {
-        signal: signals.received() ?? "none",
-        drainDelay: formatDuration(values.drainDelay),
+        signal: signals.received(),
+        drainDelaySeconds: toSeconds(values.drainDelay),
       });
       await systemClock.sleep(values.drainDelay, signals.force);
       stopServer.abort();

@@ -14,6 +14,7 @@
  * @module
  */
 
+import { errorFields } from "../util/error_message.ts";
 import { ConfigError } from "../cli/options.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
@@ -148,7 +149,9 @@ async function startKuberture(settings: KubertureSettings): Promise<Service> {
           namespace,
           source: `${config.source.namespace}/${config.source.serviceName}`,
           outputs: config.outputs.map((output) => output.name).join(","),
-          owner: lookup.kind === "found" ? `Deployment/${lookup.owner.name}` : `none (${lookup.reason})`,
+          ...(lookup.kind === "found"
+            ? { owner: `Deployment/${lookup.owner.name}` }
+            : { ownerNotFound: lookup.reason }),
           leaderElection: elector === undefined ? "off" : elector.lease,
           ...(elector === undefined ? {} : { identity: elector.identity }),
           dryRun: values.dryRun,
@@ -189,12 +192,12 @@ async function startKuberture(settings: KubertureSettings): Promise<Service> {
         const watching = watcher.run(signals.shutdown).catch((error: unknown) =>
           log.error("the config file is no longer watched; changes need a restart", {
             config: values.config,
-            error: error instanceof Error ? error.message : String(error),
+            ...errorFields(error),
           })
         );
         await runtime.run(signals.shutdown);
         await watching;
-        log.info("kuberture stopped", { signal: signals.received() ?? "none" });
+        log.info("kuberture stopped", { signal: signals.received() });
         return 0;
       },
       close,

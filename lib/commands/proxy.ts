@@ -18,7 +18,7 @@ import type { RevocableDescriptor } from "../daemon/revoke_permissions.ts";
 import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { systemClock } from "../util/clock.ts";
-import { formatDuration } from "../util/duration.ts";
+import { toSeconds } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
@@ -153,11 +153,11 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
         clusterDomain: settings.clusterDomain,
         clusterDomainSource: settings.clusterDomainSource,
         proxyProtocol: config.proxyProtocol,
-        dialTimeout: formatDuration(config.dialTimeoutMs),
-        readyTimeout: formatDuration(config.readyTimeoutMs),
-        shutdownGrace: formatDuration(config.shutdownGraceMs),
-        drainDelay: formatDuration(config.drainDelayMs),
-        idleTimeout: config.idleTimeoutMs === 0 ? "off" : formatDuration(config.idleTimeoutMs),
+        dialTimeoutSeconds: toSeconds(config.dialTimeoutMs),
+        readyTimeoutSeconds: toSeconds(config.readyTimeoutMs),
+        shutdownGraceSeconds: toSeconds(config.shutdownGraceMs),
+        drainDelaySeconds: toSeconds(config.drainDelayMs),
+        idleTimeoutSeconds: toSeconds(config.idleTimeoutMs),
         workers: settings.workers,
         workersSource: settings.workersSource,
         version: VERSION,

@@ -14,6 +14,7 @@ import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
 import type { DesiredInput } from "./sink_call_needed.ts";
 import { withShutdownGrace } from "./with_shutdown_grace.ts";
+import { toSeconds } from "../util/duration.ts";
 
 /** What {@linkcode callSink} needs besides the sink and the desired set. */
 export interface CallSinkOptions {
@@ -59,7 +60,7 @@ export async function callSink(
         onAbandon: () =>
           log.warn("a reconcile did not finish within the shutdown grace period; abandoning it", {
             target: sink.description,
-            graceMs,
+            graceSeconds: toSeconds(graceMs),
           }),
       },
     );

@@ -3,9 +3,11 @@
  * when it says a dry run's diff again.
  *
  * - `unchanged`: nothing (the DEBUG "reconcile" line already says it).
- * - `written`: INFO "hostnames updated" with the counts, and the diff of the write at DEBUG (a
- *   first write of thousands of hostnames is a long diff; the counts are what an operator scans).
- * - `previewed` (`--dry-run`): INFO with the counts and the whole diff, since the diff is the
+ * - `written`: INFO "hostnames updated" with the counts and the names added and removed (at most
+ *   `MAX_LOGGED_NAMES` of each, then `addedHostsMore`/`removedHostsMore` count the rest), and the
+ *   diff of the write at DEBUG (a first write of thousands of hostnames is a long diff; the counts
+ *   and the first names are what an operator scans).
+ * - `previewed` (`--dry-run`): INFO with the counts, the names and the whole diff, since the diff is the
  *   point of a dry run; the same diff again (every resync, every target event that changed
  *   nothing we write) is DEBUG with `repeated: true`. Any other outcome since forgets it, so the
  *   same change coming back after it was gone is news again.
@@ -15,7 +17,10 @@
  * @module
  */
 
-import type { SinkOutcome } from "../sinks/sink.ts";
+import type { HostnameChange, SinkOutcome } from "../sinks/sink.ts";
+
+/** How many added (and how many removed) hostnames one INFO line names; the rest are counted. */
+export const MAX_LOGGED_NAMES = 10;
 
 /** A sink outcome that left the target matching, or would have (a dry run). */
 export type Change = Extract<SinkOutcome, { kind: "unchanged" | "written" | "previewed" }>;
@@ -56,7 +61,12 @@ export function changeWording(change: Change, lastPreview: string | undefined): 
     case "unchanged":
       return { lines: [], preview: undefined };
     case "written": {
-      const counts = { added: change.added, removed: change.removed, total: change.hosts };
+      const counts = {
+        added: change.added,
+        removed: change.removed,
+        total: change.hosts,
+        ...nameFields(change.names),
+      };
       const diff: ChangeLine[] = change.diff === undefined
         ? []
         : [{ level: "debug", message: "the write's diff", properties: { diff: change.diff } }];
@@ -71,6 +81,7 @@ export function changeWording(change: Change, lastPreview: string | undefined): 
         added: change.added,
         removed: change.removed,
         total: change.hosts,
+        ...nameFields(change.names),
         diff: change.diff,
         ...(repeated ? { repeated } : {}),
       };
@@ -80,4 +91,19 @@ export function changeWording(change: Change, lastPreview: string | undefined): 
       };
     }
   }
+}
+
+/**
+ * `addedHosts`/`removedHosts` with at most {@linkcode MAX_LOGGED_NAMES} names each, and
+ * `addedHostsMore`/`removedHostsMore` for the rest; empty lists are left out.
+ */
+function nameFields(names: HostnameChange | undefined): Record<string, unknown> {
+  if (names === undefined) return {};
+  const out: Record<string, unknown> = {};
+  for (const [key, list] of [["addedHosts", names.added], ["removedHosts", names.removed]] as const) {
+    if (list.length === 0) continue;
+    out[key] = list.slice(0, MAX_LOGGED_NAMES);
+    if (list.length > MAX_LOGGED_NAMES) out[`${key}More`] = list.length - MAX_LOGGED_NAMES;
+  }
+  return out;
 }

@@ -15,7 +15,7 @@ import {
   type DesiredSetOptions,
   type HostnameSources,
 } from "../hostnames/desired_set.ts";
-import { formatLoggedValue, RejectionLog } from "../hostnames/rejection_log.ts";
+import { loggedValueFields, RejectionLog } from "../hostnames/rejection_log.ts";
 import type { Log } from "../util/logging.ts";
 import type { DesiredInput } from "./sink_call_needed.ts";
 
@@ -63,7 +63,7 @@ export class DesiredRecompute {
         kind: entry.source,
         object: entry.key,
         resourceVersion: entry.resourceVersion,
-        value: formatLoggedValue(entry.value),
+        ...loggedValueFields(entry.value),
         reason: entry.reason,
         detail: entry.text,
       });
@@ -76,7 +76,7 @@ export class DesiredRecompute {
           kind: entry.source,
           object: entry.key,
           resourceVersion: entry.resourceVersion,
-          value: formatLoggedValue(entry.value),
+          ...loggedValueFields(entry.value),
         },
       );
     }

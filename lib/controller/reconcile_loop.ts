@@ -46,6 +46,7 @@ import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
 import { type LoopSources, TriggerInbox } from "./trigger_inbox.ts";
 import { callSink } from "./call_sink.ts";
 import { DesiredRecompute } from "./desired_recompute.ts";
+import { toSeconds } from "../util/duration.ts";
 
 const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
 
@@ -209,7 +210,7 @@ export class ReconcileLoop {
    */
   #start(until: number, startedAt: number, resyncUntil: AbortSignal | undefined): Promise<void> {
     this.#log.info("caches synced", {
-      elapsedMs: Math.round(this.#clock.now() - startedAt),
+      durationSeconds: toSeconds(this.#clock.now() - startedAt),
       ingresses: this.#sources.ingresses.size,
       ...(this.#sources.gateways === undefined ? {} : { gateways: this.#sources.gateways.size }),
       ...(this.#sources.routes === undefined ? {} : { routes: this.#sources.routes.size }),
@@ -366,7 +367,7 @@ export class ReconcileLoop {
     this.#accepted = outcome.kind === "failed" ? undefined : desired;
     const result = reconcileResult(outcome);
     const durationMs = this.#clock.now() - started;
-    this.#log.debug("reconcile", { ...seen, result: result.kind, durationMs: Math.round(durationMs) });
+    this.#log.debug("reconcile", { ...seen, result: result.kind, durationSeconds: toSeconds(durationMs) });
     return this.#record(outcome, result, durationMs);
   }
 

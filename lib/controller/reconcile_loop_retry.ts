@@ -13,6 +13,7 @@
  * @module
  */
 
+import { toSeconds } from "../util/duration.ts";
 import {
   FailureStreak,
   type FailureStreakOptions,
@@ -88,8 +89,8 @@ export class ReconcileRetry {
       target: this.#options.target,
       error,
       attempts: verdict.attempts,
-      failingForMs: Math.round(verdict.failingForMs),
-      retryInMs: Math.round(delayMs),
+      failingForSeconds: toSeconds(verdict.failingForMs),
+      retryInSeconds: toSeconds(delayMs),
     });
     return delayMs;
   }
@@ -103,7 +104,7 @@ export class ReconcileRetry {
     this.#options.log.info("reconcile recovered", {
       target: this.#options.target,
       attempts: recovery.attempts,
-      failedForMs: Math.round(recovery.failedForMs),
+      failedForSeconds: toSeconds(recovery.failedForMs),
     });
   }
 

@@ -24,7 +24,7 @@
  */
 
 import { desiredHostnames, type DesiredSetOptions } from "../hostnames/desired_set.ts";
-import { formatLoggedValue, RejectionLog } from "../hostnames/rejection_log.ts";
+import { loggedValueFields, RejectionLog } from "../hostnames/rejection_log.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Service } from "../resources/service.ts";
 import type { Clock } from "../util/clock.ts";
@@ -178,7 +178,7 @@ export class DnsRuntime {
       this.#options.log.warn("hostname refused; it is not answered here", {
         kind: entry.source,
         object: entry.key,
-        value: formatLoggedValue(entry.value),
+        ...loggedValueFields(entry.value),
         reason: entry.reason,
         detail: entry.text,
       });

@@ -87,6 +87,27 @@ export function formatLoggedValue(value: string, maxLength: number = MAX_LOGGED_
 }
 
 /**
+ * A refused value as log fields: `value` raw (the log format escapes what could forge a line or
+ * recolour a terminal, so it is never quoted here) and cut to `MAX_LOGGED_VALUE_LENGTH`
+ * characters, with `valueCutCharacters` saying how many were left out.
+ *
+ * @example
+ * ```ts
+ * import { loggedValueFields } from "./rejection_log.ts";
+ *
+ * loggedValueFields("Not_Valid!"); // { value: "Not_Valid!" }
+ * loggedValueFields("x".repeat(300)).valueCutCharacters; // 44
+ * ```
+ */
+export function loggedValueFields(value: string): { value: string; valueCutCharacters?: number } {
+  if (value.length <= MAX_LOGGED_VALUE_LENGTH) return { value };
+  return {
+    value: value.slice(0, MAX_LOGGED_VALUE_LENGTH),
+    valueCutCharacters: value.length - MAX_LOGGED_VALUE_LENGTH,
+  };
+}
+
+/**
  * One refusal as a log message, the object key and the value escaped.
  *
  * @example

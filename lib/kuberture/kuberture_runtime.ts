@@ -38,6 +38,7 @@ import { createKubertureMetrics, type KubertureMetrics } from "./kuberture_metri
 import type { Owner } from "./output_object.ts";
 import { PassLog } from "./pass_log.ts";
 import { type PassApi, type PassReport, passSucceeded, runPass } from "./run_pass.ts";
+import { toSeconds } from "../util/duration.ts";
 
 /** The API calls the runtime makes. */
 export type KubertureApi = PassApi & Pick<KubeClient, "listWatcher">;
@@ -306,7 +307,7 @@ export class KubertureRuntime {
         if (recovery !== undefined) {
           this.#log.info("passes recovered", {
             attempts: recovery.attempts,
-            failedForMs: Math.round(recovery.failedForMs),
+            failedForSeconds: toSeconds(recovery.failedForMs),
           });
         }
         continue;
@@ -323,8 +324,8 @@ export class KubertureRuntime {
         : "the pass did not fully succeed; retrying after backoff";
       this.#log[verdict.level](message, {
         attempts: verdict.attempts,
-        failingForMs: Math.round(verdict.failingForMs),
-        retryInMs: Math.round(delay),
+        failingForSeconds: toSeconds(verdict.failingForMs),
+        retryInSeconds: toSeconds(delay),
       });
       if (await this.#clock.sleep(delay, signal)) this.#pending = true;
     }

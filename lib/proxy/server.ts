@@ -17,7 +17,7 @@
  */
 
 import type { Clock } from "../util/clock.ts";
-import { formatDuration } from "../util/duration.ts";
+import { toSeconds } from "../util/duration.ts";
 import type { ListenAddress } from "../util/listen_address.ts";
 import { Throttle } from "../util/throttle.ts";
 import { type ConnectionContext, handleConnection, listenerSeries } from "./connection.ts";
@@ -236,8 +236,8 @@ export class ProxyServer {
     this.#phase = { kind: "draining", deadline };
     const drainFor = Math.min(this.#config.drainDelayMs, this.#config.shutdownGraceMs);
     log.info("shutdown requested; readiness now fails, still accepting during the drain delay", {
-      drainDelay: formatDuration(drainFor),
-      shutdownGrace: formatDuration(this.#config.shutdownGraceMs),
+      drainDelaySeconds: toSeconds(drainFor),
+      shutdownGraceSeconds: toSeconds(this.#config.shutdownGraceMs),
       activeConnections: this.#connections.size,
     });
     await clock.sleep(drainFor, signals.force);
@@ -255,7 +255,7 @@ export class ProxyServer {
     if (this.#connections.size > 0) {
       log.info("listeners closed; waiting for connections in flight", {
         activeConnections: this.#connections.size,
-        remaining: formatDuration(Math.max(0, Math.round(deadline - clock.now()))),
+        remainingSeconds: toSeconds(Math.max(0, deadline - clock.now())),
       });
       const waitStop = new AbortController();
       const stopWaiting = () => waitStop.abort();
@@ -287,6 +287,6 @@ export class ProxyServer {
     reaperStop.abort();
     await Promise.all([reaper, ticking]);
     this.#phase = { kind: "stopped" };
-    log.info("proxy stopped", { elapsed: formatDuration(Math.round(clock.now() - start)) });
+    log.info("proxy stopped", { durationSeconds: toSeconds(clock.now() - start) });
   }
 }

@@ -33,6 +33,7 @@ import { DEFAULT_REFLECTOR_SETTINGS, type ReflectorSettings, type StepContext } 
 import { Store, type StoreView } from "./store.ts";
 import { transitionLog } from "./transition_log.ts";
 import { openWatch, watchStep } from "./watch_step.ts";
+import { toSeconds } from "../util/duration.ts";
 
 /** A snapshot for health checks, metrics and logs. */
 export interface ReflectorStatus {
@@ -242,7 +243,7 @@ export class Reflector<T extends KubeObject> {
       resource: this.#listWatcher.description,
       reason: failure.reason,
       error: failure.message,
-      delayMs: Math.round(delayMs),
+      retryInSeconds: toSeconds(delayMs),
     });
     return { kind: "backoff", reason: failure.reason, delayMs, then };
   }

@@ -9,6 +9,7 @@
  */
 
 import type { ConditionLog } from "./condition.ts";
+import { toSeconds } from "../util/duration.ts";
 
 /** One line to log. */
 export interface TransitionLine {
@@ -62,7 +63,11 @@ export function transitionLog(
       return {
         level: "warn",
         message: "resource type is not served (CRD not installed?); treating it as empty, retrying slowly",
-        properties: { resource, error: transition.message, retryInMs: options.missingRetryMs },
+        properties: {
+          resource,
+          error: transition.message,
+          retryInSeconds: toSeconds(options.missingRetryMs),
+        },
       };
     case "failing":
       return {

@@ -25,6 +25,7 @@ import {
 } from "./reflector_state.ts";
 import type { StepContext } from "./step_context.ts";
 import { WatchHandle } from "./watch_handle.ts";
+import { toSeconds } from "../util/duration.ts";
 
 /**
  * Opens a watch from `resourceVersion` with bookmarks, a drawn server timeout and the idle
@@ -126,7 +127,7 @@ async function watchEnded<T extends KubeObject>(
     context.log.warn("a watch stream did not end after it was aborted; abandoned it (a client bug)", {
       resource,
       reason: stop,
-      graceMs: context.settings.abandonAfterMs,
+      graceSeconds: toSeconds(context.settings.abandonAfterMs),
     });
   }
   await state.watch.close();

@@ -55,6 +55,35 @@ export interface Notice {
  */
 export type RefusalScope = "nothing-written" | "some-hosts" | "guard";
 
+/** The hostnames a write added and removed, each list sorted. */
+export interface HostnameChange {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+}
+
+/**
+ * The hostnames in `after` but not `before` and the other way round, sorted, with their counts:
+ * what a sink's `written`/`previewed` outcome carries.
+ *
+ * @example
+ * ```ts
+ * import { hostnameChange } from "./sink.ts";
+ *
+ * hostnameChange(["a.example.com", "b.example.com"], ["b.example.com", "c.example.com"]);
+ * // { added: 1, removed: 1, names: { added: ["c.example.com"], removed: ["a.example.com"] } }
+ * ```
+ */
+export function hostnameChange(
+  before: Iterable<string>,
+  after: Iterable<string>,
+): { added: number; removed: number; names: HostnameChange } {
+  const was = new Set(before);
+  const now = new Set(after);
+  const added = [...now].filter((host) => !was.has(host)).sort();
+  const removed = [...was].filter((host) => !now.has(host)).sort();
+  return { added: added.length, removed: removed.length, names: { added, removed } };
+}
+
 /** What one reconcile did. Every kind may carry notices for the controller to log. */
 export type SinkOutcome =
   /** The target already matched: nothing was written. */
@@ -69,6 +98,8 @@ export type SinkOutcome =
     readonly hosts: number;
     readonly added: number;
     readonly removed: number;
+    /** The hostnames counted by `added`/`removed`, when the sink knows them (logged, capped). */
+    readonly names?: HostnameChange;
     readonly diff?: string;
     readonly notices?: readonly Notice[];
   }
@@ -82,6 +113,8 @@ export type SinkOutcome =
     readonly hosts: number;
     readonly added: number;
     readonly removed: number;
+    /** As for `written`. */
+    readonly names?: HostnameChange;
     readonly diff: string;
     readonly notices?: readonly Notice[];
   }

@@ -101,3 +101,20 @@ export function formatDuration(ms: number): string {
 function trimNumber(value: number, decimals = 6): string {
   return String(Number(value.toFixed(decimals)));
 }
+
+/**
+ * Milliseconds as a number of seconds, to the millisecond: how every duration is logged
+ * (`durationSeconds`, `<what>Seconds`), so a log pipeline reads one unit and never parses
+ * `1m30s`.
+ *
+ * @example
+ * ```ts
+ * import { toSeconds } from "./duration.ts";
+ *
+ * toSeconds(90_000); // 90
+ * toSeconds(5_006.4); // 5.006
+ * ```
+ */
+export function toSeconds(ms: number): number {
+  return Math.round(ms) / 1_000;
+}

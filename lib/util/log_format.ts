@@ -3,12 +3,21 @@
  * style of Go's slog text handler (what the original printed, for people reading
  * `kubectl logs` directly).
  *
+ * Decisions that hold for every line, whatever the call site passed (the README's "Logging"
+ * section states them for operators):
+ * - an `Error` given as a field becomes strings: `error` is the message, `errorName` and
+ *   `errorCode` stand beside it (for any other key `k`: `k`, `kName`, `kCode`);
+ * - an empty field (`undefined` or `""`) is left out: a field that is absent means "none";
+ * - in JSON, control and invisible characters are `\uXXXX` escapes, so a hostile value can
+ *   neither forge a line nor recolour a terminal, and values are never quoted twice.
+ *
  * Pure: turns a log record into one line of text.
  *
  * @module
  */
 
 import type { LogLevel, LogRecord } from "@logtape/logtape";
+import { errorFields } from "./error_message.ts";
 
 /** The `--log-format` values. */
 export const LOG_FORMATS = ["json", "text"] as const;
@@ -100,10 +109,24 @@ export function formatJsonLine(record: LogRecord): string {
     logger: record.category.join("."),
     msg: renderMessage(record),
   };
-  for (const [key, value] of Object.entries(record.properties)) {
-    if (!(key in line)) line[key] = plainValue(value);
+  for (const [key, value] of logFields(record.properties)) {
+    if (!(key in line)) line[key] = value;
   }
-  return `${JSON.stringify(line)}\n`;
+  return `${JSON.stringify(line).replace(/[\p{C}\u2028\u2029]/gu, escapeCodeUnits)}\n`;
+}
+
+/**
+ * The fields of a record as they are printed, in order: empty values left out, an `Error` turned
+ * into its message with its name and code beside it, everything else made plain.
+ */
+export function logFields(properties: Readonly<Record<string, unknown>>): [string, unknown][] {
+  const out: [string, unknown][] = [];
+  for (const [key, value] of Object.entries(properties)) {
+    if (value === undefined || value === "") continue;
+    if (value instanceof Error) out.push(...Object.entries(errorFields(value, key)));
+    else out.push([key, plainValue(value)]);
+  }
+  return out;
 }
 
 /**
@@ -117,8 +140,7 @@ export function formatTextLine(record: LogRecord): string {
     `logger=${record.category.join(".")}`,
     `msg=${textValue(renderMessage(record))}`,
   ];
-  for (const [key, value] of Object.entries(record.properties)) {
-    const plain = plainValue(value);
+  for (const [key, plain] of logFields(record.properties)) {
     parts.push(`${key}=${textValue(typeof plain === "string" ? plain : JSON.stringify(plain) ?? "null")}`);
   }
   return `${parts.join(" ")}\n`;

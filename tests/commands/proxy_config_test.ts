@@ -164,9 +164,9 @@ Deno.test("an empty env var counts as unset: the default applies", async () => {
     if (variable !== null) env[variable] = "";
   }
   await using proxy = await startProxy(["--target-host=127.0.0.1"], { env });
-  assert.equal(proxy.starting.dialTimeout, "5s");
-  assert.equal(proxy.starting.readyTimeout, "2s");
-  assert.equal(proxy.starting.shutdownGrace, "30s");
+  assert.equal(proxy.starting.dialTimeoutSeconds, 5);
+  assert.equal(proxy.starting.readyTimeoutSeconds, 2);
+  assert.equal(proxy.starting.shutdownGraceSeconds, 30);
   assert.equal(proxy.starting.proxyProtocol, "v1");
   assert.equal(proxy.starting.httpPort, 80);
   assert.equal(proxy.starting.httpsPort, 443);
@@ -190,16 +190,16 @@ Deno.test("precedence: a flag beats its env var, which beats the default", async
   const line = proxy.starting;
   // Flag over env.
   assert.equal(line.backend, "flag-host.example");
-  assert.equal(line.dialTimeout, "3s");
+  assert.equal(line.dialTimeoutSeconds, 3);
   assert.equal(line.httpsPort, 8443);
   // Env over default.
-  assert.equal(line.readyTimeout, "4s");
+  assert.equal(line.readyTimeoutSeconds, 4);
   assert.equal(line.httpPort, 8080);
   assert.equal(line.proxyProtocol, "v2");
   assert.equal(line.clusterDomain, "env.local");
   assert.equal(line.clusterDomainSource, "env");
   // Default where neither is given.
-  assert.equal(line.shutdownGrace, "30s");
+  assert.equal(line.shutdownGraceSeconds, 30);
 });
 
 Deno.test("no backend: exit 2 naming --target-host and --target-service-name", async () => {

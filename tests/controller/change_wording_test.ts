@@ -83,3 +83,37 @@ Deno.test("changeWording(): what the loop says for each change, and what it reme
     assert.deepEqual(changeWording(change, last), expected, name);
   }
 });
+
+Deno.test("changeWording(): the INFO line names the hostnames added and removed, ten of each, counting the rest", () => {
+  const many = Array.from({ length: 13 }, (_, i) => `h${String(i).padStart(2, "0")}.example.com`);
+  const written = changeWording({
+    kind: "written",
+    hosts: 13,
+    added: 13,
+    removed: 1,
+    names: { added: many, removed: ["old.example.com"] },
+  }, undefined);
+  assert.deepEqual(written.lines[0]?.properties, {
+    added: 13,
+    removed: 1,
+    total: 13,
+    addedHosts: many.slice(0, 10),
+    addedHostsMore: 3,
+    removedHosts: ["old.example.com"],
+  });
+  const previewed = changeWording({
+    kind: "previewed",
+    hosts: 1,
+    added: 1,
+    removed: 0,
+    names: { added: ["a.example.com"], removed: [] },
+    diff: DIFF,
+  }, undefined);
+  assert.deepEqual(previewed.lines[0]?.properties, {
+    added: 1,
+    removed: 0,
+    total: 1,
+    addedHosts: ["a.example.com"],
+    diff: DIFF,
+  });
+});

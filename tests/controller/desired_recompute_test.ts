@@ -21,8 +21,8 @@ Deno.test("DesiredRecompute warns once per object change about each wildcard lef
   assert.deepEqual(desired.hosts, ["shop.example.com"]);
   assert.equal(recompute.skippedWildcards, 2);
   assert.deepEqual(log.find("warn", WARN).map((entry) => entry.properties["value"]), [
-    '"*.apps.example.com"',
-    '"*.example.com"',
+    "*.apps.example.com",
+    "*.example.com",
   ]);
 
   recompute.run({ ...none, ingresses: [first] });

@@ -25,8 +25,8 @@ Deno.test("reconcile retry: WARN lines while transient, ERROR once persistent, o
       target: TARGET,
       error: "503 Service Unavailable",
       attempts: 6,
-      failingForMs: 31_000,
-      retryInMs: 32_000,
+      failingForSeconds: 31,
+      retryInSeconds: 32,
     },
   });
   assert.deepEqual(retry.failing(), { since: start, attempts: 6, persistent: true });
@@ -35,7 +35,7 @@ Deno.test("reconcile retry: WARN lines while transient, ERROR once persistent, o
   assert.deepEqual(log.find("info", "reconcile recovered"), [{
     level: "info",
     message: "reconcile recovered",
-    properties: { target: TARGET, attempts: 6, failedForMs: 63_000 },
+    properties: { target: TARGET, attempts: 6, failedForSeconds: 63 },
   }]);
   assert.equal(retry.failing(), undefined);
 });

@@ -111,7 +111,7 @@ Deno.test("runtime: a mode that cannot write wildcards (etc-hosts) gets the exac
     kind: "Ingress",
     object: "shop/web",
     resourceVersion: warned[0]?.properties["resourceVersion"],
-    value: '"*.example.com"',
+    value: "*.example.com",
   });
   assert.match(metrics, /^ouroboros_controller_skipped_wildcards 1$/m);
 });

@@ -38,6 +38,7 @@
  * @module
  */
 
+import { logLineProblems } from "../../lib/util/log_schema.ts";
 import { PROXY_FQDN, startCluster } from "../controller/cluster_fixture.ts";
 import {
   type LogLine,
@@ -144,12 +145,13 @@ function printLogs(
     "added",
     "removed",
     "total",
+    "addedHosts",
+    "removedHosts",
     "health",
     "leaderElection",
     "identity",
     "leader",
     "signal",
-    "elapsed",
   ];
   for (const line of logs.slice(from)) {
     if (!wanted(line)) continue;
@@ -235,6 +237,8 @@ check("the Corefile starts without a block", before.block.length === 0);
 const first = ["blog.example.com", "shop.example.com", "www.shop.example.com"];
 const replicas: Replica[] = [];
 const controllerLogs: { label: string; logs: readonly LogLine[] }[] = [];
+/** Every process's log lines, the controllers' and the others', held to the log schema at the end. */
+const otherLogs: { label: string; logs: readonly LogLine[] }[] = [];
 let proxy: ProxyProcess | undefined;
 let publisher: KuberturePublisher | undefined;
 let responder: Responder | undefined;
@@ -380,6 +384,7 @@ try {
     `--target-http-port=${ingressStandIn.port}`,
     "--drain-delay=1s",
   ]);
+  otherLogs.push({ label: "proxy", logs: proxy.logs });
   say(
     `   listening: http ${proxy.starting.http}, https ${proxy.starting.https}, health ${proxy.starting.health}`,
   );
@@ -524,6 +529,11 @@ try {
     () => publishedTarget(server) === "192.0.2.10,192.0.2.11",
   );
   const target = publishedTarget(server);
+  const republished = await kuberture.waitForLog(
+    "kuberture logging 'output published' with both addresses",
+    (line) => line.msg === "output published" && line !== published,
+  );
+  say(`   kuberture log: ${kubertureLogText(republished)}`);
   say(`     annotation ${DNS_PREFIX}target: ${target}`);
   check("after the change the target is 192.0.2.10,192.0.2.11", target === "192.0.2.10,192.0.2.11");
   say();
@@ -561,6 +571,7 @@ try {
   await waitFor("dns to be ready", async () => (await dns.process.get("/readyz")).status === 200, {
     timeoutMs: 20_000,
   });
+  printLogs([dns.process.starting], 0, () => true, "dns log");
   const forCertManager = await askFrom(dns, CERT_MANAGER_IP, "shop.example.com");
   const forWeb = await askFrom(dns, OTHER_POD_IP, "shop.example.com");
   const elsewhere = await askFrom(dns, CERT_MANAGER_IP, "acme-v02.api.letsencrypt.org");
@@ -576,6 +587,11 @@ try {
   say("15. SIGTERM to dns: it stops answering and exits:");
   dns.process.kill("SIGTERM");
   const dnsStatus = await dns.process.status;
+  const dnsStopped = await dns.process.waitForLog(
+    "dns logging 'dns stopped'",
+    (line) => line.msg === "dns stopped",
+  );
+  printLogs([dnsStopped], 0, () => true, "dns log");
   say(`   dns exit status ${dnsStatus.code}`);
   check("dns exits 0", dnsStatus.code === 0);
 
@@ -591,6 +607,7 @@ try {
   doctorStage = await stageForDoctor(cluster, ingressStandIn.port);
   const stage = doctorStage;
   controllerLogs.push({ label: "controller (part 6)", logs: stage.controller.logs });
+  otherLogs.push({ label: "proxy (part 6)", logs: stage.proxy.logs });
   await waitFor(
     "the stage to be ready",
     async () =>
@@ -608,6 +625,7 @@ try {
   const doctor = await runOuroboros(["doctor", ...cluster.flags, "--mode=coredns", ...stage.flags], {
     permissionSet: "doctor",
   });
+  otherLogs.push({ label: "doctor", logs: parseLogLines(doctor.stderr) });
   for (const line of doctor.stdout.trimEnd().split("\n")) say(`   ${line}`);
   say(`   doctor exit status ${doctor.code}`);
   check(
@@ -651,6 +669,11 @@ try {
   await doctorStage?.[Symbol.asyncDispose]();
   await ingressStandIn.stop();
 }
+const schemaProblems = [...controllerLogs, ...otherLogs].flatMap(({ label, logs }) =>
+  logs.flatMap((line) => logLineProblems(JSON.stringify(line)).map((problem) => `${label}: ${problem}`))
+);
+for (const problem of schemaProblems.slice(0, 20)) say(`   log schema: ${problem}`);
+check("every process's every log line obeys the log schema (README, Logging)", schemaProblems.length === 0);
 check(
   "no controller logged an ERROR",
   controllerLogs.every(({ logs }) => logs.every((line) => line.level !== "ERROR")),

@@ -174,6 +174,15 @@ Deno.test("`deno task demo`: a preview first, then the Corefile block follows th
     step(stdout, 12),
     /\n {5}annotation external-dns\.alpha\.kubernetes\.io\/target: 192\.0\.2\.10,192\.0\.2\.11\n/,
   );
+  // Each step prints its own log lines: the second publish in step 12, dns's start and stop in 14 and 15.
+  assert.match(
+    step(stdout, 12),
+    /\n {3}kuberture log: INFO output published output=api name=kuberture-api addresses=2\n/,
+  );
+  assert.match(step(stdout, 14), /\n {3}dns log: INFO dns starting /);
+  assert.match(step(stdout, 15), /\n {3}dns log: INFO dns stopped\n/);
+  assert.match(step(stdout, 5), /\n {3}\w log: INFO hostnames updated .*addedHosts=api\.example\.com\n/);
+  assert.match(step(stdout, 6), /\n {3}\w log: INFO hostnames updated .*removedHosts=blog\.example\.com\n/);
   const stopped = step(stdout, 13);
   assert.match(stopped, /\n {3}kuberture log: INFO kuberture stopped signal=SIGTERM\n/);
   assert.match(stopped, /\n {3}kuberture exit status 0\n/);

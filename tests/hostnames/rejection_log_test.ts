@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import type { RejectedHostname } from "../../lib/hostnames/desired_set.ts";
-import { describeRejection, formatLoggedValue, RejectionLog } from "../../lib/hostnames/rejection_log.ts";
+import {
+  describeRejection,
+  formatLoggedValue,
+  loggedValueFields,
+  MAX_LOGGED_VALUE_LENGTH,
+  RejectionLog,
+} from "../../lib/hostnames/rejection_log.ts";
 
 function rejected(key: string, resourceVersion: string, value: string): RejectedHostname {
   return {
@@ -119,4 +125,13 @@ Deno.test("describeRejection escapes an object key that carries control characte
     message.startsWith('Ingress "shop/web\\nFAKE LOG LINE" (resourceVersion "1\\u001b[2J")'),
     message,
   );
+});
+
+Deno.test("loggedValueFields: the value raw, cut to the limit with the cut counted", () => {
+  assert.deepEqual(loggedValueFields('Not_Valid!"\n'), { value: 'Not_Valid!"\n' });
+  const long = "a".repeat(MAX_LOGGED_VALUE_LENGTH + 7);
+  assert.deepEqual(loggedValueFields(long), {
+    value: "a".repeat(MAX_LOGGED_VALUE_LENGTH),
+    valueCutCharacters: 7,
+  });
 });

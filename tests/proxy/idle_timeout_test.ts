@@ -34,7 +34,7 @@ Deno.test("--idle-timeout closes a connection on which nothing moves, on both si
     `--target-http-port=${backend.port}`,
     "--idle-timeout=1s",
   ]);
-  assert.equal(proxy.starting.idleTimeout, "1s");
+  assert.equal(proxy.starting.idleTimeoutSeconds, 1);
   const client = await connect(proxy);
   try {
     await waitFor("the backend to get the connection", () => backend.headers.length === 1);

@@ -16,7 +16,7 @@ Deno.test("transitionLog() words each condition change at its level", () => {
       { level: "warn", condition: "missing", message: "404 NotFound" },
       "warn",
       /^resource type is not served \(CRD not installed\?\); treating it as empty, retrying slowly$/,
-      { resource, error: "404 NotFound", retryInMs: 60_000 },
+      { resource, error: "404 NotFound", retryInSeconds: 60 },
     ],
     [
       { level: "warn", condition: "failing", message: "503 ServiceUnavailable" },

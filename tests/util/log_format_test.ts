@@ -46,18 +46,19 @@ Deno.test("JSON lines carry time, level, logger, msg, then the properties", asyn
       },
     },
     {
-      name: "an error property becomes name and message",
+      name: "an error property becomes its message, with its name beside it",
       record: record(["accept failed"], { error: new TypeError("bad thing") }, "error"),
       line: {
         time: "2026-12-02T10:00:00.123Z",
         level: "ERROR",
         logger: "ouroboros.proxy",
         msg: "accept failed",
-        error: { name: "TypeError", message: "bad thing" },
+        error: "bad thing",
+        errorName: "TypeError",
       },
     },
     {
-      name: "an error with a code keeps the code",
+      name: "an error with a code keeps the code beside the message",
       record: record(["dial failed"], {
         error: coded("Connection refused (os error 111)", "ECONNREFUSED", "ConnectionRefused"),
       }),
@@ -66,11 +67,44 @@ Deno.test("JSON lines carry time, level, logger, msg, then the properties", asyn
         level: "INFO",
         logger: "ouroboros.proxy",
         msg: "dial failed",
-        error: {
-          name: "ConnectionRefused",
-          message: "Connection refused (os error 111)",
-          code: "ECONNREFUSED",
-        },
+        error: "Connection refused (os error 111)",
+        errorName: "ConnectionRefused",
+        errorCode: "ECONNREFUSED",
+      },
+    },
+    {
+      name: "an error under another key gets that key's Name and Code",
+      record: record(["dial failed"], { cause: new RangeError("too far") }),
+      line: {
+        time: "2026-12-02T10:00:00.123Z",
+        level: "INFO",
+        logger: "ouroboros.proxy",
+        msg: "dial failed",
+        cause: "too far",
+        causeName: "RangeError",
+      },
+    },
+    {
+      name: "empty fields are left out: absent means none",
+      record: record(["stopped"], { signal: undefined, leader: "", count: 0, flag: false }),
+      line: {
+        time: "2026-12-02T10:00:00.123Z",
+        level: "INFO",
+        logger: "ouroboros.proxy",
+        msg: "stopped",
+        count: 0,
+        flag: false,
+      },
+    },
+    {
+      name: "a hostile value is kept raw, its invisible characters escaped in the JSON text",
+      record: record(["refused"], { value: "Not_Valid!\u202e\u001b[31m" }),
+      line: {
+        time: "2026-12-02T10:00:00.123Z",
+        level: "INFO",
+        logger: "ouroboros.proxy",
+        msg: "refused",
+        value: "Not_Valid!\u202e\u001b[31m",
       },
     },
     {
@@ -168,7 +202,6 @@ Deno.test("text values that could fake a key, a line or a terminal escape are qu
   const cases: readonly [value: unknown, printed: string][] = [
     ["plain", "plain"],
     ["250µs✓", "250µs✓"], // printable non-ASCII needs no quotes
-    ["", '""'],
     ["two words", '"two words"'],
     ["tab\there", '"tab\\there"'],
     ['say "hi"', '"say \\"hi\\""'],
@@ -184,8 +217,6 @@ Deno.test("text values that could fake a key, a line or a terminal escape are qu
     [42, "42"],
     [true, "true"],
     [null, "null"],
-    [undefined, "null"],
-    [new Error("boom"), '"{\\"name\\":\\"Error\\",\\"message\\":\\"boom\\"}"'],
     [{ a: 1 }, '"{\\"a\\":1}"'],
     [[1, 2], "[1,2]"],
   ];
@@ -198,6 +229,18 @@ Deno.test("text values that could fake a key, a line or a terminal escape are qu
       if (printed.startsWith('"') && typeof value === "string") assert.equal(JSON.parse(printed), value);
     });
   }
+});
+
+Deno.test("JSON lines hold no raw control or invisible character", () => {
+  const text = formatJsonLine(record(["m\u202e"], { value: "a\u200bb\u{F0000}", line: "x\u2028y" }));
+  assert.doesNotMatch(text.slice(0, -1), /[\p{C}\u2028\u2029]/u);
+  assert.ok(text.includes("a\\u200bb\\udb80\\udc00"), text);
+  assert.deepEqual(JSON.parse(text).value, "a\u200bb\u{F0000}");
+});
+
+Deno.test("text lines: an error is its message with its name beside it; empty fields are left out", () => {
+  const line = formatTextLine(record(["m"], { error: new Error("boom"), empty: "", gone: undefined }));
+  assert.ok(line.endsWith(" msg=m error=boom errorName=Error\n"), `got: ${line}`);
 });
 
 Deno.test("plainValue does not loop on values that contain themselves", () => {

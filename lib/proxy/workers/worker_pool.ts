@@ -38,6 +38,7 @@ import type { ProxyServerConfig } from "../server.ts";
 import { boundConfig } from "./bound_config.ts";
 import { nextFailures, restartDelay } from "./restart_delay.ts";
 import { type FromWorker, isFromWorker, type ToWorker } from "./worker_messages.ts";
+import { toSeconds } from "../../util/duration.ts";
 
 /** What the pool needs of a worker; Deno's `Worker` fits. */
 export interface WorkerHandle {
@@ -302,7 +303,7 @@ export class WorkerPool {
     this.#options.log.error("proxy worker died; starting it again", {
       worker: slot.index,
       error,
-      restartIn: `${delayMs}ms`,
+      restartInSeconds: toSeconds(delayMs),
     });
     clock.sleep(delayMs, this.#stop.signal).then((slept) => {
       if (!slept || this.#stopping) return;

@@ -37,7 +37,7 @@ import type { EventRecorder } from "../../kube/event_recorder.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../resources/config_map.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { unifiedDiff } from "../../util/unified_diff.ts";
-import type { Sink, SinkOutcome } from "../sink.ts";
+import { hostnameChange, type Sink, type SinkOutcome } from "../sink.ts";
 import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_data_bytes.ts";
 import { refuseWithWarning, type WarningTarget } from "./configmap_warning.ts";
 import { importLineFor } from "./corefile/import_line.ts";
@@ -162,12 +162,9 @@ export class CorednsImportSink implements Sink {
       }
     }
 
-    const before = new Set(snippetHosts(existing ?? ""));
-    const after = new Set(hosts);
     const counted = {
       hosts: hosts.length,
-      added: hosts.filter((host) => !before.has(host)).length,
-      removed: [...before].filter((host) => !after.has(host)).length,
+      ...hostnameChange(snippetHosts(existing ?? ""), hosts),
       diff: unifiedDiff(existing ?? "", desired ?? "", { label: `${this.#where}[${key}]` }),
     };
     if (this.#dryRun) return { kind: "previewed", ...counted };

@@ -109,7 +109,7 @@ export function corednsMode(settings: CorednsModeSettings, context: ModeContext)
     wildcards: true,
     details: {
       proxyFqdn: settings.proxyFqdn,
-      markerId: settings.markers.id || "(none)",
+      markerId: settings.markers.id,
       nodeLocalDns: settings.nodeLocalDns.mode,
     },
   };

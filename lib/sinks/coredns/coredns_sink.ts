@@ -49,7 +49,7 @@ import { type Clock, systemClock } from "../../util/clock.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { unifiedDiff } from "../../util/unified_diff.ts";
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
-import type { Notice, Sink, SinkOutcome } from "../sink.ts";
+import { hostnameChange, type Notice, type Sink, type SinkOutcome } from "../sink.ts";
 import { CONFIGMAP_DATA_LIMIT, configMapDataBytes } from "./configmap_data_bytes.ts";
 import { recordWarning, refuseWithWarning, type WarningTarget } from "./configmap_warning.ts";
 import { applyCorefileBlock, type CorefileEdit } from "./corefile/apply_corefile_block.ts";
@@ -251,12 +251,9 @@ export class CorednsSink implements Sink {
     const joined = hosts.join(" ");
     const blocked = await this.#beforeWrite(pass, on, { hostsKey: joined, corefile: edit.corefile });
     if (blocked !== undefined) return done(blocked);
-    const previous = new Set(edit.previousHosts);
-    const desired = new Set(hosts);
     const change = {
       hosts: hosts.length,
-      added: hosts.filter((host) => !previous.has(host)).length,
-      removed: edit.previousHosts.filter((host) => !desired.has(host)).length,
+      ...hostnameChange(edit.previousHosts, hosts),
       diff: unifiedDiff(corefile, edit.corefile, { label: `${this.#where}[${key}]` }),
     };
     if (this.#dryRun) return done({ kind: "previewed", ...change });

@@ -102,9 +102,14 @@ export function foldOutcomes(first: SinkOutcome, second: SinkOutcome): SinkOutco
   if (lead === undefined) return out({ kind: "unchanged", hosts: first.hosts });
   const diff = changed.map((o) => "diff" in o ? o.diff ?? "" : "").join("");
   const counts = first.kind === "written" || first.kind === "previewed" ? first : lead;
-  if (lead.kind === "previewed") {
-    return out({ kind: "previewed", hosts: first.hosts, added: counts.added, removed: counts.removed, diff });
-  }
+  const names = counts.kind === "written" || counts.kind === "previewed" ? counts.names : undefined;
+  const change = {
+    hosts: first.hosts,
+    added: counts.added,
+    removed: counts.removed,
+    ...(names ? { names } : {}),
+  };
+  if (lead.kind === "previewed") return out({ kind: "previewed", ...change, diff });
   if (lead.kind !== "written") return out(lead);
-  return out({ kind: "written", hosts: first.hosts, added: counts.added, removed: counts.removed, diff });
+  return out({ kind: "written", ...change, diff });
 }

@@ -30,6 +30,6 @@ export function etcHostsMode(settings: EtcHostsModeSettings, context: ModeContex
     sink: new EtcHostsSink({ path, proxyIp, markers, dryRun: context.dryRun ?? false }),
     refusalProblems: HOSTS_PROBLEMS,
     hostsFile: path,
-    details: { hostsFile: path, proxyIp, markerId: markers.id || "(none)" },
+    details: { hostsFile: path, proxyIp, markerId: markers.id },
   };
 }

@@ -24,7 +24,7 @@
  */
 
 import { type BlockMarkers, DEFAULT_MARKERS } from "../markers.ts";
-import type { Notice, Sink, SinkOutcome } from "../sink.ts";
+import { hostnameChange, type Notice, type Sink, type SinkOutcome } from "../sink.ts";
 import { editHostsFile, type HostsFileHooks, type HostsFileResult } from "./edit_hosts_file.ts";
 import { applyHostsBlock } from "./hosts_block.ts";
 
@@ -87,12 +87,10 @@ export class EtcHostsSink implements Sink {
     const desired = new Set(hosts);
     const said = notices.length === 0 ? {} : { notices };
     if (result.kind === "unchanged") return { kind: "unchanged", hosts: desired.size, ...said };
-    const previous = new Set(result.previousHosts);
     return {
       kind: result.kind,
       hosts: desired.size,
-      added: [...desired].filter((host) => !previous.has(host)).length,
-      removed: [...previous].filter((host) => !desired.has(host)).length,
+      ...hostnameChange(result.previousHosts, desired),
       diff: result.diff,
       ...said,
     };

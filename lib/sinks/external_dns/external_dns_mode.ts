@@ -82,7 +82,7 @@ export function externalDnsMode(settings: ExternalDnsModeSettings, context: Mode
       output: settings.output,
       recordsNamespace: settings.namespace,
       instance: settings.instance,
-      ttl: settings.recordTtl,
+      ttlSeconds: settings.recordTtl,
       targetsFrom,
       annotations: Object.keys(settings.annotations).length,
       labels: Object.keys(settings.labels).length,

@@ -270,16 +270,18 @@ export class ExternalDnsSink implements Sink {
         scope: held < builds.length ? "some-hosts" : "nothing-written",
       };
     }
-    const { groups: hosts, added, removed } = result;
+    const { groups: hosts, added, removed, names } = result;
     const diff = ownedObjectsDiff(
       result.kind === "planned" ? result.writes : succeeded(result.writes, result.actions),
       { kind: this.#writer.kind, namespace: this.#settings.namespace },
     );
     if (result.kind === "planned") {
-      return diff === "" ? { kind: "unchanged", hosts } : { kind: "previewed", hosts, added, removed, diff };
+      return diff === ""
+        ? { kind: "unchanged", hosts }
+        : { kind: "previewed", hosts, added, removed, names, diff };
     }
     if (!result.actions.some((action) => action.kind !== "left-alone")) return { kind: "unchanged", hosts };
-    return { kind: "written", hosts, added, removed, diff };
+    return { kind: "written", hosts, added, removed, names, diff };
   }
 
   /** DEBUG for every write, INFO for a record left alone. */

@@ -101,6 +101,7 @@ Deno.test("create, keep, update and delete our key; the other keys are never tou
     hosts: 2,
     added: 2,
     removed: 0,
+    names: { added: first, removed: [] },
     diff:
       `${HEADER}@@ -0,0 +1,2 @@\n+rewrite name app.example.com ${FQDN}\n+rewrite name shop.example.org ${FQDN}\n`,
   });
@@ -116,6 +117,7 @@ Deno.test("create, keep, update and delete our key; the other keys are never tou
     hosts: 3,
     added: 2,
     removed: 1,
+    names: { added: ["blog.example.net", "new.example.net"], removed: ["shop.example.org"] },
     diff:
       `${HEADER}@@ -1,2 +1,3 @@\n rewrite name app.example.com ${FQDN}\n-rewrite name shop.example.org ${FQDN}\n` +
       `+rewrite name blog.example.net ${FQDN}\n+rewrite name new.example.net ${FQDN}\n`,
@@ -128,6 +130,7 @@ Deno.test("create, keep, update and delete our key; the other keys are never tou
     hosts: 0,
     added: 0,
     removed: 3,
+    names: { added: [], removed: second },
     diff: `${HEADER}@@ -1,3 +0,0 @@\n${second.map((host) => `-rewrite name ${host} ${FQDN}\n`).join("")}`,
   });
   assert.deepEqual(f.data(), OTHERS, "zero hosts delete the key");
@@ -247,6 +250,7 @@ Deno.test("dry run: the same reads and refusals, then previewed with the key's d
     hosts: 2,
     added: 1,
     removed: 1,
+    names: { added: ["new.example.com"], removed: ["old.example.com"] },
     diff:
       `${HEADER}@@ -1,2 +1,2 @@\n rewrite name app.example.com ${FQDN}\n-rewrite name old.example.com ${FQDN}\n` +
       `+rewrite name new.example.com ${FQDN}\n`,

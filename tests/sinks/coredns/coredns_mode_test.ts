@@ -78,7 +78,7 @@ Deno.test("corednsMode() watches the Corefile's ConfigMap and returns what the p
   const mode = corednsMode(SETTINGS, h.context);
   assert.deepEqual(h.watched, ["kube-system/coredns target"]);
   assert.equal(mode.sink.description, "coredns kube-system/coredns[Corefile]");
-  assert.deepEqual(mode.details, { proxyFqdn: FQDN, markerId: "(none)", nodeLocalDns: "warn" });
+  assert.deepEqual(mode.details, { proxyFqdn: FQDN, markerId: "", nodeLocalDns: "warn" });
   assert.equal(mode.wildcards, true, "its sink writes wildcards' regex rules");
   assert.ok(mode.probe !== undefined);
   assert.deepEqual(summary(await mode.probe(new AbortController().signal)), [

@@ -40,8 +40,13 @@ type WithoutDiff = Readonly<Record<string, unknown>> & {
  */
 function checkDiff(outcome: SinkOutcome, corefiles: { read: string; written: string }): WithoutDiff {
   if (outcome.kind !== "written" && outcome.kind !== "previewed") return outcome;
-  const { diff, ...rest } = outcome;
+  const { diff, names, ...rest } = outcome;
   assert.ok(diff !== undefined && diff.startsWith(`--- a/${NAMESPACE}/${NAME}[Corefile]\n`), diff);
+  assert.deepEqual(
+    [names?.added.length, names?.removed.length],
+    [outcome.added, outcome.removed],
+    "the names added and removed are as many as counted",
+  );
   assert.equal(
     applyPatch(corefiles.read, diff),
     corefiles.written,
@@ -169,7 +174,14 @@ Deno.test("distribution Corefiles: insert, no-op resync, change, removal; nothin
       assert.equal(f.writes(), 1, "unchanged resyncs write nothing");
 
       const next = ["app.example.com", "new.example.net"];
-      assert.deepEqual(await reconcile(next), { kind: "written", hosts: 2, added: 1, removed: 1 });
+      const read = f.corefile();
+      const changed = await f.reconcile(next);
+      assert.deepEqual(changed.kind === "written" ? changed.names : undefined, {
+        added: ["new.example.net"],
+        removed: HOSTS.filter((host) => !next.includes(host)),
+      }, "the names added and removed, for the INFO line");
+      const { notices: _, ...rest } = checkDiff(changed, { read, written: f.corefile() });
+      assert.deepEqual(rest, { kind: "written", hosts: 2, added: 1, removed: 1 });
       assert.deepEqual(
         blockLines(f.corefile()),
         expectedBlock(next, indent, newline),

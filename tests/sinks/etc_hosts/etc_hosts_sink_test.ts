@@ -18,7 +18,8 @@ async function reconcileChecked(
   const before = await Deno.readTextFile(path);
   const outcome = await sink.reconcile(hosts, signal());
   if (outcome.kind !== "written" && outcome.kind !== "previewed") return outcome;
-  const { diff = "", ...rest } = outcome;
+  const { diff = "", names, ...rest } = outcome;
+  assert.deepEqual([names?.added.length, names?.removed.length], [outcome.added, outcome.removed]);
   assert.ok(diff.startsWith(`--- a/${path.slice(1)}\n+++ b/${path.slice(1)}\n`), diff);
   const after = outcome.kind === "written" ? await Deno.readTextFile(path) : undefined;
   if (after !== undefined) assert.equal(applyPatch(before, diff), after);

@@ -242,6 +242,11 @@ Deno.test("T-5.3: removing 1 of 10 hosts deletes exactly its A and AAAA records"
 
   const outcome = await h.sink.reconcile(all.filter((host) => host !== "host4.example.com"), never);
   assert.deepEqual(summary(outcome), { kind: "written", hosts: 9, added: 0, removed: 1 });
+  assert.deepEqual(
+    outcome.kind === "written" ? outcome.names : undefined,
+    { added: [], removed: ["host4.example.com"] },
+    "the removed hostname is named, for the controller's INFO line",
+  );
   const gone = [dnsEndpointName("host4.example.com", 4), dnsEndpointName("host4.example.com", 6)];
   assert.deepEqual(
     writes(server.audit, mark).map((entry) => [entry.method, entry.path.split("/").pop()]).sort(),

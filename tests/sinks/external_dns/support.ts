@@ -158,7 +158,12 @@ export function writes(audit: readonly AuditEntry[], since = 0): AuditEntry[] {
 export function summary(outcome: SinkOutcome): Readonly<Record<string, unknown>> {
   const { notices: _notices, ...rest } = outcome;
   if (rest.kind !== "written" && rest.kind !== "previewed") return rest;
-  const { diff: _diff, ...counted } = rest;
+  const { diff: _diff, names, ...counted } = rest;
+  if (names !== undefined) {
+    if (names.added.length !== rest.added || names.removed.length !== rest.removed) {
+      throw new Error(`the names ${JSON.stringify(names)} are not as many as counted`);
+    }
+  }
   return counted;
 }
 

@@ -79,6 +79,12 @@ export interface DesiredGroup<D extends DesiredObject = DesiredObject> {
   readonly objects: readonly D[] | undefined;
 }
 
+/** The keys of the groups a plan adds and removes (for records, their hostnames). */
+export interface GroupNames {
+  readonly added: readonly string[];
+  readonly removed: readonly string[];
+}
+
 /** Why a group is not written; stable codes, usable as metric labels. */
 export type ObjectRefusalProblem =
   /** An object without our ownership labels holds the name. */
@@ -146,6 +152,8 @@ export type OwnedObjectPlan<O extends ObservedObject = ObservedObject> =
     readonly added: number;
     /** Groups losing their last object. */
     readonly removed: number;
+    /** The keys of the groups counted by `added` and `removed`, sorted (logged, capped). */
+    readonly names: GroupNames;
   };
 
 /** Deep equality of JSON values; object key order does not matter, array order does. */
@@ -309,5 +317,6 @@ export function planOwnedObjects<O extends ObservedObject>(input: PlanInput<O>):
     groups: accepted.size,
     added: [...accepted].filter((key) => !held.has(key)).length,
     removed: removed.size,
+    names: { added: [...accepted].filter((key) => !held.has(key)).sort(), removed: [...removed].sort() },
   };
 }

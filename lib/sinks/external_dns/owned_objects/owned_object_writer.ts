@@ -62,6 +62,7 @@ import {
   type DesiredGroup,
   type DesiredObject,
   foreignRefusal,
+  type GroupNames,
   type ObjectRefusal,
   type ObservedObject,
   type OwnedObjectPlan,
@@ -92,6 +93,8 @@ export type WriteResult<O extends ObservedObject> =
     readonly added: number;
     /** Groups losing their last object. */
     readonly removed: number;
+    /** The groups counted by `added` and `removed`. */
+    readonly names: GroupNames;
     readonly actions: readonly WriteAction[];
     /** Groups left alone, planned or found while writing. */
     readonly refused: readonly ObjectRefusal[];
@@ -108,6 +111,7 @@ export type WriteResult<O extends ObservedObject> =
     readonly groups: number;
     readonly added: number;
     readonly removed: number;
+    readonly names: GroupNames;
     readonly writes: PlannedWrites<O>;
     readonly refused: readonly ObjectRefusal[];
     readonly listed: readonly O[];
@@ -174,9 +178,11 @@ export class OwnedObjectWriter<O extends ObservedObject> {
       return { kind: "failed", error };
     }
     if (plan.kind === "guarded") return plan;
-    const { groups: groupCount, added, removed, creates, updates, deletes, refused } = plan;
+    const { groups: groupCount, added, removed, names, creates, updates, deletes, refused } = plan;
     const writes = { creates, updates, deletes };
-    if (this.#dryRun) return { kind: "planned", groups: groupCount, added, removed, writes, refused, listed };
+    if (this.#dryRun) {
+      return { kind: "planned", groups: groupCount, added, removed, names, writes, refused, listed };
+    }
 
     const state: PassState = { actions: [], refused: [...plan.refused], errors: [] };
     const groupOf = new Map<string, string>();
@@ -192,6 +198,7 @@ export class OwnedObjectWriter<O extends ObservedObject> {
       groups: plan.groups,
       added: plan.added,
       removed: plan.removed,
+      names: plan.names,
       actions: state.actions,
       refused: state.refused,
       errors: state.errors,
