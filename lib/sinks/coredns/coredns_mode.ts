@@ -2,7 +2,8 @@
  * The two CoreDNS modes as the controller runs them: coredns mode edits a marker block in the
  * Corefile, coredns-import mode owns one key of a ConfigMap the Corefile imports. Both watch the
  * ConfigMap they write (so an edit that removed our rules is repaired at once; the watch keeps
- * metadata only, and a version already read is not read again, `known_configmap.ts`) and probe at
+ * metadata only, a version already read is not read again, `known_configmap.ts`, and the text
+ * the edit itself produced is not analysed again, `remembered_edit.ts`) and probe at
  * start for node-local-dns and the reload plugin (and, in coredns-import mode, for an import
  * directive that covers our key). The probes' findings are returned as notices; the controller
  * logs them. The probes only read; with `context.dryRun` the sinks stop before every write.
@@ -25,6 +26,8 @@ import { CorednsSink } from "./coredns_sink.ts";
 import { nodeLocalDnsMarkers } from "./corefile/node_local_dns_markers.ts";
 import type { ConfigMapApi, CorefileLocation } from "./corefile_location.ts";
 import { knownConfigMapApi } from "./known_configmap.ts";
+import { rememberedEdit } from "./remembered_edit.ts";
+import { applyCorefileBlock } from "./corefile/apply_corefile_block.ts";
 import { nodeLocalDnsSink } from "./node_local_dns_sink.ts";
 import { pairedSink } from "./paired_sink.ts";
 import { runStartupProbes, type StartupProbeOptions } from "./startup_probes.ts";
@@ -102,6 +105,9 @@ export function corednsMode(settings: CorednsModeSettings, context: ModeContext)
         proxyFqdn: settings.proxyFqdn,
         recorder: context.recorder,
         markers: settings.markers,
+        edit: rememberedEdit((corefile, hosts) =>
+          applyCorefileBlock(corefile, { hosts, fqdn: settings.proxyFqdn, markers: settings.markers })
+        ),
         dryRun: context.dryRun ?? false,
       }),
       settings,
