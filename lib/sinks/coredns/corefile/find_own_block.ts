@@ -106,7 +106,7 @@ export function findOwnBlock(text: string, options: FindOwnBlockOptions = {}): O
     if (BLANK.test(content)) continue;
     if (SPECIAL.test(content)) return undefined;
     if (!WORDS.test(content)) return undefined;
-    const words = content.split(/[ \t]+/).filter((word) => word !== "");
+    const words = wordsOf(content);
     const host = ownRuleHost(words);
     if (host === undefined) return undefined;
     // `rewrite name [exact] <host> <to>`, or `rewrite name regex <pattern> <to> answer auto`.
@@ -128,4 +128,19 @@ export function findOwnBlock(text: string, options: FindOwnBlockOptions = {}): O
     target: mixed ? undefined : target,
     exact,
   };
+}
+
+/** The words of a line WORDS accepted (split at runs of spaces and tabs), without a regex split. */
+function wordsOf(content: string): string[] {
+  const words: string[] = [];
+  let start = -1;
+  for (let at = 0; at <= content.length; at++) {
+    const code = at < content.length ? content.charCodeAt(at) : 0x20;
+    const blank = code === 0x20 || code === 0x09;
+    if (blank && start >= 0) {
+      words.push(content.slice(start, at));
+      start = -1;
+    } else if (!blank && start < 0) start = at;
+  }
+  return words;
 }
