@@ -26,6 +26,7 @@
  * bare list-watch-PATCH loop written with `@kubernetes/client-node` (`controller_peer.ts`).
  *
  * Flags: `--quick` (50 changes, 10 s of churn), `--no-peer` (skip the client-node loop),
+ * `--ingresses=<n>` (another cluster size, for the chart's sizing rule; default 10,000),
  * `--v8-flags=<a,b>` (V8 flags for the controller process, passed as `DENO_V8_FLAGS`, as the
  * chart's `controller.v8Flags` does).
  *
@@ -58,13 +59,17 @@ import { blockHostsOf, type Goal, goalLine, mib, ms, percentile } from "./contro
 
 const FLAGS = ["--quick", "--no-peer"];
 const V8_FLAGS_PREFIX = "--v8-flags=";
-const unknown = Deno.args.filter((arg) => !FLAGS.includes(arg) && !arg.startsWith(V8_FLAGS_PREFIX));
+const INGRESSES_PREFIX = "--ingresses=";
+const unknown = Deno.args.filter((arg) =>
+  !FLAGS.includes(arg) && !arg.startsWith(V8_FLAGS_PREFIX) &&
+  !(arg.startsWith(INGRESSES_PREFIX) && /^[1-9][0-9]*$/.test(arg.slice(INGRESSES_PREFIX.length)))
+);
 if (unknown.length > 0) {
   // deno-lint-ignore no-console
   console.error(
     `unknown arguments ${
       unknown.join(" ")
-    }; usage: deno task bench:controller [--quick] [--no-peer] [--v8-flags=<a,b>]`,
+    }; usage: deno task bench:controller [--quick] [--no-peer] [--v8-flags=<a,b>] [--ingresses=<n>]`,
   );
   Deno.exit(2);
 }
@@ -75,7 +80,10 @@ const controllerV8Flags =
   Deno.args.findLast((arg) => arg.startsWith(V8_FLAGS_PREFIX))?.slice(V8_FLAGS_PREFIX.length) ??
     chartV8Flags;
 
-const INGRESSES = 10_000;
+/** `--ingresses=<n>` (default 10,000): the sizing rule's other points; the goals are for 10,000. */
+const INGRESSES = Number(
+  Deno.args.findLast((arg) => arg.startsWith(INGRESSES_PREFIX))?.slice(INGRESSES_PREFIX.length) ?? 10_000,
+);
 const CHANGES = quick ? 50 : 200;
 const CHURN_RATE = 5_000;
 const CHURN_SECONDS = quick ? 10 : 30;
