@@ -76,7 +76,9 @@ function share(previous: unknown, next: unknown, depth: number): unknown {
   }
   if (out !== undefined) return out;
   // Every key of the new version is shared; the same set of keys makes it the cached object.
-  if (Object.keys(old).length === keys.length) return previous;
+  let count = 0;
+  for (const key in old) if (Object.hasOwn(old, key)) count++;
+  if (count === keys.length) return previous;
   const copy: Record<string, unknown> = {};
   for (const key of keys) copy[key] = old[key];
   return copy;
