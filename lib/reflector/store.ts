@@ -9,12 +9,17 @@
  * from the whole cache (level-based reconciling) wait on {@linkcode StoreView.updates}, which
  * coalesces any number of changes into one wake-up.
  *
+ * A new version of a cached object keeps the parts that did not change from the cached one
+ * (`structural_share.ts`), and a relist keeps the cached object when its resourceVersion is
+ * the same, so status churn and relists do not make the cache hold copies.
+ *
  * Pure apart from calling subscribers: no I/O, no timers.
  *
  * @module
  */
 
 import { type KubeObject, objectKey } from "../resources/kube_object.ts";
+import { shareUnchanged } from "./structural_share.ts";
 
 /** One visible change, as reported to {@linkcode StoreView.subscribe} listeners. */
 export type StoreChange<T> =
@@ -190,7 +195,12 @@ export class Store<T extends KubeObject> implements StoreView<T>, StoreWriter<T>
     for (const [key, item] of next) {
       const old = this.#objects.get(key);
       if (old === undefined) added.push(item);
-      else if (old.metadata.resourceVersion !== item.metadata.resourceVersion) updated.push(item);
+      else if (old.metadata.resourceVersion === item.metadata.resourceVersion) next.set(key, old);
+      else {
+        const kept = shareUnchanged(old, item);
+        next.set(key, kept);
+        updated.push(kept);
+      }
     }
     for (const [key, old] of this.#objects) if (!next.has(key)) deleted.push(old);
     const firstSync = !this.#synced;
@@ -206,11 +216,12 @@ export class Store<T extends KubeObject> implements StoreView<T>, StoreWriter<T>
     if (previous !== undefined && previous.metadata.resourceVersion === object.metadata.resourceVersion) {
       return false;
     }
-    this.#objects.set(key, object);
+    const kept = previous === undefined ? object : shareUnchanged(previous, object);
+    this.#objects.set(key, kept);
     this.#changed((version) =>
       previous === undefined
-        ? { kind: "upserted", version, object }
-        : { kind: "upserted", version, object, previous }
+        ? { kind: "upserted", version, object: kept }
+        : { kind: "upserted", version, object: kept, previous }
     );
     return true;
   }

@@ -9,7 +9,7 @@
 
 import type { V1ConfigMap } from "@kubernetes/client-node";
 import type { Decoder } from "./json.ts";
-import type { KubeObject } from "./kube_object.ts";
+import { IDENTITY_ONLY, type KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** A ConfigMap as the controller sees it. */
@@ -35,3 +35,20 @@ export const CONFIG_MAP: ResourceType<ConfigMap> = defineResourceType<V1ConfigMa
 
 /** Decodes a raw ConfigMap; never throws. */
 export const decodeConfigMap: Decoder<ConfigMap> = CONFIG_MAP.decode;
+
+/**
+ * A ConfigMap's identity only (name, namespace, resourceVersion): what a watch needs to say
+ * that a ConfigMap changed without caching its data. The CoreDNS modes watch their target this
+ * way, so a 1 MB Corefile is not kept in the watch cache as well as by the sink.
+ */
+export const CONFIG_MAP_VERSION: ResourceType<KubeObject> = defineResourceType<V1ConfigMap, KubeObject>(
+  {
+    group: "",
+    version: "v1",
+    kind: "ConfigMap",
+    plural: "configmaps",
+    namespaced: true,
+    metadata: IDENTITY_ONLY,
+  },
+  (_root, metadata) => ({ metadata }),
+);

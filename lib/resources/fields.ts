@@ -15,7 +15,7 @@
  */
 
 import { asObject, type Decoder, type JsonObject } from "./json.ts";
-import { decodeMetadata, type ObjectMeta } from "./kube_object.ts";
+import { decodeMetadata, type MetadataShape, type ObjectMeta } from "./kube_object.ts";
 
 /** The names of a wire type's fields. */
 export type FieldName<W> = Extract<keyof W, string>;
@@ -217,6 +217,8 @@ export interface KindIdentity {
   /** `networking.k8s.io/v1`. */
   readonly apiVersion: string;
   readonly kind: string;
+  /** What of `metadata` the kind keeps; default everything. */
+  readonly metadata?: MetadataShape;
 }
 
 /** Builds a kind's narrow object from its checked metadata and a reader of the raw object. */
@@ -268,7 +270,7 @@ export function objectDecoder<W, T>(
         }`,
       };
     }
-    const metadata = decodeMetadata(object.metadata);
+    const metadata = decodeMetadata(object.metadata, identity.metadata);
     if (!metadata.ok) return metadata;
     try {
       return { ok: true, value: build(new Fields<W>(object, ""), metadata.value) };

@@ -9,7 +9,7 @@
  */
 
 import type { Decoder } from "./json.ts";
-import type { KubeObject } from "./kube_object.ts";
+import { IDENTITY_ONLY, type KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** The fields of a Gateway as the API server sends them (only those read here). */
@@ -49,7 +49,14 @@ export const GATEWAY_API_GROUP = "gateway.networking.k8s.io";
 
 /** The Gateway resource type (Gateway API CRDs; may be missing from a cluster). */
 export const GATEWAY: ResourceType<Gateway> = defineResourceType<GatewayWire, Gateway>(
-  { group: GATEWAY_API_GROUP, version: "v1", kind: "Gateway", plural: "gateways", namespaced: true },
+  {
+    group: GATEWAY_API_GROUP,
+    version: "v1",
+    kind: "Gateway",
+    plural: "gateways",
+    namespaced: true,
+    metadata: IDENTITY_ONLY,
+  },
   (root, metadata) => {
     const spec = root.object("spec");
     return {

@@ -14,7 +14,7 @@
  */
 
 import { GATEWAY_API_GROUP } from "./gateway.ts";
-import type { KubeObject } from "./kube_object.ts";
+import { IDENTITY_ONLY, type KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** The fields of a route as the API server sends them (only those read here). */
@@ -80,7 +80,7 @@ export interface RouteTypeNames {
  */
 export function defineRouteType(names: RouteTypeNames): ResourceType<GatewayRoute> {
   return defineResourceType<GatewayRouteWire, GatewayRoute>(
-    { group: GATEWAY_API_GROUP, ...names, namespaced: true },
+    { group: GATEWAY_API_GROUP, ...names, namespaced: true, metadata: IDENTITY_ONLY },
     (root, metadata) => {
       const spec = root.object("spec");
       return {

@@ -9,7 +9,7 @@
 
 import type { V1Ingress } from "@kubernetes/client-node";
 import type { Decoder } from "./json.ts";
-import type { KubeObject } from "./kube_object.ts";
+import { IDENTITY_ONLY, type KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** One address the ingress controller published for this Ingress. */
@@ -21,7 +21,7 @@ export interface LoadBalancerIngress {
 /** An Ingress as the controller sees it. */
 export interface Ingress extends KubeObject {
   readonly spec: {
-    /** `spec.ingressClassName`; the older `kubernetes.io/ingress.class` annotation stays in metadata. */
+    /** `spec.ingressClassName` (the older `kubernetes.io/ingress.class` annotation is not read). */
     readonly ingressClassName?: string;
     /** `spec.rules[].host`; a rule without a host is kept as `undefined` (it matches every host). */
     readonly rules: readonly { readonly host?: string }[];
@@ -35,7 +35,14 @@ export interface Ingress extends KubeObject {
 
 /** The Ingress resource type. */
 export const INGRESS: ResourceType<Ingress> = defineResourceType<V1Ingress, Ingress>(
-  { group: "networking.k8s.io", version: "v1", kind: "Ingress", plural: "ingresses", namespaced: true },
+  {
+    group: "networking.k8s.io",
+    version: "v1",
+    kind: "Ingress",
+    plural: "ingresses",
+    namespaced: true,
+    metadata: IDENTITY_ONLY,
+  },
   (root, metadata) => {
     const spec = root.object("spec");
     const ingressClassName = spec.optionalString("ingressClassName");

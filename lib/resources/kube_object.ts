@@ -69,10 +69,62 @@ export function rawObjectKey(raw: unknown): string {
 }
 
 /**
- * Decodes `metadata`. Name and resourceVersion are required (a watch event without a
- * resourceVersion cannot be resumed from); the rest defaults to empty.
+ * Which parts of `metadata` beyond its identity (name, namespace, uid, resourceVersion,
+ * generation, creationTimestamp) a kind keeps. A cache of 10,000 Ingresses held every label and
+ * annotation (cert-manager's, a CD tool's `last-applied-configuration`) that nothing reads; a
+ * kind that reads none of them says so here and its objects carry shared empty values instead.
+ * What is dropped is not validated either. Default: everything is kept.
  */
-export function decodeMetadata(value: unknown): Decoded<ObjectMeta> {
+export interface MetadataShape {
+  /** `"all"` (default), or the only annotation keys kept (`[]`: none). */
+  readonly annotations?: "all" | readonly string[];
+  /** Keep `metadata.labels` (default true). */
+  readonly labels?: boolean;
+  /** Keep `metadata.ownerReferences` (default true). */
+  readonly ownerReferences?: boolean;
+}
+
+/**
+ * The shape of the hostname sources (Ingress, Gateway, the routes): identity only. Hostname
+ * discovery reads name, namespace and resourceVersion; Events name the uid.
+ */
+export const IDENTITY_ONLY: MetadataShape = { annotations: [], labels: false, ownerReferences: false };
+
+const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
+const NO_OWNERS: readonly OwnerReference[] = Object.freeze([]);
+
+/** The annotations `keep` names, checked; `undefined` when one of them is not a string. */
+function keptAnnotations(
+  value: unknown,
+  keep: readonly string[],
+): Readonly<Record<string, string>> | undefined {
+  if (keep.length === 0) return NO_STRINGS;
+  const all = asObject(value);
+  if (all === undefined) return value === undefined || value === null ? NO_STRINGS : undefined;
+  const out: Record<string, string> = {};
+  for (const key of keep) {
+    const entry = all[key];
+    if (entry === undefined) continue;
+    if (typeof entry !== "string") return undefined;
+    out[key] = entry;
+  }
+  return out;
+}
+
+/**
+ * Decodes `metadata`. Name and resourceVersion are required (a watch event without a
+ * resourceVersion cannot be resumed from); the rest defaults to empty. `shape` drops the parts a
+ * kind never reads ({@linkcode MetadataShape}).
+ *
+ * @example
+ * ```ts
+ * import { decodeMetadata, IDENTITY_ONLY } from "./kube_object.ts";
+ *
+ * const raw = { name: "web", resourceVersion: "7", annotations: { "a/b": "x".repeat(400) } };
+ * decodeMetadata(raw, IDENTITY_ONLY); // ok, with annotations: {}
+ * ```
+ */
+export function decodeMetadata(value: unknown, shape: MetadataShape = {}): Decoded<ObjectMeta> {
   const meta = asObject(value);
   if (meta === undefined) return { ok: false, reason: "metadata is missing or not an object" };
   const { name, namespace, uid, resourceVersion, generation, creationTimestamp } = meta;
@@ -83,11 +135,16 @@ export function decodeMetadata(value: unknown): Decoded<ObjectMeta> {
   if (namespace !== undefined && typeof namespace !== "string") {
     return { ok: false, reason: "metadata.namespace is not a string" };
   }
-  const labels = asStringMap(meta.labels);
-  const annotations = asStringMap(meta.annotations);
+  const labels = shape.labels === false ? NO_STRINGS : asStringMap(meta.labels);
+  const keep = shape.annotations ?? "all";
+  const annotations = keep === "all"
+    ? asStringMap(meta.annotations)
+    : keptAnnotations(meta.annotations, keep);
   if (labels === undefined) return { ok: false, reason: "metadata.labels is not a map of strings" };
   if (annotations === undefined) return { ok: false, reason: "metadata.annotations is not a map of strings" };
-  const ownerReferences = decodeOwnerReferences(meta.ownerReferences);
+  const ownerReferences = shape.ownerReferences === false
+    ? { ok: true as const, value: NO_OWNERS }
+    : decodeOwnerReferences(meta.ownerReferences);
   if (!ownerReferences.ok) return ownerReferences;
   return {
     ok: true,

@@ -9,7 +9,7 @@
 
 import { type ObjectBuilder, objectDecoder } from "./fields.ts";
 import type { Decoded } from "./json.ts";
-import type { KubeObject } from "./kube_object.ts";
+import type { KubeObject, MetadataShape } from "./kube_object.ts";
 
 /** A resource type the client can list, watch and write. */
 export interface ResourceType<T extends KubeObject> {
@@ -60,12 +60,13 @@ export type ResourceNames = Omit<ResourceType<KubeObject>, "decode">;
 /**
  * A resource type whose decoder checks the kind and apiVersion these names imply, so a kind's
  * group, version and kind are written once, and builds the narrow object with `build` (see
- * {@linkcode objectDecoder}).
+ * {@linkcode objectDecoder}). `names.metadata` drops the parts of `metadata` the kind never reads
+ * (see `MetadataShape`), so a large cache does not hold them.
  *
  * @example
  * ```ts
  * import type { V1ConfigMap } from "@kubernetes/client-node";
- * import type { KubeObject } from "./kube_object.ts";
+ * import type { KubeObject, MetadataShape } from "./kube_object.ts";
  * import { defineResourceType } from "./resource_type.ts";
  *
  * interface ConfigMapData extends KubeObject {
@@ -81,8 +82,14 @@ export type ResourceNames = Omit<ResourceType<KubeObject>, "decode">;
  * ```
  */
 export function defineResourceType<W, T extends KubeObject>(
-  names: ResourceNames,
+  names: ResourceNames & { readonly metadata?: MetadataShape },
   build: ObjectBuilder<W, T>,
 ): ResourceType<T> {
-  return { ...names, decode: objectDecoder({ apiVersion: apiVersion(names), kind: names.kind }, build) };
+  const { metadata, ...type } = names;
+  const identity = {
+    apiVersion: apiVersion(type),
+    kind: type.kind,
+    ...(metadata === undefined ? {} : { metadata }),
+  };
+  return { ...type, decode: objectDecoder(identity, build) };
 }

@@ -99,9 +99,23 @@ export function unifiedDiff(before: string, after: string, options: UnifiedDiffO
   if (before === after) return "";
   const label = options.label ?? "text";
   const context = Math.max(0, options.context ?? 3);
-  const lines = diffLines(splitKeepingNewlines(before), splitKeepingNewlines(after));
+  const a = splitKeepingNewlines(before);
+  const b = splitKeepingNewlines(after);
+  // Lines both sides share at the start and the end can only be context: only the `context`
+  // nearest the change enter the script (a 1 MB Corefile where one rule changed is 20,000 lines).
+  let head = 0;
+  while (head < a.length && head < b.length && a[head] === b[head]) head++;
+  let tail = 0;
+  while (
+    tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]
+  ) {
+    tail++;
+  }
+  const skip = Math.max(0, head - context);
+  const drop = Math.max(0, tail - context);
+  const lines = diffLines(a.slice(skip, a.length - drop), b.slice(skip, b.length - drop));
   let out = `--- a/${label}\n+++ b/${label}\n`;
-  for (const hunk of hunks(lines, context)) out += hunk;
+  for (const hunk of hunks(lines, context, skip)) out += hunk;
   return out;
 }
 
@@ -111,16 +125,18 @@ interface Placed extends DiffLine {
   readonly newIndex: number;
 }
 
-function hunks(lines: readonly DiffLine[], context: number): string[] {
+/** The hunks of `lines`, whose first line is line `first` (0-based) of both sides. */
+function hunks(lines: readonly DiffLine[], context: number, first: number): string[] {
   const placed: Placed[] = [];
-  let oldIndex = 0;
-  let newIndex = 0;
+  const changes: number[] = [];
+  let oldIndex = first;
+  let newIndex = first;
   for (const line of lines) {
-    placed.push({ ...line, oldIndex, newIndex });
+    if (line.kind !== " ") changes.push(placed.length);
+    placed.push({ kind: line.kind, text: line.text, oldIndex, newIndex });
     if (line.kind !== "+") oldIndex++;
     if (line.kind !== "-") newIndex++;
   }
-  const changes = placed.flatMap((line, index) => line.kind === " " ? [] : [index]);
   const out: string[] = [];
   let next = 0;
   while (next < changes.length) {

@@ -1479,7 +1479,7 @@ test("NOTES: the resolution check fits the mode, and the Corefile step names the
   assert.doesNotMatch(wide, /per TLS hostname/);
 });
 
-test("controller.v8Flags reaches the controller as DENO_V8_FLAGS in both workloads, and nothing is set by default", async () => {
+test("controller.v8Flags reaches the controller as DENO_V8_FLAGS in both workloads; the default is the measured memory setting, and empty sets nothing", async () => {
   const flags = "--max-semi-space-size=2,--max-old-space-size=96";
   // `--set` splits on commas, so a comma inside the value is escaped, as an operator would type it.
   const setting = `controller.v8Flags=${flags.replaceAll(",", "\\,")}`;
@@ -1496,7 +1496,13 @@ test("controller.v8Flags reaches the controller as DENO_V8_FLAGS in both workloa
   );
   assert.equal(envOf(container(daemonSet, "controller")).DENO_V8_FLAGS, flags);
   const plain = find(await renderOk(helm()), "Deployment", "ouroboros");
-  assert.equal(envOf(container(plain, "controller")).DENO_V8_FLAGS, undefined);
+  assert.equal(
+    envOf(container(plain, "controller")).DENO_V8_FLAGS,
+    "--max-semi-space-size=8,--heap-growing-percent=50",
+    "no hard cap on the heap by default",
+  );
+  const empty = find(await renderOk(helm(), { set: ["controller.v8Flags="] }), "Deployment", "ouroboros");
+  assert.equal(envOf(container(empty, "controller")).DENO_V8_FLAGS, undefined, "empty: V8's defaults");
   const proxy = find(
     await renderOk(helm(), { set: [setting] }),
     "Deployment",

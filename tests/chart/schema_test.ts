@@ -137,8 +137,8 @@ const ORIGINAL: Record<string, unknown> = {
  */
 const CHANGED: Record<string, { value: unknown; says: RegExp }> = {
   "controller.resources": {
-    value: { requests: { cpu: "50m", memory: "128Mi" }, limits: { cpu: "500m", memory: "384Mi" } },
-    says: /the original chart's 256Mi covered about 6,500 Ingresses/,
+    value: { requests: { cpu: "50m", memory: "128Mi" }, limits: { cpu: "500m", memory: "256Mi" } },
+    says: /The 256Mi limit fits 10,000 with room to/,
   },
   "proxy.resources": {
     value: { requests: { cpu: "50m", memory: "64Mi" }, limits: { cpu: "1000m", memory: "256Mi" } },

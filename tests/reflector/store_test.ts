@@ -172,3 +172,27 @@ Deno.test("store: whenSynced waits for the first list and gives up on abort", as
   controller.abort();
   assert.deepEqual(await waiting, false);
 });
+
+Deno.test("a new version keeps what did not change from the cached one, in apply and in a relist", () => {
+  const store = new Store<Thing>();
+  const first = thing("a", 1, "payload");
+  store.replace([first]);
+  const changes = recorder(store);
+  assert.equal(store.apply(thing("a", 2, "payload")), true);
+  const applied = store.get("default/a");
+  assert.equal(applied?.metadata.resourceVersion, "2");
+  assert.equal(applied?.metadata.labels, first.metadata.labels, "unchanged parts are the cached ones");
+  const upserted = changes.at(-1);
+  assert.equal(
+    upserted?.kind === "upserted" ? upserted.object : undefined,
+    applied,
+    "listeners see the kept object",
+  );
+
+  const relisted = thing("a", 2, "payload");
+  store.replace([relisted, thing("b", 1)]);
+  assert.equal(store.get("default/a"), applied, "same resourceVersion in a relist: the cached object stays");
+  store.replace([thing("a", 3, "payload"), thing("b", 1)]);
+  assert.equal(store.get("default/a")?.metadata.labels, first.metadata.labels);
+  assert.equal(store.get("default/a")?.metadata.resourceVersion, "3");
+});

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CONFIG_MAP, decodeConfigMap } from "../../lib/resources/config_map.ts";
+import { CONFIG_MAP, CONFIG_MAP_VERSION, decodeConfigMap } from "../../lib/resources/config_map.ts";
 import { resourcePath } from "../../lib/resources/resource_type.ts";
 
 const meta = { name: "coredns", namespace: "kube-system", resourceVersion: "77" };
@@ -56,4 +56,25 @@ Deno.test("CONFIG_MAP is the core v1 configmaps resource", () => {
     "/api/v1/namespaces/kube-system/configmaps/coredns",
   );
   assert.equal(CONFIG_MAP.decode, decodeConfigMap);
+});
+
+Deno.test("CONFIG_MAP_VERSION keeps a ConfigMap's identity and none of its data", () => {
+  const decoded = CONFIG_MAP_VERSION.decode({
+    kind: "ConfigMap",
+    apiVersion: "v1",
+    metadata: { ...meta, labels: { a: "b" } },
+    data: { Corefile: ".:53 {}\n".repeat(1000) },
+  });
+  assert.ok(decoded.ok, decoded.ok ? "" : decoded.reason);
+  assert.deepEqual(decoded.value, {
+    metadata: { ...meta, uid: "", labels: {}, annotations: {}, ownerReferences: [] },
+  });
+  assert.equal(
+    resourcePath(CONFIG_MAP_VERSION, { namespace: "kube-system", name: "coredns" }),
+    resourcePath(CONFIG_MAP, { namespace: "kube-system", name: "coredns" }),
+  );
+  assert.deepEqual(CONFIG_MAP_VERSION.decode({ kind: "Secret", metadata: meta }), {
+    ok: false,
+    reason: 'kind is "Secret", expected "ConfigMap"',
+  });
 });

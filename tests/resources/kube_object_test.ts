@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { decodeMetadata } from "../../lib/resources/kube_object.ts";
+import { decodeMetadata, IDENTITY_ONLY } from "../../lib/resources/kube_object.ts";
 
 const base = { name: "web-7d9f8-abcde", namespace: "ouroboros", resourceVersion: "12" };
 
@@ -56,4 +56,40 @@ Deno.test("decodeMetadata refuses a malformed owner reference, naming the entry 
       () => assert.deepEqual(decodeMetadata({ ...base, ownerReferences }), { ok: false, reason }),
     );
   }
+});
+
+Deno.test("decodeMetadata with IDENTITY_ONLY keeps identity and drops labels, annotations and owners unread", () => {
+  const decoded = decodeMetadata({
+    ...base,
+    uid: "u",
+    generation: 2,
+    labels: { app: 1 },
+    annotations: { "kubectl.kubernetes.io/last-applied-configuration": "{}".repeat(500) },
+    ownerReferences: "not a list",
+  }, IDENTITY_ONLY);
+  assert.ok(decoded.ok, decoded.ok ? "" : decoded.reason);
+  assert.deepEqual(decoded.value, {
+    ...base,
+    uid: "u",
+    generation: 2,
+    labels: {},
+    annotations: {},
+    ownerReferences: [],
+  });
+});
+
+Deno.test("decodeMetadata keeps only the annotations a shape names, and checks those", () => {
+  const annotations = { "a.example/keep": "yes", "b.example/drop": "x".repeat(400) };
+  const kept = decodeMetadata({ ...base, annotations }, {
+    annotations: ["a.example/keep", "c.example/absent"],
+  });
+  assert.ok(kept.ok);
+  assert.deepEqual(kept.value.annotations, { "a.example/keep": "yes" });
+  const bad = decodeMetadata({ ...base, annotations: { "a.example/keep": 5 } }, {
+    annotations: ["a.example/keep"],
+  });
+  assert.deepEqual(bad, { ok: false, reason: "metadata.annotations is not a map of strings" });
+  const all = decodeMetadata({ ...base, annotations });
+  assert.ok(all.ok);
+  assert.deepEqual(all.value.annotations, annotations);
 });

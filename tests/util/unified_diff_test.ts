@@ -139,3 +139,21 @@ Deno.test("unified diff: in a run of changes the removed lines come before the a
     `${HEADER}@@ -1,2 +1,3 @@\n a\n-s\n+b\n+n\n`,
   );
 });
+
+Deno.test("unifiedDiff numbers hunks from the file's start however long the unchanged head and tail are", () => {
+  const lines = Array.from({ length: 1000 }, (_, i) => `l${i}\n`);
+  const at = (index: number, text: string) => lines.map((line, i) => i === index ? text : line).join("");
+  const before = lines.join("");
+  assert.equal(
+    unifiedDiff(before, at(500, "x\n")),
+    "--- a/text\n+++ b/text\n@@ -498,7 +498,7 @@\n l497\n l498\n l499\n-l500\n+x\n l501\n l502\n l503\n",
+  );
+  assert.equal(
+    unifiedDiff(before, at(1, "x\n")),
+    "--- a/text\n+++ b/text\n@@ -1,5 +1,5 @@\n l0\n-l1\n+x\n l2\n l3\n l4\n",
+  );
+  assert.equal(
+    unifiedDiff(before, before + "l1000\n"),
+    "--- a/text\n+++ b/text\n@@ -998,3 +998,4 @@\n l997\n l998\n l999\n+l1000\n",
+  );
+});

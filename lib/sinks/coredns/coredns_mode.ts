@@ -1,7 +1,9 @@
 /**
  * The two CoreDNS modes as the controller runs them: coredns mode edits a marker block in the
  * Corefile, coredns-import mode owns one key of a ConfigMap the Corefile imports. Both watch the
- * ConfigMap they write (so an edit that removed our rules is repaired at once) and probe at
+ * ConfigMap they write (so an edit that removed our rules is repaired at once; the watch keeps
+ * metadata only, a version already read is not read again, `known_configmap.ts`, and the text
+ * the edit itself produced is not analysed again, `remembered_edit.ts`) and probe at
  * start for node-local-dns and the reload plugin (and, in coredns-import mode, for an import
  * directive that covers our key). The probes' findings are returned as notices; the controller
  * logs them. The probes only read; with `context.dryRun` the sinks stop before every write.
@@ -16,13 +18,16 @@
  * @module
  */
 
-import { CONFIG_MAP } from "../../resources/config_map.ts";
+import { CONFIG_MAP_VERSION } from "../../resources/config_map.ts";
 import type { BlockMarkers } from "../markers.ts";
 import type { Mode, ModeContext, Sink } from "../sink.ts";
 import { CorednsImportSink } from "./coredns_import_sink.ts";
 import { CorednsSink } from "./coredns_sink.ts";
 import { nodeLocalDnsMarkers } from "./corefile/node_local_dns_markers.ts";
-import type { CorefileLocation } from "./corefile_location.ts";
+import type { ConfigMapApi, CorefileLocation } from "./corefile_location.ts";
+import { knownConfigMapApi } from "./known_configmap.ts";
+import { rememberedEdit } from "./remembered_edit.ts";
+import { applyCorefileBlock } from "./corefile/apply_corefile_block.ts";
 import { nodeLocalDnsSink } from "./node_local_dns_sink.ts";
 import { pairedSink } from "./paired_sink.ts";
 import {
@@ -59,12 +64,12 @@ export interface NodeLocalDnsSettings extends CorefileLocation {
 function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: ModeContext): Sink {
   const nodeLocal = settings.nodeLocalDns;
   if (nodeLocal.mode !== "manage") return sink;
-  watchTarget(context, nodeLocal);
+  const client = watchTarget(context, nodeLocal);
   const { namespace, configmap, key } = nodeLocal;
   return pairedSink(
     sink,
     nodeLocalDnsSink({
-      client: context.client,
+      client,
       target: { namespace, configmap, key },
       proxyFqdn: settings.proxyFqdn,
       recorder: context.recorder,
@@ -74,8 +79,14 @@ function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: Mo
   );
 }
 
-function watchTarget(context: ModeContext, target: CorefileLocation): void {
-  context.watch(CONFIG_MAP, { namespace: target.namespace, name: target.configmap }, "target");
+/**
+ * Watches the target (metadata only) and returns the client the sink reads and writes it with,
+ * which skips re-reading a version it already holds (`known_configmap.ts`).
+ */
+function watchTarget(context: ModeContext, target: CorefileLocation): ConfigMapApi {
+  const ref = { namespace: target.namespace, name: target.configmap };
+  const watched = context.watch(CONFIG_MAP_VERSION, ref, "target");
+  return knownConfigMapApi({ client: context.client, watched, ref });
 }
 
 /** The start-up probes of `mode`, handing their notices to the controller. */
@@ -90,15 +101,18 @@ function probes(
 /** coredns mode: the ouroboros block in the Corefile. */
 export function corednsMode(settings: CorednsModeSettings, context: ModeContext): Mode {
   const target = settings.coredns;
-  watchTarget(context, target);
+  const client = watchTarget(context, target);
   return {
     sink: withNodeLocalDns(
       new CorednsSink({
-        client: context.client,
+        client,
         target,
         proxyFqdn: settings.proxyFqdn,
         recorder: context.recorder,
         markers: settings.markers,
+        edit: rememberedEdit((corefile, hosts) =>
+          applyCorefileBlock(corefile, { hosts, fqdn: settings.proxyFqdn, markers: settings.markers })
+        ),
         dryRun: context.dryRun ?? false,
       }),
       settings,
@@ -118,11 +132,11 @@ export function corednsMode(settings: CorednsModeSettings, context: ModeContext)
 /** coredns-import mode: one key of the import ConfigMap. */
 export function corednsImportMode(settings: CorednsModeSettings, context: ModeContext): Mode {
   const target = settings.corednsImport;
-  watchTarget(context, target);
+  const client = watchTarget(context, target);
   return {
     sink: withNodeLocalDns(
       new CorednsImportSink({
-        client: context.client,
+        client,
         target,
         proxyFqdn: settings.proxyFqdn,
         recorder: context.recorder,

@@ -169,8 +169,12 @@ export function renderBlock(block: CorefileBlock, layout: BlockLayout): string {
   const hosts = blockOrder(block.hosts);
   if (hosts.length === 0) return "";
   const markers = block.markers ?? DEFAULT_MARKERS;
-  const lines = [markers.begin, ...hosts.map((host) => rewriteRule(host, fqdn)), markers.end];
-  return lines.map((line) => layout.indent + line + layout.newline).join("");
+  // One flat list of pieces joined once: no intermediate string per line (20,000 lines at scale).
+  const { indent, newline } = layout;
+  const pieces: string[] = [indent, markers.begin, newline];
+  for (const host of hosts) pieces.push(indent, rewriteRule(host, fqdn), newline);
+  pieces.push(indent, markers.end, newline);
+  return pieces.join("");
 }
 
 /** The indentation of the root block's last plugin line outside our markers, or the default. */

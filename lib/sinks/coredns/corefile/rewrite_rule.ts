@@ -242,15 +242,18 @@ export function isOwnRewriteRule(words: readonly string[]): boolean {
  * ```
  */
 export function ownRuleHost(words: readonly string[]): string | undefined {
-  const [directive, field, ...rest] = words;
-  if (directive !== "rewrite" || field !== "name") return undefined;
-  if (rest.length === 5 && rest[0] === "regex" && rest[3] === "answer" && rest[4] === "auto") {
-    const [, pattern, to] = rest as [string, string, string];
+  // Indexed reads, no rest arrays: this runs once per rule line, 20,000 times per edit at scale.
+  if (words[0] !== "rewrite" || words[1] !== "name") return undefined;
+  const count = words.length - 2;
+  if (count === 5 && words[2] === "regex" && words[5] === "answer" && words[6] === "auto") {
+    const pattern = words[3] as string;
+    const to = words[4] as string;
     return fqdnProblem(to) === undefined ? patternWildcard(pattern) : undefined;
   }
-  const args = rest.length === 3 && rest[0] === "exact" ? rest.slice(1) : rest;
-  if (args.length !== 2) return undefined;
-  const [from, to] = args as [string, string];
+  const first = count === 3 && words[2] === "exact" ? 3 : 2;
+  if (words.length - first !== 2) return undefined;
+  const from = words[first] as string;
+  const to = words[first + 1] as string;
   if (wildcardDomain(from) !== undefined) return undefined;
   return hostProblem(from) === undefined && fqdnProblem(to) === undefined ? from : undefined;
 }

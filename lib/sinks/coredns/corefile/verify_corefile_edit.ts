@@ -23,6 +23,7 @@
 
 import { analyzeCorefile, type CorefileAnalysis } from "./analyze_corefile.ts";
 import { rewriteRule, type RewriteRules } from "./rewrite_rule.ts";
+import type { CorefileToken } from "./tokenize_corefile.ts";
 
 /**
  * Checks an edit. Returns `undefined` when `after` is exactly `before` with its ouroboros block
@@ -74,7 +75,8 @@ export function verifyCorefileEdit(
   if (oldTokens.length !== newTokens.length) {
     return `the token count outside the markers changed from ${oldTokens.length} to ${newTokens.length}`;
   }
-  for (const [index, token] of oldTokens.entries()) {
+  for (let index = 0; index < oldTokens.length; index++) {
+    const token = oldTokens[index] as CorefileToken;
     const other = newTokens[index];
     const same = other !== undefined && other.kind === token.kind && other.text === token.text &&
       other.depth === token.depth;
