@@ -28,7 +28,8 @@
  * Flags: `--quick` (50 changes, 10 s of churn), `--no-peer` (skip the client-node loop),
  * `--ingresses=<n>` (another cluster size, for the chart's sizing rule; default 10,000),
  * `--v8-flags=<a,b>` (V8 flags for the controller process, passed as `DENO_V8_FLAGS`, as the
- * chart's `controller.v8Flags` does).
+ * chart's `controller.v8Flags` does), `--env=<NAME>=<value>` (repeatable: more environment for the
+ * controller process, such as `MALLOC_ARENA_MAX=2`, as the chart's `controller.extraEnv` sets).
  *
  * @module
  */
@@ -60,8 +61,10 @@ import { blockHostsOf, type Goal, goalLine, mib, ms, percentile } from "./contro
 const FLAGS = ["--quick", "--no-peer"];
 const V8_FLAGS_PREFIX = "--v8-flags=";
 const INGRESSES_PREFIX = "--ingresses=";
+const ENV_PREFIX = "--env=";
 const unknown = Deno.args.filter((arg) =>
   !FLAGS.includes(arg) && !arg.startsWith(V8_FLAGS_PREFIX) &&
+  !(arg.startsWith(ENV_PREFIX) && /^[A-Z_][A-Z0-9_]*=/.test(arg.slice(ENV_PREFIX.length))) &&
   !(arg.startsWith(INGRESSES_PREFIX) && /^[1-9][0-9]*$/.test(arg.slice(INGRESSES_PREFIX.length)))
 );
 if (unknown.length > 0) {
@@ -69,7 +72,8 @@ if (unknown.length > 0) {
   console.error(
     `unknown arguments ${
       unknown.join(" ")
-    }; usage: deno task bench:controller [--quick] [--no-peer] [--v8-flags=<a,b>] [--ingresses=<n>]`,
+    }; usage: deno task bench:controller [--quick] [--no-peer] [--v8-flags=<a,b>] [--ingresses=<n>] ` +
+      "[--env=<NAME>=<value>]...",
   );
   Deno.exit(2);
 }
@@ -79,6 +83,14 @@ const chartV8Flags = await chartControllerV8Flags();
 const controllerV8Flags =
   Deno.args.findLast((arg) => arg.startsWith(V8_FLAGS_PREFIX))?.slice(V8_FLAGS_PREFIX.length) ??
     chartV8Flags;
+
+/** `--env=<NAME>=<value>` arguments: more environment for the controller process. */
+const extraEnv: Record<string, string> = Object.fromEntries(
+  Deno.args.filter((arg) => arg.startsWith(ENV_PREFIX)).map((arg) => {
+    const [name = "", ...value] = arg.slice(ENV_PREFIX.length).split("=");
+    return [name, value.join("=")];
+  }),
+);
 
 /** `--ingresses=<n>` (default 10,000): the sizing rule's other points; the goals are for 10,000. */
 const INGRESSES = Number(
@@ -372,6 +384,9 @@ say(
     controllerV8Flags === chartV8Flags ? " (the chart's default controller.v8Flags)" : ""
   }`,
 );
+if (Object.keys(extraEnv).length > 0) {
+  say(`env:       ${Object.entries(extraEnv).map(([name, value]) => `${name}=${value}`).join(" ")}`);
+}
 say(
   "peer:      no runnable peer controller exists here (the original is Go and not available); as a",
 );
@@ -394,7 +409,7 @@ try {
     "--mode=coredns",
     `--proxy-fqdn=${BENCH_FQDN}`,
     "--cluster-domain=cluster.local",
-  ], { env: controllerV8Flags === "" ? {} : { DENO_V8_FLAGS: controllerV8Flags } });
+  ], { env: { ...extraEnv, ...(controllerV8Flags === "" ? {} : { DENO_V8_FLAGS: controllerV8Flags }) } });
   const startingMs = Date.now() - spawnedAt;
   const pid = ours.child.pid;
   const start = await measureStart(server, model, spawnedAt, cursor, "the controller");
