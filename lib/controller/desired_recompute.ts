@@ -4,6 +4,13 @@
  * value logged once as a WARN (so is each wildcard left out because the mode cannot write one,
  * once per object change), and the counts `/readyz` and the metrics report.
  *
+ * Which cache changes call for a recompute at all is decided here too
+ * ({@linkcode hostnamesMayChange}): hostname discovery reads an object's `spec` and its identity,
+ * never its status, so an update that left the spec as it was (the status churn of ingress
+ * controllers rewriting load balancer addresses, thousands a second in a large cluster) wakes
+ * nothing. The caches share every unchanged part with the cached object (`structural_share.ts`),
+ * so "the spec did not change" is one identity comparison.
+ *
  * Effects: log lines; the computation itself is the pure `desiredHostnames`.
  *
  * @module
@@ -16,8 +23,36 @@ import {
   type HostnameSources,
 } from "../hostnames/desired_set.ts";
 import { loggedValueFields, RejectionLog } from "../hostnames/rejection_log.ts";
+import type { StoreChange } from "../reflector/store.ts";
+import type { KubeObject } from "../resources/kube_object.ts";
 import type { Log } from "../util/logging.ts";
 import type { DesiredInput } from "./sink_call_needed.ts";
+
+/**
+ * False when `change` cannot change the desired set: one object updated with its `spec` the
+ * very object the cache held before (structural sharing keeps an unchanged spec), so only its
+ * status or metadata moved. Every other change (a list swapped in, an object added or deleted,
+ * a spec that differs in any part) may, and is true. Why: hostname discovery reads the spec and
+ * the object's key only; a status-only update recomputing 20,000 hostnames cost most of the
+ * controller's CPU under status churn.
+ *
+ * @example
+ * ```ts
+ * import type { StoreChange } from "../reflector/store.ts";
+ * import type { Ingress } from "../resources/ingress.ts";
+ * import { hostnamesMayChange } from "./desired_recompute.ts";
+ *
+ * declare const change: StoreChange<Ingress>; // from a store subscription
+ * if (hostnamesMayChange(change)) {
+ *   // wake the reconcile loop
+ * }
+ * ```
+ */
+export function hostnamesMayChange(change: StoreChange<KubeObject>): boolean {
+  if (change.kind !== "upserted" || change.previous === undefined) return true;
+  const spec = (change.object as { readonly spec?: unknown }).spec;
+  return spec === undefined || spec !== (change.previous as { readonly spec?: unknown }).spec;
+}
 
 /**
  * Recomputes the desired set for one loop, remembering what it refused so each refusal is said

@@ -16,6 +16,7 @@ import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import type { TlsRoute } from "../resources/tls_route.ts";
+import { hostnamesMayChange } from "./desired_recompute.ts";
 import { mergeTriggers, NO_TRIGGER, type Trigger } from "./loop_step.ts";
 
 /**
@@ -137,7 +138,12 @@ export class TriggerInbox {
       if (store !== undefined) sources.push(store);
     }
     const unsubscribes = [
-      ...sources.map((store) => store.subscribe(() => this.add({ sources: true }))),
+      // A status-only update cannot change the desired set: it wakes nothing.
+      ...sources.map((store) =>
+        store.subscribe((change) => {
+          if (hostnamesMayChange(change)) this.add({ sources: true });
+        })
+      ),
       ...targets.map((store) => store.subscribe(() => this.add({ target: true }))),
       ...prerequisites.map(({ store }) => store.subscribe(() => this.add({ prerequisite: true }))),
     ];
