@@ -1,11 +1,15 @@
 /**
  * `DesiredRecompute`'s wildcard reporting: a wildcard the mode cannot write is said once per
  * object change (a new resourceVersion says it again), counted while it lasts, and forgotten
- * when it goes.
+ * when it goes. And which cache changes wake the recompute at all: a status-only update does
+ * not.
  */
 
 import assert from "node:assert/strict";
 import { DesiredRecompute } from "../../lib/controller/desired_recompute.ts";
+import { TriggerInbox } from "../../lib/controller/trigger_inbox.ts";
+import { Store } from "../../lib/reflector/store.ts";
+import type { Ingress } from "../../lib/resources/ingress.ts";
 import type { HostnameSources } from "../../lib/hostnames/desired_set.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
 import { ingress } from "../hostnames/factories.ts";
@@ -46,4 +50,38 @@ Deno.test("DesiredRecompute without exclude never warns about wildcards", () => 
     assert.equal(recompute.skippedWildcards, 0);
     assert.deepEqual(log.find("warn", WARN), []);
   }
+});
+
+Deno.test("a status-only Ingress update does not wake the loop; a spec change, an add and a delete do", () => {
+  const store = new Store<Ingress>();
+  const inbox = new TriggerInbox({ sources: { ingresses: store }, targets: [], prerequisites: [] });
+  const unsubscribe = inbox.subscribe();
+  const first = ingress("shop/web", { tls: ["shop.example.com"], resourceVersion: "1" });
+  store.replace([first]);
+  assert.equal(inbox.take().sources, true, "the first list wakes the loop");
+
+  // A fresh copy, as the watch decodes it: equal in value, not the same objects.
+  const restatused: Ingress = {
+    ...ingress("shop/web", { tls: ["shop.example.com"], resourceVersion: "2" }),
+    status: { loadBalancer: { ingress: [{ ip: "192.0.2.7" }] } },
+  };
+  assert.equal(store.apply(restatused), true, "the cache takes the new status");
+  assert.deepEqual(store.get("shop/web")?.status.loadBalancer.ingress, [{ ip: "192.0.2.7" }]);
+  assert.equal(inbox.take().sources, false, "a status-only update is no reason to recompute");
+
+  store.apply(ingress("shop/web", { tls: ["shop.example.com", "api.example.com"], resourceVersion: "3" }));
+  assert.equal(inbox.take().sources, true, "a new TLS host wakes the loop");
+  store.apply(
+    ingress("shop/web", {
+      tls: ["shop.example.com", "api.example.com"],
+      className: "x",
+      resourceVersion: "4",
+    }),
+  );
+  assert.equal(inbox.take().sources, true, "a new class wakes the loop");
+  store.apply(ingress("shop/other", { tls: ["other.example.com"], resourceVersion: "5" }));
+  assert.equal(inbox.take().sources, true, "a new Ingress wakes the loop");
+  store.delete(ingress("shop/other", { resourceVersion: "6" }));
+  assert.equal(inbox.take().sources, true, "a deleted Ingress wakes the loop");
+  unsubscribe();
 });
