@@ -11,20 +11,26 @@
  * nothing. The caches share every unchanged part with the cached object (`structural_share.ts`),
  * so "the spec did not change" is one identity comparison.
  *
+ * For the same reason the per-object memo is keyed by the object's spec, not the object: after a
+ * burst of status updates, the first recompute finds every updated Ingress's hostnames under its
+ * unchanged spec instead of checking them all again. An entry holding refusals or skipped
+ * wildcards is used only for the very version it was made for, so each refusal is still said
+ * again after any change of the object (a new resourceVersion), as `RejectionLog` promises.
+ *
  * Effects: log lines; the computation itself is the pure `desiredHostnames`.
  *
  * @module
  */
 
 import {
-  createDesiredSetMemo,
   desiredHostnames,
   type DesiredSetOptions,
   type HostnameSources,
+  type ObjectHostnames,
 } from "../hostnames/desired_set.ts";
 import { loggedValueFields, RejectionLog } from "../hostnames/rejection_log.ts";
 import type { StoreChange } from "../reflector/store.ts";
-import type { KubeObject } from "../resources/kube_object.ts";
+import { type KubeObject, objectKey } from "../resources/kube_object.ts";
 import type { Log } from "../util/logging.ts";
 import type { DesiredInput } from "./sink_call_needed.ts";
 
@@ -54,6 +60,34 @@ export function hostnamesMayChange(change: StoreChange<KubeObject>): boolean {
   return spec === undefined || spec !== (change.previous as { readonly spec?: unknown }).spec;
 }
 
+/** What the memo is keyed by: the spec (shared across status-only updates), else the object. */
+function memoKey(object: object): object {
+  const spec = (object as { readonly spec?: unknown }).spec;
+  return typeof spec === "object" && spec !== null ? spec : object;
+}
+
+/**
+ * A `DesiredSetMemo` keyed by {@linkcode memoKey}. Hostnames are computed from the spec alone;
+ * refusals and skipped wildcards also name the object and its resourceVersion, so an entry with
+ * any is a hit only for that same object version.
+ */
+class SpecMemo extends WeakMap<object, ObjectHostnames> {
+  override get(object: object): ObjectHostnames | undefined {
+    const entry = super.get(memoKey(object));
+    const named = entry?.rejected[0] ?? entry?.skipped[0];
+    if (named === undefined) return entry;
+    const { metadata } = object as KubeObject;
+    return named.key === objectKey(metadata) && named.resourceVersion === metadata.resourceVersion
+      ? entry
+      : undefined;
+  }
+
+  override set(object: object, value: ObjectHostnames): this {
+    super.set(memoKey(object), value);
+    return this;
+  }
+}
+
 /**
  * Recomputes the desired set for one loop, remembering what it refused so each refusal is said
  * once per object change.
@@ -72,7 +106,7 @@ export class DesiredRecompute {
   readonly #options: DesiredSetOptions;
   readonly #log: Log;
   /** Per-object hostname results, valid for `#options` (see `DesiredSetMemo`). */
-  readonly #memo = createDesiredSetMemo();
+  readonly #memo = new SpecMemo();
   readonly #rejections = new RejectionLog();
   readonly #skippedWildcards = new RejectionLog();
   /** Hostnames in the set at the last recompute. */

@@ -85,3 +85,30 @@ Deno.test("a status-only Ingress update does not wake the loop; a spec change, a
   assert.equal(inbox.take().sources, true, "a deleted Ingress wakes the loop");
   unsubscribe();
 });
+
+Deno.test("DesiredRecompute after status-only updates: the same hosts, and a refusal is said again for the new version", () => {
+  const log = new LogRecorder();
+  const recompute = new DesiredRecompute({ clusterDomain: "cluster.local" }, log);
+  const REFUSED = "hostname refused; it is not written";
+  const clean = ingress("shop/web", { tls: ["shop.example.com"], resourceVersion: "1" });
+  const refusing = ingress("shop/bad", {
+    tls: ["api.example.com", "shöp.example.com"],
+    resourceVersion: "1",
+  });
+  assert.deepEqual(recompute.run({ ...none, ingresses: [clean, refusing] }).hosts, [
+    "api.example.com",
+    "shop.example.com",
+  ]);
+  assert.equal(log.find("warn", REFUSED).length, 1);
+
+  // Status-only updates, as the cache keeps them: the spec is the cached one.
+  const restatus = (object: Ingress, resourceVersion: string): Ingress => ({
+    ...object,
+    metadata: { ...object.metadata, resourceVersion },
+    status: { loadBalancer: { ingress: [{ ip: "192.0.2.7" }] } },
+  });
+  const desired = recompute.run({ ...none, ingresses: [restatus(clean, "2"), restatus(refusing, "2")] });
+  assert.deepEqual(desired.hosts, ["api.example.com", "shop.example.com"]);
+  assert.deepEqual(log.find("warn", REFUSED).map((entry) => entry.properties["resourceVersion"]), ["1", "2"]);
+  assert.equal(recompute.rejected, 1);
+});
