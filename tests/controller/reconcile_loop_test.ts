@@ -304,7 +304,7 @@ Deno.test("loop: the resync calls the sink, an unchanged result writes nothing; 
     }
     await h.flush();
     assert.equal(h.sink.calls.length, 1, "the desired set did not move: no request at all");
-    assert.equal(h.observer.skips, 1);
+    assert.equal(h.observer.skips, 0, "a status-only update wakes nothing: not even a recompute");
 
     await h.clock.advance(60_000 - DEBOUNCE_MS);
     await h.flush();
@@ -392,9 +392,21 @@ Deno.test("loop: a refused hostname is logged once per object change, escaped, a
     await h.flush();
     assert.equal(h.log.find("warn", "hostname refused").length, 1, "resyncs and other changes stay quiet");
 
-    h.ingresses.apply({ ...object, metadata: { ...object.metadata, resourceVersion: "8" } });
+    h.ingresses.apply({
+      ...object,
+      metadata: { ...object.metadata, resourceVersion: "8" },
+      status: { loadBalancer: { ingress: [{ ip: "192.0.2.1" }] } },
+    });
     await h.flush();
-    assert.equal(h.log.find("warn", "hostname refused").length, 2, "the object changed: said again");
+    assert.equal(h.log.find("warn", "hostname refused").length, 1, "a status-only update stays quiet");
+
+    const changed = ingress("shop/web", {
+      tls: ["ok.example.com", "new.example.com", hostile],
+      resourceVersion: "9",
+    });
+    h.ingresses.apply(changed);
+    await h.flush();
+    assert.equal(h.log.find("warn", "hostname refused").length, 2, "the spec changed: said again");
     assert.ok(h.sink.calls.every((call) => call.hosts.every((host) => !host.includes("\n"))));
   } finally {
     await h.stop();
