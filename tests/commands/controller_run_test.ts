@@ -90,14 +90,8 @@ Deno.test("controller (coredns): Ingress create, update and delete drive the Cor
     for (let i = 0; i < 5_000; i++) {
       cluster.ingress("shop/web", { tls: ["shop.example.com"], statusIp: `10.0.${i >> 8}.${i & 255}` });
     }
-    await controller.explain(() =>
-      waitFor(
-        "a recompute that found nothing to write",
-        async () => await metric(controller, ["ouroboros_controller_reconciles_skipped_total", {}]) >= 1,
-        { timeoutMs: 30_000 },
-      )
-    );
-    // A real change after the churn: once it is written, every earlier event was processed.
+    // A status-only update wakes no recompute, so there is nothing to wait for but the watch. A
+    // real change after the churn: once it is written, every earlier event was processed.
     cluster.ingress("marker/last", { tls: ["last.example.com"] });
     await controller.explain(() =>
       converged(cluster, ["fine.example.com", "last.example.com", "shop.example.com"], 30_000)
