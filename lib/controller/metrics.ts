@@ -76,7 +76,8 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   const skipped = registry.counter(
     "ouroboros_controller_reconciles_skipped_total",
     "Recomputes of the desired set that changed nothing, so the writer was not called " +
-      "(such as Ingress status updates).",
+      "(such as a spec change that leaves every hostname as it was; status-only updates " +
+      "do not recompute at all).",
   ).labels({});
   const writes = registry.counter(
     "ouroboros_controller_writes_total",
