@@ -72,25 +72,27 @@ export interface WorkloadLaunch {
 
 /**
  * The arguments (after the subcommand) and environment to start `container` of `workload` with:
- * the chart's, with every listener moved to a free port of 127.0.0.1, `--kubeconfig` for the workload's
- * ServiceAccount identity, and the overrides.
+ * the chart's, with every listener moved to a free port of 127.0.0.1, `--kubeconfig` for the
+ * workload's ServiceAccount identity (unless `kube` is false: the proxy never talks to the API),
+ * and the overrides.
  */
 export async function chartLaunch(
   stack: Stack,
   release: RenderedRelease,
-  options: { workload: string; container: string; overrides?: readonly string[] },
+  options: { workload: string; container: string; overrides?: readonly string[]; kube?: boolean },
 ): Promise<WorkloadLaunch> {
-  const kubeconfig = await stack.kubeconfig(release.namespace, accountOf(release, options.workload));
   const rendered = containerArgs(release.objects, options.workload, options.container);
+  const overridden = new Set((options.overrides ?? []).map(flagName));
   const listeners = rendered.flatMap((arg) => {
     const name = flagName(arg);
-    return name?.startsWith("listen-") && !arg.endsWith("=off") ? [`--${name}=127.0.0.1:0`] : [];
+    return name?.startsWith("listen-") && !arg.endsWith("=off") && !overridden.has(name)
+      ? [`--${name}=127.0.0.1:0`]
+      : [];
   });
-  const args = overrideFlags(rendered, [
-    `--kubeconfig=${kubeconfig}`,
-    ...listeners,
-    ...(options.overrides ?? []),
-  ]);
+  const kube = options.kube === false
+    ? []
+    : [`--kubeconfig=${await stack.kubeconfig(release.namespace, accountOf(release, options.workload))}`];
+  const args = overrideFlags(rendered, [...kube, ...listeners, ...(options.overrides ?? [])]);
   return {
     args: args.slice(1),
     env: {

@@ -8,6 +8,10 @@
  * Choices a reader could not guess:
  * - `--disable-admission-plugins=ServiceAccount`: that plugin refuses Pods whose ServiceAccount
  *   does not exist, and without a controller-manager nobody creates the `default` ones.
+ * - The Service range is `127.96.0.0/16`: every ClusterIP is a loopback address of this machine,
+ *   so a component can listen on its Service's ClusterIP, standing in for kube-proxy, and the whole
+ *   hairpin path (DNS answer, proxy, ingress) stays on loopback. The apiserver accepts the range;
+ *   only Endpoints and EndpointSlices refuse loopback addresses (so the `kubernetes` Service has none).
  * - etcd runs with `--unsafe-no-fsync`: the suite never survives a power cut, and fsyncs would
  *   make the 2,000-object scenario a disk benchmark.
  * - The apiserver can be restarted on the same port and etcd ({@linkcode ControlPlane.restartApiserver}),
@@ -133,7 +137,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
         "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
         `--service-account-key-file=${pki.serviceAccountPublicKeyPath}`,
         `--service-account-signing-key-file=${pki.serviceAccountKeyPath}`,
-        "--service-cluster-ip-range=10.96.0.0/16",
+        "--service-cluster-ip-range=127.96.0.0/16",
         "--disable-admission-plugins=ServiceAccount",
         `--audit-policy-file=${dir}/audit-policy.yaml`,
         `--audit-log-path=${auditLogPath}`,

@@ -78,7 +78,10 @@ export interface Stack extends AsyncDisposable {
   kubectl(args: readonly string[], options?: { identity?: Identity; stdin?: string }): Promise<KubectlRun>;
   /** Runs kubectl and throws with its stderr unless it succeeded; returns stdout. */
   kubectlOk(args: readonly string[], options?: { identity?: Identity; stdin?: string }): Promise<string>;
-  /** Applies objects (server-side, as the admin, taking over fields other managers own, as a person editing does). */
+  /**
+   * Applies objects (server-side, as the admin, taking over fields other managers own, as a person
+   * editing does), creating the namespaces they live in first.
+   */
   apply(objects: readonly Record<string, unknown>[]): Promise<void>;
   /** Every completed resource request the apiserver has audited so far. */
   audited(): Promise<AuditedRequest[]>;
@@ -182,6 +185,8 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   }
   identities.set("admin", plane.admin);
   const cacheDir = `${dir}/kubectl-cache`;
+  // Namespaces known to exist: apply creates any other that its objects live in, first.
+  const known = new Set(["default", "kube-system", "kube-public", "kube-node-lease"]);
 
   const kubectl = async (args: readonly string[], opts: { identity?: Identity; stdin?: string } = {}) => {
     const kubeconfig = opts.identity === undefined
@@ -217,13 +222,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   };
   const apply = async (objects: readonly Record<string, unknown>[]) => {
     if (objects.length === 0) return;
-    const list = { apiVersion: "v1", kind: "List", items: objects };
+    const missing = namespacesOf(objects).filter((name) => !known.has(name));
+    const namespaces = missing.map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } }));
+    const list = { apiVersion: "v1", kind: "List", items: [...namespaces, ...objects] };
     await kubectlOk(
       ["apply", "--server-side", "--force-conflicts", "--field-manager=real-suite", "-f", "-"],
       {
         stdin: JSON.stringify(list),
       },
     );
+    for (const name of missing) known.add(name);
   };
 
   const stack: Stack = {
@@ -284,10 +292,6 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     );
     const peerObjects = (options.peers ?? []).flatMap((peer) => peerRbac(peer));
     const all = [...installed, ...peerObjects, ...(options.objects ?? [])];
-    const namespaces = namespacesOf(all).filter((name) =>
-      !["default", "kube-system", "kube-public"].includes(name)
-    );
-    await apply(namespaces.map((name) => ({ apiVersion: "v1", kind: "Namespace", metadata: { name } })));
     // CRDs first: objects of their kinds can only be applied once they are established.
     const crds = all.filter((object) => object.kind === "CustomResourceDefinition");
     await apply(crds);
