@@ -7,8 +7,13 @@
  * list (served from the API server's watch cache, cheap), the last seen version for a relist
  * after a watch's 410 (the server answers with data at least that new), and `""` (a consistent
  * read from etcd) once a list at a version failed with Expired or "too large resource
- * version". Pages are requested with `limit` and their objects buffered; only the last page
- * hands the whole list to the store in one swap, so readers never see half a list.
+ * version". Lists at `"0"` and `""` are requested in pages (`limit`) with their objects buffered;
+ * only the last page hands the whole list to the store in one swap, so readers never see half a
+ * list. A relist at a version is one request without `limit`, as client-go's reflector does: the
+ * API server then answers from its watch cache with data at least that new, whereas with a
+ * `limit` it answers at exactly that version. After an apiserver restart that exact version is
+ * older than the new watch cache's window, so the watch from it failed with 410 again: a relist
+ * loop that ended only at etcd's next compaction (found by the real-component suite).
  *
  * @module
  */
@@ -99,7 +104,7 @@ async function listPage<T extends KubeObject>(
   const options: ListOptions = {
     // The API server refuses a resourceVersion together with a continue token.
     ...(state.continue === undefined && state.from !== "" ? { resourceVersion: state.from } : {}),
-    ...(state.paged && pageSize > 0 ? { limit: pageSize } : {}),
+    ...(state.paged && pageSize > 0 && (state.from === "0" || state.from === "") ? { limit: pageSize } : {}),
     ...(state.continue === undefined ? {} : { continue: state.continue }),
     ...context.selectors,
     signal: request.signal,

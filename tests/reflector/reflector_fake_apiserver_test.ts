@@ -216,11 +216,14 @@ Deno.test("e2e T-1.7: a slow paged relist is swapped in whole: readers never see
     if (change.kind === "replaced") replaced.push(env.reflector.store.size);
   });
   const listsBefore = env.lists().length;
+  // The relist at the last RV (one request) finds that version gone, so the consistent read
+  // that follows is paged.
+  env.server.faults.inject("list", { type: "status", code: 410, reason: "Expired" });
   env.server.faults.inject("list", { type: "delay", ms: 50 }, { count: 5 });
   env.server.faults.inject("watch", { type: "watch-error-event", code: 410, reason: "Expired" });
   env.server.update(configMap("cm-3", "2")); // something for the relist to bring
   env.server.faults.dropWatches();
-  await waitFor("the 5-page relist", () => env.lists().length >= listsBefore + 5);
+  await waitFor("the 5-page relist", () => env.lists().length >= listsBefore + 6);
   await env.converged("the relist");
   assert.ok(sizes.every((size) => size === 10), `store sizes seen by subscribers: ${sizes.join(",")}`);
   assert.ok(replaced.length <= 1);
@@ -231,6 +234,8 @@ Deno.test("e2e T-1.8: a continue token that expires between pages falls back to 
   for (let i = 0; i < 6; i++) env.server.create(configMap(`cm-${i}`, "1"));
   await env.converged("the initial list");
   const listsBefore = env.lists().length;
+  // The relist at the last RV finds that version gone; the consistent read after it is paged.
+  env.server.faults.inject("list", { type: "status", code: 410, reason: "Expired" });
   env.server.faults.inject("list", { type: "delay", ms: 1 });
   env.server.faults.inject("list", { type: "delay", ms: 400 });
   env.server.faults.inject("watch", { type: "watch-error-event", code: 410, reason: "Expired" });

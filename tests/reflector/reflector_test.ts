@@ -101,6 +101,11 @@ Deno.test("T-1.2–T-1.4: 410 as an ERROR event or as the watch's HTTP status re
 
       const relist = await h.source.nextList();
       assert.equal(relist.options.resourceVersion, "11", "client-go relists at the last seen RV");
+      assert.equal(
+        relist.options.limit,
+        undefined,
+        "in one request: with a limit the server lists at exactly that RV, which a restarted watch cache no longer has",
+      );
       // Meanwhile b was deleted and c created.
       relist.respond({ items: [thing("a", 11), thing("c", 14)], resourceVersion: "15" });
       watch = await h.source.nextWatch();
@@ -215,9 +220,14 @@ Deno.test("T-1.8: an expired continue token restarts the list unpaged and never 
   assert.deepEqual(versions(h.store.list()), { "default/a": "5", "default/b": "6", "default/c": "7" });
   assert.deepEqual(h.backoffs(), []);
 
-  // The next relist is paged again.
+  // A relist at the last RV is one request (served from the watch cache); when that version is
+  // unavailable, the consistent read that follows is paged again.
   watch.send(errorEvent(410, "Expired"));
-  assert.equal((await h.source.nextList()).options.limit, 2);
+  const atVersion = await h.source.nextList();
+  assert.deepEqual([atVersion.options.resourceVersion, atVersion.options.limit], ["20", undefined]);
+  atVersion.fail(apiError(410, "Expired"));
+  const consistent = await h.source.nextList();
+  assert.deepEqual([consistent.options.resourceVersion, consistent.options.limit], [undefined, 2]);
 });
 
 Deno.test("T-1.9: a failed first list backs off and retries from the first page", async () => {
