@@ -32,6 +32,8 @@ export interface ReleaseSpec {
   readonly namespace: string;
   /** `--set` entries. */
   readonly set?: readonly string[];
+  /** Values given as a file, for trees awkward on a command line (such as a list of maps). */
+  readonly values?: Record<string, unknown>;
 }
 
 /** A ServiceAccount another component (not ouroboros) runs as, with the RBAC it needs. */
@@ -158,6 +160,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       release: spec.release,
       namespace: spec.namespace,
       set: spec.set ?? [],
+      ...(spec.values === undefined ? {} : { values: spec.values }),
     });
     releases.push({ ...spec, objects });
   }

@@ -1,0 +1,391 @@
+/**
+ * Scenario 3 of the real-component suite: the records ouroboros hands external-dns, published by a
+ * real external-dns (built from its pinned module) into a real BIND 9 through the rfc2136 provider,
+ * and read back from BIND with dig.
+ *
+ * - external-dns mode: the controller, with the chart's flags as the chart's ServiceAccount, writes
+ *   DNSEndpoints (the CRD as external-dns's module ships it); external-dns `--source=crd` publishes
+ *   each Ingress hostname as an A record of the proxy Service's ClusterIP with the chart's
+ *   `externalDns.recordTTL`, marks it with its TXT owner records, follows a wildcard, and removes
+ *   the record of a deleted Ingress; the controller was never refused a request (audit log).
+ * - kuberture: the cozystack package's two-output example (two annotation prefixes) as chart
+ *   values; kuberture runs as the chart runs it, its config file the rendered ConfigMap's, copied
+ *   as the kubelet copies a mount; two external-dns instances `--source=service`, each with its own
+ *   `--annotation-prefix` and owner id, each publish their own output only, with the TTL, and
+ *   follow an address that leaves the EndpointSlice and an output removed from the config.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { parse, stringify } from "yaml";
+import { freePort } from "../../support/daemons.ts";
+import { SEED_MULTIPLE, valuesOf } from "../../chart/kuberture_support.ts";
+import { queryDns } from "../../support/dns_tools.ts";
+import { ingressManifest } from "../../support/ingress_manifest.ts";
+import { startController, startKuberture } from "../../support/ouroboros_process.ts";
+import { waitFor } from "../../support/wait.ts";
+import { type Bind, startBind, type ZoneRecord } from "../bind.ts";
+import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
+import { mirrorConfigMap } from "../configmap_volume.ts";
+import { dnsEndpointCrd, externalDnsAccount, startExternalDns } from "../external_dns.ts";
+import { type AuditedRequest, describeRequest, forbidden } from "../rbac_usage.ts";
+import { startStack } from "../stack.ts";
+
+/** Generous: other scenarios share the machine's two cores. */
+const DEADLINE = { timeoutMs: 60_000, intervalMs: 250 };
+
+/** The A records BIND answers for `name` (`"<ttl> <address>"`, sorted), or the status when none. */
+async function answer(bind: Bind, name: string): Promise<string> {
+  const [reply] = await queryDns({ host: bind.host, port: bind.port }, [{ name }], { timeoutSeconds: 2 });
+  const found = (reply?.answers ?? []).filter((record) => record.type === "A").map((record) =>
+    `${record.ttl} ${record.data}`
+  );
+  return found.length > 0 ? found.sort().join(",") : reply?.status ?? "no reply";
+}
+
+/** The TXT records of a zone transfer that external-dns's registry wrote for `owner`. */
+function ownerRecords(records: readonly ZoneRecord[], owner: string): ZoneRecord[] {
+  return records.filter((record) =>
+    record.type === "TXT" && record.data.includes("heritage=external-dns") &&
+    record.data.includes(`external-dns/owner=${owner}`)
+  );
+}
+
+/** `name`s of the A records of a zone transfer. */
+function addressNames(records: readonly ZoneRecord[]): string[] {
+  return [...new Set(records.filter((record) => record.type === "A").map((record) => record.name))].sort();
+}
+
+Deno.test("real: external-dns mode — the controller's DNSEndpoints are published by a real external-dns into BIND", async () => {
+  const ownerId = "ouroboros-real";
+  const edAccount = externalDnsAccount("external-dns", "external-dns");
+  await using stack = await startStack({
+    releases: [{
+      release: "ouroboros",
+      namespace: "ouroboros",
+      set: ["controller.mode=external-dns", "externalDns.recordTTL=120", "controller.ingressClass=nginx"],
+    }],
+    peers: [edAccount],
+    objects: [await dnsEndpointCrd()],
+  });
+  try {
+    const release = releaseNamed(stack, "ouroboros");
+    await stack.apply(renderedOfKind(release, "Service"));
+    const proxyIp = (await stack.kubectlOk([
+      "get",
+      "service",
+      "-n",
+      "ouroboros",
+      "ouroboros-proxy",
+      "-o",
+      "jsonpath={.spec.clusterIP}",
+    ])).trim();
+    assert.match(proxyIp, /^127\.96\./);
+
+    await using bind = await startBind({ dir: stack.dir, zones: ["example.org"] });
+    await using externalDns = await startExternalDns(stack, bind, {
+      account: edAccount,
+      sources: ["crd"],
+      ownerId,
+    });
+    const launch = await chartLaunch(stack, release, { workload: "ouroboros", container: "controller" });
+    assert.ok(launch.args.includes("--mode=external-dns"), `the chart's flags: ${launch.args.join(" ")}`);
+    assert.ok(
+      launch.args.includes("--external-dns-record-ttl=120"),
+      `the chart's flags: ${launch.args.join(" ")}`,
+    );
+    await using controller = await startController(launch.args, { env: launch.env });
+
+    await stack.apply([
+      ingressManifest({
+        namespace: "shop",
+        name: "shop",
+        tls: { hosts: ["shop.example.org", "*.apps.example.org"], secretName: "shop-tls" },
+        ruleHosts: ["shop.example.org"],
+        service: { name: "shop", port: 80 },
+      }),
+      ingressManifest({
+        namespace: "blog",
+        name: "blog",
+        tls: { hosts: ["blog.example.org"], secretName: "blog-tls" },
+        ruleHosts: ["blog.example.org"],
+        service: { name: "blog", port: 80 },
+      }),
+    ]);
+
+    const published = `120 ${proxyIp}`;
+    const until = (what: string, check: () => Promise<boolean>) =>
+      controller.explain(() => externalDns.explain(() => waitFor(what, check, DEADLINE)));
+    for (const name of ["shop.example.org", "blog.example.org", "x.apps.example.org"]) {
+      await until(
+        `BIND to answer ${name} with the proxy's ClusterIP and the chart's TTL (${published})`,
+        async () => (await answer(bind, name)) === published,
+      );
+    }
+    // A DNS wildcard record (RFC 4592) answers any depth under its domain, unlike coredns mode's
+    // one-label rewrite: the README says so for external-dns mode.
+    assert.equal(await answer(bind, "a.b.apps.example.org"), published, "two labels under a DNS wildcard");
+    assert.equal(
+      await answer(bind, "apps.example.org"),
+      "NOERROR",
+      "the wildcard's own domain has no address",
+    );
+
+    // external-dns's registry marks every record it owns; nothing else in the zone is its own.
+    const zone = await bind.records();
+    const endpoints = (await stack.kubectlOk([
+      "get",
+      "dnsendpoints.externaldns.k8s.io",
+      "-n",
+      "ouroboros",
+      "-o",
+      "jsonpath={.items[*].metadata.name}",
+    ])).trim().split(/\s+/).sort();
+    assert.equal(endpoints.length, 3, `one DNSEndpoint per hostname: ${endpoints.join(" ")}`);
+    assert.deepEqual(
+      addressNames(zone),
+      ["*.apps.example.org", "blog.example.org", "ns.example.org", "shop.example.org"],
+      "the A records of the zone",
+    );
+    // external-dns 0.21's TXT registry: `a-<name>` (the record type first) naming the DNSEndpoint.
+    const owned = ownerRecords(zone, ownerId);
+    assert.deepEqual(
+      owned.map((record) => record.name).sort(),
+      ["a-*.apps.example.org", "a-blog.example.org", "a-shop.example.org"],
+      `the owner TXT records of ${ownerId}; the zone:\n${JSON.stringify(zone, null, 1)}`,
+    );
+    assert.deepEqual(
+      owned.map((record) => /external-dns\/resource=crd\/ouroboros\/([^",]+)/.exec(record.data)?.[1]).sort(),
+      endpoints,
+      "each owner record names its DNSEndpoint",
+    );
+
+    // A deleted Ingress: its DNSEndpoint goes, and external-dns removes its record and owner records.
+    await stack.kubectlOk(["delete", "ingress", "-n", "blog", "blog"]);
+    await until(
+      "BIND to stop answering blog.example.org",
+      async () => (await answer(bind, "blog.example.org")) === "NXDOMAIN",
+    );
+    await until(
+      "blog.example.org's owner records to go",
+      async () =>
+        !ownerRecords(await bind.records(), ownerId).some((record) =>
+          record.name.endsWith("blog.example.org")
+        ),
+    );
+    assert.equal(await answer(bind, "shop.example.org"), published, "the other Ingress's record stays");
+
+    // Stop the controller first: a watch is audited when it ends.
+    controller.kill();
+    await controller.status;
+    const refused = forbidden(await stack.audited(), stack.identity("ouroboros", "ouroboros").user);
+    // The one refusal the chart means: the start-up probe for records of the inactive output
+    // (Services here) is not granted (chart/templates/role-externaldns.yaml), and its 403 is
+    // taken as "cannot tell". Anything else is a permission the chart forgot.
+    const probe = (request: AuditedRequest) =>
+      request.verb === "list" && request.resource === "services" && request.namespace === "ouroboros" &&
+      request.requestURI.includes("limit=1") && request.requestURI.includes("managed-by%3Douroboros");
+    assert.deepEqual(
+      refused.filter((request) => !probe(request)).map(describeRequest),
+      [],
+      "refused requests",
+    );
+    assert.ok(refused.filter(probe).length <= 1, "the orphan probe runs once, at start-up");
+    assert.deepEqual(
+      forbidden(await stack.audited(), stack.identity("external-dns", "external-dns").user).map(
+        describeRequest,
+      ),
+      [],
+      "external-dns's own chart rules (externalDnsAccount) were short of what it asked",
+    );
+  } catch (error) {
+    stack.keep();
+    throw error;
+  }
+});
+
+/** The kuberture ServiceAccount and Deployment of a render (`<release>-ouroboros-kuberture`). */
+const KUBERTURE = "kuberture-ouroboros-kuberture";
+
+Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, two real external-dns instances", async () => {
+  // The cozystack package's second example as it is, in the package's namespace.
+  const seed = valuesOf(SEED_MULTIPLE);
+  const publicAccount = externalDnsAccount("external-dns", "external-dns-public");
+  const internalAccount = externalDnsAccount("external-dns", "external-dns-internal");
+  await using stack = await startStack({
+    releases: [{
+      release: "kuberture",
+      namespace: "cozy-kuberture",
+      set: ["controller.enabled=false", "proxy.enabled=false"],
+      values: seed,
+    }],
+    peers: [publicAccount, internalAccount],
+  });
+  try {
+    const release = releaseNamed(stack, "kuberture");
+    // The API server's addresses, as the `default/kubernetes` EndpointSlices give them. The
+    // apiserver's own slice (named `kubernetes`) stays empty on loopback (an EndpointSlice refuses
+    // 127/8), so a second slice of the Service carries two documentation addresses.
+    const sliceOf = (addresses: readonly string[]) => ({
+      apiVersion: "discovery.k8s.io/v1",
+      kind: "EndpointSlice",
+      metadata: {
+        name: "kubernetes-real-suite",
+        namespace: "default",
+        labels: { "kubernetes.io/service-name": "kubernetes" },
+      },
+      addressType: "IPv4",
+      endpoints: addresses.map((address) => ({ addresses: [address], conditions: { ready: true } })),
+      ports: [{ name: "https", port: 6443, protocol: "TCP" }],
+    });
+    await stack.apply([sliceOf(["192.0.2.10", "192.0.2.11"])]);
+
+    // The rendered config file, its listeners moved to free loopback ports (the one change), in the
+    // ConfigMap the chart renders; the kubelet-style copy is the pod's /etc/kuberture.
+    const [configMap] = renderedOfKind(release, "ConfigMap").filter((object) =>
+      (object.metadata as { name: string }).name === KUBERTURE
+    );
+    assert.ok(configMap !== undefined, "the render has kuberture's ConfigMap");
+    const rendered = parse((configMap.data as Record<string, string>)["config.yaml"]!) as Record<
+      string,
+      unknown
+    >;
+    const outputs = rendered.outputs as Record<string, unknown>[];
+    assert.deepEqual(outputs.map((output) => output.annotationPrefix), [
+      undefined,
+      "internal-dns.example.com/",
+    ]);
+    const config = {
+      ...rendered,
+      metricsBindAddress: `127.0.0.1:${freePort()}`,
+      healthProbeBindAddress: `127.0.0.1:${freePort()}`,
+    };
+    const writeConfig = (file: Record<string, unknown>) =>
+      stack.apply([{ ...configMap, data: { "config.yaml": stringify(file) } }]);
+    await writeConfig(config);
+    await using volume = await mirrorConfigMap(`${stack.dir}/kuberture-volume`, async () => {
+      const response = await stack.plane.request(`/api/v1/namespaces/cozy-kuberture/configmaps/${KUBERTURE}`);
+      if (!response.ok) {
+        await response.body?.cancel();
+        return undefined;
+      }
+      const object = await response.json() as {
+        data?: Record<string, string>;
+        metadata: { resourceVersion: string };
+      };
+      return { data: object.data ?? {}, resourceVersion: object.metadata.resourceVersion };
+    });
+
+    await using bind = await startBind({
+      dir: stack.dir,
+      zones: ["k8s.example.com", "k8s.example.internal"],
+    });
+    // Both instances manage both zones, so an instance reading the other's Service would show.
+    await using publicDns = await startExternalDns(stack, bind, {
+      name: "external-dns-public",
+      account: publicAccount,
+      sources: ["service"],
+      ownerId: "public",
+    });
+    await using internalDns = await startExternalDns(stack, bind, {
+      name: "external-dns-internal",
+      account: internalAccount,
+      sources: ["service"],
+      ownerId: "internal",
+      annotationPrefix: "internal-dns.example.com/",
+    });
+
+    const launch = await chartLaunch(stack, release, {
+      workload: KUBERTURE,
+      container: "kuberture",
+      overrides: [`--config=${volume.dir}/config.yaml`],
+    });
+    await using kuberture = await startKuberture(launch.args, { env: launch.env });
+
+    const explain = <T>(wait: () => Promise<T>) =>
+      publicDns.explain(() =>
+        internalDns.explain(async () => {
+          try {
+            return await wait();
+          } catch (error) {
+            const tail = kuberture.logs.slice(-15).map((line) => JSON.stringify(line)).join("\n");
+            throw new Error(
+              `${error instanceof Error ? error.message : String(error)}\nkuberture's last lines:\n${tail}`,
+            );
+          }
+        })
+      );
+    const until = (what: string, name: string, expected: string) =>
+      explain(() =>
+        waitFor(
+          `${what}: BIND to answer ${name} with ${expected}`,
+          async () => (await answer(bind, name)) === expected,
+          DEADLINE,
+        )
+      );
+
+    await until("the public output", "api.k8s.example.com", "60 192.0.2.10,60 192.0.2.11");
+    await until("the internal output", "api-internal.k8s.example.internal", "60 192.0.2.10,60 192.0.2.11");
+
+    // Each instance owns its own output's records and nothing else.
+    const publicZone = await bind.records("k8s.example.com");
+    const internalZone = await bind.records("k8s.example.internal");
+    const all = [...publicZone, ...internalZone];
+    assert.deepEqual(addressNames(publicZone), ["api.k8s.example.com", "ns.k8s.example.com"]);
+    assert.deepEqual(addressNames(internalZone), [
+      "api-internal.k8s.example.internal",
+      "ns.k8s.example.internal",
+    ]);
+    const summary = (owner: string) =>
+      ownerRecords(all, owner).map((record) =>
+        `${record.name} ${/external-dns\/resource=([^",]+)/.exec(record.data)?.[1]}`
+      ).sort();
+    assert.deepEqual(summary("public"), ["a-api.k8s.example.com service/cozy-kuberture/kuberture-public"]);
+    assert.deepEqual(summary("internal"), [
+      "a-api-internal.k8s.example.internal service/cozy-kuberture/kuberture-internal",
+    ]);
+
+    // An address leaves the EndpointSlice: both records follow.
+    await stack.apply([sliceOf(["192.0.2.10"])]);
+    await until("an address gone from the slice", "api.k8s.example.com", "60 192.0.2.10");
+    await until("an address gone from the slice", "api-internal.k8s.example.internal", "60 192.0.2.10");
+
+    // The internal output is removed from the config (a chart upgrade's new ConfigMap): kuberture
+    // deletes its Service, and the internal instance removes the record and its owner record.
+    await writeConfig({ ...config, outputs: outputs.filter((output) => output.name !== "internal") });
+    await until("a removed output", "api-internal.k8s.example.internal", "NXDOMAIN");
+    await explain(() =>
+      waitFor(
+        "the internal owner record to go",
+        async () => ownerRecords(await bind.records("k8s.example.internal"), "internal").length === 0,
+        DEADLINE,
+      )
+    );
+    assert.equal(await answer(bind, "api.k8s.example.com"), "60 192.0.2.10", "the public output stays");
+
+    kuberture.kill();
+    await kuberture.status;
+    const refused = forbidden(await stack.audited(), stack.identity("cozy-kuberture", KUBERTURE).user);
+    // The refusal the chart means: every pass lists this instance's DNSEndpoints too (to prune one
+    // an output with `output: crd` left), and the chart grants that only to a config with such an
+    // output, so here each pass's list is refused and taken as "none". Anything else is a
+    // permission the chart forgot.
+    const endpointList = (request: AuditedRequest) =>
+      request.verb === "list" && request.apiGroup === "externaldns.k8s.io" &&
+      request.resource === "dnsendpoints" && request.namespace === "cozy-kuberture";
+    assert.deepEqual(refused.filter((request) => !endpointList(request)).map(describeRequest), [], "refused");
+    for (const account of [publicAccount, internalAccount]) {
+      assert.deepEqual(
+        forbidden(await stack.audited(), stack.identity(account.namespace, account.name).user).map(
+          describeRequest,
+        ),
+        [],
+        `${account.name}'s own chart rules (externalDnsAccount) were short of what it asked`,
+      );
+    }
+  } catch (error) {
+    stack.keep();
+    throw error;
+  }
+});
