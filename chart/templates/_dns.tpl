@@ -129,7 +129,8 @@ hairpin), the Services it reads, the opt-ins, the cluster domain and logging.
 Cluster-wide rules: the client pods (any namespace, and par's proxy pods), the Records (any
 namespace), the hostname sources (only with hairpin; Gateways and the route kinds of
 controller.gatewayApi.routeKinds only with controller.gatewayApi.enabled), and the Deployments it points at itself (only with
-dns.manageWorkloads: a Records entry in any namespace may match them).
+dns.manageWorkloads: a Records entry in any namespace may match them). Reads are list and watch
+only, here and below: every object is kept by a watch, none is fetched with get.
 */}}
 {{- define "ouroboros.dnsClusterRules" -}}
 {{- $d := .Values.dns -}}
@@ -138,7 +139,7 @@ dns.manageWorkloads: a Records entry in any namespace may match them).
   verbs: ["list", "watch"]
 - apiGroups: ["dns.par.dev"]
   resources: ["records"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 {{- if $d.hairpin }}
 - apiGroups: ["networking.k8s.io"]
   resources: ["ingresses"]
@@ -169,7 +170,7 @@ server's own (its ClusterIPs are what patched workloads and par's proxy config p
     - {{ include "ouroboros.proxyFullname" . | quote }}
     {{- end }}
     - {{ include "ouroboros.dnsName" . | quote }}
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 {{- end -}}
 
 {{/*
@@ -180,7 +181,7 @@ dns.manageProxyConfig the proxy ConfigMap (found by label, re-rendered) and the 
 {{- define "ouroboros.dnsParRules" -}}
 - apiGroups: [""]
   resources: ["services"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 {{- if .Values.dns.manageProxyConfig }}
 - apiGroups: [""]
   resources: ["configmaps"]

@@ -72,14 +72,14 @@ const ON_OBJECTS = [
 
 const CLUSTER_READS = rules(
   "core/pods: list,watch",
-  "dns.par.dev/records: get,list,watch",
+  "dns.par.dev/records: list,watch",
 );
 const INGRESS_READS = rules("networking.k8s.io/ingresses: list,watch");
 const OWN_SERVICES = rules(
-  "core/services/ouroboros-proxy: get,list,watch",
-  "core/services/ouroboros-dns: get,list,watch",
+  "core/services/ouroboros-proxy: list,watch",
+  "core/services/ouroboros-dns: list,watch",
 );
-const PAR_SERVICES = rules("core/services: get,list,watch");
+const PAR_SERVICES = rules("core/services: list,watch");
 const WORKLOAD_PATCH = rules("apps/deployments: list,watch,patch");
 const PROXY_CONFIG = rules("core/configmaps: list,watch,update,patch", "apps/deployments: list,watch,patch");
 const RESTORE = rules("apps/deployments: list,patch");
@@ -332,7 +332,7 @@ test("RBAC per opt-in: reads by default; Deployments patch only with manageWorkl
   // No hairpin answers: no Ingress, no proxy Service.
   assert.deepEqual(dnsRbac(await ALONE()), {
     "ClusterRole /ouroboros:ouroboros-dns": CLUSTER_READS,
-    "Role ouroboros/ouroboros-dns": rules("core/services/ouroboros-dns: get,list,watch"),
+    "Role ouroboros/ouroboros-dns": rules("core/services/ouroboros-dns: list,watch"),
     "Role ouroboros/ouroboros-dns-par": PAR_SERVICES,
   });
 });
