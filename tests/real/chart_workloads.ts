@@ -89,7 +89,7 @@ export async function chartLaunch(
       ? [`--${name}=127.0.0.1:0`]
       : [];
   });
-  const kube = options.kube === false
+  const kube = options.kube === false || overridden.has("kubeconfig")
     ? []
     : [`--kubeconfig=${await stack.kubeconfig(release.namespace, accountOf(release, options.workload))}`];
   const args = overrideFlags(rendered, [...kube, ...listeners, ...(options.overrides ?? [])]);

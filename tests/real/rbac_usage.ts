@@ -21,6 +21,8 @@
 /** One request, as the audit log records it. */
 export interface AuditedRequest {
   readonly user: string;
+  /** The identity's uid (static tokens of one user can differ here, as replicas do in the suite). */
+  readonly uid: string;
   readonly verb: string;
   readonly apiGroup: string;
   readonly resource: string;
@@ -31,6 +33,8 @@ export interface AuditedRequest {
   readonly requestURI: string;
   /** When the apiserver received it (RFC 3339 with microseconds). */
   readonly received: string;
+  /** When the apiserver answered it (same form). */
+  readonly completed: string;
 }
 
 interface RawAuditEvent {
@@ -38,7 +42,8 @@ interface RawAuditEvent {
   readonly verb?: string;
   readonly requestURI?: string;
   readonly requestReceivedTimestamp?: string;
-  readonly user?: { readonly username?: string };
+  readonly stageTimestamp?: string;
+  readonly user?: { readonly username?: string; readonly uid?: string };
   readonly objectRef?: {
     readonly apiGroup?: string;
     readonly resource?: string;
@@ -72,6 +77,7 @@ export function parseAuditLog(text: string): AuditedRequest[] {
     if (event.stage !== "ResponseComplete" && event.stage !== "ResponseStarted") continue;
     requests.push({
       user: event.user.username,
+      uid: event.user.uid ?? "",
       verb: event.verb,
       apiGroup: ref.apiGroup ?? "",
       resource: ref.resource,
@@ -81,6 +87,7 @@ export function parseAuditLog(text: string): AuditedRequest[] {
       code: event.responseStatus?.code ?? 0,
       requestURI: event.requestURI ?? "",
       received: event.requestReceivedTimestamp ?? "",
+      completed: event.stageTimestamp ?? "",
     });
   }
   return requests;

@@ -48,6 +48,16 @@ export interface PeerAccount {
 export interface StackOptions {
   readonly releases?: readonly ReleaseSpec[];
   readonly peers?: readonly PeerAccount[];
+  /**
+   * More tokens for a ServiceAccount of a release, one per replica: the same user and groups (so
+   * RBAC judges them alike), each its own uid, so the audit log tells the replicas' requests apart.
+   * Their labels are `<namespace>/<name>@<index>`, from 1.
+   */
+  readonly replicas?: readonly {
+    readonly namespace: string;
+    readonly name: string;
+    readonly count: number;
+  }[];
   /** More objects to apply (as the admin) once the RBAC is in, such as CRDs of peers. */
   readonly objects?: readonly Record<string, unknown>[];
   readonly random?: () => number;
@@ -168,6 +178,16 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   for (const release of releases) {
     for (const [namespace, name] of workloadAccounts(release.objects, release.namespace)) {
       identities.set(`${namespace}/${name}`, serviceAccountIdentity(namespace, name, newToken(random)));
+    }
+  }
+  for (const { namespace, name, count } of options.replicas ?? []) {
+    for (let index = 1; index <= count; index++) {
+      const base = serviceAccountIdentity(namespace, name, newToken(random));
+      identities.set(`${namespace}/${name}@${index}`, {
+        ...base,
+        label: `${namespace}/${name}@${index}`,
+        uid: `${base.uid}-replica-${index}`,
+      });
     }
   }
   for (const peer of options.peers ?? []) {
