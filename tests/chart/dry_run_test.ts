@@ -67,17 +67,21 @@ test("every mode: --dry-run, and the controller keeps exactly its reads, without
 });
 
 test("the read-only RBAC of each mode, written out", async () => {
-  const ingresses = rules("networking.k8s.io/ingresses: get,list,watch");
+  const ingresses = rules("networking.k8s.io/ingresses: list,watch");
+  // controller.nodeLocalDns.mode=warn (the default): the start-up check's one read, kept in a preview.
+  const nodeLocalDns = rules("core/configmaps/node-local-dns: get");
   const expected: Record<keyof typeof MODES, Record<string, string[]>> = {
     "coredns": {
       "ClusterRole /ouroboros:ouroboros": ingresses,
       "Role kube-system/ouroboros:ouroboros-coredns": rules("core/configmaps/coredns: get,list,watch"),
+      "Role kube-system/ouroboros:ouroboros-node-local-dns": nodeLocalDns,
     },
     "coredns-import": {
       "ClusterRole /ouroboros:ouroboros": ingresses,
       "Role kube-system/ouroboros:ouroboros-coredns-import": rules(
         "core/configmaps/coredns-custom: get,list,watch",
       ),
+      "Role kube-system/ouroboros:ouroboros-node-local-dns": nodeLocalDns,
     },
     "external-dns": {
       "ClusterRole /ouroboros:ouroboros": ingresses,

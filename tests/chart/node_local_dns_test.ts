@@ -1,10 +1,12 @@
 /**
- * The chart's `controller.nodeLocalDns` values: off by default (today's warning, no access to the
- * node-local-dns ConfigMap); with `mode=manage` in the CoreDNS modes the controller gets the flag,
- * the ConfigMap's coordinates, a Role on that one ConfigMap, and a pre-delete hook that removes
- * this release's block with `coredns-cleanup.sh` (run here for real against the fake API server,
- * on a Corefile the controller's own editor wrote). `manage` in the other modes fails the render,
- * as the binary would refuse to start.
+ * The chart's `controller.nodeLocalDns` values: `warn` by default, where the CoreDNS modes' controller
+ * may `get` the one node-local-dns ConfigMap by name (its start-up check reads it to give the warning;
+ * nothing else) and gets the ConfigMap's coordinates only when they are not the defaults; with
+ * `mode=manage` in the CoreDNS modes the controller gets the flag, the coordinates, a Role to read,
+ * watch and patch that one ConfigMap, and a pre-delete hook that removes this release's block with
+ * `coredns-cleanup.sh` (run here for real against the fake API server, on a Corefile the
+ * controller's own editor wrote). `manage` in the other modes fails the render, as the binary would
+ * refuse to start.
  */
 
 import assert from "node:assert/strict";
@@ -36,16 +38,110 @@ function controller(objects: readonly K8sObject[], name = "ouroboros") {
   return container(find(objects, "Deployment", name), "controller");
 }
 
+/** The node-local-dns variables the controller container gets. */
+function nodeLocalEnv(objects: readonly K8sObject[]): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(envOf(controller(objects))).filter(([key]) => key.startsWith("OUROBOROS_NODE_LOCAL")),
+  );
+}
+
+/** The rules of the controller's node-local-dns Role, exactly as rendered. */
+function nodeLocalRules(objects: readonly K8sObject[], namespace = "kube-system"): unknown {
+  const role = find(objects, "Role", "ouroboros:ouroboros-node-local-dns");
+  assert.equal(role.metadata.namespace, namespace);
+  return role.rules;
+}
+
 Deno.test({
-  name: "default: no flag, no variables, no Role or hook for node-local-dns",
+  name: "default (warn): no flag, no variables, no hook; a Role to get the one node-local-dns ConfigMap",
   ignore,
   fn: async () => {
-    const objects = await renderOk(helm());
-    assert.ok(!(controller(objects).args ?? []).some((arg) => arg.startsWith("--node-local-dns")));
+    for (const mode of ["coredns", "coredns-import"]) {
+      const objects = await renderOk(helm(), { set: [`controller.mode=${mode}`] });
+      assert.ok(!(controller(objects).args ?? []).some((arg) => arg.startsWith("--node-local-dns")), mode);
+      assert.deepEqual(nodeLocalEnv(objects), {}, `${mode}: the binary's defaults name the same ConfigMap`);
+      // Exactly get, on that one ConfigMap by name: the start-up check's read, so its warning can be given.
+      assert.deepEqual(nodeLocalRules(objects), [
+        { apiGroups: [""], resources: ["configmaps"], resourceNames: ["node-local-dns"], verbs: ["get"] },
+      ], mode);
+      const binding = find(objects, "RoleBinding", "ouroboros:ouroboros-node-local-dns");
+      assert.equal(binding.metadata.namespace, "kube-system");
+      assert.deepEqual(binding.roleRef, {
+        apiGroup: "rbac.authorization.k8s.io",
+        kind: "Role",
+        name: "ouroboros:ouroboros-node-local-dns",
+      });
+      assert.deepEqual(binding.subjects, [{
+        kind: "ServiceAccount",
+        name: "ouroboros",
+        namespace: "ouroboros",
+      }]);
+      const named = objects.filter((object) => object.metadata.name.includes("node-local-dns"));
+      assert.deepEqual(named.map((object) => object.kind).sort(), ["Role", "RoleBinding"], mode);
+      // A preview keeps the read: it writes nothing either way.
+      const dry = await renderOk(helm(), { set: [`controller.mode=${mode}`, "controller.dryRun=true"] });
+      assert.deepEqual(
+        rbacMatrix(dry)["Role kube-system/ouroboros:ouroboros-node-local-dns"],
+        rules("core/configmaps/node-local-dns: get"),
+        mode,
+      );
+    }
+    // The other modes never read node-local-dns: nothing of it is rendered.
+    for (
+      const set of [["controller.mode=external-dns"], ["etcHosts.enabled=true", "etcHosts.proxyIP=10.0.0.5"]]
+    ) {
+      const objects = await renderOk(helm(), { set });
+      assert.ok(!objects.some((object) => object.metadata.name.includes("node-local-dns")), set.join(" "));
+    }
+  },
+});
+
+Deno.test({
+  name: "warn elsewhere: the coordinates are passed only when not the defaults, and the get follows them",
+  ignore,
+  fn: async () => {
+    const moved = await renderOk(helm(), {
+      set: ["controller.nodeLocalDns.namespace=dns-cache", "controller.nodeLocalDns.configmap=nodelocaldns"],
+    });
+    const c = controller(moved);
     assert.ok(
-      !Object.keys(envOf(controller(objects))).some((name) => name.startsWith("OUROBOROS_NODE_LOCAL")),
+      !(c.args ?? []).some((arg) => arg.startsWith("--node-local-dns")),
+      "warn is the binary's default",
     );
-    assert.ok(!objects.some((object) => object.metadata.name.includes("node-local-dns")));
+    const env = envOf(c);
+    const [, ...argv] = c.args ?? [];
+    const parsed = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
+    assert.ok(parsed.kind === "ok", JSON.stringify(parsed));
+    assert.equal(parsed.values.nodeLocalDns, "warn");
+    assert.equal(parsed.values.nodeLocalDnsNamespace, "dns-cache");
+    assert.equal(parsed.values.nodeLocalDnsConfigmap, "nodelocaldns");
+    assert.deepEqual(nodeLocalRules(moved, "dns-cache"), [
+      { apiGroups: [""], resources: ["configmaps"], resourceNames: ["nodelocaldns"], verbs: ["get"] },
+    ]);
+    // Either coordinate alone is enough to pass all three; the key alone is not (warn never reads it).
+    const all = [
+      "OUROBOROS_NODE_LOCAL_DNS_CONFIGMAP",
+      "OUROBOROS_NODE_LOCAL_DNS_KEY",
+      "OUROBOROS_NODE_LOCAL_DNS_NAMESPACE",
+    ];
+    for (
+      const set of [
+        "controller.nodeLocalDns.namespace=dns-cache",
+        "controller.nodeLocalDns.configmap=nodelocaldns",
+      ]
+    ) {
+      assert.deepEqual(Object.keys(nodeLocalEnv(await renderOk(helm(), { set: [set] }))).sort(), all, set);
+    }
+    const keyOnly = await renderOk(helm(), { set: ["controller.nodeLocalDns.key=Corefile.base"] });
+    assert.deepEqual(nodeLocalEnv(keyOnly), {});
+    // Values equal to the defaults pass nothing.
+    const same = await renderOk(helm(), {
+      set: [
+        "controller.nodeLocalDns.namespace=kube-system",
+        "controller.nodeLocalDns.configmap=node-local-dns",
+      ],
+    });
+    assert.deepEqual(nodeLocalEnv(same), {});
   },
 });
 

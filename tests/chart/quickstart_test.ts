@@ -51,7 +51,9 @@ Deno.test({
       "Namespace /ouroboros",
       "PodDisruptionBudget ouroboros/ouroboros-proxy",
       "Role kube-system/ouroboros:ouroboros-coredns",
+      "Role kube-system/ouroboros:ouroboros-node-local-dns",
       "RoleBinding kube-system/ouroboros:ouroboros-coredns",
+      "RoleBinding kube-system/ouroboros:ouroboros-node-local-dns",
       "Service ouroboros/ouroboros-proxy",
       "ServiceAccount ouroboros/ouroboros",
     ]);

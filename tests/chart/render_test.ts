@@ -394,7 +394,9 @@ test("refused: a missing etcHosts.proxyIP, gatewayClass without gatewayApi", asy
 
 // --- RBAC --------------------------------------------------------------------------------------
 
-const CLUSTER_ROLE = rules("networking.k8s.io/ingresses: get,list,watch", "core/events: create,patch");
+const CLUSTER_ROLE = rules("networking.k8s.io/ingresses: list,watch", "core/events: create,patch");
+/** The CoreDNS modes' default (warn): the start-up check may read the one node-local-dns ConfigMap. */
+const NODE_LOCAL_DNS_WARN = rules("core/configmaps/node-local-dns: get");
 const QUIESCE = rules(
   "apps/deployments/scale/ouroboros: get,patch,update",
   "apps/deployments/ouroboros: get",
@@ -403,13 +405,14 @@ const QUIESCE = rules(
 const CONTROLLER_SELECTOR =
   "app.kubernetes.io/name=ouroboros,app.kubernetes.io/instance=ouroboros,app.kubernetes.io/component=controller";
 
-test("RBAC, coredns mode: the Corefile ConfigMap by name, the hook's narrower rights and the quiesce Role", async () => {
+test("RBAC, coredns mode: the Corefile ConfigMap by name, get on the node-local-dns one, the hook's narrower rights and the quiesce Role", async () => {
   assert.deepEqual(rbacMatrix(await renderOk(helm())), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role kube-system/ouroboros:ouroboros-coredns": rules(
       "core/configmaps/coredns: get,list,watch,patch",
     ),
     "Role kube-system/ouroboros:ouroboros-coredns-cleanup": rules("core/configmaps/coredns: get,patch"),
+    "Role kube-system/ouroboros:ouroboros-node-local-dns": NODE_LOCAL_DNS_WARN,
     "Role ouroboros/ouroboros-coredns-cleanup-quiesce": QUIESCE,
   });
   // Without the hook, only the controller's rights remain.
@@ -420,6 +423,7 @@ test("RBAC, coredns mode: the Corefile ConfigMap by name, the hook's narrower ri
       "Role kube-system/ouroboros:ouroboros-coredns": rules(
         "core/configmaps/coredns: get,list,watch,patch",
       ),
+      "Role kube-system/ouroboros:ouroboros-node-local-dns": NODE_LOCAL_DNS_WARN,
     },
   );
 });
@@ -438,6 +442,8 @@ test("RBAC, coredns-import mode: only the import ConfigMap, never the main Coref
       "core/configmaps/custom: get,list,watch,patch",
     ),
     "Role dns/ouroboros:ouroboros-coredns-cleanup": rules("core/configmaps/custom: get,patch"),
+    // node-local-dns keeps its own namespace (controller.nodeLocalDns.namespace), not the import's.
+    "Role kube-system/ouroboros:ouroboros-node-local-dns": NODE_LOCAL_DNS_WARN,
     "Role ouroboros/ouroboros-coredns-cleanup-quiesce": QUIESCE,
   });
 });
@@ -494,11 +500,11 @@ test("RBAC options: Gateway API reads when enabled, no Events rule with rbac.eve
   assert.deepEqual(
     rbacMatrix(objects)["ClusterRole /ouroboros:ouroboros"],
     rules(
-      "networking.k8s.io/ingresses: get,list,watch",
-      "gateway.networking.k8s.io/gateways: get,list,watch",
-      "gateway.networking.k8s.io/httproutes: get,list,watch",
-      "gateway.networking.k8s.io/grpcroutes: get,list,watch",
-      "gateway.networking.k8s.io/tlsroutes: get,list,watch",
+      "networking.k8s.io/ingresses: list,watch",
+      "gateway.networking.k8s.io/gateways: list,watch",
+      "gateway.networking.k8s.io/httproutes: list,watch",
+      "gateway.networking.k8s.io/grpcroutes: list,watch",
+      "gateway.networking.k8s.io/tlsroutes: list,watch",
     ),
   );
 });
@@ -510,10 +516,10 @@ test("Gateway API route kinds: the chosen kinds reach the flag and exactly their
   assert.deepEqual(
     rbacMatrix(objects)["ClusterRole /ouroboros:ouroboros"],
     rules(
-      "networking.k8s.io/ingresses: get,list,watch",
-      "gateway.networking.k8s.io/gateways: get,list,watch",
-      "gateway.networking.k8s.io/tlsroutes: get,list,watch",
-      "gateway.networking.k8s.io/grpcroutes: get,list,watch",
+      "networking.k8s.io/ingresses: list,watch",
+      "gateway.networking.k8s.io/gateways: list,watch",
+      "gateway.networking.k8s.io/tlsroutes: list,watch",
+      "gateway.networking.k8s.io/grpcroutes: list,watch",
       "core/events: create,patch",
     ),
   );
@@ -1118,8 +1124,8 @@ test("hook pods never match a workload's selector, and each mode renders only it
     ],
   };
   const modeRoles: Record<string, string[]> = {
-    "coredns": ["ouroboros:ouroboros-coredns"],
-    "coredns-import": ["ouroboros:ouroboros-coredns-import"],
+    "coredns": ["ouroboros:ouroboros-coredns", "ouroboros:ouroboros-node-local-dns"],
+    "coredns-import": ["ouroboros:ouroboros-coredns-import", "ouroboros:ouroboros-node-local-dns"],
     "external-dns": ["ouroboros-externaldns-discover", "ouroboros:ouroboros-externaldns"],
     "etc-hosts": [],
   };

@@ -102,7 +102,7 @@ Deno.test("the node-local-dns coordinates come from the options (OUROBOROS_NODE_
   assert.equal(at(notices, "warn")[0]?.properties?.nodeLocalDnsConfigMap, "dns-cache/nodelocaldns");
 });
 
-Deno.test("reading node-local-dns forbidden (the chart grants no RBAC for it): one DEBUG line, no WARN", async () => {
+Deno.test("reading node-local-dns forbidden (RBAC without the chart's get on it): one DEBUG line, no WARN", async () => {
   await using c = await cluster({ corefile: KUBEADM, nodeLocalDns: true });
   c.server.faults.inject("get", { type: "status", code: 403, reason: "Forbidden" }, {
     path: /node-local-dns$/,
