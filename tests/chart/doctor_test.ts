@@ -140,6 +140,26 @@ Deno.test({
         "kube-system core/configmaps/node-local-dns: get",
       ]
     ) assert.ok(coredns.includes(rule), `coredns mode grants ${rule}: ${coredns.join("; ")}`);
+    // Exactly the reads the checks make (the real suite's doctor scenario audits them): what they
+    // only list (Ingresses, Events, our pods, records, Gateway API objects) is not granted get.
+    assert.deepEqual(coredns.sort(), [
+      "* core/events: list",
+      "* core/services: get",
+      "* core/services: list",
+      "* networking.k8s.io/ingresses: list",
+      "kube-system core/configmaps/coredns: get",
+      "kube-system core/configmaps/node-local-dns: get",
+      "ouroboros core/pods: list",
+    ]);
+    const listedOnly = /(ingresses|events|pods|dnsendpoints|gateways|httproutes|grpcroutes|tlsroutes): get$/;
+    for (const set of [MODES["external-dns"], ["controller.gatewayApi.enabled=true"]]) {
+      const granted = await grants(set);
+      assert.deepEqual(
+        granted.filter((rule) => listedOnly.test(rule)),
+        [],
+        `${set.join(" ")}: get never used`,
+      );
+    }
     const imports = await grants(MODES["coredns-import"]);
     const elsewhere = await grants([...MODES["coredns-import"], "controller.corednsImport.namespace=dns"]);
     assert.ok(elsewhere.includes("dns apps/deployments: list"), elsewhere.join("; "));

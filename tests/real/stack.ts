@@ -34,6 +34,11 @@ export interface ReleaseSpec {
   readonly set?: readonly string[];
   /** Values given as a file, for trees awkward on a command line (such as a list of maps). */
   readonly values?: Record<string, unknown>;
+  /**
+   * Render the `helm test` hooks too (the doctor Pod, its ServiceAccount and read-only RBAC), so
+   * the test Pod's ServiceAccount gets a token and its RBAC is installed. Default: without them.
+   */
+  readonly tests?: boolean;
 }
 
 /** A ServiceAccount another component (not ouroboros) runs as, with the RBAC it needs. */
@@ -114,13 +119,20 @@ const INSTALLED_KINDS = new Set([
   "CustomResourceDefinition",
 ]);
 
-/** The ServiceAccounts the workloads of a render run as: `[namespace, name]` pairs. */
+/**
+ * The ServiceAccounts the workloads of a render run as: `[namespace, name]` pairs. A bare Pod of
+ * the render (the `helm test` doctor, rendered with {@linkcode ReleaseSpec.tests}) counts too.
+ */
 export function workloadAccounts(objects: readonly K8sObject[], namespace: string): [string, string][] {
   const found = new Map<string, [string, string]>();
   for (const object of objects) {
-    if (!["Deployment", "DaemonSet", "StatefulSet"].includes(object.kind)) continue;
-    const spec = object.spec as { template?: { spec?: { serviceAccountName?: string } } } | undefined;
-    const name = spec?.template?.spec?.serviceAccountName ?? "default";
+    if (!["Deployment", "DaemonSet", "StatefulSet", "Pod"].includes(object.kind)) continue;
+    const spec = object.spec as
+      | { serviceAccountName?: string; template?: { spec?: { serviceAccountName?: string } } }
+      | undefined;
+    const name =
+      (object.kind === "Pod" ? spec?.serviceAccountName : spec?.template?.spec?.serviceAccountName) ??
+        "default";
     const ns = object.metadata.namespace ?? namespace;
     found.set(`${ns}/${name}`, [ns, name]);
   }
@@ -171,6 +183,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       namespace: spec.namespace,
       set: spec.set ?? [],
       ...(spec.values === undefined ? {} : { values: spec.values }),
+      ...(spec.tests === true ? { tests: true } : {}),
     });
     releases.push({ ...spec, objects });
   }
