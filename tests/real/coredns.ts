@@ -19,6 +19,7 @@
  */
 
 import { freePort } from "../support/daemons.ts";
+import { queryDns } from "../support/dns_tools.ts";
 import { ensureBuilt } from "./build.ts";
 import { type ComponentProcess, startComponent } from "./component_process.ts";
 import { type ConfigMapVolume, mirrorConfigMap } from "./configmap_volume.ts";
@@ -143,10 +144,16 @@ export async function startCoredns(stack: Stack, options: StartCorednsOptions): 
       args: ["-conf", `${volume.dir}/${key}`],
       dir: stack.dir,
       ready: async () => {
-        if (port === undefined) return true;
-        const response = await fetch(`http://127.0.0.1:${port}/ready`);
-        await response.body?.cancel();
-        return response.ok;
+        if (port !== undefined) {
+          const response = await fetch(`http://127.0.0.1:${port}/ready`);
+          await response.body?.cancel();
+          if (!response.ok) return false;
+        }
+        // The ready plugin can answer before the server listens on its address: ask it something.
+        const [reply] = await queryDns({ host: options.bind, port: 53 }, [{ name: "ready.invalid" }], {
+          timeoutSeconds: 1,
+        });
+        return reply !== undefined;
       },
     });
   } catch (error) {
