@@ -433,6 +433,13 @@ leader election (the Deployment only) and the dry-run preview.
 - --coredns-import-namespace={{ .Values.controller.corednsImport.namespace }}
 - --coredns-import-configmap={{ .Values.controller.corednsImport.configmap }}
 - --coredns-import-key={{ .Values.controller.corednsImport.key }}
+{{- /*
+Always, not only when they differ from the binary's defaults: the start-up check reads the Corefile
+at exactly these coordinates, the ones role-coredns.yaml grants get on, and the doctor reads it too.
+*/}}
+- --coredns-namespace={{ .Values.controller.coredns.namespace }}
+- --coredns-configmap={{ .Values.controller.coredns.configmap }}
+- --coredns-key={{ .Values.controller.coredns.key }}
 {{- include "ouroboros.proxyTargetArgs" . }}
 {{- else if eq $mode "external-dns" }}
 {{- $e := .Values.externalDns }}

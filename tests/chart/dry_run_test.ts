@@ -81,11 +81,17 @@ test("the read-only RBAC of each mode, written out", async () => {
       "Role kube-system/ouroboros:ouroboros-coredns-import": rules(
         "core/configmaps/coredns-custom: get,list,watch",
       ),
+      // The start-up check's read of the main Corefile: get only, live or preview.
+      "Role kube-system/ouroboros:ouroboros-coredns": rules("core/configmaps/coredns: get"),
       "Role kube-system/ouroboros:ouroboros-node-local-dns": nodeLocalDns,
     },
     "external-dns": {
       "ClusterRole /ouroboros:ouroboros": ingresses,
-      "Role ouroboros/ouroboros:ouroboros-externaldns": rules("externaldns.k8s.io/dnsendpoints: get,list"),
+      // The orphan probe's list of the inactive kind is a read, so a preview keeps it.
+      "Role ouroboros/ouroboros:ouroboros-externaldns": rules(
+        "externaldns.k8s.io/dnsendpoints: get,list",
+        "core/services: list",
+      ),
       "Role ouroboros/ouroboros-externaldns-discover": rules("core/services/ouroboros-proxy: get,list,watch"),
     },
     "etc-hosts": { "ClusterRole /ouroboros:ouroboros": ingresses },
@@ -99,7 +105,7 @@ test("the read-only RBAC of each mode, written out", async () => {
     });
     assert.deepEqual(
       rbacMatrix(service)["Role ouroboros/ouroboros:ouroboros-externaldns"],
-      rules("core/services: get,list"),
+      rules("core/services: get,list", "externaldns.k8s.io/dnsendpoints: list"),
     );
   }
 });

@@ -113,7 +113,7 @@ test("coredns mode: the controller composes the rewrite target at run time unles
   ]);
 });
 
-test("coredns-import mode: the import trio and the same rewrite-target choice", async () => {
+test("coredns-import mode: the import trio, the Corefile trio its start-up check reads, the same rewrite-target choice", async () => {
   const base = ["controller.mode=coredns-import", "controller.corednsImport.key=edge.override"];
   assert.deepEqual(controllerArgs(await renderOk(helm(), { set: base })), [
     "controller",
@@ -123,6 +123,10 @@ test("coredns-import mode: the import trio and the same rewrite-target choice", 
     "--coredns-import-namespace=kube-system",
     "--coredns-import-configmap=coredns-custom",
     "--coredns-import-key=edge.override",
+    // Always passed (also at the binary's defaults): the Corefile the Role lets the check get.
+    "--coredns-namespace=kube-system",
+    "--coredns-configmap=coredns",
+    "--coredns-key=Corefile",
     "--proxy-service-name=ouroboros-proxy",
     "--proxy-service-namespace=ouroboros",
     ...NEW_ARGS,
@@ -428,7 +432,7 @@ test("RBAC, coredns mode: the Corefile ConfigMap by name, get on the node-local-
   );
 });
 
-test("RBAC, coredns-import mode: only the import ConfigMap, never the main Corefile", async () => {
+test("RBAC, coredns-import mode: the import ConfigMap, and only get on the main Corefile (never a write)", async () => {
   const objects = await renderOk(helm(), {
     set: [
       "controller.mode=coredns-import",
@@ -441,6 +445,8 @@ test("RBAC, coredns-import mode: only the import ConfigMap, never the main Coref
     "Role dns/ouroboros:ouroboros-coredns-import": rules(
       "core/configmaps/custom: get,list,watch,patch",
     ),
+    // The start-up check of `reload` and the import line: get, by name, in controller.coredns's namespace.
+    "Role kube-system/ouroboros:ouroboros-coredns": rules("core/configmaps/coredns: get"),
     "Role dns/ouroboros:ouroboros-coredns-cleanup": rules("core/configmaps/custom: get,patch"),
     // node-local-dns keeps its own namespace (controller.nodeLocalDns.namespace), not the import's.
     "Role kube-system/ouroboros:ouroboros-node-local-dns": NODE_LOCAL_DNS_WARN,
@@ -448,11 +454,13 @@ test("RBAC, coredns-import mode: only the import ConfigMap, never the main Coref
   });
 });
 
-test("RBAC, external-dns mode: records of the active kind, the discover Role only without a proxy IP", async () => {
+test("RBAC, external-dns mode: records of the active kind, list of the other, the discover Role only without a proxy IP", async () => {
   assert.deepEqual(rbacMatrix(await renderOk(helm(), { set: ["controller.mode=external-dns"] })), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role ouroboros/ouroboros:ouroboros-externaldns": rules(
       "externaldns.k8s.io/dnsendpoints: get,list,create,patch,delete",
+      // The orphan probe's one list of the inactive kind.
+      "core/services: list",
     ),
     "Role ouroboros/ouroboros-externaldns-discover": rules("core/services/ouroboros-proxy: get,list,watch"),
     "Role ouroboros/ouroboros:ouroboros-cleanup": rules(
@@ -471,6 +479,7 @@ test("RBAC, external-dns mode: records of the active kind, the discover Role onl
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role dns/ouroboros:ouroboros-externaldns": rules(
       "core/services: get,list,create,patch,delete",
+      "externaldns.k8s.io/dnsendpoints: list",
     ),
     "Role dns/ouroboros:ouroboros-cleanup": rules("core/services: list,delete"),
   });
@@ -1125,7 +1134,11 @@ test("hook pods never match a workload's selector, and each mode renders only it
   };
   const modeRoles: Record<string, string[]> = {
     "coredns": ["ouroboros:ouroboros-coredns", "ouroboros:ouroboros-node-local-dns"],
-    "coredns-import": ["ouroboros:ouroboros-coredns-import", "ouroboros:ouroboros-node-local-dns"],
+    "coredns-import": [
+      "ouroboros:ouroboros-coredns",
+      "ouroboros:ouroboros-coredns-import",
+      "ouroboros:ouroboros-node-local-dns",
+    ],
     "external-dns": ["ouroboros-externaldns-discover", "ouroboros:ouroboros-externaldns"],
     "etc-hosts": [],
   };

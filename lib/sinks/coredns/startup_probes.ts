@@ -20,10 +20,10 @@
  *   pattern matching our key, or CoreDNS never reads the rules we write: WARN with the line to add
  *   and the mount it needs.
  *
- * A 403 means RBAC does not let ouroboros read that ConfigMap (the chart grants `get` on the
- * node-local-dns one in both CoreDNS modes, so this is hand-made RBAC); that is not a problem of the
- * cluster, so it is one DEBUG line saying what could not be verified. Any other failure (timeout,
- * 5xx) is DEBUG as well.
+ * A 403 means RBAC does not let ouroboros read that ConfigMap (the chart grants `get` on both by
+ * name in both CoreDNS modes: the node-local-dns one, and the CoreDNS one, which coredns-import mode
+ * may only read; so this is hand-made RBAC); that is not a problem of the cluster, so it is one
+ * DEBUG line saying what could not be verified. Any other failure (timeout, 5xx) is DEBUG as well.
  *
  * Effects: HTTP through the injected client.
  *

@@ -2,13 +2,13 @@
  * Startup check for records of the output kind not in use: after a switch from
  * `--external-dns-output=crd` to `service` (or back), the old kind's records stay, and
  * external-dns keeps publishing them next to the new ones. ouroboros does not delete them itself
- * (it would need the other kind's RBAC, and guessing wrong deletes published names); it WARNs
- * with the exact command.
+ * (it would need to delete the other kind, which the chart does not grant, and guessing wrong
+ * deletes published names); it WARNs with the exact command.
  *
- * Best effort: a 403 (the chart grants RBAC only for the active kind) or a 404 (the DNSEndpoint
- * CRD is not installed) is expected and is said at DEBUG only; any other failure too, as the
- * probe must never stop startup. The probe never logs: {@linkcode orphanNotices} says what it
- * found, and the controller logs that.
+ * Best effort: a 404 (the DNSEndpoint CRD is not installed) is expected and is said at DEBUG only;
+ * so is a 403 (the chart grants `list` on the inactive kind in the records namespace, so this is
+ * hand-made RBAC) and any other failure, as the probe must never stop startup. The probe never
+ * logs: {@linkcode orphanNotices} says what it found, and the controller logs that.
  *
  * `probeOrphans` reads the API server (one list of at most one item); `orphanNotices` is pure.
  *

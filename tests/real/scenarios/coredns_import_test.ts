@@ -3,7 +3,7 @@
  * node-local-dns `manage` against a node-local-dns-style Corefile served by a real CoreDNS (the
  * node-local-dns cache, node-cache, is CoreDNS).
  *
- * coredns-import: the Corefile (which the controller may not read) imports
+ * coredns-import: the Corefile (which the controller may only read, at start) imports
  * `<folder>/*.override` in its root block, and the import ConfigMap is a second volume of the
  * CoreDNS pod, mounted at that folder; both are copied with the kubelet's atomic layout. The
  * controller writes only its key; CoreDNS's `reload` notices the imported file changing although
@@ -18,9 +18,9 @@
  * hairpin); with it, the name goes to the cluster's CoreDNS, whose rewrite answers the proxy's
  * ClusterIP, while other names still go where they went.
  *
- * Both end with the audit log: no request of the controller was refused (403), except, in
- * coredns-import mode, the start-up probe's read of the main Corefile, which the chart
- * deliberately does not grant (so that probe can never give its WARN under the chart's RBAC).
+ * Both end with the audit log: no request of the controller was refused (403), the start-up
+ * probe's read of the main Corefile in coredns-import mode included (the chart grants `get` on
+ * that one ConfigMap, so the probe's WARNs about `reload` and the import line can be given).
  *
  * @module
  */
@@ -215,13 +215,31 @@ Deno.test("real: coredns-import mode — the controller's key, mounted where the
       controller.kill("SIGTERM");
       await controller.status;
     }
-    // One refusal, by the chart's design (templates/role-coredns-import.yaml): the start-up probe
-    // reads the main Corefile for `reload` and the import line, and the chart grants nothing on it
-    // in this mode, so the probe gets a 403 (a DEBUG line) on every start. Anything else is a bug.
+    // None: the start-up probe's get of the main Corefile (for `reload` and the import line) is
+    // granted by name in this mode (templates/role-coredns.yaml), like every other request.
     assert.deepEqual(
       await refusedRequests(stack, "ouroboros", "ouroboros"),
-      ["get /api/v1/namespaces/kube-system/configmaps/coredns → 403"],
+      [],
       "requests the chart's RBAC refused",
+    );
+    // And the probe did read it, at the coordinates the chart passes: once, answered, and since the
+    // Corefile has `reload` and an import line matching the key, without a WARN.
+    const user = stack.identity("ouroboros", "ouroboros").user;
+    const corefileReads = (await stack.audited()).filter((request) =>
+      request.user === user && request.verb === "get" && request.resource === "configmaps" &&
+      request.namespace === "kube-system" && request.name === "coredns"
+    );
+    assert.deepEqual(
+      corefileReads.map((request) => request.code),
+      [200],
+      "the start-up probe's get of the Corefile",
+    );
+    assert.deepEqual(
+      controller.logs.filter((line) => line.level === "WARN" && /reload|import line/.test(line.msg)).map((
+        line,
+      ) => line.msg),
+      [],
+      "the start-up probe found reload and the import line",
     );
   } catch (error) {
     stack.keep();

@@ -131,7 +131,7 @@ Deno.test("the probe is silent when there is nothing, and when it may not or can
     assert.deepEqual(orphanNotices(result, where), []);
   });
   const failures: [string, number, string, string][] = [
-    ["RBAC refuses the other kind", 403, "Forbidden", "forbidden"],
+    ["RBAC made by hand refuses the other kind (the chart grants its list)", 403, "Forbidden", "forbidden"],
     ["a server error", 500, "InternalError", "error"],
   ];
   for (const [name, code, reason, expected] of failures) {
