@@ -611,15 +611,22 @@ Deno.test("controller (coredns): a 410 relist through a slow two-page list never
       cluster.server.faults.inject("watch", { type: "watch-error-event", code: 410, reason: "Expired" }, {
         path: /ingresses/,
       });
+      // The relist at the last version (one request, served from the watch cache) finds that
+      // version gone too, so the consistent read that follows is paged.
+      cluster.server.faults.inject("list", { type: "status", code: 410, reason: "Expired" }, {
+        path: /ingresses/,
+      });
       cluster.server.faults.inject("list", { type: "delay", ms: 750 }, { path: /ingresses/, count: 2 });
       cluster.server.faults.dropWatches();
       // Deleted while no watch is open: only the relist can tell.
       cluster.deleteIngress("apps/web0");
       await converged(cluster, hosts.slice(1));
 
-      const relist = cluster.server.audit.slice(auditBefore).filter((entry) =>
+      const lists = cluster.server.audit.slice(auditBefore).filter((entry) =>
         entry.method === "GET" && entry.path.endsWith("/ingresses") && entry.query.watch !== "true"
       );
+      assert.equal(lists[0]?.query.limit, undefined, "the relist at the last version is one request");
+      const relist = lists.slice(1);
       assert.equal(relist.length, 2, "the relist took two pages");
       assert.ok(relist[1]?.query.continue, "the second page continued the first");
       assert.ok(
