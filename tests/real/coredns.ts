@@ -172,6 +172,36 @@ export async function startCoredns(stack: Stack, options: StartCorednsOptions): 
   };
 }
 
+/**
+ * Writes the kubeadm-style Corefile (serving on `bind`) into the ConfigMap `kube-system/coredns`
+ * and starts CoreDNS on it as its own ServiceAccount (the stack needs {@linkcode COREDNS_ACCOUNT}
+ * among its peers).
+ */
+export async function startKubeadmCoredns(
+  stack: Stack,
+  options: { bind: string; upstream?: string; name?: string },
+): Promise<Coredns> {
+  const corefile = kubeadmStyleCorefile({
+    bind: options.bind,
+    healthPort: freePortPair(),
+    readyPort: freePortPair(),
+    kubeconfig: await stack.kubeconfig(COREDNS_ACCOUNT.namespace, COREDNS_ACCOUNT.name),
+    ...(options.upstream === undefined ? {} : { upstream: options.upstream }),
+  });
+  await stack.apply([{
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "coredns", namespace: "kube-system" },
+    data: { Corefile: corefile },
+  }]);
+  return await startCoredns(stack, {
+    namespace: "kube-system",
+    configmap: "coredns",
+    bind: options.bind,
+    ...(options.name === undefined ? {} : { name: options.name }),
+  });
+}
+
 /** A free health port whose next port (for `prometheus`) was free a moment ago too. */
 export function freePortPair(): number {
   for (let attempt = 0; attempt < 20; attempt++) {

@@ -24,7 +24,14 @@ import { installHelm4, requireHelm } from "../support/helm.ts";
 import { installKubeTools, requireKubeTools } from "../support/kubectl.ts";
 import { type ControlPlane, startControlPlane } from "./control_plane.ts";
 import { type Identity, newToken, serviceAccountIdentity } from "./identities.ts";
-import { type AuditedRequest, parseAuditLog, type ResourceRule } from "./rbac_usage.ts";
+import {
+  type AuditedRequest,
+  type Grant,
+  grantsOf,
+  parseAuditLog,
+  type ResourceRule,
+  withClusterWide,
+} from "./rbac_usage.ts";
 
 /** One chart release to render and install the RBAC of. */
 export interface ReleaseSpec {
@@ -104,6 +111,13 @@ export interface Stack extends AsyncDisposable {
   audited(): Promise<AuditedRequest[]>;
   /** What `identity` may do in `namespace` (a SelfSubjectRulesReview asked as that identity). */
   rulesReview(identity: Identity, namespace: string): Promise<ResourceRule[]>;
+  /**
+   * Every grant `identity` has in `namespaces`, with the rules it also has in a namespace no Role
+   * is bound in made one cluster-wide grant each (see `rbac_usage.ts`).
+   */
+  grants(identity: Identity, namespaces: readonly string[]): Promise<Grant[]>;
+  /** The ClusterIP the apiserver gave a Service (a loopback address: see `control_plane.ts`). */
+  clusterIp(namespace: string, name: string): Promise<string>;
   /** Marks the stack failed: its folder is kept for the logs. */
   keep(): void;
 }
@@ -306,6 +320,28 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
         throw new Error(`the rules review as ${identity.user} is incomplete`);
       }
       return review.status?.resourceRules ?? [];
+    },
+    async grants(identity, namespaces) {
+      const namespaced: Grant[] = [];
+      for (const namespace of namespaces) {
+        namespaced.push(...grantsOf(await stack.rulesReview(identity, namespace), namespace));
+      }
+      // A namespace nothing is installed in: only ClusterRoleBindings' rules show there.
+      const unbound = grantsOf(await stack.rulesReview(identity, "rbac-probe"), "rbac-probe");
+      return withClusterWide(unbound, namespaced);
+    },
+    async clusterIp(namespace, name) {
+      const ip = await kubectlOk([
+        "get",
+        "service",
+        "-n",
+        namespace,
+        name,
+        "-o",
+        "jsonpath={.spec.clusterIP}",
+      ]);
+      if (ip.trim() === "") throw new Error(`the Service ${namespace}/${name} has no ClusterIP`);
+      return ip.trim();
     },
     keep: () => keep = true,
     async [Symbol.asyncDispose]() {

@@ -12,7 +12,7 @@
  */
 
 import { renderedOfKind } from "./chart_workloads.ts";
-import { COREDNS_ACCOUNT, freePortPair, kubeadmStyleCorefile, startCoredns } from "./coredns.ts";
+import { COREDNS_ACCOUNT, startKubeadmCoredns } from "./coredns.ts";
 import { startStack } from "./stack.ts";
 
 const stopped = Promise.withResolvers<void>();
@@ -25,21 +25,7 @@ await using stack = await startStack({
 });
 const release = stack.releases[0]!;
 await stack.apply(renderedOfKind(release, "Service"));
-const bind = "127.0.53.1";
-await stack.apply([{
-  apiVersion: "v1",
-  kind: "ConfigMap",
-  metadata: { name: "coredns", namespace: "kube-system" },
-  data: {
-    Corefile: kubeadmStyleCorefile({
-      bind,
-      healthPort: freePortPair(),
-      readyPort: freePortPair(),
-      kubeconfig: await stack.kubeconfig("kube-system", "coredns"),
-    }),
-  },
-}]);
-await using coredns = await startCoredns(stack, { namespace: "kube-system", configmap: "coredns", bind });
+await using coredns = await startKubeadmCoredns(stack, { bind: "127.0.53.1" });
 const controllerKubeconfig = await stack.kubeconfig("ouroboros", "ouroboros");
 
 console.log(`

@@ -14,14 +14,7 @@ import { ingressManifest } from "../../support/ingress_manifest.ts";
 import { startController } from "../../support/ouroboros_process.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
-import {
-  describeGrant,
-  describeRequest,
-  forbidden,
-  grantsOf,
-  unusedGrants,
-  withClusterWide,
-} from "../rbac_usage.ts";
+import { describeGrant, describeRequest, forbidden, unusedGrants } from "../rbac_usage.ts";
 import { startStack } from "../stack.ts";
 
 /** Grants a short scenario cannot use, each with the reason (checked to still be granted). */
@@ -119,12 +112,7 @@ Deno.test("real: the chart's RBAC for coredns mode is sufficient (no 403) and le
     assert.deepEqual(forbidden(requests, user).map(describeRequest), [], "requests the chart's RBAC refused");
 
     const identity = stack.identity("ouroboros", "ouroboros");
-    const namespaced = [];
-    for (const namespace of ["ouroboros", "kube-system", "default"]) {
-      namespaced.push(...grantsOf(await stack.rulesReview(identity, namespace), namespace));
-    }
-    const unbound = grantsOf(await stack.rulesReview(identity, "rbac-probe"), "rbac-probe");
-    const grants = withClusterWide(unbound, namespaced);
+    const grants = await stack.grants(identity, ["ouroboros", "kube-system", "default"]);
     const unused = unusedGrants(grants, requests, user).map(describeGrant);
     for (const waived of Object.keys(UNUSED_BY_DESIGN)) {
       assert.ok(grants.map(describeGrant).includes(waived), `waived grant no longer given: ${waived}`);

@@ -16,7 +16,7 @@ import { ingressManifest } from "../../support/ingress_manifest.ts";
 import { startController } from "../../support/ouroboros_process.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
-import { COREDNS_ACCOUNT, freePortPair, kubeadmStyleCorefile, startCoredns } from "../coredns.ts";
+import { COREDNS_ACCOUNT, startKubeadmCoredns } from "../coredns.ts";
 import { startStack } from "../stack.ts";
 
 /** The A records CoreDNS answers for `name`, or the status when there are none. */
@@ -41,28 +41,11 @@ Deno.test("real: coredns mode — the controller's Corefile edits are served by 
     const edge = releaseNamed(stack, "edge");
     // The proxy Services as the chart renders them: the real apiserver allocates their ClusterIPs.
     await stack.apply([...renderedOfKind(main, "Service"), ...renderedOfKind(edge, "Service")]);
-    const clusterIp = async (namespace: string, name: string) =>
-      (await stack.kubectlOk(["get", "service", "-n", namespace, name, "-o", "jsonpath={.spec.clusterIP}"]))
-        .trim();
-    const mainIp = await clusterIp("ouroboros", "ouroboros-proxy");
-    const edgeIp = await clusterIp("edge", "edge-ouroboros-proxy");
+    const mainIp = await stack.clusterIp("ouroboros", "ouroboros-proxy");
+    const edgeIp = await stack.clusterIp("edge", "edge-ouroboros-proxy");
     assert.match(mainIp, /^127\.96\./);
 
-    const healthPort = freePortPair();
-    const bind = "127.0.53.1";
-    const corefile = kubeadmStyleCorefile({
-      bind,
-      healthPort,
-      readyPort: freePortPair(),
-      kubeconfig: await stack.kubeconfig("kube-system", "coredns"),
-    });
-    await stack.apply([{
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "coredns", namespace: "kube-system" },
-      data: { Corefile: corefile },
-    }]);
-    await using coredns = await startCoredns(stack, { namespace: "kube-system", configmap: "coredns", bind });
+    await using coredns = await startKubeadmCoredns(stack, { bind: "127.0.53.1" });
     // The kubernetes plugin answers from the real apiserver: the proxy Service by its cluster name.
     assert.equal(await answer(coredns.address, "ouroboros-proxy.ouroboros.svc.cluster.local"), mainIp);
 

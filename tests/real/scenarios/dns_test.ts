@@ -33,14 +33,7 @@ import { ingressManifest } from "../../support/ingress_manifest.ts";
 import { type DnsProcess, startDns } from "../../support/ouroboros_process.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
-import {
-  describeGrant,
-  describeRequest,
-  forbidden,
-  grantsOf,
-  unusedGrants,
-  withClusterWide,
-} from "../rbac_usage.ts";
+import { describeGrant, describeRequest, forbidden, unusedGrants } from "../rbac_usage.ts";
 import { type Stack, startStack } from "../stack.ts";
 
 const CRD = "records.dns.par.dev";
@@ -526,12 +519,7 @@ Deno.test("real: dns — the chart's Records CRD on a real apiserver, its schema
         "the audit log has dns's requests",
       );
 
-      const namespaced = [];
-      for (const namespace of ["ouroboros", "shop", "elsewhere"]) {
-        namespaced.push(...grantsOf(await stack.rulesReview(identity, namespace), namespace));
-      }
-      const unbound = grantsOf(await stack.rulesReview(identity, "rbac-probe"), "rbac-probe");
-      const grants = withClusterWide(unbound, namespaced);
+      const grants = await stack.grants(identity, ["ouroboros", "shop", "elsewhere"]);
       assert.deepEqual(
         unusedGrants(grants, requests, identity.user).map(describeGrant),
         [],

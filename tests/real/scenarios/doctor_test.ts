@@ -33,16 +33,9 @@ import { ingressManifest } from "../../support/ingress_manifest.ts";
 import { startController, startProxy } from "../../support/ouroboros_process.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
-import { COREDNS_ACCOUNT, freePortPair, kubeadmStyleCorefile, startCoredns } from "../coredns.ts";
+import { COREDNS_ACCOUNT, startKubeadmCoredns } from "../coredns.ts";
 import { type DoctorRun, podViewAvailable, runDoctorInPod, runDoctorWithKubeconfig } from "../doctor_pod.ts";
-import {
-  describeGrant,
-  describeRequest,
-  forbidden,
-  grantsOf,
-  unusedGrants,
-  withClusterWide,
-} from "../rbac_usage.ts";
+import { describeGrant, describeRequest, forbidden, unusedGrants } from "../rbac_usage.ts";
 import { markPodRunning, podFromTemplate, templatePort } from "../running_pod.ts";
 import { startStack } from "../stack.ts";
 import { selfSignedCertificate } from "../tls_certificate.ts";
@@ -121,32 +114,12 @@ Deno.test("real: the doctor — every check ok on a working installation; a cut 
       "-p",
       loadBalancerStatus,
     ]);
-    const clusterIp = async (namespace: string, name: string) =>
-      (await stack.kubectlOk(["get", "service", "-n", namespace, name, "-o", "jsonpath={.spec.clusterIP}"]))
-        .trim();
-    const proxyIp = await clusterIp("ouroboros", "ouroboros-proxy");
-    const ingressIp = await clusterIp("ingress-nginx", "ingress-nginx-controller");
-    const dnsIp = await clusterIp("kube-system", "kube-dns");
+    const proxyIp = await stack.clusterIp("ouroboros", "ouroboros-proxy");
+    const ingressIp = await stack.clusterIp("ingress-nginx", "ingress-nginx-controller");
+    const dnsIp = await stack.clusterIp("kube-system", "kube-dns");
 
     // The cluster DNS: CoreDNS on the kube-dns Service's ClusterIP, as kube-proxy would route it.
-    await stack.apply([{
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "coredns", namespace: "kube-system" },
-      data: {
-        Corefile: kubeadmStyleCorefile({
-          bind: dnsIp,
-          healthPort: freePortPair(),
-          readyPort: freePortPair(),
-          kubeconfig: await stack.kubeconfig("kube-system", "coredns"),
-        }),
-      },
-    }]);
-    await using coredns = await startCoredns(stack, {
-      namespace: "kube-system",
-      configmap: "coredns",
-      bind: dnsIp,
-    });
+    await using coredns = await startKubeadmCoredns(stack, { bind: dnsIp });
 
     // The ingress: nginx insisting on the PROXY header on its ClusterIP (http and https, with a
     // certificate for the Ingress's host) and on the load balancer's address.
@@ -384,13 +357,9 @@ Deno.test("real: the doctor — every check ok on a working installation; a cut 
     // And the least: every grant of the doctor's RBAC was used by these two runs (coredns mode,
     // no leader election: every read the checks make here is one the chart must grant).
     const doctorIdentity = stack.identity("ouroboros", "ouroboros-doctor");
-    const namespaced = [];
-    for (const namespace of ["ouroboros", "kube-system", "default"]) {
-      namespaced.push(...grantsOf(await stack.rulesReview(doctorIdentity, namespace), namespace));
-    }
-    const unbound = grantsOf(await stack.rulesReview(doctorIdentity, "rbac-probe"), "rbac-probe");
+    const grants = await stack.grants(doctorIdentity, ["ouroboros", "kube-system", "default"]);
     assert.deepEqual(
-      unusedGrants(withClusterWide(unbound, namespaced), allRequests, doctorUser).map(describeGrant),
+      unusedGrants(grants, allRequests, doctorUser).map(describeGrant),
       [],
       "grants the doctor never used",
     );

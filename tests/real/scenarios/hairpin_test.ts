@@ -18,7 +18,7 @@ import { startController, startProxy } from "../../support/ouroboros_process.ts"
 import { requireTool } from "../../support/tools.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
-import { COREDNS_ACCOUNT, freePortPair, kubeadmStyleCorefile, startCoredns } from "../coredns.ts";
+import { COREDNS_ACCOUNT, startKubeadmCoredns } from "../coredns.ts";
 import { startStack } from "../stack.ts";
 
 /** The caller's own loopback address, so the ingress's answer can only name it if the header did. */
@@ -40,27 +40,10 @@ Deno.test("real: the whole hairpin — CoreDNS's answer, the proxy, nginx with p
         spec: { ports: [{ name: "http", port: 80 }, { name: "https", port: 443 }] },
       },
     ]);
-    const clusterIp = async (namespace: string, name: string) =>
-      (await stack.kubectlOk(["get", "service", "-n", namespace, name, "-o", "jsonpath={.spec.clusterIP}"]))
-        .trim();
-    const proxyIp = await clusterIp("ouroboros", "ouroboros-proxy");
-    const ingressIp = await clusterIp("ingress-nginx", "ingress-nginx-controller");
+    const proxyIp = await stack.clusterIp("ouroboros", "ouroboros-proxy");
+    const ingressIp = await stack.clusterIp("ingress-nginx", "ingress-nginx-controller");
 
-    const bind = "127.0.53.6";
-    await stack.apply([{
-      apiVersion: "v1",
-      kind: "ConfigMap",
-      metadata: { name: "coredns", namespace: "kube-system" },
-      data: {
-        Corefile: kubeadmStyleCorefile({
-          bind,
-          healthPort: freePortPair(),
-          readyPort: freePortPair(),
-          kubeconfig: await stack.kubeconfig("kube-system", "coredns"),
-        }),
-      },
-    }]);
-    await using coredns = await startCoredns(stack, { namespace: "kube-system", configmap: "coredns", bind });
+    await using coredns = await startKubeadmCoredns(stack, { bind: "127.0.53.6" });
 
     // The ingress: nginx on its Service's ClusterIP, insisting on the PROXY header.
     await using _nginx = await startNginx(
