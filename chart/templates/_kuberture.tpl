@@ -220,11 +220,13 @@ binary elects by default, as kuberture does).
 {{- define "ouroboros.kubertureMainRules" -}}
 - apiGroups: [""]
   resources: ["services"]
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
-{{- if include "ouroboros.kubertureNeedsCrd" . }}
+  verbs: ["get", "list", "create", "patch", "delete"]
 - apiGroups: ["externaldns.k8s.io"]
   resources: ["dnsendpoints"]
-  verbs: ["get", "list", "watch", "create", "update", "patch", "delete"]
+{{- if include "ouroboros.kubertureNeedsCrd" . }}
+  verbs: ["get", "list", "create", "patch", "delete"]
+{{- else }}
+  verbs: ["list", "delete"]
 {{- end }}
 - apiGroups: [""]
   resources: ["events"]
@@ -235,17 +237,13 @@ binary elects by default, as kuberture does).
 - apiGroups: ["apps"]
   resources: ["replicasets"]
   verbs: ["get"]
-- apiGroups: ["apps"]
-  resources: ["deployments"]
-  resourceNames: [{{ include "ouroboros.kubertureName" . | quote }}]
-  verbs: ["get"]
 {{- end -}}
 
 {{/* The rules of kuberture's Role in the source namespace. */}}
 {{- define "ouroboros.kubertureSourceRules" -}}
 - apiGroups: ["discovery.k8s.io"]
   resources: ["endpointslices"]
-  verbs: ["get", "list", "watch"]
+  verbs: ["list", "watch"]
 {{- end -}}
 
 {{/*

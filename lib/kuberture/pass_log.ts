@@ -1,9 +1,9 @@
 /**
  * How kuberture says what a pass did, in one place, once per change of what is said: an output
- * held back by the zero-address guard is a WARN when it starts and an INFO when it ends; a refused
- * output is an ERROR and a Warning Event on the object in the way, once while it lasts; a dry
- * run's diff is an INFO, the same diff again a DEBUG; every output's address count and hold-back
- * go to the metrics.
+ * held back by the zero-address guard, or DNSEndpoints that may not be listed (so not pruned), is
+ * a WARN when it starts and an INFO when it ends; a refused output is an ERROR and a Warning
+ * Event on the object in the way, once while it lasts; a dry run's diff is an INFO, the same diff
+ * again a DEBUG; every output's address count and hold-back go to the metrics.
  *
  * Effects: log lines, metrics, Events.
  *
@@ -32,6 +32,7 @@ export class PassLog {
   readonly #refused = new Map<string, string>();
   readonly #previews = new Map<string, string>();
   readonly #unresolved = new Map<string, string>();
+  #endpointsUnlisted = "";
 
   /** Says nothing until {@linkcode say}. */
   constructor(options: PassLogOptions) {
@@ -45,6 +46,12 @@ export class PassLog {
     if (report.listFailed !== undefined) {
       log.error("cannot list this instance's objects; nothing was written", { error: report.listFailed });
       return;
+    }
+    const unlisted = report.endpointsUnlisted ?? "";
+    if (unlisted !== this.#endpointsUnlisted) {
+      if (unlisted !== "") log.warn("cannot look for stale DNSEndpoints", { detail: unlisted });
+      else log.info("DNSEndpoints can be listed again");
+      this.#endpointsUnlisted = unlisted;
     }
     for (const result of report.outputs) {
       const unresolved = report.unresolved?.[result.output] ?? "";

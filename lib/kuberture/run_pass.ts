@@ -78,6 +78,12 @@ export interface PassReport {
   readonly unresolved?: Readonly<Record<string, string>>;
   readonly prune: readonly PruneResult[];
   readonly listFailed?: string;
+  /**
+   * Set when no output says `crd` and listing DNSEndpoints was refused (403): the pass went on,
+   * but a DNSEndpoint an earlier `output: crd` left would not be found and deleted. The message
+   * says which grant is missing.
+   */
+  readonly endpointsUnlisted?: string;
 }
 
 /** True when every output went through (written, previewed or kept) and every prune too. */
@@ -127,12 +133,13 @@ const TYPES: Readonly<Record<OwnedKind, ResourceType<KubeObject>>> = {
  * ```
  */
 export async function runPass(input: PassInput, options: RunPassOptions): Promise<PassReport> {
-  let owned: OwnedObject[];
+  let listed: Listed;
   try {
-    owned = await listOwned(input, options);
+    listed = await listOwned(input, options);
   } catch (error) {
     return { outputs: [], prune: [], listFailed: errorMessage(error) };
   }
+  const { owned, endpointsUnlisted } = listed;
   const plan = planKuberturePass({ ...input, owned });
   const outputs: OutputResult[] = [];
   for (const step of plan.outputs) {
@@ -167,14 +174,21 @@ export async function runPass(input: PassInput, options: RunPassOptions): Promis
   const unresolved = Object.fromEntries(
     plan.outputs.filter((step) => step.unresolved !== "").map((step) => [step.output.name, step.unresolved]),
   );
-  return { outputs, prune, unresolved };
+  return { outputs, prune, unresolved, ...(endpointsUnlisted === undefined ? {} : { endpointsUnlisted }) };
+}
+
+interface Listed {
+  readonly owned: OwnedObject[];
+  readonly endpointsUnlisted?: string;
 }
 
 /**
- * This instance's Services and DNSEndpoints (none of the latter where the CRD is not installed or
- * RBAC does not allow listing them).
+ * This instance's Services and DNSEndpoints. Where the DNSEndpoint CRD is not installed there are
+ * none. A refusal to list them fails the pass when an output says `crd` (it could not write
+ * either); otherwise the pass goes on and the report says what cannot be pruned: kuberture's own
+ * chart grants Services only, and a drop-in must still publish under it.
  */
-async function listOwned(input: PassInput, options: RunPassOptions): Promise<OwnedObject[]> {
+async function listOwned(input: PassInput, options: RunPassOptions): Promise<Listed> {
   const scope = {
     namespace: input.namespace,
     labelSelector: ownedSelector(input.instance),
@@ -182,16 +196,23 @@ async function listOwned(input: PassInput, options: RunPassOptions): Promise<Own
   };
   const services = await options.api.listAll(SERVICE, scope);
   let endpoints: readonly KubeObject[] = [];
+  let endpointsUnlisted: string | undefined;
   try {
     endpoints = (await options.api.listAll(DNS_ENDPOINT, scope)).items;
   } catch (error) {
-    // No CRD, or (the chart grants DNSEndpoints only to a config with `output: crd`) no right to list them.
-    if (!isNotFound(error) && !isForbidden(error)) throw error;
+    const writesCrd = input.config.outputs.some((output) => output.kind === "crd");
+    if (isForbidden(error) && !writesCrd) {
+      endpointsUnlisted =
+        `listing DNSEndpoints in ${input.namespace} was refused (${errorMessage(error)}), ` +
+        "so one left by an earlier output: crd would not be deleted; grant list and delete on " +
+        `dnsendpoints.externaldns.k8s.io in ${input.namespace} (this chart does)`;
+    } else if (!isNotFound(error)) throw error;
   }
-  return [
+  const owned = [
     ...services.items.map((object) => ({ kind: "Service" as const, object })),
     ...endpoints.map((object) => ({ kind: "DNSEndpoint" as const, object })),
   ];
+  return endpointsUnlisted === undefined ? { owned } : { owned, endpointsUnlisted };
 }
 
 interface WriteTarget {

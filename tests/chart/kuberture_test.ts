@@ -74,15 +74,15 @@ const SEED_OBJECTS = [
   "ServiceAccount ouroboros/ouroboros-kuberture-cleanup",
 ];
 
-/** The Role in the release namespace, without DNSEndpoints. */
+/** The Role in the release namespace without an `output: crd`: DNSEndpoints list and delete only (pruning). */
 const MAIN_RULES = rules(
-  "core/services: get,list,watch,create,update,patch,delete",
+  "core/services: get,list,create,patch,delete",
+  "externaldns.k8s.io/dnsendpoints: list,delete",
   "core/events: create,patch",
   "core/pods: get",
   "apps/replicasets: get",
-  "apps/deployments/ouroboros-kuberture: get",
 );
-const SOURCE_RULES = rules("discovery.k8s.io/endpointslices: get,list,watch");
+const SOURCE_RULES = rules("discovery.k8s.io/endpointslices: list,watch");
 /** The post-delete hook's Role: list and delete of what this instance wrote. */
 const CLEANUP_RULES = rules("core/services: list,delete");
 const LEASE_RULES = rules(
@@ -308,7 +308,7 @@ test("the instance is named as kuberture's chart names its release, so a switch 
 
 // --- RBAC --------------------------------------------------------------------------------------------
 
-test("RBAC, compared as sets: Nodes only with a node-* source, DNSEndpoints only with output crd", async () => {
+test("RBAC, compared as sets: Nodes only with a node-* source, DNSEndpoints written only with output crd (else list and delete, to prune)", async () => {
   const matrix = async (outputs: ReturnType<typeof output>[], set: string[] = []) => {
     const helm = helms()[0]!;
     return rbacMatrix(
@@ -326,14 +326,14 @@ test("RBAC, compared as sets: Nodes only with a node-* source, DNSEndpoints only
   for (const source of ["node-internal", "node-external", "node-public"]) {
     assert.deepEqual(await matrix([output("api"), output("edge", { addressSource: source })]), {
       ...base,
-      "ClusterRole /ouroboros:ouroboros-kuberture-nodes": rules("core/nodes: get,list,watch"),
+      "ClusterRole /ouroboros:ouroboros-kuberture-nodes": rules("core/nodes: list,watch"),
     }, source);
   }
   assert.deepEqual(await matrix([output("api", { output: "crd" })]), {
     ...base,
     "Role ouroboros/ouroboros-kuberture": [
-      ...MAIN_RULES,
-      ...rules("externaldns.k8s.io/dnsendpoints: get,list,watch,create,update,patch,delete"),
+      ...MAIN_RULES.filter((rule) => !rule.startsWith("externaldns.k8s.io/dnsendpoints")),
+      ...rules("externaldns.k8s.io/dnsendpoints: get,list,create,patch,delete"),
     ].sort(),
     "Role ouroboros/ouroboros-kuberture-cleanup": [
       ...CLEANUP_RULES,

@@ -220,6 +220,23 @@ Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints lef
     },
   });
 
+  await t.step(
+    "DNSEndpoints may not be listed (kuberture's own RBAC): one WARN naming the grant, publishing goes on",
+    async () => {
+      const line = await kuberture.waitForLog(
+        "the WARN",
+        (entry) => entry.msg === "cannot look for stale DNSEndpoints",
+      );
+      assert.equal(line.level, "WARN");
+      assert.match(
+        String(line.detail),
+        /grant list and delete on dnsendpoints\.externaldns\.k8s\.io in kuberture/,
+      );
+      await waitForTarget(server, "kuberture-api", "192.0.2.10,192.0.2.11");
+      assert.equal(kuberture.logs.filter((entry) => entry.msg === line.msg).length, 1, "said once");
+    },
+  );
+
   await t.step("/readyz is 200 and the metrics carry kuberture's names", async () => {
     await waitFor("/readyz 200", async () => (await kuberture.get("/readyz")).status === 200);
     const samples = parseMetrics((await kuberture.get("/metrics", "metrics")).body);
@@ -339,7 +356,7 @@ Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack
   });
 
   await t.step(
-    "hot reload: a valid file applies at once; the removed outputs' Services are deleted, foreign kept",
+    "hot reload: a valid file applies at once; the removed outputs' Service and DNSEndpoint are deleted, foreign kept",
     async () => {
       await Deno.writeTextFile(
         env.config,
@@ -351,6 +368,11 @@ Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack
       await waitFor(
         "the internal Service to be deleted",
         () => server.get("v1", "Service", NAMESPACE, "kuberture-internal") === undefined,
+      );
+      await waitFor(
+        "the DNSEndpoint of the removed output: crd to be deleted",
+        () =>
+          server.get("externaldns.k8s.io/v1alpha1", "DNSEndpoint", NAMESPACE, "kuberture-crd") === undefined,
       );
       assert.notEqual(
         server.get("v1", "Service", NAMESPACE, "taken"),

@@ -218,3 +218,13 @@ Deno.test("real harness: CoreDNS's refusals of a Corefile are picked out of its 
   assert.deepEqual(testSummary("FAILED | 5 passed (2 steps) | 2 failed (9s)\n"), { passed: 5, failed: 2 });
   assert.equal(testSummary("error: Module not found"), undefined);
 });
+
+Deno.test("real harness: a server-side apply that created its object (patch → 201) used create too; one that updated did not", () => {
+  const grants = grantsOf([{ verbs: ["create", "patch"], apiGroups: [""], resources: ["services"] }], "ns");
+  const apply = (code: number) =>
+    request({ verb: "patch", resource: "services", namespace: "ns", name: "s", code });
+  assert.deepEqual(unusedGrants(grants, [apply(200)], USER).map(describeGrant), [
+    "create core/services in ns",
+  ]);
+  assert.deepEqual(unusedGrants(grants, [apply(201)], USER).map(describeGrant), []);
+});

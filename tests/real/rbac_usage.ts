@@ -163,10 +163,14 @@ export function describeGrant(grant: Grant): string {
   }/${grant.resource} ${where}${names}`;
 }
 
-/** Whether a successful request used the grant. */
+/**
+ * Whether a successful request used the grant. A server-side apply that created its object (a
+ * `patch` answered 201) used `create` as well: the apiserver authorizes that create too.
+ */
 export function usesGrant(request: AuditedRequest, grant: Grant): boolean {
   if (request.code === 401 || request.code === 403 || request.code === 0) return false;
-  if (request.verb !== grant.verb || request.apiGroup !== grant.apiGroup) return false;
+  const createdByPatch = request.verb === "patch" && request.code === 201 && grant.verb === "create";
+  if ((request.verb !== grant.verb && !createdByPatch) || request.apiGroup !== grant.apiGroup) return false;
   const resource = request.subresource === undefined
     ? request.resource
     : `${request.resource}/${request.subresource}`;

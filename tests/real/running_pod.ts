@@ -3,7 +3,8 @@
  * Deployment's own pod template (its labels, its containers and their named ports) made into a
  * Pod, then its status written as the admin (`pods/status`, as a kubelet does) with a loopback
  * address as the pod IP, where the scenario starts the process that stands for it. There is no
- * kubelet in the stack, so without this a Pod stays Pending with no IP.
+ * kubelet in the stack, so without this a Pod stays Pending with no IP. And the owner chain a
+ * Deployment controller leaves (Deployment → ReplicaSet → Pod), which the stack does not run either.
  *
  * Effects: writes Pods and their status through the stack (as the admin).
  *
@@ -104,4 +105,56 @@ export async function markPodRunning(
     "-p",
     JSON.stringify({ status }),
   ]);
+}
+
+/**
+ * The rendered Deployment `workload`, a ReplicaSet it controls and a Pod `podName` that ReplicaSet
+ * controls, as a Deployment controller would leave them (the stack runs none): what a process
+ * that looks up its own Deployment from `HOSTNAME` finds. Returns the Deployment's uid.
+ */
+export async function deploymentChain(
+  stack: Stack,
+  release: RenderedRelease,
+  workload: string,
+  podName: string,
+): Promise<string> {
+  const deployment = release.objects.find((object) =>
+    object.kind === "Deployment" && object.metadata.name === workload
+  );
+  if (deployment === undefined) throw new Error(`the render has no Deployment named ${workload}`);
+  const namespace = release.namespace;
+  const uidOf = async (resource: string, name: string) =>
+    (await stack.kubectlOk(["get", resource, "-n", namespace, name, "-o", "jsonpath={.metadata.uid}"]))
+      .trim();
+  await stack.apply([deployment]);
+  const controlledBy = (kind: string, name: string, uid: string) => [{
+    apiVersion: "apps/v1",
+    kind,
+    name,
+    uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  }];
+  const deploymentUid = await uidOf("deployment", workload);
+  const spec = deployment.spec as { selector: unknown; template: Record<string, unknown> };
+  const replicaSetName = podName.replace(/-[^-]+$/, "");
+  await stack.apply([{
+    apiVersion: "apps/v1",
+    kind: "ReplicaSet",
+    metadata: {
+      name: replicaSetName,
+      namespace,
+      ownerReferences: controlledBy("Deployment", workload, deploymentUid),
+    },
+    spec: { replicas: 1, selector: spec.selector, template: spec.template },
+  }]);
+  const pod = podFromTemplate(release, workload, podName);
+  const metadata = pod.metadata as Record<string, unknown>;
+  metadata.ownerReferences = controlledBy(
+    "ReplicaSet",
+    replicaSetName,
+    await uidOf("replicaset", replicaSetName),
+  );
+  await stack.apply([pod]);
+  return deploymentUid;
 }

@@ -13,6 +13,10 @@
  *   as the kubelet copies a mount; two external-dns instances `--source=service`, each with its own
  *   `--annotation-prefix` and owner id, each publish their own output only, with the TTL, and
  *   follow an address that leaves the EndpointSlice and an output removed from the config.
+ *   kuberture owns its Services by its Deployment (found from HOSTNAME through a ReplicaSet),
+ *   deletes a DNSEndpoint an earlier `output: crd` left, leaves a foreign Service of an output's
+ *   name alone with a Warning Event, is never refused, and uses every grant the chart gives it
+ *   but one (Event patches: only after the recorder's 10-minute window).
  *
  * @module
  */
@@ -27,9 +31,16 @@ import { startController, startKuberture } from "../../support/ouroboros_process
 import { waitFor } from "../../support/wait.ts";
 import { type Bind, startBind, type ZoneRecord } from "../bind.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
+import { deploymentChain } from "../running_pod.ts";
 import { mirrorConfigMap } from "../configmap_volume.ts";
 import { dnsEndpointCrd, externalDnsAccount, startExternalDns } from "../external_dns.ts";
-import { type AuditedRequest, describeRequest, forbidden } from "../rbac_usage.ts";
+import {
+  type AuditedRequest,
+  describeGrant,
+  describeRequest,
+  forbidden,
+  unusedGrants,
+} from "../rbac_usage.ts";
 import { startStack } from "../stack.ts";
 
 /** Generous: other scenarios share the machine's two cores. */
@@ -222,6 +233,8 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
       values: seed,
     }],
     peers: [publicAccount, internalAccount],
+    // Installed, so a DNSEndpoint an earlier `output: crd` left can be there to prune.
+    objects: [await dnsEndpointCrd()],
   });
   try {
     const release = releaseNamed(stack, "kuberture");
@@ -302,7 +315,11 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
       container: "kuberture",
       overrides: [`--config=${volume.dir}/config.yaml`],
     });
-    await using kuberture = await startKuberture(launch.args, { env: launch.env });
+    // Its pod, as a Deployment's pod is named and owned, so kuberture finds its Deployment and
+    // owns what it writes by it (the garbage collector would remove them with it).
+    const podName = `${KUBERTURE}-5d8f9c7b4-x7k2q`;
+    const deploymentUid = await deploymentChain(stack, release, KUBERTURE, podName);
+    await using kuberture = await startKuberture(launch.args, { env: { ...launch.env, HOSTNAME: podName } });
 
     const explain = <T>(wait: () => Promise<T>) =>
       publicDns.explain(() =>
@@ -329,6 +346,23 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
     await until("the public output", "api.k8s.example.com", "60 192.0.2.10,60 192.0.2.11");
     await until("the internal output", "api-internal.k8s.example.internal", "60 192.0.2.10,60 192.0.2.11");
 
+    const owners = JSON.parse(
+      await stack.kubectlOk([
+        "get",
+        "service",
+        "kuberture-public",
+        "-n",
+        "cozy-kuberture",
+        "-o",
+        "jsonpath={.metadata.ownerReferences}",
+      ]),
+    ) as { kind: string; name: string; uid: string }[];
+    assert.deepEqual(owners.map((owner) => [owner.kind, owner.name, owner.uid]), [[
+      "Deployment",
+      KUBERTURE,
+      deploymentUid,
+    ]]);
+
     // Each instance owns its own output's records and nothing else.
     const publicZone = await bind.records("k8s.example.com");
     const internalZone = await bind.records("k8s.example.internal");
@@ -347,14 +381,75 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
       "a-api-internal.k8s.example.internal service/cozy-kuberture/kuberture-internal",
     ]);
 
+    // A DNSEndpoint of this instance that an earlier `output: crd` left (no output names it now),
+    // found by the next pass (the slice change below starts one): the chart lets kuberture list
+    // and delete DNSEndpoints without a crd output, and it deletes it.
+    const labels = (await stack.kubectlOk([
+      "get",
+      "service",
+      "kuberture-public",
+      "-n",
+      "cozy-kuberture",
+      "-o",
+      "jsonpath={.metadata.labels}",
+    ])).trim();
+    const ownership = JSON.parse(labels) as Record<string, string>;
+    await stack.apply([{
+      apiVersion: "externaldns.k8s.io/v1alpha1",
+      kind: "DNSEndpoint",
+      metadata: {
+        name: "kuberture-retired",
+        namespace: "cozy-kuberture",
+        labels: {
+          "app.kubernetes.io/managed-by": ownership["app.kubernetes.io/managed-by"]!,
+          "kuberture/instance": ownership["kuberture/instance"]!,
+        },
+      },
+      spec: { endpoints: [{ dnsName: "retired.k8s.example.com", recordType: "A", targets: ["192.0.2.99"] }] },
+    }]);
     // An address leaves the EndpointSlice: both records follow.
     await stack.apply([sliceOf(["192.0.2.10"])]);
     await until("an address gone from the slice", "api.k8s.example.com", "60 192.0.2.10");
     await until("an address gone from the slice", "api-internal.k8s.example.internal", "60 192.0.2.10");
+    await explain(() =>
+      waitFor("the leftover DNSEndpoint to be deleted", async () => {
+        const response = await stack.plane.request(
+          "/apis/externaldns.k8s.io/v1alpha1/namespaces/cozy-kuberture/dnsendpoints/kuberture-retired",
+        );
+        await response.body?.cancel();
+        return response.status === 404;
+      }, DEADLINE)
+    );
 
     // The internal output is removed from the config (a chart upgrade's new ConfigMap): kuberture
-    // deletes its Service, and the internal instance removes the record and its owner record.
-    await writeConfig({ ...config, outputs: outputs.filter((output) => output.name !== "internal") });
+    // deletes its Service, and the internal instance removes the record and its owner record. The
+    // same upgrade adds an output whose Service name a foreign Service holds: left alone, with a
+    // Warning Event on it.
+    await stack.apply([{
+      apiVersion: "v1",
+      kind: "Service",
+      metadata: { name: "taken", namespace: "cozy-kuberture" },
+      spec: { clusterIP: "None", ports: [{ port: 443 }] },
+    }]);
+    await writeConfig({
+      ...config,
+      outputs: [
+        ...outputs.filter((output) => output.name !== "internal"),
+        { name: "clash", hostname: ["clash.k8s.example.com"], serviceName: "taken" },
+      ],
+    });
+    await explain(() =>
+      waitFor("a Warning Event on the foreign Service", async () =>
+        (await stack.kubectlOk([
+          "get",
+          "events",
+          "-n",
+          "cozy-kuberture",
+          "--field-selector=involvedObject.name=taken,type=Warning",
+          "-o",
+          "name",
+        ])).trim() !== "", DEADLINE)
+    );
     await until("a removed output", "api-internal.k8s.example.internal", "NXDOMAIN");
     await explain(() =>
       waitFor(
@@ -367,15 +462,19 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
 
     kuberture.kill();
     await kuberture.status;
-    const refused = forbidden(await stack.audited(), stack.identity("cozy-kuberture", KUBERTURE).user);
-    // The refusal the chart means: every pass lists this instance's DNSEndpoints too (to prune one
-    // an output with `output: crd` left), and the chart grants that only to a config with such an
-    // output, so here each pass's list is refused and taken as "none". Anything else is a
-    // permission the chart forgot.
-    const endpointList = (request: AuditedRequest) =>
-      request.verb === "list" && request.apiGroup === "externaldns.k8s.io" &&
-      request.resource === "dnsendpoints" && request.namespace === "cozy-kuberture";
-    assert.deepEqual(refused.filter((request) => !endpointList(request)).map(describeRequest), [], "refused");
+    // No refusal at all (the chart grants DNSEndpoints list and delete without a crd output), and
+    // no grant kuberture never used.
+    const identity = stack.identity("cozy-kuberture", KUBERTURE);
+    const requests = await stack.audited();
+    assert.deepEqual(forbidden(requests, identity.user).map(describeRequest), [], "refused");
+    const grants = await stack.grants(identity, ["cozy-kuberture", "default"]);
+    assert.deepEqual(
+      unusedGrants(grants, requests, identity.user).map(describeGrant),
+      // A repeated Warning is sent again (a merge patch of its count) only after the recorder's
+      // 10-minute de-duplication window.
+      ["patch core/events in cozy-kuberture"],
+      "grants kuberture never used",
+    );
     for (const account of [publicAccount, internalAccount]) {
       assert.deepEqual(
         forbidden(await stack.audited(), stack.identity(account.namespace, account.name).user).map(
