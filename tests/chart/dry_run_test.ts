@@ -92,7 +92,7 @@ test("the read-only RBAC of each mode, written out", async () => {
         "externaldns.k8s.io/dnsendpoints: get,list",
         "core/services: list",
       ),
-      "Role ouroboros/ouroboros-externaldns-discover": rules("core/services/ouroboros-proxy: get,list,watch"),
+      "Role ouroboros/ouroboros-externaldns-discover": rules("core/services/ouroboros-proxy: list,watch"),
     },
     "etc-hosts": { "ClusterRole /ouroboros:ouroboros": ingresses },
   };

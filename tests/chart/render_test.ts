@@ -462,7 +462,7 @@ test("RBAC, external-dns mode: records of the active kind, list of the other, th
       // The orphan probe's one list of the inactive kind.
       "core/services: list",
     ),
-    "Role ouroboros/ouroboros-externaldns-discover": rules("core/services/ouroboros-proxy: get,list,watch"),
+    "Role ouroboros/ouroboros-externaldns-discover": rules("core/services/ouroboros-proxy: list,watch"),
     "Role ouroboros/ouroboros:ouroboros-cleanup": rules(
       "externaldns.k8s.io/dnsendpoints: list,delete",
     ),
@@ -488,7 +488,7 @@ test("RBAC, external-dns mode: records of the active kind, list of the other, th
   });
   assert.deepEqual(
     rbacMatrix(named)["Role ouroboros/ouroboros-externaldns-discover"],
-    rules("core/services/edge-proxy: get,list,watch"),
+    rules("core/services/edge-proxy: list,watch"),
   );
 });
 

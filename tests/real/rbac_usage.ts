@@ -198,6 +198,17 @@ export function forbidden(requests: readonly AuditedRequest[], user: string): Au
   return requests.filter((request) => request.user === user && request.code === 403);
 }
 
+/**
+ * The controller's Event grants, as {@linkcode describeGrant} words them, which a scenario without
+ * a refusal cannot use: the controller records a Warning Event only when it refuses something
+ * (`chart_rbac_test.ts` makes one and shows `create` used), and patches one only for a repeat after
+ * the recorder's 10-minute window. Scenarios waive exactly these, by name.
+ */
+export const CONTROLLER_EVENT_GRANTS: readonly string[] = [
+  "create core/events cluster-wide",
+  "patch core/events cluster-wide",
+];
+
 /** One refused request, for messages. */
 export function describeRequest(request: AuditedRequest): string {
   return `${request.verb} ${request.requestURI} → ${request.code}`;

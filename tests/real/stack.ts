@@ -26,10 +26,12 @@ import { type ControlPlane, startControlPlane } from "./control_plane.ts";
 import { type Identity, newToken, serviceAccountIdentity } from "./identities.ts";
 import {
   type AuditedRequest,
+  describeGrant,
   type Grant,
   grantsOf,
   parseAuditLog,
   type ResourceRule,
+  unusedGrants,
   withClusterWide,
 } from "./rbac_usage.ts";
 
@@ -116,6 +118,12 @@ export interface Stack extends AsyncDisposable {
    * is bound in made one cluster-wide grant each (see `rbac_usage.ts`).
    */
   grants(identity: Identity, namespaces: readonly string[]): Promise<Grant[]>;
+  /**
+   * The grants of {@linkcode grants} no audited request of `identity` used, described (`verb
+   * group/resource in namespace [names]`): read after the identity's processes stopped, since a
+   * watch is audited when it ends.
+   */
+  unusedGrants(identity: Identity, namespaces: readonly string[]): Promise<string[]>;
   /** The ClusterIP the apiserver gave a Service (a loopback address: see `control_plane.ts`). */
   clusterIp(namespace: string, name: string): Promise<string>;
   /** Marks the stack failed: its folder is kept for the logs. */
@@ -329,6 +337,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
       // A namespace nothing is installed in: only ClusterRoleBindings' rules show there.
       const unbound = grantsOf(await stack.rulesReview(identity, "rbac-probe"), "rbac-probe");
       return withClusterWide(unbound, namespaced);
+    },
+    async unusedGrants(identity, namespaces) {
+      const grants = await stack.grants(identity, namespaces);
+      return unusedGrants(grants, await stack.audited(), identity.user).map(describeGrant);
     },
     async clusterIp(namespace, name) {
       const ip = await kubectlOk([

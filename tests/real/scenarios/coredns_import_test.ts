@@ -38,7 +38,7 @@ import {
   startStaticCoredns,
   withRootDirective,
 } from "../coredns_setups.ts";
-import { describeRequest, forbidden } from "../rbac_usage.ts";
+import { CONTROLLER_EVENT_GRANTS, describeRequest, forbidden } from "../rbac_usage.ts";
 import { type Stack, startStack } from "../stack.ts";
 
 /** Generous: another scenario may be running on the same two cores. */
@@ -221,6 +221,15 @@ Deno.test("real: coredns-import mode — the controller's key, mounted where the
       await refusedRequests(stack, "ouroboros", "ouroboros"),
       [],
       "requests the chart's RBAC refused",
+    );
+    assert.deepEqual(
+      await stack.unusedGrants(stack.identity("ouroboros", "ouroboros"), [
+        "ouroboros",
+        "kube-system",
+        "default",
+      ]),
+      CONTROLLER_EVENT_GRANTS,
+      "grants the controller never used (Events waived: see CONTROLLER_EVENT_GRANTS)",
     );
     // And the probe did read it, at the coordinates the chart passes: once, answered, and since the
     // Corefile has `reload` and an import line matching the key, without a WARN.
@@ -450,6 +459,15 @@ shop.example.com:53 {
       await refusedRequests(stack, "ouroboros", "ouroboros"),
       [],
       "requests the chart's RBAC refused",
+    );
+    assert.deepEqual(
+      await stack.unusedGrants(stack.identity("ouroboros", "ouroboros"), [
+        "ouroboros",
+        "kube-system",
+        "default",
+      ]),
+      CONTROLLER_EVENT_GRANTS,
+      "grants the controller never used (Events waived: see CONTROLLER_EVENT_GRANTS)",
     );
   } catch (error) {
     stack.keep();
