@@ -121,6 +121,52 @@ Deno.test("real: coredns mode — the controller's Corefile edits are served by 
       /# === BEGIN ouroboros edge \(do not edit by hand\) ===\n\s+rewrite name edge\.example\.net /,
     );
 
+    // The merge patches make the controller (field manager `ouroboros`) the manager of the whole
+    // data.Corefile string, so a tool applying another Corefile server-side without
+    // --force-conflicts is refused naming it, and nothing changes (the README says so for GitOps).
+    const managers = JSON.parse(
+      await stack.kubectlOk([
+        "get",
+        "configmap",
+        "-n",
+        "kube-system",
+        "coredns",
+        "--show-managed-fields",
+        "-o",
+        "jsonpath={.metadata.managedFields}",
+      ]),
+    ) as { manager: string; operation: string; fieldsV1?: { "f:data"?: Record<string, unknown> } }[];
+    assert.ok(
+      managers.some((entry) =>
+        entry.manager === "ouroboros" && entry.operation === "Update" &&
+        entry.fieldsV1?.["f:data"]?.["f:Corefile"] !== undefined
+      ),
+      `ouroboros manages data.Corefile: ${JSON.stringify(managers)}`,
+    );
+    const gitops = await stack.kubectl(["apply", "--server-side", "--field-manager=gitops", "-f", "-"], {
+      stdin: JSON.stringify({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "coredns", namespace: "kube-system" },
+        data: { Corefile: ".:53 {\n    errors\n}\n" },
+      }),
+    });
+    assert.notEqual(gitops.code, 0, "a server-side apply over the controller's Corefile was taken");
+    assert.match(gitops.stderr, /conflict with "ouroboros"[\s\S]*\.data\.Corefile/);
+    assert.equal(
+      await stack.kubectlOk([
+        "get",
+        "configmap",
+        "-n",
+        "kube-system",
+        "coredns",
+        "-o",
+        "jsonpath={.data.Corefile}",
+      ]),
+      written,
+      "the refused apply changed nothing",
+    );
+
     // A removed hostname stops answering once CoreDNS reloads the edit.
     await stack.kubectlOk(["delete", "ingress", "-n", "default", "shop"]);
     await controller.explain(() =>

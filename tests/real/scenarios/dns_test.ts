@@ -340,15 +340,7 @@ Deno.test("real: dns — the chart's Records CRD on a real apiserver, its schema
       async () => {
         await using upstream = await startDnsmasq({ hosts: [{ name: NAME, addresses: [UPSTREAM_ANSWER] }] });
         await stack.apply(renderedOfKind(release, "Service"));
-        const proxyIp = (await stack.kubectlOk([
-          "get",
-          "service",
-          "-n",
-          "ouroboros",
-          "ouroboros-proxy",
-          "-o",
-          "jsonpath={.spec.clusterIP}",
-        ])).trim();
+        const proxyIp = await stack.clusterIp("ouroboros", "ouroboros-proxy");
         assert.match(proxyIp, /^127\.96\./);
 
         await stack.apply([

@@ -32,6 +32,7 @@ import { waitFor } from "../../support/wait.ts";
 import { type Bind, startBind, type ZoneRecord } from "../bind.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
 import { deploymentChain } from "../running_pod.ts";
+import { apiServerSlice } from "../api_server_slice.ts";
 import { mirrorConfigMap } from "../configmap_volume.ts";
 import { dnsEndpointCrd, externalDnsAccount, startExternalDns } from "../external_dns.ts";
 import { type AuditedRequest, CONTROLLER_EVENT_GRANTS, describeRequest, forbidden } from "../rbac_usage.ts";
@@ -77,15 +78,7 @@ Deno.test("real: external-dns mode — the controller's DNSEndpoints are publish
   try {
     const release = releaseNamed(stack, "ouroboros");
     await stack.apply(renderedOfKind(release, "Service"));
-    const proxyIp = (await stack.kubectlOk([
-      "get",
-      "service",
-      "-n",
-      "ouroboros",
-      "ouroboros-proxy",
-      "-o",
-      "jsonpath={.spec.clusterIP}",
-    ])).trim();
+    const proxyIp = await stack.clusterIp("ouroboros", "ouroboros-proxy");
     assert.match(proxyIp, /^127\.96\./);
 
     await using bind = await startBind({ dir: stack.dir, zones: ["example.org"] });
@@ -256,22 +249,8 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
   });
   try {
     const release = releaseNamed(stack, "kuberture");
-    // The API server's addresses, as the `default/kubernetes` EndpointSlices give them. The
-    // apiserver's own slice (named `kubernetes`) stays empty on loopback (an EndpointSlice refuses
-    // 127/8), so a second slice of the Service carries two documentation addresses.
-    const sliceOf = (addresses: readonly string[]) => ({
-      apiVersion: "discovery.k8s.io/v1",
-      kind: "EndpointSlice",
-      metadata: {
-        name: "kubernetes-real-suite",
-        namespace: "default",
-        labels: { "kubernetes.io/service-name": "kubernetes" },
-      },
-      addressType: "IPv4",
-      endpoints: addresses.map((address) => ({ addresses: [address], conditions: { ready: true } })),
-      ports: [{ name: "https", port: 6443, protocol: "TCP" }],
-    });
-    await stack.apply([sliceOf(["192.0.2.10", "192.0.2.11"])]);
+    // The API server's addresses, as kuberture reads them (see apiServerSlice).
+    await stack.apply([apiServerSlice(["192.0.2.10", "192.0.2.11"])]);
 
     // The rendered config file, its listeners moved to free loopback ports (the one change), in the
     // ConfigMap the chart renders; the kubelet-style copy is the pod's /etc/kuberture.
@@ -380,6 +359,21 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
       KUBERTURE,
       deploymentUid,
     ]]);
+    // Written by server-side apply under kuberture's field manager, as kuberture does (so a switch
+    // takes kuberture's Services over as they are).
+    const managers = JSON.parse(
+      await stack.kubectlOk([
+        "get",
+        "service",
+        "kuberture-public",
+        "-n",
+        "cozy-kuberture",
+        "--show-managed-fields",
+        "-o",
+        "jsonpath={.metadata.managedFields}",
+      ]),
+    ) as { manager: string; operation: string }[];
+    assert.deepEqual(managers.map((entry) => `${entry.manager} ${entry.operation}`), ["kuberture Apply"]);
 
     // Each instance owns its own output's records and nothing else.
     const publicZone = await bind.records("k8s.example.com");
@@ -426,7 +420,7 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
       spec: { endpoints: [{ dnsName: "retired.k8s.example.com", recordType: "A", targets: ["192.0.2.99"] }] },
     }]);
     // An address leaves the EndpointSlice: both records follow.
-    await stack.apply([sliceOf(["192.0.2.10"])]);
+    await stack.apply([apiServerSlice(["192.0.2.10"])]);
     await until("an address gone from the slice", "api.k8s.example.com", "60 192.0.2.10");
     await until("an address gone from the slice", "api-internal.k8s.example.internal", "60 192.0.2.10");
     await explain(() =>

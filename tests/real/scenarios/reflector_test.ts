@@ -28,6 +28,7 @@ import { prng } from "../../support/random.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
 import type { AuditedRequest } from "../rbac_usage.ts";
+import { apiServerSlice } from "../api_server_slice.ts";
 import { markPodRunning } from "../running_pod.ts";
 import { type RenderedRelease, type Stack, startStack } from "../stack.ts";
 
@@ -169,22 +170,6 @@ async function kubertureConfigFile(stack: Stack, release: RenderedRelease): Prom
   return path;
 }
 
-/** An extra EndpointSlice of `default/kubernetes` (the apiserver's own stays empty on loopback). */
-function apiSlice(address: string): Record<string, unknown> {
-  return {
-    apiVersion: "discovery.k8s.io/v1",
-    kind: "EndpointSlice",
-    metadata: {
-      name: "kubernetes-real-suite",
-      namespace: "default",
-      labels: { "kubernetes.io/service-name": "kubernetes" },
-    },
-    addressType: "IPv4",
-    endpoints: [{ addresses: [address], conditions: { ready: true } }],
-    ports: [{ name: "https", port: 6443, protocol: "TCP" }],
-  };
-}
-
 const KUBERTURE = "ouroboros-kuberture";
 /** The pod dns answers: hairpinned hosts are answered for pods only. */
 const POD_IP = "127.0.62.1";
@@ -208,7 +193,7 @@ Deno.test("real: the reflectors against a real watch cache — 2,000 Ingresses, 
         metadata: { name: "coredns", namespace: "kube-system" },
         data: { Corefile: COREFILE },
       },
-      apiSlice("192.0.2.1"),
+      apiServerSlice(["192.0.2.1"]),
       {
         apiVersion: "v1",
         kind: "Pod",
@@ -350,7 +335,7 @@ Deno.test("real: the reflectors against a real watch cache — 2,000 Ingresses, 
       await changes.done;
       // The EndpointSlice moves after the fault: only a kuberture whose watch resumed sees it.
       const address = `192.0.2.${number + 2}`;
-      await stack.apply([apiSlice(address)]);
+      await stack.apply([apiServerSlice([address])]);
       await converged(`after ${phase.name}`, changes.changed, address);
       windows.push({ name: phase.name, from, to: new Date(Date.now() + 1_000).toISOString() });
     }
