@@ -1,10 +1,12 @@
 /**
  * ouroboros: fixes hairpin NAT for ingress controllers behind a PROXY-protocol load balancer.
  *
- * One binary, two long-running subcommands: `controller` points in-cluster DNS for public
- * hostnames at the proxy; `proxy` adds the PROXY header and relays to the ingress controller.
- * Each is one row of {@linkcode SUBCOMMANDS}, built on the shared skeleton
- * (`lib/daemon/subcommand.ts`); the usage text lists them from that table.
+ * One binary, five subcommands: `controller` points in-cluster DNS for public hostnames at the
+ * proxy; `proxy` adds the PROXY header and relays to the ingress controller; `dns` answers each
+ * workload per par's Records; `kuberture` publishes the API server's addresses for external-dns;
+ * `doctor` diagnoses the whole hairpin path once and exits. Each is one row of
+ * {@linkcode SUBCOMMANDS}, built on the shared skeleton (`lib/daemon/subcommand.ts`); the usage
+ * text lists them from that table.
  *
  * Exit status: 0 success (and `--help`), 1 runtime failure, 2 bad usage or configuration.
  *
@@ -26,7 +28,7 @@ import { errorFields, errorMessage } from "./lib/util/error_message.ts";
 import { printStderr, printStdout } from "./lib/util/stdio.ts";
 import { versionLine } from "./lib/util/version.ts";
 
-/** The long-running subcommands, in the order the usage text lists them. */
+/** The subcommands, in the order the usage text lists them. */
 export const SUBCOMMANDS: readonly Subcommand[] = [CONTROLLER, DNS, DOCTOR, KUBERTURE, PROXY];
 
 /** A command that takes no flags, with the other spellings it answers to. */

@@ -4,9 +4,11 @@
  * | layer | folders                          | what lives there                                          |
  * |-------|----------------------------------|-----------------------------------------------------------|
  * | 1     | `commands`                       | one entry per subcommand: its option table and settings   |
- * | 2     | `controller`, `proxy`            | the subcommands' rooms, each holding everything it knows  |
+ * | 2     | `controller`, `dns`, `doctor`,   | the subcommands' rooms, each holding everything it knows  |
+ * |       | `kuberture`, `proxy`             |                                                           |
  * | 3     | `sinks`                          | the controller's modes, one room per mode                 |
- * | 4     | `hostnames`, `reflector`         | hostnames from objects; the list-watch cache              |
+ * | 4     | `election`, `hostnames`,         | the Lease elector; hostnames from objects; the list-watch |
+ * |       | `reflector`                      | cache                                                     |
  * | 5     | `kube`                           | the API client, credentials, Events                       |
  * | 6     | `resources`                      | object shapes and their decoders                          |
  * | 7     | `daemon`                         | what every long-running subcommand shares                 |

@@ -15,7 +15,7 @@
  */
 
 import { errorFields } from "../util/error_message.ts";
-import { ConfigError } from "../cli/options.ts";
+import type { ConfigError } from "../cli/options.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { LeaseElector } from "../election/lease_elector.ts";
@@ -23,6 +23,7 @@ import { KubeClient } from "../kube/client.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
 import { loadKubeAccess, POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
 import { ConfigWatcher } from "../kuberture/config/config_watcher.ts";
+import { readKubertureConfig } from "../kuberture/config/read_kuberture_config.ts";
 import { KubertureRuntime } from "../kuberture/kuberture_runtime.ts";
 import { kubertureOnceReport } from "../kuberture/once_report.ts";
 import { findOwnerDeployment } from "../kuberture/owner_deployment.ts";
@@ -39,16 +40,6 @@ import { registerProcessMetrics, systemProcessSources } from "../util/process_me
 /** `--once` gives up after this long without a pass (the caches never synced). */
 const ONCE_DEADLINE_MS = 120_000;
 
-function readConfigText(path: string): { ok: true; text: string } | { ok: false; reason: string } {
-  try {
-    return { ok: true, text: Deno.readTextFileSync(path) };
-  } catch (error) {
-    if (error instanceof Deno.errors.NotFound) return { ok: false, reason: "no such file" };
-    if (error instanceof Deno.errors.PermissionDenied) return { ok: false, reason: "permission denied" };
-    return { ok: false, reason: error instanceof Error ? error.message : String(error) };
-  }
-}
-
 /** A bind address of the config file: `"0"` (or empty) turns the listener off, as in kuberture. */
 function bindAddress(text: string): ListenAddress | null {
   if (text === "" || text === "0") return null;
@@ -60,22 +51,14 @@ function bindAddress(text: string): ListenAddress | null {
 export const KUBERTURE = defineSubcommand({
   options: KUBERTURE_OPTIONS,
   usage: "publish the API server's addresses through external-dns (a drop-in for kuberture)",
-  settings: ({ values, sources }): KubertureSettings | ConfigError => {
-    const settings = kubertureSettings({
+  settings: ({ values, sources }): KubertureSettings | ConfigError =>
+    kubertureSettings({
       values,
       sources,
-      configText: readConfigText(values.config),
+      configFile: readKubertureConfig(values.config),
       podNamespace: Deno.env.get("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() ||
         undefined,
-    });
-    if (settings instanceof ConfigError) return settings;
-    const problems = [settings.config.healthProbeBindAddress, settings.config.metricsBindAddress]
-      .filter((text) => text !== "" && text !== "0")
-      .map((text) => [text, parseListenAddress(text)] as const)
-      .filter(([, parsed]) => typeof parsed === "string")
-      .map(([text, reason]) => `${values.config}: bind address "${text}": ${reason}`);
-    return problems.length > 0 ? new ConfigError("kuberture", problems) : settings;
-  },
+    }),
   start: startKuberture,
 });
 

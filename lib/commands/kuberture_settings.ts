@@ -1,19 +1,20 @@
 /**
  * Turns kuberture's parsed options and its config file into validated settings, every problem at
- * once and before any connection to the cluster: the config file (read here, parsed and checked
- * by `lib/kuberture/config/`), the objects' namespace (`POD_NAMESPACE`, else the service
+ * once and before any connection to the cluster: the config file (as its one reader,
+ * `lib/kuberture/config/read_kuberture_config.ts`, read and checked it), the objects' namespace (`POD_NAMESPACE`, else the service
  * account's), leader election (on by default, as kuberture; `--once` and `--dry-run` turn the
  * default off, an explicit `--leader-elect` with them is refused), and the log level (the file's
  * `logLevel` unless `--log-level` is given).
  *
- * Pure: the file's text and the namespaces are passed in.
+ * Pure: the file's reading and the namespaces are passed in.
  *
  * @module
  */
 
 import { ConfigError, type OptionValues, type ValueSource } from "../cli/options.ts";
 import { electionLease, type ElectionSettings } from "../election/election_options.ts";
-import { type KubertureConfig, parseKubertureConfig } from "../kuberture/config/kuberture_config.ts";
+import type { KubertureConfig } from "../kuberture/config/kuberture_config.ts";
+import type { ReadKubertureConfig } from "../kuberture/config/read_kuberture_config.ts";
 import { LOG_LEVELS, type LogLevelName } from "../util/log_format.ts";
 import type { KUBERTURE_OPTIONS } from "./kuberture_options.ts";
 
@@ -36,11 +37,8 @@ export interface KubertureSettings {
 export interface KubertureSettingsInput {
   readonly values: KubertureValues;
   readonly sources: { readonly logLevel: ValueSource; readonly leaderElect: ValueSource };
-  /** The config file's text, or why it could not be read. */
-  readonly configText: { readonly ok: true; readonly text: string } | {
-    readonly ok: false;
-    readonly reason: string;
-  };
+  /** The config file as `readKubertureConfig` read it: accepted, or the problems naming the file. */
+  readonly configFile: ReadKubertureConfig;
   /** `POD_NAMESPACE`, else the service account's namespace file; `undefined` when neither is known. */
   readonly podNamespace: string | undefined;
 }
@@ -52,6 +50,7 @@ export interface KubertureSettingsInput {
  * ```ts
  * import { parseOptions } from "../cli/options.ts";
  * import { KUBERTURE_OPTIONS } from "./kuberture_options.ts";
+ * import { readKubertureConfig } from "../kuberture/config/read_kuberture_config.ts";
  * import { kubertureSettings } from "./kuberture_settings.ts";
  *
  * const parsed = parseOptions(KUBERTURE_OPTIONS, { argv: [], getEnv: () => undefined });
@@ -59,7 +58,7 @@ export interface KubertureSettingsInput {
  *   const settings = kubertureSettings({
  *     values: parsed.values,
  *     sources: parsed.sources,
- *     configText: { ok: true, text: "outputs:\n  - name: api\n    hostname: [api.example.com]\n    serviceName: api\n" },
+ *     configFile: readKubertureConfig("/etc/kuberture/config.yaml"),
  *     podNamespace: "kuberture",
  *   });
  * }
@@ -69,16 +68,10 @@ export function kubertureSettings(input: KubertureSettingsInput): KubertureSetti
   const { values } = input;
   const problems: string[] = [];
   if (values.instance === "") problems.push("--instance (KUBERTURE_INSTANCE) must not be empty");
-  let config: KubertureConfig | undefined;
-  let configText = "";
-  if (!input.configText.ok) {
-    problems.push(`cannot read the config file ${values.config}: ${input.configText.reason}`);
-  } else {
-    configText = input.configText.text;
-    const parsed = parseKubertureConfig(configText, { path: values.config });
-    if (parsed.ok) config = parsed.config;
-    else problems.push(...parsed.problems);
-  }
+  const file = input.configFile;
+  if (!file.ok) problems.push(...file.problems);
+  const config = file.ok ? file.config : undefined;
+  const configText = file.text ?? "";
   const namespace = input.podNamespace ?? "";
   if (namespace === "") {
     problems.push(

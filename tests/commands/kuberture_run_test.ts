@@ -400,6 +400,23 @@ Deno.test("kuberture: a bad config file exits 2 naming every problem, before con
   assert.equal(env.server.audit.length, 0, "nothing was sent to the API server");
 });
 
+Deno.test("kuberture: a config file that cannot be read exits 2 with the words a hot reload uses for it", async () => {
+  await using env = await setUp();
+  const missing = `${env.config}.missing`;
+  const flags = env.flags.map((flag) => flag.startsWith("--config=") ? `--config=${missing}` : flag);
+  assert.ok(flags.includes(`--config=${missing}`), "the test's flags name the config file");
+  const { code, stderr } = await runOuroboros(["kuberture", ...flags], {
+    env: env.env,
+    permissionSet: "kuberture",
+  });
+  assert.equal(code, 2);
+  assert.match(
+    stderr,
+    new RegExp(`${missing.replaceAll(".", "\\.")}: cannot be read: No such file or directory`),
+  );
+  assert.equal(env.server.audit.length, 0, "nothing was sent to the API server");
+});
+
 Deno.test("kuberture --once --dry-run: exit 3 with the diff, nothing written; --once writes; then exit 0", async () => {
   await using env = await setUp();
   slice(env.server, "IPv4", [{ addresses: ["192.0.2.10"] }]);

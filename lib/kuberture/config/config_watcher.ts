@@ -71,7 +71,7 @@ export class ConfigWatcher {
    * import { systemClock } from "../../util/clock.ts";
    *
    * const path = "/etc/kuberture/config.yaml";
-   * const initial = await readKubertureConfig(path);
+   * const initial = readKubertureConfig(path);
    * if (initial.ok) {
    *   const watcher = new ConfigWatcher(path, {
    *     initial,
@@ -169,7 +169,7 @@ export class ConfigWatcher {
 
   /** Reads the file and compares it with what was seen last. */
   async #look(): Promise<ConfigWatchOutcome> {
-    const read = await readKubertureConfig(this.#path);
+    const read = readKubertureConfig(this.#path);
     const seen = read.text ?? `\0${read.ok ? "" : read.problems.join("\n")}`;
     if (seen === this.#lastSeen) return { kind: "unchanged" };
     this.#lastSeen = seen;

@@ -1,6 +1,8 @@
 /**
- * Reading kuberture's config file from disk: the start-up load and each hot reload read the
- * whole file and parse it with {@linkcode parseKubertureConfig}.
+ * Reading kuberture's config file from disk, the one reader: the start-up load (through
+ * `kubertureSettings`) and each hot reload read the whole file and parse it with
+ * {@linkcode parseKubertureConfig}, so both say the same thing about the same file. Synchronous:
+ * the file is small, and the start-up settings are computed synchronously.
  *
  * Effects: reads one file.
  *
@@ -25,15 +27,15 @@ export type ReadKubertureConfig =
  * ```ts
  * import { readKubertureConfig } from "./read_kuberture_config.ts";
  *
- * const read = await readKubertureConfig("/etc/kuberture/config.yaml");
+ * const read = readKubertureConfig("/etc/kuberture/config.yaml");
  * if (read.ok) read.config.outputs.length; // 1 or more
  * else read.problems; // ["/etc/kuberture/config.yaml: cannot be read: No such file or directory …"]
  * ```
  */
-export async function readKubertureConfig(path: string): Promise<ReadKubertureConfig> {
+export function readKubertureConfig(path: string): ReadKubertureConfig {
   let bytes: Uint8Array;
   try {
-    bytes = await Deno.readFile(path);
+    bytes = Deno.readFileSync(path);
   } catch (error) {
     return { ok: false, problems: [`${path}: cannot be read: ${errorMessage(error)}`], text: undefined };
   }

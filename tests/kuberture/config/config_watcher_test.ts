@@ -33,7 +33,7 @@ interface Running extends AsyncDisposable {
 
 /** Starts a watcher on `path` (which must hold a valid config) and waits for its start-up look. */
 async function watch(path: string, options: { clock?: Clock; debounceMs?: number } = {}): Promise<Running> {
-  const initial = await readKubertureConfig(path);
+  const initial = readKubertureConfig(path);
   assert.ok(initial.ok, JSON.stringify(initial));
   const outcomes: ConfigWatchOutcome[] = [];
   const watcher = new ConfigWatcher(path, {
@@ -207,7 +207,7 @@ Deno.test("run stops watching when its signal aborts, and returns at once for an
   await using dir = await tempDir("kuberture-watch-");
   const path = `${dir.path}/config.yaml`;
   await Deno.writeTextFile(path, configText("api.example.com"));
-  const initial = await readKubertureConfig(path);
+  const initial = readKubertureConfig(path);
   assert.ok(initial.ok);
   const outcomes: ConfigWatchOutcome[] = [];
   const watcher = new ConfigWatcher(path, {
@@ -230,7 +230,7 @@ Deno.test("run stops watching when its signal aborts, and returns at once for an
 Deno.test("run rejects when the folder cannot be watched", async () => {
   await using dir = await tempDir("kuberture-watch-");
   await Deno.writeTextFile(`${dir.path}/config.yaml`, configText("api.example.com"));
-  const initial = await readKubertureConfig(`${dir.path}/config.yaml`);
+  const initial = readKubertureConfig(`${dir.path}/config.yaml`);
   assert.ok(initial.ok);
   const watcher = new ConfigWatcher(`${dir.path}/missing/config.yaml`, {
     initial,

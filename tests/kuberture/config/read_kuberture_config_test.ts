@@ -8,7 +8,7 @@ Deno.test("readKubertureConfig returns the config and the text it was read from"
   await using dir = await tempDir("kuberture-read-");
   const path = `${dir.path}/config.yaml`;
   await Deno.writeTextFile(path, VALID);
-  const read = await readKubertureConfig(path);
+  const read = readKubertureConfig(path);
   assert.ok(read.ok, JSON.stringify(read));
   assert.equal(read.text, VALID);
   assert.deepEqual(read.config.outputs.map((output) => output.serviceName), ["kuberture-api"]);
@@ -24,7 +24,7 @@ Deno.test("readKubertureConfig refuses a file that cannot be read, naming the pa
   ];
   for (const [name, path, why] of cases) {
     await t.step(name, async () => {
-      const read = await readKubertureConfig(path);
+      const read = readKubertureConfig(path);
       assert.ok(!read.ok);
       assert.equal(read.text, undefined);
       assert.equal(read.problems.length, 1);
@@ -38,7 +38,7 @@ Deno.test("readKubertureConfig passes the parser's problems on, with the text th
   await using dir = await tempDir("kuberture-read-");
   const path = `${dir.path}/config.yaml`;
   await Deno.writeTextFile(path, "outputs: []\n");
-  const read = await readKubertureConfig(path);
+  const read = readKubertureConfig(path);
   assert.deepEqual(read, {
     ok: false,
     problems: [`${path}:1:10: outputs: the list is empty; give a list of one or more outputs`],
