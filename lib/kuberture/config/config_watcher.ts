@@ -142,7 +142,7 @@ export class ConfigWatcher {
       }
     })();
     try {
-      this.#onOutcome(await this.#look());
+      this.#onOutcome(this.#look());
       while (!signal.aborted) {
         if (ended !== undefined) {
           throw new Error(`the watch of ${this.#folder} ended`, { cause: ended.error });
@@ -158,7 +158,7 @@ export class ConfigWatcher {
           continue;
         }
         changed = false;
-        this.#onOutcome(await this.#look());
+        this.#onOutcome(this.#look());
       }
     } finally {
       signal.removeEventListener("abort", onAbort);
@@ -168,7 +168,7 @@ export class ConfigWatcher {
   }
 
   /** Reads the file and compares it with what was seen last. */
-  async #look(): Promise<ConfigWatchOutcome> {
+  #look(): ConfigWatchOutcome {
     const read = readKubertureConfig(this.#path);
     const seen = read.text ?? `\0${read.ok ? "" : read.problems.join("\n")}`;
     if (seen === this.#lastSeen) return { kind: "unchanged" };

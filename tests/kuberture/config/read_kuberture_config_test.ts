@@ -23,7 +23,7 @@ Deno.test("readKubertureConfig refuses a file that cannot be read, naming the pa
     ["a file that is not UTF-8", `${dir.path}/latin1.yaml`, /: cannot be read: it is not UTF-8 text$/],
   ];
   for (const [name, path, why] of cases) {
-    await t.step(name, async () => {
+    await t.step(name, () => {
       const read = readKubertureConfig(path);
       assert.ok(!read.ok);
       assert.equal(read.text, undefined);
