@@ -17,11 +17,11 @@
 
 import { HELP_WIDTH, wrapText } from "./lib/cli/help.ts";
 import { closestName } from "./lib/cli/suggest.ts";
-import { CONTROLLER } from "./lib/commands/controller.ts";
-import { DNS } from "./lib/commands/dns.ts";
-import { DOCTOR } from "./lib/commands/doctor.ts";
-import { KUBERTURE } from "./lib/commands/kuberture.ts";
-import { PROXY } from "./lib/commands/proxy.ts";
+import { CONTROLLER } from "./lib/controller/controller_command.ts";
+import { DNS } from "./lib/dns/dns_command.ts";
+import { DOCTOR } from "./lib/doctor/doctor_command.ts";
+import { KUBERTURE } from "./lib/kuberture/kuberture_command.ts";
+import { PROXY } from "./lib/proxy/proxy_command.ts";
 import type { Subcommand } from "./lib/daemon/subcommand.ts";
 import { configureLogging, logger } from "./lib/util/logging.ts";
 import { errorFields, errorMessage } from "./lib/util/error_message.ts";

@@ -3,27 +3,25 @@
  *
  * | layer | folders                          | what lives there                                          |
  * |-------|----------------------------------|-----------------------------------------------------------|
- * | 1     | `commands`                       | one entry per subcommand: its option table and settings   |
- * | 2     | `controller`, `dns`, `doctor`,   | the subcommands' rooms, each holding everything it knows  |
- * |       | `kuberture`, `proxy`             |                                                           |
- * | 3     | `sinks`                          | the controller's modes, one room per mode                 |
- * | 4     | `election`, `hostnames`,         | the Lease elector; hostnames from objects; the list-watch |
+ * | 1     | `controller`, `dns`, `doctor`,   | one room per subcommand: its entry (`<name>_command.ts`), |
+ * |       | `kuberture`, `proxy`             | option table, settings and everything it knows            |
+ * | 2     | `election`, `hostnames`,         | the Lease elector; hostnames from objects; the list-watch |
  * |       | `reflector`                      | cache                                                     |
- * | 5     | `kube`                           | the API client, credentials, Events                       |
- * | 6     | `resources`                      | object shapes and their decoders                          |
- * | 7     | `daemon`                         | what every long-running subcommand shares                 |
- * | 8     | `cli`                            | option tables, parsing, help                              |
- * | 9     | `util`                           | clocks, addresses, logging, metrics                       |
+ * | 3     | `kube`                           | the API client, credentials, Events                       |
+ * | 4     | `resources`                      | object shapes and their decoders                          |
+ * | 5     | `daemon`                         | what every long-running subcommand shares                 |
+ * | 6     | `cli`                            | option tables, parsing, help                              |
+ * | 7     | `util`                           | clocks, addresses, logging, metrics                       |
  *
  * `main.ts` sits above them all. A module may import from its own folder and from any lower
  * layer; never from a higher one, and never from another folder of its own layer (two rooms of
- * one floor do not lean on each other). Inside a folder the same holds for rooms: a file of
- * `commands/` belongs to the subcommand its name starts with and may not import another
- * subcommand's files; a mode folder under `sinks/` may not import another mode's folder, and the
- * files directly in `sinks/` (the contract and what modes share) may not import any mode.
- * One exception, on purpose: the doctor judges the controller's set-up, so it takes the
- * controller's own option table and settings (one truth for what the flags mean); see
- * {@linkcode READS_SUBCOMMAND}.
+ * one floor do not lean on each other). Inside the controller, its modes (`controller/modes/`)
+ * sit below its loop: a mode never imports the controller's other files, a mode folder never
+ * imports another mode's, and the files directly in `modes/` (the contract and what modes share)
+ * import no mode. One exception, on purpose: the doctor judges the controller's set-up, so it
+ * reads the controller's option table, settings and modes' pure analysis (one truth for what the
+ * flags mean and what a good Corefile is), and asks DNS with the forwarder's own lookup; see
+ * {@linkcode DOCTOR_READS}.
  *
  * @module
  */
@@ -32,12 +30,6 @@ import assert from "node:assert/strict";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LAYERS } from "./support/layers.ts";
-
-/** Folders whose sub-folders are rooms that may not import each other. */
-const ROOMED_FOLDERS = new Set(["sinks"]);
-
-/** Folders whose files belong to the subcommand their name starts with. */
-const SUBCOMMAND_FOLDERS = new Set(["commands"]);
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 const LIB = join(ROOT, "lib");
@@ -69,12 +61,17 @@ export function importSpecifiers(source: string): string[] {
   return found;
 }
 
-/** Subcommands allowed to read another's `commands/` files: the doctor reads the controller's. */
-const READS_SUBCOMMAND: Readonly<Record<string, readonly string[]>> = { doctor: ["controller"] };
+/**
+ * What the doctor may read of its siblings: the controller's option table, settings and modes, and
+ * the DNS room's lookup (the forwarder's own UDP, TC→TCP code asks the doctor's questions).
+ */
+const DOCTOR_READS =
+  /^(controller\/(controller_options\.ts|controller_settings\.ts|modes\/)|dns\/upstream\/lookup_addresses\.ts$)/;
 
-/** The subcommand a `commands/` file belongs to: `controller_options.ts` → `controller`. */
-function subcommandOf(file: string): string {
-  return file.replace(/\.ts$/, "").split("_")[0]!;
+/** Which mode a path under `controller/modes/` belongs to, or `""` for the shared files. */
+function modeOf(rest: readonly string[]): string | undefined {
+  if (rest[0] !== "modes") return undefined;
+  return rest.length > 2 ? rest[1]! : "";
 }
 
 /** Why importing `to` from `from` (both relative to `lib/`) breaks the floors, or `undefined`. */
@@ -91,24 +88,21 @@ export function violation(from: string, to: string): string | undefined {
   if (fromLayer === undefined) return `lib/${fromTop}/ has no place in the layer order`;
   if (toLayer === undefined) return `lib/${toTop}/ has no place in the layer order`;
   if (fromTop === toTop) {
-    if (SUBCOMMAND_FOLDERS.has(fromTop)) {
-      const a = subcommandOf(fromRest.join("/"));
-      const b = subcommandOf(toRest.join("/"));
-      if (a !== b && !(READS_SUBCOMMAND[a] ?? []).includes(b)) {
-        return `the ${a} subcommand imports the ${b} subcommand's ${toTop}/${toRest.join("/")}`;
-      }
+    if (fromTop !== "controller") return undefined;
+    const fromMode = modeOf(fromRest);
+    const toMode = modeOf(toRest);
+    if (fromMode === undefined) return undefined;
+    if (toMode === undefined) {
+      return `the controller's modes import the loop's controller/${toRest.join("/")}`;
     }
-    if (ROOMED_FOLDERS.has(fromTop)) {
-      const fromRoom = fromRest.length > 1 ? fromRest[0] : undefined;
-      const toRoom = toRest.length > 1 ? toRest[0] : undefined;
-      if (toRoom !== undefined && fromRoom !== toRoom) {
-        return fromRoom === undefined
-          ? `shared ${fromTop}/ code imports the ${toRoom} room`
-          : `the ${fromRoom} room imports the ${toRoom} room`;
-      }
+    if (toMode !== "" && fromMode !== toMode) {
+      return fromMode === ""
+        ? `shared modes/ code imports the ${toMode} mode`
+        : `the ${fromMode} mode imports the ${toMode} mode`;
     }
     return undefined;
   }
+  if (fromTop === "doctor" && DOCTOR_READS.test(to)) return undefined;
   if (toLayer < fromLayer) {
     return `${fromTop} (layer ${fromLayer + 1}) imports the higher ${toTop} (layer ${toLayer + 1})`;
   }
@@ -144,29 +138,36 @@ Deno.test("layering: no module in lib/ imports a higher layer, a sibling folder 
   assert.deepEqual(await libViolations(), []);
 });
 
-Deno.test("layering: main.ts reaches lib/ only through commands, daemon, cli and util", async () => {
+Deno.test("layering: main.ts reaches lib/ only through each subcommand's entry, daemon, cli and util", async () => {
   const source = await Deno.readTextFile(join(ROOT, "main.ts"));
   const reached = importSpecifiers(source)
     .filter((specifier) => specifier.startsWith("./lib/"))
-    .map((specifier) => specifier.split("/")[2]!)
-    .filter((folder) => !["commands", "daemon", "cli", "util"].includes(folder));
+    .map((specifier) => specifier.slice("./lib/".length))
+    .filter((path) => {
+      const [folder, file] = path.split("/");
+      return !["daemon", "cli", "util"].includes(folder!) && file !== `${folder}_command.ts`;
+    });
   assert.deepEqual(reached, []);
 });
 
 Deno.test("layering: the rule catches what it must (a table of imports)", () => {
   const cases: [string, string, boolean][] = [
-    ["controller/runtime.ts", "sinks/sink.ts", true],
-    ["sinks/sink.ts", "controller/runtime.ts", false],
+    ["controller/runtime.ts", "controller/modes/sink.ts", true],
+    ["controller/modes/sink.ts", "controller/runtime.ts", false],
     ["kube/client.ts", "resources/ingress.ts", true],
     ["resources/ingress.ts", "kube/client.ts", false],
     ["controller/runtime.ts", "proxy/server.ts", false],
     ["hostnames/hostname.ts", "reflector/store.ts", false],
-    ["commands/controller.ts", "commands/controller_options.ts", true],
-    ["commands/controller.ts", "commands/proxy.ts", false],
-    ["sinks/coredns/coredns_sink.ts", "sinks/markers.ts", true],
-    ["sinks/coredns/coredns_sink.ts", "sinks/etc_hosts/edit_hosts_file.ts", false],
-    ["sinks/markers.ts", "sinks/coredns/coredns_sink.ts", false],
-    ["sinks/coredns/corefile/tokens.ts", "sinks/coredns/coredns_sink.ts", true],
+    ["controller/controller_command.ts", "controller/controller_options.ts", true],
+    ["controller/controller_command.ts", "proxy/proxy_command.ts", false],
+    ["controller/modes/coredns/coredns_sink.ts", "controller/modes/markers.ts", true],
+    ["controller/modes/coredns/coredns_sink.ts", "controller/modes/etc_hosts/edit_hosts_file.ts", false],
+    ["controller/modes/markers.ts", "controller/modes/coredns/coredns_sink.ts", false],
+    ["controller/modes/coredns/corefile/tokens.ts", "controller/modes/coredns/coredns_sink.ts", true],
+    ["doctor/checks/dns_wiring_check.ts", "controller/modes/coredns/corefile/tokens.ts", true],
+    ["doctor/doctor_command.ts", "controller/controller_options.ts", true],
+    ["doctor/doctor_command.ts", "controller/reconcile_loop.ts", false],
+    ["kuberture/kuberture_command.ts", "controller/controller_options.ts", false],
     ["util/version.ts", "../deno.json", true],
     ["util/clock.ts", "../tests/support/fake_clock.ts", false],
   ];

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Sink, SinkOutcome } from "../sinks/sink.ts";
+import type { Sink, SinkOutcome } from "./modes/sink.ts";
 import type { Clock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
@@ -29,7 +29,7 @@ export interface CallSinkOptions {
  *
  * @example
  * ```ts
- * import type { Sink } from "../sinks/sink.ts";
+ * import type { Sink } from "./modes/sink.ts";
  * import { systemClock } from "../util/clock.ts";
  * import { logger } from "../util/logging.ts";
  * import { callSink } from "./call_sink.ts";

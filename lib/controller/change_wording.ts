@@ -17,7 +17,7 @@
  * @module
  */
 
-import type { HostnameChange, SinkOutcome } from "../sinks/sink.ts";
+import type { HostnameChange, SinkOutcome } from "./modes/sink.ts";
 
 /** How many added (and how many removed) hostnames one INFO line names; the rest are counted. */
 export const MAX_LOGGED_NAMES = 10;

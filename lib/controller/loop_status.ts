@@ -10,7 +10,7 @@
  * @module
  */
 
-import type { RefusalScope, SinkOutcome } from "../sinks/sink.ts";
+import type { RefusalScope, SinkOutcome } from "./modes/sink.ts";
 import type { LoopState } from "./loop_step.ts";
 
 /** A snapshot for readiness, metrics and tests. */

@@ -27,7 +27,7 @@
  */
 
 import type { HostnameSources } from "../hostnames/desired_set.ts";
-import type { Sink, SinkOutcome } from "../sinks/sink.ts";
+import type { Sink, SinkOutcome } from "./modes/sink.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
@@ -57,7 +57,7 @@ const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
  * ```ts
  * import type { StoreView } from "../reflector/store.ts";
  * import type { Ingress } from "../resources/ingress.ts";
- * import type { Sink } from "../sinks/sink.ts";
+ * import type { Sink } from "./modes/sink.ts";
  * import { logger } from "../util/logging.ts";
  * import { ReconcileLoop } from "./reconcile_loop.ts";
  *

@@ -9,7 +9,7 @@
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { StoreView } from "../reflector/store.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
-import type { Sink } from "../sinks/sink.ts";
+import type { Sink } from "./modes/sink.ts";
 import type { Clock } from "../util/clock.ts";
 import type { FailureStreakOptions, RetryPacingOptions } from "../daemon/retry_pacing.ts";
 import type { Log } from "../util/logging.ts";

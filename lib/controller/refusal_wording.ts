@@ -13,7 +13,7 @@
  * @module
  */
 
-import type { RefusalScope, SinkOutcome } from "../sinks/sink.ts";
+import type { RefusalScope, SinkOutcome } from "./modes/sink.ts";
 
 /** A refused outcome, as a sink returns it. */
 export type Refusal = Extract<SinkOutcome, { kind: "refused" }>;

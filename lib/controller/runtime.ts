@@ -1,7 +1,7 @@
 /**
  * The running controller: the caches, the mode, the reconcile loop and the metrics, wired
  * together and stopped together; {@linkcode ControllerRuntime.healthRoutes} is what the health
- * listener (the subcommand skeleton's) answers. The command (`lib/commands/controller.ts`)
+ * listener (the subcommand skeleton's) answers. The command (`lib/controller/controller_command.ts`)
  * builds the client and says how to build the mode; everything from there on lives here, so tests
  * can run the whole controller in-process against the fake API server.
  *
@@ -11,7 +11,7 @@
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { LeaseElector } from "../election/lease_elector.ts";
 import type { RetryPacingOptions } from "../daemon/retry_pacing.ts";
-import type { Mode, Notice, SinkOutcome, WatchObject } from "../sinks/sink.ts";
+import type { Mode, Notice, SinkOutcome, WatchObject } from "./modes/sink.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
@@ -86,7 +86,7 @@ export type OnceResult =
  * @example
  * ```ts
  * import type { KubeClient } from "../kube/client.ts";
- * import type { Mode, WatchObject } from "../sinks/sink.ts";
+ * import type { Mode, WatchObject } from "./modes/sink.ts";
  * import { logger } from "../util/logging.ts";
  * import { ControllerRuntime } from "./runtime.ts";
  *

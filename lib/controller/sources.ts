@@ -32,7 +32,7 @@ import { HTTP_ROUTE, type HttpRoute } from "../resources/http_route.ts";
 import { INGRESS, type Ingress } from "../resources/ingress.ts";
 import type { ResourceType } from "../resources/resource_type.ts";
 import { TLS_ROUTE_VERSIONS, type TlsRoute } from "../resources/tls_route.ts";
-import type { WatchObject, WatchRole } from "../sinks/sink.ts";
+import type { WatchObject, WatchRole } from "./modes/sink.ts";
 
 /** Makes list-watchers; `KubeClient` is one. */
 export interface ListWatcherFactory {

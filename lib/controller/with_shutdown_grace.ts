@@ -29,7 +29,7 @@ export interface ShutdownGraceOptions {
  *
  * @example
  * ```ts
- * import type { Sink } from "../sinks/sink.ts";
+ * import type { Sink } from "./modes/sink.ts";
  * import { systemClock } from "../util/clock.ts";
  * import { logger } from "../util/logging.ts";
  * import { withShutdownGrace } from "./with_shutdown_grace.ts";

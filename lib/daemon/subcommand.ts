@@ -33,10 +33,10 @@
  * - What the skeleton logs (the health listener's WARN and INFO) goes under the subcommand's
  *   logger (`ouroboros.proxy`, `ouroboros.controller`), as it acts for that subcommand.
  *
- * A new subcommand is then `lib/commands/<name>_options.ts` (its table, spreading
- * `LOGGING_OPTIONS`), `lib/commands/<name>.ts` (one `defineSubcommand` call), its own folder
- * under `lib/`, one line in `main.ts`'s table and a permission set named after it in
- * `deno.json` (which the `binary` set must cover; `tests/commands/permissions_test.ts` checks).
+ * A new subcommand is then a folder `lib/<name>/` with `<name>_options.ts` (its table, spreading
+ * `LOGGING_OPTIONS`) and `<name>_command.ts` (one `defineSubcommand` call), one line in
+ * `main.ts`'s table and a permission set named after it in `deno.json` (which the `binary` set
+ * must cover; `tests/permissions_test.ts` checks).
  *
  * Effects: everything above; the pure parts live in `cli/` and in the subcommands' settings.
  *

@@ -1,7 +1,7 @@
 /**
  * The running kuberture: the EndpointSlice cache (and the Node cache while an output needs
  * Nodes), the pass loop, the metrics and the readiness answer, wired together and stopped
- * together. The command (`lib/commands/kuberture.ts`) builds the client and the elector; tests
+ * together. The command (`lib/kuberture/kuberture_command.ts`) builds the client and the elector; tests
  * run this in-process against the fake API server.
  *
  * The loop is level-based like the controller's: any change of a cache, a config reload, the

@@ -10,7 +10,7 @@
  * every read under `/sys` and `/proc` unless the process holds all permissions (`NotCapable:
  * Requires all access`), so under the proxy's permission set those reads always failed and only
  * the runtime's count ever counted; measured with a 1- and a 1.5-CPU quota on cgroup v1, the
- * runtime reported 1 both times with no permission at all. `tests/commands/proxy_cgroup_test.ts`
+ * runtime reported 1 both times with no permission at all. `tests/proxy/proxy_cgroup_test.ts`
  * runs the proxy inside such a cgroup.
  *
  * Pure: {@linkcode availableCpus} takes the runtime's count.

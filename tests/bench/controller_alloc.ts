@@ -25,7 +25,7 @@ import { CONFIG_MAP } from "../../lib/resources/config_map.ts";
 import { INGRESS, type Ingress } from "../../lib/resources/ingress.ts";
 import type { KubeObject } from "../../lib/resources/kube_object.ts";
 import type { ResourceType } from "../../lib/resources/resource_type.ts";
-import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
+import { applyCorefileBlock } from "../../lib/controller/modes/coredns/corefile/apply_corefile_block.ts";
 import { unifiedDiff } from "../../lib/util/unified_diff.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { BENCH_FQDN, BENCH_TOKEN, benchIngress, COREDNS, seed } from "./controller_cluster.ts";

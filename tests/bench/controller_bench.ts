@@ -35,14 +35,14 @@
  */
 
 import { parse as parseYaml } from "yaml";
-import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
-import { CONFIGMAP_DATA_LIMIT, utf8Length } from "../../lib/sinks/coredns/configmap_data_bytes.ts";
+import { applyCorefileBlock } from "../../lib/controller/modes/coredns/corefile/apply_corefile_block.ts";
+import { CONFIGMAP_DATA_LIMIT, utf8Length } from "../../lib/controller/modes/coredns/configmap_data_bytes.ts";
 import { type AuditEntry, type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { type ControllerProcess, ROOT, startController } from "../support/ouroboros_process.ts";
 import { writeKubeconfig } from "../support/kubeconfig.ts";
 import { parseMetrics } from "../support/scrape.ts";
 import { waitFor } from "../support/wait.ts";
-import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
+import { KUBEADM } from "../controller/modes/coredns/fixtures/corefiles.ts";
 import {
   BENCH_FQDN,
   BENCH_TOKEN,

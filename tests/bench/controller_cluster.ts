@@ -14,7 +14,7 @@
  */
 
 import type { AuditEntry, FakeApiServer } from "../support/fake_apiserver/mod.ts";
-import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
+import { KUBEADM } from "../controller/modes/coredns/fixtures/corefiles.ts";
 import { shopIngress } from "../support/ingress_manifest.ts";
 import { blockHostsOf } from "./controller_stats.ts";
 

@@ -9,8 +9,8 @@
 import assert from "node:assert/strict";
 import { parse } from "yaml";
 import { ConfigError, parseOptions } from "../../lib/cli/options.ts";
-import { DNS_OPTIONS } from "../../lib/commands/dns_options.ts";
-import { type DnsSettings, dnsSettings } from "../../lib/commands/dns_settings.ts";
+import { DNS_OPTIONS } from "../../lib/dns/dns_options.ts";
+import { type DnsSettings, dnsSettings } from "../../lib/dns/dns_settings.ts";
 import {
   bothHelms,
   CHART_DIR,

@@ -7,8 +7,8 @@
 
 import assert from "node:assert/strict";
 import { parseOptions } from "../../lib/cli/options.ts";
-import { doctorSettings } from "../../lib/commands/doctor_settings.ts";
-import { DOCTOR_OPTIONS } from "../../lib/commands/doctor_options.ts";
+import { doctorSettings } from "../../lib/doctor/doctor_settings.ts";
+import { DOCTOR_OPTIONS } from "../../lib/doctor/doctor_options.ts";
 import { installHelm3, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import {
   type K8sObject,

@@ -8,8 +8,8 @@
 
 import assert from "node:assert/strict";
 import { parseOptions } from "../../lib/cli/options.ts";
-import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
-import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
+import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import { output, withOutputs } from "./kuberture_support.ts";
 import {

@@ -19,11 +19,11 @@ import {
   toCrlf,
   toTabs,
   withoutFinalNewline,
-} from "../sinks/coredns/fixtures/corefiles.ts";
+} from "../controller/modes/coredns/fixtures/corefiles.ts";
 import assert from "node:assert/strict";
-import { applyCorefileBlock } from "../../lib/sinks/coredns/corefile/apply_corefile_block.ts";
-import { blockMarkers, DEFAULT_MARKERS } from "../../lib/sinks/markers.ts";
-import { ownershipLabels } from "../../lib/sinks/external_dns/ownership.ts";
+import { applyCorefileBlock } from "../../lib/controller/modes/coredns/corefile/apply_corefile_block.ts";
+import { blockMarkers, DEFAULT_MARKERS } from "../../lib/controller/modes/markers.ts";
+import { ownershipLabels } from "../../lib/controller/modes/external_dns/ownership.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { waitFor } from "../support/wait.ts";
 import {

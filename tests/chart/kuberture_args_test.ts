@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { type OptionSpec, type OptionTable, parseOptions } from "../../lib/cli/options.ts";
-import { KUBERTURE_OPTIONS } from "../../lib/commands/kuberture_options.ts";
+import { KUBERTURE_OPTIONS } from "../../lib/kuberture/kuberture_options.ts";
 import { installHelm3, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import { container, envOf, renderOk } from "./support.ts";
 import {

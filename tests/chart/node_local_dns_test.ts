@@ -11,12 +11,15 @@
 
 import assert from "node:assert/strict";
 import { parseOptions } from "../../lib/cli/options.ts";
-import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
-import { applyNodeLocalDnsBlock } from "../../lib/sinks/coredns/corefile/apply_node_local_dns_block.ts";
-import { nodeLocalDnsMarkers } from "../../lib/sinks/coredns/corefile/node_local_dns_markers.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
+import { applyNodeLocalDnsBlock } from "../../lib/controller/modes/coredns/corefile/apply_node_local_dns_block.ts";
+import { nodeLocalDnsMarkers } from "../../lib/controller/modes/coredns/corefile/node_local_dns_markers.ts";
 import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
-import { NODE_LOCAL_INSTALLED, PROXY } from "../sinks/coredns/fixtures/node_local_dns_corefiles.ts";
+import {
+  NODE_LOCAL_INSTALLED,
+  PROXY,
+} from "../controller/modes/coredns/fixtures/node_local_dns_corefiles.ts";
 import { hookSandbox, ignoreShell, SHELLS, writes } from "./hook_support.ts";
 import {
   container,

@@ -7,9 +7,9 @@
 
 import assert from "node:assert/strict";
 import { ConfigError, parseOptions } from "../../lib/cli/options.ts";
-import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
-import { controllerSettings } from "../../lib/commands/controller_settings.ts";
-import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
+import { controllerSettings } from "../../lib/controller/controller_settings.ts";
+import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 import { type Helm, installHelm4, requireHelm, runHelm, skipWithoutHelm } from "../support/helm.ts";
 import { type HookScript, hookScript } from "./hook_script.ts";
 import { SEED_SINGLE, valuesOf } from "./kuberture_support.ts";

@@ -19,12 +19,12 @@
 
 import assert from "node:assert/strict";
 import { parseOptions } from "../../lib/cli/options.ts";
-import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
-import { type ControllerSettings, controllerSettings } from "../../lib/commands/controller_settings.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
+import { type ControllerSettings, controllerSettings } from "../../lib/controller/controller_settings.ts";
 import type { KubeClient } from "../../lib/kube/client.ts";
 import type { ResourceNames } from "../../lib/resources/resource_type.ts";
-import { runStartupProbes } from "../../lib/sinks/coredns/startup_probes.ts";
-import { probeOrphans } from "../../lib/sinks/external_dns/orphan_probe.ts";
+import { runStartupProbes } from "../../lib/controller/modes/coredns/startup_probes.ts";
+import { probeOrphans } from "../../lib/controller/modes/external_dns/orphan_probe.ts";
 import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import {
   container,

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { renderHelp, renderMarkdownTable, shownDefault } from "../../lib/cli/help.ts";
 import { boolean, duration, text } from "../../lib/cli/kinds.ts";
 import { envName, type OptionSpec, type OptionTable } from "../../lib/cli/options.ts";
-import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 
 const ROWS = Object.values(PROXY_OPTIONS.options) as (OptionSpec<unknown> & { readonly flag: string })[];
 

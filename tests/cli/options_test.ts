@@ -10,7 +10,7 @@ import {
   type ParseOutcome,
 } from "../../lib/cli/options.ts";
 import { renderHelp, renderMarkdownTable } from "../../lib/cli/help.ts";
-import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 
 /** A small table with one row of each shape the real tables use. */
 const DEMO = {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { closestName, editDistance, tolerance } from "../../lib/cli/suggest.ts";
-import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 import { prng } from "../support/random.ts";
 
 Deno.test("editDistance counts the single-letter edits, a swap of neighbours as one", async (t) => {

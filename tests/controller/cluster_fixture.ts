@@ -8,7 +8,7 @@
  */
 
 import { type AuditEntry, type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
-import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
+import { KUBEADM } from "./modes/coredns/fixtures/corefiles.ts";
 import { writeKubeconfig } from "../support/kubeconfig.ts";
 
 /** The bearer token the fake API server requires. */

@@ -10,7 +10,13 @@ import { Store } from "../../lib/reflector/store.ts";
 import type { Gateway } from "../../lib/resources/gateway.ts";
 import type { HttpRoute } from "../../lib/resources/http_route.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
-import type { Notice, ReconcileContext, RefusalScope, Sink, SinkOutcome } from "../../lib/sinks/sink.ts";
+import type {
+  Notice,
+  ReconcileContext,
+  RefusalScope,
+  Sink,
+  SinkOutcome,
+} from "../../lib/controller/modes/sink.ts";
 import type { LoopState } from "../../lib/controller/loop_step.ts";
 import type { ReconcileObserver, ReconcileResult } from "../../lib/controller/loop_status.ts";
 import { ReconcileLoop } from "../../lib/controller/reconcile_loop.ts";

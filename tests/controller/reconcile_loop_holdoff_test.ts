@@ -12,13 +12,13 @@ import { Store } from "../../lib/reflector/store.ts";
 import type { ConfigMap } from "../../lib/resources/config_map.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
 import type { KubeObject } from "../../lib/resources/kube_object.ts";
-import { CorednsSink } from "../../lib/sinks/coredns/coredns_sink.ts";
-import type { ConfigMapApi } from "../../lib/sinks/coredns/corefile_location.ts";
+import { CorednsSink } from "../../lib/controller/modes/coredns/coredns_sink.ts";
+import type { ConfigMapApi } from "../../lib/controller/modes/coredns/corefile_location.ts";
 import { ingress } from "../hostnames/factories.ts";
 import { FakeClock } from "../support/fake_clock.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
-import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
-import { BEGIN } from "../sinks/coredns/support.ts";
+import { KUBEADM } from "./modes/coredns/fixtures/corefiles.ts";
+import { BEGIN } from "./modes/coredns/support.ts";
 
 const FQDN = "ouroboros-proxy.ouroboros.svc.cluster.local.";
 const MINUTE = 60_000;

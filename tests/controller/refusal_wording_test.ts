@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { type Refusal, REFUSAL_WORDING, refusalLine } from "../../lib/controller/refusal_wording.ts";
-import type { RefusalScope } from "../../lib/sinks/sink.ts";
+import type { RefusalScope } from "../../lib/controller/modes/sink.ts";
 
 function refusal(scope: RefusalScope, problem = "end-before-begin", extra: Partial<Refusal> = {}): Refusal {
   return { kind: "refused", scope, problem, message: `${problem} on line 3`, ...extra };

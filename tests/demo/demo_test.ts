@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ROOT } from "../support/ouroboros_process.ts";
-import { KUBEADM } from "../sinks/coredns/fixtures/corefiles.ts";
+import { KUBEADM } from "../controller/modes/coredns/fixtures/corefiles.ts";
 
 const FQDN = "ouroboros-proxy.ouroboros.svc.cluster.local.";
 

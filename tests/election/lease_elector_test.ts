@@ -2,7 +2,7 @@
  * The elector against an in-memory Lease store and a fake clock: races, expiry judged by the
  * candidate's own clock, losing leadership at the renew deadline, fencing, release on shutdown.
  * Reliability matrix rows T-7.2, T-7.3, T-7.5, T-7.6 and T-2.21 (in memory; the process tests in
- * tests/commands/controller_election_test.ts repeat them with real processes).
+ * tests/controller/controller_election_test.ts repeat them with real processes).
  *
  * @module
  */

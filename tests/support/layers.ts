@@ -7,9 +7,7 @@
 
 /** Highest first; folders in one entry are siblings of one floor. */
 export const LAYERS: readonly (readonly string[])[] = [
-  ["commands"],
   ["controller", "dns", "doctor", "kuberture", "proxy"],
-  ["sinks"],
   ["election", "hostnames", "reflector"],
   ["kube"],
   ["resources"],

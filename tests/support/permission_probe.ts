@@ -1,7 +1,7 @@
 /**
  * Permission probe: run as a child with exactly the proxy's permission set
  * (`deno run --no-prompt -P=proxy tests/support/permission_probe.ts`) by
- * `tests/commands/permissions_test.ts`. It tries what the proxy needs and what it must not be
+ * `tests/permissions_test.ts`. It tries what the proxy needs and what it must not be
  * able to do, first as started and then after giving up permissions the way `ouroboros proxy`
  * does, and prints one JSON {@linkcode ProbeReport} on stdout.
  *
@@ -12,7 +12,7 @@
  * @module
  */
 
-import { PROXY_REVOKED_PERMISSIONS } from "../../lib/commands/proxy.ts";
+import { PROXY_REVOKED_PERMISSIONS } from "../../lib/proxy/proxy_command.ts";
 import { RESOLV_CONF } from "../../lib/util/resolv_conf.ts";
 import { revokePermissions } from "../../lib/daemon/revoke_permissions.ts";
 import { printStdout } from "../../lib/util/stdio.ts";

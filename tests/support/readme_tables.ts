@@ -8,11 +8,11 @@
  */
 
 import { renderMarkdownTable } from "../../lib/cli/help.ts";
-import { CONTROLLER_OPTIONS } from "../../lib/commands/controller_options.ts";
-import { DNS_OPTIONS } from "../../lib/commands/dns_options.ts";
-import { DOCTOR_OPTIONS } from "../../lib/commands/doctor_options.ts";
-import { KUBERTURE_OPTIONS } from "../../lib/commands/kuberture_options.ts";
-import { PROXY_OPTIONS } from "../../lib/commands/proxy_options.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
+import { DNS_OPTIONS } from "../../lib/dns/dns_options.ts";
+import { DOCTOR_OPTIONS } from "../../lib/doctor/doctor_options.ts";
+import { KUBERTURE_OPTIONS } from "../../lib/kuberture/kuberture_options.ts";
+import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 import { renderKubertureConfigReference } from "../../lib/kuberture/config/render_kuberture_config_reference.ts";
 import { renderValuesTable, valuesReference } from "./values_reference.ts";
 

@@ -19,8 +19,8 @@
 
 import { CONFIG_MAP } from "../../resources/config_map.ts";
 import { DEPLOYMENT_VOLUMES } from "../../resources/deployment_volumes.ts";
-import type { CorefileLocation } from "../../sinks/coredns/corefile_location.ts";
-import type { BlockMarkers } from "../../sinks/markers.ts";
+import type { CorefileLocation } from "../../controller/modes/coredns/corefile_location.ts";
+import type { BlockMarkers } from "../../controller/modes/markers.ts";
 import type { DoctorCheck, Finding } from "../doctor_check.ts";
 import {
   type ClusterReader,
@@ -199,7 +199,7 @@ async function nodeLocalFindings(
  *
  * @example
  * ```ts
- * import { DEFAULT_MARKERS } from "../../sinks/markers.ts";
+ * import { DEFAULT_MARKERS } from "../../controller/modes/markers.ts";
  * import { type DnsWiringApi, dnsWiringCheck } from "./dns_wiring_check.ts";
  *
  * declare const api: DnsWiringApi;

@@ -16,20 +16,20 @@
  * @module
  */
 
-import { applyCorefileBlock } from "../../sinks/coredns/corefile/apply_corefile_block.ts";
-import { analyzeCorefile } from "../../sinks/coredns/corefile/analyze_corefile.ts";
-import { isMarkerProblem } from "../../sinks/coredns/corefile/corefile_refusal.ts";
-import { hasReloadPlugin } from "../../sinks/coredns/corefile/has_reload_plugin.ts";
-import { importCovers, importLineFor } from "../../sinks/coredns/corefile/import_line.ts";
+import { applyCorefileBlock } from "../../controller/modes/coredns/corefile/apply_corefile_block.ts";
+import { analyzeCorefile } from "../../controller/modes/coredns/corefile/analyze_corefile.ts";
+import { isMarkerProblem } from "../../controller/modes/coredns/corefile/corefile_refusal.ts";
+import { hasReloadPlugin } from "../../controller/modes/coredns/corefile/has_reload_plugin.ts";
+import { importCovers, importLineFor } from "../../controller/modes/coredns/corefile/import_line.ts";
 import {
   importDataChange,
   importSnippet,
   snippetHosts,
-} from "../../sinks/coredns/corefile/import_snippet.ts";
-import { analyzeNodeLocalDns } from "../../sinks/coredns/corefile/analyze_node_local_dns.ts";
-import { nodeLocalDnsZones } from "../../sinks/coredns/corefile/node_local_dns_block.ts";
-import { nodeLocalDnsMarkers } from "../../sinks/coredns/corefile/node_local_dns_markers.ts";
-import type { BlockMarkers } from "../../sinks/markers.ts";
+} from "../../controller/modes/coredns/corefile/import_snippet.ts";
+import { analyzeNodeLocalDns } from "../../controller/modes/coredns/corefile/analyze_node_local_dns.ts";
+import { nodeLocalDnsZones } from "../../controller/modes/coredns/corefile/node_local_dns_block.ts";
+import { nodeLocalDnsMarkers } from "../../controller/modes/coredns/corefile/node_local_dns_markers.ts";
+import type { BlockMarkers } from "../../controller/modes/markers.ts";
 import type { Finding, Verdict } from "../doctor_check.ts";
 
 /** The check's id in every finding. */
@@ -120,7 +120,7 @@ export interface CorefileExpectation {
  *
  * @example
  * ```ts
- * import { DEFAULT_MARKERS } from "../../sinks/markers.ts";
+ * import { DEFAULT_MARKERS } from "../../controller/modes/markers.ts";
  * import { corefileBlockFinding } from "./dns_wiring_findings.ts";
  *
  * const expected = { subject: "Corefile", hosts: [], proxyFqdn: "p.ns.svc.cluster.local.", markers: DEFAULT_MARKERS };

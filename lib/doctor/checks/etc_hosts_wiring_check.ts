@@ -18,7 +18,7 @@
  */
 
 import type { DoctorCheck, Finding } from "../doctor_check.ts";
-import type { BlockMarkers } from "../../sinks/markers.ts";
+import type { BlockMarkers } from "../../controller/modes/markers.ts";
 import { clusterReader, desiredHosts, type DnsWiringApi, type HostSourceSettings } from "./cluster_reader.ts";
 import { DNS_WIRING_CHECK_ID } from "./dns_wiring_findings.ts";
 import {
@@ -61,7 +61,7 @@ const readWhole: ReadHostsFile = (path, signal) => Deno.readFile(path, { signal 
  *
  * @example
  * ```ts
- * import { DEFAULT_MARKERS } from "../../sinks/markers.ts";
+ * import { DEFAULT_MARKERS } from "../../controller/modes/markers.ts";
  * import type { DnsWiringApi } from "./cluster_reader.ts";
  * import { etcHostsWiringCheck } from "./etc_hosts_wiring_check.ts";
  *

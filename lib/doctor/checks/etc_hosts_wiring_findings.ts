@@ -19,13 +19,13 @@
  */
 
 import type { SkippedWildcard } from "../../hostnames/desired_set.ts";
-import { applyHostsBlock } from "../../sinks/etc_hosts/hosts_block.ts";
-import { planEntries } from "../../sinks/etc_hosts/hosts_entries.ts";
-import { decodeHostsBytes, stripFiller } from "../../sinks/etc_hosts/hosts_layout.ts";
-import { scanHostsMarkers } from "../../sinks/etc_hosts/hosts_markers.ts";
-import { isHostsMarkerProblem } from "../../sinks/etc_hosts/hosts_problems.ts";
-import type { BlockMarkers } from "../../sinks/markers.ts";
-import { splitLines } from "../../sinks/text_lines.ts";
+import { applyHostsBlock } from "../../controller/modes/etc_hosts/hosts_block.ts";
+import { planEntries } from "../../controller/modes/etc_hosts/hosts_entries.ts";
+import { decodeHostsBytes, stripFiller } from "../../controller/modes/etc_hosts/hosts_layout.ts";
+import { scanHostsMarkers } from "../../controller/modes/etc_hosts/hosts_markers.ts";
+import { isHostsMarkerProblem } from "../../controller/modes/etc_hosts/hosts_problems.ts";
+import type { BlockMarkers } from "../../controller/modes/markers.ts";
+import { splitLines } from "../../controller/modes/text_lines.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { formatIp, parseIp } from "../../util/ip.ts";
 import type { Finding } from "../doctor_check.ts";
@@ -59,7 +59,7 @@ export interface HostsFileExpectation {
  *
  * @example
  * ```ts
- * import { DEFAULT_MARKERS } from "../../sinks/markers.ts";
+ * import { DEFAULT_MARKERS } from "../../controller/modes/markers.ts";
  * import { hostsFileFindings } from "./etc_hosts_wiring_findings.ts";
  *
  * const bytes = new TextEncoder().encode("127.0.0.1 localhost\n");

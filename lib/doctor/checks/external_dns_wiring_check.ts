@@ -21,18 +21,18 @@
 
 import { DNS_ENDPOINT } from "../../resources/dns_endpoint.ts";
 import { SERVICE } from "../../resources/service.ts";
-import type { ExternalDnsModeSettings } from "../../sinks/external_dns/external_dns_mode.ts";
+import type { ExternalDnsModeSettings } from "../../controller/modes/external_dns/external_dns_mode.ts";
 import {
   observeDnsEndpoint,
   type ObservedRecord,
   observeService,
-} from "../../sinks/external_dns/observed_record.ts";
-import { ownershipSelector } from "../../sinks/external_dns/ownership.ts";
+} from "../../controller/modes/external_dns/observed_record.ts";
+import { ownershipSelector } from "../../controller/modes/external_dns/ownership.ts";
 import {
   targetsFromAddresses,
   targetsFromService,
   type TargetsResult,
-} from "../../sinks/external_dns/targets.ts";
+} from "../../controller/modes/external_dns/targets.ts";
 import type { DoctorCheck, Finding } from "../doctor_check.ts";
 import {
   type ClusterReader,

@@ -28,16 +28,20 @@ import {
   type FailedBuild,
   recordGroups,
   type RecordSettings,
-} from "../../sinks/external_dns/build_records.ts";
-import { recordNoun } from "../../sinks/external_dns/messages.ts";
-import type { ObservedRecord } from "../../sinks/external_dns/observed_record.ts";
-import type { OwnedFields } from "../../sinks/external_dns/owned_objects/owned_object_plan.ts";
-import { planOwnedObjects } from "../../sinks/external_dns/owned_objects/owned_object_plan.ts";
-import { deleteCommand, ownershipSelector, recordOwnership } from "../../sinks/external_dns/ownership.ts";
-import { describeTargets } from "../../sinks/external_dns/proxy_targets.ts";
-import { recordNames } from "../../sinks/external_dns/record_names.ts";
-import { STATUS_GRACE_MS, surfaceStatus } from "../../sinks/external_dns/status_surfacer.ts";
-import type { TargetsResult } from "../../sinks/external_dns/targets.ts";
+} from "../../controller/modes/external_dns/build_records.ts";
+import { recordNoun } from "../../controller/modes/external_dns/messages.ts";
+import type { ObservedRecord } from "../../controller/modes/external_dns/observed_record.ts";
+import type { OwnedFields } from "../../controller/modes/external_dns/owned_objects/owned_object_plan.ts";
+import { planOwnedObjects } from "../../controller/modes/external_dns/owned_objects/owned_object_plan.ts";
+import {
+  deleteCommand,
+  ownershipSelector,
+  recordOwnership,
+} from "../../controller/modes/external_dns/ownership.ts";
+import { describeTargets } from "../../controller/modes/external_dns/proxy_targets.ts";
+import { recordNames } from "../../controller/modes/external_dns/record_names.ts";
+import { STATUS_GRACE_MS, surfaceStatus } from "../../controller/modes/external_dns/status_surfacer.ts";
+import type { TargetsResult } from "../../controller/modes/external_dns/targets.ts";
 import type { Finding } from "../doctor_check.ts";
 import { finding, sample } from "./dns_wiring_findings.ts";
 
@@ -98,7 +102,7 @@ interface HostStates {
  * @example
  * ```ts
  * import { recordFindings } from "./external_dns_wiring_findings.ts";
- * import { targetsFromAddresses } from "../../sinks/external_dns/targets.ts";
+ * import { targetsFromAddresses } from "../../controller/modes/external_dns/targets.ts";
  *
  * const settings = {
  *   output: "crd" as const, namespace: "ouroboros", instance: "ouroboros", recordTtl: 60,

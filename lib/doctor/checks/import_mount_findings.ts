@@ -10,7 +10,7 @@
 
 import type { ConfigMapVolume, DeploymentVolumes } from "../../resources/deployment_volumes.ts";
 import { objectKey } from "../../resources/kube_object.ts";
-import { importPatterns } from "../../sinks/coredns/corefile/import_line.ts";
+import { importPatterns } from "../../controller/modes/coredns/corefile/import_line.ts";
 import type { Finding } from "../doctor_check.ts";
 import { finding } from "./dns_wiring_findings.ts";
 

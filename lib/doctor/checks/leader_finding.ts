@@ -3,7 +3,7 @@
  * whether it still renews it.
  *
  * Decisions:
- * - The controller's identity is `<pod name>_<random suffix>` (`lib/commands/controller.ts`), so
+ * - The controller's identity is `<pod name>_<random suffix>` (`lib/controller/controller_command.ts`), so
  *   a holder is matched to a pod by that prefix (or the whole name).
  * - A renew older than the lease duration is a problem: replicas take over within a retry
  *   period, so an expired Lease that stays expired means nobody writes. The renew time is the

@@ -8,9 +8,8 @@
  * Decisions:
  * - Names are asked as absolute names: the hosts are FQDNs, so `search` and `ndots` change
  *   nothing but the order of a libc's tries. A wildcard host is asked as a made-up name under it.
- * - The DNS client is injected (`AddressLookup`): the commands layer passes `lib/dns`'s
- *   `lookupAddresses` (the forwarder's own UDP, TC→TCP code), because the doctor may not import
- *   the DNS room, its sibling on the floor.
+ * - The DNS client is injected (`AddressLookup`): `doctor_checks.ts` passes `lib/dns`'s
+ *   `lookupAddresses` (the forwarder's own UDP, TC→TCP code); tests pass a fake.
  * - A server that timed out once is not asked again for the other hosts (their answer is the
  *   same "no reply"): from a workstation the cluster DNS ClusterIP is unreachable, and 20 hosts
  *   must not cost 20 timeouts.

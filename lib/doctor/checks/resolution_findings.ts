@@ -42,8 +42,8 @@ export interface DnsServer {
 }
 
 /**
- * Asks `server` for the A or AAAA records of `name`: the commands layer passes `lib/dns`'s
- * `lookupAddresses` (the doctor may not import the DNS room, a sibling on its floor).
+ * Asks `server` for the A or AAAA records of `name`: `doctor_checks.ts` passes `lib/dns`'s
+ * `lookupAddresses`; tests pass a fake.
  */
 export type AddressLookup = (
   server: DnsServer,

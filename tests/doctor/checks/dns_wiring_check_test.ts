@@ -3,10 +3,10 @@ import { dnsWiringCheck, type DnsWiringSettings } from "../../../lib/doctor/chec
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
 import { about, ingress } from "./wiring_support.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
-import { DEFAULT_MARKERS } from "../../../lib/sinks/markers.ts";
+import { DEFAULT_MARKERS } from "../../../lib/controller/modes/markers.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
-import { K3S, KUBEADM } from "../../sinks/coredns/fixtures/corefiles.ts";
-import { BEGIN, END, expectedBlock, FQDN } from "../../sinks/coredns/support.ts";
+import { K3S, KUBEADM } from "../../controller/modes/coredns/fixtures/corefiles.ts";
+import { BEGIN, END, expectedBlock, FQDN } from "../../controller/modes/coredns/support.ts";
 
 const COREDNS = { namespace: "kube-system", configmap: "coredns", key: "Corefile" };
 const IMPORT = { namespace: "kube-system", configmap: "coredns-custom", key: "ouroboros.override" };

@@ -7,7 +7,7 @@ import {
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
 import { about, ingress } from "./wiring_support.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
-import { blockMarkers, DEFAULT_MARKERS } from "../../../lib/sinks/markers.ts";
+import { blockMarkers, DEFAULT_MARKERS } from "../../../lib/controller/modes/markers.ts";
 import { startCluster } from "../../controller/cluster_fixture.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { runOuroboros } from "../../support/ouroboros_process.ts";

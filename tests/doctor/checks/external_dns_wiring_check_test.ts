@@ -6,9 +6,9 @@ import {
 import type { Finding } from "../../../lib/doctor/doctor_check.ts";
 import { about, ingress } from "./wiring_support.ts";
 import { KubeClient } from "../../../lib/kube/client.ts";
-import { buildRecords } from "../../../lib/sinks/external_dns/build_records.ts";
-import type { ExternalDnsModeSettings } from "../../../lib/sinks/external_dns/external_dns_mode.ts";
-import { targetsFromAddresses } from "../../../lib/sinks/external_dns/targets.ts";
+import { buildRecords } from "../../../lib/controller/modes/external_dns/build_records.ts";
+import type { ExternalDnsModeSettings } from "../../../lib/controller/modes/external_dns/external_dns_mode.ts";
+import { targetsFromAddresses } from "../../../lib/controller/modes/external_dns/targets.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../support/fake_apiserver/mod.ts";
 import { runOuroboros } from "../../support/ouroboros_process.ts";
 import { startCluster } from "../../controller/cluster_fixture.ts";

@@ -1,0 +1,85 @@
+/**
+ * `ouroboros controller --mode=etc-hosts --cleanup`: remove our block from the node's hosts file
+ * and exit, without reading any cluster configuration or contacting the API server (the chart's
+ * uninstall runs it on every node). It serves no health listener and keeps its permissions.
+ *
+ * `cleanupProblems` is pure; `hostsCleanup` edits the hosts file.
+ *
+ * @module
+ */
+
+import type { Service } from "../daemon/subcommand.ts";
+import { hostsPathProblem } from "./modes/etc_hosts/hosts_path.ts";
+import { cleanupHostsFile } from "./modes/etc_hosts/cleanup_hosts_file.ts";
+import { blockMarkers } from "./modes/markers.ts";
+import { logger } from "../util/logging.ts";
+import type { ControllerValues } from "./controller_settings.ts";
+
+/**
+ * The problems with the flags `--cleanup` was given with: it works only in etc-hosts mode, on a
+ * hosts file path that is safe to edit, and not as a preview (`--once`, `--dry-run`). Pure.
+ */
+export function cleanupProblems(values: ControllerValues): string[] {
+  const problems: string[] = [];
+  if (values.mode !== "etc-hosts") {
+    problems.push(
+      `--cleanup works only with --mode=etc-hosts (got --mode=${values.mode}): it removes the block from a ` +
+        "node's hosts file. The CoreDNS modes are cleaned up by the chart's pre-delete hook, external-dns " +
+        "records by its post-delete hook",
+    );
+  }
+  if (values.once) {
+    problems.push("--once cannot be combined with --cleanup: --cleanup is a one-shot run of its own");
+  }
+  if (values.dryRun) {
+    problems.push(
+      "--dry-run cannot be combined with --cleanup: --cleanup only removes the block, it has nothing to preview",
+    );
+  }
+  if (values.etcHosts === "") problems.push("--cleanup needs --etc-hosts: the hosts file to clean");
+  else {
+    const unsafe = hostsPathProblem(values.etcHosts);
+    if (unsafe !== undefined) problems.push(`--etc-hosts: ${unsafe.message}`);
+  }
+  return problems;
+}
+
+/**
+ * The cleanup run: exit status 0 when the block is gone (or was never there), 1 when the file
+ * could not be cleaned (a damaged block is refused, not guessed at).
+ */
+export function hostsCleanup(values: ControllerValues): Service {
+  return {
+    async run({ signals }) {
+      const log = logger("controller");
+      const result = await cleanupHostsFile(values.etcHosts, {
+        signal: signals.shutdown,
+        markers: blockMarkers(values.markerId),
+      });
+      switch (result.kind) {
+        case "removed":
+          log.info("removed the ouroboros block from the hosts file", {
+            path: values.etcHosts,
+            hosts: result.hosts,
+          });
+          return 0;
+        case "absent":
+          log.info("the hosts file has no ouroboros block; nothing to remove", { path: values.etcHosts });
+          return 0;
+        case "refused":
+          log.error("cannot clean the hosts file; it was not changed", {
+            path: values.etcHosts,
+            problem: result.problem,
+            message: result.message,
+          });
+          return 1;
+        case "failed":
+          // A runtime failure like any other: main logs it as fatal (an OS error with its code)
+          // and exits 1.
+          throw result.cause instanceof Error && result.cause.message === result.message
+            ? result.cause
+            : new Error(result.message, { cause: result.cause });
+      }
+    },
+  };
+}

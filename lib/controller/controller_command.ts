@@ -1,0 +1,227 @@
+/**
+ * `ouroboros controller`: validate the configuration, connect to the API server, give up what is
+ * no longer needed (`controller/permissions.ts`), run the start-up probes, then watch and
+ * reconcile until SIGTERM or SIGINT (exit 0). The steps around it are the shared skeleton's
+ * (`daemon/subcommand.ts`).
+ *
+ * Every mode runs the same sources, filters and resync; what differs is the sink and what else
+ * is watched:
+ *
+ * | mode             | the sink writes                    | also watched              | start-up probes        |
+ * |------------------|------------------------------------|---------------------------|------------------------|
+ * | `coredns`        | the Corefile block                 | that ConfigMap (drift)    | node-local-dns, reload |
+ * | `coredns-import` | one key of the import ConfigMap    | that ConfigMap (drift)    | node-local-dns, reload |
+ * | `etc-hosts`      | the block in `--etc-hosts`         | nothing                   | none                   |
+ * | `external-dns`   | DNSEndpoints or annotated Services | the proxy Service         | orphaned records       |
+ *
+ * In external-dns mode the proxy Service (`--external-dns-proxy-service`) is looked up in
+ * `--proxy-service-namespace` when set, else the pod's namespace (the service account's
+ * namespace file), else the records' namespace; with `--external-dns-proxy-ip` it is not
+ * watched at all.
+ *
+ * With `--leader-elect` (not in etc-hosts mode, where every node writes its own file) the replicas
+ * elect one writer through a Lease (`election/`): the elector reads and writes the Lease through a
+ * client of its own, and every other write goes through a client fenced by the elector, so a
+ * replica that is not surely the leader sends no write at all.
+ *
+ * `--mode=etc-hosts --cleanup` removes our block from the hosts file and exits without reading
+ * any cluster configuration or contacting the API server (`controller_cleanup.ts`).
+ *
+ * Previews: `--dry-run` builds every mode with `dryRun` (each sink stops right before its write
+ * and answers with the diff), gives the modes an Event recorder that records nothing, and gives
+ * up write access to the hosts file too, so a dry run needs read access only. `--once` serves no
+ * health listener: it reconciles once, prints the diff on stdout and exits with the status of
+ * `controller_once.ts`.
+ *
+ * Effects: this is the wiring; the pure parts are `controller_settings.ts` and the narrowing list
+ * (`permissionsToRevoke`).
+ *
+ * @module
+ */
+
+import { ConfigError } from "../cli/options.ts";
+import { permissionReport, permissionsToRevoke } from "./permissions.ts";
+import { ControllerRuntime } from "./runtime.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
+import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
+import { LeaseElector } from "../election/lease_elector.ts";
+import { KubeClient } from "../kube/client.ts";
+import { loadKubeAccess, POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { EventRecorder } from "../kube/event_recorder.ts";
+import { corednsImportMode, corednsMode } from "./modes/coredns/coredns_mode.ts";
+import { etcHostsMode } from "./modes/etc_hosts/etc_hosts_mode.ts";
+import { externalDnsMode } from "./modes/external_dns/external_dns_mode.ts";
+import { blockMarkers } from "./modes/markers.ts";
+import type { ModeBuilder, ModeContext } from "./modes/sink.ts";
+import { toSeconds } from "../util/duration.ts";
+import { logger } from "../util/logging.ts";
+import { RESOLV_CONF } from "../util/resolv_conf.ts";
+import { printStdout } from "../util/stdio.ts";
+import { VERSION } from "../util/version.ts";
+import { cleanupProblems, hostsCleanup } from "./controller_cleanup.ts";
+import { ONCE_DEADLINE_MS, onceReport } from "./controller_once.ts";
+import { CONTROLLER_OPTIONS } from "./controller_options.ts";
+import {
+  clusterDomainMismatch,
+  type ControllerSettings,
+  controllerSettings,
+  type ControllerValues,
+  corednsSettings,
+  desiredSetOptions,
+} from "./controller_settings.ts";
+import { KubeRequestMetrics } from "../kube/request_metrics.ts";
+import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
+
+/** What a dry run records Events with: nothing is sent (every Event counts as suppressed). */
+const NO_EVENTS: ModeContext["recorder"] = { record: () => Promise.resolve({ kind: "suppressed" }) };
+
+/** Each mode's builder, given its own settings: the one table that turns a mode's name into its room. */
+const MODES: Readonly<Record<ControllerValues["mode"], ModeBuilder<ControllerSettings>>> = {
+  "coredns": (settings, context) => corednsMode(corednsSettings(settings), context),
+  "coredns-import": (settings, context) => corednsImportMode(corednsSettings(settings), context),
+  "etc-hosts": ({ values }, context) =>
+    etcHostsMode(
+      { path: values.etcHosts, proxyIp: values.proxyIp, markers: blockMarkers(values.markerId) },
+      context,
+    ),
+  "external-dns": ({ values, externalDns }, context) =>
+    externalDnsMode({ ...externalDns, proxyServiceNamespace: values.proxyServiceNamespace }, context),
+};
+
+/** What a run does: clean the hosts file and exit, or watch and reconcile. */
+type ControllerRun =
+  | { readonly kind: "cleanup"; readonly values: ControllerValues }
+  | { readonly kind: "watch"; readonly values: ControllerValues; readonly settings: ControllerSettings };
+
+/** The `controller` subcommand, for `main.ts`'s table. */
+export const CONTROLLER = defineSubcommand({
+  options: CONTROLLER_OPTIONS,
+  usage: "watch Ingress/Gateway and point in-cluster DNS for their hosts at the proxy",
+  settings: ({ values, sources }): ControllerRun | ConfigError => {
+    if (values.cleanup) {
+      const problems = cleanupProblems(values);
+      return problems.length > 0 ? new ConfigError("controller", problems) : { kind: "cleanup", values };
+    }
+    const settings = controllerSettings({
+      values,
+      clusterDomainSource: sources.clusterDomain,
+      readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
+      podNamespace: readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() || undefined,
+    });
+    return settings instanceof ConfigError ? settings : { kind: "watch", values, settings };
+  },
+  start: (run) => run.kind === "cleanup" ? hostsCleanup(run.values) : startController(run.settings),
+});
+
+/**
+ * Connects to the API server and builds the runtime for the mode. The service gives up what the
+ * configuration and the mode no longer need, then probes, logs the start-up line and reconciles.
+ */
+async function startController(settings: ControllerSettings): Promise<Service> {
+  const { values } = settings;
+  const log = logger("controller");
+  const env = (name: string) => Deno.env.get(name);
+  const config = await loadKubeAccess(values.kubeconfig, env);
+  // The pod name (the kubelet sets HOSTNAME) tells replicas' Events apart.
+  const instance = env("HOSTNAME") || values.instance || "ouroboros-controller";
+  const election = settings.election;
+  const requests = new KubeRequestMetrics();
+  const leaseClient = election.kind === "on" ? KubeClient.fromConfig(config, { requests }) : undefined;
+  const elector = election.kind === "on" && leaseClient !== undefined
+    ? new LeaseElector({
+      api: leaseClient,
+      lease: election.lease,
+      // The pod name for people, a random suffix so a restarted pod never inherits a lease.
+      identity: `${instance}_${crypto.randomUUID().slice(0, 8)}`,
+      timing: election.lease.timing,
+      log: logger("election"),
+    })
+    : undefined;
+  const client = KubeClient.fromConfig(
+    config,
+    elector === undefined ? { requests } : { requests, writeFence: (request) => elector.fence(request) },
+  );
+  const closeClients = () => {
+    client.close();
+    leaseClient?.close();
+  };
+  let runtime: ControllerRuntime;
+  try {
+    const dryRun = values.dryRun;
+    const recorder = dryRun ? NO_EVENTS : new EventRecorder({ client, instance });
+    const podNamespace = settings.podNamespace;
+    runtime = ControllerRuntime.start({
+      api: client,
+      mode: (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace, dryRun }),
+      gatewayApi: values.gatewayApi,
+      routeKinds: values.gatewayRouteKinds,
+      desired: desiredSetOptions(settings),
+      resyncMs: values.resync,
+      version: VERSION,
+      moreMetrics: (registry) => {
+        registerProcessMetrics(registry, systemProcessSources());
+        requests.register(registry);
+      },
+      log,
+      ...(elector === undefined ? {} : { election: elector }),
+    });
+  } catch (error) {
+    closeClients();
+    throw error;
+  }
+  const hostsFile = runtime.mode.hostsFile;
+  const narrowing = { ...(hostsFile === undefined ? {} : { hostsFile }), readOnly: values.dryRun };
+  return {
+    ...(values.once ? {} : { health: { address: values.listenHealth, routes: runtime.healthRoutes() } }),
+    revoke: permissionsToRevoke(config, narrowing),
+    async run({ signals, healthAddress }) {
+      await runtime.probe(signals.shutdown);
+      const permissions = permissionReport(narrowing);
+      log.info("controller starting", {
+        mode: values.mode,
+        target: runtime.mode.sink.description,
+        ...runtime.mode.details,
+        clusterDomain: settings.clusterDomain,
+        clusterDomainSource: settings.clusterDomainSource,
+        gatewayApi: values.gatewayApi,
+        ...(values.gatewayApi ? { gatewayRouteKinds: values.gatewayRouteKinds.join(",") } : {}),
+        ingressHosts: values.ingressHosts,
+        ingressClass: values.ingressClass,
+        gatewayClass: values.gatewayClass,
+        wildcards: values.wildcards,
+        resyncSeconds: toSeconds(values.resync),
+        dryRun: values.dryRun,
+        once: values.once,
+        health: healthAddress ?? "off",
+        apiServer: config.server,
+        kubeConfig: config.source,
+        readAccess: permissions.read,
+        writeAccess: permissions.write,
+        leaderElection: elector === undefined ? "off" : elector.lease,
+        ...(elector === undefined ? {} : { identity: elector.identity }),
+        version: VERSION,
+      });
+      if (election.kind === "ignored") {
+        log.warn("--leader-elect is ignored in etc-hosts mode: every node writes its own hosts file", {
+          mode: values.mode,
+        });
+      }
+      if (clusterDomainMismatch(settings.proxyFqdn, settings.clusterDomain)) {
+        log.warn(
+          "proxy-fqdn suffix does not match cluster-domain; in-cluster lookups will resolve to NXDOMAIN",
+          { clusterDomain: settings.clusterDomain, proxyFqdn: settings.proxyFqdn },
+        );
+      }
+      if (values.once) {
+        const report = onceReport(await runtime.once(signals.shutdown, { deadlineMs: ONCE_DEADLINE_MS }));
+        printStdout(report.stdout);
+        log[report.level](report.message, { ...report.properties, exitCode: report.code });
+        return report.code;
+      }
+      await runtime.run(signals.shutdown);
+      log.info("controller stopped", { signal: signals.received() });
+      return 0;
+    },
+    close: closeClients,
+  };
+}

@@ -1,0 +1,153 @@
+/**
+ * The two CoreDNS modes as the controller runs them: coredns mode edits a marker block in the
+ * Corefile, coredns-import mode owns one key of a ConfigMap the Corefile imports. Both watch the
+ * ConfigMap they write (so an edit that removed our rules is repaired at once; the watch keeps
+ * metadata only, a version already read is not read again, `known_configmap.ts`, and the text
+ * the edit itself produced is not analysed again, `remembered_edit.ts`) and probe at
+ * start for node-local-dns and the reload plugin (and, in coredns-import mode, for an import
+ * directive that covers our key). The probes' findings are returned as notices; the controller
+ * logs them. The probes only read; with `context.dryRun` the sinks stop before every write.
+ *
+ * With `--node-local-dns=manage` either mode also owns a server block in the node-local-dns
+ * Corefile (`node_local_dns_sink.ts`): that ConfigMap is watched as a second target, and the
+ * mode's sink is the pair of both (`paired_sink.ts`).
+ *
+ * Effects: building a mode registers its watch through the context; the sink and the probes make
+ * HTTP requests only when the controller runs them.
+ *
+ * @module
+ */
+
+import { CONFIG_MAP_VERSION } from "../../../resources/config_map.ts";
+import type { BlockMarkers } from "../markers.ts";
+import type { Mode, ModeContext, Sink } from "../sink.ts";
+import { CorednsImportSink } from "./coredns_import_sink.ts";
+import { CorednsSink } from "./coredns_sink.ts";
+import { nodeLocalDnsMarkers } from "./corefile/node_local_dns_markers.ts";
+import type { ConfigMapApi, CorefileLocation } from "./corefile_location.ts";
+import { knownConfigMapApi } from "./known_configmap.ts";
+import { rememberedEdit } from "./remembered_edit.ts";
+import { applyCorefileBlock } from "./corefile/apply_corefile_block.ts";
+import { nodeLocalDnsSink } from "./node_local_dns_sink.ts";
+import { pairedSink } from "./paired_sink.ts";
+import {
+  COREDNS_IMPORT_SINK_PROBLEMS,
+  COREDNS_SINK_PROBLEMS,
+  modeRefusalProblems,
+} from "./refusal_problems.ts";
+import { runStartupProbes, type StartupProbeOptions } from "./startup_probes.ts";
+
+/** What both CoreDNS modes are built from. */
+export interface CorednsModeSettings {
+  /** The CoreDNS Corefile: edited in coredns mode, read by the probes in both. */
+  readonly coredns: CorefileLocation;
+  /** The import ConfigMap and the key ouroboros owns (coredns-import mode). */
+  readonly corednsImport: CorefileLocation;
+  /** The rewrite target, ending with a dot. */
+  readonly proxyFqdn: string;
+  /** The release's markers (`--marker-id`), coredns mode. */
+  readonly markers: BlockMarkers;
+  /**
+   * The node-local-dns ConfigMap: the start-up probe looks for it (`warn`), or the mode also owns
+   * a block in its `key` (`manage`).
+   */
+  readonly nodeLocalDns: NodeLocalDnsSettings;
+}
+
+/** `--node-local-dns` and where the node-local-dns Corefile is. */
+export interface NodeLocalDnsSettings extends CorefileLocation {
+  /** `warn`: probe and warn (the default); `manage`: own a block in it. */
+  readonly mode: "warn" | "manage";
+}
+
+/** The mode's sink, paired with the node-local-dns sink under `--node-local-dns=manage`. */
+function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: ModeContext): Sink {
+  const nodeLocal = settings.nodeLocalDns;
+  if (nodeLocal.mode !== "manage") return sink;
+  const client = watchTarget(context, nodeLocal);
+  const { namespace, configmap, key } = nodeLocal;
+  return pairedSink(
+    sink,
+    nodeLocalDnsSink({
+      client,
+      target: { namespace, configmap, key },
+      proxyFqdn: settings.proxyFqdn,
+      recorder: context.recorder,
+      markers: nodeLocalDnsMarkers(settings.markers.id),
+      dryRun: context.dryRun ?? false,
+    }),
+  );
+}
+
+/**
+ * Watches the target (metadata only) and returns the client the sink reads and writes it with,
+ * which skips re-reading a version it already holds (`known_configmap.ts`).
+ */
+function watchTarget(context: ModeContext, target: CorefileLocation): ConfigMapApi {
+  const ref = { namespace: target.namespace, name: target.configmap };
+  const watched = context.watch(CONFIG_MAP_VERSION, ref, "target");
+  return knownConfigMapApi({ client: context.client, watched, ref });
+}
+
+/** The start-up probes of `mode`, handing their notices to the controller. */
+function probes(
+  settings: CorednsModeSettings,
+  context: ModeContext,
+  mode: StartupProbeOptions["mode"],
+): NonNullable<Mode["probe"]> {
+  return async (signal) => (await runStartupProbes(context.client, { ...settings, mode, signal })).notices;
+}
+
+/** coredns mode: the ouroboros block in the Corefile. */
+export function corednsMode(settings: CorednsModeSettings, context: ModeContext): Mode {
+  const target = settings.coredns;
+  const client = watchTarget(context, target);
+  return {
+    sink: withNodeLocalDns(
+      new CorednsSink({
+        client,
+        target,
+        proxyFqdn: settings.proxyFqdn,
+        recorder: context.recorder,
+        markers: settings.markers,
+        edit: rememberedEdit((corefile, hosts) =>
+          applyCorefileBlock(corefile, { hosts, fqdn: settings.proxyFqdn, markers: settings.markers })
+        ),
+        dryRun: context.dryRun ?? false,
+      }),
+      settings,
+      context,
+    ),
+    probe: probes(settings, context, "coredns"),
+    refusalProblems: modeRefusalProblems(COREDNS_SINK_PROBLEMS, settings.nodeLocalDns.mode),
+    wildcards: true,
+    details: {
+      proxyFqdn: settings.proxyFqdn,
+      markerId: settings.markers.id,
+      nodeLocalDns: settings.nodeLocalDns.mode,
+    },
+  };
+}
+
+/** coredns-import mode: one key of the import ConfigMap. */
+export function corednsImportMode(settings: CorednsModeSettings, context: ModeContext): Mode {
+  const target = settings.corednsImport;
+  const client = watchTarget(context, target);
+  return {
+    sink: withNodeLocalDns(
+      new CorednsImportSink({
+        client,
+        target,
+        proxyFqdn: settings.proxyFqdn,
+        recorder: context.recorder,
+        dryRun: context.dryRun ?? false,
+      }),
+      settings,
+      context,
+    ),
+    probe: probes(settings, context, "coredns-import"),
+    refusalProblems: modeRefusalProblems(COREDNS_IMPORT_SINK_PROBLEMS, settings.nodeLocalDns.mode),
+    wildcards: true,
+    details: { proxyFqdn: settings.proxyFqdn, nodeLocalDns: settings.nodeLocalDns.mode },
+  };
+}

@@ -1,0 +1,81 @@
+/**
+ * Every problem code the CoreDNS modes' sinks refuse with, so the controller's
+ * `ouroboros_controller_refusals_total{problem}` starts each at zero and an alert or a dashboard
+ * sees the series before the first refusal.
+ *
+ * Decision: the Corefile editor's codes are listed through a record keyed by its type, so the
+ * compiler rejects the list when a code is added or removed; the sinks' own codes (written as
+ * literals where they refuse) are checked against their source by
+ * tests/controller/modes/coredns/refusal_problems_test.ts.
+ *
+ * Pure: constants.
+ *
+ * @module
+ */
+
+import type { CorefileProblem } from "./corefile/corefile_refusal.ts";
+
+const COREFILE_PROBLEM_SET: Readonly<Record<CorefileProblem, true>> = {
+  "invalid-host": true,
+  "invalid-fqdn": true,
+  "empty-corefile": true,
+  "unterminated-quote": true,
+  "unclosed-brace": true,
+  "unexpected-close-brace": true,
+  "no-root-block": true,
+  "closing-brace-shares-line": true,
+  "duplicate-begin": true,
+  "duplicate-end": true,
+  "begin-without-end": true,
+  "end-without-begin": true,
+  "end-before-begin": true,
+  "marker-outside-root-block": true,
+  "marker-in-nested-block": true,
+  "marker-in-quoted-string": true,
+  "altered-marker": true,
+  "foreign-content-in-block": true,
+  "no-cluster-dns-block": true,
+  "no-cluster-forward": true,
+  "self-check-failed": true,
+};
+
+/** The codes `CorednsSink` (coredns mode, and node-local-dns) refuses with. */
+export const COREDNS_SINK_PROBLEMS: readonly string[] = [
+  ...Object.keys(COREFILE_PROBLEM_SET),
+  "key-missing",
+  "rejected",
+  "reverted",
+  "immutable",
+  "too-large",
+  "configmap-missing",
+];
+
+/** The codes `CorednsImportSink` (coredns-import mode) refuses with. */
+export const COREDNS_IMPORT_SINK_PROBLEMS: readonly string[] = [
+  "invalid-host",
+  "invalid-fqdn",
+  "immutable",
+  "too-large",
+  "rejected",
+  "import-configmap-missing",
+];
+
+/**
+ * A mode's codes, plus the node-local-dns sink's under `--node-local-dns=manage` (prefixed
+ * `node-local-dns-` as `paired_sink.ts` reports them).
+ *
+ * @example
+ * ```ts
+ * import { COREDNS_IMPORT_SINK_PROBLEMS, modeRefusalProblems } from "./refusal_problems.ts";
+ *
+ * modeRefusalProblems(COREDNS_IMPORT_SINK_PROBLEMS, "warn").includes("too-large"); // true
+ * modeRefusalProblems(COREDNS_IMPORT_SINK_PROBLEMS, "manage").includes("node-local-dns-too-large"); // true
+ * ```
+ */
+export function modeRefusalProblems(
+  own: readonly string[],
+  nodeLocalDns: "warn" | "manage",
+): readonly string[] {
+  if (nodeLocalDns !== "manage") return own;
+  return [...own, ...COREDNS_SINK_PROBLEMS.map((problem) => `node-local-dns-${problem}`)];
+}

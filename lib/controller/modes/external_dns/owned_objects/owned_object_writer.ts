@@ -1,0 +1,356 @@
+/**
+ * The writer that makes one namespace hold exactly a set of owned objects of one kind: the part
+ * of external-dns mode a second subcommand drives with its own inputs (kuberture's annotated
+ * headless Services). It knows nothing of hostnames or DNS: its inputs are desired objects
+ * grouped by what wants them, plus an ownership definition, and it answers with a value.
+ *
+ * **Inputs.** Bound once ({@linkcode ownedObjectApi}): the client, the kind
+ * (`ResourceType`), the namespace, the {@linkcode ObjectOwnership} (two labels) and `observe`,
+ * which reduces a decoded object to its owned fields (labels, annotations, the spec fields the
+ * caller decides) and, optionally, the group it serves. Per pass: the {@linkcode DesiredGroup}s:
+ * each a key (a hostname, a kuberture output), every name it may hold, and its desired objects
+ * (whole manifests, with the ownership labels and any owner reference in them), or `undefined`
+ * when it could not be built this pass. `headless_service.ts` builds and observes the annotated
+ * headless Service both external-dns mode's `service` output and kuberture write.
+ *
+ * **One pass.**
+ * 1. list the owned objects by the ownership selector (both labels re-checked);
+ * 2. plan ({@linkcode planOwnedObjects}: guards, foreign names, name clashes, prunes);
+ * 3. read every name about to be created: a foreign object there refuses that group, an owned
+ *    one the list missed is updated instead, one that does not decode refuses the group; plan
+ *    again;
+ * 4. create; update with a merge patch of the owned fields at the resourceVersion planned from
+ *    (404: create instead; 409: re-read and act on what holds the name now, once); delete with
+ *    uid and resourceVersion preconditions (404 is fine; 409: re-read, delete again if still
+ *    ours, else leave it alone). A 422 refuses that group as `invalid-object`.
+ *
+ * Updates are merge patches rather than PUTs of a re-read object: decoded objects are narrowed,
+ * so a PUT would drop fields no caller models (a Service's IP families, traffic policies), while
+ * a patch of just the owned fields leaves them, and the status subresource, as they are.
+ *
+ * **Guarantees.** Only objects carrying both ownership labels are ever updated or deleted, and
+ * only at the version read. Every group is handled on its own: a refused or failing group never
+ * stops the others. No group at all while owned objects exist, or no group built, writes and
+ * prunes nothing (the mass-prune guards).
+ *
+ * **Answer** ({@linkcode WriteResult}): `failed` when the listing or a look-up failed before
+ * anything was written; `guarded`; or `applied` with every action in order, every refusal (with
+ * the uid of a foreign object in the way, for an Event on it), the retryable write failures, the
+ * owned objects the pass listed and the writes it set out to make ({@linkcode PlannedWrites}, for
+ * a diff). It rejects only when `signal` aborts. It never logs: the caller words what happened.
+ *
+ * **Dry run** (`dryRun`): steps 1 to 3 as usual (they only read), then `planned` with the writes
+ * step 4 would make and the refusals: nothing is created, patched or deleted.
+ *
+ * Not pure: a pass is API calls, strictly in the order above (one at a time, so a pass never
+ * floods the API server); the decisions are the pure plan's. The writer holds no state between
+ * passes.
+ *
+ * **Not covered yet.** Owner references are set at creation (they are in the manifest) but not
+ * compared, as decoded metadata does not carry them; there is no server-side apply.
+ *
+ * @module
+ */
+
+import { isAlreadyExists, isConflict, isInvalid, isNotFound } from "../../../../kube/errors.ts";
+import type { InvolvedObject } from "../../../../resources/event.ts";
+import type { JsonObject } from "../../../../resources/json.ts";
+import { errorMessage } from "../../../../util/error_message.ts";
+import type { Lookup, OwnedObjectApi } from "./owned_object_api.ts";
+import type { PlannedWrites } from "./owned_object_diff.ts";
+import {
+  type DesiredGroup,
+  type DesiredObject,
+  foreignRefusal,
+  type GroupNames,
+  type ObjectRefusal,
+  type ObservedObject,
+  type OwnedObjectPlan,
+  type PlanGuard,
+  planOwnedObjects,
+  updatePatch,
+} from "./owned_object_plan.ts";
+
+/** One thing a pass did, in order. `group` is the key of the group the object serves, when known. */
+export interface WriteAction {
+  /** `left-alone`: an object about to be pruned stopped being ours (relabelled) before the delete. */
+  readonly kind: "created" | "updated" | "deleted" | "left-alone";
+  readonly name: string;
+  readonly group?: string;
+}
+
+/** What one pass did (see the module documentation). */
+export type WriteResult<O extends ObservedObject> =
+  /** The listing or a look-up failed; nothing was written. */
+  | { readonly kind: "failed"; readonly error: unknown }
+  /** A mass-prune guard held: nothing was written or deleted. */
+  | PlanGuard
+  | {
+    readonly kind: "applied";
+    /** Groups whose objects are in place (built and not refused when planned). */
+    readonly groups: number;
+    /** Groups gaining their first object. */
+    readonly added: number;
+    /** Groups losing their last object. */
+    readonly removed: number;
+    /** The groups counted by `added` and `removed`. */
+    readonly names: GroupNames;
+    readonly actions: readonly WriteAction[];
+    /** Groups left alone, planned or found while writing. */
+    readonly refused: readonly ObjectRefusal[];
+    /** Retryable write failures (the pass did everything else it could). */
+    readonly errors: readonly unknown[];
+    /** The owned objects listed at the start of the pass. */
+    readonly listed: readonly O[];
+    /** The writes the pass set out to make (some may have failed or been refused meanwhile). */
+    readonly writes: PlannedWrites<O>;
+  }
+  /** A dry run: what the pass would write (`writes`), and what it would refuse; nothing written. */
+  | {
+    readonly kind: "planned";
+    readonly groups: number;
+    readonly added: number;
+    readonly removed: number;
+    readonly names: GroupNames;
+    readonly writes: PlannedWrites<O>;
+    readonly refused: readonly ObjectRefusal[];
+    readonly listed: readonly O[];
+  };
+
+type ApplyPlan<O extends ObservedObject> = Extract<OwnedObjectPlan<O>, { kind: "apply" }>;
+
+interface PassState {
+  readonly actions: WriteAction[];
+  readonly refused: ObjectRefusal[];
+  readonly errors: unknown[];
+}
+
+function rethrowIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw signal.reason;
+}
+
+function withGroup(group: string | undefined): { readonly group?: string } {
+  return group === undefined ? {} : { group };
+}
+
+/** Converges a namespace on desired objects (see the module documentation). Holds no state between passes. */
+export class OwnedObjectWriter<O extends ObservedObject> {
+  readonly #api: OwnedObjectApi<O>;
+  readonly #dryRun: boolean;
+
+  /** Binds the writer to its calls; with `options.dryRun` it never writes (see the module documentation). */
+  constructor(api: OwnedObjectApi<O>, options: { readonly dryRun?: boolean } = {}) {
+    this.#api = api;
+    this.#dryRun = options.dryRun ?? false;
+  }
+
+  /** `DNSEndpoint`, `Service`. */
+  get kind(): string {
+    return this.#api.kind;
+  }
+
+  /** The object `name` of this kind and namespace, for an Event; `uid` empty when unknown. */
+  reference(name: string, uid = ""): InvolvedObject {
+    return {
+      apiVersion: this.#api.apiVersion,
+      kind: this.#api.kind,
+      namespace: this.#api.namespace,
+      name,
+      uid,
+    };
+  }
+
+  /** One pass over `groups`. Rejects only when `signal` aborts. */
+  async write(groups: readonly DesiredGroup[], signal: AbortSignal): Promise<WriteResult<O>> {
+    signal.throwIfAborted();
+    const ownership = this.#api.ownership;
+    let listed: readonly O[];
+    let plan: OwnedObjectPlan<O>;
+    try {
+      const listing = await this.#api.list(signal);
+      listed = listing.owned;
+      plan = planOwnedObjects({ ownership, groups, owned: listing.owned, unreadable: listing.unreadable });
+      if (plan.kind === "apply" && plan.creates.length > 0) {
+        plan = await this.#replanWithLookups(plan, groups, listing, signal);
+      }
+    } catch (error) {
+      rethrowIfAborted(signal);
+      return { kind: "failed", error };
+    }
+    if (plan.kind === "guarded") return plan;
+    const { groups: groupCount, added, removed, names, creates, updates, deletes, refused } = plan;
+    const writes = { creates, updates, deletes };
+    if (this.#dryRun) {
+      return { kind: "planned", groups: groupCount, added, removed, names, writes, refused, listed };
+    }
+
+    const state: PassState = { actions: [], refused: [...plan.refused], errors: [] };
+    const groupOf = new Map<string, string>();
+    for (const group of groups) for (const object of group.objects ?? []) groupOf.set(object.name, group.key);
+    const keyOf = (desired: DesiredObject) => groupOf.get(desired.name) ?? desired.name;
+    for (const desired of plan.creates) await this.#create(desired, keyOf(desired), state, signal);
+    for (const { desired, observed, patch } of plan.updates) {
+      await this.#update({ desired, group: keyOf(desired), observed, patch }, state, signal, true);
+    }
+    for (const observed of plan.deletes) await this.#delete(observed, state, signal, true);
+    return {
+      kind: "applied",
+      groups: plan.groups,
+      added: plan.added,
+      removed: plan.removed,
+      names: plan.names,
+      actions: state.actions,
+      refused: state.refused,
+      errors: state.errors,
+      listed,
+      writes,
+    };
+  }
+
+  /** Reads every name about to be created; plans again if any is taken. Rejects on a failed read. */
+  async #replanWithLookups(
+    plan: ApplyPlan<O>,
+    groups: readonly DesiredGroup[],
+    listing: { readonly owned: readonly O[]; readonly unreadable: readonly string[] },
+    signal: AbortSignal,
+  ): Promise<OwnedObjectPlan<O>> {
+    const owned: O[] = [];
+    const foreign: O[] = [];
+    const unreadable: string[] = [];
+    for (const desired of plan.creates) {
+      const found = await this.#api.lookup(desired.name, signal);
+      if (found.kind === "owned") owned.push(found.object);
+      else if (found.kind === "foreign") foreign.push(found.object);
+      else if (found.kind === "unreadable") unreadable.push(desired.name);
+    }
+    if (owned.length + foreign.length + unreadable.length === 0) return plan;
+    return planOwnedObjects({
+      ownership: this.#api.ownership,
+      groups,
+      owned: [...listing.owned, ...owned],
+      foreign,
+      unreadable: [...listing.unreadable, ...unreadable],
+    });
+  }
+
+  /** A lookup whose failure is a retryable error of the pass (`undefined`), not a rejection. */
+  async #lookupOrRecord(name: string, state: PassState, signal: AbortSignal): Promise<Lookup<O> | undefined> {
+    try {
+      return await this.#api.lookup(name, signal);
+    } catch (error) {
+      rethrowIfAborted(signal);
+      state.errors.push(error);
+      return undefined;
+    }
+  }
+
+  #refuseInvalid(desired: DesiredObject, group: string, error: unknown, state: PassState): void {
+    state.refused.push({
+      group,
+      name: desired.name,
+      problem: "invalid-object",
+      detail: errorMessage(error),
+    });
+  }
+
+  async #create(
+    desired: DesiredObject,
+    group: string,
+    state: PassState,
+    signal: AbortSignal,
+  ): Promise<void> {
+    try {
+      await this.#api.create(desired.manifest, signal);
+      state.actions.push({ kind: "created", name: desired.name, group });
+    } catch (error) {
+      rethrowIfAborted(signal);
+      if (isInvalid(error)) return this.#refuseInvalid(desired, group, error, state);
+      if (!isAlreadyExists(error)) {
+        state.errors.push(error);
+        return;
+      }
+      // Created by someone since we looked: ours (another replica) is updated, anything else refused.
+      await this.#afterRace(desired, group, state, signal, "the name was taken while creating it");
+    }
+  }
+
+  /** Re-reads a name after a lost race and acts on what holds it now. */
+  async #afterRace(
+    desired: DesiredObject,
+    group: string,
+    state: PassState,
+    signal: AbortSignal,
+    race: string,
+  ): Promise<void> {
+    const found = await this.#lookupOrRecord(desired.name, state, signal);
+    if (found === undefined) return;
+    switch (found.kind) {
+      case "absent":
+        state.errors.push(new Error(`${this.#api.kind} ${desired.name}: ${race}, then it disappeared`));
+        return;
+      case "foreign":
+        state.refused.push(foreignRefusal({ group, holder: found.object, ownership: this.#api.ownership }));
+        return;
+      case "unreadable":
+        state.refused.push({ group, name: desired.name, problem: "unreadable-object" });
+        return;
+      case "owned": {
+        const patch = updatePatch(desired, found.object);
+        if (patch !== undefined) {
+          await this.#update({ desired, group, observed: found.object, patch }, state, signal, false);
+        }
+        return;
+      }
+    }
+  }
+
+  async #update(
+    update: {
+      readonly desired: DesiredObject;
+      readonly group: string;
+      readonly observed: O;
+      readonly patch: JsonObject;
+    },
+    state: PassState,
+    signal: AbortSignal,
+    retry: boolean,
+  ): Promise<void> {
+    const { desired, group } = update;
+    try {
+      await this.#api.patch(update.observed, update.patch, signal);
+      state.actions.push({ kind: "updated", name: desired.name, group });
+    } catch (error) {
+      rethrowIfAborted(signal);
+      if (isInvalid(error)) return this.#refuseInvalid(desired, group, error, state);
+      if (isNotFound(error)) {
+        if (retry) await this.#create(desired, group, state, signal);
+        else state.errors.push(error);
+        return;
+      }
+      if (!isConflict(error) || !retry) {
+        state.errors.push(error);
+        return;
+      }
+      await this.#afterRace(desired, group, state, signal, "it changed while updating it");
+    }
+  }
+
+  async #delete(observed: O, state: PassState, signal: AbortSignal, retry: boolean): Promise<void> {
+    try {
+      await this.#api.delete(observed, signal);
+      state.actions.push({ kind: "deleted", name: observed.name, ...withGroup(observed.group) });
+    } catch (error) {
+      rethrowIfAborted(signal);
+      if (isNotFound(error)) return; // Already gone: what we wanted.
+      if (!isConflict(error) || !retry) {
+        state.errors.push(error);
+        return;
+      }
+      const found = await this.#lookupOrRecord(observed.name, state, signal);
+      if (found?.kind === "owned") await this.#delete(found.object, state, signal, false);
+      else if (found !== undefined && found.kind !== "absent") {
+        state.actions.push({ kind: "left-alone", name: observed.name, ...withGroup(observed.group) });
+      }
+    }
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * `ouroboros doctor`: connects with the kubeconfig (or the pod's service account), runs every
+ * check with its own deadline (`doctor_checks.ts`), prints the report on stdout and exits 0 when
+ * nothing is a problem, 1 otherwise. It never writes to the cluster: its client has a write fence
+ * that refuses every write. The steps around it are the shared skeleton's (`daemon/subcommand.ts`).
+ *
+ * Effects: this is the wiring; the checks' verdicts are pure functions in `lib/doctor/`.
+ *
+ * @module
+ */
+
+import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
+import { exitStatus } from "./doctor_check.ts";
+import { renderJsonReport, renderTextReport } from "./doctor_report.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
+import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { RESOLV_CONF } from "../util/resolv_conf.ts";
+import { type DoctorSettings, doctorSettings } from "./doctor_settings.ts";
+import { KubeClient } from "../kube/client.ts";
+import { WriteFencedError } from "../kube/errors.ts";
+import { loadKubeAccess } from "../kube/kube_access.ts";
+import { printStdout } from "../util/stdio.ts";
+import { DOCTOR_OPTIONS } from "./doctor_options.ts";
+import { runDoctorChecks } from "./doctor_checks.ts";
+
+/** The `doctor` subcommand, for `main.ts`'s table. */
+export const DOCTOR = defineSubcommand({
+  options: DOCTOR_OPTIONS,
+  usage: "check once, read-only, whether hairpinning works and why not",
+  settings: ({ values, sources }) =>
+    doctorSettings({
+      values,
+      sources,
+      readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
+      podNamespace: Deno.env.get("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() ||
+        undefined,
+    }),
+  start: startDoctor,
+});
+
+async function startDoctor(settings: DoctorSettings): Promise<Service> {
+  const { values } = settings;
+  const access = await loadKubeAccess(values.kubeconfig, (name) => Deno.env.get(name));
+  const client = KubeClient.fromConfig(access, {
+    fieldManager: "ouroboros-doctor",
+    writeFence: (request) => {
+      throw new WriteFencedError(request, "the doctor is read-only");
+    },
+  });
+  const inCluster = values.kubeconfig === "";
+  return {
+    revoke: [{ name: "write" }, { name: "run" }, { name: "ffi" }, { name: "sys" }],
+    async run() {
+      const reports = await runDoctorChecks(settings, {
+        api: client,
+        environment: {
+          inCluster,
+          resolvConf: inCluster ? readTextOrUndefined(RESOLV_CONF) : undefined,
+          release: Deno.env.get("OUROBOROS_INSTANCE") || undefined,
+        },
+      });
+      printStdout(values.output === "json" ? renderJsonReport(reports) : renderTextReport(reports));
+      return exitStatus(reports.flatMap((report) => report.findings));
+    },
+    close: () => client.close(),
+  };
+}

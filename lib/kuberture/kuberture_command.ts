@@ -1,0 +1,192 @@
+/**
+ * `ouroboros kuberture`: a drop-in for kuberture. Reads its config file (every problem reported
+ * before any connection to the cluster, exit 2), connects, elects a leader (on by default, the
+ * Lease `kuberture-leader` in the pod's namespace), finds its own Deployment for owner references,
+ * then keeps one annotated headless Service (or DNSEndpoint) per output in step with the source
+ * EndpointSlices until SIGTERM. The config file is watched: a valid new file applies at once, an
+ * invalid one is refused and the old one keeps running. Metrics and probes are served on the
+ * file's `metricsBindAddress` and `healthProbeBindAddress`, as kuberture does. The steps around
+ * it are the shared skeleton's (`daemon/subcommand.ts`).
+ *
+ * Effects: this is the wiring; the pure parts are `kuberture_settings.ts`, the config parser and
+ * the pass planner in `lib/kuberture/`.
+ *
+ * @module
+ */
+
+import { errorFields } from "../util/error_message.ts";
+import type { ConfigError } from "../cli/options.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
+import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
+import { LeaseElector } from "../election/lease_elector.ts";
+import { KubeClient } from "../kube/client.ts";
+import { EventRecorder } from "../kube/event_recorder.ts";
+import { loadKubeAccess, POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { ConfigWatcher } from "./config/config_watcher.ts";
+import { readKubertureConfig } from "./config/read_kuberture_config.ts";
+import { KubertureRuntime } from "./kuberture_runtime.ts";
+import { kubertureOnceReport } from "./once_report.ts";
+import { findOwnerDeployment } from "./owner_deployment.ts";
+import { type ListenAddress, parseListenAddress } from "../util/listen_address.ts";
+import { systemClock } from "../util/clock.ts";
+import { logger } from "../util/logging.ts";
+import { printStdout } from "../util/stdio.ts";
+import { VERSION } from "../util/version.ts";
+import { KUBERTURE_OPTIONS } from "./kuberture_options.ts";
+import { type KubertureSettings, kubertureSettings } from "./kuberture_settings.ts";
+import { KubeRequestMetrics } from "../kube/request_metrics.ts";
+import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
+
+/** `--once` gives up after this long without a pass (the caches never synced). */
+const ONCE_DEADLINE_MS = 120_000;
+
+/** A bind address of the config file: `"0"` (or empty) turns the listener off, as in kuberture. */
+function bindAddress(text: string): ListenAddress | null {
+  if (text === "" || text === "0") return null;
+  const parsed = parseListenAddress(text);
+  return typeof parsed === "string" ? null : parsed;
+}
+
+/** The `kuberture` subcommand, for `main.ts`'s table. */
+export const KUBERTURE = defineSubcommand({
+  options: KUBERTURE_OPTIONS,
+  usage: "publish the API server's addresses through external-dns (a drop-in for kuberture)",
+  settings: ({ values, sources }): KubertureSettings | ConfigError =>
+    kubertureSettings({
+      values,
+      sources,
+      configFile: readKubertureConfig(values.config),
+      podNamespace: Deno.env.get("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() ||
+        undefined,
+    }),
+  start: startKuberture,
+});
+
+async function startKuberture(settings: KubertureSettings): Promise<Service> {
+  const { values, config, namespace } = settings;
+  const log = logger("kuberture");
+  const env = (name: string) => Deno.env.get(name);
+  const access = await loadKubeAccess(values.kubeconfig, env);
+  const podName = env("HOSTNAME") ?? "";
+  const requests = new KubeRequestMetrics();
+  const leaseClient = settings.election === undefined
+    ? undefined
+    : KubeClient.fromConfig(access, { requests });
+  const elector = settings.election === undefined || leaseClient === undefined
+    ? undefined
+    : new LeaseElector({
+      api: leaseClient,
+      lease: settings.election,
+      identity: `${podName || values.instance}_${crypto.randomUUID().slice(0, 8)}`,
+      timing: settings.election.timing,
+      log: logger("election"),
+    });
+  const client = KubeClient.fromConfig(
+    access,
+    {
+      fieldManager: "kuberture",
+      requests,
+      ...(elector === undefined ? {} : { writeFence: (request: string) => elector.fence(request) }),
+    },
+  );
+  const close = () => {
+    client.close();
+    leaseClient?.close();
+  };
+  try {
+    const lookup = await findOwnerDeployment(client, { namespace, podName });
+    const recorder = values.dryRun
+      ? { record: () => Promise.resolve({ kind: "suppressed" as const }) }
+      : new EventRecorder({ client, instance: podName || values.instance, component: "kuberture" });
+    const runtime = new KubertureRuntime({
+      api: client,
+      config,
+      namespace,
+      instance: values.instance,
+      owner: lookup.kind === "found" ? lookup.owner : undefined,
+      recorder,
+      dryRun: values.dryRun,
+      version: VERSION,
+      moreMetrics: (registry) => {
+        registerProcessMetrics(registry, systemProcessSources());
+        requests.register(registry);
+      },
+      log,
+      ...(elector === undefined ? {} : { election: elector }),
+    });
+    const routes = runtime.healthRoutes();
+    const listeners = values.once ? {} : {
+      health: { address: bindAddress(config.healthProbeBindAddress), routes },
+      ...(config.metricsBindAddress === config.healthProbeBindAddress
+        ? {}
+        : { moreListeners: [{ address: bindAddress(config.metricsBindAddress), routes }] }),
+    };
+    return {
+      ...listeners,
+      // env stays: the YAML parser reads LOG_TOKENS and LOG_STREAM whenever a reload parses the file.
+      revoke: [{ name: "write" }, { name: "run" }, { name: "ffi" }, { name: "sys" }],
+      async run({ signals, healthAddress, moreAddresses }) {
+        log.info("kuberture starting", {
+          config: values.config,
+          instance: values.instance,
+          namespace,
+          source: `${config.source.namespace}/${config.source.serviceName}`,
+          outputs: config.outputs.map((output) => output.name).join(","),
+          ...(lookup.kind === "found"
+            ? { owner: `Deployment/${lookup.owner.name}` }
+            : { ownerNotFound: lookup.reason }),
+          leaderElection: elector === undefined ? "off" : elector.lease,
+          ...(elector === undefined ? {} : { identity: elector.identity }),
+          dryRun: values.dryRun,
+          once: values.once,
+          health: healthAddress ?? "off",
+          metrics: moreAddresses[0] ?? healthAddress ?? "off",
+          apiServer: access.server,
+          version: VERSION,
+        });
+        if (values.once) {
+          const deadline = AbortSignal.any([signals.shutdown, AbortSignal.timeout(ONCE_DEADLINE_MS)]);
+          const report = kubertureOnceReport(await runtime.once(deadline));
+          printStdout(report.stdout);
+          log[report.code === 1 ? "error" : "info"](`--once: ${report.summary}`, { exitCode: report.code });
+          return report.code;
+        }
+        const watcher = new ConfigWatcher(values.config, {
+          initial: { config, text: settings.configText },
+          clock: systemClock,
+          onOutcome: (change) => {
+            if (change.kind === "refused") {
+              log.error("the changed config file is refused; the running config stays", {
+                config: values.config,
+                problems: change.problems.join("; "),
+              });
+              return;
+            }
+            if (change.kind !== "loaded") return;
+            runtime.setConfig(change.config);
+            log.info("config reloaded", { config: values.config, outputs: change.config.outputs.length });
+            if (change.restartNeeded.length > 0) {
+              log.warn("some changes take effect only after a restart", {
+                keys: change.restartNeeded.join(","),
+              });
+            }
+          },
+        });
+        const watching = watcher.run(signals.shutdown).catch((error: unknown) =>
+          log.error("the config file is no longer watched; changes need a restart", {
+            config: values.config,
+            ...errorFields(error),
+          })
+        );
+        await runtime.run(signals.shutdown);
+        await watching;
+        log.info("kuberture stopped", { signal: signals.received() });
+        return 0;
+      },
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}

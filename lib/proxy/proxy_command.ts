@@ -1,0 +1,170 @@
+/**
+ * `ouroboros proxy`: read the configuration, bind the traffic listeners, give up everything but
+ * the network, and relay until a signal ends it (the drain and shutdown sequence is
+ * `proxy/server.ts`'s). The steps around it are the shared skeleton's (`daemon/subcommand.ts`).
+ *
+ * Effects: this is the wiring; the pure part is `proxy_settings.ts`.
+ *
+ * @module
+ */
+
+import { backendReadiness } from "./backend_readiness.ts";
+import { systemDialer, systemTrafficDialer } from "./dialer.ts";
+import { createProxyMetrics } from "./proxy_metrics.ts";
+import { ProxyServer } from "./server.ts";
+import { WorkerPool } from "./workers/worker_pool.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
+import type { RevocableDescriptor } from "../daemon/revoke_permissions.ts";
+import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
+import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
+import { systemClock } from "../util/clock.ts";
+import { toSeconds } from "../util/duration.ts";
+import { logger } from "../util/logging.ts";
+import { RESOLV_CONF } from "../util/resolv_conf.ts";
+import { VERSION } from "../util/version.ts";
+import { PROXY_OPTIONS } from "./proxy_options.ts";
+import { type ProxySettings, proxySettings } from "./proxy_settings.ts";
+import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
+
+/**
+ * What the proxy gives up once started: everything but the network (every file and variable it
+ * reads was read at start-up). Exported so the permission test revokes exactly this list.
+ */
+export const PROXY_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
+  { name: "read" },
+  { name: "write" },
+  { name: "env" },
+  { name: "run" },
+  { name: "ffi" },
+  { name: "sys" },
+];
+
+/**
+ * What the proxy gives up when it runs workers: the same, except reading its own source, which
+ * a worker started again after a crash must load (`deno run` checks read access to a worker's
+ * module graph; the `proxy` permission set grants `lib/` for it). The files read at start-up are
+ * given up one by one instead.
+ */
+export const PROXY_WORKERS_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
+  { name: "read", path: RESOLV_CONF },
+  ...PROXY_REVOKED_PERMISSIONS.filter((descriptor) => descriptor.name !== "read"),
+];
+
+/** The runtime's CPU count (affinity and cgroup quota applied), for the `--workers` default. */
+function readCpus(): number {
+  return navigator.hardwareConcurrency;
+}
+
+/** The `proxy` subcommand, for `main.ts`'s table. */
+export const PROXY = defineSubcommand({
+  options: PROXY_OPTIONS,
+  usage: "run the TCP relay that adds PROXY-protocol headers (v1 or v2)",
+  settings: ({ values, sources }) =>
+    proxySettings({
+      values,
+      clusterDomainSource: sources.clusterDomain,
+      readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
+      readCpus,
+    }),
+  start: startProxy,
+});
+
+/**
+ * Binds the traffic listeners (on the main thread, or in `--workers` workers sharing the ports);
+ * the service serves `/readyz` from the backend's reachability and the workers' state.
+ *
+ * Decision: `--workers=1` serves on the main thread, as before workers existed, not in one
+ * worker: that keeps every permission but the network revoked (a worker's restart needs to read
+ * its source) and spares each scrape a round trip and each log line a message.
+ */
+async function startProxy(settings: ProxySettings): Promise<Service> {
+  const { values, server: config } = settings;
+  const log = logger("proxy");
+  const metrics = createProxyMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION });
+  registerProcessMetrics(metrics.registry, systemProcessSources());
+  const debugLogging = values.logLevel === "debug";
+  let serving: {
+    readonly addresses: Readonly<Record<string, string>>;
+    readonly draining: () => boolean;
+    readonly notAccepting?: () => string | undefined;
+    readonly metrics: () => string | Promise<string>;
+    readonly revoke: readonly RevocableDescriptor[];
+    readonly run: (signals: ShutdownSignals) => Promise<void>;
+    readonly close: () => void;
+  };
+  if (settings.workers <= 1) {
+    const server = ProxyServer.start(config, {
+      dial: systemTrafficDialer(systemClock),
+      clock: systemClock,
+      log,
+      metrics,
+      debugLogging,
+    });
+    serving = {
+      addresses: server.addresses,
+      draining: () => server.phase.kind !== "serving",
+      metrics: () => metrics.registry.render(),
+      revoke: PROXY_REVOKED_PERMISSIONS,
+      run: (signals) => server.run(signals),
+      close: () => server.close(),
+    };
+  } else {
+    const pool = await WorkerPool.start(config, {
+      count: settings.workers,
+      debug: debugLogging,
+      log,
+      clock: systemClock,
+    });
+    let draining = false;
+    serving = {
+      addresses: pool.addresses,
+      draining: () => draining,
+      notAccepting: () => pool.notReady(),
+      metrics: () => pool.exposition(metrics.registry.render()),
+      revoke: PROXY_WORKERS_REVOKED_PERMISSIONS,
+      run: (signals) => {
+        signals.shutdown.addEventListener("abort", () => draining = true, { once: true });
+        draining = signals.shutdown.aborted;
+        return pool.run(signals);
+      },
+      close: () => pool.close(),
+    };
+  }
+  const readiness = backendReadiness({
+    backendHost: config.backendHost,
+    backendPort: config.readinessPort,
+    readyTimeoutMs: config.readyTimeoutMs,
+    dial: systemDialer,
+    metrics,
+    log,
+    draining: serving.draining,
+    ...(serving.notAccepting === undefined ? {} : { notAccepting: serving.notAccepting }),
+  });
+  return {
+    health: { address: values.listenHealth, routes: { readiness, metrics: serving.metrics } },
+    revoke: serving.revoke,
+    async run({ signals, healthAddress }) {
+      log.info("proxy starting", {
+        ...serving.addresses,
+        ...(healthAddress === undefined ? {} : { health: healthAddress }),
+        backend: config.backendHost,
+        httpPort: values.targetHttpPort,
+        httpsPort: values.targetHttpsPort,
+        clusterDomain: settings.clusterDomain,
+        clusterDomainSource: settings.clusterDomainSource,
+        proxyProtocol: config.proxyProtocol,
+        dialTimeoutSeconds: toSeconds(config.dialTimeoutMs),
+        readyTimeoutSeconds: toSeconds(config.readyTimeoutMs),
+        shutdownGraceSeconds: toSeconds(config.shutdownGraceMs),
+        drainDelaySeconds: toSeconds(config.drainDelayMs),
+        idleTimeoutSeconds: toSeconds(config.idleTimeoutMs),
+        workers: settings.workers,
+        workersSource: settings.workersSource,
+        version: VERSION,
+      });
+      await serving.run(signals);
+      return 0;
+    },
+    close: serving.close,
+  };
+}
