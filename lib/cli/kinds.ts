@@ -10,6 +10,7 @@
 import { MAX_TIMER_MS } from "../util/clock.ts";
 import { formatDuration, parseDuration } from "../util/duration.ts";
 import { formatIp, parseIp } from "../util/ip.ts";
+import { isDns1035Label, isDnsLabel, isDnsSubdomain } from "../util/kube_names.ts";
 import { type ListenAddress, parseListenAddress } from "../util/listen_address.ts";
 import type { Parsed, ValueKind } from "./options.ts";
 
@@ -194,17 +195,9 @@ export function integer(options: IntegerOptions): ValueKind<number> {
   };
 }
 
-const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
-const DNS_1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
-
-/** A parser taking the empty string ("not set") or text that matches `pattern` as it is. */
-function optionalMatch(pattern: RegExp): (raw: string) => Parsed<string> {
-  return (raw) => (raw === "" || pattern.test(raw) ? ok(raw) : bad());
-}
-
-/** True when every dot-separated label is an RFC 1123 label and the whole name fits 253 bytes. */
-export function isDnsSubdomain(name: string): boolean {
-  return name.length <= 253 && name.split(".").every((label) => DNS_LABEL.test(label));
+/** A parser taking the empty string ("not set") or text that `valid` accepts as it is. */
+function optionalMatch(valid: (name: string) => boolean): (raw: string) => Parsed<string> {
+  return (raw) => (raw === "" || valid(raw) ? ok(raw) : bad());
 }
 
 /**
@@ -216,7 +209,7 @@ export function serviceName(): ValueKind<string> {
     placeholder: "NAME",
     accepted:
       "a Service name (lower-case letters, digits and '-', starting with a letter, at most 63 characters)",
-    parse: optionalMatch(DNS_1035_LABEL),
+    parse: optionalMatch(isDns1035Label),
   };
 }
 
@@ -228,7 +221,7 @@ export function dnsLabel(placeholder: string, what: string): ValueKind<string> {
     placeholder,
     accepted: `${what} (lower-case letters, digits and '-', at most 63 characters, starting and ending ` +
       "with a letter or digit)",
-    parse: optionalMatch(DNS_LABEL),
+    parse: optionalMatch(isDnsLabel),
   };
 }
 
@@ -237,7 +230,7 @@ export function namespaceName(): ValueKind<string> {
   return {
     placeholder: "NAMESPACE",
     accepted: "a namespace name (lower-case letters, digits and '-', at most 63 characters)",
-    parse: optionalMatch(DNS_LABEL),
+    parse: optionalMatch(isDnsLabel),
   };
 }
 

@@ -11,7 +11,7 @@ import { hostsPathProblem } from "./modes/etc_hosts/hosts_path.ts";
 import type { CorednsModeSettings } from "./modes/coredns/coredns_mode.ts";
 import { blockMarkers } from "./modes/markers.ts";
 import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
-import { isDnsSubdomain } from "../cli/kinds.ts";
+import { isDnsSubdomain } from "../util/kube_names.ts";
 import { ConfigError, type OptionValues, type ValueSource } from "../cli/options.ts";
 import { detectClusterDomain } from "../util/resolv_conf.ts";
 import { type ElectionChoice, electionSettings } from "./controller_election.ts";

@@ -8,7 +8,8 @@
  * @module
  */
 
-import { boolean, duration, isDnsSubdomain, namespaceName, text } from "../cli/kinds.ts";
+import { boolean, duration, namespaceName, text } from "../cli/kinds.ts";
+import { isDnsSubdomain } from "../util/kube_names.ts";
 import type { OptionSpec } from "../cli/options.ts";
 import { type ElectionTiming, electionTimingProblem } from "./election_timing.ts";
 

@@ -4,7 +4,6 @@ import {
   domainName,
   hostName,
   integer,
-  isDnsSubdomain,
   namespaceName,
   oneOf,
   port,
@@ -13,6 +12,7 @@ import {
   text,
 } from "../../lib/cli/kinds.ts";
 import type { ValueKind } from "../../lib/cli/options.ts";
+import { isDnsSubdomain } from "../../lib/util/kube_names.ts";
 
 /** Runs a table of raw texts through a kind: a value means accepted as that value, `BAD` refused. */
 const BAD = Symbol("refused");

@@ -16,7 +16,7 @@
  * @module
  */
 
-import { isDnsSubdomain } from "../../cli/kinds.ts";
+import { isDnsSubdomain } from "../../util/kube_names.ts";
 
 const MAX_NAME = 253;
 const MAX_LABEL = 63;

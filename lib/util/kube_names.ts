@@ -1,0 +1,27 @@
+/**
+ * The API server's name rules, for every room that checks a name before sending it: RFC 1123
+ * labels and subdomains, and RFC 1035 labels (Service names). Option kinds in `cli/kinds.ts` and
+ * the config and settings checks of the subcommands all ask here.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]{0,61}[a-z0-9])?$/;
+const DNS_1035_LABEL = /^[a-z]([-a-z0-9]{0,61}[a-z0-9])?$/;
+
+/** True for an RFC 1123 label: lower case, digits and `-`, 1–63 characters, no `-` at either end. */
+export function isDnsLabel(name: string): boolean {
+  return DNS_LABEL.test(name);
+}
+
+/** True for an RFC 1035 label (a Service name): an RFC 1123 label that starts with a letter. */
+export function isDns1035Label(name: string): boolean {
+  return DNS_1035_LABEL.test(name);
+}
+
+/** True when every dot-separated label is an RFC 1123 label and the whole name fits 253 bytes. */
+export function isDnsSubdomain(name: string): boolean {
+  return name.length <= 253 && name.split(".").every(isDnsLabel);
+}
