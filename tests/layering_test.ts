@@ -5,8 +5,8 @@
  * |-------|----------------------------------|-----------------------------------------------------------|
  * | 1     | `controller`, `dns`, `doctor`,   | one room per subcommand: its entry (`<name>_command.ts`), |
  * |       | `kuberture`, `proxy`             | option table, settings and everything it knows            |
- * | 2     | `election`, `hostnames`,         | the Lease elector; hostnames from objects; the list-watch |
- * |       | `reflector`                      | cache                                                     |
+ * | 2     | `election`, `hostnames`,         | the Lease elector; hostnames from objects; the one writer |
+ * |       | `publisher`, `reflector`         | of external-dns objects; the list-watch cache             |
  * | 3     | `kube`                           | the API client, credentials, Events                       |
  * | 4     | `resources`                      | object shapes and their decoders                          |
  * | 5     | `daemon`                         | what every long-running subcommand shares                 |

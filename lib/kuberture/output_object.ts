@@ -1,10 +1,10 @@
 /**
- * What kuberture writes for one output: a headless Service annotated for external-dns's
- * `--source=service` (kuberture's shape: `clusterIP: None`, no selector, no ports,
- * `<prefix>hostname` comma-joined, `<prefix>target` sorted and comma-joined, `<prefix>ttl`), or,
- * for `output: crd`, a DNSEndpoint for `--source=crd` (one A and/or one AAAA endpoint per
- * hostname). Both carry the ownership labels and, when the controller's Deployment is known, an
- * owner reference so the cluster's garbage collector removes them with it.
+ * What kuberture writes for one output, built with the publisher's shapes: an annotated headless
+ * Service for external-dns's `--source=service` (`<prefix>hostname` comma-joined, `<prefix>target`
+ * sorted and comma-joined, `<prefix>ttl`), or, for `output: crd`, a DNSEndpoint for `--source=crd`
+ * (one A and/or one AAAA endpoint per hostname). Both carry kuberture's ownership labels (its own
+ * values, so a switch from kuberture takes its objects over) and, when the controller's Deployment
+ * is known, an owner reference so the garbage collector removes them with it.
  *
  * Pure: manifests as data.
  *
@@ -12,17 +12,21 @@
  */
 
 import type { Manifest } from "../kube/client_options.ts";
-import type { KubeObject } from "../resources/kube_object.ts";
+import { dnsEndpointObject } from "../publisher/dns_endpoint_object.ts";
+import { externalDnsAnnotations, headlessService } from "../publisher/headless_service.ts";
+import { type ObjectOwnership, ownerLabels } from "../publisher/object_ownership.ts";
 import type { KubertureOutput } from "./config/kuberture_config.ts";
 
-/** The label every object kuberture writes carries (kuberture's value, so a switch takes them over). */
-export const MANAGED_BY_LABEL = "app.kubernetes.io/managed-by";
-/** Its value. */
-export const MANAGED_BY = "kuberture";
-/** The label naming the installation, so several never prune each other's objects. */
-export const INSTANCE_LABEL = "kuberture/instance";
 /** The field manager of every server-side apply (kuberture's, so its objects are taken over cleanly). */
 export const FIELD_MANAGER = "kuberture";
+
+/** The two labels marking an instance's objects (kuberture's names and values). */
+export function kubertureOwnership(instance: string): ObjectOwnership {
+  return {
+    managedBy: { label: "app.kubernetes.io/managed-by", value: "kuberture" },
+    instance: { label: "kuberture/instance", value: instance },
+  };
+}
 
 /** The controller's own Deployment, for owner references. */
 export interface Owner {
@@ -41,17 +45,6 @@ export interface OutputObjectOptions {
   /** The addresses resolved for the output (sorted, unique, at least one). */
   readonly addresses: readonly string[];
   readonly owner: Owner | undefined;
-}
-
-/** The label selector of this instance's objects. */
-export function ownedSelector(instance: string): string {
-  return `${MANAGED_BY_LABEL}=${MANAGED_BY},${INSTANCE_LABEL}=${instance}`;
-}
-
-/** True when `object` carries this instance's ownership labels. */
-export function ownedBy(object: KubeObject, instance: string): boolean {
-  const labels = object.metadata.labels;
-  return labels[MANAGED_BY_LABEL] === MANAGED_BY && labels[INSTANCE_LABEL] === instance;
 }
 
 /**
@@ -76,47 +69,33 @@ export function ownedBy(object: KubeObject, instance: string): boolean {
  * ```
  */
 export function outputObject(output: KubertureOutput, options: OutputObjectOptions): Manifest {
-  const metadata = {
+  const common = {
     name: output.serviceName,
     namespace: options.namespace,
-    labels: { [MANAGED_BY_LABEL]: MANAGED_BY, [INSTANCE_LABEL]: options.instance },
-    ...(options.owner === undefined ? {} : {
-      ownerReferences: [{ ...options.owner, blockOwnerDeletion: true }],
-    }),
+    labels: ownerLabels(kubertureOwnership(options.instance)),
+    ...(options.owner === undefined
+      ? {}
+      : { ownerReferences: [{ ...options.owner, blockOwnerDeletion: true }] }),
   };
   if (output.kind === "crd") {
     const families = [
-      { recordType: "A", targets: options.addresses.filter((ip) => !ip.includes(":")) },
-      { recordType: "AAAA", targets: options.addresses.filter((ip) => ip.includes(":")) },
+      { recordType: "A" as const, targets: options.addresses.filter((ip) => !ip.includes(":")) },
+      { recordType: "AAAA" as const, targets: options.addresses.filter((ip) => ip.includes(":")) },
     ].filter((family) => family.targets.length > 0);
-    return {
-      apiVersion: "externaldns.k8s.io/v1alpha1",
-      kind: "DNSEndpoint",
-      metadata,
-      spec: {
-        endpoints: output.hostnames.flatMap((hostname) =>
-          families.map((family) => ({
-            dnsName: hostname.replace(/\.$/, ""),
-            recordType: family.recordType,
-            recordTTL: output.recordTTL,
-            targets: family.targets,
-          }))
-        ),
-      },
-    };
+    const endpoints = output.hostnames.flatMap((hostname) =>
+      families.map((family) => ({
+        dnsName: hostname.replace(/\.$/, ""),
+        recordTTL: output.recordTTL,
+        ...family,
+      }))
+    );
+    return dnsEndpointObject({ ...common, annotations: {}, endpoints }).manifest;
   }
-  const prefix = output.annotationPrefix;
-  return {
-    apiVersion: "v1",
-    kind: "Service",
-    metadata: {
-      ...metadata,
-      annotations: {
-        [`${prefix}hostname`]: output.hostnames.join(","),
-        [`${prefix}target`]: options.addresses.join(","),
-        [`${prefix}ttl`]: String(output.recordTTL),
-      },
-    },
-    spec: { type: "ClusterIP", clusterIP: "None" },
-  };
+  const annotations = externalDnsAnnotations({
+    prefix: output.annotationPrefix,
+    hostnames: output.hostnames,
+    targets: options.addresses,
+    ttl: output.recordTTL,
+  });
+  return headlessService({ ...common, annotations }).manifest;
 }

@@ -25,7 +25,8 @@ import { errorMessage } from "../util/error_message.ts";
 import { unifiedDiff } from "../util/unified_diff.ts";
 import type { KubertureConfig } from "./config/kuberture_config.ts";
 import { type OwnedKind, type OwnedObject, planKuberturePass } from "./kuberture_plan.ts";
-import { FIELD_MANAGER, ownedBy, ownedSelector, type Owner } from "./output_object.ts";
+import { isOwnedBy, ownerSelector } from "../publisher/object_ownership.ts";
+import { FIELD_MANAGER, kubertureOwnership, type Owner } from "./output_object.ts";
 
 /** The calls a pass makes. */
 export type PassApi = Pick<KubeClient, "get" | "apply" | "delete" | "listAll">;
@@ -191,7 +192,7 @@ interface Listed {
 async function listOwned(input: PassInput, options: RunPassOptions): Promise<Listed> {
   const scope = {
     namespace: input.namespace,
-    labelSelector: ownedSelector(input.instance),
+    labelSelector: ownerSelector(kubertureOwnership(input.instance)),
     signal: options.signal,
   };
   const services = await options.api.listAll(SERVICE, scope);
@@ -238,7 +239,7 @@ async function writeOne(
     } catch (error) {
       if (!isNotFound(error)) throw error;
     }
-    if (existing !== undefined && !ownedBy(existing, target.instance)) {
+    if (existing !== undefined && !isOwnedBy(existing.metadata.labels, kubertureOwnership(target.instance))) {
       return {
         kind: "refused",
         ...base,

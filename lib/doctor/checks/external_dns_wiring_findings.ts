@@ -31,8 +31,8 @@ import {
 } from "../../controller/modes/external_dns/build_records.ts";
 import { recordNoun } from "../../controller/modes/external_dns/messages.ts";
 import type { ObservedRecord } from "../../controller/modes/external_dns/observed_record.ts";
-import type { OwnedFields } from "../../controller/modes/external_dns/owned_objects/owned_object_plan.ts";
-import { planOwnedObjects } from "../../controller/modes/external_dns/owned_objects/owned_object_plan.ts";
+import type { OwnedFields } from "../../publisher/owned_object_plan.ts";
+import { planOwnedObjects } from "../../publisher/owned_object_plan.ts";
 import {
   deleteCommand,
   ownershipSelector,

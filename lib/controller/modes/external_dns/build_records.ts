@@ -19,8 +19,9 @@
  */
 
 import { HOST_SOURCES, type HostSource } from "../../../hostnames/sources.ts";
-import { externalDnsAnnotations, headlessService } from "./owned_objects/headless_service.ts";
-import type { DesiredGroup, DesiredObject, OwnedFields } from "./owned_objects/owned_object_plan.ts";
+import { externalDnsAnnotations, headlessService } from "../../../publisher/headless_service.ts";
+import { dnsEndpointObject } from "../../../publisher/dns_endpoint_object.ts";
+import type { DesiredGroup, DesiredObject, OwnedFields } from "../../../publisher/owned_object_plan.ts";
 import { ownershipLabels, SOURCE_ANNOTATION } from "./ownership.ts";
 import {
   type AddressFamily,
@@ -163,28 +164,22 @@ function dnsEndpoint(
   settings: RecordSettings,
   sources: readonly HostSource[] | undefined,
 ): DesiredRecord {
-  const name = dnsEndpointName(host, family);
   const { labels, annotations } = metadataFor(settings, sources, {});
-  const spec = {
-    endpoints: [{
-      dnsName: host,
-      recordType: family === 4 ? "A" : "AAAA",
-      recordTTL: settings.recordTtl,
-      targets: [...targets],
-    }],
+  const endpoint = {
+    dnsName: host,
+    recordType: family === 4 ? "A" as const : "AAAA" as const,
+    recordTTL: settings.recordTtl,
+    targets,
   };
   return {
     host,
-    name,
-    labels,
-    annotations,
-    spec,
-    manifest: {
-      apiVersion: "externaldns.k8s.io/v1alpha1",
-      kind: "DNSEndpoint",
-      metadata: { name, namespace: settings.namespace, labels, annotations },
-      spec,
-    },
+    ...dnsEndpointObject({
+      name: dnsEndpointName(host, family),
+      namespace: settings.namespace,
+      labels,
+      annotations,
+      endpoints: [endpoint],
+    }),
   };
 }
 

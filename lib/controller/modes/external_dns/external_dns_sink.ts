@@ -59,14 +59,14 @@ import {
 } from "./build_records.ts";
 import { emptyDesiredMessage, nothingBuiltMessage, refusalMessage } from "./messages.ts";
 import { observeDnsEndpoint, type ObservedRecord, observeService } from "./observed_record.ts";
-import { ownedObjectApi, type OwnedObjectClient } from "./owned_objects/owned_object_api.ts";
-import { ownedObjectsDiff, type PlannedWrites } from "./owned_objects/owned_object_diff.ts";
-import type { ObjectRefusal, ObjectRefusalProblem } from "./owned_objects/owned_object_plan.ts";
+import { ownedObjectApi, type OwnedObjectClient } from "../../../publisher/owned_object_api.ts";
+import { ownedObjectsDiff, type PlannedWrites } from "../../../publisher/owned_object_diff.ts";
+import type { ObjectRefusal, ObjectRefusalProblem } from "../../../publisher/owned_object_plan.ts";
 import {
   OwnedObjectWriter,
   type WriteAction,
   type WriteResult,
-} from "./owned_objects/owned_object_writer.ts";
+} from "../../../publisher/owned_object_writer.ts";
 import { kubectlResource, recordOwnership } from "./ownership.ts";
 import { currentTargets, targetNotices, type TargetOrigin } from "./proxy_targets.ts";
 import { STATUS_GRACE_MS, surfaceStatus } from "./status_surfacer.ts";

@@ -8,7 +8,7 @@
  */
 
 import type { FailedBuild } from "./build_records.ts";
-import type { ObjectRefusal } from "./owned_objects/owned_object_plan.ts";
+import type { ObjectRefusal } from "../../../publisher/owned_object_plan.ts";
 import { deleteCommand, ownershipSelector } from "./ownership.ts";
 import type { RecordOutput } from "./record_names.ts";
 

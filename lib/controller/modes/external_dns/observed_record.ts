@@ -16,8 +16,8 @@
 import type { JsonObject } from "../../../resources/json.ts";
 import type { DnsEndpoint, Endpoint, ObservedGeneration } from "../../../resources/dns_endpoint.ts";
 import type { Service } from "../../../resources/service.ts";
-import { observeHeadlessService } from "./owned_objects/headless_service.ts";
-import { observedMeta, type ObservedObject } from "./owned_objects/owned_object_plan.ts";
+import { observeHeadlessService } from "../../../publisher/headless_service.ts";
+import { observedMeta, type ObservedObject } from "../../../publisher/owned_object_plan.ts";
 
 /** How far external-dns got with a DNSEndpoint: its generation against what external-dns saw. */
 export interface RecordProgress {

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { type ObjectOwnership, ownerLabels, ownerSelector } from "./owned_objects/object_ownership.ts";
+import { type ObjectOwnership, ownerLabels, ownerSelector } from "../../../publisher/object_ownership.ts";
 import type { RecordOutput } from "./record_names.ts";
 
 /** The label every owned record carries with value {@linkcode MANAGED_BY_VALUE}. */

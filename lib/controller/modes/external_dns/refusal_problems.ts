@@ -11,7 +11,7 @@
  * @module
  */
 
-import type { ObjectRefusalProblem } from "./owned_objects/owned_object_plan.ts";
+import type { ObjectRefusalProblem } from "../../../publisher/owned_object_plan.ts";
 import type { TargetsProblem } from "./targets.ts";
 
 const TARGETS_PROBLEMS: Readonly<Record<TargetsProblem, true>> = {

@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import type { ExternalDnsSink } from "../../../../lib/controller/modes/external_dns/external_dns_sink.ts";
-import type { OwnedObjectClient } from "../../../../lib/controller/modes/external_dns/owned_objects/owned_object_api.ts";
+import type { OwnedObjectClient } from "../../../../lib/publisher/owned_object_api.ts";
 import { dnsEndpointName } from "../../../../lib/controller/modes/external_dns/record_names.ts";
 import type { HostSource } from "../../../../lib/hostnames/sources.ts";
 import { type FakeApiServer, startFakeApiServer } from "../../../support/fake_apiserver/mod.ts";

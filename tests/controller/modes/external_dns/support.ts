@@ -14,7 +14,7 @@ import { Store } from "../../../../lib/reflector/store.ts";
 import type { Service } from "../../../../lib/resources/service.ts";
 import type { RecordSettings } from "../../../../lib/controller/modes/external_dns/build_records.ts";
 import { ExternalDnsSink } from "../../../../lib/controller/modes/external_dns/external_dns_sink.ts";
-import type { OwnedObjectClient } from "../../../../lib/controller/modes/external_dns/owned_objects/owned_object_api.ts";
+import type { OwnedObjectClient } from "../../../../lib/publisher/owned_object_api.ts";
 import type { TargetOrigin } from "../../../../lib/controller/modes/external_dns/proxy_targets.ts";
 import type { TargetsResult } from "../../../../lib/controller/modes/external_dns/targets.ts";
 import type { Notice, SinkOutcome } from "../../../../lib/controller/modes/sink.ts";

@@ -24,9 +24,9 @@
  * @module
  */
 
-import type { Manifest } from "../../../../kube/client.ts";
-import type { JsonObject } from "../../../../resources/json.ts";
-import type { ObjectMeta } from "../../../../resources/kube_object.ts";
+import type { Manifest } from "../kube/client.ts";
+import type { JsonObject } from "../resources/json.ts";
+import type { ObjectMeta } from "../resources/kube_object.ts";
 import { type ObjectOwnership, otherInstance } from "./object_ownership.ts";
 
 /** The parts of an object the writer owns, in the form compared with what the cluster holds. */

@@ -1,7 +1,8 @@
 /**
- * The writer that makes one namespace hold exactly a set of owned objects of one kind: the part
- * of external-dns mode a second subcommand drives with its own inputs (kuberture's annotated
- * headless Services). It knows nothing of hostnames or DNS: its inputs are desired objects
+ * The writer that makes one namespace hold exactly a set of owned objects of one kind. External-dns
+ * mode writes every record through it; kuberture builds its objects with this room's shapes and
+ * ownership, but still writes them itself (server-side apply, `kuberture/run_pass.ts`) until the
+ * writer gains an apply mode. It knows nothing of hostnames or DNS: its inputs are desired objects
  * grouped by what wants them, plus an ownership definition, and it answers with a value.
  *
  * **Inputs.** Bound once ({@linkcode ownedObjectApi}): the client, the kind
@@ -52,10 +53,10 @@
  * @module
  */
 
-import { isAlreadyExists, isConflict, isInvalid, isNotFound } from "../../../../kube/errors.ts";
-import type { InvolvedObject } from "../../../../resources/event.ts";
-import type { JsonObject } from "../../../../resources/json.ts";
-import { errorMessage } from "../../../../util/error_message.ts";
+import { isAlreadyExists, isConflict, isInvalid, isNotFound } from "../kube/errors.ts";
+import type { InvolvedObject } from "../resources/event.ts";
+import type { JsonObject } from "../resources/json.ts";
+import { errorMessage } from "../util/error_message.ts";
 import type { Lookup, OwnedObjectApi } from "./owned_object_api.ts";
 import type { PlannedWrites } from "./owned_object_diff.ts";
 import {

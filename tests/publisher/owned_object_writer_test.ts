@@ -6,24 +6,18 @@
  */
 
 import assert from "node:assert/strict";
-import { KubeClient } from "../../../../../lib/kube/client.ts";
-import { SERVICE } from "../../../../../lib/resources/service.ts";
+import { KubeClient } from "../../lib/kube/client.ts";
+import { SERVICE } from "../../lib/resources/service.ts";
 import {
   externalDnsAnnotations,
   headlessService,
   observeHeadlessService,
-} from "../../../../../lib/controller/modes/external_dns/owned_objects/headless_service.ts";
-import type { ObjectOwnership } from "../../../../../lib/controller/modes/external_dns/owned_objects/object_ownership.ts";
-import { ownedObjectApi } from "../../../../../lib/controller/modes/external_dns/owned_objects/owned_object_api.ts";
-import type {
-  DesiredGroup,
-  ObservedObject,
-} from "../../../../../lib/controller/modes/external_dns/owned_objects/owned_object_plan.ts";
-import {
-  OwnedObjectWriter,
-  type WriteResult,
-} from "../../../../../lib/controller/modes/external_dns/owned_objects/owned_object_writer.ts";
-import { type FakeApiServer, startFakeApiServer } from "../../../../support/fake_apiserver/mod.ts";
+} from "../../lib/publisher/headless_service.ts";
+import type { ObjectOwnership } from "../../lib/publisher/object_ownership.ts";
+import { ownedObjectApi } from "../../lib/publisher/owned_object_api.ts";
+import type { DesiredGroup, ObservedObject } from "../../lib/publisher/owned_object_plan.ts";
+import { OwnedObjectWriter, type WriteResult } from "../../lib/publisher/owned_object_writer.ts";
+import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 
 const NAMESPACE = "cozy-kuberture";
 const never = new AbortController().signal;

@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
-import {
-  ownedFieldsText,
-  ownedObjectsDiff,
-} from "../../../../../lib/controller/modes/external_dns/owned_objects/owned_object_diff.ts";
-import type {
-  DesiredObject,
-  ObservedObject,
-} from "../../../../../lib/controller/modes/external_dns/owned_objects/owned_object_plan.ts";
+import { ownedFieldsText, ownedObjectsDiff } from "../../lib/publisher/owned_object_diff.ts";
+import type { DesiredObject, ObservedObject } from "../../lib/publisher/owned_object_plan.ts";
 
 const PLACE = { kind: "DNSEndpoint", namespace: "ouroboros" };
 const LABELS = { "app.kubernetes.io/managed-by": "ouroboros" };

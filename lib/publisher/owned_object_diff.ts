@@ -13,7 +13,7 @@
  */
 
 import { stringify } from "yaml";
-import { unifiedDiff } from "../../../../util/unified_diff.ts";
+import { unifiedDiff } from "../util/unified_diff.ts";
 import type { ObservedObject, OwnedFields, OwnedObjectPlan } from "./owned_object_plan.ts";
 
 /** The writes of a plan, in the order the writer makes them. */

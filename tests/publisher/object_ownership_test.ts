@@ -5,7 +5,7 @@ import {
   otherInstance,
   ownerLabels,
   ownerSelector,
-} from "../../../../../lib/controller/modes/external_dns/owned_objects/object_ownership.ts";
+} from "../../lib/publisher/object_ownership.ts";
 
 const OURS: ObjectOwnership = {
   managedBy: { label: "app.kubernetes.io/managed-by", value: "kuberture" },

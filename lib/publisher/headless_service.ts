@@ -15,7 +15,7 @@
  * @module
  */
 
-import type { Service } from "../../../../resources/service.ts";
+import type { Service } from "../resources/service.ts";
 import { type DesiredObject, observedMeta, type ObservedObject } from "./owned_object_plan.ts";
 
 /** What one Service carries. */

@@ -5,27 +5,27 @@
  */
 
 import assert from "node:assert/strict";
-import type { ObservedRecord } from "../../../../../lib/controller/modes/external_dns/observed_record.ts";
+import type { ObservedRecord } from "../../lib/controller/modes/external_dns/observed_record.ts";
 import {
   type OwnedObjectPlan,
   planOwnedObjects,
   sameJson,
   updatePatch,
-} from "../../../../../lib/controller/modes/external_dns/owned_objects/owned_object_plan.ts";
-import { recordOwnership } from "../../../../../lib/controller/modes/external_dns/ownership.ts";
+} from "../../lib/publisher/owned_object_plan.ts";
+import { recordOwnership } from "../../lib/controller/modes/external_dns/ownership.ts";
 import {
   dnsEndpointName,
   type RecordOutput,
   serviceName,
-} from "../../../../../lib/controller/modes/external_dns/record_names.ts";
+} from "../../lib/controller/modes/external_dns/record_names.ts";
 import {
   buildRecords,
   type DesiredRecord,
   type HostBuild,
   recordGroups,
-} from "../../../../../lib/controller/modes/external_dns/build_records.ts";
-import type { TargetsResult } from "../../../../../lib/controller/modes/external_dns/targets.ts";
-import { INSTANCE, resolved, settings } from "../support.ts";
+} from "../../lib/controller/modes/external_dns/build_records.ts";
+import type { TargetsResult } from "../../lib/controller/modes/external_dns/targets.ts";
+import { INSTANCE, resolved, settings } from "../controller/modes/external_dns/support.ts";
 
 const V4 = resolved(["10.0.0.1"]);
 

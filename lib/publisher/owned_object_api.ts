@@ -12,12 +12,12 @@
  * @module
  */
 
-import type { KubeClient, Manifest } from "../../../../kube/client.ts";
-import { KubeDecodeError } from "../../../../kube/decode_error.ts";
-import { isNotFound } from "../../../../kube/errors.ts";
-import type { JsonObject } from "../../../../resources/json.ts";
-import type { KubeObject } from "../../../../resources/kube_object.ts";
-import { apiVersion, type ResourceType } from "../../../../resources/resource_type.ts";
+import type { KubeClient, Manifest } from "../kube/client.ts";
+import { KubeDecodeError } from "../kube/decode_error.ts";
+import { isNotFound } from "../kube/errors.ts";
+import type { JsonObject } from "../resources/json.ts";
+import type { KubeObject } from "../resources/kube_object.ts";
+import { apiVersion, type ResourceType } from "../resources/resource_type.ts";
 import { isOwnedBy, type ObjectOwnership, ownerSelector } from "./object_ownership.ts";
 import type { ObservedObject } from "./owned_object_plan.ts";
 

@@ -1,0 +1,62 @@
+/**
+ * The `externaldns.k8s.io/v1alpha1` DNSEndpoint external-dns reads with `--source=crd`, as a
+ * desired object for the publisher's writer: external-dns mode's `crd` records (one
+ * endpoint each) and kuberture's `output: crd` objects (every hostname × address family) are both
+ * this shape. The writer owns the labels, the annotations and the whole endpoint list.
+ *
+ * Pure: no I/O.
+ *
+ * @module
+ */
+
+import type { DesiredObject } from "./owned_object_plan.ts";
+
+/** One record of a DNSEndpoint. */
+export interface EndpointRecord {
+  /** The name, without a trailing dot. */
+  readonly dnsName: string;
+  readonly recordType: "A" | "AAAA";
+  /** Seconds. */
+  readonly recordTTL: number;
+  readonly targets: readonly string[];
+}
+
+/** What one DNSEndpoint carries. */
+export interface DnsEndpointInput {
+  readonly name: string;
+  readonly namespace: string;
+  /** Every label, the ownership labels included. */
+  readonly labels: Readonly<Record<string, string>>;
+  /** Left out of the manifest when empty. */
+  readonly annotations: Readonly<Record<string, string>>;
+  /** Set at creation (kuberture: its own Deployment, so uninstalling collects the object). */
+  readonly ownerReferences?: readonly Readonly<Record<string, unknown>>[];
+  readonly endpoints: readonly EndpointRecord[];
+}
+
+/** The DNSEndpoint to write for `input`. */
+export function dnsEndpointObject(input: DnsEndpointInput): DesiredObject {
+  const { name, namespace, labels, annotations } = input;
+  const owners = input.ownerReferences === undefined ? {} : { ownerReferences: input.ownerReferences };
+  const spec = {
+    endpoints: input.endpoints.map((endpoint) => ({ ...endpoint, targets: [...endpoint.targets] })),
+  };
+  return {
+    name,
+    labels,
+    annotations,
+    spec,
+    manifest: {
+      apiVersion: "externaldns.k8s.io/v1alpha1",
+      kind: "DNSEndpoint",
+      metadata: {
+        name,
+        namespace,
+        labels,
+        ...(Object.keys(annotations).length === 0 ? {} : { annotations }),
+        ...owners,
+      },
+      spec,
+    },
+  };
+}
