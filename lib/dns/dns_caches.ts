@@ -1,26 +1,7 @@
 /**
- * What `ouroboros dns` watches, each kind kept by its own {@linkcode Reflector}:
- *
- * | cache            | scope                                                            | when                        |
- * |------------------|------------------------------------------------------------------|-----------------------------|
- * | Pods             | every namespace, `--client-selector`                              | always                      |
- * | Records          | every namespace (a missing CRD counts as synced and empty)        | always                      |
- * | Ingresses        | every namespace                                                   | `--hairpin`                 |
- * | Gateways         | every namespace                                                   | `--hairpin --gateway-api`   |
- * | routes           | every namespace, each kind of `--gateway-route-kinds`             | `--hairpin --gateway-api`   |
- * | proxy Service    | by name                                                           | `--hairpin`                 |
- * | par proxy        | Services labelled `par.dev/proxy=true` in `--par-namespace`       | always                      |
- * | own Service      | by name                                                           | `--dns-service-name`        |
- * | Deployments      | every namespace                                                   | `--manage-workloads`        |
- * | par ConfigMaps   | labelled `par.dev/proxy-config=true` in `--par-namespace`         | `--manage-proxy-config`     |
- * | par Deployments  | labelled `par.dev/proxy=true` in `--par-namespace`                | `--manage-proxy-config`     |
- *
- * A route kind whose CRD is not installed counts as synced and empty, as for the controller;
- * TLSRoute is listed at the first version served, newest first (`firstServedListWatcher`).
- *
- * Single objects are watched with a `metadata.name` field selector, so only they cross the wire.
- * Every cache must have listed once before the server counts as ready: an answer from a
- * half-filled cache would send a client to the wrong place, where forwarding would not.
+ * What `ouroboros dns` watches, one {@linkcode Reflector} per kind, as its flags ask. A missing
+ * CRD (Records, a route kind) counts as synced and empty. Every cache must have listed once before
+ * the server is ready: a half-filled cache would send clients to the wrong place.
  *
  * Effects: builds reflectors; nothing runs until {@linkcode DnsCaches.run}.
  *
@@ -71,13 +52,13 @@ export interface DnsCachesOptions {
   readonly dnsService: ObjectName | undefined;
   readonly manageWorkloads: boolean;
   readonly manageProxyConfig: boolean;
-  /** Reflector tuning shared by every cache (tests pass a clock and short timeouts). */
+  /** Shared by every cache (tests pass a clock and short timeouts). */
   readonly reflector?: Omit<ReflectorOptions<KubeObject>, "observe" | "labelSelector" | "fieldSelector">;
 }
 
 /** One running cache, for readiness, metrics and logs. */
 export interface DnsCache {
-  /** What it holds, for messages: `Pods`, `proxy Service ouroboros/ouroboros-proxy`. */
+  /** For messages: `Pods`, `proxy Service ouroboros/ouroboros-proxy`. */
   readonly name: string;
   readonly store: StoreView<KubeObject>;
   status(): ReflectorStatus;
@@ -99,35 +80,13 @@ export interface DnsCaches {
   readonly deployments?: StoreView<Deployment>;
   readonly parConfigMaps?: StoreView<ConfigMap>;
   readonly parDeployments?: StoreView<Deployment>;
-  /** Every cache, in the table's order. */
+  /** Every cache that exists. */
   readonly all: readonly DnsCache[];
   /** Runs every reflector until `signal` aborts; resolves once all have stopped. */
   run(signal: AbortSignal): Promise<void>;
 }
 
-/**
- * Builds the caches the options ask for.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../kube/client.ts";
- * import { createDnsCaches } from "./dns_caches.ts";
- *
- * declare const client: KubeClient;
- * declare const signal: AbortSignal;
- * const caches = createDnsCaches(client, {
- *   clientSelector: "app=cert-manager",
- *   hairpin: true,
- *   gatewayApi: false,
- *   proxyService: { namespace: "ouroboros", name: "ouroboros-proxy" },
- *   parNamespace: "ouroboros",
- *   dnsService: undefined,
- *   manageWorkloads: false,
- *   manageProxyConfig: false,
- * });
- * const running = caches.run(signal);
- * ```
- */
+/** Builds the caches the options ask for; single objects are watched by a name field selector. */
 export function createDnsCaches(api: ListWatcherFactory, options: DnsCachesOptions): DnsCaches {
   const tuning = options.reflector ?? {};
   const reflectors: { name: string; reflector: Reflector<KubeObject> }[] = [];

@@ -1,12 +1,9 @@
 /**
- * `ouroboros dns`: binds DNS on UDP and TCP, connects to the cluster, and answers until SIGTERM:
- * hairpinned hostnames and par Records for the pods in scope, everything else forwarded. On
- * SIGTERM `/readyz` fails at once, answers go on for `--drain-delay` while the pod leaves the
- * Service's endpoints, then the server stops. `--restore-workloads` is the uninstall hook's
- * one-shot: every Deployment this server patched gets its own DNS settings back. The steps around
- * it are the shared skeleton's (`daemon/subcommand.ts`).
+ * `ouroboros dns`: serves DNS until SIGTERM, then fails `/readyz` and answers on for
+ * `--drain-delay` while the pod leaves the endpoints. `--restore-workloads` is the uninstall
+ * hook's one-shot that gives every patched Deployment its DNS settings back.
  *
- * Effects: this is the wiring; the pure parts are `dns_settings.ts` and `lib/dns/`'s planners.
+ * Effects: the wiring (sockets, Kubernetes client, clock, environment).
  *
  * @module
  */
@@ -32,15 +29,14 @@ import { type DnsSettings, dnsSettings } from "./dns_settings.ts";
 import { KubeRequestMetrics } from "../kube/request_metrics.ts";
 import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
-/** How long a readiness probe's upstream check is trusted before it is asked again. */
+/** How long a readiness probe's upstream check is trusted. */
 const UPSTREAM_PROBE_TTL_MS = 5_000;
 /** `--restore-workloads` gives up after this long. */
 const RESTORE_DEADLINE_MS = 120_000;
 
 /**
- * What the server gives up once connected: files (the projected token's folder stays, it is
- * re-read), writing, spawning, ffi and sys. The environment stays: the YAML parser reads
- * LOG_TOKENS and LOG_STREAM.
+ * What the server gives up once connected. Reading stays (the token is re-read), and so does the
+ * environment (the YAML parser reads LOG_TOKENS and LOG_STREAM).
  */
 export const DNS_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
   { name: "write" },

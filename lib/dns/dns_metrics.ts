@@ -1,7 +1,6 @@
 /**
- * The DNS server's Prometheus metrics, declared in one place so `/metrics`, the README and the
- * tests agree on names and labels. No label names a client or a queried name: those would grow
- * without bound (par's mistake); the debug log and the server's observer hook carry them instead.
+ * The DNS server's Prometheus metrics, in one place. No label names a client or a queried name
+ * (unbounded, par's mistake); the debug log and the observer hook carry those.
  *
  * Pure: builds the metric families in a registry; no I/O.
  *
@@ -17,10 +16,8 @@ import { REVISION } from "../util/revision.ts";
 export const DNS_TRANSPORTS = ["udp", "tcp"] as const;
 
 /**
- * What became of a query: answered from cluster state with records (`local`) or with none
- * (`nodata`), relayed from an upstream whatever its RCODE (`forwarded`), SERVFAIL because no
- * upstream answered (`servfail`), refused (a class other than IN, a zone transfer), FORMERR,
- * NOTIMP, BADVERS, or dropped without an answer (shorter than a header, or not a query).
+ * What became of a query. `forwarded` is any upstream reply, whatever its RCODE; `servfail` means
+ * no upstream answered; `dropped` got no response at all.
  */
 export const QUERY_OUTCOMES = [
   "local",
@@ -37,11 +34,7 @@ export const QUERY_OUTCOMES = [
 /** One of {@linkcode QUERY_OUTCOMES}. */
 export type QueryOutcome = (typeof QUERY_OUTCOMES)[number];
 
-/**
- * Why an exchange with an upstream failed: no reply in time, a reply that could not be read, a
- * reply to another question or ID (discarded as stray or spoofed; the wait goes on), the TCP
- * retry failing, or the socket failing to send.
- */
+/** Why an upstream exchange failed; after a `mismatch` (stray or spoofed) waiting goes on. */
 export const UPSTREAM_ERROR_REASONS = ["timeout", "malformed", "mismatch", "tcp", "send"] as const;
 
 /** One of {@linkcode UPSTREAM_ERROR_REASONS}. */
@@ -87,25 +80,13 @@ export interface DnsMetrics {
 export interface DnsMetricsOptions {
   /** Resident set size in bytes, sampled at scrape time. */
   readonly rss: () => number;
-  /** Version string for `ouroboros_build_info`. */
+  /** For `ouroboros_build_info`. */
   readonly version: string;
-  /** Source revision for `ouroboros_build_info`. @default the build's (`unknown` from source) */
+  /** For `ouroboros_build_info`. @default the build's (`unknown` from source) */
   readonly revision?: string;
 }
 
-/**
- * Registers the DNS server's metrics. Every series is created at zero, so dashboards and alerts
- * see them before the first query. Further families (the cluster side's) can be added to
- * `registry`.
- *
- * @example
- * ```ts
- * import { createDnsMetrics } from "./dns_metrics.ts";
- *
- * const metrics = createDnsMetrics({ rss: () => Deno.memoryUsage().rss, version: "dev" });
- * metrics.registry.render(); // "# HELP ouroboros_build_info …"
- * ```
- */
+/** Registers the DNS server's metrics, every series at zero so alerts see them before a query. */
 export function createDnsMetrics(options: DnsMetricsOptions): DnsMetrics {
   const registry = new MetricsRegistry();
   registerBuildInfo(registry, { version: options.version, revision: options.revision ?? REVISION });

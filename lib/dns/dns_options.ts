@@ -1,7 +1,6 @@
 /**
- * The `ouroboros dns` option table. Where the controller's flags mean the same thing (the
- * hostname sources and their filters, the proxy Service, the cluster domain, `--kubeconfig`),
- * the names and defaults are the controller's, so one values file drives both.
+ * The `ouroboros dns` option table. Flags shared in meaning with the controller keep its names and
+ * defaults, so one values file drives both.
  *
  * Pure: data.
  *

@@ -1,22 +1,10 @@
 /**
- * The cluster half of `ouroboros dns`: keeps the server's answerer in step with the caches.
- * Whenever a cache changes, the hairpinned hostnames (the controller's sources, filters and
- * checks), the proxy Service's addresses, the client pods and the par Records are folded into a
- * new answerer (`answer/`) and handed to the server in one swap, so a query never sees half an
- * update. Then, with the opt-ins, par's proxy ConfigMap and the matched Deployments are brought
- * in step (`par/`).
- *
- * Decisions:
- * - Until every cache has listed once, everything is forwarded ({@linkcode FORWARD_ALL}) and
- *   `/readyz` names the cache still listing: a half-filled cache would answer some clients
- *   wrongly, forwarding never does.
- * - Bursts of changes are folded: one rebuild per turn of the loop, however many events came in
- *   while the last one ran.
- * - Problems (a Records entry refused, the proxy Service missing or headless, a Deployment left
- *   alone) are logged when they appear, once, and again only after they went away and came back.
- * - A failed write is tried again after {@linkcode RETRY_MS} even if nothing changes.
- * - This server's own pods (its Service's selector) are never opted in, nor is anything while its
- *   Service has no address.
+ * The cluster half of `ouroboros dns`: on any cache change, folds the caches into a new answerer
+ * swapped in whole (a query never sees half an update), then syncs the par opt-ins (`par/`).
+ * - Until every cache has listed once, everything is forwarded ({@linkcode FORWARD_ALL}).
+ * - Bursts of changes fold into one rebuild per turn of the loop.
+ * - A problem is logged when it appears, and again only after it went away and came back.
+ * - This server's own pods are never opted in, nor anything while its Service has no address.
  *
  * Effects: subscribes to stores, writes through the par managers, logs their outcomes.
  *
@@ -39,18 +27,15 @@ import { WorkloadManager } from "./par/workload_manager.ts";
 /** The answerer used before the caches are synced: every question goes upstream. */
 export const FORWARD_ALL: LocalAnswerer = (): LocalDecision => ({ kind: "forward" });
 
-/** How long after a failed write the par side tries again when nothing else changed. */
+/** How long after a failed par write it is tried again, when nothing else changed. */
 export const RETRY_MS = 10_000;
 
-/** What one rebuild produced, for the start-up line, metrics and tests. */
+/** What one rebuild produced, for metrics and tests. */
 export interface AnswerSummary {
-  /** Hairpinned hostnames answered with the proxy's addresses. */
   readonly hairpinHosts: number;
-  /** The proxy Service's addresses (empty: hairpinned names are forwarded for now). */
+  /** Empty: hairpinned names are forwarded for now. */
   readonly proxyAddresses: readonly string[];
-  /** Client pods in the cache. */
   readonly clients: number;
-  /** Records objects in the cache. */
   readonly records: number;
   /** Problems found in Records and Services, in words. */
   readonly problems: readonly string[];
@@ -59,14 +44,11 @@ export interface AnswerSummary {
 /** Options for {@linkcode DnsRuntime}. */
 export interface DnsRuntimeOptions {
   readonly caches: DnsCaches;
-  /** Writes for the opt-ins (only `mergePatch` is used). */
   readonly api: Pick<KubeClient, "mergePatch">;
-  /** The hostname filters and checks (`--ingress-hosts`, the classes, the cluster domain). */
   readonly hostnames: DesiredSetOptions;
   readonly clusterDomain: string;
   readonly parNamespace: string;
   readonly ttlSeconds: number;
-  /** Installs a new answerer in the server. */
   readonly setAnswerer: (answer: LocalAnswerer) => void;
   readonly clock: Clock;
   readonly log: Log;
@@ -101,7 +83,7 @@ export class DnsRuntime {
   #dirty = true;
   #wake: (() => void) | undefined;
 
-  /** Sets up; nothing happens until {@linkcode run}. */
+  /** Nothing happens until {@linkcode run}. */
   constructor(options: DnsRuntimeOptions) {
     this.#options = options;
     const { caches, api } = options;
@@ -217,14 +199,12 @@ export class DnsRuntime {
     return this.#summary;
   }
 
-  /** Logs the problems not logged since they last appeared. */
   #report(problems: readonly string[], notices: readonly string[] = []): void {
     const now = new Set([...problems, ...notices]);
     for (const problem of now) if (!this.#reported.has(problem)) this.#options.log.warn(problem);
     this.#reported = now;
   }
 
-  /** One pass of the opt-ins; logs each outcome that says something. */
   async #syncPar(signal: AbortSignal): Promise<readonly ParOutcome[]> {
     const { caches, log } = this.#options;
     if (this.#workloads === undefined && this.#proxyConfig === undefined) return [];

@@ -1,9 +1,6 @@
 /**
  * Turns `ouroboros dns`'s parsed options into validated settings, every problem at once and
- * before any connection: the upstream list (else the nameservers of `/etc/resolv.conf`), the
- * TTL in whole seconds, the client selector's syntax, the namespaces that default to the pod's
- * own, the cluster domain (else detected from `/etc/resolv.conf`), and the opt-ins' need for
- * this server's own Service.
+ * before any connection; upstreams and the cluster domain default from `/etc/resolv.conf`.
  *
  * Pure: the file's text and the pod's namespace are passed in.
  *
@@ -27,7 +24,7 @@ export interface DnsSettings {
   readonly upstreamSource: "flag" | "resolv.conf";
   readonly ttlSeconds: number;
   readonly clusterDomain: string;
-  /** The proxy Service, par's namespace and this server's Service, defaults filled in. */
+  /** Namespaces default to the pod's own. */
   readonly proxyService: { readonly namespace: string; readonly name: string };
   readonly parNamespace: string;
   /** `undefined` when `--dns-service-name` is empty. */
@@ -39,30 +36,11 @@ export interface DnsSettingsInput {
   readonly values: DnsValues;
   /** `/etc/resolv.conf`'s text; `undefined` when it could not be read. */
   readonly resolvConf: string | undefined;
-  /** `POD_NAMESPACE`, else the service account's namespace file; `undefined` when neither is known. */
+  /** `POD_NAMESPACE`, else the service account's namespace file. */
   readonly podNamespace: string | undefined;
 }
 
-/**
- * Validates dns's options.
- *
- * @example
- * ```ts
- * import { parseOptions } from "../cli/options.ts";
- * import { DNS_OPTIONS } from "./dns_options.ts";
- * import { dnsSettings } from "./dns_settings.ts";
- *
- * const parsed = parseOptions(DNS_OPTIONS, { argv: ["--client-selector=app=cert-manager"], getEnv: () => undefined });
- * if (parsed.kind === "ok") {
- *   const settings = dnsSettings({
- *     values: parsed.values,
- *     resolvConf: "nameserver 10.96.0.10\nsearch ouroboros.svc.cluster.local svc.cluster.local cluster.local\n",
- *     podNamespace: "ouroboros",
- *   });
- *   // settings.upstreams: [{ host: "10.96.0.10", port: 53 }]
- * }
- * ```
- */
+/** Validates dns's options. */
 export function dnsSettings(input: DnsSettingsInput): DnsSettings | ConfigError {
   const { values } = input;
   const problems: string[] = [];

@@ -1,7 +1,6 @@
 /**
- * Parses `--upstream`: where questions not answered here go. Addresses only, never names: a name
- * would need a resolver to find the resolver, and the cluster DNS is always known by its
- * ClusterIP.
+ * Parses `--upstream`. Addresses only: a name would need a resolver to find the resolver, and the
+ * cluster DNS is always known by its ClusterIP.
  *
  * Pure: no I/O.
  *
@@ -12,7 +11,7 @@ import { formatIp, parseIp } from "../util/ip.ts";
 
 /** One upstream DNS server. */
 export interface Upstream {
-  /** An IPv4 or IPv6 address, as `formatIp` writes it. */
+  /** As `formatIp` writes it. */
   readonly host: string;
   readonly port: number;
 }

@@ -1,34 +1,10 @@
 /**
- * The answer planning of `ouroboros dns`: from the cluster state it watches (client pods, par
- * Records, the hairpinned hostnames, the proxies' addresses) to the {@linkcode LocalAnswerer}
- * the server asks once per question. Everything is indexed when the state changes, so a
- * question costs two `Map` lookups and one or two `Set` lookups.
- *
- * Per question, from a client address that is a known pod (any other source is forwarded):
- * 1. par `manager` entries of the pod's namespace whose labels the pod carries and whose
- *    hostname is the name: A with their IPv4 addresses, AAAA with their IPv6 ones, any other
- *    type NOERROR without data (source `records`). Several matching entries: their addresses
- *    together.
- * 2. par `proxy` entries selecting the pod, unless it is one of par's proxy pods (label
- *    `par.dev/proxy: "true"` in the par namespace; their own lookups resolve normally): every A
- *    and AAAA is answered with the par proxy Service's addresses of that family (source
- *    `par-proxy`), other types are forwarded.
- * 3. A hairpinned hostname, or a name exactly one label under a hairpinned wildcard's domain
- *    (`shop.example.com` for `*.example.com`; TLS wildcard semantics, `hostnames/wildcard.ts`):
- *    A/AAAA with the hairpin proxy Service's addresses of that family, other types NOERROR
- *    without data (source `hairpin`). The wildcard costs one more `Set` probe (the name's parent
- *    domain), and only when the exact probe missed.
- * 4. Everything else is forwarded.
- *
- * Decided:
- * - With no par proxy address known (its Service missing or headless), step 2 does not apply and
- *   the question goes on to step 3: forwarding a proxied client's lookup would hand it the real
- *   address, and for a hairpinned name that is the very address that does not work from inside.
- * - With no hairpin proxy address known, step 3 does not apply either (forward): an empty answer
- *   for every family would make the name vanish, where the upstream's answer at least works
- *   from outside the cluster.
- * - A family the proxy has no address of gets NOERROR without data, never the upstream's
- *   answer, which would route around the proxy.
+ * From the watched cluster state to the {@linkcode LocalAnswerer}, indexed once per change so a
+ * question costs a few `Map`/`Set` lookups. Only known pods get local answers, in this order:
+ * par `manager` entries, par `proxy` entries (not for par's proxy pods), hairpinned hostnames.
+ * - With no par proxy address, a proxied client falls through to the hairpin (forwarding would
+ *   hand it the address that does not work from inside); with no hairpin address, forward.
+ * - A family the proxy has no address of gets NOERROR without data, never a route around it.
  *
  * Pure: no I/O.
  *
@@ -48,28 +24,26 @@ export const PAR_PROXY_LABEL = "par.dev/proxy";
 
 /** Everything the answers depend on. */
 export interface AnswerInputs {
-  /** The pods that are clients, already narrowed to `--client-selector`. */
+  /** Already narrowed to `--client-selector`. */
   readonly pods: readonly Pod[];
   readonly records: readonly Records[];
-  /** The hostnames the hairpin answers cover, accepted and lower-case; `*.<domain>` for a wildcard. */
+  /** Accepted and lower-case; `*.<domain>` for a wildcard. */
   readonly hairpinHosts: readonly string[];
   /** The hairpin proxy Service's ClusterIPs, both families. */
   readonly proxyAddresses: readonly string[];
-  /** The ClusterIPs of the Service labelled `par.dev/proxy: "true"` in the par namespace. */
   readonly parProxyAddresses: readonly string[];
-  /** Where par's proxy runs; its pods there are exempt from `proxy` entries. */
   readonly parNamespace: string;
-  /** TTL of every local answer, in seconds. */
+  /** In seconds. */
   readonly ttl: number;
 }
 
-/** The answerer and the Records problems found while building it (to be logged by the caller). */
+/** The answerer and the Records problems found while building it, for the caller to log. */
 export interface BuiltAnswerer {
   readonly answer: LocalAnswerer;
   readonly problems: readonly string[];
 }
 
-/** Precomputed answers for one name and source: one per question kind. */
+/** Precomputed answers for one name and source. */
 interface Answers {
   readonly a: LocalDecision;
   readonly aaaa: LocalDecision;
@@ -117,7 +91,7 @@ function recordAnswers(entries: readonly AcceptedEntry[], ttl: number): Map<stri
   return new Map([...byName].map(([name, { v4, v6 }]) => [name, answers("records", ttl, v4, v6)]));
 }
 
-/** The plan of every client address, sharing one plan among pods with the same matches. */
+/** The plan of every client address; pods with the same matches share one. */
 function planClients(inputs: AnswerInputs, entries: readonly AcceptedEntry[]): Map<string, ClientPlan> {
   const byNamespace = new Map<string, AcceptedEntry[]>();
   for (const entry of entries) {
@@ -148,26 +122,7 @@ function normaliseName(name: string): string {
   return lower.endsWith(".") ? lower.slice(0, -1) : lower;
 }
 
-/**
- * Builds the answerer for one state of the cluster. Call again when anything in `inputs`
- * changes; the returned function keeps no reference to `inputs`' arrays.
- *
- * @example
- * ```ts
- * import { buildAnswerer } from "./build_answerer.ts";
- *
- * const { answer, problems } = buildAnswerer({
- *   pods: [],
- *   records: [],
- *   hairpinHosts: ["shop.example.com"],
- *   proxyAddresses: ["10.96.0.10", "fd00::10"],
- *   parProxyAddresses: [],
- *   parNamespace: "par",
- *   ttl: 30,
- * });
- * answer({ name: "shop.example.com", type: "A" }, "10.244.0.9"); // { kind: "forward" }: not a known pod
- * ```
- */
+/** Builds the answerer for one state of the cluster; it keeps no reference to `inputs`' arrays. */
 export function buildAnswerer(inputs: AnswerInputs): BuiltAnswerer {
   const { entries, problems } = acceptRecordsEntries(inputs.records);
   const clients = planClients(inputs, entries);

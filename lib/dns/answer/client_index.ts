@@ -1,19 +1,9 @@
 /**
- * Source address → pod: which pod a DNS query came from. Built once per change of the watched
- * Pods, read once per query.
- *
- * Decided:
- * - Pods on the host network are left out: their source address is the node's, shared by every
- *   other host-network pod and the node itself, so it names no workload.
- * - Pods that have finished (`Succeeded`, `Failed`) are left out: their address may already be
- *   given to a new pod.
- * - Both `status.podIPs` and `status.podIP` are read (a server may fill only the latter);
- *   addresses are stored in the form the DNS server hands the answerer (dotted quad; RFC 5952
- *   IPv6, lower-case and compressed; an IPv4-mapped IPv6 address as its IPv4 address), so a
- *   lookup is one `Map.get`.
- * - When two live pods claim one address (a pod being replaced, a stale cache), the `Running`
- *   one wins, then the newer (`creationTimestamp`), then the lower `namespace/name`, so the
- *   choice never depends on list order.
+ * Source address → pod: which pod a DNS query came from.
+ * - Host-network pods are left out (their address is the node's), and so are finished pods
+ *   (their address may be reused).
+ * - When two pods claim one address, the `Running` one wins, then the newer, then the lower
+ *   `namespace/name`, so the choice never depends on list order.
  *
  * Pure: no I/O.
  *
@@ -32,7 +22,6 @@ export function canonicalClientAddress(text: string): string | undefined {
   return parsed === undefined ? undefined : formatIp(unmapIpv4(parsed));
 }
 
-/** True when `a` should own an address that `b` also claims. */
 function prefer(a: Pod, b: Pod): boolean {
   const running = Number(a.status.phase === "Running") - Number(b.status.phase === "Running");
   if (running !== 0) return running > 0;
@@ -45,19 +34,7 @@ function prefer(a: Pod, b: Pod): boolean {
   return objectKey(a.metadata) < objectKey(b.metadata);
 }
 
-/**
- * Every address of every pod that can be a DNS client, mapped to its pod.
- *
- * @example
- * ```ts
- * import type { Pod } from "../../resources/pod.ts";
- * import { indexClients } from "./client_index.ts";
- *
- * declare const pods: readonly Pod[];
- * const clients = indexClients(pods);
- * clients.get("10.244.1.7")?.metadata.name; // the pod that sent a query from 10.244.1.7
- * ```
- */
+/** Every address of every pod that can be a DNS client, mapped to its pod. */
 export function indexClients(pods: readonly Pod[]): ReadonlyMap<string, Pod> {
   const index = new Map<string, Pod>();
   for (const pod of pods) {

@@ -1,26 +1,9 @@
 /**
- * Which par Records entries take effect, checked once per change of the Records: the answer
- * planning (`build_answerer.ts`) and the workload opt-in (`../par/workload_plan.ts`) both work
- * from these, so a Deployment is patched exactly when its pods would get answers.
- *
- * An entry is accepted when its `forward-type` is `manager` or `proxy` and, for `manager`
- * entries (the only ones answered by name), its hostname is an exact DNS name and at least one
- * of its `ip-addresses` is an IP address. `proxy` entries send every A/AAAA lookup of their
- * clients to the forward proxy, so their hostname and addresses are not used and not checked
- * (par did not use them either).
- *
- * Decided:
- * - Hostnames are checked with the controller's rules (`checkHostname`: RFC 1123, two labels or
- *   more, no wildcard, no IP literal), except that names under the cluster domain are allowed: a
- *   Records entry answers only the workloads it selects, so overriding an in-cluster name for
- *   them is a legitimate use and hijacks nobody else.
- * - Scope: an entry applies to pods and Deployments of its Records' own namespace. par's entries
- *   also carry a `namespaces` list; honouring it would let anyone who may write Records in one
- *   namespace redirect the DNS of (and patch the Deployments of) another. So a list that names
- *   the Records' own namespace keeps the entry there (the other names are reported), and a list
- *   that does not name it leaves the entry out (reported): never wider than par, never across a
- *   namespace boundary.
- * - One invalid address is left out and reported; the entry's other addresses still answer.
+ * Which par Records entries take effect. Answers and the workload opt-in share them, so a
+ * Deployment is patched exactly when its pods would get answers.
+ * - Names under the cluster domain are allowed: an entry only answers the workloads it selects.
+ * - An entry applies only in its Records' own namespace; par's `namespaces` list would let a
+ *   Records writer redirect another namespace's DNS, so other names there are reported.
  *
  * Pure: no I/O.
  *
@@ -45,30 +28,24 @@ export interface AcceptedEntry {
   readonly records: string;
   /** Its index in `spec.a`. */
   readonly index: number;
-  /** The namespace whose pods and Deployments it applies to (its Records' own). */
   readonly namespace: string;
-  /** Every one must be on the pod (or pod template); `{}` selects every pod of the namespace. */
+  /** `{}` selects every pod of the namespace. */
   readonly labels: Readonly<Record<string, string>>;
   readonly forwardType: ForwardType;
-  /** Lower-case, without a trailing dot; `""` for `proxy` entries (not used). */
+  /** Lower-case, no trailing dot; `""` for `proxy` entries, whose name and addresses go unused. */
   readonly hostname: string;
-  /** IPv4 addresses, dotted quad; `[]` for `proxy` entries. */
   readonly ipv4: readonly string[];
-  /** IPv6 addresses, RFC 5952; `[]` for `proxy` entries. */
   readonly ipv6: readonly string[];
 }
 
 /** The accepted entries of every Records object, and what was wrong with the others. */
 export interface AcceptedEntries {
   readonly entries: readonly AcceptedEntry[];
-  /** One line each, naming the object (`Records shop/egress`), the entry and what is accepted. */
+  /** One line each, naming the object and entry (`Records shop/egress spec.a[1]`). */
   readonly problems: readonly string[];
 }
 
-/**
- * True when every label of `selector` is on `labels` with the same value (an empty selector
- * matches everything).
- */
+/** Whether every label of `selector` is on `labels` with the same value. */
 export function labelsMatch(
   selector: Readonly<Record<string, string>>,
   labels: Readonly<Record<string, string>>,
@@ -131,7 +108,6 @@ function hostnameProblem(raw: string): { host: string } | { problem: string } {
   };
 }
 
-/** Checks one entry: the accepted entry (if any) and its problems. */
 function acceptEntry(
   entry: RecordsEntry,
   records: Records,
@@ -173,20 +149,7 @@ function acceptEntry(
   return { accepted: { ...base, hostname: hostname.host, ipv4, ipv6 }, problems };
 }
 
-/**
- * The entries of `records` that take effect, in object then entry order, and one problem line
- * for each entry (or part of one) left out.
- *
- * @example
- * ```ts
- * import type { Records } from "../../resources/records.ts";
- * import { acceptRecordsEntries } from "./records_entries.ts";
- *
- * declare const records: readonly Records[];
- * const { entries, problems } = acceptRecordsEntries(records);
- * // problems: ['Records shop/egress spec.a[1]: forward-type "Proxy2" is not known (accepted: manager, proxy); …']
- * ```
- */
+/** The entries that take effect, in order, and one problem line per entry or part left out. */
 export function acceptRecordsEntries(records: readonly Records[]): AcceptedEntries {
   const entries: AcceptedEntry[] = [];
   const problems: string[] = [];

@@ -1,7 +1,6 @@
 /**
- * Reading the JSON this server keeps in an annotation (`ouroboros.dev/original-dns`,
- * `ouroboros.dev/par-template`): annotations are plain text anyone may edit, so the text is
- * parsed without trusting it, and a failure is a reason to report, never an exception.
+ * Reads the JSON this server keeps in an annotation. Anyone may edit annotations, so a failure is
+ * a reason to report, never an exception.
  *
  * Pure: no I/O.
  *
@@ -11,8 +10,7 @@
 import { asObject, type JsonObject } from "../../resources/json.ts";
 
 /**
- * The annotation's text as a JSON object, or why it is not one (`"is not JSON"`,
- * `"is not a JSON object"`), worded to follow "its annotation <name>".
+ * The annotation's text as a JSON object, or why not, worded to follow "its annotation <name>".
  *
  * @example
  * ```ts

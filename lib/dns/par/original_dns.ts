@@ -1,20 +1,9 @@
 /**
- * The annotation that makes a workload's DNS opt-in reversible: a Deployment whose pod template
- * was pointed at this server carries `ouroboros.dev/original-dns`, a JSON object holding the
- * template's DNS settings from before (`original`, an absent field recorded as absent) and the
- * nameservers written (`nameservers`, so a later pass can tell its own settings from someone
- * else's). From it come the patches that put the settings back.
- *
- * Decided:
- * - The annotation sits on the Deployment's own metadata, not on the pod template: writing or
- *   removing it must not roll the pods.
- * - A restore is a JSON merge patch that names every `dnsConfig` field (`nameservers`,
- *   `searches`, `options`: the original list, or `null` to delete), because a merge patch merges
- *   objects: writing only the original's fields would leave ours in place. `dnsConfig` absent
- *   before is deleted whole. The template comes back exactly as it was.
- * - "Changed by someone else" means what would make this server no longer the pods' resolver:
- *   `dnsPolicy` is no longer `None`, or the nameservers are not the ones written. Such a
- *   template is left alone (reported), and at uninstall only the annotation is removed.
+ * The annotation that makes a workload's DNS opt-in reversible: the template's DNS settings from
+ * before, and the nameservers written (to tell our settings from someone else's).
+ * - It sits on the Deployment's metadata, not the pod template: writing it must not roll pods.
+ * - A restore names every `dnsConfig` field (`null` to delete): a merge patch merges objects, so
+ *   naming only the original's fields would leave ours in place.
  *
  * Pure: no I/O.
  *
@@ -30,9 +19,9 @@ export const ORIGINAL_DNS_ANNOTATION = "ouroboros.dev/original-dns";
 
 /** What {@linkcode ORIGINAL_DNS_ANNOTATION} holds. */
 export interface OriginalDns {
-  /** The template's `dnsPolicy` and `dnsConfig` before the opt-in; absent when they were. */
+  /** Absent fields were absent before the opt-in. */
   readonly original: { readonly dnsPolicy?: string; readonly dnsConfig?: PodDnsConfig };
-  /** The `dnsConfig.nameservers` the opt-in wrote. */
+  /** What the opt-in wrote. */
   readonly nameservers: readonly string[];
 }
 
@@ -93,18 +82,7 @@ function decodeConfig(value: unknown): PodDnsConfig | undefined {
   return out;
 }
 
-/**
- * Reads the annotation's text, or says why it cannot be read (someone edited it by hand).
- *
- * @example
- * ```ts
- * import { decodeOriginalDns } from "./original_dns.ts";
- *
- * decodeOriginalDns('{"original":{"dnsPolicy":"ClusterFirst"},"nameservers":["10.96.0.53"]}');
- * // { original: { dnsPolicy: "ClusterFirst" }, nameservers: ["10.96.0.53"] }
- * decodeOriginalDns("{"); // "is not JSON"
- * ```
- */
+/** Reads the annotation's text, or says why it cannot be read (someone edited it by hand). */
 export function decodeOriginalDns(text: string): OriginalDns | string {
   const object = readAnnotationJson(text);
   if (typeof object === "string") return object;
@@ -131,8 +109,8 @@ function sameList(a: readonly string[] | undefined, b: readonly string[]): boole
 }
 
 /**
- * Why the template is no longer this server's to manage, or `undefined` while it is: its
- * `dnsPolicy` is not `None` or its nameservers are not the ones written.
+ * Why the template is no longer this server's to manage (someone changed its `dnsPolicy` or
+ * nameservers), or `undefined` while it is.
  */
 export function changedByOthers(template: PodTemplateDns, stored: OriginalDns): string | undefined {
   if (template.dnsPolicy !== "None") {
@@ -150,10 +128,7 @@ export function releasePatch(): JsonObject {
   return { metadata: { annotations: { [ORIGINAL_DNS_ANNOTATION]: null } } };
 }
 
-/**
- * The merge patch that puts the pod template's DNS settings back as `stored.original` and
- * removes the annotation.
- */
+/** The merge patch that puts the template's DNS settings back exactly and drops the annotation. */
 export function restorePatch(stored: OriginalDns): JsonObject {
   const { dnsPolicy, dnsConfig } = stored.original;
   return {

@@ -1,9 +1,6 @@
 /**
- * What the par side did to one object in one pass, as a value: the managers never log, the
- * runtime that calls them does (each `skipped` reason once while it lasts, as the controller
- * does with refusals). Also the one write they all make: a JSON merge patch conditional on the
- * version the plan was made from, so an object changed meanwhile is not overwritten blindly (409,
- * reported as `failed`; the next pass plans again from the new version).
+ * What the par side did to one object in one pass, as a value (the managers never log), and the
+ * one write they all make: a merge patch conditional on the version the plan was made from.
  *
  * Effects: `patchObject` writes through the API client.
  *
@@ -21,11 +18,11 @@ import { errorMessage } from "../../util/error_message.ts";
 export type ParAction =
   /** A Deployment's pod template pointed at this server. */
   | "opt-in"
-  /** An opted-in template's DNS settings re-targeted (a new Service address, a new cluster domain). */
+  /** An opted-in template's DNS settings re-targeted (a new address or cluster domain). */
   | "update"
   /** A Deployment's original DNS settings put back. */
   | "restore"
-  /** The annotation removed from a Deployment someone else changed since (uninstall only). */
+  /** Only the annotation removed, as someone else changed the Deployment (uninstall). */
   | "release"
   /** A proxy ConfigMap rendered. */
   | "render"
@@ -65,10 +62,7 @@ export interface PatchRequest<T extends KubeObject> {
   readonly notice?: string;
 }
 
-/**
- * Sends one merge patch and says how it went. An abort is rethrown (the caller is stopping);
- * every other error is a `failed` outcome.
- */
+/** Sends one merge patch; an abort is rethrown, every other error is a `failed` outcome. */
 export async function patchObject<T extends KubeObject>(
   api: ParWriteApi,
   request: PatchRequest<T>,
@@ -102,9 +96,8 @@ export async function patchObject<T extends KubeObject>(
 }
 
 /**
- * The objects written in earlier passes whose new version the caches may not show yet: a pass
- * that still sees the version a write was planned from skips the object instead of writing the
- * same patch again (which its precondition would refuse with a 409).
+ * Objects written whose new version the caches may not show yet, skipped by the next pass rather
+ * than patched again (a 409 from the precondition).
  */
 export class PendingWrites {
   readonly #plannedFrom = new Map<string, string>();
@@ -118,12 +111,11 @@ export class PendingWrites {
     return false;
   }
 
-  /** Records the outcome of a write planned from `object`. */
   record(outcome: ParOutcome, object: KubeObject): void {
     if (outcome.kind === "written") this.#plannedFrom.set(outcome.target, object.metadata.resourceVersion);
   }
 
-  /** Forgets every object not in `targets` (deleted, or no longer concerned). */
+  /** Forgets every object not in `targets`. */
   retain(targets: ReadonlySet<string>): void {
     for (const target of [...this.#plannedFrom.keys()]) {
       if (!targets.has(target)) this.#plannedFrom.delete(target);

@@ -1,13 +1,7 @@
 /**
- * par's forward proxy reads its configuration at start, so when the rendered configuration
- * changes its Deployment (label `par.dev/proxy: "true"` in the par namespace) must roll. The
- * rendered text of every proxy ConfigMap is hashed, and the hash is written as a pod-template
- * annotation, `ouroboros.dev/par-config-hash`: a new hash changes the template, and the
- * Deployment controller rolls the pods.
- *
- * Decided: a hash of the content rather than par's `restartedAt` time stamp. The same content
- * gives the same annotation, so a restart of this server, or two replicas of it, never roll the
- * proxy for nothing.
+ * par's proxy reads its configuration only at start, so a new rendered configuration must roll
+ * it: its hash goes in a pod-template annotation. A content hash, not par's `restartedAt`, so a
+ * restart of this server or a second replica never rolls the proxy for nothing.
  *
  * Pure: no I/O (`node:crypto` hashes synchronously).
  *
@@ -22,13 +16,10 @@ import { PAR_PROXY_LABEL } from "../answer/build_answerer.ts";
 /** The pod-template annotation holding the hash of the proxy's rendered configuration. */
 export const PAR_CONFIG_HASH_ANNOTATION = "ouroboros.dev/par-config-hash";
 
-/** Hex digits of SHA-256 kept: 64 bits, plenty to tell configurations apart. */
+/** Hex digits of SHA-256 kept (64 bits). */
 const HASH_LENGTH = 16;
 
-/**
- * The hash of the rendered configuration: `rendered` maps each proxy ConfigMap's
- * `namespace/name` to its rendered keys. Independent of the order of both.
- */
+/** The hash of the rendered keys by ConfigMap `namespace/name`, whatever their order. */
 export function proxyConfigHash(rendered: ReadonlyMap<string, Readonly<Record<string, string>>>): string {
   const canonical = [...rendered].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([name, data]) => [
     name,
@@ -43,19 +34,7 @@ export interface ProxyRestart {
   readonly patch: JsonObject;
 }
 
-/**
- * The proxy Deployments whose pod template does not carry `hash` yet.
- *
- * @example
- * ```ts
- * import type { Deployment } from "../../resources/deployment.ts";
- * import { planProxyRestarts, proxyConfigHash } from "./plan_proxy_restarts.ts";
- *
- * declare const deployments: readonly Deployment[];
- * const hash = proxyConfigHash(new Map([["par/nginx", { "nginx.conf": "resolver 10.96.0.53;" }]]));
- * planProxyRestarts(deployments, { parNamespace: "par", hash }); // the proxy Deployments to roll
- * ```
- */
+/** The proxy Deployments whose pod template does not carry `hash` yet. */
 export function planProxyRestarts(
   deployments: readonly Deployment[],
   options: { readonly parNamespace: string; readonly hash: string },

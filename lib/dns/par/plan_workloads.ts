@@ -1,29 +1,11 @@
 /**
- * The workload DNS opt-in (`--manage-workloads`), planned: which Deployments get their pod
- * template pointed at this server, which get it back, which are left alone and why.
- *
- * A Deployment is wanted when an accepted Records entry of its namespace (either forward type)
- * selects its pod template's labels, so that its pods, once rolled, are the clients the entry
- * answers. A wanted Deployment gets `dnsPolicy: None` and a `dnsConfig` that keeps what the
- * kubelet would have given it under its own policy: nameservers this server (then the template's
- * own, at most three in all), search list `<ns>.svc.<domain> svc.<domain> <domain>` then the
- * template's own searches, options `ndots:5` (or the template's own ndots) then the template's
- * other options. par dropped the search list and ndots, which broke short Service names.
- *
- * Decided:
- * - The pod template's labels are matched, not the Deployment's own: the answers select pods by
- *   their labels, and a Deployment whose pods would not match gains nothing from the patch. (par
- *   matched the Deployment's labels; most charts put the same labels on both.)
- * - Never opted in, and reported: this server's own Deployment (its pods would resolve through
- *   themselves: a loop); a template with `dnsPolicy: Default` (or `ClusterFirst` with
- *   `hostNetwork`, which the kubelet treats as `Default`): such pods resolve through the node,
- *   and cluster DNS servers themselves are among them, so pointing them here could loop; a
- *   template with `dnsPolicy: None` not written by this server: it has DNS settings of its own
- *   that a patch would lose.
- * - A Deployment carrying the annotation whose DNS settings someone changed since (see
- *   `changedByOthers`) is left alone and reported; the person who changed it owns it now.
- * - With this server's address unknown (`nameserver: ""`), nothing is opted in or updated, but
- *   restores still happen.
+ * The workload DNS opt-in (`--manage-workloads`), planned: which Deployments are pointed at this
+ * server, which get their settings back, which are left alone and why.
+ * - The pod template's labels are matched (par matched the Deployment's): answers select pods.
+ * - The `dnsConfig` keeps the search list and ndots the kubelet would give (par dropped them,
+ *   which broke short Service names).
+ * - Never opted in: this server's own pods, and pods resolving through the node (cluster DNS
+ *   servers among them): both could loop.
  *
  * Pure: no I/O.
  *
@@ -42,22 +24,19 @@ import {
   restorePatch,
 } from "./original_dns.ts";
 
-/** The pods of this DNS server: a namespace and labels its pod template carries. */
+/** The pods of this DNS server. */
 export interface SelfSelector {
   readonly namespace: string;
-  /** Must not be empty (an empty selector would match every Deployment of the namespace). */
+  /** Must not be empty (it would match every Deployment of the namespace). */
   readonly labels: Readonly<Record<string, string>>;
 }
 
 /** What the plan depends on besides the Deployments. */
 export interface WorkloadPlanOptions {
-  /** The accepted Records entries (`acceptRecordsEntries`). */
   readonly entries: readonly AcceptedEntry[];
-  /** This server's Service ClusterIP; `""` while unknown. */
+  /** This server's Service ClusterIP; `""` while unknown (no opt-in or update, restores go on). */
   readonly nameserver: string;
-  /** `cluster.local` or the cluster's own. */
   readonly clusterDomain: string;
-  /** This server's own pods, never opted in. */
   readonly self?: SelfSelector;
 }
 
@@ -67,16 +46,16 @@ export type WorkloadStep =
     readonly kind: "opt-in" | "update" | "restore";
     readonly deployment: Deployment;
     readonly patch: JsonObject;
-    /** Why, in words: the matching entries, or why it no longer matches. */
+    /** Why, in words. */
     readonly detail: string;
   }
   | { readonly kind: "unchanged"; readonly deployment: Deployment }
   | { readonly kind: "skipped"; readonly deployment: Deployment; readonly reason: string };
 
-/** The most nameservers a pod may have (the API server refuses more). */
+/** The API server refuses more nameservers. */
 const MAX_NAMESERVERS = 3;
 
-/** The `dnsConfig` an opted-in template gets, from its settings before the opt-in. */
+/** The `dnsConfig` an opted-in template gets: ours first, then what it had. */
 export function optedInDnsConfig(
   original: OriginalDns["original"],
   options: { readonly nameserver: string; readonly namespace: string; readonly clusterDomain: string },
@@ -110,7 +89,6 @@ function sameConfig(current: PodDnsConfig | undefined, wanted: Required<PodDnsCo
       JSON.stringify(wanted.options.map((o) => [o.name, o.value]));
 }
 
-/** Why a template that was never opted in must not be, or `undefined`. */
 function ineligible(deployment: Deployment): string | undefined {
   const { dnsPolicy, hostNetwork } = deployment.spec.template.spec;
   if (dnsPolicy === "Default" || (hostNetwork && (dnsPolicy ?? "ClusterFirst") === "ClusterFirst")) {
@@ -203,22 +181,7 @@ function planOne(deployment: Deployment, options: WorkloadPlanOptions): Workload
   };
 }
 
-/**
- * One step for every Deployment that is selected by an entry or carries the annotation, in
- * `deployments` order (others are not this plan's business and are left out).
- *
- * @example
- * ```ts
- * import type { Deployment } from "../../resources/deployment.ts";
- * import type { AcceptedEntry } from "../answer/records_entries.ts";
- * import { planWorkloads } from "./plan_workloads.ts";
- *
- * declare const deployments: readonly Deployment[];
- * declare const entries: readonly AcceptedEntry[];
- * const steps = planWorkloads(deployments, { entries, nameserver: "10.96.0.53", clusterDomain: "cluster.local" });
- * steps.filter((step) => step.kind === "opt-in"); // the Deployments to patch now
- * ```
- */
+/** One step per Deployment selected by an entry or carrying the annotation, in input order. */
 export function planWorkloads(
   deployments: readonly Deployment[],
   options: WorkloadPlanOptions,

@@ -1,11 +1,7 @@
 /**
- * par's forward proxy, kept pointed at this server: each pass renders every proxy ConfigMap
- * (`renderProxyConfig`) and, once all of them hold the rendered text, rolls the proxy
- * Deployments whose pod template does not carry the configuration's hash yet
- * (`planProxyRestarts`). One outcome per object concerned.
- *
- * Decided: no roll while a ConfigMap write failed or waits for the cache: the proxy would start
- * again with the old text, and the hash would say it has the new one.
+ * Keeps par's proxy pointed at this server: renders every proxy ConfigMap, then rolls the proxy.
+ * No roll while a ConfigMap write failed or is not yet cached: the proxy would restart with the
+ * old text under the new hash.
  *
  * Effects: writes ConfigMaps and Deployments through the API client.
  *
@@ -20,11 +16,10 @@ import { PAR_PROXY_CONFIG_LABEL, renderProxyConfig } from "./render_proxy_config
 
 /** What one pass works from. */
 export interface ProxyConfigState {
-  /** ConfigMaps of the par namespace (others, and those without the label, are ignored). */
+  /** Those outside the par namespace or without the label are ignored. */
   readonly configMaps: readonly ConfigMap[];
-  /** Deployments of the par namespace (those without `par.dev/proxy: "true"` are ignored). */
   readonly deployments: readonly Deployment[];
-  /** This server's Service address, written for the tag; `""` while unknown (nothing is written). */
+  /** This server's Service address; `""` while unknown (nothing is written). */
   readonly resolver: string;
 }
 
@@ -32,25 +27,13 @@ export interface ProxyConfigState {
 const NO_TAG = "has the label par.dev/proxy-config but no {{ .dnsResolver }} tag and no kept template " +
   "(par replaced the tag for good when it rendered): put the tag back where the resolver's address goes";
 
-/**
- * Renders the proxy configuration and rolls the proxy when it changes.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../../kube/client.ts";
- * import { ProxyConfigManager } from "./proxy_config_manager.ts";
- *
- * declare const client: KubeClient;
- * const manager = new ProxyConfigManager(client, { parNamespace: "par" });
- * await manager.sync({ configMaps: [], deployments: [], resolver: "10.96.0.53" }, new AbortController().signal);
- * ```
- */
+/** Renders the proxy configuration and rolls the proxy when it changes. */
 export class ProxyConfigManager {
   readonly #api: ParWriteApi;
   readonly #parNamespace: string;
   readonly #pending = new PendingWrites();
 
-  /** Writes with `api` (only `mergePatch` is used); `parNamespace` is where par's proxy runs. */
+  /** `parNamespace` is where par's proxy runs. */
   constructor(api: ParWriteApi, options: { readonly parNamespace: string }) {
     this.#api = api;
     this.#parNamespace = options.parNamespace;

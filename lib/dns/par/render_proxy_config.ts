@@ -1,23 +1,8 @@
 /**
- * par's forward-proxy configuration, rendered: a ConfigMap labelled `par.dev/proxy-config: "true"`
- * in the par namespace holds `{{ .dnsResolver }}` (spaces inside the braces optional) where the
- * proxy must name its DNS resolver (nginx's `resolver {{ .dnsResolver }};`). The tag is replaced
- * with this server's Service address, so the proxy's own lookups come here.
- *
- * The values that held the tag are kept, as written, in the annotation
- * `ouroboros.dev/par-template` (JSON: `{"resolver": <address rendered>, "data": {<key>: <template>}}`)
- * so that a later address change renders them again; par replaced the tag once and lost it.
- *
- * Decided:
- * - Only that tag is replaced. par ran the whole value through Go's `text/template`; here any
- *   other `{{ … }}` is left as it is, so a proxy configuration that uses braces of its own is not
- *   mangled, and nothing a ConfigMap says can make this server evaluate anything.
- * - A value that holds the tag is the template, always: a user's edit that brings the tag back
- *   is the new template. A rendered value that someone edited (it is no longer the template
- *   rendered with the address recorded) is theirs: it is no longer rendered or kept as a
- *   template. A key that is gone is dropped from the template.
- * - The result carries the rendered text of every templated key, written or not, so that the
- *   proxy restart (`plan_proxy_restarts.ts`) hashes what the proxy runs with.
+ * Renders par's proxy ConfigMaps: `{{ .dnsResolver }}` becomes this server's Service address. The
+ * templates are kept in an annotation, so an address change renders again (par lost the tag).
+ * - Only that tag is replaced, never evaluated as a template: other braces stay as written.
+ * - A value holding the tag is the template; a rendered value someone edited is theirs.
  *
  * Pure: no I/O.
  *
@@ -44,28 +29,27 @@ interface StoredTemplate {
   readonly data: Readonly<Record<string, string>>;
 }
 
-/** The outcome for one ConfigMap. `notice`: something worth saying besides (an unreadable annotation). */
+/**
+ * The outcome for one ConfigMap. `rendered` holds every templated key, written or not (what the
+ * proxy runs with, for the restart hash); `notice` is worth logging (an unreadable annotation).
+ */
 export type ProxyConfigRender =
-  /** No tag and no template: not this server's business. */
   | { readonly kind: "not-templated"; readonly notice?: string }
   | {
     readonly kind: "unchanged";
-    /** The rendered text of every templated key: what the proxy runs with. */
     readonly rendered: Readonly<Record<string, string>>;
     readonly notice?: string;
   }
   | {
     readonly kind: "write";
-    /** The rendered text of every templated key, once `patch` is written. */
     readonly rendered: Readonly<Record<string, string>>;
-    /** The JSON merge patch to send. */
     readonly patch: JsonObject;
     /** The keys whose text changes, sorted (`[]` when only the annotation does). */
     readonly changedKeys: readonly string[];
     readonly notice?: string;
   };
 
-/** `template` with every tag replaced by `resolver`; other text, braces included, untouched. */
+/** `template` with every tag replaced by `resolver`. */
 export function renderTemplate(template: string, resolver: string): string {
   return template.replace(TAG_ALL, () => resolver);
 }
@@ -87,8 +71,7 @@ function sortedRecord(entries: Iterable<[string, string]>): Record<string, strin
 }
 
 /**
- * Renders one proxy ConfigMap with `resolver` (this server's Service address): what to write,
- * or that nothing needs to be.
+ * Renders one proxy ConfigMap with `resolver`: what to write, or that nothing needs to be.
  *
  * @example
  * ```ts
@@ -97,7 +80,7 @@ function sortedRecord(entries: Iterable<[string, string]>): Record<string, strin
  *
  * declare const configMap: ConfigMap; // data: { "nginx.conf": "resolver {{ .dnsResolver }};" }
  * const result = renderProxyConfig(configMap, "10.96.0.53");
- * // { kind: "write", rendered: { "nginx.conf": "resolver 10.96.0.53;" }, patch: { data: …, metadata: … }, … }
+ * // { kind: "write", rendered: { "nginx.conf": "resolver 10.96.0.53;" }, patch: …, … }
  * ```
  */
 export function renderProxyConfig(configMap: ConfigMap, resolver: string): ProxyConfigRender {

@@ -1,12 +1,7 @@
 /**
- * The uninstall hook's part of the workload opt-in: every Deployment in the cluster that carries
- * `ouroboros.dev/original-dns` gets its pod template's DNS settings back and loses the
- * annotation, so no workload is left pointing at a DNS server that is going away.
- *
- * Decided: a Deployment whose DNS settings someone changed since the opt-in (`changedByOthers`)
- * no longer depends on this server; only the annotation is removed (`release`), their change
- * stays. An annotation that cannot be read is reported and left: guessing could break the
- * workload's DNS.
+ * The uninstall hook: every annotated Deployment gets its DNS settings back. One changed by
+ * someone else since keeps their change (only the annotation goes); an unreadable annotation is
+ * reported and left, as guessing could break the workload's DNS.
  *
  * Effects: lists and writes Deployments through the API client.
  *
@@ -25,18 +20,8 @@ import {
 import { type ParOutcome, patchObject, targetName } from "./par_outcome.ts";
 
 /**
- * Restores every opted-in Deployment; one outcome each. A failed list rejects (the hook must
- * fail loudly); a failed write is an outcome, and the others are still tried.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../../kube/client.ts";
- * import { restoreAllWorkloads } from "./restore_all_workloads.ts";
- *
- * declare const client: KubeClient;
- * const outcomes = await restoreAllWorkloads(client, AbortSignal.timeout(60_000));
- * const failed = outcomes.filter((outcome) => outcome.kind === "failed");
- * ```
+ * Restores every opted-in Deployment, one outcome each. A failed list rejects (the hook must fail
+ * loudly); a failed write is an outcome, and the others are still tried.
  */
 export async function restoreAllWorkloads(
   api: Pick<KubeClient, "listAll" | "mergePatch">,

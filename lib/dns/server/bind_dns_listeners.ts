@@ -1,9 +1,7 @@
 /**
- * Binds the DNS port twice, TCP and UDP, on the same address and port. An address without a host
- * (`:5353`) follows the project's rule (`daemon/bind_dual_stack.ts`): `::`, dual-stack, with
- * `0.0.0.0` where IPv6 is off; the UDP socket then takes the address the TCP listener got, also
- * dual-stack. Port 0 means one ephemeral port for both: the TCP listener picks it, and when that
- * port is taken for UDP the pair is tried again on a new one.
+ * Binds the DNS port for TCP and UDP on one address and port. TCP binds first (dual-stack rule of
+ * `daemon/bind_dual_stack.ts`) and UDP takes its address; with port 0, TCP picks the port and the
+ * pair is retried when UDP finds it taken.
  *
  * Effects: binds a TCP listener (`Deno.listen`) and a UDP socket (`node:dgram`).
  *
@@ -20,12 +18,12 @@ import { UDP_READ_BUFFER_BYTES } from "../upstream/upstream_socket_pool.ts";
 export interface DnsListeners {
   readonly tcp: Deno.TcpListener;
   readonly udp: dgram.Socket;
-  /** The address both are bound to (`::`, `0.0.0.0`, `127.0.0.1`). */
+  /** The address both are bound to (`::`, `0.0.0.0`, …). */
   readonly hostname: string;
   readonly port: number;
 }
 
-/** Tries of a new ephemeral port when the one TCP got is taken for UDP. */
+/** Ephemeral ports tried when the one TCP got is taken for UDP. */
 const EPHEMERAL_TRIES = 10;
 
 function isAddressInUse(error: unknown): boolean {
@@ -33,7 +31,6 @@ function isAddressInUse(error: unknown): boolean {
     (error instanceof Error && (error as Error & { code?: unknown }).code === "EADDRINUSE");
 }
 
-/** Binds a UDP socket; resolves once it listens. */
 function bindUdp(hostname: string, port: number): Promise<dgram.Socket> {
   const socket = dgram.createSocket({
     type: hostname.includes(":") ? "udp6" : "udp4",
@@ -58,19 +55,7 @@ function bindUdp(hostname: string, port: number): Promise<dgram.Socket> {
   });
 }
 
-/**
- * Binds TCP and UDP on `address`. Throws an error naming the address (`listen dns :5353:
- * Address already in use`) when either cannot be bound, with nothing left open.
- *
- * @example
- * ```ts
- * import { bindDnsListeners } from "./bind_dns_listeners.ts";
- *
- * const { tcp, udp, port } = await bindDnsListeners({ host: "127.0.0.1", port: 0 });
- * tcp.close();
- * udp.close();
- * ```
- */
+/** Binds TCP and UDP on `address`; on failure throws naming the address, with nothing left open. */
 export async function bindDnsListeners(address: ListenAddress): Promise<DnsListeners> {
   const tries = address.port === 0 ? EPHEMERAL_TRIES : 1;
   for (let attempt = 1;; attempt++) {

@@ -1,12 +1,7 @@
 /**
  * The DNS server: one port, UDP and TCP, answering from a swappable {@linkcode LocalAnswerer} and
- * forwarding the rest to the upstreams. What happens to each query is `query_handler.ts`; TCP
- * connections are `serve_tcp_session.ts`; forwarding is `upstream/forwarder.ts`.
- *
- * Shutdown (the `run` signal aborts): the TCP listener closes and UDP packets are no longer
- * read; queries in flight (forwarded ones wait at most for their upstream timeouts) are
- * answered; TCP connections close after their last answer; then the upstream sockets close and
- * `run` resolves.
+ * forwarding the rest. Shutdown stops reading, answers the queries in flight (forwarded ones wait
+ * at most their upstream timeouts), then closes the upstream sockets.
  *
  * Effects: binds and serves sockets; time and randomness through injected dependencies.
  *
@@ -30,28 +25,25 @@ import { serveTcpSession } from "./serve_tcp_session.ts";
 
 /** Settings and dependencies of a {@linkcode DnsServer}. */
 export interface DnsServerOptions {
-  /** Where to serve, UDP and TCP (port 0: one ephemeral port for both). */
   readonly listen: ListenAddress;
   /** The first answerer; {@linkcode DnsServer.setAnswerer} swaps it. */
   readonly answer: LocalAnswerer;
-  /** IP addresses and ports, tried in turn; at least one. */
   readonly upstreams: readonly UpstreamEndpoint[];
-  /** The UDP payload size advertised and sent at most (at least 512; 1232 is the usual). */
+  /** The UDP payload size advertised and sent at most (at least 512). */
   readonly maxUdpPayload: number;
-  /** For each attempt at an upstream. */
+  /** Per attempt at an upstream. */
   readonly upstreamTimeoutMs: number;
-  /** Close a TCP connection after this long without a query or an answer. */
   readonly tcpIdleTimeoutMs: number;
-  /** TCP connections open at once; more are closed at once (default 256). */
+  /** Beyond this, new connections are closed at once (default 256). */
   readonly maxTcpConnections?: number;
-  /** Queries handled at once on one TCP connection (default 32). */
+  /** Default 32. */
   readonly maxTcpQueriesPerConnection?: number;
   readonly clock: Clock;
-  /** Numbers in [0, 1) for upstream query IDs (default: the system's CSPRNG). */
+  /** For upstream query IDs (default: the system's CSPRNG). */
   readonly random?: () => number;
   readonly log: Log;
   readonly metrics: DnsMetrics;
-  /** Hears about every query (debug logging, tests); must be cheap and must not throw. */
+  /** Hears about every query; must be cheap and must not throw. */
   readonly observe?: (event: DnsQueryEvent) => void;
 }
 
@@ -63,39 +55,7 @@ function clientAddress(address: string): string {
   return parsed === undefined ? address : formatIp(unmapIpv4(parsed));
 }
 
-/**
- * A bound DNS server. {@linkcode DnsServer.start} binds; {@linkcode DnsServer.run} serves until
- * its signal aborts.
- *
- * @example
- * ```ts
- * import { systemClock } from "../../util/clock.ts";
- * import { logger } from "../../util/logging.ts";
- * import { createDnsMetrics } from "../dns_metrics.ts";
- * import { DnsServer } from "./dns_server.ts";
- *
- * const server = await DnsServer.start({
- *   listen: { host: undefined, port: 5353 },
- *   answer: () => ({ kind: "forward" }),
- *   upstreams: [{ host: "10.96.0.10", port: 53 }],
- *   maxUdpPayload: 1232,
- *   upstreamTimeoutMs: 2_000,
- *   tcpIdleTimeoutMs: 10_000,
- *   clock: systemClock,
- *   log: logger("dns"),
- *   metrics: createDnsMetrics({ rss: () => Deno.memoryUsage().rss, version: "dev" }),
- * });
- * const stop = new AbortController();
- * const serving = server.run(stop.signal);
- * server.setAnswerer((question) =>
- *   question.name === "shop.example.com" && question.type === "A"
- *     ? { kind: "local", source: "hairpin", ttl: 30, addresses: ["10.96.0.20"] }
- *     : { kind: "forward" }
- * );
- * stop.abort();
- * await serving;
- * ```
- */
+/** A bound DNS server: {@linkcode DnsServer.start} binds, {@linkcode DnsServer.run} serves. */
 export class DnsServer {
   readonly #options: DnsServerOptions;
   readonly #listeners: DnsListeners;
@@ -127,11 +87,7 @@ export class DnsServer {
     });
   }
 
-  /**
-   * Binds UDP and TCP on `options.listen`. Throws an error naming the address when either
-   * cannot be bound, and a `TypeError` when no upstream is given or one is not an IP address;
-   * nothing is left open either way.
-   */
+  /** Binds UDP and TCP; throws on a bind failure or a bad upstream, leaving nothing open. */
   static async start(options: DnsServerOptions): Promise<DnsServer> {
     const listeners = await bindDnsListeners(options.listen);
     try {
@@ -143,18 +99,17 @@ export class DnsServer {
     }
   }
 
-  /** The bound addresses, `host:port` (the same for both, but said per transport). */
+  /** The bound `host:port`, per transport (the same for both). */
   get addresses(): { readonly udp: string; readonly tcp: string } {
     const address = formatHostPort(this.#listeners.hostname, this.#listeners.port);
     return { udp: address, tcp: address };
   }
 
-  /** The bound port, UDP and TCP. */
   get port(): number {
     return this.#listeners.port;
   }
 
-  /** Swaps the answerer: every query from now on is decided by `answer`. Costs one assignment. */
+  /** Swaps the answerer for every query from now on. */
   setAnswerer(answer: LocalAnswerer): void {
     this.#handler.answerer = answer;
   }
@@ -180,7 +135,7 @@ export class DnsServer {
     this.#forwarder.close();
   }
 
-  /** Serves until `signal` aborts, then shuts down (see the module doc). */
+  /** Serves until `signal` aborts, then shuts down. */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#running) throw new Error("DnsServer.run called twice");
     this.#running = true;
@@ -218,7 +173,7 @@ export class DnsServer {
     this.#forwarder.close();
   }
 
-  /** Starts answering UDP; returns the function that stops reading. */
+  /** Returns the function that stops reading. */
   #serveUdp(track: (promise: Promise<unknown>) => void): () => void {
     const { udp } = this.#listeners;
     const handler = this.#handler;
@@ -250,7 +205,6 @@ export class DnsServer {
     return () => udp.off("message", onMessage);
   }
 
-  /** Accepts TCP connections until `signal` aborts. */
   async #acceptTcp(signal: AbortSignal, track: (promise: Promise<unknown>) => void): Promise<void> {
     const { clock, log, metrics, tcpIdleTimeoutMs } = this.#options;
     const maxConnections = this.#options.maxTcpConnections ?? 256;

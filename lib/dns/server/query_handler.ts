@@ -1,10 +1,8 @@
 /**
- * One query, from its bytes to the response's bytes, the same for UDP and TCP: classify it,
- * answer errors and local decisions at once (synchronously, so the common case costs no promise),
- * forward the rest, and record the outcome in the metrics and the observer hook.
+ * One query, bytes to response bytes, for UDP and TCP alike. Errors and local answers are
+ * synchronous, so the common case costs no promise; the rest is forwarded.
  *
- * Effects: calls the answerer and the forwarder, records metrics, logs answerer faults and
- * upstream failures (throttled); time through the injected clock.
+ * Effects: calls the answerer and the forwarder, records metrics, logs failures (throttled).
  *
  * @module
  */
@@ -25,25 +23,23 @@ import { Throttle } from "../../util/throttle.ts";
 export interface DnsQueryEvent {
   readonly transport: Transport;
   readonly outcome: QueryOutcome;
-  /** The client's source address (IPv4-mapped IPv6 given as IPv4). */
+  /** IPv4-mapped IPv6 given as IPv4. */
   readonly client: string;
-  /** The question as the answerer saw it, when the query got that far. */
+  /** Set when the query got as far as the answerer. */
   readonly name?: string;
   readonly type?: string;
-  /** For local answers: what matched. */
+  /** For local answers. */
   readonly source?: LocalSource;
   /** Why the query was dropped or rejected, or why forwarding failed. */
   readonly reason?: string;
   /** The response went out with TC set. */
   readonly truncated: boolean;
-  /** From arrival to response, in milliseconds. */
   readonly durationMs: number;
 }
 
 /** What a {@linkcode QueryHandler} needs. */
 export interface QueryHandlerOptions {
   readonly answerer: LocalAnswerer;
-  /** Where forwarded queries go (the server's `Forwarder`). */
   readonly forwarder: Pick<Forwarder, "forward">;
   readonly maxUdpPayload: number;
   readonly clock: Clock;
@@ -58,35 +54,7 @@ export type HandlerResult = Uint8Array | undefined;
 /** Parsed addresses by their text: answerers hand out the same few strings again and again. */
 const ADDRESS_CACHE_LIMIT = 4_096;
 
-/**
- * Turns query bytes into response bytes. The answerer can be swapped at any time
- * ({@linkcode QueryHandler.answerer}); queries already answered are not affected.
- *
- * @example
- * ```ts
- * import { systemClock } from "../../util/clock.ts";
- * import { logger } from "../../util/logging.ts";
- * import { createDnsMetrics } from "../dns_metrics.ts";
- * import { Forwarder } from "../upstream/forwarder.ts";
- * import { QueryHandler } from "./query_handler.ts";
- *
- * const handler = new QueryHandler({
- *   answerer: () => ({ kind: "forward" }),
- *   forwarder: new Forwarder({
- *     upstreams: [{ host: "10.96.0.10", port: 53 }],
- *     maxUdpPayload: 1232,
- *     timeoutMs: 2_000,
- *     clock: systemClock,
- *     random: Math.random,
- *   }),
- *   maxUdpPayload: 1232,
- *   clock: systemClock,
- *   log: logger("dns"),
- *   metrics: createDnsMetrics({ rss: () => 0, version: "dev" }),
- * });
- * handler.handle(new Uint8Array(3), { transport: "udp", client: "10.0.0.7" }); // undefined: dropped
- * ```
- */
+/** Turns query bytes into response bytes; the `answerer` can be swapped at any time. */
 export class QueryHandler {
   /** The answerer consulted for every question from now on. */
   answerer: LocalAnswerer;
@@ -125,10 +93,7 @@ export class QueryHandler {
     this.#throttle = new Throttle(options.clock, 10_000);
   }
 
-  /**
-   * The response to `bytes`: at once for drops, errors and local answers, as a promise for
-   * forwarded queries (which never rejects).
-   */
+  /** The response to `bytes`; a promise (never rejecting) only for forwarded queries. */
   handle(
     bytes: Uint8Array,
     context: { transport: Transport; client: string },
@@ -205,7 +170,6 @@ export class QueryHandler {
     return response;
   }
 
-  /** The addresses of the question's family, as bytes; none for other types. */
   #addressBytes(addresses: readonly string[], type: number): Uint8Array[] {
     const size = type === TYPE_A ? 4 : type === TYPE_AAAA ? 16 : 0;
     if (size === 0 || addresses.length === 0) return [];

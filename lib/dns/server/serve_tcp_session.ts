@@ -1,13 +1,8 @@
 /**
- * One DNS-over-TCP connection (RFC 7766): length-framed queries, several pipelined on one
- * connection and answered as each completes (a local answer can overtake a forwarded one, §6.2.1.1),
- * at most `maxInFlight` handled at once (further queries wait, and reading pauses while any
- * wait: the client's own window is the backpressure), responses written one at a time, whole.
- *
- * The connection closes when the client closes its side (after the answers still owed are
- * written), when it has sent no query and received no answer for the idle timeout while nothing
- * is being answered (§6.2.3; a client that trickles a query byte by byte is idle too), when a
- * write fails, or when the server stops (again after the answers owed).
+ * One DNS-over-TCP connection (RFC 7766): pipelined queries answered as each completes (§6.2.1.1),
+ * at most `maxInFlight` at once; reading pauses while queries wait, so TCP is the backpressure.
+ * Idle (§6.2.3) means no whole query and no answer, so a byte-by-byte trickle is idle too.
+ * Answers owed are written before closing, except after a failed write.
  *
  * Effects: reads and writes the connection; time through the injected clock.
  *
@@ -20,11 +15,9 @@ import type { HandlerResult } from "./query_handler.ts";
 
 /** Options for {@linkcode serveTcpSession}. */
 export interface TcpSessionOptions {
-  /** Answers one query (the server's `QueryHandler.handle`, bound to this client). */
   readonly handle: (query: Uint8Array) => HandlerResult | Promise<HandlerResult>;
   readonly clock: Clock;
   readonly idleTimeoutMs: number;
-  /** Queries handled at once on this connection. */
   readonly maxInFlight: number;
   /** Aborted when the server stops: read no more, answer what was read, close. */
   readonly stop: AbortSignal;
@@ -33,31 +26,13 @@ export interface TcpSessionOptions {
 /** How a session ended. */
 export type TcpSessionEnd = "client closed" | "idle" | "write failed" | "read failed" | "server stopping";
 
-/**
- * Serves `conn` until it ends (see the module doc) and closes it.
- *
- * @example
- * ```ts
- * import { systemClock } from "../../util/clock.ts";
- * import { serveTcpSession } from "./serve_tcp_session.ts";
- *
- * declare const conn: Deno.TcpConn;
- * await serveTcpSession(conn, {
- *   handle: () => undefined,
- *   clock: systemClock,
- *   idleTimeoutMs: 10_000,
- *   maxInFlight: 16,
- *   stop: new AbortController().signal,
- * });
- * ```
- */
+/** Serves `conn` until it ends, closes it, and says why it ended. */
 export async function serveTcpSession(
   conn: Deno.TcpConn,
   options: TcpSessionOptions,
 ): Promise<TcpSessionEnd> {
   const { clock, idleTimeoutMs, maxInFlight } = options;
   const ended = new AbortController();
-  /** Wakes the read loop when a slot frees up, an answer is written, or the session ends. */
   let wake: (() => void) | undefined;
   const notify = () => {
     const waiting = wake;
@@ -115,7 +90,7 @@ export async function serveTcpSession(
     try {
       result = options.handle(query);
     } catch {
-      // The handler does not throw; should it, the query goes unanswered, not the connection down.
+      // Should the handler throw, the query goes unanswered, not the connection down.
       result = undefined;
     }
     if (result instanceof Promise) {

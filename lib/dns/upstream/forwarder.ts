@@ -1,14 +1,9 @@
 /**
- * Forwarding a question the cluster state does not answer: to the upstreams over UDP, over TCP
- * when the UDP reply is truncated and the client can take more, with a timeout per attempt and
- * the next upstream on failure. Only a reply from an upstream is ever relayed; when none comes,
- * the caller answers SERVFAIL (par answered NOERROR with nothing, which clients cache as "the
- * name has no address").
- *
- * Attempts: as many as there are upstreams, and at least two (one lost UDP packet should not
- * cost a client its answer when there is a single upstream), each upstream in turn, starting
- * with the one that answered last, so a dead first upstream costs one timeout, not one per
- * query.
+ * Forwards a question the cluster state does not answer to the upstreams: UDP, then TCP when the
+ * reply is truncated and the client can take more. With no reply the caller answers SERVFAIL,
+ * never an empty NOERROR (which clients would cache as "no address").
+ * Attempts: one per upstream and at least two (one lost packet), starting with the upstream that
+ * answered last, so a dead first upstream costs one timeout, not one per query.
  *
  * Effects: UDP and TCP exchanges with the upstreams; time through the injected clock.
  *
@@ -30,7 +25,6 @@ import { type UpstreamEndpoint, UpstreamSocketPool } from "./upstream_socket_poo
 export type ForwardResult =
   | {
     readonly kind: "answer";
-    /** The response for the client. */
     readonly bytes: Uint8Array;
     /** Truncated by us to the client's limit. */
     readonly truncated: boolean;
@@ -40,11 +34,11 @@ export type ForwardResult =
 
 /** Options for {@linkcode Forwarder}. */
 export interface ForwarderOptions {
-  /** IP addresses and ports, tried in order, starting with the last one that answered; at least one. */
+  /** At least one; IP addresses only. */
   readonly upstreams: readonly UpstreamEndpoint[];
   /** Our UDP receive size, sent in forwarded OPT records and advertised to clients. */
   readonly maxUdpPayload: number;
-  /** For each attempt, UDP or TCP. */
+  /** Per attempt, UDP or TCP. */
   readonly timeoutMs: number;
   readonly clock: Clock;
   /** Numbers in [0, 1) for query IDs. */
@@ -60,35 +54,13 @@ export interface ForwarderOptions {
 /** Whether an upstream answers at all, for readiness. */
 export type ProbeResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
 
-/**
- * Forwards queries to a list of upstreams.
- *
- * @example
- * ```ts
- * import { systemClock } from "../../util/clock.ts";
- * import { Forwarder } from "./forwarder.ts";
- * import { secureRandom } from "./secure_random.ts";
- *
- * const forwarder = new Forwarder({
- *   upstreams: [{ host: "10.96.0.10", port: 53 }],
- *   maxUdpPayload: 1232,
- *   timeoutMs: 2_000,
- *   clock: systemClock,
- *   random: secureRandom,
- * });
- * await forwarder.probe(AbortSignal.timeout(5_000)); // { ok: true } when the upstream answers
- * forwarder.close();
- * ```
- */
+/** Forwards queries to a list of upstreams. */
 export class Forwarder {
   readonly #options: ForwarderOptions;
   readonly #pools: readonly UpstreamSocketPool[];
   #preferred = 0;
 
-  /**
-   * Opens no socket yet: each upstream's sockets open on its first query. Throws a `TypeError`
-   * when there is no upstream or one is not an IP address.
-   */
+  /** Sockets open on first use. Throws a `TypeError` on no upstream or one not an IP address. */
   constructor(options: ForwarderOptions) {
     if (options.upstreams.length === 0) throw new TypeError("Forwarder needs at least one upstream");
     // A name would be resolved on every send, and replies from its address would never match.
@@ -176,10 +148,7 @@ export class Forwarder {
     return { kind: "answer", bytes: full.bytes, truncated: full.truncated, rcode: full.rcode };
   }
 
-  /**
-   * Asks each upstream in turn for the root's NS records; any well-formed reply, whatever its
-   * RCODE, shows the upstream answers.
-   */
+  /** Asks each upstream for the root's NS records; any reply, whatever its RCODE, counts. */
   async probe(signal: AbortSignal): Promise<ProbeResult> {
     const reasons: string[] = [];
     for (const pool of this.#pools) {

@@ -1,15 +1,8 @@
 /**
- * Asks one DNS server for the A or AAAA records of one host name, as a stub resolver does: over
- * UDP, again over TCP when the reply is truncated, one retry when a UDP packet gets no reply.
- * The doctor's resolution check asks the pod's resolver and the cluster DNS Service with it.
- *
- * Decisions: it is the forwarder (`Forwarder`) with a single upstream and a query of our own
- * (`addressQuery`), so the ID randomness, the reply checks (ID, source, question: `relayReply`),
- * the UDP timeout and the TC→TCP retry are the ones `ouroboros dns` relies on, not a second
- * implementation. What the forwarder calls a failure is told apart here: a timeout (every
- * attempt had no reply in time) from any other failure (a refused send, a reply that was not an
- * answer), because the doctor reads "no reply" from a workstation as "not reachable from here".
- * The name is asked as an absolute name: no search list, no `ndots`.
+ * Asks one DNS server for the A or AAAA records of one absolute host name, as a stub resolver
+ * does (the doctor's resolution check). It reuses `Forwarder` with one upstream, so the reply
+ * checks and the TC→TCP retry are those of `ouroboros dns`. A timeout is told apart from other
+ * failures: the doctor reads it as "not reachable from here".
  *
  * Effects: UDP (and on truncation TCP) exchanges with `server`; time through the injected clock.
  *
@@ -42,24 +35,12 @@ export interface LookupAddressesOptions {
   readonly random?: () => number;
 }
 
-/** The UDP payload size our query advertises: the forwarder's default, DNS Flag Day 2020. */
+/** DNS Flag Day 2020's size, the forwarder's default. */
 const MAX_UDP_PAYLOAD = 1232;
 
 /**
- * Asks `server` (an IP address and port) for the `options.type` records of `name`. Throws a
- * `TypeError` when `name` is not a host name or `server.host` is not an IP address; every
- * network outcome is a value.
- *
- * @example
- * ```ts
- * import { lookupAddresses } from "./lookup_addresses.ts";
- *
- * const result = await lookupAddresses({ host: "10.96.0.10", port: 53 }, "shop.example.com", {
- *   type: "A",
- *   signal: AbortSignal.timeout(5_000),
- * });
- * if (result.kind === "answer" && result.rcode === 0) result.addresses; // ["10.96.14.2"]
- * ```
+ * Asks `server` for the `options.type` records of `name`. Throws a `TypeError` when `name` is not a
+ * host name or `server.host` not an IP address; every network outcome is a value.
  */
 export async function lookupAddresses(
   server: UpstreamEndpoint,
@@ -67,7 +48,7 @@ export async function lookupAddresses(
   options: LookupAddressesOptions,
 ): Promise<AddressLookupResult> {
   const verdict = classifyQuery(addressQuery(name, { type: options.type, maxUdpPayload: MAX_UDP_PAYLOAD }), {
-    // As a TCP client would: any size of reply is welcome, so a truncated UDP reply goes to TCP.
+    // Any reply size is welcome, so a truncated UDP reply goes to TCP.
     transport: "tcp",
     maxUdpPayload: MAX_UDP_PAYLOAD,
   });

@@ -1,7 +1,6 @@
 /**
- * One query to an upstream over TCP, on a connection of its own: what a forwarder does when the
- * UDP reply came back truncated. Rare enough (answers over 1232 bytes) that a connection per
- * query is simpler than keeping one open, and an upstream would close an idle one anyway.
+ * One query to an upstream over TCP, after a truncated UDP reply. A connection per query: it is
+ * rare, and an upstream would close an idle connection anyway.
  *
  * Effects: opens a TCP connection; time goes through the injected clock.
  *
@@ -21,20 +20,7 @@ export interface TcpExchangeOptions {
   readonly signal?: AbortSignal;
 }
 
-/**
- * Connects to `upstream`, sends `query` framed, and returns the first whole message it sends
- * back; `timeout` when that takes longer than `options.timeoutMs`, `failed` when the connection
- * fails or closes first.
- *
- * @example
- * ```ts
- * import { systemClock } from "../../util/clock.ts";
- * import { rootProbeQuery } from "../wire/upstream_query.ts";
- * import { tcpExchange } from "./tcp_exchange.ts";
- *
- * await tcpExchange({ host: "10.96.0.10", port: 53 }, rootProbeQuery(7), { clock: systemClock, timeoutMs: 2_000 });
- * ```
- */
+/** Sends `query` framed to `upstream` and returns the first whole message back, or why not. */
 export async function tcpExchange(
   upstream: UpstreamEndpoint,
   query: Uint8Array,

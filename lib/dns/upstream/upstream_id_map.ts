@@ -1,15 +1,13 @@
 /**
- * The queries waiting on one upstream socket, by the DNS ID they were sent with. IDs are drawn
- * at random (RFC 5452 §4.3: a predictable ID lets an off-path attacker forge answers) and never
- * reused while a query with that ID still waits on the socket, so a reply maps back to exactly
- * one query.
+ * The queries waiting on one upstream socket, by DNS ID: random (RFC 5452 §4.3) and never reused
+ * while still waiting, so a reply maps back to exactly one query.
  *
  * Pure: randomness is injected.
  *
  * @module
  */
 
-/** Draws from the ID space before giving up (the map is then nearly full). */
+/** Draws before giving up (the map is then nearly full). */
 const DRAWS = 32;
 
 /**
@@ -28,15 +26,12 @@ export class UpstreamIdMap<T> {
   readonly #random: () => number;
   readonly #waiting = new Map<number, T>();
 
-  /** `random` returns numbers in [0, 1), like `Math.random`. */
+  /** `random` is like `Math.random`. */
   constructor(random: () => number) {
     this.#random = random;
   }
 
-  /**
-   * Files `value` under a random ID not in use and returns the ID; `undefined` when no free ID
-   * was found in a few draws (tens of thousands of queries waiting on one socket).
-   */
+  /** Files `value` under a random free ID and returns it; `undefined` when none was found. */
   allocate(value: T): number | undefined {
     for (let i = 0; i < DRAWS; i++) {
       const id = Math.floor(this.#random() * 0x10000) & 0xffff;
@@ -48,7 +43,7 @@ export class UpstreamIdMap<T> {
     return undefined;
   }
 
-  /** The value filed under `id`, left in place. */
+  /** The value under `id`, left in place (unlike `take`). */
   get(id: number): T | undefined {
     return this.#waiting.get(id);
   }
@@ -60,7 +55,6 @@ export class UpstreamIdMap<T> {
     return value;
   }
 
-  /** How many queries wait. */
   get size(): number {
     return this.#waiting.size;
   }

@@ -1,23 +1,13 @@
 /**
  * UDP exchanges with one upstream over a few shared sockets, instead of a socket per query.
  *
- * A socket per query is what gives a forwarder an unpredictable source port (RFC 5452 §4.5), but
- * opening and closing one costs more than the exchange itself. The middle way here: the socket
- * in use sits on a port the kernel picks at random and is retired after `rotateAfter` queries
- * (1,024 by default), replaced by a fresh one on a new port, and closed once its last query is
- * answered or timed out. So the port moves all the time, at one socket opened per thousand
- * queries. (`size` > 1 spreads queries over several sockets at once; measured with dnsperf it
- * only costs: each open socket keeps a receive pending, and forwarded queries per second fell
- * from about 12,000 with one socket to 7,000 with four.) Each socket matches replies by a random
- * ID never in use twice on it ({@linkcode UpstreamIdMap}), only from the upstream's own address
- * and port, and only when the caller's `accept` (the question check) agrees; a reply it refuses
- * does not end the wait, so a forged packet cannot make a real answer be missed.
+ * For an unpredictable source port (RFC 5452 §4.5) at low cost, a socket on a kernel-picked port
+ * is retired after `rotateAfter` queries and closed once its last query ends. `size` > 1 measured
+ * slower under dnsperf (each socket keeps a receive pending).
+ * A reply counts only with a waiting random ID, the upstream's address and port, and `accept`'s
+ * yes; a refused reply does not end the wait, so a forged packet cannot hide the real answer.
  *
- * Every UDP socket of the DNS server (these and the listener) is created with `recvBufferSize`
- * {@linkcode UDP_READ_BUFFER_BYTES}: see there why.
- *
- * Effects: opens UDP sockets (`node:dgram`), sends and receives; time goes through the
- * injected clock.
+ * Effects: opens UDP sockets (`node:dgram`), sends and receives; time via the injected clock.
  *
  * @module
  */
@@ -29,16 +19,9 @@ import { formatIp, parseIp, unmapIpv4 } from "../../util/ip.ts";
 import { UpstreamIdMap } from "./upstream_id_map.ts";
 
 /**
- * The largest DNS message read from a UDP socket: the largest `--max-udp-size`, so every reply
- * an upstream may send (never more than we advertise) and any real query fit.
- *
- * Given to `node:dgram` as `recvBufferSize` because Deno 2.9's implementation reads each
- * datagram into a fresh buffer of that size (doubled on Linux), 64 KiB by default, and does not
- * pass it to the kernel's SO_RCVBUF. At the default every packet allocated and zeroed 64 KiB;
- * with this size the server's CPU time per answer fell by about 40% (local) and 30% (forwarded)
- * under dnsperf, and the garbage collector's share of the CPU from 14 to 4 percent.
- * A larger datagram is cut to this size (a query then fails to parse; no upstream sends one).
- * `tests/dns/upstream/upstream_socket_pool_test.ts` fails if the runtime changes that meaning.
+ * The largest DNS message read from a UDP socket (the largest `--max-udp-size`), given to every
+ * UDP socket as `recvBufferSize`: Deno 2.9 allocates a buffer that size per datagram (64 KiB by
+ * default), and this cut CPU per answer by 30–40%. Larger datagrams are cut (a test pins this).
  */
 export const UDP_READ_BUFFER_BYTES = 4096;
 
@@ -66,11 +49,9 @@ interface Waiter {
   id: number;
   readonly deadline: number;
   done: boolean;
-  /** Removes the abort listener, when the exchange has a signal. */
   cleanup: (() => void) | undefined;
 }
 
-/** One socket of the pool. */
 interface PoolSocket {
   readonly socket: dgram.Socket;
   readonly waiting: UpstreamIdMap<Waiter>;
@@ -84,7 +65,6 @@ export interface UpstreamSocketPoolOptions {
   readonly clock: Clock;
   /** Numbers in [0, 1) for query IDs. */
   readonly random: () => number;
-  /** How long a query waits for its reply. */
   readonly timeoutMs: number;
   /** Sockets in use at once (default 1). */
   readonly size?: number;
@@ -96,9 +76,8 @@ export interface UpstreamSocketPoolOptions {
 export interface ExchangeOptions {
   /** Builds the packet to send with the ID it must carry. */
   readonly build: (id: number) => Uint8Array;
-  /** Decides whether a reply with the right ID and source answers the query. */
+  /** Whether a reply with the right ID and source answers the query. */
   readonly accept: (reply: Uint8Array) => boolean;
-  /** Ends the wait early with a `failed` result. */
   readonly signal?: AbortSignal;
 }
 
@@ -108,25 +87,7 @@ function canonical(address: string): string {
   return parsed === undefined ? address : formatIp(unmapIpv4(parsed));
 }
 
-/**
- * Sends queries to one upstream over a rotating set of UDP sockets.
- *
- * @example
- * ```ts
- * import { systemClock } from "../../util/clock.ts";
- * import { rootProbeQuery } from "../wire/upstream_query.ts";
- * import { secureRandom } from "./secure_random.ts";
- * import { UpstreamSocketPool } from "./upstream_socket_pool.ts";
- *
- * const pool = new UpstreamSocketPool({ host: "10.96.0.10", port: 53 }, {
- *   clock: systemClock,
- *   random: secureRandom,
- *   timeoutMs: 2_000,
- * });
- * const result = await pool.exchange({ build: rootProbeQuery, accept: () => true });
- * pool.close();
- * ```
- */
+/** Sends queries to one upstream over a rotating set of UDP sockets. */
 export class UpstreamSocketPool {
   readonly #endpoint: UpstreamEndpoint;
   readonly #host: string;
@@ -157,7 +118,6 @@ export class UpstreamSocketPool {
     this.#slots = new Array<PoolSocket | undefined>(Math.max(1, options.size ?? 1)).fill(undefined);
   }
 
-  /** The upstream this pool talks to. */
   get endpoint(): UpstreamEndpoint {
     return this.#endpoint;
   }
@@ -200,7 +160,6 @@ export class UpstreamSocketPool {
     this.#settle(waiter, { kind: "reply", bytes: message });
   }
 
-  /** Ends `waiter`'s exchange with `result` (once). */
   #settle(waiter: Waiter, result: ExchangeResult): void {
     if (waiter.done) return;
     waiter.done = true;
@@ -214,10 +173,7 @@ export class UpstreamSocketPool {
     this.#closeIfDone(entry);
   }
 
-  /**
-   * Times out waiters as their deadlines pass: one timer for the whole pool, set for the oldest
-   * waiter still waiting (a timer per query costs more than the rest of the exchange).
-   */
+  /** Times out waiters with one timer for the pool: a timer per query costs more than a query. */
   async #sweep(): Promise<void> {
     this.#sweeping = true;
     while (!this.#closed) {
@@ -233,8 +189,7 @@ export class UpstreamSocketPool {
         this.#settle(head, { kind: "timeout" });
         continue;
       }
-      // Under steady load the queue is never empty when the sweeper wakes: drop the settled
-      // front here, or it would hold every waiter sent since the pool was last idle.
+      // Under steady load the queue never empties: drop the settled front, or it grows forever.
       if (this.#head >= COMPACT_AFTER && this.#head * 2 >= this.#deadlines.length) {
         this.#deadlines = this.#deadlines.slice(this.#head);
         this.#head = 0;
@@ -267,7 +222,6 @@ export class UpstreamSocketPool {
     }
   }
 
-  /** The socket for the next query: the slots in turn, opening or replacing as needed. */
   #pick(): PoolSocket {
     const index = this.#next;
     this.#next = (index + 1) % this.#slots.length;

@@ -1,13 +1,7 @@
 /**
- * A query of our own, rather than a client's: one address question (A or AAAA) for a host name,
- * recursion desired, with an OPT record advertising our UDP payload size. What a stub resolver
- * sends; the doctor's resolution check asks the pod's and the cluster's resolvers with it (through
- * `lookup_addresses.ts`).
- *
- * Decisions: the name is always absolute (a trailing dot is optional and means the same), so no
- * search list applies; only plain host names are accepted (labels of 1 to 63 octets of printable
- * ASCII without `.` or `\`, at most 255 octets in wire form): a name that needs escapes is not
- * a host name, and refusing it beats sending another name than the caller meant.
+ * A query of our own, as a stub resolver sends it: one A or AAAA question, recursion desired, with
+ * EDNS. The name is absolute (no search list), and only plain host names are accepted: refusing a
+ * name that needs escapes beats asking for another name than the caller meant.
  *
  * Pure: no I/O.
  *
@@ -23,7 +17,7 @@ export type AddressType = "A" | "AAAA";
 /** Options for {@linkcode addressQuery}. */
 export interface AddressQueryOptions {
   readonly type: AddressType;
-  /** The query ID. @default 0 (the forwarder sets its own) */
+  /** @default 0 (the forwarder sets its own) */
   readonly id?: number;
   /** The UDP payload size the OPT record advertises, at least 512. @default 1232 */
   readonly maxUdpPayload?: number;
@@ -31,7 +25,7 @@ export interface AddressQueryOptions {
 
 const OPT_OCTETS = 11;
 
-/** The wire form of the host name `name` (trailing dot optional); throws a `TypeError` on a non-host name. */
+/** The wire form of `name`; throws a `TypeError` on a non-host name. */
 function wireName(name: string): Uint8Array {
   const text = name.endsWith(".") ? name.slice(0, -1) : name;
   if (text === "") throw new TypeError("an empty name is not a host name");
@@ -57,8 +51,7 @@ function wireName(name: string): Uint8Array {
 }
 
 /**
- * A query for the `options.type` records of `name`. Throws a `TypeError` when `name` is not a
- * host name.
+ * A query for the `options.type` records of `name`; throws a `TypeError` on a non-host name.
  *
  * @example
  * ```ts

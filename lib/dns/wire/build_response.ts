@@ -1,13 +1,7 @@
 /**
  * Responses the server writes itself: an error code, or address records from a local decision.
- *
- * Every response echoes the query's ID, opcode, RD and CD bits and its question bytes exactly as
- * sent (so a client's mixed case, RFC 4343 and the "0x20" defence, comes back intact); sets QR and
- * RA; carries an OPT record advertising our payload size when the query had one (RFC 6891 §7),
- * with the query's DO bit copied. Answer records name the question by a compression pointer to
- * offset 12, which is where the question's name always starts: 2 bytes per record instead of the
- * whole name, and the client's spelling by construction. A response that would exceed the
- * client's limit goes out with TC set and no records but the question and OPT (RFC 2181 §9).
+ * The question bytes are echoed exactly (a client's mixed case, the "0x20" defence, survives), and
+ * answers name it by a pointer to offset 12. Too large for the client: TC and no records.
  *
  * Pure: no I/O.
  *
@@ -38,7 +32,6 @@ export interface BuiltResponse {
   readonly truncated: boolean;
 }
 
-/** Writes the header. */
 function writeHeader(
   out: Uint8Array,
   query: ParsedQuery,
@@ -58,7 +51,6 @@ function writeHeader(
   out[11] = fields.additionals;
 }
 
-/** Writes our OPT record at `offset`. */
 function writeOpt(
   out: Uint8Array,
   offset: number,
@@ -79,10 +71,7 @@ function writeOpt(
   out.fill(0, offset + 8, offset + OPT_OCTETS);
 }
 
-/**
- * Header, echoed question, `records` (already encoded) and OPT, or the truncated form when that
- * exceeds the client's limit.
- */
+/** Header, echoed question, records and OPT, or the truncated form beyond the client's limit. */
 function assemble(
   query: ParsedQuery,
   options: ResponseOptions & {
@@ -92,7 +81,6 @@ function assemble(
     readonly truncate?: boolean;
     readonly recordCount: number;
     readonly recordOctets: number;
-    /** Writes the records at `offset`. */
     readonly writeRecords?: (out: Uint8Array, offset: number) => void;
   },
 ): BuiltResponse {
@@ -120,20 +108,7 @@ function assemble(
   return { bytes: out, truncated };
 }
 
-/**
- * A response carrying only `rcode` (FORMERR, SERVFAIL, NOTIMP, REFUSED, or BADVERS, whose upper
- * bits go in the OPT record).
- *
- * @example
- * ```ts
- * import { buildErrorResponse } from "./build_response.ts";
- * import { classifyQuery, RCODE } from "./classify_query.ts";
- *
- * const query = new Uint8Array([0, 7, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x41, 0, 0, 1, 0, 3]);
- * const verdict = classifyQuery(query, { transport: "udp", maxUdpPayload: 1232 });
- * if (verdict.kind !== "drop") buildErrorResponse(verdict.query, { rcode: RCODE.REFUSED, maxUdpPayload: 1232 });
- * ```
- */
+/** A response carrying only `rcode` (BADVERS's upper bits go in the OPT record). */
 export function buildErrorResponse(
   query: ParsedQuery,
   options: ResponseOptions & { readonly rcode: number },
@@ -148,28 +123,22 @@ export interface TruncatedResponseOptions extends ResponseOptions {
   readonly authoritative: boolean;
 }
 
-/**
- * The header, question and OPT of a response too large for the client, with TC set: what a
- * relayed upstream reply becomes when the client's limit is smaller than the reply.
- */
+/** What a relayed reply too large for the client becomes: header, question and OPT, with TC. */
 export function buildTruncatedResponse(query: ParsedQuery, options: TruncatedResponseOptions): Uint8Array {
   return assemble(query, { ...options, truncate: true, recordCount: 0, recordOctets: 0 }).bytes;
 }
 
 /** Options for {@linkcode buildAddressResponse}. */
 export interface AddressResponseOptions extends ResponseOptions {
-  /** The question's type (1 for A, 28 for AAAA): the records' type. */
+  /** The question's type, A or AAAA. */
   readonly type: number;
   /** Seconds, clamped to 0 … 2^31−1. */
   readonly ttl: number;
-  /** Address bytes, 4 each for A, 16 each for AAAA; none means NOERROR with no data. */
+  /** None means NOERROR with no data. */
   readonly addresses: readonly Uint8Array[];
 }
 
-/**
- * A NOERROR response with one address record per entry of `options.addresses` (none: no data),
- * authoritative, truncated when it exceeds the client's limit.
- */
+/** An authoritative NOERROR response with one record per address. */
 export function buildAddressResponse(query: ParsedQuery, options: AddressResponseOptions): BuiltResponse {
   const ttl = Math.min(MAX_TTL, Math.max(0, Math.floor(options.ttl)));
   const { type, addresses } = options;

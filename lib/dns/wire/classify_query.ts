@@ -1,13 +1,7 @@
 /**
- * What the server does with one incoming packet, decided from its bytes alone: drop it, answer
- * it at once with an error code, or ask the answerer about its question.
- *
- * The order of the checks is the order a reader meets problems in: too short for a header (no ID
- * to echo: dropped), a response rather than a query (dropped, so two servers can never bounce
- * packets between them), malformed (FORMERR), an opcode other than QUERY (NOTIMP), several OPT
- * records (FORMERR), an EDNS version other than 0 (BADVERS, RFC 6891 §6.1.3), not exactly one
- * question (FORMERR), a class other than IN (REFUSED), a zone transfer (REFUSED: a transfer spans
- * several messages and belongs to the cluster DNS itself).
+ * What the server does with one incoming packet, from its bytes alone: drop it, answer an error
+ * code at once, or ask the answerer. Responses are dropped, so two servers never bounce packets;
+ * zone transfers are refused (they span messages and belong to the cluster DNS).
  *
  * Pure: no I/O.
  *
@@ -42,18 +36,14 @@ const OPCODE_QUERY = 0;
 
 /** What responses to a query are built from. */
 export interface ParsedQuery {
-  /** The query as received. */
   readonly bytes: Uint8Array;
   readonly id: number;
   readonly flags: number;
-  /**
-   * Offset just after the part responses echo: the question when the query has exactly one,
-   * otherwise the header alone.
-   */
+  /** Offset after the part responses echo: the question when there is exactly one, else 12. */
   readonly echoEnd: number;
   /** The query's OPT record: responses then carry one too. */
   readonly opt: OptView | undefined;
-  /** The largest response the client accepts over its transport. */
+  /** The largest response the client accepts. */
   readonly limit: number;
 }
 
@@ -73,7 +63,6 @@ export type QueryVerdict =
   | {
     readonly kind: "ask";
     readonly query: ParsedQuery;
-    /** The question as the answerer sees it. */
     readonly question: LocalQuestion;
     readonly type: number;
   };
@@ -81,14 +70,11 @@ export type QueryVerdict =
 /** Options for {@linkcode classifyQuery}. */
 export interface ClassifyOptions {
   readonly transport: Transport;
-  /** The largest UDP response this server sends (and advertises), at least 512. */
+  /** The largest UDP response this server sends and advertises, at least 512. */
   readonly maxUdpPayload: number;
 }
 
-/**
- * The largest response a client accepts: 65,535 over TCP; over UDP 512 without EDNS, else its
- * advertised size (at least 512) capped by ours.
- */
+/** The largest response a client accepts: over UDP 512 without EDNS, else its size, capped. */
 export function responseLimit(opt: OptView | undefined, options: ClassifyOptions): number {
   if (options.transport === "tcp") return MAX_TCP_MESSAGE;
   if (opt === undefined) return MIN_UDP_PAYLOAD;

@@ -1,10 +1,7 @@
 /**
- * The text an answerer matches a question name against: lower case (ASCII only, the DNS's own
- * case rule, RFC 4343), labels joined by `.`, no trailing dot, the root as the empty string.
- * Bytes that would make the text ambiguous are escaped the way zone files write them: a `.` or
- * `\` inside a label as `\.` and `\\`, and any byte outside printable ASCII as `\DDD` (decimal).
- * So a label holding a dot never reads as two labels, and a name with odd bytes can only match a
- * name written with the same escapes, never a plain host name.
+ * The text an answerer matches a question name against (ASCII lower case, RFC 4343). Ambiguous
+ * bytes are escaped as in zone files (`\.`, `\\`, `\DDD`), so a label holding a dot never reads as
+ * two labels and odd bytes never match a plain host name.
  *
  * Pure: no I/O.
  *

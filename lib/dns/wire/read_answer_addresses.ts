@@ -1,15 +1,7 @@
 /**
- * The addresses a reply gives for an address question: the RCODE, every A or AAAA record of the
- * answer section of the type its question asks (a CNAME chain's records count, whatever their
- * owner name, because a resolver that follows the chain puts the final addresses there), and the
- * smallest TTL among them (how long a cache may keep serving this answer).
- *
- * Decisions: it reads a reply already matched to its query (ID and question), as the forwarder's
- * `relayReply` does before handing it on; here the reply must only be well formed
- * (`readMessage`), a response, and hold one question. An address record of the wrong length
- * makes the reply unreadable. A TTL with the top bit set counts as 0 (RFC 2181 §8). Addresses
- * come back in the spelling of `formatIp` (IPv6 compressed, lower case), so they compare as
- * strings.
+ * The addresses a reply gives for an A or AAAA question, from a reply already matched to its query.
+ * Records of the type asked count whatever their owner name, as a resolver following a CNAME chain
+ * puts the final addresses there. A TTL with the top bit set counts as 0 (RFC 2181 §8).
  *
  * Pure: no I/O.
  *
@@ -24,11 +16,11 @@ import { TYPE_A, TYPE_AAAA } from "./record_type_name.ts";
 export interface AnswerAddresses {
   /** The full RCODE (the OPT record's upper bits included). */
   readonly rcode: number;
-  /** The A or AAAA records of the type asked, in the order given, without repeats. */
+  /** In the order given, without repeats, spelt as `formatIp` does. */
   readonly addresses: readonly string[];
   /** The smallest TTL of those records, in seconds; absent without any. */
   readonly ttl?: number;
-  /** The reply was truncated (TC): the records may be incomplete. */
+  /** TC was set: the records may be incomplete. */
   readonly truncated: boolean;
 }
 

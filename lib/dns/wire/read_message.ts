@@ -1,17 +1,10 @@
 /**
- * A structural reader of DNS messages (RFC 1035 §4): it walks the header, the questions and every
- * resource record, checks that each name and each record lies inside the packet, and reports
- * where the parts are, without building objects for the records. The server reads every query
- * and every upstream reply with it, so it is both the malformed-packet gate and the fast path.
- *
- * Why not `dns-packet`'s decoder: it turns label bytes into UTF-8 text (a label holding `.` or a
- * byte above 0x7f can no longer be told apart from two labels or from another byte), so the exact
- * question could not be echoed or matched; and it allocates an object per record, which the hot
- * path does not need. Rules kept here: a compression pointer must point strictly backwards from
- * the name that uses it (so pointer chains end; `dns-packet` has the same rule), labels are at
- * most 63 octets (a length byte of 64 or more is an unknown label type), names at most 255, the first question's name is never compressed (there is
- * nothing before it to point at), an OPT record sits in the additional section with the root
- * name, and nothing follows the last record.
+ * A structural reader of DNS messages (RFC 1035 §4): checks that every name and record lies
+ * inside the packet and says where the parts are, building no record objects. It is both the
+ * malformed-packet gate and the fast path for every query and reply.
+ * Not `dns-packet`: it decodes labels as UTF-8 (a label holding `.` or bytes above 0x7f could no
+ * longer be echoed or matched exactly) and allocates per record.
+ * Compression pointers must point strictly backwards, so pointer chains end.
  *
  * Pure: no I/O.
  *
@@ -23,14 +16,13 @@ export const TYPE_OPT = 41;
 
 /** The EDNS0 OPT pseudo-record of a message. */
 export interface OptView {
-  /** Offset of the record (its root name byte) in the message. */
+  /** Offset of the record (its root name byte). */
   readonly offset: number;
   /** The UDP payload size the sender can receive (the record's CLASS field). */
   readonly payloadSize: number;
   /** Upper eight bits of the extended RCODE. */
   readonly extendedRcode: number;
   readonly version: number;
-  /** The DNSSEC OK bit. */
   readonly dnssecOk: boolean;
 }
 
@@ -51,11 +43,9 @@ export interface MessageView {
   readonly answerCount: number;
   readonly authorityCount: number;
   readonly additionalCount: number;
-  /** The first question, when there is one. */
   readonly question: QuestionView | undefined;
   /** Offset just after the question section (12 when it is empty). */
   readonly questionEnd: number;
-  /** The first OPT record of the additional section. */
   readonly opt: OptView | undefined;
   /** How many OPT records the additional section holds (more than one is a FORMERR). */
   readonly optCount: number;
@@ -78,10 +68,7 @@ function u16(bytes: Uint8Array, offset: number): number {
   return ((bytes[offset] ?? 0) << 8) | (bytes[offset + 1] ?? 0);
 }
 
-/**
- * Checks the name at `offset` (following compression pointers, each strictly backwards from
- * the label sequence that holds it) and returns the offset just after it in place.
- */
+/** Checks the name at `offset` and returns the offset just after it in place. */
 function skipName(bytes: Uint8Array, offset: number, allowPointers: boolean): number {
   let position = offset;
   let floor = offset;
@@ -115,25 +102,15 @@ function skipName(bytes: Uint8Array, offset: number, allowPointers: boolean): nu
 }
 
 /**
- * The offset just after the name at `offset` of a message {@linkcode readMessage} accepted
- * (compression pointers allowed): how a reader of record data steps over an owner name. On a
- * message it did not accept, a name that breaks a rule throws an `Error`.
- *
- * @example
- * ```ts
- * import { nameEnd } from "./read_message.ts";
- *
- * nameEnd(new Uint8Array([1, 0x61, 0, 0xc0, 0]), 3); // 5
- * ```
+ * The offset just after the name at `offset` of a message {@linkcode readMessage} accepted; on
+ * another message, a name that breaks a rule throws.
  */
 export function nameEnd(bytes: Uint8Array, offset: number): number {
   return skipName(bytes, offset, true);
 }
 
 /**
- * Reads a message's structure. Returns a {@linkcode MalformedMessage} (never throws) when the
- * message is shorter than a header, a name or record runs past the end or breaks a rule above,
- * or bytes follow the last record.
+ * Reads a message's structure, or says why it is malformed (never throws).
  *
  * @example
  * ```ts

@@ -1,19 +1,17 @@
 /**
- * Record type numbers to the mnemonics answerers and logs use (`A`, `AAAA`, `MX`), and the
- * RFC 3597 form `TYPE65` for any type without one here. The list holds the types a cluster's
- * clients really ask for; an unlisted type is still answered or forwarded, only its name is
- * generic.
+ * Record type numbers to the mnemonics answerers and logs use; the RFC 3597 form `TYPE65` for the
+ * rest. An unlisted type is still served, only its name is generic.
  *
  * Pure: no I/O.
  *
  * @module
  */
 
-/** Type number of an IPv4 address record. */
+/** IPv4 address record. */
 export const TYPE_A = 1;
-/** Type number of an IPv6 address record. */
+/** IPv6 address record. */
 export const TYPE_AAAA = 28;
-/** Type numbers of zone transfers, which the server refuses (a transfer spans several messages). */
+/** Zone transfers, which the server refuses. */
 export const TYPE_IXFR = 251;
 /** See {@linkcode TYPE_IXFR}. */
 export const TYPE_AXFR = 252;

@@ -1,13 +1,7 @@
 /**
- * Turns an upstream's reply into the response the client gets, or rejects it.
- *
- * Accepted only when it is well formed, is a response to the ID we sent, and asks the question
- * we sent (name compared without regard to ASCII case, type and class exactly): anything else is
- * a stray or spoofed packet (RFC 5452 §9.1). An error reply without a question (some servers
- * answer FORMERR, SERVFAIL, NOTIMP or REFUSED that way) is accepted and answered with that code.
- * The client gets the reply with its own ID and its own question bytes back (its case kept,
- * whatever the upstream did), our payload size in the OPT record, and, when the reply exceeds
- * the client's limit, the truncated form (TC set, records dropped).
+ * Turns an upstream's reply into the client's response, or rejects it as stray or spoofed unless
+ * it answers our ID and question (name case-insensitive, RFC 5452 §9.1). Some servers send error
+ * codes without a question: accepted. The client gets its own ID and question bytes back.
  *
  * Pure: no I/O.
  *
@@ -25,7 +19,6 @@ export type RejectedReply = "malformed" | "mismatch";
 export type ReplyVerdict =
   | {
     readonly kind: "relay";
-    /** What to send the client. */
     readonly bytes: Uint8Array;
     /** The upstream set TC: the full answer needs TCP. */
     readonly upstreamTruncated: boolean;
@@ -38,9 +31,7 @@ export type ReplyVerdict =
 
 /** Options for {@linkcode relayReply}. */
 export interface RelayOptions {
-  /** The client's query. */
   readonly query: ParsedQuery;
-  /** The ID the upstream was sent. */
   readonly sentId: number;
   /** The UDP payload size our OPT record advertises. */
   readonly maxUdpPayload: number;
@@ -59,7 +50,7 @@ function foldCase(byte: number): number {
   return byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte;
 }
 
-/** True when the question at offset 12 of `a` (ending at `aEnd`) equals the one of `b`. */
+/** Whether the questions at offset 12 are the same, the name ignoring ASCII case. */
 function sameQuestion(a: Uint8Array, aEnd: number, b: Uint8Array, bEnd: number): boolean {
   if (aEnd !== bEnd) return false;
   const nameEnd = aEnd - 4;
@@ -68,22 +59,7 @@ function sameQuestion(a: Uint8Array, aEnd: number, b: Uint8Array, bEnd: number):
   return true;
 }
 
-/**
- * Checks `reply` against the query we sent and builds the client's response from it.
- *
- * @example
- * ```ts
- * import { classifyQuery } from "./classify_query.ts";
- * import { relayReply } from "./relay_reply.ts";
- *
- * const bytes = new Uint8Array([0, 7, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x41, 0, 0, 1, 0, 1]);
- * const verdict = classifyQuery(bytes, { transport: "udp", maxUdpPayload: 1232 });
- * const reply = new Uint8Array([0xbe, 0xef, 0x81, 0x83, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x61, 0, 0, 1, 0, 1]);
- * if (verdict.kind === "ask") {
- *   relayReply(reply, { query: verdict.query, sentId: 0xbeef, maxUdpPayload: 1232 }); // NXDOMAIN, ID 7, "A"
- * }
- * ```
- */
+/** Checks `reply` against the query we sent and builds the client's response from it. */
 export function relayReply(reply: Uint8Array, options: RelayOptions): ReplyVerdict {
   const { query, sentId, maxUdpPayload } = options;
   const view = readMessage(reply);

@@ -1,7 +1,5 @@
 /**
- * DNS over TCP framing (RFC 1035 §4.2.2, RFC 7766 §8): every message is preceded by its length
- * as two bytes. {@linkcode TcpFrameReader} cuts a byte stream, arriving in pieces of any size,
- * into messages; {@linkcode frameMessage} prefixes one.
+ * DNS over TCP framing (RFC 1035 §4.2.2): each message is preceded by its two-byte length.
  *
  * Pure: no I/O.
  *
@@ -9,8 +7,7 @@
  */
 
 /**
- * Collects stream bytes and hands out whole messages. Holds at most one partial message
- * (at most 65,537 bytes).
+ * Cuts a stream arriving in pieces of any size into whole messages; holds one partial at most.
  *
  * @example
  * ```ts
@@ -50,16 +47,7 @@ export class TcpFrameReader {
   }
 }
 
-/**
- * `message` with its two-byte length in front.
- *
- * @example
- * ```ts
- * import { frameMessage } from "./tcp_frames.ts";
- *
- * frameMessage(new Uint8Array([7, 8])); // Uint8Array [0, 2, 7, 8]
- * ```
- */
+/** `message` with its two-byte length in front. */
 export function frameMessage(message: Uint8Array): Uint8Array {
   const out = new Uint8Array(message.length + 2);
   out[0] = message.length >> 8;
