@@ -1,27 +1,9 @@
 /**
- * Our Kubernetes API client: typed get, list (one page or all of them), create, update,
- * merge patch, server-side apply, delete and watch over {@linkcode Transport}, for any
- * {@linkcode ResourceType}, a raw GET for paths outside the resource API (`/version`), and a
- * text GET for what the API server proxies (a pod's `/readyz`).
- * Long because every verb is one short method here, so callers see the whole client in one place.
- * Answers are decoded at the boundary: callers get narrow typed objects, list items and watch
- * objects that fail to decode are reported as rejected instead of failing the call.
- *
- * What calls take is in `client_options.ts` (re-exported here), reading all pages in
- * `paged_list.ts`, decoding a page in `list_page.ts`, reading a watch in `watch_stream.ts`.
+ * Our Kubernetes API client: typed get, list, create, update, merge patch, server-side apply,
+ * delete and watch for any {@linkcode ResourceType}, plus raw GETs (`/version`, proxied `/readyz`).
+ * Items and watch objects that fail to decode are reported as rejected instead of failing the call.
  *
  * Effects: HTTP through its {@linkcode Transport}; logs through the injected log.
- *
- * @example
- * ```ts
- * import { CONFIG_MAP } from "../resources/config_map.ts";
- * import { INGRESS } from "../resources/ingress.ts";
- * import { KubeClient } from "./client.ts";
- *
- * using client = new KubeClient({ server: "http://127.0.0.1:8080" });
- * const corefile = await client.get(CONFIG_MAP, { namespace: "kube-system", name: "coredns" });
- * const ingresses = await client.listAll(INGRESS, { pageSize: 500 });
- * ```
  *
  * @module
  */
@@ -65,7 +47,6 @@ export class KubeClient {
   readonly #fieldManager: string;
   readonly #log: Log;
 
-  /** `{ server: "http://127.0.0.1:PORT" }` alone is enough for a plain-HTTP test server. */
   constructor(options: KubeClientOptions) {
     this.#transport = new Transport(options);
     this.#fieldManager = options.fieldManager ?? "ouroboros";
@@ -90,7 +71,6 @@ export class KubeClient {
     });
   }
 
-  /** The API server URL. */
   get server(): string {
     return this.#transport.server;
   }
@@ -132,17 +112,12 @@ export class KubeClient {
     return await this.#call({ method: "GET", path, ...this.#callOptions(options) });
   }
 
-  /**
-   * GETs a path the API server proxies (`/api/v1/namespaces/x/pods/y:8081/proxy/readyz`) and
-   * returns the endpoint's status and body whatever the status; errors the API server raised
-   * itself (a `Status`: 403, 404, 503) reject with {@linkcode KubeApiError}. A read: no write
-   * fence applies.
-   */
+  /** GETs a path the API server proxies (`…/pods/y:8081/proxy/readyz`); see `Transport.text`. */
   async getText(path: string, options: CallOptions = {}): Promise<TextAnswer> {
     return await this.#transport.text({ method: "GET", path, ...this.#callOptions(options) });
   }
 
-  /** Reads one object. Rejects with a 404 {@linkcode KubeApiError} (`isNotFound`) when it does not exist. */
+  /** Reads one object; a 404 {@linkcode KubeApiError} (`isNotFound`) when it does not exist. */
   async get<T extends KubeObject>(
     type: ResourceType<T>,
     ref: ObjectRef,
@@ -153,10 +128,7 @@ export class KubeClient {
     return this.#decodeOne(type, raw, `GET ${path}`);
   }
 
-  /**
-   * Reads one page of a collection. Items that fail to decode are in `rejected`, never thrown.
-   * With `limit`, `continue` is set while more pages follow.
-   */
+  /** Reads one page of a collection; items that fail to decode are in `rejected`, never thrown. */
   async list<T extends KubeObject>(
     type: ResourceType<T>,
     options: ClientListOptions = {},
@@ -178,12 +150,7 @@ export class KubeClient {
     return decodeListPage(raw, { decode: type.decode, request: `LIST ${path}` });
   }
 
-  /**
-   * Reads a whole collection in pages of `pageSize` (every page is from the same snapshot). If
-   * the `continue` token expires mid-way (410 on page 2 or later), the pages read are dropped and
-   * the collection is read again in one unpaged request, as client-go's pager does; a 410 on the
-   * first page is an error (the `resourceVersion` asked for is too old). See `paged_list.ts`.
-   */
+  /** Reads a whole collection in pages, all from one snapshot (see `paged_list.ts`). */
   async listAll<T extends KubeObject>(
     type: ResourceType<T>,
     options: ListAllOptions = {},
@@ -210,7 +177,6 @@ export class KubeClient {
     };
   }
 
-  /** Sends a write with the field manager and returns the object as the server stored it. */
   async #write<T extends KubeObject>(
     type: ResourceType<T>,
     request: Pick<TransportRequest, "method" | "path" | "body" | "contentType" | "verb">,
@@ -241,11 +207,7 @@ export class KubeClient {
     );
   }
 
-  /**
-   * Replaces an object (PUT). Its `metadata.resourceVersion` is required and is the
-   * precondition: if the object changed since it was read, the server answers 409 Conflict
-   * (`isConflict`) and nothing is written.
-   */
+  /** Replaces an object (PUT); the required `metadata.resourceVersion` is its precondition. */
   async update<T extends KubeObject>(
     type: ResourceType<T>,
     manifest: Manifest,
@@ -266,10 +228,7 @@ export class KubeClient {
     return await this.#write(type, { method: "PUT", path, body: this.#manifestFor(type, manifest) }, options);
   }
 
-  /**
-   * Applies a JSON merge patch (RFC 7386: objects merge, `null` deletes a key, lists are
-   * replaced whole). With `resourceVersion`, the patch applies only to that version.
-   */
+  /** Applies a JSON merge patch (RFC 7386); with `resourceVersion`, only to that version. */
   async mergePatch<T extends KubeObject>(
     type: ResourceType<T>,
     ref: ObjectRef,
@@ -286,13 +245,8 @@ export class KubeClient {
   }
 
   /**
-   * Server-side apply: `manifest` is `options.fieldManager`'s whole intent for the object,
-   * created if missing. The manager comes to own exactly the fields it sets; those it applied
-   * before and leaves out now are removed unless another manager owns them. A field another
-   * manager owns with a different value is a 409 (`isConflict`, the message names each field)
-   * unless `force` takes it over; a repeat writes nothing. Sent as JSON (valid YAML) with content
-   * type `application/apply-patch+yaml`, through the write fence like every write. Example:
-   * {@linkcode ApplyOptions}.
+   * Server-side apply: `manifest` is the field manager's whole intent (fields it leaves out now are
+   * removed); a field another manager owns is a 409 unless `force`. Sent as JSON (valid YAML).
    */
   async apply<T extends KubeObject>(
     type: ResourceType<T>,
@@ -339,10 +293,7 @@ export class KubeClient {
     });
   }
 
-  /**
-   * The {@linkcode ListWatcher} for one type and scope, for a reflector: `list` reads one page,
-   * `watch` streams events (see {@linkcode KubeClient.watch}).
-   */
+  /** The {@linkcode ListWatcher} of one type and scope, for a reflector. */
   listWatcher<T extends KubeObject>(type: ResourceType<T>, scope: Scope = {}): ListWatcher<T> {
     const where = scope.namespace === undefined ? "" : ` in ${scope.namespace}`;
     const selectors = [scope.labelSelector, scope.fieldSelector].filter((s) => s !== undefined && s !== "");
@@ -361,20 +312,7 @@ export class KubeClient {
     };
   }
 
-  /**
-   * Watches a collection from `resourceVersion`. Rejects (on the first `next()`) with a
-   * {@linkcode KubeApiError} when the server refuses the watch (410 when the version is too
-   * old). Then yields events as their lines complete, and:
-   *
-   * - ends after an ERROR event (the server closes the stream after one; a line that is not a
-   *   watch event is reported as ERROR 500, see `watch_line.ts`);
-   * - ends when the server closes the stream, or the connection breaks mid-stream: an
-   *   incomplete last line is dropped, never decoded, so the caller re-watches from the last
-   *   complete event;
-   * - ends when `signal` aborts or the consumer stops iterating, releasing the connection.
-   *
-   * Reading the stream is `watch_stream.ts`.
-   */
+  /** Watches a collection; the first `next()` rejects if the server refuses (410: too old). */
   async *watch<T extends KubeObject>(
     type: ResourceType<T>,
     options: WatchOptions & { readonly namespace?: string },

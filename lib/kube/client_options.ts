@@ -1,7 +1,5 @@
 /**
- * What callers hand `KubeClient` (`client.ts`): which object or collection a call is about, the
- * manifest a write sends, and the options of each call (deadline, cancellation, selectors,
- * paging, write preconditions), so the client's module holds only the calls themselves.
+ * What callers hand `KubeClient`: object refs, manifests and each call's options.
  * `client.ts` re-exports every name here.
  *
  * Pure: types only.
@@ -13,7 +11,7 @@ import type { ListOptions } from "./list_watch.ts";
 import type { TransportOptions } from "./transport.ts";
 import type { Log } from "../util/logging.ts";
 
-/** Names one object: `namespace` is required for namespaced types and refused for cluster-scoped ones. */
+/** Names one object: `namespace` is required for namespaced types, refused for others. */
 export interface ObjectRef {
   readonly namespace?: string;
   readonly name: string;
@@ -23,7 +21,6 @@ export interface ObjectRef {
 export interface CallOptions {
   /** Aborting cancels the call; the abort reason is rethrown. */
   readonly signal?: AbortSignal;
-  /** This call's deadline instead of the client's. */
   readonly timeoutMs?: number;
 }
 
@@ -44,7 +41,7 @@ export interface ClientListOptions extends ListOptions, Scope {
 export interface ListAllOptions extends Scope, CallOptions {
   /** `"0"` for the watch cache, a version for "at least this new", absent for a consistent read. */
   readonly resourceVersion?: string;
-  /** Items per page. @default 500 (kube-rs' and kubectl's page size) */
+  /** @default 500 */
   readonly pageSize?: number;
 }
 
@@ -73,42 +70,17 @@ export interface WriteOptions extends CallOptions {
   readonly fieldManager?: string;
 }
 
-/**
- * Options for `KubeClient.apply` (server-side apply).
- *
- * @example
- * ```ts
- * import { SERVICE } from "../resources/service.ts";
- * import { KubeClient } from "./client.ts";
- * import type { ApplyOptions } from "./client_options.ts";
- *
- * using client = new KubeClient({ server: "http://127.0.0.1:8080" });
- * const manifest = { metadata: { name: "api", namespace: "kuberture" }, spec: { clusterIP: "None" } };
- * const options: ApplyOptions = { fieldManager: "kuberture", force: true };
- * await client.apply(SERVICE, manifest, options);
- * ```
- */
+/** Options for `KubeClient.apply` (server-side apply). */
 export interface ApplyOptions extends WriteOptions {
-  /**
-   * Who owns the applied fields: required, the server refuses an apply without one (422).
-   * Each field the manifest sets becomes this manager's; a field it set in an earlier apply and
-   * leaves out now is removed, unless another manager owns it too.
-   */
+  /** Who owns the applied fields; required (the server answers 422 without one). */
   readonly fieldManager: string;
-  /**
-   * Take over fields another manager owns with a different value, instead of the 409 Conflict
-   * the server answers without it (`isConflict`; its message lists each field and its manager).
-   * @default false
-   */
+  /** Take over fields another manager owns, instead of a 409 Conflict. @default false */
   readonly force?: boolean;
 }
 
 /** Options for `KubeClient.mergePatch`. */
 export interface PatchOptions extends WriteOptions {
-  /**
-   * Apply only if the object is still at this version (else 409 Conflict): put into the patch
-   * as `metadata.resourceVersion`, the API server's optimistic-concurrency precondition.
-   */
+  /** Apply only if the object is still at this version (else 409 Conflict). */
   readonly resourceVersion?: string;
 }
 

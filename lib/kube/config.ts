@@ -1,7 +1,6 @@
 /**
- * Finds out how to reach the API server and who to be: from the pod's service account
- * (in-cluster) or from a kubeconfig file. This is the effectful half of configuration: it reads
- * the files the parsed kubeconfig names and builds credential sources; `kubeconfig.ts` parses.
+ * How to reach the API server and who to be, from the service account or a kubeconfig: the
+ * effectful half of configuration (`kubeconfig.ts` parses).
  *
  * Effects: reads files; imports the YAML parser only when there is a kubeconfig to read.
  *
@@ -26,18 +25,17 @@ import { errorMessage } from "../util/error_message.ts";
 
 /** Everything needed to talk to one API server. */
 export interface ClusterConfig {
-  /** `https://10.96.0.1:443`, without a trailing slash. */
+  /** Without a trailing slash. */
   readonly server: string;
-  /** PEM certificates trusted for the server, in addition to the system roots. */
+  /** PEM certificates trusted in addition to the system roots. */
   readonly caCerts: readonly string[];
-  /** A static client certificate (exec plugins may supply one per credential instead). */
+  /** A static one (exec plugins may supply one per credential instead). */
   readonly clientCertificate?: ClientCertificate;
   readonly credentials?: CredentialSource;
-  /** An HTTP(S) or SOCKS5 proxy URL. */
   readonly proxyUrl?: string;
-  /** The namespace to use when none is given (the pod's own, or the context's). */
+  /** The default namespace: the pod's own, or the context's. */
   readonly namespace: string;
-  /** Where this came from, for the start-up log line: `in-cluster` or `kubeconfig …, context …`. */
+  /** For the start-up log: `in-cluster` or `kubeconfig …, context …`. */
   readonly source: string;
 }
 
@@ -46,15 +44,13 @@ export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccoun
 
 /** Options for {@linkcode loadInClusterConfig}. */
 export interface InClusterOptions {
-  /** The process environment (only the two service variables are read). */
+  /** Only the two `KUBERNETES_SERVICE_*` variables are read. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Overrides for tests. @default the files under {@linkcode SERVICE_ACCOUNT_DIR} */
   readonly tokenPath?: string;
   readonly caPath?: string;
   readonly namespacePath?: string;
-  /** Time source for the token's re-read period. */
   readonly clock?: Clock;
-  /** Handed to the token source, for its warnings. @default the source's (`logger("kube")`) */
   readonly log?: Log;
 }
 
@@ -76,7 +72,6 @@ async function readPem(source: PemSource, what: string): Promise<string> {
   return pem;
 }
 
-/** The clock and log a credential source is given, as far as the caller set them. */
 function sourceOptions(options: { readonly clock?: Clock; readonly log?: Log }): TokenFileOptions {
   return {
     ...(options.clock === undefined ? {} : { clock: options.clock }),
@@ -90,11 +85,7 @@ export function inClusterServer(host: string, port: string): string {
   return `https://${bracketed}:${port}`;
 }
 
-/**
- * Configuration from the pod's service account: the API server from
- * `KUBERNETES_SERVICE_HOST`/`PORT`, the CA and namespace files, and the projected token, which
- * is read now (so a missing token fails at start-up) and re-read every minute afterwards.
- */
+/** Configuration from the pod's service account; the token is read now, to fail at start-up. */
 export async function loadInClusterConfig(options: InClusterOptions): Promise<ClusterConfig> {
   const host = options.env.KUBERNETES_SERVICE_HOST ?? "";
   const port = options.env.KUBERNETES_SERVICE_PORT ?? "";
@@ -133,26 +124,16 @@ export async function loadInClusterConfig(options: InClusterOptions): Promise<Cl
 
 /** Options for {@linkcode loadKubeconfig}. */
 export interface KubeconfigOptions {
-  /** Use this context instead of `current-context`. */
   readonly context?: string;
-  /** The folder relative kubeconfig paths are taken from. @default Deno.cwd() */
+  /** What a relative `path` is taken from. @default Deno.cwd() */
   readonly cwd?: string;
-  /** Time source for token-file re-reads and exec plugin deadlines. */
   readonly clock?: Clock;
   /** Wall-clock time for exec credential expiry. @default Date.now */
   readonly now?: () => number;
-  /** Handed to the token-file or exec plugin source. @default the source's (`logger("kube")`) */
   readonly log?: Log;
 }
 
-/**
- * Configuration from a kubeconfig file: the chosen context's cluster and user, with every file it
- * names read now (a missing certificate fails at start-up, not at the first request).
- *
- * Fails with {@linkcode KubeConfigError} for anything unusable, including
- * `insecure-skip-tls-verify` on an `https` server: Deno's HTTP client cannot turn off
- * certificate checks per connection, so the cluster needs its CA (`certificate-authority(-data)`).
- */
+/** Configuration from a kubeconfig, every file read now; no `insecure-skip-tls-verify`. */
 export async function loadKubeconfig(path: string, options: KubeconfigOptions = {}): Promise<ClusterConfig> {
   const absolute = resolvePath(options.cwd ?? Deno.cwd(), path);
   const baseDir = absolute.slice(0, absolute.lastIndexOf("/")) || "/";

@@ -1,9 +1,8 @@
 /**
- * What the transport asks for before each request: the `Authorization` header and, for exec
- * plugins that hand out certificates, a client certificate. Sources cache what they read and
- * are told when the server refused it (401), so a rotated token is picked up at once.
+ * The credential the transport asks for before each request (`Authorization`, or a client
+ * certificate). Sources cache it and are told of a 401, so a rotated token is picked up at once.
  *
- * Pure: the interface and a static source; file and plugin sources live in their own modules.
+ * Pure: no I/O.
  *
  * @module
  */
@@ -23,9 +22,9 @@ export interface Credential {
 
 /** Where credentials come from: a fixed token, a token file, an exec plugin. */
 export interface CredentialSource {
-  /** For logs and errors: `token file /var/run/…/token`. Never contains a secret. */
+  /** For logs and errors; never contains a secret. */
   readonly description: string;
-  /** The credential to use now; reads or runs its source only when the cached one is due. */
+  /** The credential to use now; reads its source only when the cached one is due. */
   current(signal?: AbortSignal): Promise<Credential>;
   /** The server answered 401: the next {@linkcode current} must fetch a fresh credential. */
   invalidate(): void;
@@ -33,7 +32,6 @@ export interface CredentialSource {
 
 /** A credential could not be obtained (unreadable token file, failing exec plugin). */
 export class KubeCredentialError extends Error {
-  /** Wraps the underlying failure as `cause`. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "KubeCredentialError";

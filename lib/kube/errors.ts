@@ -1,7 +1,5 @@
 /**
- * One typed error for everything the Kubernetes API answers with a failure, carrying its
- * `Status` object, plus predicates so callers branch on the status code and reason instead of
- * reading message text.
+ * Typed errors for API failures, with predicates so callers branch on code and reason, not text.
  *
  * Pure: no I/O.
  *
@@ -12,30 +10,20 @@ import { errorMessage } from "../util/error_message.ts";
 
 /** The fields of a `metav1.Status` failure that callers use. */
 export interface StatusDetails {
-  /** HTTP status code (also `Status.code`). */
   readonly code: number;
-  /** Machine-readable reason: `NotFound`, `Conflict`, `Expired`, `Gone`, `Forbidden`, `TooManyRequests`, … */
   readonly reason: string;
-  /** Human-readable message from the server. */
   readonly message: string;
-  /** Seconds the server asked us to wait (`Retry-After` header or `details.retryAfterSeconds`). */
+  /** From `Retry-After` or `details.retryAfterSeconds`. */
   readonly retryAfterSeconds?: number;
   /** `details.causes[].reason`, e.g. `ResourceVersionTooLarge`. */
   readonly causes?: readonly string[];
 }
 
-/**
- * A failure answered by the API server (an HTTP error status, or an `ERROR` event inside a
- * watch stream). Transport failures (refused, reset, timed out) are not this type: they are
- * {@linkcode KubeTransportError}.
- */
+/** A failure answered by the API server (an error status, or a watch's `ERROR` event). */
 export class KubeApiError extends Error {
-  /** The decoded Status. */
   readonly status: StatusDetails;
-  /** `GET /apis/…/ingresses` and the like, for messages. */
   readonly request: string;
 
-  /** Creates an error for a failed request. */
   constructor(request: string, status: StatusDetails) {
     super(`${request}: ${status.code} ${status.reason}: ${status.message}`);
     this.name = "KubeApiError";
@@ -46,12 +34,9 @@ export class KubeApiError extends Error {
 
 /** The API server could not be reached or did not answer in time; no Status exists. */
 export class KubeTransportError extends Error {
-  /** `refused`, `timeout`, `reset`, `tls`, `dns` or `other`. */
   readonly kind: "refused" | "timeout" | "reset" | "tls" | "dns" | "other";
-  /** The request that failed. */
   readonly request: string;
 
-  /** Wraps the underlying error as `cause`. */
   constructor(request: string, kind: KubeTransportError["kind"], cause: unknown) {
     super(`${request}: ${kind}: ${errorMessage(cause)}`, { cause });
     this.name = "KubeTransportError";
@@ -60,15 +45,10 @@ export class KubeTransportError extends Error {
   }
 }
 
-/**
- * A write stopped before it was sent: the process may not write now (it is not, or no longer
- * surely, the leader). Nothing reached the API server.
- */
+/** A write stopped before it was sent, as this process is not surely the leader. */
 export class WriteFencedError extends Error {
-  /** The write that was stopped: `PUT /api/v1/…`. */
   readonly request: string;
 
-  /** `reason` says why writing is not allowed. */
   constructor(request: string, reason: string) {
     super(`${request}: not sent: ${reason}`);
     this.name = "WriteFencedError";
@@ -96,10 +76,7 @@ export function isAlreadyExists(error: unknown): boolean {
   return statusOf(error)?.reason === "AlreadyExists";
 }
 
-/**
- * The requested resourceVersion is no longer available: 410 (reason `Expired`, or `Gone` on
- * servers before 1.18). Watches must relist; a `continue` token must restart the list.
- */
+/** 410 (`Expired`, or `Gone` before 1.18): the resourceVersion is too old; relist. */
 export function isGone(error: unknown): boolean {
   const status = statusOf(error);
   return status?.code === 410 || status?.reason === "Expired" || status?.reason === "Gone";
@@ -144,21 +121,18 @@ export function retryAfterMs(error: unknown): number | undefined {
 
 /** What {@linkcode statusFromResponse} reads besides the status code. */
 export interface StatusAnswer {
-  /** The decoded JSON body, a `Status` or anything else. */
   readonly body?: unknown;
-  /** The `Retry-After` header, if any. */
   readonly retryAfter?: string | null;
 }
 
 /**
- * Builds {@linkcode StatusDetails} from an answer: the body when it is a `Status`, else the
- * HTTP status line.
+ * {@linkcode StatusDetails} from an answer: the body when it is a `Status`, else the status line.
  *
  * @example
  * ```ts
  * import { statusFromResponse } from "./errors.ts";
  *
- * statusFromResponse(404, { body: undefined }); // { code: 404, reason: "NotFound", message: "HTTP 404" }
+ * statusFromResponse(404, { body: undefined }); // { code: 404, reason: "NotFound", … }
  * statusFromResponse(429, { body: undefined, retryAfter: "3" }).retryAfterSeconds; // 3
  * ```
  */

@@ -1,31 +1,13 @@
 /**
- * Kubernetes Events about the objects ouroboros depends on, so a problem on the cluster side
- * (damaged markers in the Corefile, a GitOps tool reverting our block) shows up in
- * `kubectl describe configmap` and `kubectl get events`, where a cluster operator looks first,
- * not only in the controller's log.
+ * Kubernetes Events about the objects ouroboros depends on, so cluster-side problems show up in
+ * `kubectl get events`, not only in our log.
+ * - Best effort, a second channel: the caller logs the problem; `record` never throws or stalls.
+ * - The same (object, type, reason, message) is sent once per window; the next one after it
+ *   bumps `count` by merge patch, as client-go's correlator does (a fresh Event if it expired).
+ * - 403 and 404 are one DEBUG line per window (the chart may not grant `events`); other failures
+ *   are forgotten, so the next occurrence tries again.
  *
- * Decisions:
- * - Events are a second channel. The caller logs the problem itself; recording an Event is
- *   best effort and never fails, throws or stalls the caller: every request carries a deadline
- *   (5 s by default) and {@linkcode EventRecorder.record} always resolves.
- * - De-duplication: the controller reconciles on every event burst and resync, and would report
- *   the same problem each time. The same (object, type, reason, message) is sent at most once per
- *   window (10 min by default); repeats inside the window are only counted. The first repeat
- *   after the window bumps the stored Event's `count` (with the repeats held back) and
- *   `lastTimestamp` by a merge patch, as client-go's event correlator does, so `kubectl` shows
- *   "x7 over 40m" rather than seven Events. If that Event is gone (the API server drops Events
- *   after an hour by default), a fresh one is created.
- * - A 403 (no RBAC for `events`) or 404 (the namespace is gone) is logged as one DEBUG line per
- *   (object, reason, message) and window, never as an error: the chart may not grant the right,
- *   and the problem itself is already in the log. Other failures (timeouts, 5xx) are DEBUG too
- *   and are forgotten, so the next occurrence tries again.
- * - Names follow client-go (`<object>.<nanoseconds in hex>`) with a sequence number added within
- *   one millisecond, so two Events about one object in the same millisecond do not collide.
- * - Memory: at most `maxEntries` remembered keys (oldest dropped) and none older than
- *   `retentionMs`.
- *
- * Effects: HTTP through the injected client; time from the injected clocks; logs through the
- * injected log.
+ * Effects: HTTP through the injected client; time from the injected clocks; logs.
  *
  * @module
  */
@@ -49,24 +31,18 @@ export type EventApi = Pick<KubeClient, "create" | "mergePatch">;
 
 /** One thing to record. */
 export interface EventNotice {
-  /** What the Event is about (its namespace is where the Event is created). */
+  /** Its namespace is where the Event is created. */
   readonly object: InvolvedObject;
   readonly type: EventType;
-  /** Short CamelCase reason, e.g. `CorefileMarkersDamaged`. */
   readonly reason: string;
-  /** What happened and what to do about it. */
   readonly message: string;
 }
 
-/** What {@linkcode EventRecorder.record} did. */
+/** What {@linkcode EventRecorder.record} did (`suppressed`: a repeat within the window). */
 export type RecordResult =
-  /** A new Event was created. */
   | { readonly kind: "created"; readonly name: string }
-  /** The existing Event's count was raised to `count`. */
   | { readonly kind: "counted"; readonly name: string; readonly count: number }
-  /** Sent recently (or being sent): only counted, nothing sent. */
   | { readonly kind: "suppressed" }
-  /** Not recorded; `reason` says why. Never thrown. */
   | { readonly kind: "failed"; readonly reason: "forbidden" | "not-found" | "error" | "aborted" };
 
 /** Options for {@linkcode EventRecorder}. */
@@ -76,7 +52,6 @@ export interface EventRecorderOptions {
   readonly component?: string;
   /** `reportingInstance`: the pod name, so replicas can be told apart. */
   readonly instance: string;
-  /** Measures the de-duplication window. @default systemClock */
   readonly clock?: Clock;
   /** Wall time for the Events' timestamps and names. @default () => new Date() */
   readonly wallClock?: () => Date;
@@ -88,7 +63,6 @@ export interface EventRecorderOptions {
   readonly maxEntries?: number;
   /** Keys not seen for this long are forgotten. @default 3_600_000 (the API server's Event TTL) */
   readonly retentionMs?: number;
-  /** Told (at debug) when an Event cannot be recorded. @default {logger("kube")} */
   readonly log?: Log;
 }
 
@@ -97,13 +71,11 @@ export const DEFAULT_EVENT_WINDOW_MS = 600_000;
 /** The default deadline of one Event request. */
 export const DEFAULT_EVENT_TIMEOUT_MS = 5_000;
 
-/** What the recorder remembers per key. */
+/** What the recorder remembers per key; `repeats` are held back until the next send. */
 type Entry =
-  /** A request is in flight; repeats meanwhile are counted. */
   | { readonly state: "sending"; repeats: number; lastSeen: number }
-  /** The Event exists on the server with `count`; `repeats` held back since `sentAt`. */
   | { readonly state: "stored"; readonly stored: Stored; repeats: number; lastSeen: number }
-  /** The API refused for good (403/404) at `sentAt`; repeats in the window stay quiet. */
+  /** 403/404 at `sentAt`: repeats in the window stay quiet. */
   | { readonly state: "refused"; readonly sentAt: number; lastSeen: number };
 
 interface Stored {
@@ -113,27 +85,7 @@ interface Stored {
   readonly sentAt: number;
 }
 
-/**
- * Records Events with de-duplication.
- *
- * @example
- * ```ts
- * import type { ConfigMap } from "../resources/config_map.ts";
- * import type { KubeClient } from "./client.ts";
- * import { EventRecorder } from "./event_recorder.ts";
- *
- * declare const client: KubeClient;
- * declare const coredns: ConfigMap;
- * const recorder = new EventRecorder({ client, instance: "ouroboros-controller-7d9f" });
- * const { name, namespace, uid } = coredns.metadata;
- * await recorder.record({
- *   object: { apiVersion: "v1", kind: "ConfigMap", namespace, name, uid },
- *   type: "Warning",
- *   reason: "CorefileMarkersDamaged",
- *   message: "line 12: END before BEGIN; delete the marker lines by hand",
- * });
- * ```
- */
+/** Records Events with de-duplication; holds at most `maxEntries` keys, none past `retentionMs`. */
 export class EventRecorder {
   readonly #client: EventApi;
   readonly #component: string;
@@ -149,7 +101,6 @@ export class EventRecorder {
   #lastNameMs = -1;
   #sequence = 0;
 
-  /** Creates a recorder; it holds no resources. */
   constructor(options: EventRecorderOptions) {
     this.#client = options.client;
     this.#component = options.component ?? "ouroboros";
@@ -168,10 +119,7 @@ export class EventRecorder {
     return this.#entries.size;
   }
 
-  /**
-   * Records `notice` unless the same was recorded within the window. Resolves within the
-   * deadline (or when `signal` aborts); never rejects.
-   */
+  /** Records `notice` unless sent within the window; resolves by the deadline, never rejects. */
   async record(notice: EventNotice, signal?: AbortSignal): Promise<RecordResult> {
     const now = this.#clock.now();
     this.#forgetOld(now);
@@ -249,7 +197,6 @@ export class EventRecorder {
     return { kind: "counted", name: previous.name, count };
   }
 
-  /** Moves a key from "sending" to "stored", keeping repeats that arrived meanwhile. */
   #stored(key: string, stored: Stored): void {
     const entry = this.#entries.get(key);
     const repeats = entry?.state === "sending" ? entry.repeats : 0;
@@ -287,7 +234,7 @@ export class EventRecorder {
     return { ...(signal === undefined ? {} : { signal }), timeoutMs: this.#timeoutMs };
   }
 
-  /** Nanoseconds since the epoch in hex, made unique within one millisecond by a sequence. */
+  /** client-go's name suffix (epoch nanoseconds in hex), plus a sequence within a millisecond. */
   #nameSuffix(date: Date): string {
     const ms = date.getTime();
     this.#sequence = ms === this.#lastNameMs ? this.#sequence + 1 : 0;

@@ -1,7 +1,6 @@
 /**
- * The `client.authentication.k8s.io` ExecCredential protocol, both directions: the
- * `KUBERNETES_EXEC_INFO` document handed to a credential plugin, and the plugin's answer (a
- * token or a client certificate, with an optional expiry).
+ * The ExecCredential protocol both ways: the `KUBERNETES_EXEC_INFO` handed to a credential
+ * plugin, and its answer (a token or a client certificate, maybe with an expiry).
  *
  * Pure: no I/O.
  *
@@ -25,14 +24,11 @@ export interface ExecClusterInfo {
 export interface ExecResult {
   readonly token?: string;
   readonly clientCertificate?: ClientCertificate;
-  /** `status.expirationTimestamp` in Unix milliseconds; absent: valid until refused. */
+  /** Unix milliseconds; absent: valid until refused. */
   readonly expiresAt?: number;
 }
 
-/**
- * The JSON for `KUBERNETES_EXEC_INFO`. We never have a terminal, so `interactive` is false;
- * the cluster is included only when the kubeconfig asks for it.
- */
+/** The JSON for `KUBERNETES_EXEC_INFO`; `interactive` is false, as we never have a terminal. */
 export function execInfo(apiVersion: ExecApiVersion, cluster?: ExecClusterInfo): string {
   const spec: Record<string, unknown> = { interactive: false };
   if (cluster !== undefined) {
@@ -56,10 +52,7 @@ interface ExecCredentialWire {
   };
 }
 
-/**
- * Decodes a plugin's standard output. It must be an ExecCredential of the configured
- * `apiVersion` with a token or a certificate and key pair; the expiry must be RFC 3339.
- */
+/** Decodes a plugin's standard output: an ExecCredential of the configured `apiVersion`. */
 export function parseExecCredential(stdout: string, apiVersion: ExecApiVersion): Decoded<ExecResult> {
   let document: unknown;
   try {

@@ -1,11 +1,8 @@
 /**
- * Credentials from an exec plugin (`users[].user.exec`: `aws eks get-token`, `gke-gcloud-auth-plugin`,
- * `kubelogin`, …). The plugin runs on first use, its answer is cached until shortly before its
- * `expirationTimestamp`, and it runs again after the server answers 401. Concurrent requests
- * share one run.
+ * Credentials from an exec plugin (`aws eks get-token`, `kubelogin`, …), cached until shortly
+ * before their expiry or a 401. Concurrent requests share one run.
  *
- * Effects: runs the plugin (`Deno.Command`); time from the injected clocks; logs through the
- * injected log.
+ * Effects: runs the plugin (`Deno.Command`); time from the injected clocks; logs.
  *
  * @module
  */
@@ -27,15 +24,11 @@ export const EXEC_TIMEOUT_MS = 60_000;
 export interface ExecPluginOptions {
   /** Sent in `KUBERNETES_EXEC_INFO` when the kubeconfig sets `provideClusterInfo`. */
   readonly cluster?: ExecClusterInfo;
-  /** Wall-clock time in Unix milliseconds, compared with the expiry. @default Date.now */
+  /** Unix milliseconds, compared with the expiry. @default Date.now */
   readonly now?: () => number;
-  /** Timer for the plugin's deadline. @default systemClock */
   readonly clock?: Clock;
-  /** @default 60_000 */
   readonly timeoutMs?: number;
-  /** @default 10_000 */
   readonly refreshMarginMs?: number;
-  /** Told (at debug) when the plugin supplied a credential. @default {logger("kube")} */
   readonly log?: Log;
 }
 
@@ -68,10 +61,7 @@ export class ExecCredentialSource implements CredentialSource {
     this.description = `exec plugin ${config.command}`;
   }
 
-  /**
-   * The cached credential while it is valid; otherwise runs the plugin. Callers share one run,
-   * so it is bounded by the plugin deadline rather than by any one caller's signal.
-   */
+  /** The cached credential while valid, else a run all callers share (so no caller's signal). */
   current(): Promise<Credential> {
     const cached = this.#cached;
     const now = (this.#options.now ?? Date.now)();

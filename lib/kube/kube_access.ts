@@ -1,8 +1,6 @@
 /**
- * How a subcommand reaches the API server: the pod's service account (in-cluster, what the
- * chart runs) or `--kubeconfig` (a laptop, a test). Everything is read and checked at start-up,
- * credentials included, so a bad path, a missing certificate or a plugin that cannot run fails
- * the start with a message that says what to fix, not the first request minutes later.
+ * How a subcommand reaches the API server: the service account or `--kubeconfig`. All of it,
+ * credentials included, is checked at start-up, so a bad setup fails the start, not a request.
  *
  * Effects: reads the configuration files, and obtains a credential (which may run an exec plugin).
  *
@@ -16,36 +14,19 @@ import { errorMessage } from "../util/error_message.ts";
 
 /** The start failed for a reason the operator can fix; `message` says how. */
 export class KubeAccessError extends Error {
-  /** Wraps the underlying failure as `cause`. */
   constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = "KubeAccessError";
   }
 }
 
-/**
- * The service account's namespace file, mounted into every pod: the namespace a subcommand runs
- * in (its default for what it writes, and for its leader-election Lease).
- */
+/** The service account's namespace file: the namespace a subcommand runs in. */
 export const POD_NAMESPACE_FILE = `${SERVICE_ACCOUNT_DIR}/namespace`;
 
 /** The environment variables in-cluster configuration reads. */
 export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"] as const;
 
-/**
- * Loads the configuration (`kubeconfig` empty: in-cluster) and obtains a first credential.
- * `env` reads one environment variable.
- *
- * @example
- * ```ts
- * import { KubeClient } from "./client.ts";
- * import { loadKubeAccess } from "./kube_access.ts";
- *
- * const config = await loadKubeAccess("", (name) => Deno.env.get(name)); // "": in-cluster
- * const client = KubeClient.fromConfig(config);
- * client.close();
- * ```
- */
+/** Loads the configuration (`kubeconfig` empty: in-cluster) and obtains a first credential. */
 export async function loadKubeAccess(
   kubeconfig: string,
   env: (name: string) => string | undefined,

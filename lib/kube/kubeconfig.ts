@@ -1,11 +1,8 @@
 /**
- * Parses kubeconfig YAML into typed data and picks a context, with errors that name the entry
- * and field that is wrong. Relative file paths (certificates, keys, token files, exec commands
- * containing a `/`) are resolved against the kubeconfig's folder, as kubectl does.
+ * Parses kubeconfig YAML into typed data, with errors naming the wrong entry and field. Relative
+ * paths are resolved against the kubeconfig's folder, as kubectl does.
  *
- * Reading files, decoding PEM and running plugins happen in `config.ts`; this module is pure.
- *
- * Needs env permission `LOG_TOKENS,LOG_STREAM` (read by the `yaml` package's Deno build).
+ * Pure: no I/O (files and plugins are `config.ts`'s).
  *
  * @module
  */
@@ -21,13 +18,10 @@ export type PemSource =
 /** A `clusters[].cluster` entry. */
 export interface KubeconfigCluster {
   readonly name: string;
-  /** `https://host:port` (or `http://` for a local test server). */
   readonly server: string;
   readonly certificateAuthority?: PemSource;
   readonly insecureSkipTlsVerify: boolean;
-  /** `tls-server-name`: the name to verify the server certificate against. */
   readonly tlsServerName?: string;
-  /** `proxy-url`: an HTTP(S) or SOCKS5 proxy for every request. */
   readonly proxyUrl?: string;
 }
 
@@ -46,13 +40,12 @@ export interface ExecConfig {
   /** A program name looked up in PATH, or a path (relative ones already resolved). */
   readonly command: string;
   readonly args: readonly string[];
-  /** Extra environment variables for the plugin, on top of ours. */
+  /** Added to our environment. */
   readonly env: readonly { readonly name: string; readonly value: string }[];
-  /** Pass the cluster's server and CA to the plugin in `KUBERNETES_EXEC_INFO`. */
+  /** Pass the cluster's server and CA in `KUBERNETES_EXEC_INFO`. */
   readonly provideClusterInfo: boolean;
   /** `Never`, `IfAvailable` or `Always`; we never have a terminal, so `Always` cannot work. */
   readonly interactiveMode: string;
-  /** Printed when the command is missing. */
   readonly installHint?: string;
 }
 
@@ -134,10 +127,7 @@ interface ConfigWire {
   contexts?: { name?: string; context?: ContextWire }[];
 }
 
-/**
- * `path` made absolute against `baseDir` (a POSIX folder), with `.` and `..` segments removed.
- * Absolute paths are returned as they are.
- */
+/** `path` made absolute against `baseDir` (POSIX), without `.` and `..` segments. */
 export function resolvePath(baseDir: string, path: string): string {
   if (path.startsWith("/")) return path;
   const segments: string[] = [];
@@ -235,7 +225,7 @@ function parseExec(fields: Fields<ExecWire>, baseDir: string): ExecConfig {
   const installHint = fields.optionalString("installHint");
   return {
     apiVersion: apiVersion as ExecApiVersion,
-    // Like kubectl: a command with a slash is a path relative to the kubeconfig; a bare name uses PATH.
+    // As kubectl: a command with a slash is relative to the kubeconfig; a bare name uses PATH.
     command: command.includes("/") ? resolvePath(baseDir, command) : command,
     args: fields.strings("args"),
     env: fields.objects("env").map((entry) => ({
@@ -283,30 +273,13 @@ export type YamlParse = (text: string) => unknown;
 
 /** Options for {@linkcode parseKubeconfig}. */
 export interface ParseKubeconfigOptions {
-  /** The folder of the file, which relative paths are taken from. */
+  /** The file's folder, which relative paths are taken from. */
   readonly baseDir: string;
-  /**
-   * The YAML parser. Passed in: the loader imports it only when there is a kubeconfig to read,
-   * so a controller in a pod (in-cluster configuration) never loads it (about 6 MiB of memory).
-   */
+  /** Passed in so a controller in a pod (in-cluster config) never loads it (about 6 MiB). */
   readonly parseYaml: YamlParse;
 }
 
-/**
- * Parses kubeconfig text. Returns why the text is unusable (bad YAML, a missing `server`, bad
- * base64, …) instead of throwing.
- *
- * @example
- * ```ts
- * import { parse } from "yaml";
- * import { parseKubeconfig } from "./kubeconfig.ts";
- *
- * const text = await Deno.readTextFile("/home/me/.kube/config");
- * const parsed = parseKubeconfig(text, { baseDir: "/home/me/.kube", parseYaml: parse });
- * if (parsed.ok) parsed.value.currentContext; // its current-context, such as "prod"
- * else parsed.reason; // why the text is unusable, such as "kubeconfig is not valid YAML: …"
- * ```
- */
+/** Parses kubeconfig text; returns why it is unusable instead of throwing. */
 export function parseKubeconfig(text: string, options: ParseKubeconfigOptions): Decoded<Kubeconfig> {
   const { baseDir, parseYaml } = options;
   let document: unknown;

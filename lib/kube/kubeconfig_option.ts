@@ -1,6 +1,5 @@
 /**
- * The `--kubeconfig` option row every subcommand that talks to the API server shares, so its
- * name, default and help are written once.
+ * The `--kubeconfig` option row shared by every subcommand that talks to the API server.
  *
  * Pure: data.
  *

@@ -1,12 +1,6 @@
 /**
- * A syntax check of Kubernetes label selectors, so a typo in `--client-selector` is a start-up
- * error naming what was wrong rather than a 400 from the API server on every list, and a tiny
- * matcher for the equality form used in tests and plans.
- *
- * Accepted (the API server's grammar): comma-separated requirements, each `key`, `!key`,
- * `key=value`, `key==value`, `key!=value`, `key in (v1,v2)` or `key notin (v1,v2)`; keys are an
- * optional DNS-subdomain prefix and `/`, then a name of up to 63 characters of letters, digits,
- * `-`, `_`, `.`, starting and ending alphanumeric; values the same, or empty.
+ * A syntax check of label selectors (the API server's grammar), so a typo in `--client-selector`
+ * fails the start instead of every list with a 400.
  *
  * Pure: no I/O.
  *
@@ -68,8 +62,7 @@ function requirementProblem(requirement: string): string | undefined {
 }
 
 /**
- * The first problem of a label selector, or `undefined` when it is well formed (the empty
- * selector, every object, is).
+ * The first problem of a label selector, or `undefined` when well formed (the empty one is).
  *
  * @example
  * ```ts

@@ -1,11 +1,6 @@
 /**
- * Splits a byte stream of newline-delimited JSON (a watch response) into lines, however the
- * bytes were cut into chunks: a line split across chunks (even inside a multi-byte character)
- * is joined, several lines in one chunk are all returned. A line is complete only once its
- * newline arrived; what is left when the stream ends is an incomplete line, never an event.
- *
- * Cost is linear in the bytes: each chunk is decoded once and split at most once, and a long
- * line arriving in many chunks is collected in a list and joined once, not re-concatenated.
+ * Splits a newline-delimited JSON byte stream (a watch) into complete lines, however it was
+ * chunked. Linear in the bytes: a long line's pieces are joined once, not re-concatenated.
  *
  * Pure: no I/O.
  *
@@ -15,10 +10,9 @@
 /** Turns chunks into complete lines. One instance per stream. */
 export class LineSplitter {
   readonly #decoder = new TextDecoder("utf-8", { fatal: false });
-  /** Text of the current, unfinished line, in arrival order. */
   #pending: string[] = [];
 
-  /** Adds one chunk; returns the lines it completed, without their newlines; blank lines are dropped. */
+  /** Adds one chunk; returns the lines it completed, without newlines or blank lines. */
   push(chunk: Uint8Array): string[] {
     const text = this.#decoder.decode(chunk, { stream: true });
     const last = text.lastIndexOf("\n");

@@ -1,8 +1,6 @@
 /**
- * Decodes a list answer (`{metadata: {resourceVersion, continue}, items}`) into a
- * {@linkcode ListPage}. Items that fail to decode are reported in `rejected` with why, never
- * thrown, so one bad object cannot stop a sync; an answer that is not a list at all is a
- * {@linkcode KubeDecodeError}, as nothing in it can be trusted.
+ * Decodes a list answer into a {@linkcode ListPage}. A bad item goes to `rejected`, so one object
+ * cannot stop a sync; an answer that is not a list at all throws, as nothing in it can be trusted.
  *
  * Pure: no I/O.
  *
@@ -16,31 +14,11 @@ import type { DecodeFailure, ListPage } from "./list_watch.ts";
 
 /** Options for {@linkcode decodeListPage}. */
 export interface DecodeListPageOptions<T> {
-  /** The item kind's decoder. */
   readonly decode: Decoder<T>;
-  /** `LIST /api/v1/…`, for the error message. */
   readonly request: string;
 }
 
-/**
- * The page in a list answer. Throws {@linkcode KubeDecodeError} when the answer is not an
- * object, has no `metadata.resourceVersion` (nothing could be watched from it) or its `items`
- * is not a list.
- *
- * @example
- * ```ts
- * import { decodeConfigMap } from "../resources/config_map.ts";
- * import { decodeListPage } from "./list_page.ts";
- *
- * const raw = {
- *   metadata: { resourceVersion: "7" },
- *   items: [{ metadata: { name: "bad", namespace: "ns", resourceVersion: "6" }, data: { n: 1 } }],
- * };
- * const page = decodeListPage(raw, { decode: decodeConfigMap, request: "LIST /api/v1/configmaps" });
- * page.items; // [], the ConfigMaps that decoded
- * page.rejected; // [{ key: "ns/bad", reason: "data.n is a number, not a string" }]
- * ```
- */
+/** The page in a list answer; {@linkcode KubeDecodeError} without `metadata.resourceVersion`. */
 export function decodeListPage<T>(raw: unknown, options: DecodeListPageOptions<T>): ListPage<T> {
   const { request } = options;
   const body = asObject(raw);

@@ -1,8 +1,6 @@
 /**
- * Reading a whole collection in pages, as client-go's pager does: every page comes from the
- * same snapshot, and if the `continue` token expires mid-way (410 on page 2 or later) the pages
- * read are dropped and the collection is read again in one unpaged request. A 410 on the first
- * page is an error: the `resourceVersion` asked for is too old.
+ * Reads a whole collection in pages, as client-go's pager does: if the `continue` token expires
+ * (410 after page 1), it starts over unpaged; a 410 on page 1 is an error (version too old).
  *
  * Effects: only through the injected page reader and log.
  *
@@ -16,13 +14,11 @@ import type { DecodeFailure, ListPage } from "./list_watch.ts";
 /** The page size when none is given (kube-rs' and kubectl's). */
 export const DEFAULT_PAGE_SIZE = 500;
 
-/** What {@linkcode pagedList} asks its reader for: one page, or (fallback) everything at once. */
+/** One page, or everything at once for the unpaged fallback (no `limit`). */
 export interface PageRequest {
-  /** On the first page (and the unpaged fallback) only: the version asked for. */
+  /** On the first page and the fallback only. */
   readonly resourceVersion?: string;
-  /** Absent on the unpaged fallback. */
   readonly limit?: number;
-  /** The token of the page before; absent on the first page. */
   readonly continue?: string;
 }
 
@@ -33,33 +29,13 @@ export type PageReader<T> = (request: PageRequest) => Promise<ListPage<T>>;
 export interface PagedListOptions {
   /** `"0"` for the watch cache, a version for "at least this new", absent for a consistent read. */
   readonly resourceVersion?: string;
-  /** Items per page. @default {DEFAULT_PAGE_SIZE} */
   readonly pageSize?: number;
-  /** What is listed, for the log line: `v1 configmaps`. */
+  /** For the log line: `v1 configmaps`. */
   readonly resource: string;
-  /** Told (at debug) when an expired token makes the list start over unpaged. */
   readonly log: Log;
 }
 
-/**
- * Reads every page with `readPage` and joins them into one page (without `continue`), carrying
- * the rejected items of every page. Rejects with what `readPage` rejects with, except a 410 on a
- * later page, which is answered by the unpaged fallback.
- *
- * @example
- * ```ts
- * import { CONFIG_MAP } from "../resources/config_map.ts";
- * import { logger } from "../util/logging.ts";
- * import type { KubeClient } from "./client.ts";
- * import { pagedList } from "./paged_list.ts";
- *
- * declare const client: KubeClient;
- * const all = await pagedList(
- *   (request) => client.list(CONFIG_MAP, { ...request, namespace: "kube-system" }),
- *   { resource: "v1 configmaps", pageSize: 100, log: logger("kube") },
- * );
- * ```
- */
+/** Reads every page with `readPage` and joins them, rejected items included, into one page. */
 export async function pagedList<T>(readPage: PageReader<T>, options: PagedListOptions): Promise<ListPage<T>> {
   const first: PageRequest = options.resourceVersion === undefined
     ? {}

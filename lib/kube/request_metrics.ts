@@ -1,18 +1,9 @@
 /**
- * API client request metrics: every HTTP request the transport sends to the API server, counted
- * by verb, resource and status code, and timed by verb and resource — what client-go's
- * `rest_client_*` metrics show, with the resource named so a slow or refused kind stands out.
+ * Metrics of every API request, by Kubernetes verb, resource and status code, like client-go's
+ * `rest_client_*` but naming the resource. Durations end at the response headers, so a watch is
+ * timed to its opening and a list excludes reading its body.
  *
- * - verb: the Kubernetes verb (`get`, `list`, `watch`, `create`, `update`, `patch`, `apply`,
- *   `delete`), not the HTTP method;
- * - resource: the plural from the path, with a subresource after a slash (`ingresses/status`,
- *   `pods/proxy`); paths outside `/api` and `/apis` are named as they are (`/version`);
- * - code: the HTTP status, or `<error>` when no answer came (refused, reset, timed out).
- *
- * Decision: the duration runs from sending to the response headers, so a watch is timed to its
- * stream opening and a list does not include reading its body.
- *
- * Pure: the families record numbers; the transport calls {@linkcode KubeRequestMetrics.record}.
+ * Pure: no I/O.
  *
  * @module
  */
@@ -21,11 +12,11 @@ import { HistogramFamily, type MetricsRegistry, NumberFamily } from "../util/met
 
 /** One finished request, as the transport reports it. */
 export interface KubeRequestRecord {
-  /** The Kubernetes verb, from {@linkcode requestVerb}. */
+  /** From {@linkcode requestVerb}. */
   readonly verb: string;
-  /** The request path (query string excluded). */
+  /** Without the query string. */
   readonly path: string;
-  /** The HTTP status; `undefined` when no answer came. */
+  /** `undefined` when no answer came. */
   readonly status: number | undefined;
   readonly seconds: number;
 }
@@ -43,33 +34,22 @@ const VERBS_BY_METHOD: Readonly<Record<string, string>> = {
   DELETE: "delete",
 };
 
-/**
- * The Kubernetes verb of a request: the transport's verb name when it has one (`LIST`, `WATCH`,
- * `APPLY`), else the HTTP method's.
- *
- * @example
- * ```ts
- * import { requestVerb } from "./request_metrics.ts";
- *
- * requestVerb({ method: "POST" }); // "create"
- * requestVerb({ method: "GET", verb: "WATCH" }); // "watch"
- * ```
- */
+/** The Kubernetes verb of a request: its `verb` (`LIST`, `WATCH`) if set, else the method's. */
 export function requestVerb(request: { readonly method: string; readonly verb?: string }): string {
   if (request.verb !== undefined) return request.verb.toLowerCase();
   return VERBS_BY_METHOD[request.method] ?? request.method.toLowerCase();
 }
 
 /**
- * The resource a path names: its plural, plus the subresource (`ingresses/status`); a path
- * outside the resource APIs is returned as it is.
+ * The resource a path names, with its subresource; a path outside the resource APIs as it is.
  *
  * @example
  * ```ts
  * import { requestResource } from "./request_metrics.ts";
  *
  * requestResource("/api/v1/namespaces/kube-system/configmaps/coredns"); // "configmaps"
- * requestResource("/apis/networking.k8s.io/v1/namespaces/web/ingresses/shop/status"); // "ingresses/status"
+ * requestResource("/apis/networking.k8s.io/v1/namespaces/a/ingresses/b/status");
+ * // "ingresses/status"
  * requestResource("/api/v1/namespaces/default"); // "namespaces"
  * requestResource("/version"); // "/version"
  * ```
@@ -79,37 +59,22 @@ export function requestResource(path: string): string {
   const prefix = segments[0] === "api" ? 2 : segments[0] === "apis" ? 3 : undefined;
   if (prefix === undefined || segments.length <= prefix) return path;
   let rest = segments.slice(prefix);
-  // `namespaces/<ns>/<resource>…` is a namespaced resource; `namespaces[/<name>]` is the kind itself.
+  // `namespaces/<ns>/<resource>…` is namespaced; `namespaces[/<name>]` is the kind itself.
   if (rest[0] === "namespaces" && rest.length >= 3) rest = rest.slice(2);
   const resource = rest[0] ?? path;
   const subresource = rest[2];
   return subresource === undefined ? resource : `${resource}/${subresource}`;
 }
 
-/** Request duration buckets, in seconds: a cached get to a slow 10,000-item list page. */
+/** Seconds: a cached get to a slow 10,000-item list page. */
 const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
-/** The metric names, for README and tests. */
+/** The counter's name. */
 export const KUBE_REQUESTS_TOTAL = "ouroboros_kube_requests_total";
 /** The histogram's name. */
 export const KUBE_REQUEST_DURATION = "ouroboros_kube_request_duration_seconds";
 
-/**
- * Counts and times API requests. Create it before the clients (they record from their first
- * call), hand it to them as `requests`, and {@linkcode register} it in the `/metrics` registry.
- *
- * @example
- * ```ts
- * import { MetricsRegistry } from "../util/metrics.ts";
- * import { KubeRequestMetrics } from "./request_metrics.ts";
- *
- * const requests = new KubeRequestMetrics();
- * requests.record({ verb: "get", path: "/api/v1/namespaces/a/configmaps/b", status: 200, seconds: 0.01 });
- * const registry = new MetricsRegistry();
- * requests.register(registry);
- * registry.render().includes('ouroboros_kube_requests_total{verb="get",resource="configmaps",code="200"} 1'); // true
- * ```
- */
+/** Counts and times API requests; create it before the clients, which record from the start. */
 export class KubeRequestMetrics implements KubeRequestRecorder {
   readonly #total = new NumberFamily<"verb" | "resource" | "code">(
     KUBE_REQUESTS_TOTAL,

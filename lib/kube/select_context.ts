@@ -1,6 +1,5 @@
 /**
- * Choosing the context a kubeconfig runs with: `--context` (a name), else `current-context`, and
- * the cluster and user that context names, each missing piece reported with what is defined.
+ * Picks a kubeconfig's context (`--context`, else `current-context`) and its cluster and user.
  *
  * Pure: no I/O.
  *
@@ -16,7 +15,7 @@ export interface SelectedContext {
   readonly cluster: KubeconfigCluster;
   /** `undefined` when the context names no user. */
   readonly user?: KubeconfigUser;
-  /** The context's namespace, or `default`. */
+  /** `default` when the context sets none. */
   readonly namespace: string;
 }
 
@@ -25,10 +24,7 @@ function available(names: Iterable<string>): string {
   return list.length === 0 ? "none defined" : `defined: ${list.join(", ")}`;
 }
 
-/**
- * Looks up a context (`name`, else `current-context`) and the cluster and user it names. Fails
- * with a reason naming what is missing.
- */
+/** Looks up a context and what it names; a failure lists the entries that are defined. */
 export function selectContext(config: Kubeconfig, name?: string): Decoded<SelectedContext> {
   const contextName = name ?? config.currentContext;
   if (contextName === "") {

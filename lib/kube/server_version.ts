@@ -1,7 +1,7 @@
 /**
  * The API server's version (`/version`), for checks that depend on what the server supports.
  *
- * Effects: one GET through the client; the parsing is total (missing fields are empty).
+ * Effects: one GET through the client; missing fields read as empty, never throw.
  *
  * @module
  */
@@ -11,25 +11,13 @@ import type { KubeClient } from "./client.ts";
 
 /** `/version`'s fields we read. */
 export interface ServerVersion {
-  /** `v1.35.0`. */
   readonly gitVersion: string;
   readonly major: number;
   /** `"30+"` on some distributions reads as 30. */
   readonly minor: number;
 }
 
-/**
- * Reads `/version`.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "./client.ts";
- * import { serverVersion } from "./server_version.ts";
- *
- * declare const client: KubeClient;
- * const { major, minor } = await serverVersion(client);
- * ```
- */
+/** Reads `/version`. */
 export async function serverVersion(
   api: Pick<KubeClient, "getJson">,
   options: CallOptions = {},

@@ -1,7 +1,6 @@
 /**
- * A bearer token read from a file (the projected service-account token, or a kubeconfig
- * `tokenFile`). The kubelet rewrites projected tokens well before they expire, so the file is
- * re-read about once a minute, as client-go does, and at once after the server answers 401.
+ * A bearer token read from a file (the service-account token or a kubeconfig `tokenFile`),
+ * re-read every minute as client-go does (the kubelet rotates it) and at once after a 401.
  *
  * Effects: reads the file; time from the injected clock; logs through the injected log.
  *
@@ -13,20 +12,16 @@ import { type Log, logger } from "../util/logging.ts";
 import { bearer, type Credential, type CredentialSource, KubeCredentialError } from "./credentials.ts";
 import { errorMessage } from "../util/error_message.ts";
 
-/** How often the file is re-read (client-go's cached file token source uses one minute). */
+/** How often the file is re-read. */
 export const TOKEN_FILE_REFRESH_MS = 60_000;
 
 /** Options for {@linkcode TokenFileSource}. */
 export interface TokenFileOptions {
-  /** Time source for the refresh period. @default systemClock */
   readonly clock?: Clock;
-  /** Re-read after this long. @default 60_000 */
   readonly refreshMs?: number;
-  /** Warned when a re-read fails and the previous token is kept. @default {logger("kube")} */
   readonly log?: Log;
 }
 
-/** What the source knows: nothing yet, a token read at some time, or a token the server refused. */
 type TokenState =
   | { readonly kind: "unread" }
   | { readonly kind: "read"; readonly credential: Credential; readonly readAt: number }
@@ -42,7 +37,6 @@ export class TokenFileSource implements CredentialSource {
   #state: TokenState = { kind: "unread" };
   #reading: Promise<Credential> | undefined;
 
-  /** Reads nothing yet; the first {@linkcode current} does. */
   constructor(path: string, options: TokenFileOptions = {}) {
     this.#path = path;
     this.description = `token file ${path}`;
@@ -51,11 +45,7 @@ export class TokenFileSource implements CredentialSource {
     this.#log = options.log ?? logger("kube");
   }
 
-  /**
-   * The cached token while it is fresh; otherwise re-reads the file. When a re-read fails but a
-   * token was read before, the old one is kept (the kubelet may be mid-rewrite) and a warning
-   * logged.
-   */
+  /** The cached token while fresh, else the file's; a failed re-read keeps the old one, warning. */
   current(): Promise<Credential> {
     const state = this.#state;
     if (state.kind === "read" && this.#clock.now() - state.readAt < this.#refreshMs) {

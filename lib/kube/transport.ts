@@ -1,12 +1,9 @@
 /**
- * HTTP to the API server: TLS through `Deno.createHttpClient` (cluster CA, client
- * certificates, proxy), credentials on every request (and one retry with fresh credentials
- * after a 401), a deadline on every request except watches, and failures turned into the two
- * typed errors: {@linkcode KubeApiError} when the server answered with an error status (its
- * `Status` body read and decoded) and {@linkcode KubeTransportError} when it did not answer.
+ * HTTP to the API server: TLS, credentials (one retry with fresh ones after a 401), a deadline on
+ * every request but watches, and failures typed as {@linkcode KubeApiError} (the server answered
+ * an error status) or {@linkcode KubeTransportError} (it did not answer).
  *
- * Effects: HTTP through `fetch`, TLS clients through `Deno.createHttpClient`; time from the
- * injected clock; logs through the injected log.
+ * Effects: HTTP through `fetch` and `Deno.createHttpClient`; time from the injected clock; logs.
  *
  * @module
  */
@@ -28,31 +25,22 @@ export const USER_AGENT = `ouroboros/${VERSION}`;
 
 /** Options for {@linkcode Transport}. */
 export interface TransportOptions {
-  /** `https://host:port` or, for a local test server, `http://127.0.0.1:port`. */
+  /** `https://host:port`, or `http://` for a local test server. */
   readonly server: string;
-  /** PEM certificates trusted for the server, in addition to the system roots. */
+  /** PEM certificates trusted in addition to the system roots. */
   readonly caCerts?: readonly string[];
-  /** Presented in the TLS handshake (mutual TLS). */
   readonly clientCertificate?: ClientCertificate;
-  /** Supplies the `Authorization` header (and possibly a client certificate) per request. */
   readonly credentials?: CredentialSource;
   /** An HTTP(S) or SOCKS5 proxy for every request. */
   readonly proxyUrl?: string;
   /** Deadline of each non-watch request. @default 30_000 */
   readonly timeoutMs?: number;
-  /** @default `ouroboros/<version>` */
   readonly userAgent?: string;
-  /** Timer for deadlines (tests pass a virtual clock). @default systemClock */
   readonly clock?: Clock;
-  /** Told when the server refused the credentials and they are refreshed. @default {logger("kube")} */
   readonly log?: Log;
-  /**
-   * Asked immediately before every write (POST, PUT, PATCH, DELETE) is sent, retries included;
-   * throwing (a `WriteFencedError`) stops the write. Leader election's fence: a replica
-   * that is not surely the leader sends nothing.
-   */
+  /** Leader election's fence: asked before every write (retries too); throwing stops it. */
   readonly writeFence?: (request: string) => void;
-  /** Told of every HTTP request sent (retries included): verb, path, status, seconds to headers. */
+  /** Told of every HTTP request sent, retries included. */
   readonly requests?: KubeRequestRecorder;
 }
 
@@ -68,23 +56,18 @@ export type HttpMethod = "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
 /** One request. */
 export interface TransportRequest {
   readonly method: HttpMethod;
-  /** `/api/v1/namespaces/x/configmaps/y`. */
   readonly path: string;
-  /** Query parameters; `undefined` values are left out. */
+  /** `undefined` values are left out. */
   readonly query?: Readonly<Record<string, string | undefined>>;
-  /** Sent as JSON. */
   readonly body?: unknown;
   /** @default `application/json` when there is a body */
   readonly contentType?: string;
-  /** Aborting cancels the request; the abort reason is rethrown. */
   readonly signal?: AbortSignal;
-  /** This request's deadline instead of the transport's. */
   readonly timeoutMs?: number;
-  /** How errors name the request (`LIST`, `WATCH`); @default the method */
+  /** How errors name the request (`LIST`, `WATCH`). @default the method */
   readonly verb?: string;
 }
 
-/** Raised inside the transport when a deadline passes; surfaces as a `timeout` KubeTransportError. */
 function deadlineReason(ms: number): DOMException {
   return new DOMException(`no answer within ${ms} ms`, "TimeoutError");
 }
@@ -93,10 +76,7 @@ function certificateKey(certificate: ClientCertificate): string {
   return `${certificate.cert}\u0000${certificate.key}`;
 }
 
-/**
- * The HTTP clients while open: the base one (`undefined`: the runtime's default client) and the
- * one for the latest certificate an exec plugin supplied.
- */
+/** The base client (`undefined`: the runtime's) and one for an exec plugin's certificate. */
 type Clients =
   | {
     readonly kind: "open";
@@ -107,7 +87,7 @@ type Clients =
 
 /** Sends requests to one API server. Close it to release its TLS clients. */
 export class Transport {
-  /** The server URL without a trailing slash. */
+  /** Without a trailing slash. */
   readonly server: string;
   readonly #options: TransportOptions;
   readonly #clock: Clock;
@@ -155,7 +135,6 @@ export class Transport {
     }
   }
 
-  /** The HTTP client for this credential: the base one, or one made for a plugin's certificate. */
   #clientFor(credential: Credential, description: string): Deno.HttpClient | undefined {
     const clients = this.#clients;
     if (clients.kind === "closed") {
@@ -214,7 +193,6 @@ export class Transport {
     }
   }
 
-  /** Reads a failed response's Status body into a {@linkcode KubeApiError}. */
   async #apiError(response: Response, description: string): Promise<KubeApiError> {
     let body: unknown;
     try {
@@ -230,7 +208,6 @@ export class Transport {
     );
   }
 
-  /** Sends, retries once with fresh credentials after a 401, and throws for error statuses. */
   async #exchange(request: TransportRequest, signal: AbortSignal, description: string): Promise<Response> {
     const response = await this.#send(request, signal, description);
     if (response.status < 200 || response.status > 299) throw await this.#apiError(response, description);
@@ -253,10 +230,6 @@ export class Transport {
     return response;
   }
 
-  /**
-   * Runs `exchange` with the request's deadline: rejects with a `timeout`
-   * {@linkcode KubeTransportError} when it passes, or with the caller's abort reason.
-   */
   async #withDeadline<T>(
     request: TransportRequest,
     exchange: (signal: AbortSignal, description: string) => Promise<T>,
@@ -283,7 +256,6 @@ export class Transport {
     }
   }
 
-  /** The whole body as text; a broken body is a {@linkcode KubeTransportError}. */
   async #bodyText(response: Response, signal: AbortSignal, description: string): Promise<string> {
     try {
       return await response.text();
@@ -293,13 +265,7 @@ export class Transport {
     }
   }
 
-  /**
-   * Sends a GET through the API server to an endpoint it proxies (a pod's `/readyz` through
-   * `pods/{name}:{port}/proxy/…`) and returns the endpoint's answer, whatever its status, within
-   * the deadline. An error the API server itself raised (a `Status` object: 403, 404, 503 "error
-   * trying to reach service") rejects with {@linkcode KubeApiError}; a timeout or a broken
-   * connection with {@linkcode KubeTransportError}. GETs pass no write fence.
-   */
+  /** GETs a proxied endpoint: its answer whatever the status; only a `Status` body rejects. */
   async text(request: TransportRequest & { readonly method: "GET" }): Promise<TextAnswer> {
     return await this.#withDeadline(request, async (signal, description) => {
       const response = await this.#send(request, signal, description);
@@ -324,11 +290,7 @@ export class Transport {
     });
   }
 
-  /**
-   * Sends a request and returns its decoded JSON answer (`undefined` for an empty body), all
-   * within the deadline. Rejects with {@linkcode KubeApiError}, {@linkcode KubeTransportError}
-   * (kind `timeout` when the deadline passed), or the caller's abort reason.
-   */
+  /** Sends a request; its JSON answer (`undefined` for an empty body) within the deadline. */
   async json(request: TransportRequest): Promise<unknown> {
     return await this.#withDeadline(request, async (signal, description) => {
       const response = await this.#exchange(request, signal, description);
@@ -346,11 +308,7 @@ export class Transport {
     });
   }
 
-  /**
-   * Opens a streaming response (a watch) and returns its body once the headers arrived. No
-   * deadline applies: the caller bounds it with `signal` (the reflector's idle timeout). Error
-   * statuses reject as in {@linkcode json}. The caller must read the body to its end or cancel it.
-   */
+  /** Opens a watch and returns its body, with no deadline; the caller must read or cancel it. */
   async stream(request: Omit<TransportRequest, "timeoutMs"> & { readonly signal: AbortSignal }): Promise<
     ReadableStream<Uint8Array>
   > {

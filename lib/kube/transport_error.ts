@@ -1,17 +1,15 @@
 /**
- * Sorts the errors `fetch` throws into {@linkcode KubeTransportError} kinds. Deno reports
- * network failures as `TypeError: fetch failed` whose `cause` carries the underlying
- * hyper/rustls text, and gives no error codes, so the runtime's wording is the only signal.
- * This is the one place that reads it; everything above branches on `kind`.
+ * Sorts the errors `fetch` throws into {@linkcode KubeTransportError} kinds. Deno gives no error
+ * codes, only hyper/rustls text in `cause`, so this is the one place that reads that wording.
  *
- * Pure: inspects error values only.
+ * Pure: no I/O.
  *
  * @module
  */
 
 import type { KubeTransportError } from "./errors.ts";
 
-/** The kinds, most specific match first; each with the texts that identify it. */
+/** Most specific match first. */
 const PATTERNS: readonly [KubeTransportError["kind"], RegExp][] = [
   ["dns", /dns error|failed to lookup address|name or service not known|no such host/i],
   ["refused", /connection refused|os error 111\b/i],
@@ -52,10 +50,7 @@ function texts(error: unknown): string[] {
   return found;
 }
 
-/**
- * The kind of a network failure: `dns`, `refused`, `tls`, `timeout`, `reset` or `other`. A
- * `TimeoutError` (a deadline) is `timeout`; Deno's typed errors map by name.
- */
+/** The kind of a network failure: by Deno's typed error name first, else by its text. */
 export function transportErrorKind(error: unknown): KubeTransportError["kind"] {
   const name = error instanceof Error ? error.name : "";
   const byName = ERROR_NAMES[name];

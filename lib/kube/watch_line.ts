@@ -1,18 +1,7 @@
 /**
- * Decodes one line of a watch stream into a {@linkcode WatchEvent}:
- *
- * | line                                   | event                                              |
- * |----------------------------------------|----------------------------------------------------|
- * | ADDED / MODIFIED / DELETED, decodes    | the typed object                                   |
- * | ADDED / MODIFIED / DELETED, does not   | REJECTED with the object's resourceVersion, if any |
- * | BOOKMARK                               | BOOKMARK with `metadata.resourceVersion` only      |
- * | ERROR                                  | ERROR with the Status (410 Expired, 500, …)        |
- * | not JSON, unknown type, no object      | ERROR 500 `InternalError` (the stream is broken)   |
- *
- * A broken line cannot be skipped safely: it may have been an event, and skipping it would
- * lose that change until the next relist. So it is reported like client-go reports a decode
- * failure, as an ERROR event; the caller ends the stream and watches again from the last good
- * resourceVersion.
+ * Decodes one line of a watch stream into a {@linkcode WatchEvent}. An object that does not decode
+ * is REJECTED; a line that is no event at all is ERROR 500, as in client-go: it may have been a
+ * change, so the caller must re-watch from the last good version rather than skip it.
  *
  * Pure: no I/O.
  *
@@ -24,7 +13,6 @@ import { type WatchEvent } from "./list_watch.ts";
 import { asObject, type Decoder } from "../resources/json.ts";
 import { type KubeObject, rawObjectKey } from "../resources/kube_object.ts";
 
-/** The event reported for a line that is not a watch event. */
 function broken(reason: string): WatchEvent<never> {
   return {
     type: "ERROR",

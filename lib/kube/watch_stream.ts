@@ -1,13 +1,7 @@
 /**
- * The events of one watch response body. Events are yielded as their lines complete, and the
- * stream:
- *
- * - ends after an ERROR event (the server closes the stream after one; a line that is not a
- *   watch event is reported as ERROR 500, see `watch_line.ts`);
- * - ends when the body ends, or the connection breaks mid-stream: an incomplete last line is
- *   dropped, never decoded, so the caller re-watches from the last complete event;
- * - ends when `signal` aborts or the consumer stops iterating, cancelling the body so the
- *   connection is released.
+ * The events of one watch response body, yielded as their lines complete. The stream ends after
+ * an ERROR event, when the body ends or breaks (an incomplete last line is dropped, so the caller
+ * re-watches from the last complete event), or on abort, which releases the connection.
  *
  * Effects: reads and cancels the given body; logs through the injected log.
  *
@@ -24,36 +18,13 @@ import { decodeWatchLine } from "./watch_line.ts";
 
 /** Options for {@linkcode watchStream}. */
 export interface WatchStreamOptions<T> {
-  /** The watched kind's decoder. */
   readonly decode: Decoder<T>;
-  /** `WATCH /api/v1/…`, for the log lines. */
   readonly request: string;
-  /** Aborting ends the stream quietly and releases the connection. */
   readonly signal: AbortSignal;
-  /** Told (at debug) when the stream broke or ended inside a line. */
   readonly log: Log;
 }
 
-/**
- * Yields the decoded events of a watch response `body` until one of the ends above. Never
- * throws for a broken or aborted stream: it ends, and the caller watches again.
- *
- * @example
- * ```ts
- * import { decodeConfigMap } from "../resources/config_map.ts";
- * import { logger } from "../util/logging.ts";
- * import { watchStream } from "./watch_stream.ts";
- *
- * declare const body: ReadableStream<Uint8Array>; // the body of a WATCH answer
- * declare const signal: AbortSignal;
- * const request = "WATCH /api/v1/namespaces/kube-system/configmaps";
- * let resourceVersion = "42";
- * const options = { decode: decodeConfigMap, request, signal, log: logger("kube") };
- * for await (const event of watchStream(body, options)) {
- *   if (event.type === "BOOKMARK") resourceVersion = event.resourceVersion;
- * }
- * ```
- */
+/** Yields the decoded events of `body`; a broken or aborted stream ends it, never throws. */
 export async function* watchStream<T extends KubeObject>(
   body: ReadableStream<Uint8Array>,
   options: WatchStreamOptions<T>,

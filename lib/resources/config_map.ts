@@ -1,6 +1,6 @@
 /**
- * Core `v1` ConfigMap: its text data (the CoreDNS Corefile lives here) and the names of its
- * binary entries, which are never read but must not be mistaken for absent.
+ * Core `v1` ConfigMap: its text data (the Corefile lives here) and its binary keys, never read
+ * but not to be mistaken for absent.
  *
  * Pure: no I/O.
  *
@@ -14,11 +14,9 @@ import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** A ConfigMap as the controller sees it. */
 export interface ConfigMap extends KubeObject {
-  /** `data`: key to UTF-8 text. */
   readonly data: Readonly<Record<string, string>>;
-  /** The keys of `binaryData` (values are base64 and never needed). */
   readonly binaryDataKeys: readonly string[];
-  /** `immutable: true` ConfigMaps cannot be updated; writers should say so instead of retrying. */
+  /** Writers should say it cannot be updated instead of retrying. */
   readonly immutable: boolean;
 }
 
@@ -36,11 +34,7 @@ export const CONFIG_MAP: ResourceType<ConfigMap> = defineResourceType<V1ConfigMa
 /** Decodes a raw ConfigMap; never throws. */
 export const decodeConfigMap: Decoder<ConfigMap> = CONFIG_MAP.decode;
 
-/**
- * A ConfigMap's identity only (name, namespace, resourceVersion): what a watch needs to say
- * that a ConfigMap changed without caching its data. The CoreDNS modes watch their target this
- * way, so a 1 MB Corefile is not kept in the watch cache as well as by the sink.
- */
+/** A ConfigMap's identity only, to watch for changes without caching a 1 MB Corefile twice. */
 export const CONFIG_MAP_VERSION: ResourceType<KubeObject> = defineResourceType<V1ConfigMap, KubeObject>(
   {
     group: "",

@@ -1,11 +1,6 @@
 /**
- * `apps/v1` Deployment, as far as a DNS opt-in needs it: the metadata (labels, and the
- * annotations that keep what was changed), the pod template's labels and annotations, and the
- * template's DNS settings (`dnsPolicy`, `dnsConfig`, `hostNetwork`).
- *
- * Decided: `dnsConfig` keeps the difference between an absent field and an empty one
- * (`dnsConfig: {}` vs none, `searches: []` vs none), so that settings put back after a change
- * are byte for byte what was there before.
+ * `apps/v1` Deployment as a DNS opt-in needs it: metadata, the pod template's labels, annotations
+ * and DNS settings. `dnsConfig` keeps absent apart from empty, so restored settings are byte-exact.
  *
  * Pure: no I/O.
  *
@@ -18,13 +13,13 @@ import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
-/** One `dnsConfig.options` entry (`{ name: "ndots", value: "5" }`); both fields as written. */
+/** One `dnsConfig.options` entry, as written. */
 export interface PodDnsOption {
   readonly name?: string;
   readonly value?: string;
 }
 
-/** A pod's `dnsConfig`; a field absent on the wire is absent here. */
+/** A pod's `dnsConfig`; absent on the wire is absent here. */
 export interface PodDnsConfig {
   readonly nameservers?: readonly string[];
   readonly searches?: readonly string[];
@@ -33,10 +28,8 @@ export interface PodDnsConfig {
 
 /** The pod template's DNS settings. */
 export interface PodTemplateDns {
-  /** `ClusterFirst`, `ClusterFirstWithHostNet`, `Default`, `None`; absent as written. */
   readonly dnsPolicy?: string;
   readonly dnsConfig?: PodDnsConfig;
-  /** `false` when absent. */
   readonly hostNetwork: boolean;
 }
 

@@ -1,11 +1,6 @@
 /**
- * `apps/v1` Deployment, as far as `ouroboros doctor` needs it to tell whether CoreDNS mounts a
- * ConfigMap: the pod template's ConfigMap volumes (with the keys they project, when limited by
- * `items`) and every container's volume mounts (init containers included, since they too may be
- * the only reader).
- *
- * A separate type from `deployment.ts` (the DNS opt-in's view) so neither decoder carries fields
- * the other never reads.
+ * `apps/v1` Deployment as `ouroboros doctor` checks that CoreDNS mounts a ConfigMap. Apart from
+ * `deployment.ts` so neither decoder carries fields the other never reads.
  *
  * Pure: no I/O.
  *
@@ -19,7 +14,6 @@ import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** A pod volume backed by a ConfigMap. */
 export interface ConfigMapVolume {
-  /** The volume's name, as mounts refer to it. */
   readonly name: string;
   /** The ConfigMap's name. */
   readonly configMap: string;
@@ -29,20 +23,17 @@ export interface ConfigMapVolume {
 
 /** One container's mount of a volume. */
 export interface VolumeMount {
-  /** The container's name. */
   readonly container: string;
-  /** The volume's name. */
   readonly volume: string;
   readonly mountPath: string;
-  /** `subPath` or `subPathExpr`, when set: such a mount never sees later changes. */
+  /** `subPath` or `subPathExpr`: such a mount never sees later changes. */
   readonly subPath?: string;
 }
 
 /** A Deployment as seen by the mount check. */
 export interface DeploymentVolumes extends KubeObject {
-  /** The pod template's ConfigMap volumes; other volume kinds are left out. */
   readonly configMapVolumes: readonly ConfigMapVolume[];
-  /** Every mount of every container and init container. */
+  /** Init containers included: they too may be the only reader. */
   readonly mounts: readonly VolumeMount[];
 }
 

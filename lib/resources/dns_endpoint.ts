@@ -1,7 +1,5 @@
 /**
- * external-dns `externaldns.k8s.io/v1alpha1` DNSEndpoint: a list of DNS records for
- * external-dns' CRD source to publish. The CRD is not part of `@kubernetes/client-node`, so the
- * wire shape is declared here.
+ * external-dns `externaldns.k8s.io/v1alpha1` DNSEndpoint: records for its CRD source to publish.
  *
  * Pure: no I/O.
  *
@@ -18,7 +16,7 @@ export interface ProviderSpecificProperty {
   readonly value: string;
 }
 
-/** The fields of a DNSEndpoint as the API server sends them (only those read here). */
+/** A DNSEndpoint on the wire (the fields read here). */
 export interface DnsEndpointWire {
   metadata?: unknown;
   spec?: {
@@ -31,7 +29,6 @@ export interface DnsEndpointWire {
       providerSpecific?: { name?: string; value?: string }[];
     }[];
   };
-  /** Written by external-dns once it has processed a generation of the object. */
   status?: { observedGeneration?: number };
 }
 
@@ -41,17 +38,13 @@ export interface Endpoint {
   /** `A`, `AAAA`, `CNAME`, `TXT`, …; external-dns ignores endpoints without one. */
   readonly recordType?: string;
   readonly targets: readonly string[];
-  /** Seconds; absent means the provider's default. */
+  /** Seconds; absent: the provider's default. */
   readonly recordTTL?: number;
   readonly labels: Readonly<Record<string, string>>;
   readonly providerSpecific: readonly ProviderSpecificProperty[];
 }
 
-/**
- * `status.observedGeneration` as found: `absent` (no status, no field, or `null`), a whole
- * number, or something else (`raw` is its JSON text), kept so it can be reported rather than
- * failing the object.
- */
+/** `status.observedGeneration` as found; `invalid` is reported rather than failing the object. */
 export type ObservedGeneration =
   | { readonly kind: "absent" }
   | { readonly kind: "value"; readonly value: number }
@@ -60,14 +53,11 @@ export type ObservedGeneration =
 /** A DNSEndpoint as the controller sees it. */
 export interface DnsEndpoint extends KubeObject {
   readonly spec: { readonly endpoints: readonly Endpoint[] };
-  /** What external-dns reported; a malformed status never makes the object fail to decode. */
+  /** Written by external-dns; a malformed status never fails the object. */
   readonly status: { readonly observedGeneration: ObservedGeneration };
 }
 
-/**
- * Reads `status.observedGeneration` from a raw object's `status`. A status that is not an
- * object reads as `absent` (the CRD's schema makes it one, so only a broken server sends that).
- */
+/** Reads `observedGeneration` from a raw `status`; a non-object status reads as `absent`. */
 export function decodeObservedGeneration(status: unknown): ObservedGeneration {
   const value = asObject(status)?.observedGeneration;
   if (value === undefined || value === null) return { kind: "absent" };

@@ -1,12 +1,6 @@
 /**
- * `discovery.k8s.io/v1` EndpointSlice, narrowed to what publishing a Service's endpoints needs:
- * the address family of the slice and, per endpoint, its addresses, its `ready` condition and
- * the Node it runs on. The `kubernetes.io/service-name` label that ties a slice to its Service
- * is in the metadata.
- *
- * `conditions.ready` keeps the wire's three states: `true`, `false` and absent (`undefined`).
- * The API says an absent `ready` means "unknown, treat as ready", and a reader that wants that
- * rule applies it itself, so a test can tell the two apart.
+ * `discovery.k8s.io/v1` EndpointSlice, narrowed to what publishing a Service's endpoints needs.
+ * `conditions.ready` keeps absent apart from `true` (the API reads it as ready); readers decide.
  *
  * Pure: no I/O.
  *
@@ -21,21 +15,18 @@ import { defineResourceType, type ResourceType } from "./resource_type.ts";
 /** The label that names the Service an EndpointSlice belongs to. */
 export const SERVICE_NAME_LABEL = "kubernetes.io/service-name";
 
-/** One endpoint of a slice: a backend (for the `kubernetes` Service, one API server). */
+/** One backend of a slice (for the `kubernetes` Service, one API server). */
 export interface Endpoint {
-  /** One or more addresses of the slice's `addressType`; the API server validates them. */
   readonly addresses: readonly string[];
   readonly conditions: {
-    /** `undefined` when the endpoint controller did not say; the API reads that as ready. */
     readonly ready?: boolean;
   };
-  /** The Node hosting the endpoint, when the writer set it. */
   readonly nodeName?: string;
 }
 
 /** An EndpointSlice as its readers see it. */
 export interface EndpointSlice extends KubeObject {
-  /** `IPv4`, `IPv6` or `FQDN` (the only values the API accepts), as written. */
+  /** `IPv4`, `IPv6` or `FQDN`. */
   readonly addressType: string;
   readonly endpoints: readonly Endpoint[];
 }

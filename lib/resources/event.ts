@@ -1,7 +1,5 @@
 /**
- * Core `v1` Event: what the controller records about its work (`kubectl describe` shows them
- * under the object). Holds the narrow decoded shape, and {@linkcode buildEvent}, which makes the
- * manifest to create.
+ * Core `v1` Event: the decoded shape, and {@linkcode buildEvent} for the manifest to create.
  *
  * Pure: no I/O; the time is passed in.
  *
@@ -23,16 +21,14 @@ export interface InvolvedObject {
   readonly uid: string;
 }
 
-/** `Normal` or `Warning`, the two types `kubectl` knows. */
+/** The two types `kubectl` knows. */
 export type EventType = "Normal" | "Warning";
 
 /** An Event as read back. */
 export interface Event extends KubeObject {
   readonly involvedObject: InvolvedObject;
-  /** A short CamelCase reason: `CorefileUpdated`. */
   readonly reason: string;
   readonly message: string;
-  /** `Normal`, `Warning`, or whatever another writer put there. */
   readonly type: string;
   readonly count: number;
   /** `source.component` or, for newer writers, `reportingComponent`. */
@@ -45,20 +41,15 @@ export interface EventSpec {
   readonly type: EventType;
   readonly reason: string;
   readonly message: string;
-  /** The reporting controller: `ouroboros`. */
   readonly component: string;
-  /** The reporting instance (pod name), so replicas can be told apart. */
+  /** The pod name, so replicas can be told apart. */
   readonly instance: string;
 }
 
-/** The longest message the API server stores in an Event (it rejects longer ones). */
+/** The longest Event message the API server accepts. */
 export const EVENT_MESSAGE_LIMIT = 1024;
 
-/**
- * The manifest of a new Event about `spec.involvedObject`, at `now`. Named like client-go's
- * recorder (`<object name>.<nanoseconds in hex>`), in the object's namespace (`default` for
- * cluster-scoped objects), with the message cut to what the API server accepts.
- */
+/** The manifest of a new Event, named as client-go names them, in the object's namespace. */
 export function buildEvent(spec: EventSpec, now: Date): Record<string, unknown> {
   const time = now.toISOString().replace(/\.\d{3}Z$/, "Z");
   const nanos = BigInt(now.getTime()) * 1_000_000n;

@@ -1,13 +1,7 @@
 /**
- * A small typed reader for decoding raw Kubernetes JSON into narrow shapes. Field names are
- * checked against a wire type (a `@kubernetes/client-node` model, or our own interface for
- * CRDs), so a misspelt field is a compile error; values are checked at run time, and the first
- * wrong one stops decoding with a reason that names its path (`spec.rules[2].host is a number,
- * not a string`).
- *
- * `null` counts as absent, as the API server writes `null` for some empty optional fields.
- * Fields the wire type has but a decoder does not read are ignored, and so are fields the wire
- * type does not know.
+ * A typed reader for decoding raw Kubernetes JSON: field names are checked against a wire type at
+ * compile time, values at run time, the first wrong one failing with its path. `null` counts as
+ * absent, as the API server writes it for some empty optional fields.
  *
  * Pure: no I/O.
  *
@@ -28,7 +22,6 @@ export type Element<V> = NonNullable<V> extends readonly (infer E)[] ? NonNullab
 
 /** Thrown inside a decoder, caught by {@linkcode objectDecoder} and turned into a reason. */
 export class FieldError extends Error {
-  /** Creates the error for one field path. */
   constructor(path: string, problem: string) {
     super(`${path} ${problem}`);
     this.name = "FieldError";
@@ -42,16 +35,12 @@ function describe(value: unknown): string {
   return `a ${typeof value}`;
 }
 
-/**
- * Reads the fields of one JSON object, reporting problems with their full path. Missing and
- * `null` fields give the documented default (empty string list, empty map, empty object).
- */
+/** Reads the fields of one JSON object, reporting problems with their full path. */
 export class Fields<W> {
   readonly #value: JsonObject;
-  /** The path of this object from the root, `""` for the root. */
+  /** `""` for the root. */
   readonly path: string;
 
-  /** Wraps `value`, found at `path`. */
   constructor(value: JsonObject, path: string) {
     this.#value = value;
     this.path = path;
@@ -71,15 +60,12 @@ export class Fields<W> {
     return value === null ? undefined : value;
   }
 
-  /**
-   * The field's value unchecked (`undefined` when absent or `null`), for the rare field a
-   * decoder reports on instead of failing the object for (a DNSEndpoint's `status`).
-   */
+  /** Unchecked, for a field a decoder reports on instead of failing (DNSEndpoint `status`). */
   unchecked(name: FieldName<W>): unknown {
     return this.#get(name);
   }
 
-  /** True when the field is present and not `null`. */
+  /** Present and not `null`. */
   has(name: FieldName<W>): boolean {
     return this.#get(name) !== undefined;
   }
@@ -91,7 +77,7 @@ export class Fields<W> {
     return value;
   }
 
-  /** A string, or `undefined` when absent. An empty string is returned as is. */
+  /** A string (maybe empty), or `undefined` when absent. */
   optionalString(name: FieldName<W>): string | undefined {
     const value = this.#get(name);
     if (value === undefined) return undefined;
@@ -101,7 +87,6 @@ export class Fields<W> {
     return value;
   }
 
-  /** A whole number, or `undefined` when absent. */
   optionalInteger(name: FieldName<W>): number | undefined {
     const value = this.#get(name);
     if (value === undefined) return undefined;
@@ -111,14 +96,12 @@ export class Fields<W> {
     return value;
   }
 
-  /** A required whole number. */
   integer(name: FieldName<W>): number {
     const value = this.optionalInteger(name);
     if (value === undefined) throw new FieldError(this.#pathOf(name), "is missing");
     return value;
   }
 
-  /** A TCP/UDP port number (1–65535). */
   port(name: FieldName<W>): number {
     const value = this.integer(name);
     if (value < 1 || value > 65_535) {
@@ -127,7 +110,7 @@ export class Fields<W> {
     return value;
   }
 
-  /** A number or a name (`IntOrString`, e.g. a Service's `targetPort`), or `undefined`. */
+  /** `IntOrString`, e.g. a Service's `targetPort`. */
   optionalIntOrString(name: FieldName<W>): number | string | undefined {
     const value = this.#get(name);
     if (value === undefined) return undefined;
@@ -135,7 +118,6 @@ export class Fields<W> {
     throw new FieldError(this.#pathOf(name), `is ${describe(value)}, not a number or a string`);
   }
 
-  /** A boolean, or `undefined` when absent. */
   optionalBoolean(name: FieldName<W>): boolean | undefined {
     const value = this.#get(name);
     if (value === undefined) return undefined;
@@ -145,10 +127,7 @@ export class Fields<W> {
     return value;
   }
 
-  /**
-   * A list of strings; absent gives `[]`. `null` entries are skipped (objects written by old
-   * clients carry them), so one empty slot never costs the object its other values.
-   */
+  /** Absent gives `[]`; `null` entries (old clients write them) are skipped, not fatal. */
   strings(name: FieldName<W>): readonly string[] {
     const value = this.#get(name);
     if (value === undefined) return [];
@@ -161,7 +140,7 @@ export class Fields<W> {
     return value.filter((entry): entry is string => entry !== null);
   }
 
-  /** A map of strings to strings (labels, selectors, ConfigMap data); absent gives `{}`. */
+  /** Absent gives `{}`. */
   stringMap(name: FieldName<W>): Readonly<Record<string, string>> {
     const value = this.#get(name);
     if (value === undefined) return {};
@@ -175,7 +154,7 @@ export class Fields<W> {
     return object as Readonly<Record<string, string>>;
   }
 
-  /** The keys of a map field whose values are not read (ConfigMap `binaryData`); absent gives `[]`. */
+  /** The keys of a map whose values are not read (ConfigMap `binaryData`). */
   keys(name: FieldName<W>): readonly string[] {
     const value = this.#get(name);
     if (value === undefined) return [];
@@ -184,7 +163,7 @@ export class Fields<W> {
     return Object.keys(object);
   }
 
-  /** A nested object; absent gives an empty one, so optional sections read as defaults. */
+  /** Absent gives an empty object, so optional sections read as defaults. */
   object<K extends FieldName<W>>(name: K): Fields<Nested<W[K]>> {
     const value = this.#get(name);
     if (value === undefined) return new Fields({}, this.#pathOf(name));
@@ -195,7 +174,7 @@ export class Fields<W> {
     return new Fields(object, this.#pathOf(name));
   }
 
-  /** A list of objects; absent gives `[]`; `null` entries are skipped like in {@linkcode Fields.strings}. */
+  /** Absent gives `[]`; `null` entries are skipped. */
   objects<K extends FieldName<W>>(name: K): Fields<Element<W[K]>>[] {
     const value = this.#get(name);
     if (value === undefined) return [];
@@ -214,10 +193,9 @@ export class Fields<W> {
 
 /** What a whole object decoder needs to know about its kind. */
 export interface KindIdentity {
-  /** `networking.k8s.io/v1`. */
   readonly apiVersion: string;
   readonly kind: string;
-  /** What of `metadata` the kind keeps; default everything. */
+  /** @default everything */
   readonly metadata?: MetadataShape;
 }
 
@@ -225,10 +203,8 @@ export interface KindIdentity {
 export type ObjectBuilder<W, T> = (root: Fields<W>, metadata: ObjectMeta) => T;
 
 /**
- * A decoder for one kind, so every kind checks the same things in the same order: that the raw
- * value is an object (of `identity`'s kind when `kind`/`apiVersion` are present; list items
- * usually omit them), then its metadata, then runs `build`, turning any {@linkcode FieldError}
- * into a failed decoding. The decoder never throws.
+ * A decoder for one kind: checks `kind`/`apiVersion` when present (list items omit them), the
+ * metadata, then runs `build`; a {@linkcode FieldError} becomes a failed decoding, never a throw.
  *
  * @example
  * ```ts

@@ -1,7 +1,5 @@
 /**
- * `gateway.networking.k8s.io/v1` Gateway, narrowed to its class, its listeners (the hostnames
- * they accept) and the addresses in its status. Gateway API types are not part of
- * `@kubernetes/client-node`, so the wire shape is declared here.
+ * `gateway.networking.k8s.io/v1` Gateway, narrowed to its class, listeners and status addresses.
  *
  * Pure: no I/O.
  *
@@ -12,7 +10,7 @@ import type { Decoder } from "./json.ts";
 import { IDENTITY_ONLY, type KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
-/** The fields of a Gateway as the API server sends them (only those read here). */
+/** A Gateway on the wire (the fields read here). */
 export interface GatewayWire {
   metadata?: unknown;
   spec?: {
@@ -22,12 +20,11 @@ export interface GatewayWire {
   status?: { addresses?: { type?: string; value?: string }[] };
 }
 
-/** One listener: where the Gateway accepts traffic, and for which hostname. */
+/** Where the Gateway accepts traffic, and for which hostname. */
 export interface GatewayListener {
   readonly name: string;
-  /** Absent: the listener accepts every hostname. May be a wildcard (`*.example.com`). */
+  /** Absent: every hostname; may be a wildcard (`*.example.com`). */
   readonly hostname?: string;
-  /** `HTTP`, `HTTPS`, `TLS`, `TCP`, `UDP` or an implementation-specific value. */
   readonly protocol: string;
   readonly port: number;
 }
@@ -39,12 +36,12 @@ export interface Gateway extends KubeObject {
     readonly listeners: readonly GatewayListener[];
   };
   readonly status: {
-    /** Addresses the implementation assigned; `type` defaults to `IPAddress`. */
+    /** `type` defaults to `IPAddress`. */
     readonly addresses: readonly { readonly type: string; readonly value: string }[];
   };
 }
 
-/** The API group of the Gateway API's resources (Gateway, HTTPRoute). */
+/** The Gateway API's group. */
 export const GATEWAY_API_GROUP = "gateway.networking.k8s.io";
 
 /** The Gateway resource type (Gateway API CRDs; may be missing from a cluster). */

@@ -1,8 +1,6 @@
 /**
- * `gateway.networking.k8s.io/v1` GRPCRoute (standard channel since Gateway API v1.1), narrowed to
- * its hostnames and the Gateways it attaches to; the shape and its defaults are the shared
- * route's (`gateway_route.ts`). Only `v1` is watched: the older `v1alpha2` is no longer served
- * by current CRD bundles.
+ * `gateway.networking.k8s.io/v1` GRPCRoute, with the shared route shape (`gateway_route.ts`).
+ * Only `v1` is watched: current CRD bundles no longer serve `v1alpha2`.
  *
  * Pure: no I/O.
  *

@@ -1,7 +1,5 @@
 /**
- * `gateway.networking.k8s.io/v1` HTTPRoute, narrowed to its hostnames and the Gateways
- * (listeners) it attaches to; the shape and its defaults are the shared route's
- * (`gateway_route.ts`).
+ * `gateway.networking.k8s.io/v1` HTTPRoute, with the shared route shape (`gateway_route.ts`).
  *
  * Pure: no I/O.
  *

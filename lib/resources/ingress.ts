@@ -1,6 +1,5 @@
 /**
- * `networking.k8s.io/v1` Ingress, narrowed to what hostname discovery reads: the class, the
- * hosts of the rules and of the TLS sections, and the load balancer addresses in the status.
+ * `networking.k8s.io/v1` Ingress, narrowed to what hostname discovery reads.
  *
  * Pure: no I/O.
  *
@@ -21,11 +20,10 @@ export interface LoadBalancerIngress {
 /** An Ingress as the controller sees it. */
 export interface Ingress extends KubeObject {
   readonly spec: {
-    /** `spec.ingressClassName` (the older `kubernetes.io/ingress.class` annotation is not read). */
+    /** The older `kubernetes.io/ingress.class` annotation is not read. */
     readonly ingressClassName?: string;
-    /** `spec.rules[].host`; a rule without a host is kept as `undefined` (it matches every host). */
+    /** A rule without a host (it matches every host) is kept. */
     readonly rules: readonly { readonly host?: string }[];
-    /** `spec.tls[].hosts`. */
     readonly tls: readonly { readonly hosts: readonly string[] }[];
   };
   readonly status: {

@@ -1,6 +1,5 @@
 /**
- * Helpers for decoding JSON without `any`: the decoder's answer type and narrowing of plain
- * objects and string maps. Every decoder of API objects and configuration files builds on them.
+ * Helpers for decoding JSON without `any`, which every decoder builds on.
  *
  * Pure: no I/O.
  *
@@ -16,7 +15,7 @@ export type Decoded<T> = { readonly ok: true; readonly value: T } | {
 /** Decodes one raw JSON value; never throws. */
 export type Decoder<T> = (raw: unknown) => Decoded<T>;
 
-/** Helpers for writing decoders without `any`. */
+/** A plain JSON object. */
 export type JsonObject = Readonly<Record<string, unknown>>;
 
 /** The value as a plain object, or `undefined`. */
@@ -26,7 +25,7 @@ export function asObject(value: unknown): JsonObject | undefined {
     : undefined;
 }
 
-/** A string-to-string map (labels, annotations, ConfigMap data); other values make it invalid. */
+/** A string-to-string map (absent is `{}`), or `undefined` when any value is not a string. */
 export function asStringMap(value: unknown): Readonly<Record<string, string>> | undefined {
   if (value === undefined || value === null) return {};
   const object = asObject(value);

@@ -1,6 +1,5 @@
 /**
- * The shape every Kubernetes object shares: its metadata, decoded at the boundary, and the cache
- * key built from it. Per-kind decoders (the other files of this folder) build on these.
+ * What every Kubernetes object shares: its metadata, decoded at the boundary, and its cache key.
  *
  * Pure: no I/O.
  *
@@ -9,17 +8,13 @@
 
 import { asObject, asStringMap, type Decoded } from "./json.ts";
 
-/**
- * One entry of `metadata.ownerReferences`: the object that owns this one (a ReplicaSet's
- * Deployment, a Pod's ReplicaSet). Walking them finds the workload a Pod belongs to.
- */
+/** One entry of `metadata.ownerReferences` (a Pod's ReplicaSet, a ReplicaSet's Deployment). */
 export interface OwnerReference {
-  /** `apps/v1`. */
   readonly apiVersion: string;
   readonly kind: string;
   readonly name: string;
   readonly uid: string;
-  /** True on the one owner that manages the object; absent on the wire reads as `undefined`. */
+  /** True on the one owner that manages the object. */
   readonly controller?: boolean;
 }
 
@@ -31,11 +26,9 @@ export interface ObjectMeta {
   readonly uid: string;
   readonly resourceVersion: string;
   readonly generation?: number;
-  /** When the server created the object (RFC 3339, e.g. `2026-01-02T03:04:05Z`), when it says. */
   readonly creationTimestamp?: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly annotations: Readonly<Record<string, string>>;
-  /** The objects this one belongs to; `[]` when it has none. */
   readonly ownerReferences: readonly OwnerReference[];
 }
 
@@ -44,23 +37,12 @@ export interface KubeObject {
   readonly metadata: ObjectMeta;
 }
 
-/** `namespace/name`, or just `name` for cluster-scoped objects: the cache key. */
+/** The cache key: `namespace/name`, or `name` for cluster-scoped objects. */
 export function objectKey(metadata: Pick<ObjectMeta, "name" | "namespace">): string {
   return metadata.namespace === "" ? metadata.name : `${metadata.namespace}/${metadata.name}`;
 }
 
-/**
- * The key of an object that may not decode, for saying which one was refused: `namespace/name`
- * as far as its metadata tells, or `"?"` when it has no name.
- *
- * @example
- * ```ts
- * import { rawObjectKey } from "./kube_object.ts";
- *
- * rawObjectKey({ metadata: { name: "web", namespace: "shop" }, spec: 42 }); // "shop/web"
- * rawObjectKey("not an object"); // "?"
- * ```
- */
+/** The key of an object that may not decode, for naming it when refused; `"?"` without a name. */
 export function rawObjectKey(raw: unknown): string {
   const metadata = asObject(asObject(raw)?.metadata);
   const name = typeof metadata?.name === "string" ? metadata.name : "";
@@ -69,31 +51,22 @@ export function rawObjectKey(raw: unknown): string {
 }
 
 /**
- * Which parts of `metadata` beyond its identity (name, namespace, uid, resourceVersion,
- * generation, creationTimestamp) a kind keeps. A cache of 10,000 Ingresses held every label and
- * annotation (cert-manager's, a CD tool's `last-applied-configuration`) that nothing reads; a
- * kind that reads none of them says so here and its objects carry shared empty values instead.
- * What is dropped is not validated either. Default: everything is kept.
+ * Which of labels, annotations and owners a kind keeps (default all), so a large cache does not
+ * hold annotations nothing reads (`last-applied-configuration`). Dropped parts are not validated.
  */
 export interface MetadataShape {
-  /** `"all"` (default), or the only annotation keys kept (`[]`: none). */
+  /** `"all"` (default), or the only annotation keys kept. */
   readonly annotations?: "all" | readonly string[];
-  /** Keep `metadata.labels` (default true). */
   readonly labels?: boolean;
-  /** Keep `metadata.ownerReferences` (default true). */
   readonly ownerReferences?: boolean;
 }
 
-/**
- * The shape of the hostname sources (Ingress, Gateway, the routes): identity only. Hostname
- * discovery reads name, namespace and resourceVersion; Events name the uid.
- */
+/** Identity only: the shape of the hostname sources (Ingress, Gateway, the routes). */
 export const IDENTITY_ONLY: MetadataShape = { annotations: [], labels: false, ownerReferences: false };
 
 const NO_STRINGS: Readonly<Record<string, string>> = Object.freeze({});
 const NO_OWNERS: readonly OwnerReference[] = Object.freeze([]);
 
-/** The annotations `keep` names, checked; `undefined` when one of them is not a string. */
 function keptAnnotations(
   value: unknown,
   keep: readonly string[],
@@ -111,19 +84,7 @@ function keptAnnotations(
   return out;
 }
 
-/**
- * Decodes `metadata`. Name and resourceVersion are required (a watch event without a
- * resourceVersion cannot be resumed from); the rest defaults to empty. `shape` drops the parts a
- * kind never reads ({@linkcode MetadataShape}).
- *
- * @example
- * ```ts
- * import { decodeMetadata, IDENTITY_ONLY } from "./kube_object.ts";
- *
- * const raw = { name: "web", resourceVersion: "7", annotations: { "a/b": "x".repeat(400) } };
- * decodeMetadata(raw, IDENTITY_ONLY); // ok, with annotations: {}
- * ```
- */
+/** Decodes `metadata`; name and resourceVersion (a watch resumes from it) are required. */
 export function decodeMetadata(value: unknown, shape: MetadataShape = {}): Decoded<ObjectMeta> {
   const meta = asObject(value);
   if (meta === undefined) return { ok: false, reason: "metadata is missing or not an object" };
@@ -164,10 +125,7 @@ export function decodeMetadata(value: unknown, shape: MetadataShape = {}): Decod
 
 const OWNER_REFERENCE_STRINGS = ["apiVersion", "kind", "name", "uid"] as const;
 
-/**
- * `metadata.ownerReferences`: absent or `null` is `[]`; an entry missing one of its four
- * required strings fails the object, as the API server never stores such an entry.
- */
+/** An entry missing a required string fails the object: the API server never stores one. */
 function decodeOwnerReferences(value: unknown): Decoded<readonly OwnerReference[]> {
   if (value === undefined || value === null) return { ok: true, value: [] };
   if (!Array.isArray(value)) return { ok: false, reason: "metadata.ownerReferences is not a list" };

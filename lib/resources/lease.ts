@@ -1,7 +1,6 @@
 /**
- * `coordination.k8s.io/v1` Lease: the record leader election keeps. Timestamps stay the strings
- * the server stores (`MicroTime`, `2026-12-03T13:37:03.123456Z`): an elector compares records for
- * change and never trusts another process's clock, so it has no reason to parse them.
+ * `coordination.k8s.io/v1` Lease, leader election's record. Timestamps stay strings: an elector
+ * only compares records for change and never trusts another process's clock.
  *
  * Pure: no I/O.
  *
@@ -14,15 +13,11 @@ import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** The spec of a Lease, every field optional as in the API. */
 export interface LeaseSpec {
-  /** Who holds it; absent or `""` when nobody does (released). */
+  /** Absent or `""` when released. */
   readonly holderIdentity?: string;
-  /** How long the holder may go without renewing before others may take over. */
   readonly leaseDurationSeconds?: number;
-  /** When the current holder acquired it (the holder's clock). */
   readonly acquireTime?: string;
-  /** When the current holder last renewed it (the holder's clock). */
   readonly renewTime?: string;
-  /** How many times the holder changed. */
   readonly leaseTransitions?: number;
 }
 

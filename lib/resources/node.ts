@@ -1,6 +1,5 @@
 /**
- * Core `v1` Node (cluster-scoped), narrowed to the addresses its kubelet reports: the list a
- * Service endpoint is mapped back to when the Node's own address is to be published.
+ * Core `v1` Node, narrowed to the addresses its kubelet reports.
  *
  * Pure: no I/O.
  *
@@ -14,16 +13,15 @@ import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** One entry of `status.addresses`. */
 export interface NodeAddress {
-  /** `InternalIP`, `ExternalIP`, `Hostname`, `InternalDNS` or `ExternalDNS`, as written. */
   readonly type: string;
-  /** An IP for the `*IP` types, a name for the others. */
+  /** An IP for the `*IP` types, else a name. */
   readonly address: string;
 }
 
 /** A Node as its readers see it. */
 export interface Node extends KubeObject {
   readonly status: {
-    /** In the kubelet's order, which matters: readers take the first address of a kind. */
+    /** Order matters: readers take the first address of a kind. */
     readonly addresses: readonly NodeAddress[];
   };
 }

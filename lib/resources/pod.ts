@@ -1,7 +1,6 @@
 /**
- * Core `v1` Pod: its metadata (a process finds its own Pod by name to walk its owner references,
- * Pod → ReplicaSet → Deployment) and what the DNS responder needs to map a query's source
- * address to a pod: its addresses, whether it shares the node's network, and its phase.
+ * Core `v1` Pod: metadata (for walking owners to the Deployment) and what the DNS responder needs
+ * to map a query's source address to a pod.
  *
  * Pure: no I/O.
  *
@@ -13,21 +12,16 @@ import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
-/** A Pod as its readers see it: its metadata (owner references included), network and phase. */
+/** A Pod as its readers see it. */
 export interface Pod extends KubeObject {
   readonly spec: {
-    /**
-     * `spec.hostNetwork`: the pod uses the node's addresses, so its source address names the
-     * node, not the pod. `false` when absent.
-     */
+    /** Its source address then names the node, not the pod. */
     readonly hostNetwork: boolean;
   };
   readonly status: {
-    /** `Pending`, `Running`, `Succeeded`, `Failed`, `Unknown`; absent before the scheduler writes one. */
     readonly phase?: string;
-    /** `status.podIP`, the primary address; absent until the pod has one. */
     readonly podIP?: string;
-    /** `status.podIPs[].ip`: one per family on dual-stack clusters; `[]` when absent. */
+    /** One per IP family. */
     readonly podIPs: readonly string[];
   };
 }

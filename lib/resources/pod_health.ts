@@ -1,8 +1,6 @@
 /**
- * Core `v1` Pod as `ouroboros doctor` reads it to judge our own pods' health: the containers'
- * declared ports (to find the `health` port), the `Ready` condition, and each container's
- * restarts with how it last ended. A separate type from `pod.ts` (the DNS responder's view) so
- * neither decoder carries fields the other never reads.
+ * Core `v1` Pod as `ouroboros doctor` judges our pods' health: ports, `Ready`, restarts. Apart
+ * from `pod.ts` so neither decoder carries fields the other never reads.
  *
  * Pure: no I/O.
  *
@@ -15,7 +13,6 @@ import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** One declared container port. */
 export interface PodHealthPort {
-  /** `health`, when named. */
   readonly name?: string;
   readonly containerPort: number;
 }
@@ -25,15 +22,14 @@ export interface ContainerHealth {
   readonly name: string;
   readonly ready: boolean;
   readonly restartCount: number;
-  /** `CrashLoopBackOff`, `ImagePullBackOff`, … while the container waits. */
+  /** `CrashLoopBackOff`, … while the container waits. */
   readonly waitingReason?: string;
-  /** How the previous run ended (`OOMKilled`, `Error`), when it did. */
+  /** How the previous run ended (`OOMKilled`, `Error`). */
   readonly lastTermination?: { readonly reason: string; readonly finishedAt?: string };
 }
 
 /** A Pod as the doctor's health check sees it. */
 export interface PodHealth extends KubeObject {
-  /** Every container's declared ports, in order. */
   readonly ports: readonly PodHealthPort[];
   readonly status: {
     readonly phase?: string;

@@ -1,17 +1,9 @@
 /**
- * par's `dns.par.dev/v1alpha1` Records (namespaced): a list of A-record entries, each chosen by
- * the labels of client pods, naming a hostname, its addresses and how it is answered
- * (`forward-type`: `manager` answers the hostname with the addresses, `proxy` sends the client's
- * every lookup to a forward proxy). The CRD is not part of `@kubernetes/client-node`, so the wire
- * shape is declared here.
- *
- * Decided: decoding is tolerant per entry. par's CRD is often installed without a strict schema
- * and users edit these objects by hand; one mistyped entry must not cost the object its other
- * entries. An entry whose fields have the wrong JSON type is left out and named in `problems`
- * (with its path, `spec.a[2].labels is a string, not a map`); the object itself fails only when
- * its metadata does. Values are kept as written: whether a hostname is a DNS name, an address an
- * IP and a forward type known is checked where they are used (`lib/dns/answer/`), which can name
- * the object in its report.
+ * par's `dns.par.dev/v1alpha1` Records: A-record entries chosen by client pod labels, each with a
+ * hostname, addresses and a `forward-type` (`manager` answers, `proxy` forwards every lookup).
+ * - Tolerant per entry: the CRD often has no strict schema and is hand-edited, so a mistyped
+ *   entry goes to `problems` instead of failing the object.
+ * - Values are kept as written; `lib/dns/answer/` validates them, naming the object.
  *
  * Pure: no I/O.
  *
@@ -23,17 +15,16 @@ import { asObject, type Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
-/** One entry of `spec.a` as the API server sends it (only the fields read here). */
+/** One entry of `spec.a` on the wire (the fields read here). */
 export interface RecordsEntryWire {
   labels?: Record<string, string>;
   hostname?: string;
   "ip-addresses"?: string[];
   "forward-type"?: "manager" | "proxy";
-  /** par's own per-entry namespace list (its CRD requires it); see {@linkcode RecordsEntry.namespaces}. */
   namespaces?: string[];
 }
 
-/** The fields of a Records object as the API server sends them (only those read here). */
+/** A Records object on the wire (the fields read here). */
 export interface RecordsWire {
   metadata?: unknown;
   spec?: { a?: RecordsEntryWire[] };
@@ -41,30 +32,22 @@ export interface RecordsWire {
 
 /** One well-typed entry of `spec.a`, values as written. */
 export interface RecordsEntry {
-  /** Its position in `spec.a`, so a report can point at it. */
+  /** Its position in `spec.a`, for reports. */
   readonly index: number;
-  /** Client pods (and Deployments' pod templates) must carry every one; `{}` selects all of the namespace. */
+  /** Client pods must carry every one; `{}` selects the whole namespace. */
   readonly labels: Readonly<Record<string, string>>;
-  /** As written (case and a trailing dot kept); `""` when absent. */
+  /** Case and a trailing dot kept; `""` when absent. */
   readonly hostname: string;
-  /** `ip-addresses`, as written; `[]` when absent. */
   readonly ipAddresses: readonly string[];
-  /** `forward-type` as written (`manager` or `proxy` are known); `""` when absent. */
   readonly forwardType: string;
-  /**
-   * par's `namespaces` list, when the entry has one. par applied an entry to the namespaces it
-   * lists; `undefined` when absent (the entry applies to the Records' own namespace).
-   */
+  /** The namespaces the entry applies to; `undefined`: the Records' own. */
   readonly namespaces?: readonly string[];
 }
 
 /** A Records object as the DNS responder sees it. */
 export interface Records extends KubeObject {
   readonly spec: { readonly a: readonly RecordsEntry[] };
-  /**
-   * Entries (or a whole `spec.a`) left out because a field had the wrong JSON type, each with
-   * its path and what was left out (`spec.a[2].labels is a string, not a map; the entry is ignored`).
-   */
+  /** What was left out for a wrong JSON type, with its path. */
   readonly problems: readonly string[];
 }
 
@@ -80,7 +63,6 @@ function decodeEntry(entry: Fields<RecordsEntryWire>, index: number): RecordsEnt
   };
 }
 
-/** Runs `read`, turning a {@linkcode FieldError} into a problem instead of a failed object. */
 function tolerant<T>(read: () => T, problems: string[], outcome: string): T | undefined {
   try {
     return read();
@@ -94,10 +76,6 @@ function tolerant<T>(read: () => T, problems: string[], outcome: string): T | un
 const IGNORED = "the entry is ignored";
 const NO_ENTRY = "no entry is read";
 
-/**
- * The entries of `spec.a`, each decoded on its own: a `null` slot is skipped, anything else that
- * is not a well-typed entry becomes a problem.
- */
 function decodeEntries(root: Fields<RecordsWire>, problems: string[]): RecordsEntry[] {
   const list = tolerant(() => root.object("spec").unchecked("a"), problems, NO_ENTRY);
   if (list === undefined) return [];

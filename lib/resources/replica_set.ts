@@ -1,7 +1,5 @@
 /**
- * `apps/v1` ReplicaSet, metadata only: a Pod's controlling owner is usually a ReplicaSet, and
- * the ReplicaSet's own owner reference names the Deployment, which is what a workload hangs
- * objects it writes on (so they go when the Deployment goes).
+ * `apps/v1` ReplicaSet, metadata only: the step from a Pod's owner to its Deployment.
  *
  * Pure: no I/O.
  *
@@ -13,7 +11,7 @@ import type { Decoder } from "./json.ts";
 import type { KubeObject } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
-/** A ReplicaSet as its readers see it: its metadata, owner references included. */
+/** A ReplicaSet as its readers see it. */
 export type ReplicaSet = KubeObject;
 
 /** The ReplicaSet resource type. */

@@ -1,6 +1,5 @@
 /**
- * Describes a Kubernetes resource type (group, version, plural, scope) together with the
- * decoder that turns its raw JSON into a narrow typed object, and builds its URL paths.
+ * A Kubernetes resource type (group, version, plural, scope) with its decoder, and its URL paths.
  *
  * Pure: no I/O.
  *
@@ -17,10 +16,9 @@ export interface ResourceType<T extends KubeObject> {
   readonly group: string;
   readonly version: string;
   readonly kind: string;
-  /** Lower-case plural used in URLs: `ingresses`. */
   readonly plural: string;
   readonly namespaced: boolean;
-  /** Decodes one raw object; never throws. */
+  /** Never throws. */
   decode(raw: unknown): Decoded<T>;
 }
 
@@ -30,8 +28,7 @@ export function apiVersion(type: Pick<ResourceType<KubeObject>, "group" | "versi
 }
 
 /**
- * The URL path for a collection or one object. `namespace` undefined means every namespace
- * (for namespaced types) or a cluster-scoped type.
+ * The URL path for a collection or one object; no `namespace` means all namespaces.
  *
  * @example
  * ```ts
@@ -57,30 +54,7 @@ export function resourcePath(
 /** Everything a {@linkcode ResourceType} says about a type except how to decode it. */
 export type ResourceNames = Omit<ResourceType<KubeObject>, "decode">;
 
-/**
- * A resource type whose decoder checks the kind and apiVersion these names imply, so a kind's
- * group, version and kind are written once, and builds the narrow object with `build` (see
- * {@linkcode objectDecoder}). `names.metadata` drops the parts of `metadata` the kind never reads
- * (see `MetadataShape`), so a large cache does not hold them.
- *
- * @example
- * ```ts
- * import type { V1ConfigMap } from "@kubernetes/client-node";
- * import type { KubeObject, MetadataShape } from "./kube_object.ts";
- * import { defineResourceType } from "./resource_type.ts";
- *
- * interface ConfigMapData extends KubeObject {
- *   readonly data: Readonly<Record<string, string>>;
- * }
- * const CONFIG_MAP_DATA = defineResourceType<V1ConfigMap, ConfigMapData>(
- *   { group: "", version: "v1", kind: "ConfigMap", plural: "configmaps", namespaced: true },
- *   (root, metadata) => ({ metadata, data: root.stringMap("data") }),
- * );
- * const secret = { kind: "Secret", apiVersion: "v1", metadata: { name: "a", resourceVersion: "1" } };
- * CONFIG_MAP_DATA.decode(secret);
- * // { ok: false, reason: 'kind is "Secret", expected "ConfigMap"' }
- * ```
- */
+/** A resource type whose {@linkcode objectDecoder} checks the kind and apiVersion `names` imply. */
 export function defineResourceType<W, T extends KubeObject>(
   names: ResourceNames & { readonly metadata?: MetadataShape },
   build: ObjectBuilder<W, T>,

@@ -1,6 +1,5 @@
 /**
- * Core `v1` Service, narrowed to what locating the ingress controller needs: its type, cluster
- * IPs, ports and selector.
+ * Core `v1` Service, narrowed to what locating the ingress controller needs.
  *
  * Pure: no I/O.
  *
@@ -14,28 +13,27 @@ import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** One port of a Service. */
 export interface ServicePort {
-  /** Required by the API when a Service has more than one port; may be absent otherwise. */
   readonly name?: string;
-  /** `TCP` (the default), `UDP` or `SCTP`. */
+  /** `TCP` when absent. */
   readonly protocol: string;
   readonly port: number;
-  /** A number or a named container port; absent means the same as `port`. */
+  /** Absent: the same as `port`. */
   readonly targetPort?: number | string;
 }
 
 /** A Service as the controller sees it. */
 export interface Service extends KubeObject {
   readonly spec: {
-    /** `ClusterIP` (the default), `NodePort`, `LoadBalancer` or `ExternalName`. */
+    /** `ClusterIP` when absent. */
     readonly type: string;
-    /** `None` for a headless Service; absent before allocation or for `ExternalName`. */
+    /** `None` when headless; absent before allocation or for `ExternalName`. */
     readonly clusterIP?: string;
-    /** Every family's cluster IP (dual-stack); the first equals `clusterIP`. */
+    /** One per IP family; the first equals `clusterIP`. */
     readonly clusterIPs: readonly string[];
     readonly ports: readonly ServicePort[];
     readonly selector: Readonly<Record<string, string>>;
   };
-  /** `status.loadBalancer.ingress[]` of a LoadBalancer Service; `ipMode` is `VIP` or `Proxy` (KEP-1860). */
+  /** `ipMode` is `VIP` or `Proxy` (KEP-1860). */
   readonly status: {
     readonly loadBalancer: {
       readonly ingress: readonly {

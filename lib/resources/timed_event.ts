@@ -1,7 +1,5 @@
 /**
- * Core `v1` Event as `ouroboros doctor` reads it back: `event.ts`'s view (decoded by its own
- * decoder, one truth for what our Events hold) plus when it last happened, so the doctor can
- * keep only recent ones.
+ * Core `v1` Event as `ouroboros doctor` reads it: `event.ts`'s view plus when it last happened.
  *
  * Pure: no I/O.
  *
@@ -14,10 +12,7 @@ import type { ResourceType } from "./resource_type.ts";
 
 /** An Event with its last time. */
 export interface TimedEvent extends Event {
-  /**
-   * When it last happened, RFC 3339: `lastTimestamp`, else `eventTime`, else `firstTimestamp`,
-   * else the object's `creationTimestamp`; absent when none is set.
-   */
+  /** RFC 3339: `lastTimestamp`, else `eventTime`, `firstTimestamp`, `creationTimestamp`. */
   readonly lastSeen?: string;
 }
 

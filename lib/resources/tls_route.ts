@@ -1,13 +1,7 @@
 /**
- * `gateway.networking.k8s.io` TLSRoute, narrowed to its SNI hostnames and the Gateways it
- * attaches to; the shape and its defaults are the shared route's (`gateway_route.ts`).
- *
- * TLSRoute has lived at three versions, all with the same `hostnames` and `parentRefs`:
- * `v1alpha2` (the experimental channel up to Gateway API v1.3), `v1alpha3` (added to the
- * experimental channel next to it) and `v1` (the standard channel, which keeps the two alpha
- * versions defined but no longer served). Which one a cluster serves depends on the CRD bundle
- * installed, so {@linkcode TLS_ROUTE_VERSIONS} lists them newest first and the watcher takes the
- * first one the API server serves (a 404 moves on to the next).
+ * Gateway API TLSRoute, with the shared route shape (`gateway_route.ts`). It exists at `v1`,
+ * `v1alpha3` and `v1alpha2` with the same fields; which is served depends on the CRD bundle, so
+ * {@linkcode TLS_ROUTE_VERSIONS} lists them newest first for `first_served_list_watcher.ts`.
  *
  * Pure: no I/O.
  *
@@ -42,30 +36,14 @@ export const TLS_ROUTE_V1ALPHA2: ResourceType<TlsRoute> = defineRouteType({
   plural: "tlsroutes",
 });
 
-/** Every TLSRoute version, in the order they are tried: newest first. */
+/** Every TLSRoute version, newest first (the order they are tried). */
 export const TLS_ROUTE_VERSIONS: readonly ResourceType<TlsRoute>[] = [
   TLS_ROUTE_V1,
   TLS_ROUTE_V1ALPHA3,
   TLS_ROUTE_V1ALPHA2,
 ];
 
-/**
- * Decodes a raw TLSRoute of any served version (its `apiVersion` picks the decoder); never
- * throws.
- *
- * @example
- * ```ts
- * import { decodeTlsRoute } from "./tls_route.ts";
- *
- * const decoded = decodeTlsRoute({
- *   apiVersion: "gateway.networking.k8s.io/v1alpha2",
- *   kind: "TLSRoute",
- *   metadata: { name: "db", namespace: "shop", resourceVersion: "1" },
- *   spec: { hostnames: ["db.example.com"] },
- * });
- * // decoded.ok; decoded.value.spec.hostnames: ["db.example.com"]
- * ```
- */
+/** Decodes a raw TLSRoute of any version (its `apiVersion` picks the decoder); never throws. */
 export function decodeTlsRoute(raw: unknown): Decoded<TlsRoute> {
   const apiVersion = typeof raw === "object" && raw !== null && "apiVersion" in raw
     ? raw.apiVersion
