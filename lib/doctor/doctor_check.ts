@@ -1,7 +1,6 @@
 /**
- * The shape every `ouroboros doctor` check shares: a check looks at the cluster (read-only),
- * and says per thing it looked at what it saw, a verdict, and the one thing to do about it. The
- * report (`doctor_report.ts`) prints them; the exit status comes from the worst verdict.
+ * The shape every `ouroboros doctor` check shares: a read-only look that yields, per thing seen,
+ * a verdict and the one thing to do.
  *
  * Pure: types and one pure helper.
  *
@@ -11,7 +10,7 @@
 /** How one finding ended. `could-not-check` names what was missing (a permission, time). */
 export type Verdict = "ok" | "warning" | "problem" | "could-not-check";
 
-/** Every verdict, from best to worst (a report sorts nothing; this is for the exit status). */
+/** Every verdict, from best to worst. */
 export const VERDICTS: readonly Verdict[] = ["ok", "warning", "could-not-check", "problem"];
 
 /** One line of the report. */
@@ -21,13 +20,13 @@ export interface Finding {
   /** What was looked at, such as `Service ingress-nginx/ingress-nginx-controller`. */
   readonly subject: string;
   readonly verdict: Verdict;
-  /** What was seen, in one sentence. */
+  /** One sentence. */
   readonly saw: string;
-  /** The one thing to do about it; absent when there is nothing to do. */
+  /** Absent when there is nothing to do. */
   readonly todo?: string;
 }
 
-/** A check: an id, a title for the report, and how to run it. */
+/** One check of the report. */
 export interface DoctorCheck<C> {
   readonly id: string;
   readonly title: string;

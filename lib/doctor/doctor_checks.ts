@@ -1,20 +1,10 @@
 /**
- * Which checks `ouroboros doctor` runs and with what: each check's context filled from the
- * doctor's settings (the controller's own, so it judges what the controller does), the hosts
- * chosen once for the resolution and path checks, and every check run with its own deadline.
- *
- * Decisions:
- * - The checks run at once, each within `--check-timeout` counted from the start (reading the
- *   hosts they share included, and a check that ignored its signal cut off all the same), and the
- *   report keeps their order: the whole run takes one timeout at worst, not six.
- * - "In the cluster" means the in-cluster service account (no `--kubeconfig`): then ClusterIPs and
- *   pod IPs should be reachable, and an unreachable one is a problem; from a workstation it is a
- *   could-not-check that says to run `helm test`.
- * - The hosts come from `--host`, else the desired set computed as the controller computes it; when
- *   it cannot be read (a 403, time), the resolution and path checks are could-not-check naming why,
- *   never an "ok, nothing to check".
- * - The resolution check is not applicable in etc-hosts mode: pods resolve through the cluster
- *   DNS, not the node's hosts file, which the DNS wiring check compares instead.
+ * Which checks `ouroboros doctor` runs, each with its context built from the controller's own
+ * settings, so it judges what the controller actually does.
+ * - All checks run at once, each within `--check-timeout` counted from the start (shared host
+ *   reading included): the whole run takes one timeout at worst.
+ * - "In the cluster" means no `--kubeconfig`: only there is an unreachable ClusterIP a problem.
+ * - Unknown hosts (a 403, time) make the host checks could-not-check, never "ok, nothing to check".
  *
  * Effects: reads through the injected client; DNS and TCP through the checks' own probes.
  *
@@ -49,23 +39,22 @@ export type DoctorApi = Pick<KubeClient, "get" | "listAll" | "getJson" | "getTex
 
 /** Where the doctor runs, as far as the checks care. */
 export interface DoctorEnvironment {
-  /** Running on the pod's service account (no `--kubeconfig`). */
+  /** No `--kubeconfig`: on the pod's service account. */
   readonly inCluster: boolean;
-  /** /etc/resolv.conf's text in a pod; undefined elsewhere (a workstation's resolver is not a pod's). */
+  /** /etc/resolv.conf in a pod; undefined elsewhere (a workstation's resolver is not a pod's). */
   readonly resolvConf: string | undefined;
   /** The Helm release (`OUROBOROS_INSTANCE`), for "helm test <release>" in the advice. */
   readonly release: string | undefined;
-  /** The port of resolv.conf's nameservers; tests set it, resolv.conf cannot. @default 53 */
+  /** For tests; resolv.conf cannot name a port. @default 53 */
   readonly resolverPort?: number;
 }
 
-/** A check's context, or the findings that stand for the check when its context could not be had. */
+/** A check's context, or the findings standing for it when the context could not be had. */
 type Prepared<C> = { readonly context: C } | { readonly findings: readonly Finding[] };
 
 /**
- * Runs one check within `timeoutMs`, counted from the call, so a context still being prepared
- * (the hosts) uses the same time: a check that runs out or fails becomes a could-not-check finding,
- * and a check that ignores its signal is cut off at the deadline all the same.
+ * Runs one check within `timeoutMs` from the call, preparation included; running out or failing
+ * is a could-not-check, and a check that ignores its signal is cut off all the same.
  */
 async function runCheck<C>(
   check: DoctorCheck<C>,
@@ -97,7 +86,7 @@ function notApplicable(id: string, title: string, saw: string): CheckReport {
   return { id, title, findings: [{ check: id, subject: title, verdict: "ok", saw }] };
 }
 
-/** The proxy Service: `--proxy-service-namespace` (else the pod's namespace) and `--proxy-service-name`. */
+/** The proxy Service; its namespace defaults to the pod's. */
 function proxyServiceRef(settings: DoctorSettings): ServiceRef | undefined {
   const { values, podNamespace } = settings.controller;
   const namespace = values.proxyServiceNamespace || podNamespace || "";
@@ -293,10 +282,7 @@ function healthReport(
   }, values.checkTimeout);
 }
 
-/**
- * Runs every check and returns their reports in the report's order: need, probe-direct (with
- * `--probe-direct`), DNS wiring, resolution, path, health.
- */
+/** Runs every check; reports in order need, probe-direct, DNS wiring, resolution, path, health. */
 export async function runDoctorChecks(
   settings: DoctorSettings,
   options: { readonly api: DoctorApi; readonly environment: DoctorEnvironment },
@@ -305,8 +291,7 @@ export async function runDoctorChecks(
   const { values } = settings;
   const timeoutMs = values.checkTimeout;
   const { inCluster } = environment;
-  // The hosts and the expected addresses are read once for the checks that use them; those checks'
-  // deadlines start now too, so reading them counts against the same --check-timeout.
+  // Read once for the checks that use them, against the same --check-timeout.
   const prepare = AbortSignal.timeout(timeoutMs);
   const chosen = chosenHosts(api, settings, prepare).catch((error: unknown): Chosen => ({
     unknown: {

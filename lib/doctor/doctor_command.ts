@@ -1,8 +1,6 @@
 /**
- * `ouroboros doctor`: connects with the kubeconfig (or the pod's service account), runs every
- * check with its own deadline (`doctor_checks.ts`), prints the report on stdout and exits 0 when
- * nothing is a problem, 1 otherwise. It never writes to the cluster: its client has a write fence
- * that refuses every write. The steps around it are the shared skeleton's (`daemon/subcommand.ts`).
+ * `ouroboros doctor`: runs every check, prints the report, exits 1 when anything is a problem.
+ * Its client's write fence refuses every write, so it cannot change the cluster.
  *
  * Effects: this is the wiring; the checks' verdicts are pure functions in `lib/doctor/`.
  *

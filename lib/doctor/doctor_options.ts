@@ -1,9 +1,7 @@
 /**
- * The `ouroboros doctor` option table: its own rows, then every controller row, so the doctor
- * takes the controller's flags as they are (the chart's `helm test` passes the same ones) and
- * judges exactly the set-up the controller runs with. Controller rows that mean nothing to a
- * one-shot, read-only run (`--once`, `--dry-run`, …) are still accepted, so a controller's
- * argument list can be pasted unchanged, and their help says they are ignored.
+ * The `ouroboros doctor` option table: its own rows, then every controller row, so it judges the
+ * controller's exact set-up. Rows meaningless to a one-shot read-only run (`--once`, …) are
+ * accepted and ignored, so a controller's argument list can be pasted unchanged.
  *
  * Pure: data.
  *

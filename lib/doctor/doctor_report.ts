@@ -1,7 +1,6 @@
 /**
- * Prints the doctor's findings: for people, one line per finding under its check's title, with
- * the verdict first and the thing to do indented below; for machines (`--output=json`), one JSON
- * document with every finding and a summary.
+ * Prints the doctor's findings: one line per finding under its check's title, or one JSON
+ * document (`--output=json`).
  *
  * Pure: strings in, strings out.
  *
@@ -63,15 +62,8 @@ export function renderTextReport(reports: readonly CheckReport[]): string {
 }
 
 /**
- * The report as JSON: `{ "exitStatus", "summary": {ok, warning, could-not-check, problem},
- * "checks": [{ "id", "title", "findings": [{ check, subject, verdict, saw, todo? }] }] }`.
- *
- * @example
- * ```ts
- * import { renderJsonReport } from "./doctor_report.ts";
- *
- * JSON.parse(renderJsonReport([])).exitStatus; // 0
- * ```
+ * The report as JSON: `{ exitStatus, summary: { <verdict>: count }, checks: [{ id, title,
+ * findings }] }`.
  */
 export function renderJsonReport(reports: readonly CheckReport[]): string {
   const findings = reports.flatMap((report) => report.findings);

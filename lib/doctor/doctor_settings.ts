@@ -1,7 +1,6 @@
 /**
- * The doctor's validated settings: its own options, and the controller's settings it judges,
- * validated by the controller's own rules so a flag the controller would refuse is refused here
- * with the same words.
+ * The doctor's validated settings, the controller's checked by the controller's own rules so a
+ * flag it would refuse is refused here with the same words.
  *
  * Pure: the environment and files come in through {@linkcode DoctorSettingsInput}.
  *
@@ -28,7 +27,6 @@ export interface DoctorSettings {
   readonly ingressService: ServiceRef;
   /** `--cluster-dns-service`. */
   readonly clusterDnsService: ServiceRef;
-  /** The controller's settings, from the controller's rows. */
   readonly controller: ControllerSettings;
 }
 
@@ -52,23 +50,7 @@ function serviceRef(flag: string, raw: string, problems: string[]): ServiceRef {
   return { namespace, name };
 }
 
-/**
- * Validates the doctor's options; every problem is listed at once.
- *
- * @example
- * ```ts
- * import { doctorSettings, type DoctorValues } from "./doctor_settings.ts";
- *
- * declare const values: DoctorValues; // parsed from `doctor --ingress-service=ingress`
- * const settings = doctorSettings({
- *   values,
- *   sources: { clusterDomain: "default" },
- *   readResolvConf: () => undefined,
- *   podNamespace: undefined,
- * });
- * settings instanceof Error; // true: "ingress" is not <namespace>/<name>
- * ```
- */
+/** Validates the doctor's options, listing every problem at once. */
 export function doctorSettings(input: DoctorSettingsInput): DoctorSettings | ConfigError {
   const { values } = input;
   const problems: string[] = [];

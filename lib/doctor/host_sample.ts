@@ -1,9 +1,7 @@
 /**
- * Which hostnames the doctor resolves and calls: the operator's `--host` names, else the
- * hairpinned names of the desired set; above `--host-limit` an even sample across the sorted
- * list, so a cluster with thousands of Ingresses still finishes in bounded time and the report
- * can say "20 of 3000". A wildcard entry (`*.example.com`) is tried as one concrete name under it
- * (`doctor-probe.example.com`), which is what a client asking for any name there gets.
+ * Which hostnames the doctor resolves and calls: above `--host-limit`, an even sample of the
+ * sorted list, so thousands of Ingresses still finish in bounded time. A wildcard entry is tried
+ * as one concrete name under it (`doctor-probe.example.com`).
  *
  * Pure.
  *
@@ -16,7 +14,7 @@ export const WILDCARD_PROBE_LABEL = "doctor-probe";
 /** The chosen names, and how many there were to choose from. */
 export interface HostSample {
   readonly hosts: readonly string[];
-  /** How many distinct names there were before sampling. */
+  /** Distinct names before sampling. */
   readonly total: number;
 }
 

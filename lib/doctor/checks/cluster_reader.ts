@@ -1,15 +1,6 @@
 /**
- * The reads every DNS wiring check makes, shared by the coredns, external-dns and etc-hosts
- * checks: one object or one list, with every failure already turned into the finding that says
- * what could not be read, and the desired set computed from the listed sources exactly as the
- * controller computes it (`desiredHostnames`, the same options).
- *
- * Decisions:
- * - A 404 is `absent` (the caller decides what a missing object or CRD means); a 403 is
- *   `could-not-check` naming the verb, resource and namespace that RBAC refused; any other
- *   failure (a timeout, a 5xx) is `could-not-check` with the error.
- * - A Gateway API route kind whose CRD is not installed (404) holds nothing, as in the
- *   controller; TLSRoute is read at the first served version of v1, v1alpha3, v1alpha2.
+ * The reads the DNS wiring checks share: every failure already a finding (a 404 is `absent`, a
+ * 403 names what RBAC refused), and the desired set computed exactly as the controller does.
  *
  * Effects: HTTP GET/LIST through the injected client.
  *
@@ -44,7 +35,7 @@ export type Read<T> =
   | { readonly kind: "absent" }
   | { readonly kind: "failed"; readonly finding: Finding };
 
-/** A listing: the decoded items and the names of those that did not decode. */
+/** `rejected`: names of the items that did not decode. */
 export interface Listed<T> {
   readonly items: readonly T[];
   readonly rejected: readonly string[];
@@ -59,13 +50,12 @@ export interface ListScope {
 
 /** Reads that never reject for a cluster failure (only when the signal aborts). */
 export interface ClusterReader {
-  /** One object; `subject` is the subject of the finding a failure becomes. */
+  /** `subject` is the subject of the finding a failure becomes. */
   get<T extends KubeObject>(
     subject: string,
     type: ResourceType<T>,
     ref: Required<ObjectRef>,
   ): Promise<Read<T>>;
-  /** A whole collection. */
   list<T extends KubeObject>(
     subject: string,
     type: ResourceType<T>,
@@ -73,25 +63,12 @@ export interface ClusterReader {
   ): Promise<Read<Listed<T>>>;
 }
 
-/** `ingresses.networking.k8s.io`, `configmaps.core`: how a refused resource is named. */
+/** `ingresses.networking.k8s.io`, `configmaps.core`. */
 function resourceName(type: ResourceType<KubeObject>): string {
   return `${type.plural}.${type.group || "core"}`;
 }
 
-/**
- * The reader over `api`: every request bounded by `signal` and `timeoutMs`.
- *
- * @example
- * ```ts
- * import { CONFIG_MAP } from "../../resources/config_map.ts";
- * import { clusterReader, type DnsWiringApi } from "./cluster_reader.ts";
- *
- * declare const api: DnsWiringApi;
- * const read = clusterReader(api, { signal: AbortSignal.timeout(10_000), timeoutMs: 5_000 });
- * const corefile = await read.get("Corefile", CONFIG_MAP, { namespace: "kube-system", name: "coredns" });
- * corefile.kind; // "found", "absent" or "failed" (with the finding)
- * ```
- */
+/** The reader over `api`: every request bounded by `signal` and `timeoutMs`. */
 export function clusterReader(
   api: DnsWiringApi,
   { signal, timeoutMs }: { readonly signal: AbortSignal; readonly timeoutMs: number },
@@ -139,9 +116,7 @@ export function clusterReader(
 
 /** The controller's settings that shape the desired set. */
 export interface HostSourceSettings {
-  /** The desired set's options, as the controller passes them (cluster domain, filters, wildcards). */
   readonly desired: DesiredSetOptions;
-  /** `--gateway-api`. */
   readonly gatewayApi: boolean;
   /** `--gateway-route-kinds`. @default every kind */
   readonly gatewayRouteKinds?: readonly GatewayRouteKind[];
@@ -153,7 +128,7 @@ export interface DesiredHosts {
   readonly hosts: readonly string[];
   /** The kinds each hostname came from (external-dns mode's source annotation). */
   readonly sources: ReadonlyMap<string, readonly HostSource[]>;
-  /** With `desired.wildcards: "exclude"`: the wildcards left out, per object. */
+  /** With `desired.wildcards: "exclude"`. */
   readonly skippedWildcards: readonly SkippedWildcard[];
 }
 
@@ -161,8 +136,8 @@ export interface DesiredHosts {
 export type Hosts = DesiredHosts | { readonly finding: Finding };
 
 /**
- * Lists what the desired set comes from (Ingresses, and the Gateway API kinds when enabled) and
- * computes it as the controller does.
+ * Lists the desired set's sources and computes it as the controller does; a route kind whose CRD
+ * is missing holds nothing, and TLSRoute is read at its first served version.
  */
 export async function desiredHosts(read: ClusterReader, settings: HostSourceSettings): Promise<Hosts> {
   const subject = "desired hostnames";

@@ -1,16 +1,7 @@
 /**
- * `ouroboros doctor`'s DNS wiring check for the two CoreDNS modes: does CoreDNS actually answer
- * the hairpinned names with the proxy? It reads (never writes) the Corefile, the import
- * ConfigMap and the CoreDNS Deployments (coredns-import mode), the node-local-dns ConfigMap, and
- * the Ingresses (and Gateway API objects) the desired set comes from, then judges them with the
- * pure `dns_wiring_findings.ts`.
- *
- * Decisions:
- * - Reads and the desired set go through `cluster_reader.ts` (a 403 is `could-not-check` naming
- *   the verb, resource and namespace RBAC refused). A missing Corefile ConfigMap is a problem in
- *   both modes: coredns-import mode needs its import line too.
- * - The CoreDNS Deployment is found by what it mounts: every Deployment in the Corefile's
- *   namespace with a volume of the import ConfigMap.
+ * The DNS wiring check of the two CoreDNS modes: does CoreDNS answer the hairpinned names with
+ * the proxy? Reads the Corefile, import ConfigMap, CoreDNS Deployments and node-local-dns
+ * ConfigMap, and judges them with `dns_wiring_findings.ts`.
  *
  * Effects: HTTP GET/LIST through the injected client.
  *
@@ -46,15 +37,11 @@ export type { DnsWiringApi } from "./cluster_reader.ts";
 /** The controller's settings the check compares the cluster with. */
 export interface DnsWiringSettings extends HostSourceSettings {
   readonly mode: "coredns" | "coredns-import";
-  /** `--coredns-namespace/-configmap/-key`. */
   readonly coredns: CorefileLocation;
-  /** `--coredns-import-namespace/-configmap/-key`. */
   readonly corednsImport: CorefileLocation;
-  /** `--marker-id`'s markers. */
   readonly markers: BlockMarkers;
-  /** `--proxy-fqdn`, ending with a dot. */
+  /** Ends with a dot. */
   readonly proxyFqdn: string;
-  /** The node-local-dns ConfigMap and `--node-local-dns`. */
   readonly nodeLocalDns: CorefileLocation & { readonly mode: "warn" | "manage" };
 }
 
@@ -70,7 +57,6 @@ export interface DnsWiringCheckOptions {
   readonly timeoutMs?: number;
 }
 
-/** Reads the ConfigMap of `location`. */
 function getConfigMap(read: ClusterReader, subject: string, location: Omit<CorefileLocation, "key">) {
   return read.get(subject, CONFIG_MAP, { namespace: location.namespace, name: location.configmap });
 }
@@ -194,32 +180,7 @@ async function nodeLocalFindings(
   });
 }
 
-/**
- * The DNS wiring check of the coredns and coredns-import modes.
- *
- * @example
- * ```ts
- * import { DEFAULT_MARKERS } from "../../controller/modes/markers.ts";
- * import { type DnsWiringApi, dnsWiringCheck } from "./dns_wiring_check.ts";
- *
- * declare const api: DnsWiringApi;
- * declare const signal: AbortSignal;
- * const findings = await dnsWiringCheck().run({
- *   api,
- *   settings: {
- *     mode: "coredns",
- *     coredns: { namespace: "kube-system", configmap: "coredns", key: "Corefile" },
- *     corednsImport: { namespace: "kube-system", configmap: "coredns-custom", key: "ouroboros.override" },
- *     markers: DEFAULT_MARKERS,
- *     proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local.",
- *     nodeLocalDns: { namespace: "kube-system", configmap: "node-local-dns", key: "Corefile", mode: "warn" },
- *     desired: { clusterDomain: "cluster.local" },
- *     gatewayApi: false,
- *   },
- * }, signal);
- * findings.every((finding) => finding.check === "dns-wiring"); // true
- * ```
- */
+/** The DNS wiring check of the coredns and coredns-import modes. */
 export function dnsWiringCheck(options: DnsWiringCheckOptions = {}): DoctorCheck<DnsWiringContext> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   return {

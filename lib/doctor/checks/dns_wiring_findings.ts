@@ -1,15 +1,7 @@
 /**
- * The judgements of the DNS wiring check (`dns_wiring_check.ts`), from what was read to
- * findings. Every Corefile question is answered by the code the sinks and start-up probes use
- * (`analyzeCorefile`, `applyCorefileBlock`, `hasReloadPlugin`, `importCovers`, `importSnippet`,
- * `analyzeNodeLocalDns`), so doctor and the controller can never disagree about a Corefile.
- *
- * Decisions:
- * - Hostnames the block lacks are a problem (they still resolve to the public address); names it
- *   holds that nobody wants any more are a warning (the controller removes them on its next
- *   pass). Both list at most {@linkcode SAMPLE_SIZE} names.
- * - A missing `reload` plugin is a warning, as the controller's own probe says: the rules are
- *   stored and take effect when CoreDNS restarts.
+ * The judgements of the DNS wiring check. Every Corefile question is answered by the controller's
+ * own Corefile code, so doctor and controller never disagree. Wanted names missing are a problem;
+ * stale names alone a warning (the controller removes them on its next pass).
  *
  * Pure: no I/O.
  *
@@ -32,48 +24,28 @@ import { nodeLocalDnsMarkers } from "../../controller/modes/coredns/corefile/nod
 import type { BlockMarkers } from "../../controller/modes/markers.ts";
 import type { Finding, Verdict } from "../doctor_check.ts";
 
-/** The check's id in every finding. */
+/** The check's id. */
 export const DNS_WIRING_CHECK_ID = "dns-wiring";
 
 /** How many hostnames a finding names before it says "and N more". */
 export const SAMPLE_SIZE = 5;
 
-/** What the controller asks a restart or a log read for. */
 const CONTROLLER_TODO = "check that the ouroboros controller is running and read its log: it rewrites " +
   "the rules within seconds of a change";
 
-/**
- * A finding of this check, from a subject and a verdict, a sentence and (optionally) a todo.
- *
- * @example
- * ```ts
- * import { finding } from "./dns_wiring_findings.ts";
- *
- * finding("Corefile", ["ok", "fine"]); // { check: "dns-wiring", subject: "Corefile", verdict: "ok", saw: "fine" }
- * ```
- */
+/** A finding of this check. */
 export function finding(subject: string, [verdict, saw, todo]: readonly [Verdict, string, string?]): Finding {
   return { check: DNS_WIRING_CHECK_ID, subject, verdict, saw, ...(todo === undefined ? {} : { todo }) };
 }
 
-/**
- * Names, at most {@linkcode SAMPLE_SIZE} of them, then how many more.
- *
- * @example
- * ```ts
- * import { sample } from "./dns_wiring_findings.ts";
- *
- * sample(["a.example.com", "b.example.com"]); // "a.example.com, b.example.com"
- * ```
- */
+/** Names, at most {@linkcode SAMPLE_SIZE} of them, then how many more. */
 export function sample(names: readonly string[]): string {
   const shown = names.slice(0, SAMPLE_SIZE).join(", ");
   return names.length > SAMPLE_SIZE ? `${shown} and ${names.length - SAMPLE_SIZE} more` : shown;
 }
 
 /**
- * How the stored hosts differ from the desired ones: a verdict and the sentence for it. Wanted
- * names missing are a problem; names no longer wanted alone are a warning.
+ * How the stored hosts differ from the desired ones: a verdict and the sentence for it.
  *
  * @example
  * ```ts
@@ -107,7 +79,6 @@ export function hostDiff(
 
 /** What coredns mode's Corefile is checked against. */
 export interface CorefileExpectation {
-  /** The finding's subject: the ConfigMap and key read. */
   readonly subject: string;
   /** The desired hostnames, sorted. */
   readonly hosts: readonly string[];
@@ -115,18 +86,7 @@ export interface CorefileExpectation {
   readonly markers: BlockMarkers;
 }
 
-/**
- * coredns mode: whether the Corefile holds our block, intact and equal to the desired set.
- *
- * @example
- * ```ts
- * import { DEFAULT_MARKERS } from "../../controller/modes/markers.ts";
- * import { corefileBlockFinding } from "./dns_wiring_findings.ts";
- *
- * const expected = { subject: "Corefile", hosts: [], proxyFqdn: "p.ns.svc.cluster.local.", markers: DEFAULT_MARKERS };
- * corefileBlockFinding(".:53 {\n    reload\n}\n", expected).verdict; // "ok"
- * ```
- */
+/** coredns mode: whether the Corefile holds our block, intact and equal to the desired set. */
 export function corefileBlockFinding(corefile: string, expected: CorefileExpectation): Finding {
   const { subject } = expected;
   const analysis = analyzeCorefile(corefile, { markers: expected.markers });
@@ -172,16 +132,7 @@ export function corefileBlockFinding(corefile: string, expected: CorefileExpecta
   return finding(subject, [diff.verdict, diff.saw, CONTROLLER_TODO]);
 }
 
-/**
- * Whether CoreDNS reloads the Corefile when it changes.
- *
- * @example
- * ```ts
- * import { reloadFinding } from "./dns_wiring_findings.ts";
- *
- * reloadFinding("Corefile", ".:53 {\n    reload\n}\n").verdict; // "ok"
- * ```
- */
+/** Whether CoreDNS reloads the Corefile; without it, changes wait for a restart (a warning). */
 export function reloadFinding(subject: string, corefile: string): Finding {
   return hasReloadPlugin(corefile)
     ? finding(subject, [
@@ -238,15 +189,12 @@ export function importKeyFinding(
 
 /** What the node-local-dns finding is judged from. */
 export interface NodeLocalDnsExpectation extends CorefileExpectation {
-  /** `--node-local-dns`. */
   readonly mode: "warn" | "manage";
 }
 
 /**
- * node-local-dns: absent is fine unless `manage` was asked for; present needs `manage` (else
- * its pods bypass CoreDNS's rewrite rules), and under `manage` our block must be intact and
- * serve the zones of the desired set. `corefile` is `undefined` when the ConfigMap is absent,
- * `null` when it lacks the key.
+ * node-local-dns: present needs `manage` (else its pods bypass the rewrite rules), and then our
+ * block must serve the desired zones. `corefile`: `undefined` no ConfigMap, `null` no key.
  */
 export function nodeLocalDnsFinding(
   corefile: string | undefined | null,

@@ -1,16 +1,7 @@
 /**
- * `ouroboros doctor`'s DNS wiring check for etc-hosts mode: does this node's hosts file hold the
- * ouroboros block the controller would write? It lists (never writes) the sources of the desired
- * set, reads the hosts file through an injected reader, and judges both with the pure
- * `etc_hosts_wiring_findings.ts`.
- *
- * Decisions:
- * - It only means something on a node (in the etc-hosts DaemonSet pod, or a debug pod with the
- *   node's root mounted): elsewhere the file is missing or unreadable, which is `could-not-check`
- *   saying how to run it on a node, never a problem.
- * - The desired set is the controller's in this mode: wildcards left out and named (with
- *   `--wildcards=rewrite`), or dropped silently (`--wildcards=skip`), as the controller does.
- * - The file is read whole, with the same NUL-filler repair the sink applies before editing.
+ * The DNS wiring check of etc-hosts mode: does this node's hosts file hold the block the
+ * controller would write? Only meaningful on a node; elsewhere an unreadable file is
+ * `could-not-check` saying how to run it on one, never a problem.
  *
  * Effects: HTTP LIST through the injected client; one read of the hosts file.
  *
@@ -31,9 +22,7 @@ import {
 export interface EtcHostsWiringSettings extends HostSourceSettings {
   /** `--etc-hosts`: the node's hosts file as mounted here. */
   readonly path: string;
-  /** `--proxy-ip`. */
   readonly proxyIp: string;
-  /** `--marker-id`'s markers. */
   readonly markers: BlockMarkers;
 }
 
@@ -56,30 +45,7 @@ export interface EtcHostsWiringCheckOptions {
 
 const readWhole: ReadHostsFile = (path, signal) => Deno.readFile(path, { signal });
 
-/**
- * The DNS wiring check of etc-hosts mode.
- *
- * @example
- * ```ts
- * import { DEFAULT_MARKERS } from "../../controller/modes/markers.ts";
- * import type { DnsWiringApi } from "./cluster_reader.ts";
- * import { etcHostsWiringCheck } from "./etc_hosts_wiring_check.ts";
- *
- * declare const api: DnsWiringApi;
- * declare const signal: AbortSignal;
- * const findings = await etcHostsWiringCheck().run({
- *   api,
- *   settings: {
- *     path: "/host/etc/hosts",
- *     proxyIp: "10.96.0.20",
- *     markers: DEFAULT_MARKERS,
- *     desired: { clusterDomain: "cluster.local", wildcards: "include" },
- *     gatewayApi: false,
- *   },
- * }, signal);
- * findings.every((finding) => finding.check === "dns-wiring"); // true
- * ```
- */
+/** The DNS wiring check of etc-hosts mode. */
 export function etcHostsWiringCheck(
   options: EtcHostsWiringCheckOptions = {},
 ): DoctorCheck<EtcHostsWiringContext> {
@@ -91,7 +57,7 @@ export function etcHostsWiringCheck(
       const { settings } = context;
       const subject = `hosts file ${settings.path}`;
       const read = clusterReader(context.api, { signal, timeoutMs });
-      // As the controller runs a mode that cannot write wildcards: left out and named, or dropped.
+      // As the controller does in a mode that cannot write wildcards.
       const desired = settings.desired.wildcards === undefined
         ? settings.desired
         : { ...settings.desired, wildcards: "exclude" as const };

@@ -1,17 +1,6 @@
 /**
- * The judgements of the etc-hosts DNS wiring check (`etc_hosts_wiring_check.ts`), from the hosts
- * file's text to findings. Every question about the block is answered by the sink's own code
- * (`applyHostsBlock`, `scanHostsMarkers`, `planEntries`, `stripFiller`), so "the block matches"
- * here means exactly "the controller on this node would write nothing".
- *
- * Decisions:
- * - A missing block, a block lacking wanted names, entries pointing elsewhere than `--proxy-ip`,
- *   and damaged markers are problems; names no longer wanted alone are a warning; so is an entry
- *   above the block naming one of our hosts (the resolver uses the first match), as the sink says.
- * - Wildcards are left out of the block by the controller (a hosts file cannot express one): a
- *   warning naming them, as the controller's log does.
- * - A file that cannot be read here means the doctor is not running on a node: `could-not-check`
- *   with how to run it on one.
+ * The judgements of the etc-hosts DNS wiring check. The block is judged by the sink's own code,
+ * so "the block matches" means exactly "the controller on this node would write nothing".
  *
  * Pure: no I/O.
  *
@@ -31,7 +20,6 @@ import { formatIp, parseIp } from "../../util/ip.ts";
 import type { Finding } from "../doctor_check.ts";
 import { finding, hostDiff, sample } from "./dns_wiring_findings.ts";
 
-/** What the etc-hosts controller of a node is asked. */
 const NODE_CONTROLLER_TODO = "check that the ouroboros etc-hosts DaemonSet pod on this node is running and " +
   "read its log (check 6): it rewrites the block within seconds of a change";
 
@@ -43,19 +31,16 @@ export const RUN_ON_A_NODE = "run it on a node: in the etc-hosts DaemonSet pod o
 
 /** What the hosts file is checked against. */
 export interface HostsFileExpectation {
-  /** The finding's subject: the file read. */
   readonly subject: string;
   /** The desired hostnames, sorted, wildcards left out. */
   readonly hosts: readonly string[];
-  /** `--proxy-ip`. */
   readonly proxyIp: string;
-  /** `--marker-id`'s markers. */
   readonly markers: BlockMarkers;
 }
 
 /**
- * Whether the hosts file's ouroboros block holds exactly the wanted hosts, each at `--proxy-ip`,
- * with intact markers; plus a warning per earlier entry that shadows one of ours.
+ * Whether the block holds exactly the wanted hosts at `--proxy-ip`, markers intact; plus a
+ * warning for earlier entries that shadow ours (resolvers use the first match).
  *
  * @example
  * ```ts
@@ -134,10 +119,7 @@ export function hostsFileFindings(bytes: Uint8Array, expected: HostsFileExpectat
   return [finding(subject, [diff.verdict, diff.saw, NODE_CONTROLLER_TODO]), ...shadowed];
 }
 
-/**
- * The wildcards the controller leaves out of the hosts file, as it warns in its log; `undefined`
- * when there are none.
- */
+/** The wildcards the controller leaves out of the hosts file; `undefined` when none. */
 export function skippedWildcardsFinding(
   subject: string,
   skipped: readonly SkippedWildcard[],

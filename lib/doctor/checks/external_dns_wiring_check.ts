@@ -1,18 +1,7 @@
 /**
- * `ouroboros doctor`'s DNS wiring check for external-dns mode: does every wanted hostname have
- * its record, pointing at the proxy's current addresses, and has external-dns consumed it? It
- * reads (never writes) the sources of the desired set, the proxy Service (unless
- * `--external-dns-proxy-ip` fixes the target) and this release's records (the ownership
- * selector, in the records' namespace, of the active `--external-dns-output` kind), then judges
- * them with the pure `external_dns_wiring_findings.ts`.
- *
- * Decisions:
- * - The proxy Service is looked up where the controller looks it up: `--proxy-service-namespace`,
- *   else the namespace the doctor runs in, else the records' namespace.
- * - A DNSEndpoint list answered 404 means the CRD is not installed: a problem (external-dns' CRD
- *   source has nothing to read, and the controller cannot write).
- * - Reads go through `cluster_reader.ts`: a 403 is `could-not-check` naming the verb, resource
- *   and namespace that RBAC refused.
+ * The DNS wiring check of external-dns mode: does every wanted hostname have its record, pointing
+ * at the proxy's current addresses, and has external-dns consumed it? A DNSEndpoint list answered
+ * 404 means the CRD is missing: a problem.
  *
  * Effects: HTTP GET/LIST through the injected client.
  *
@@ -48,12 +37,9 @@ import { consumptionFinding, recordFindings, recordsSubject } from "./external_d
 
 /** The controller's settings the check compares the cluster with. */
 export interface ExternalDnsWiringSettings extends HostSourceSettings {
-  /**
-   * What the controller builds external-dns mode from: its `externalDns` settings plus
-   * `--proxy-service-namespace` (as `controller.ts` passes them to `externalDnsMode`).
-   */
+  /** With `--proxy-service-namespace`, as the controller passes them. */
   readonly externalDns: ExternalDnsModeSettings;
-  /** The namespace the doctor runs in, when known: the proxy Service's fallback namespace. */
+  /** The proxy Service's fallback namespace. */
   readonly podNamespace: string | undefined;
 }
 
@@ -71,7 +57,10 @@ export interface ExternalDnsWiringCheckOptions {
   readonly now?: () => Date;
 }
 
-/** Where the records point now, or the finding that says why that is unknown. */
+/**
+ * Where the records point now, or why that is unknown; the proxy Service is looked up where the
+ * controller looks.
+ */
 async function currentTargets(
   read: ClusterReader,
   settings: ExternalDnsWiringSettings,
@@ -121,39 +110,7 @@ async function ownedRecords(
     : listed;
 }
 
-/**
- * The DNS wiring check of external-dns mode.
- *
- * @example
- * ```ts
- * import { type DnsWiringApi } from "./cluster_reader.ts";
- * import { externalDnsWiringCheck } from "./external_dns_wiring_check.ts";
- *
- * declare const api: DnsWiringApi;
- * declare const signal: AbortSignal;
- * const findings = await externalDnsWiringCheck().run({
- *   api,
- *   settings: {
- *     externalDns: {
- *       output: "crd",
- *       namespace: "ouroboros",
- *       instance: "ouroboros",
- *       recordTtl: 60,
- *       annotationPrefix: "external-dns.alpha.kubernetes.io/",
- *       annotations: {},
- *       labels: {},
- *       proxyIp: "",
- *       proxyService: "ouroboros-proxy",
- *       proxyServiceNamespace: "ouroboros",
- *     },
- *     podNamespace: undefined,
- *     desired: { clusterDomain: "cluster.local" },
- *     gatewayApi: false,
- *   },
- * }, signal);
- * findings.every((finding) => finding.check === "dns-wiring"); // true
- * ```
- */
+/** The DNS wiring check of external-dns mode. */
 export function externalDnsWiringCheck(
   options: ExternalDnsWiringCheckOptions = {},
 ): DoctorCheck<ExternalDnsWiringContext> {

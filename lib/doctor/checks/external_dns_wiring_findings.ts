@@ -1,21 +1,7 @@
 /**
- * The judgements of the external-dns DNS wiring check (`external_dns_wiring_check.ts`), from the
- * records read to findings. The records the controller would write are computed by the
- * controller's own code (`buildRecords`, `recordGroups`, `planOwnedObjects` over the records the
- * ownership selector lists), so "the records match" here means exactly "the controller's next
- * pass would write nothing"; whether external-dns consumed them is the status surfacer's own
- * diagnosis (`surfaceStatus`).
- *
- * Decisions:
- * - A wanted hostname without a record is a problem (it still resolves to the public address);
- *   a record pointing elsewhere than the proxy's current addresses is a problem that points at
- *   the controller's health (check 6), since any pass re-targets every record; a record that
- *   differs only in TTL, labels or annotations, and records nobody wants any more, are warnings.
- * - Only records carrying both ownership labels are judged: foreign records are not ours.
- * - DNSEndpoints whose status shows external-dns has not processed them (no
- *   `status.observedGeneration`, or one below `metadata.generation`) are a warning, once they
- *   are older than the surfacer's grace period. Annotated Services carry no status: that is
- *   `could-not-check`, said plainly, never a guessed ok.
+ * The judgements of the external-dns DNS wiring check. Records are planned by the controller's
+ * own code, so "the records match" means exactly "its next pass would write nothing"; consumption
+ * is the status surfacer's own diagnosis.
  *
  * Pure: no I/O; the time comes in as an argument.
  *
@@ -45,7 +31,6 @@ import type { TargetsResult } from "../../controller/modes/external_dns/targets.
 import type { Finding } from "../doctor_check.ts";
 import { finding, sample } from "./dns_wiring_findings.ts";
 
-/** Where the controller's health is checked. */
 const HEALTH_TODO = "the controller is not reconciling: check that it is running and ready, and read its " +
   "last reconcile and Warning Events (check 6); every pass re-targets every record";
 
@@ -61,9 +46,8 @@ export interface RecordsObservation {
   readonly hosts: readonly string[];
   /** The kinds each hostname came from (the source annotation). */
   readonly sources?: ReadonlyMap<string, readonly HostSource[]>;
-  /** Where the records should point now. */
   readonly targets: TargetsResult;
-  /** The records the ownership selector listed, observed as the controller observes them. */
+  /** Listed by the ownership selector, so foreign records are never judged. */
   readonly owned: readonly ObservedRecord[];
   /** Names of listed records that did not decode. */
   readonly unreadable: readonly string[];
@@ -88,7 +72,6 @@ export function recordTargets(
   }).sort();
 }
 
-/** How the records of the wanted hostnames stand. */
 interface HostStates {
   readonly missing: string[];
   readonly stale: { readonly host: string; readonly have: readonly string[] }[];
@@ -96,24 +79,8 @@ interface HostStates {
 }
 
 /**
- * Whether the records match the desired set and the proxy's current addresses (see the module
- * documentation for the verdicts).
- *
- * @example
- * ```ts
- * import { recordFindings } from "./external_dns_wiring_findings.ts";
- * import { targetsFromAddresses } from "../../controller/modes/external_dns/targets.ts";
- *
- * const settings = {
- *   output: "crd" as const, namespace: "ouroboros", instance: "ouroboros", recordTtl: 60,
- *   annotationPrefix: "external-dns.alpha.kubernetes.io/", annotations: {}, labels: {},
- * };
- * const findings = recordFindings({
- *   settings, hosts: ["shop.example.com"], owned: [], unreadable: [],
- *   targets: targetsFromAddresses(["10.96.0.7"], "--external-dns-proxy-ip"),
- * });
- * findings[0]?.verdict; // "problem": no DNSEndpoint for shop.example.com
- * ```
+ * Whether the records match the desired set and the proxy's current addresses: missing or stale
+ * records are problems; differing fields, unwanted or unreadable records are warnings.
  */
 export function recordFindings(observation: RecordsObservation): Finding[] {
   const { settings, hosts, targets, owned, unreadable } = observation;
@@ -269,16 +236,14 @@ function hostStates(
 /** What the consumption finding is judged from. */
 export interface ConsumptionObservation {
   readonly settings: Pick<RecordSettings, "output" | "namespace" | "instance">;
-  /** The records listed (DNSEndpoints carry their progress). */
   readonly owned: readonly ObservedRecord[];
   /** Wall time, in Unix milliseconds. */
   readonly nowMs: number;
 }
 
 /**
- * Whether external-dns consumed the records: per DNSEndpoint, `status.observedGeneration` against
- * `metadata.generation` (the status surfacer's diagnosis); annotated Services have no status.
- * `undefined` when there is no record to judge.
+ * Whether external-dns consumed the DNSEndpoints (past the grace period); annotated Services have
+ * no status, so could-not-check. `undefined` when there is no record.
  */
 export function consumptionFinding(observation: ConsumptionObservation): Finding | undefined {
   const { settings, owned, nowMs } = observation;

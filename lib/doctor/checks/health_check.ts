@@ -1,17 +1,7 @@
 /**
- * Check 6 of `ouroboros doctor`, the health of our own parts: each proxy pod (the pods of the
- * proxy Service) and each controller pod (by `--controller-selector`), read through their
- * `/readyz` and (the controller's) `/metrics`, the Warning Events ouroboros recorded in the last
- * hour, and, with `--leader-elect`, the Lease. Judged by the pure `health_findings.ts`,
- * `warning_event_findings.ts` and `leader_finding.ts`.
- *
- * Decisions:
- * - Pods' HTTP is reached the way the context says (`reach`, resolved from `--reach` by the
- *   command): directly at the pod IP, or through the API server's `pods/proxy`
- *   (`probes/pod_http.ts`). The health port is the container port named `health`, else the
- *   chart's default (8081 for the proxy, 8082 for the controller).
- * - The four parts are read at once; each catches its own failures, so one refused read (a 403
- *   says which verb, resource and namespace) or a deadline leaves the other parts' findings.
+ * Check 6, the health of our own parts: proxy and controller pods (`/readyz`, `/metrics`), recent
+ * Warning Events, and the leader Lease. The four parts are read at once and each catches its own
+ * failures, so one refused read leaves the others' findings.
  *
  * Effects: GET/LIST through the injected client; HTTP to the pods.
  *
@@ -37,15 +27,13 @@ export type HealthApi = Pick<KubeClient, "get" | "listAll" | "getText">;
 /** What the check runs against. */
 export interface HealthContext {
   readonly api: HealthApi;
-  /** How pods' HTTP is reached (`--reach`, with `auto` resolved). */
+  /** `--reach`, with `auto` resolved. */
   readonly reach: "direct" | "apiserver";
-  /** `--proxy-service-namespace` / `--proxy-service-name`. */
   readonly proxyService: { readonly namespace: string; readonly name: string };
-  /** The controller pods: their namespace, `--controller-selector`, and `--resync` in ms. */
   readonly controller: { readonly namespace: string; readonly selector: string; readonly resyncMs: number };
-  /** With `--leader-elect`: `--leader-election-namespace` / `--leader-election-id`. */
+  /** Only with `--leader-elect`. */
   readonly leaderElection?: { readonly namespace: string; readonly name: string };
-  /** Where the controller records Events (the Corefile's namespace, the import's, the records', its own). */
+  /** Its own namespace and those of what it writes. */
   readonly eventNamespaces: readonly string[];
 }
 
@@ -57,7 +45,7 @@ export interface HealthCheckOptions {
   readonly now?: () => number;
 }
 
-/** The chart's health ports, when a pod names none. */
+/** The chart's health ports, when a pod names no port `health`. */
 const PROXY_HEALTH_PORT = 8081;
 const CONTROLLER_HEALTH_PORT = 8082;
 
@@ -65,7 +53,6 @@ function healthPort(pod: PodHealth, fallback: number): number {
   return pod.ports.find((port) => port.name === "health")?.containerPort ?? fallback;
 }
 
-/** The finding for a failed read: a 403 names the verb, resource and namespace refused. */
 function failed(subject: string, error: unknown, what: string, signal: AbortSignal): Finding {
   if (signal.aborted) {
     return healthFinding(subject, [
@@ -126,7 +113,7 @@ async function proxyFindings(context: HealthContext, http: PodHttp, now: number,
   );
 }
 
-/** One pod's finding; a read that fails (the deadline) is that pod's could-not-check, not the whole check's. */
+/** One pod's finding; a failed read is that pod's could-not-check, not the whole check's. */
 async function perPod(subject: string, read: () => Promise<Finding>): Promise<Finding> {
   try {
     return await read();
@@ -215,28 +202,7 @@ async function readLease(
   }
 }
 
-/**
- * Check 6, the health of our parts.
- *
- * @example
- * ```ts
- * import { type HealthApi, healthCheck } from "./health_check.ts";
- *
- * declare const api: HealthApi;
- * const findings = await healthCheck().run({
- *   api,
- *   reach: "apiserver",
- *   proxyService: { namespace: "ouroboros", name: "ouroboros-proxy" },
- *   controller: {
- *     namespace: "ouroboros",
- *     selector: "app.kubernetes.io/name=ouroboros,app.kubernetes.io/component=controller",
- *     resyncMs: 600_000,
- *   },
- *   eventNamespaces: ["kube-system", "ouroboros"],
- * }, AbortSignal.timeout(30_000));
- * findings.every((finding) => finding.check === "health"); // true
- * ```
- */
+/** Check 6, the health of our parts. */
 export function healthCheck(options: HealthCheckOptions = {}): DoctorCheck<HealthContext> {
   const timeoutMs = options.timeoutMs ?? 5_000;
   const clock = options.now ?? Date.now;

@@ -1,21 +1,10 @@
 /**
- * The judgements of the health check (`health_check.ts`), from what was read to findings: one
- * per proxy pod, one per controller pod, then Events and the leader (`leader_findings.ts`).
- *
- * Decisions:
- * - A pod's `/readyz` says why better than anything else: the proxy's names a cause token
- *   (`backend unreachable (connection-refused): …`), and each token has its own thing to do.
- *   When `/readyz` cannot be read, the kubelet's `Ready` condition (it probes the same
- *   `/readyz`) still decides: Ready is ok, not Ready is a problem with the recipe to read the
- *   cause by hand.
- * - The controller's readiness latches once a reconcile succeeded, so its `/metrics` is read
- *   too: a leader whose last successful reconcile is older than twice `--resync` (every resync
- *   reconciles) is a problem; a replica standing by (`ouroboros_leader 0`) is not judged on it.
- * - A container that restarted within the last hour is a warning; earlier restarts are only
- *   mentioned. A container waiting in `CrashLoopBackOff` (or any waiting reason) is a problem.
- * - The cause tokens, `/readyz` texts and metric names are the proxy's and controller's own
- *   (`lib/proxy/dial_cause.ts`, `readiness.ts`; `lib/controller/metrics.ts`). The doctor may not
- *   import its sibling rooms, so they are restated here and a test holds both sides equal.
+ * The health check's judgements, one finding per pod.
+ * - `/readyz` decides; when unreadable, the kubelet's `Ready` condition (same probe) does.
+ * - Controller readiness latches, so `/metrics` is read too: a leader whose last success is older
+ *   than twice `--resync` is a problem.
+ * - Cause tokens and metric names are restated from `lib/proxy` and `lib/controller` (the doctor
+ *   may not import them); a test holds both sides equal.
  *
  * Pure: no I/O; the time is passed in.
  *
@@ -26,10 +15,10 @@ import type { ContainerHealth, PodHealth } from "../../resources/pod_health.ts";
 import { type Finding, type Verdict, VERDICTS } from "../doctor_check.ts";
 import type { PodHttpAnswer } from "../probes/pod_http.ts";
 
-/** The check's id in every finding. */
+/** The check's id. */
 export const HEALTH_CHECK_ID = "health";
 
-/** What to do per cause token of the proxy's `/readyz` (`DIAL_CAUSES` in `lib/proxy/dial_cause.ts`). */
+/** What to do per cause token of the proxy's `/readyz` (`lib/proxy/dial_cause.ts`). */
 export const PROXY_CAUSE_TODO: Readonly<Record<string, string>> = {
   "connection-refused": "nothing listens where --backend points: check that --backend names the ingress " +
     "controller's Service and its HTTP port, and that the Service has ready endpoints",
@@ -62,7 +51,7 @@ export function healthFinding(subject: string, [verdict, saw, todo]: Part): Find
   return { check: HEALTH_CHECK_ID, subject, verdict, saw, ...(todo === undefined ? {} : { todo }) };
 }
 
-/** The worst verdict decides; sentences join; the todo is the first worst part's. */
+/** The worst verdict decides; the todo is the first worst part's. */
 function fold(subject: string, parts: readonly Part[]): Finding {
   const rank = (verdict: Verdict) => VERDICTS.indexOf(verdict);
   const worst = parts.reduce((a, b) => rank(b[0]) > rank(a[0]) ? b : a);
@@ -70,16 +59,7 @@ function fold(subject: string, parts: readonly Part[]): Finding {
   return healthFinding(subject, [worst[0], parts.map((part) => part[1]).join("; "), todo]);
 }
 
-/**
- * A duration in the largest unit that keeps it readable: `45s`, `3m`, `5h`, `2d`.
- *
- * @example
- * ```ts
- * import { ago } from "./health_findings.ts";
- *
- * ago(185_000); // "3m"
- * ```
- */
+/** A duration in the largest unit that keeps it readable: `45s`, `3m`, `5h`, `2d`. */
 export function ago(ms: number): string {
   const seconds = Math.max(0, Math.round(ms / 1000));
   if (seconds < 90) return `${seconds}s`;
@@ -89,7 +69,7 @@ export function ago(ms: number): string {
 }
 
 /**
- * The cause token and error of a proxy's `/readyz` 503 body (`backend unreachable (<cause>): <error>`).
+ * The cause token and error of a proxy's `/readyz` 503 body.
  *
  * @example
  * ```ts
@@ -110,21 +90,11 @@ export interface ControllerMetricsReading {
   readonly lastSuccess?: number;
   /** 1 while it leads (or election is off), 0 while it stands by. */
   readonly leader?: number;
-  /** Reconciles since it started, by result. */
+  /** By result, since start. */
   readonly reconciles: Readonly<Record<string, number>>;
 }
 
-/**
- * Reads the controller's series from a Prometheus text exposition.
- *
- * @example
- * ```ts
- * import { readControllerMetrics } from "./health_findings.ts";
- *
- * readControllerMetrics('ouroboros_controller_reconciles_total{result="written"} 2\nouroboros_leader 1\n');
- * // { leader: 1, reconciles: { written: 2 } }
- * ```
- */
+/** Reads the controller's series from a Prometheus text exposition. */
 export function readControllerMetrics(text: string): ControllerMetricsReading {
   const reconciles: Record<string, number> = {};
   let lastSuccess: number | undefined;
@@ -159,6 +129,7 @@ function restartPart(pod: PodHealth, container: ContainerHealth, now: number): P
   const logs = `kubectl logs -n ${namespace} ${name} -c ${container.name} --previous`;
   const last = container.lastTermination;
   const times = `${container.restartCount} time${container.restartCount === 1 ? "" : "s"}`;
+  // A waiting container is a problem; a restart within the hour a warning; older ones only named.
   if (container.waitingReason !== undefined && container.waitingReason !== "ContainerCreating") {
     return [
       "problem",
@@ -203,7 +174,7 @@ function podParts(pod: PodHealth, now: number): { ready: boolean | undefined; pa
   return { ready, parts };
 }
 
-/** What `/readyz` could not tell: said from the kubelet's side, with what to do. */
+/** What `/readyz` could not tell, said from the kubelet's side. */
 function unreadPart(
   answer: Exclude<PodHttpAnswer, { kind: "answered" }>,
   ready: boolean | undefined,
@@ -232,24 +203,11 @@ function unreadPart(
 /** A proxy pod and what its `/readyz` answered. */
 export interface ProxyPodView {
   readonly pod: PodHealth;
-  /** The health port asked. */
   readonly port: number;
   readonly readyz: PodHttpAnswer;
 }
 
-/**
- * The finding of one proxy pod.
- *
- * @example
- * ```ts
- * import type { PodHealth } from "../../resources/pod_health.ts";
- * import { proxyPodFinding } from "./health_findings.ts";
- *
- * declare const pod: PodHealth;
- * const readyz = { kind: "answered", status: 503, text: "backend unreachable (timeout): no answer\n" } as const;
- * proxyPodFinding({ pod, port: 8081, readyz }, { now: Date.now() }).verdict; // "problem"
- * ```
- */
+/** The finding of one proxy pod. */
 export function proxyPodFinding(view: ProxyPodView, options: { readonly now: number }): Finding {
   const { pod, readyz } = view;
   const subject = `proxy Pod ${pod.metadata.namespace}/${pod.metadata.name}`;
@@ -291,7 +249,7 @@ export interface ControllerPodView extends ProxyPodView {
 
 /** How the controller's work is judged. */
 export interface ControllerJudgement {
-  /** Unix milliseconds now. */
+  /** Unix milliseconds. */
   readonly now: number;
   /** `--resync`: every resync reconciles, so a leader succeeds at least this often. */
   readonly resyncMs: number;
@@ -303,7 +261,6 @@ function reconcileCounts(reading: ControllerMetricsReading): string {
   return counts.length === 0 ? "no reconciles yet" : `reconciles since start: ${counts.join(", ")}`;
 }
 
-/** What `/metrics` says about the controller's reconciles. */
 function metricsPart(answer: PodHttpAnswer, judgement: ControllerJudgement, logs: string): Part {
   if (answer.kind !== "answered" || answer.status !== 200) {
     const why = answer.kind === "answered"
@@ -345,26 +302,7 @@ function metricsPart(answer: PodHttpAnswer, judgement: ControllerJudgement, logs
   return ["ok", sentence];
 }
 
-/**
- * The finding of one controller pod.
- *
- * @example
- * ```ts
- * import type { PodHealth } from "../../resources/pod_health.ts";
- * import { controllerPodFinding } from "./health_findings.ts";
- *
- * declare const pod: PodHealth;
- * const now = Date.parse("2026-05-01T12:00:00Z");
- * const readyz = { kind: "answered", status: 200, text: "ok\n" } as const;
- * const metrics = {
- *   kind: "answered",
- *   status: 200,
- *   text: `ouroboros_controller_last_successful_reconcile_timestamp_seconds ${now / 1000 - 180}\n`,
- * } as const;
- * controllerPodFinding({ pod, port: 8082, readyz, metrics }, { now, resyncMs: 600_000 }).saw;
- * // "ready; last successful reconcile 3m ago (no reconciles yet)"
- * ```
- */
+/** The finding of one controller pod. */
 export function controllerPodFinding(view: ControllerPodView, judgement: ControllerJudgement): Finding {
   const { pod, readyz } = view;
   const { namespace, name } = pod.metadata;

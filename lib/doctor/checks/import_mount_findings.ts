@@ -1,7 +1,6 @@
 /**
- * coredns-import mode's mount check: whether the CoreDNS Deployment mounts the import ConfigMap
- * as a directory (a `subPath` mount never sees a change), with our key among its items, at the
- * folder the Corefile's import line reads (from the controller's own `importPatterns`).
+ * coredns-import mode's mount check: does CoreDNS mount the import ConfigMap as a directory (a
+ * `subPath` mount never sees a change), with our key, where the import line reads?
  *
  * Pure: no I/O.
  *
@@ -14,16 +13,15 @@ import { importPatterns } from "../../controller/modes/coredns/corefile/import_l
 import type { Finding } from "../doctor_check.ts";
 import { finding } from "./dns_wiring_findings.ts";
 
-/** The mount directory the import line expects. */
+/** Advised when the Corefile's import folder is unknown. */
 const MOUNT_DIR = "/etc/coredns/custom";
 
 /** Where CoreDNS's images keep the Corefile: relative import patterns start there. */
 const COREFILE_DIR = "/etc/coredns";
 
 /**
- * The folders the Corefile's import lines that cover `key` read from: a pattern's folder,
- * relative ones taken from the Corefile's folder (`/etc/coredns` in CoreDNS's images; the
- * Corefile key's own path when it names one).
+ * The folders the import lines covering `key` read from; relative patterns start at the
+ * Corefile's folder.
  *
  * @example
  * ```ts
@@ -53,19 +51,16 @@ function trimSlash(path: string): string {
   return path.length > 1 ? path.replace(/\/+$/, "") : path;
 }
 
-/** The import ConfigMap, and the folders the Corefile's import lines read from (when it was read). */
+/** The import ConfigMap, and the folders the Corefile's import lines read from. */
 export interface ImportMount {
   readonly namespace: string;
   readonly configmap: string;
   readonly key: string;
-  /** {@linkcode importDirectories}; absent when the Corefile could not be read (the path is not judged). */
+  /** Absent when the Corefile could not be read: the path is then not judged. */
   readonly directories?: readonly string[];
 }
 
-/**
- * coredns-import mode: whether a Deployment mounts the import ConfigMap so that CoreDNS sees our
- * key, where its import line looks, and sees it change.
- */
+/** One finding per Deployment mounting the import ConfigMap, or a problem when none does. */
 export function mountFindings(
   deployments: readonly DeploymentVolumes[],
   importMount: ImportMount,

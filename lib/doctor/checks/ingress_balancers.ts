@@ -1,13 +1,7 @@
 /**
- * Finding the ingress controller's load balancers, for every check that needs them (is ipMode
- * `Proxy`? does the ingress reject a request without a PROXY header?): the configured backend
- * Service (`--ingress-service`), and every Service whose load-balancer address an Ingress (or,
- * with `--gateway-api`, a Gateway) reports in its status (a second ingress controller, or a
- * differently named Service).
- *
- * Decisions: a read that fails is reported beside what was found, never thrown: the backend's
- * failure as one sentence, the listing's naming the list that failed, and for a 403 the verb,
- * resource and scope RBAC refused.
+ * Finds the ingress controller's load balancers: `--ingress-service`, plus every Service whose
+ * address an Ingress (or Gateway) status reports, which catches a second ingress controller.
+ * Failed reads are reported beside what was found, never thrown.
  *
  * Effects: HTTP GET/LIST through the injected client.
  *
@@ -23,43 +17,23 @@ import { errorMessage } from "../../util/error_message.ts";
 
 /** What {@linkcode ingressBalancers} found, and what it could not read. */
 export interface IngressBalancers {
-  /** The backend Service (whatever its type) and the Services Ingresses report, each once. */
+  /** Each once, whatever its type. */
   readonly services: readonly Service[];
-  /** Why the configured backend Service could not be read, when it could not. */
+  /** Why `--ingress-service` could not be read. */
   readonly backendProblem?: string;
-  /**
-   * Why the Ingresses, Gateways or Services could not be listed, when they could not: `message`
-   * names the list (for a 403, "RBAC does not allow list on … (403)").
-   */
+  /** Why a listing failed; `message` names the list. */
   readonly listProblem?: { readonly forbidden: boolean; readonly message: string };
 }
 
 /** Where the configured backend is. */
 export interface IngressBalancersOptions {
-  /** `--ingress-service`. */
   readonly ingressService: { readonly namespace: string; readonly name: string };
   readonly signal: AbortSignal;
   /** `--gateway-api`: Gateways' status addresses count too. @default false */
   readonly gatewayApi?: boolean;
 }
 
-/**
- * Reads the ingress controller's Services: the configured one, and those whose load-balancer
- * address (IP or hostname) an Ingress reports. Never rejects for a failed read.
- *
- * @example
- * ```ts
- * import { KubeClient } from "../../kube/client.ts";
- * import { ingressBalancers } from "./ingress_balancers.ts";
- *
- * using api = new KubeClient({ server: "http://127.0.0.1:8001" });
- * const found = await ingressBalancers(api, {
- *   ingressService: { namespace: "ingress-nginx", name: "ingress-nginx-controller" },
- *   signal: AbortSignal.timeout(20_000),
- * });
- * found.services.filter((service) => service.spec.type === "LoadBalancer");
- * ```
- */
+/** Reads the ingress controller's Services; never rejects for a failed read. */
 export async function ingressBalancers(
   api: Pick<KubeClient, "get" | "listAll">,
   options: IngressBalancersOptions,

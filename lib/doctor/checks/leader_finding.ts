@@ -1,16 +1,7 @@
 /**
- * The health check's judgement of leader election (`--leader-elect`): who holds the Lease, and
- * whether it still renews it.
- *
- * Decisions:
- * - The controller's identity is `<pod name>_<random suffix>` (`lib/controller/controller_command.ts`), so
- *   a holder is matched to a pod by that prefix (or the whole name).
- * - A renew older than the lease duration is a problem: replicas take over within a retry
- *   period, so an expired Lease that stays expired means nobody writes. The renew time is the
- *   holder's clock, the age the doctor's: a skew of a few seconds is tolerated by the margin of
- *   one lease duration the followers wait anyway.
- * - A holder that is not a current controller pod, with a fresh renew, is a warning: another
- *   process (another release sharing `--leader-election-id`, a pod the selector misses) leads.
+ * The health check's judgement of leader election: who holds the Lease, and whether it renews.
+ * A renew older than one lease duration is a problem (followers would have taken over); a fresh
+ * holder that is no current controller pod is a warning (another process leads).
  *
  * Pure: no I/O; the time is passed in.
  *
@@ -23,40 +14,21 @@ import { ago, healthFinding } from "./health_findings.ts";
 
 /** What {@linkcode leaderFinding} decides from. */
 export interface LeaderInput {
-  /** `--leader-election-namespace` and `--leader-election-id`. */
   readonly lease: { readonly namespace: string; readonly name: string };
-  /** The Lease as read; `undefined` when it does not exist. */
+  /** `undefined` when the Lease does not exist. */
   readonly found: Lease | undefined;
-  /** Names of the controller pods found now; `undefined` when they could not be listed. */
+  /** Controller pod names; `undefined` when they could not be listed. */
   readonly pods: readonly string[] | undefined;
-  /** Unix milliseconds now. */
+  /** Unix milliseconds. */
   readonly now: number;
 }
 
-/** The pod a holder identity names: the pod whose name it is or starts with (`<pod>_<suffix>`). */
+/** The pod a holder identity names: the controller's identity is `<pod>_<suffix>`. */
 function holderPod(holder: string, pods: readonly string[]): string | undefined {
   return pods.find((pod) => holder === pod || holder.startsWith(`${pod}_`));
 }
 
-/**
- * The leader's finding.
- *
- * @example
- * ```ts
- * import { leaderFinding } from "./leader_finding.ts";
- *
- * const now = Date.parse("2026-05-01T12:00:00Z");
- * leaderFinding({
- *   lease: { namespace: "ouroboros", name: "ouroboros-controller" },
- *   found: {
- *     metadata: { name: "ouroboros-controller", namespace: "ouroboros", uid: "u", resourceVersion: "1", labels: {}, annotations: {}, ownerReferences: [] },
- *     spec: { holderIdentity: "ctl-7d9f_ab12cd34", leaseDurationSeconds: 15, renewTime: "2026-05-01T11:59:58.000000Z" },
- *   },
- *   pods: ["ctl-7d9f", "ctl-5c2a"],
- *   now,
- * }).verdict; // "ok"
- * ```
- */
+/** The leader's finding. */
 export function leaderFinding(input: LeaderInput): Finding {
   const { lease, found, pods, now } = input;
   const subject = `Lease ${lease.namespace}/${lease.name}`;

@@ -1,14 +1,7 @@
 /**
  * Check 1, "do you need ouroboros at all?". Hairpinning exists because the service proxy
- * short-circuits traffic to a load balancer's IP straight to the ingress Service. KEP-1860 lets a
- * cloud controller mark an address `ipMode: Proxy` (beta and on by default from Kubernetes 1.30,
- * GA in 1.32), and a service proxy that honours it then sends that traffic out through the load
- * balancer, which adds the PROXY header itself. A load balancer known only by hostname is never
- * short-circuited either.
- *
- * The ingress controller's load balancers are the configured backend Service and every
- * LoadBalancer Service whose address an Ingress reports in its status (`ingress_balancers.ts`,
- * shared with the probe-direct check).
+ * short-circuits traffic to a load balancer IP; with KEP-1860's `ipMode: Proxy` (default from
+ * 1.30) or a hostname-only load balancer, traffic goes out through it and gets the PROXY header.
  *
  * Pure: {@linkcode needFindings} decides from what was read; {@linkcode needCheck} reads.
  *
@@ -26,18 +19,16 @@ import { ingressBalancers } from "./ingress_balancers.ts";
 /** The first minor version where kube-proxy honours `ipMode: Proxy` by default. */
 const IP_MODE_MINOR = 30;
 
-/** Service proxies and what is known of their support, for the warning's text. */
 const IP_MODE_SUPPORT =
   "kube-proxy from 1.30; Cilium's kube-proxy replacement from 1.17 (1.18.0 regressed, " +
   "fixed in 1.18.1); Calico eBPF: not known";
 
 /** What {@linkcode needFindings} decides from. */
 export interface NeedInput {
-  /** `/version`'s major and minor, or why it could not be read. */
+  /** `/version`, or why it could not be read. */
   readonly version: { readonly major: number; readonly minor: number } | { readonly error: string };
-  /** The ingress controller's load balancer Services found. */
   readonly services: readonly Service[];
-  /** Why the configured backend Service could not be read, when it could not. */
+  /** Why `--ingress-service` could not be read. */
   readonly backendProblem?: string;
 }
 
@@ -150,9 +141,8 @@ export function needFindings(input: NeedInput): Finding[] {
 /** What {@linkcode needCheck} reads with and where the configured backend is. */
 export interface NeedContext {
   readonly api: Pick<KubeClient, "get" | "listAll" | "getJson">;
-  /** The ingress controller's Service (`--ingress-service`). */
   readonly ingressService: { readonly namespace: string; readonly name: string };
-  /** `--gateway-api`: Gateways' status addresses name load balancers too. @default false */
+  /** Gateways' status addresses name load balancers too. @default false */
   readonly gatewayApi?: boolean;
 }
 

@@ -1,17 +1,9 @@
 /**
- * Check 5, "the path": does a hairpinned call get through the proxy to the ingress? For each
- * host (`--host`, or the hairpinned hosts, sampled above `--host-limit`), through each of the
- * proxy Service's ClusterIPs: an HTTP request with the host as `Host` on the Service's http port,
- * and a TLS handshake with the host as SNI on its https port. The verdicts are
- * `path_findings.ts`'s.
+ * Check 5, "the path": does a hairpinned call get through the proxy to the ingress? Per host and
+ * proxy ClusterIP, an HTTP request (`Host`) and a TLS handshake (SNI). The Service is read from
+ * the API, since its ClusterIPs and ports are what DNS answers point at.
  *
- * Decisions: the proxy Service is read from the API (`--proxy-service-namespace/-name`), not
- * taken from the flags' rewrite target: its ClusterIPs and ports are what CoreDNS answers point
- * at. Probes run a few at a time, each bounded by its own time and by the check's signal; what
- * did not finish is said, never thrown.
- *
- * Effects: one GET through the injected client; TCP and TLS connections through injectable
- * dialers.
+ * Effects: one GET through the injected client; TCP and TLS connections.
  *
  * @module
  */
@@ -30,13 +22,12 @@ import { serviceTargets } from "./service_targets.ts";
 /** What the check runs against. */
 export interface PathContext {
   readonly api: Pick<KubeClient, "get">;
-  /** `--proxy-service-namespace` and `--proxy-service-name`; absent when either is empty. */
+  /** Absent when either flag is empty. */
   readonly proxyService?: { readonly namespace: string; readonly name: string };
-  /** The hosts to probe (already sampled). */
+  /** Already sampled. */
   readonly hosts: readonly string[];
-  /** How many hosts `hosts` was sampled from, when it was a sample. */
+  /** Present when `hosts` is a sample. */
   readonly sampledFrom?: number;
-  /** Whether the doctor runs in a pod. */
   readonly inCluster: boolean;
 }
 
@@ -44,7 +35,7 @@ export interface PathContext {
 export interface PathCheckOptions {
   /** Each probe's own time. @default 5_000 */
   readonly probeTimeoutMs?: number;
-  /** Hosts probed at once (each on both ports). @default 16: twenty hosts on two families in three rounds */
+  /** Hosts probed at once (each on both ports). @default 16 */
   readonly concurrency?: number;
   /** @default Deno.connect */
   readonly dial?: Dialer;

@@ -1,22 +1,10 @@
 /**
- * The verdicts of check 5, "the path": what the probes through the proxy Service saw, judged.
- * For each host, an HTTP request with its `Host` header on the Service's http port and a TLS
- * handshake with it as SNI on the https port; the worse of the two is the host's verdict, and
- * hosts that saw exactly the same are reported on one line.
- *
- * Decisions:
- * - Any HTTP status is an answer: the path works (a 4xx/5xx comes from the ingress or the
- *   application, and is said). Except 400: a well-formed `GET /` gets it when the ingress read
- *   the PROXY header as a malformed request line (it does not expect one), or when the proxy's
- *   http target is the ingress's https port. That is the failure this check exists for: problem.
- * - Connected, then closed or reset without a byte: problem, the PROXY header was not accepted
- *   (wrong `--proxy-protocol`, or the ingress does not expect one), or the proxy could not reach
- *   the ingress. Connected and then silent: problem too.
- * - Refused, unreachable, or not connected in time: a problem in a pod (`inCluster`), where the
- *   ClusterIP must answer; `could-not-check` from a workstation, where ClusterIPs are usually
- *   not routed, with the advice to run it in the cluster.
- * - A certificate that does not cover the host is a warning (the ingress's default
- *   certificate); an untrusted one that covers it is fine (a private CA is common).
+ * The verdicts of check 5, "the path"; hosts that saw the same share one line.
+ * - Any HTTP status means the path works, except 400: the ingress read the PROXY header as a
+ *   malformed request line. A hang-up without a byte is a PROXY header mismatch too.
+ * - Not connecting is a problem in a pod; from a workstation (ClusterIPs not routed),
+ *   could-not-check.
+ * - An untrusted certificate that covers the host is fine (private CAs are common).
  *
  * Pure: no I/O.
  *
@@ -37,9 +25,8 @@ export interface PathProbe {
   readonly host: string;
   /** The ClusterIP probed. */
   readonly address: string;
-  /** The http port's probe; absent when the Service has no http port. */
+  /** Absent when the Service has no such port. */
   readonly http?: { readonly port: number; readonly result: HttpProbeResult };
-  /** The https port's probe; absent when the Service has no https port. */
   readonly https?: { readonly port: number; readonly result: TlsProbeResult };
 }
 
@@ -47,12 +34,12 @@ export interface PathProbe {
 export interface PathInput {
   /** `Service <namespace>/<name>`. */
   readonly service: string;
-  /** Whether the doctor runs in a pod (ClusterIPs must answer there). */
+  /** In a pod, ClusterIPs must answer. */
   readonly inCluster: boolean;
   /** Each probe's own time. */
   readonly timeoutMs: number;
   readonly probes: readonly PathProbe[];
-  /** How many hosts the probed ones were sampled from, when they were. */
+  /** Present when the hosts were a sample. */
   readonly sampledFrom?: number;
 }
 
@@ -168,26 +155,7 @@ function worst(judged: readonly Judged[]): Judged {
   return judged.reduce((a, b) => VERDICTS.indexOf(b[0]) > VERDICTS.indexOf(a[0]) ? b : a);
 }
 
-/**
- * The findings of check 5: one per group of hosts that saw the same, plus a note when the hosts
- * were a sample.
- *
- * @example
- * ```ts
- * import { pathFindings } from "./path_findings.ts";
- *
- * pathFindings({
- *   service: "Service ouroboros/ouroboros-proxy",
- *   inCluster: true,
- *   timeoutMs: 5_000,
- *   probes: [{
- *     host: "shop.example.com",
- *     address: "10.96.0.50",
- *     http: { port: 80, result: { kind: "reset" } },
- *   }],
- * })[0]?.verdict; // "problem"
- * ```
- */
+/** The findings of check 5: one per group of hosts that saw the same, plus a note for a sample. */
 export function pathFindings(input: PathInput): Finding[] {
   const findings: Finding[] = [];
   const hosts = new Set(input.probes.map((probe) => probe.host));

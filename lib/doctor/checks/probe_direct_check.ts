@@ -1,26 +1,11 @@
 /**
- * Check 2, "is the problem real?" (`--probe-direct`): from inside the cluster, send a plain HTTP
- * request without a PROXY header to the ingress's load-balancer address, as a hairpinned call
- * does. The service proxy short-circuits that address to the ingress pods, so the answer shows
- * what hairpinned calls meet without ouroboros.
- *
- * Decisions:
- * - Hung up on (closed or reset without an answer): the ingress insists on a PROXY header and
- *   hairpinned calls fail: ouroboros is needed; a finding of verdict ok, since that is what it is
- *   for.
- * - Answered (any status): warning, "you may not need ouroboros": the ingress does not insist on
- *   a PROXY header from in-cluster clients, or the service proxy sends the address through the
- *   load balancer (`ipMode: Proxy`), which adds one.
- * - Anything else (refused, no answer, no route) tells nothing about the PROXY header:
- *   `could-not-check`, with what was seen.
- * - From a workstation the request would go through the load balancer, which adds the header,
- *   so the answer says nothing: `could-not-check` without dialling, with the advice to run it
- *   in the cluster.
- * - The addresses are the IPs of the load balancers `ingress_balancers.ts` finds (shared with
- *   check 1), on each Service's http port (named `http`, else 80).
+ * Check 2, "is the problem real?" (`--probe-direct`): from inside the cluster, a request without
+ * a PROXY header to the load-balancer IP, as a hairpinned call makes. Hung up on means ouroboros
+ * is needed (ok); answered means you may not need it (warning). From a workstation the request
+ * would cross the load balancer and tell nothing, so it is not sent.
  *
  * Pure: {@linkcode probeDirectFindings}. Effects: reads through the injected client; one TCP
- * connection per address through an injectable dialer.
+ * connection per address.
  *
  * @module
  */
@@ -49,7 +34,7 @@ export interface DirectProbe {
 export interface ProbeDirectInput {
   readonly timeoutMs: number;
   readonly probes: readonly DirectProbe[];
-  /** Why nothing could be probed or some Services were not seen (read failures), when so. */
+  /** Read failures that may hide load balancers. */
   readonly readProblems: readonly string[];
 }
 
@@ -102,20 +87,7 @@ function judge(probe: DirectProbe, timeoutMs: number): Finding {
   }
 }
 
-/**
- * The findings of check 2 from what the probes saw.
- *
- * @example
- * ```ts
- * import { probeDirectFindings } from "./probe_direct_check.ts";
- *
- * probeDirectFindings({
- *   timeoutMs: 5_000,
- *   readProblems: [],
- *   probes: [{ service: "Service ingress-nginx/ingress-nginx-controller", address: "203.0.113.10", port: 80, result: { kind: "closed" } }],
- * })[0]?.saw; // "… the problem is real and ouroboros is needed"
- * ```
- */
+/** The findings of check 2 from what the probes saw. */
 export function probeDirectFindings(input: ProbeDirectInput): Finding[] {
   const findings = input.probes.map((probe) => judge(probe, input.timeoutMs));
   if (findings.length === 0) {
@@ -127,7 +99,7 @@ export function probeDirectFindings(input: ProbeDirectInput): Finding[] {
         "(a load balancer known only by hostname is never short-circuited)",
     ));
   } else {
-    // What could not be read may hide another load balancer: say so beside what was probed.
+    // What could not be read may hide another load balancer.
     for (const problem of input.readProblems) {
       findings.push(finding("the ingress controller's other load balancers", "could-not-check", problem));
     }
@@ -138,13 +110,11 @@ export function probeDirectFindings(input: ProbeDirectInput): Finding[] {
 /** What the check runs against. */
 export interface ProbeDirectContext {
   readonly api: Pick<KubeClient, "get" | "listAll">;
-  /** `--ingress-service`. */
   readonly ingressService: { readonly namespace: string; readonly name: string };
-  /** Whether the doctor runs in a pod; from outside, the probe would tell nothing. */
   readonly inCluster: boolean;
-  /** `--gateway-api`: Gateways' status addresses name load balancers too. @default false */
+  /** Gateways' status addresses name load balancers too. @default false */
   readonly gatewayApi?: boolean;
-  /** The `Host` header to send (a hairpinned host); the address itself when absent. */
+  /** The `Host` header (a hairpinned host); the address itself when absent. */
   readonly host?: string;
 }
 

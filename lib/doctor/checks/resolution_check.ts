@@ -1,22 +1,8 @@
 /**
- * `ouroboros doctor`'s resolution check: does a pod really get the proxy's addresses for the
- * hairpinned hosts? For each host it asks A and AAAA of the pod's resolver (the nameservers of
- * `/etc/resolv.conf`, in order, until one answers, as libc does) and of the cluster DNS Service
- * directly (its first ClusterIP, read from the Service), and judges the answers with the pure
- * `resolution_findings.ts`.
- *
- * Decisions:
- * - Names are asked as absolute names: the hosts are FQDNs, so `search` and `ndots` change
- *   nothing but the order of a libc's tries. A wildcard host is asked as a made-up name under it.
- * - The DNS client is injected (`AddressLookup`): `doctor_checks.ts` passes `lib/dns`'s
- *   `lookupAddresses` (the forwarder's own UDP, TC→TCP code); tests pass a fake.
- * - A server that timed out once is not asked again for the other hosts (their answer is the
- *   same "no reply"): from a workstation the cluster DNS ClusterIP is unreachable, and 20 hosts
- *   must not cost 20 timeouts.
- * - The port of the cluster DNS Service is its UDP port named `dns`, else its first UDP port,
- *   else 53. A 403 or 404 reading it is one could-not-check finding; the pod's resolver is asked
- *   all the same.
- * - When the signal fires, what was not asked says so (could-not-check), and what was seen stays.
+ * The resolution check: does a pod get the proxy's addresses for the hairpinned hosts? Asks A and
+ * AAAA of the pod's resolv.conf nameservers (in order, as libc) and of the cluster DNS Service.
+ * - Hosts are FQDNs, asked absolute: `search` and `ndots` would change only the order of tries.
+ * - A server that timed out is skipped for later hosts, so an unreachable one costs one timeout.
  *
  * Effects: one GET through the injected client, DNS queries through the injected lookup.
  *
@@ -43,27 +29,24 @@ import {
 
 /** What the check runs against. */
 export interface ResolutionContext {
-  /** Reads the cluster DNS Service. */
   readonly api: Pick<KubeClient, "get">;
-  /** Asks one server for one name's A or AAAA records (`lib/dns`'s `lookupAddresses`). */
+  /** `lib/dns`'s `lookupAddresses` in production. */
   readonly lookup: AddressLookup;
-  /** The hosts to resolve (`--host`, else the hairpinned hosts of the desired set), sampled already. */
+  /** Already sampled. */
   readonly hosts: readonly string[];
-  /** How many hosts there were before the sample (`--host-limit`), when one was taken. */
+  /** Present when `hosts` is a sample. */
   readonly sampledFrom?: number;
   /** The proxy's addresses, which every answer should be exactly. */
   readonly expected: readonly string[];
-  /** Where `expected` came from, for the report ("the ClusterIPs of Service ouroboros/ouroboros-proxy"). */
+  /** Where `expected` came from, for the report. */
   readonly expectedFrom: string;
-  /** The text of the pod's `/etc/resolv.conf`; `undefined` outside a pod (a workstation's resolver is not a pod's). */
+  /** `undefined` outside a pod (a workstation's resolver is not a pod's). */
   readonly resolvConf: string | undefined;
-  /** The port of the resolv.conf nameservers. @default 53 */
+  /** @default 53 */
   readonly resolverPort?: number;
-  /** `--cluster-dns-service`. */
   readonly clusterDnsService: { readonly namespace: string; readonly name: string };
-  /** Whether the doctor runs in a pod: no reply from a workstation is could-not-check, in a pod a problem. */
   readonly inCluster: boolean;
-  /** The Helm release, named in "run it in the cluster: `helm test <release>`". */
+  /** The Helm release, for "`helm test <release>`". */
   readonly release?: string;
 }
 
@@ -77,7 +60,6 @@ export interface ResolutionCheckOptions {
   readonly concurrency?: number;
 }
 
-/** The cluster DNS Service's address, or why there is none. */
 type ClusterDns = { readonly server: DnsServer } | { readonly why: string; readonly finding?: Finding };
 
 function dnsPort(service: Service): number {
@@ -192,29 +174,7 @@ function podResolvers(context: ResolutionContext): readonly DnsServer[] | string
   return servers.length > 0 ? servers : "/etc/resolv.conf names no nameserver";
 }
 
-/**
- * The resolution check.
- *
- * @example
- * ```ts
- * import { type AddressLookup } from "./resolution_findings.ts";
- * import { resolutionCheck, type ResolutionContext } from "./resolution_check.ts";
- *
- * declare const api: ResolutionContext["api"];
- * declare const lookup: AddressLookup;
- * const findings = await resolutionCheck().run({
- *   api,
- *   lookup,
- *   hosts: ["shop.example.com"],
- *   expected: ["10.96.14.2"],
- *   expectedFrom: "the ClusterIPs of Service ouroboros/ouroboros-proxy",
- *   resolvConf: "nameserver 10.96.0.10\n",
- *   clusterDnsService: { namespace: "kube-system", name: "kube-dns" },
- *   inCluster: true,
- * }, AbortSignal.timeout(20_000));
- * findings.every((finding) => finding.check === "resolution"); // true
- * ```
- */
+/** The resolution check. */
 export function resolutionCheck(options: ResolutionCheckOptions = {}): DoctorCheck<ResolutionContext> {
   const dnsTimeoutMs = options.dnsTimeoutMs ?? 2_000;
   const apiTimeoutMs = options.apiTimeoutMs ?? 10_000;

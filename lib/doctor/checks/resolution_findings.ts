@@ -1,22 +1,9 @@
 /**
- * The judgements of the resolution check (`resolution_check.ts`): what the pod's resolver and the
- * cluster DNS Service answered for one hairpinned host, compared with the proxy's addresses.
- *
- * Decisions:
- * - A and AAAA are asked of each resolver and their addresses taken together: the answer is
- *   right when it is exactly the proxy's addresses (`expected`). Extra addresses are a problem
- *   (a client may pick one and bypass the proxy); a subset is a warning (a family not rewritten).
- * - The cluster DNS is judged first: when it gives something else than the proxy, the rewrite is
- *   not in effect whatever the pod's resolver says (the dns-wiring check tells why). When it gives
- *   the proxy and the pod's resolver does not, the pod's resolver is to blame, named by its
- *   address: link-local (169.254.0.0/16, node-local-dns's 169.254.20.10) is node-local-dns
- *   answering from its cache or forwarding the name past CoreDNS; the cluster DNS's own address
- *   answering differently is a cache or a change in flight; any other address is a custom
- *   `dnsConfig` or a `dnsPolicy` other than ClusterFirst.
- * - No reply in time from a workstation is could-not-check (ClusterIPs are rarely routed there);
- *   in a pod it is a problem (CoreDNS down, or a NetworkPolicy blocking port 53).
- * - A wrong answer with a TTL adds that a cache may serve it that much longer after a change.
- * - Hosts with the same finding are reported as one, naming a sample of them.
+ * The resolution check's judgements: A and AAAA answers together must be exactly the proxy's
+ * addresses; extra ones are a problem (a client may bypass the proxy), a subset a warning.
+ * - The cluster DNS is judged first; when it is right and the pod's resolver is not, the pod's
+ *   resolver is blamed by its address (link-local: node-local-dns; else a custom dnsConfig).
+ * - No reply from a workstation is could-not-check; in a pod, a problem.
  *
  * Pure: no I/O.
  *
@@ -30,7 +17,7 @@ import type { AddressLookupResult } from "../../util/address_lookup_result.ts";
 import type { Finding, Verdict } from "../doctor_check.ts";
 import { sample } from "./dns_wiring_findings.ts";
 
-/** The check's id in every finding. */
+/** The check's id. */
 export const RESOLUTION_CHECK_ID = "resolution";
 
 export type { AddressLookupResult };
@@ -41,10 +28,7 @@ export interface DnsServer {
   readonly port: number;
 }
 
-/**
- * Asks `server` for the A or AAAA records of `name`: `doctor_checks.ts` passes `lib/dns`'s
- * `lookupAddresses`; tests pass a fake.
- */
+/** Asks `server` for the A or AAAA records of `name` (`lib/dns`'s `lookupAddresses`). */
 export type AddressLookup = (
   server: DnsServer,
   name: string,
@@ -55,7 +39,6 @@ export type AddressLookup = (
 export type ResolverView =
   | {
     readonly kind: "answer";
-    /** The server that answered. */
     readonly server: DnsServer;
     /** The first RCODE other than NOERROR of the two answers, else 0. */
     readonly rcode: number;
@@ -68,7 +51,6 @@ export type ResolverView =
     readonly timedOut: boolean;
     readonly reason: string;
   }
-  /** Not asked, and why (not in a pod, the Service could not be read, out of time). */
   | { readonly kind: "not-asked"; readonly why: string };
 
 /** One host's answers and what they are compared with. */
@@ -78,11 +60,10 @@ export interface HostResolution {
   readonly cluster: ResolverView;
   /** The proxy's addresses. */
   readonly expected: readonly string[];
-  /** Where they came from, such as "the ClusterIPs of Service ouroboros/ouroboros-proxy". */
+  /** Such as "the ClusterIPs of Service ouroboros/ouroboros-proxy". */
   readonly expectedFrom: string;
-  /** Whether the doctor runs in a pod: no reply from a workstation is could-not-check. */
   readonly inCluster: boolean;
-  /** The Helm release, for "run it in the cluster: `helm test <release>`". */
+  /** The Helm release, for "`helm test <release>`". */
   readonly release?: string;
 }
 
@@ -95,18 +76,8 @@ const RCODE_NAMES: Readonly<Record<number, string>> = {
 };
 
 /**
- * One resolver's view from its A and AAAA results: the addresses of both, the smaller TTL, the
- * first error RCODE; no reply to either question is no reply at all.
- *
- * @example
- * ```ts
- * import { mergeLookups } from "./resolution_findings.ts";
- *
- * mergeLookups({ host: "10.96.0.10", port: 53 }, [
- *   { kind: "answer", rcode: 0, addresses: ["10.96.14.2"], ttl: 5 },
- *   { kind: "answer", rcode: 0, addresses: [] },
- * ]); // { kind: "answer", server: { host: "10.96.0.10", port: 53 }, rcode: 0, addresses: ["10.96.14.2"], ttl: 5 }
- * ```
+ * One resolver's view from its A and AAAA results: both addresses, the smaller TTL, the first
+ * error RCODE; no reply to either question is no reply at all.
  */
 export function mergeLookups(server: DnsServer, results: readonly AddressLookupResult[]): ResolverView {
   const failed = results.find((result) => result.kind === "no-answer");
@@ -122,7 +93,6 @@ export function mergeLookups(server: DnsServer, results: readonly AddressLookupR
   };
 }
 
-/** How a view compares with the proxy's addresses. */
 type Comparison = "match" | "subset" | "extra" | "other" | "error" | "silent" | "not-asked";
 
 function canonical(address: string): string {
@@ -154,7 +124,6 @@ function said(who: string, view: ResolverView): string {
   return `${at} says ${RCODE_NAMES[view.rcode] ?? `RCODE ${view.rcode}`}`;
 }
 
-/** The cache remark for a wrong answer with a TTL. */
 function cacheNote(view: ResolverView): string {
   if (view.kind !== "answer" || view.ttl === undefined || view.ttl === 0) return "";
   return `; caches may keep this answer up to ${formatDuration(view.ttl * 1000)} after a change, so if the ` +
@@ -196,25 +165,7 @@ function notReachable(resolution: HostResolution): string {
   return `not reachable from here; run it in the cluster: \`helm test ${resolution.release ?? "<release>"}\``;
 }
 
-/**
- * The verdict, what was seen and what to do for one host.
- *
- * @example
- * ```ts
- * import { hostVerdict } from "./resolution_findings.ts";
- *
- * const server = { host: "10.96.0.10", port: 53 };
- * const answer = { kind: "answer", server, rcode: 0, addresses: ["10.96.14.2"] } as const;
- * hostVerdict({
- *   host: "shop.example.com",
- *   pod: answer,
- *   cluster: answer,
- *   expected: ["10.96.14.2"],
- *   expectedFrom: "the ClusterIPs of Service ouroboros/ouroboros-proxy",
- *   inCluster: true,
- * })[0]; // "ok"
- * ```
- */
+/** The verdict, what was seen and what to do for one host. */
 export function hostVerdict(resolution: HostResolution): readonly [Verdict, string, string?] {
   const { pod, cluster, expected, expectedFrom, inCluster } = resolution;
   const proxy = `the proxy's ${expected.join(", ")} (${expectedFrom})`;
@@ -265,21 +216,11 @@ export function hostVerdict(resolution: HostResolution): readonly [Verdict, stri
 
 /** Options for {@linkcode resolutionFindings}. */
 export interface ResolutionFindingsOptions {
-  /** How many hosts there were before a sample was taken (`--host-limit`). */
+  /** Hosts before sampling. */
   readonly sampledFrom?: number;
 }
 
-/**
- * The findings for every host: hosts with the same verdict, sentence and todo share one finding,
- * whose subject names a sample of them; the first finding says when the hosts are a sample.
- *
- * @example
- * ```ts
- * import { resolutionFindings } from "./resolution_findings.ts";
- *
- * resolutionFindings([], { sampledFrom: 41 }); // []
- * ```
- */
+/** The findings for every host; hosts with the same verdict, sentence and todo share one. */
 export function resolutionFindings(
   resolutions: readonly HostResolution[],
   options: ResolutionFindingsOptions = {},

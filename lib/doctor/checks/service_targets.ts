@@ -1,12 +1,6 @@
 /**
- * Where a Service takes traffic: its ClusterIPs (one per IP family) and its http and https
- * ports, as the checks that dial one need them: the path check dials the proxy Service (and the
- * resolution check compares DNS answers with the same addresses), the probe-direct check the
- * ingress's load balancer on its http port.
- *
- * Decisions: the ports are the ones named `http` and `https` (the chart's names), else the ones
- * numbered 80 and 443; TCP only. A headless Service (`None`) or one without a ClusterIP has no
- * addresses.
+ * Where a Service takes traffic: its ClusterIPs and its TCP ports named `http`/`https` (the
+ * chart's names), else numbered 80/443.
  *
  * Pure: no I/O.
  *
@@ -17,11 +11,9 @@ import type { Service, ServicePort } from "../../resources/service.ts";
 
 /** A Service's addresses and ports. */
 export interface ServiceTargets {
-  /** Its ClusterIPs, `clusterIPs` in order (or `clusterIP`); empty when headless or unallocated. */
+  /** Empty when headless or unallocated. */
   readonly addresses: readonly string[];
-  /** The port named `http`, else 80; absent when it has neither. */
   readonly httpPort?: number;
-  /** The port named `https`, else 443; absent when it has neither. */
   readonly httpsPort?: number;
 }
 

@@ -1,13 +1,6 @@
 /**
- * The health check's judgement of the Warning Events the controller recorded (`lib/kube/
- * event_recorder.ts` sets `source.component` and `reportingComponent` to `ouroboros`): each one
- * that happened within the window is a warning that quotes its reason and message.
- *
- * Decisions:
- * - Only Events of type `Warning` from our component, last seen within the window (an hour by
- *   default, the API server's default Event TTL); newest first, at most
- *   {@linkcode EVENT_LIMIT} findings and one that says how many more.
- * - None: one ok finding naming the namespaces looked in.
+ * The health check's judgement of the Warning Events ouroboros recorded within the window (an
+ * hour, the API server's default Event TTL): newest first, at most {@linkcode EVENT_LIMIT}.
  *
  * Pure: no I/O; the time is passed in.
  *
@@ -26,11 +19,10 @@ export const EVENT_LIMIT = 10;
 
 /** What {@linkcode warningEventFindings} decides from. */
 export interface WarningEventInput {
-  /** Every Event listed (any type and component: the filter is here). */
+  /** Any type and component: the filter is here. */
   readonly events: readonly TimedEvent[];
-  /** The namespaces they were listed in, for the ok finding. */
   readonly namespaces: readonly string[];
-  /** Unix milliseconds now. */
+  /** Unix milliseconds. */
   readonly now: number;
   /** How far back. @default 3_600_000 */
   readonly windowMs?: number;

@@ -1,15 +1,9 @@
 /**
- * The doctor's plain-HTTP probe: connect to an address, send one `GET / HTTP/1.1` with a chosen
- * `Host` header (no PROXY header: whatever sits in between adds one or not), and read the status
- * line. It tells "the ingress answered, with this status" from "connected and was hung up on"
- * (the PROXY header question) from "could not connect at all".
+ * The doctor's plain-HTTP probe: one `GET /` with a chosen `Host` and no PROXY header, reading
+ * only the status line. It tells "answered" from "hung up on" (the PROXY header question) from
+ * "could not connect"; non-HTTP bytes (a TLS alert, say) are reported, not guessed at.
  *
- * Decisions: only the first line is read (up to {@linkcode MAX_ANSWER_BYTES}); the request asks
- * for `Connection: close` so nothing is left open. Bytes that are not an HTTP status line (a TLS
- * alert from an https port, say) are reported as such rather than guessed at.
- *
- * Pure: {@linkcode classifyHttpAnswer}. Effects: {@linkcode httpProbe} opens one TCP connection
- * through an injectable dialer.
+ * Pure: {@linkcode classifyHttpAnswer}. Effects: {@linkcode httpProbe} opens one TCP connection.
  *
  * @module
  */
@@ -22,9 +16,8 @@ export const MAX_ANSWER_BYTES = 1024;
 
 /** What came back on a connection, as far as the status line goes. */
 export type HttpAnswer =
-  /** A status line, such as `HTTP/1.1 404 Not Found`. */
   | { readonly kind: "answered"; readonly statusLine: string; readonly status: number }
-  /** Bytes that do not start an HTTP response; `sample` shows the first few, escaped. */
+  /** `sample` shows the first few bytes, escaped. */
   | { readonly kind: "not-http"; readonly sample: string };
 
 /** The result of one {@linkcode httpProbe}. */
@@ -40,8 +33,7 @@ function sample(bytes: Uint8Array): string {
 }
 
 /**
- * Judges the bytes read so far: an answer, not HTTP, a close without a byte (`closed`), or
- * `undefined` when more bytes are needed (no line end yet, not ended, under the cap).
+ * Judges the bytes read so far; `undefined` when more are needed (no line end yet, under the cap).
  *
  * @example
  * ```ts
@@ -79,7 +71,7 @@ export type Dialer = (options: { hostname: string; port: number; signal: AbortSi
 export interface HttpProbeOptions {
   /** The `Host` header. */
   readonly host: string;
-  /** The probe's own time, connect and answer together. */
+  /** Connect and answer together. */
   readonly timeoutMs: number;
   /** The check's deadline. */
   readonly signal: AbortSignal;
@@ -93,22 +85,7 @@ async function writeAll(conn: ProbeConn, data: Uint8Array): Promise<void> {
   for (let offset = 0; offset < data.length;) offset += await conn.write(data.subarray(offset));
 }
 
-/**
- * Sends `GET / HTTP/1.1` with `Host: <host>` to `hostname:port` and reports what came back.
- * Never rejects: every failure is a {@linkcode ProbeFailure}.
- *
- * @example
- * ```ts
- * import { httpProbe } from "./http_probe.ts";
- *
- * const result = await httpProbe({ hostname: "10.96.0.50", port: 80 }, {
- *   host: "shop.example.com",
- *   timeoutMs: 5_000,
- *   signal: AbortSignal.timeout(20_000),
- * });
- * if (result.kind === "answered") result.statusLine; // "HTTP/1.1 200 OK"
- * ```
- */
+/** Sends `GET /` with `Host: <host>` and reports what came back; never rejects. */
 export async function httpProbe(
   target: { readonly hostname: string; readonly port: number },
   options: HttpProbeOptions,

@@ -1,16 +1,7 @@
 /**
- * How `ouroboros doctor` reads a pod's own HTTP endpoints (`/readyz`, `/metrics` on its health
- * port), two ways behind one interface:
- * - `direct`: GET `http://<podIP>:<port><path>`. Works from inside the cluster (the `helm test`
- *   pod); pod IPs are usually unreachable from a workstation.
- * - `apiserver`: GET the API server's `pods/{name}:{port}/proxy{path}` subresource with the
- *   doctor's client. Works from anywhere the kubeconfig works, given RBAC `get` on `pods/proxy`.
- *
- * Decisions:
- * - Every outcome is a value, never a throw: the pod answered (any status, with its body), it
- *   could not be reached (refused, timed out, no IP: said in one sentence), or RBAC refused the
- *   proxy (403, naming verb, resource and namespace). A caller's abort still rejects.
- * - Each request has its own deadline (default 5 s) inside the caller's signal.
+ * Reads a pod's own HTTP endpoints (`/readyz`, `/metrics`) either `direct` to the pod IP (works
+ * in-cluster) or through the API server's `pods/proxy` (works anywhere, given RBAC). Every outcome
+ * is a value; only the caller's abort rejects.
  *
  * Effects: one HTTP request per call.
  *
@@ -30,20 +21,17 @@ export interface PodEndpoint {
   readonly port: number;
 }
 
-/** What one GET found. */
+/** What one GET found; `forbidden` is RBAC refusing the API server's proxy. */
 export type PodHttpAnswer =
-  /** The pod's endpoint answered. */
   | { readonly kind: "answered"; readonly status: number; readonly text: string }
-  /** It could not be reached; `why` is one sentence (connection refused, timed out, no IP). */
   | { readonly kind: "unreachable"; readonly why: string }
-  /** RBAC refused the API server's proxy; `saw` names the verb, resource and namespace. */
   | { readonly kind: "forbidden"; readonly saw: string };
 
 /** Reads a pod's HTTP endpoint. */
 export interface PodHttp {
-  /** `direct` or `apiserver`, for findings that say how a pod was reached. */
+  /** For findings that say how a pod was reached. */
   readonly reach: "direct" | "apiserver";
-  /** GETs `path` (`/readyz`) on the pod's port. Rejects only when `signal` aborts. */
+  /** Rejects only when `signal` aborts. */
   get(pod: PodEndpoint, path: string, signal: AbortSignal): Promise<PodHttpAnswer>;
 }
 
@@ -53,22 +41,7 @@ export interface PodHttpOptions {
   readonly timeoutMs?: number;
 }
 
-/**
- * The direct way: plain HTTP to the pod's IP.
- *
- * @example
- * ```ts
- * import { directPodHttp } from "./pod_http.ts";
- *
- * const http = directPodHttp({ timeoutMs: 2_000 });
- * const answer = await http.get(
- *   { namespace: "ouroboros", name: "ouroboros-proxy-5d9c", ip: "10.244.1.7", port: 8081 },
- *   "/readyz",
- *   AbortSignal.timeout(10_000),
- * );
- * answer.kind; // "answered", "unreachable" or "forbidden"
- * ```
- */
+/** The direct way: plain HTTP to the pod's IP. */
 export function directPodHttp(options: PodHttpOptions = {}): PodHttp {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return {
@@ -92,19 +65,7 @@ export function directPodHttp(options: PodHttpOptions = {}): PodHttp {
   };
 }
 
-/**
- * The API server's way: `pods/{name}:{port}/proxy{path}` through the doctor's client.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../../kube/client.ts";
- * import { apiserverPodHttp } from "./pod_http.ts";
- *
- * declare const api: KubeClient;
- * const http = apiserverPodHttp(api);
- * await http.get({ namespace: "ouroboros", name: "ouroboros-proxy-5d9c", port: 8081 }, "/readyz", AbortSignal.timeout(10_000));
- * ```
- */
+/** The API server's way: `pods/{name}:{port}/proxy{path}` through the doctor's client. */
 export function apiserverPodHttp(api: Pick<KubeClient, "getText">, options: PodHttpOptions = {}): PodHttp {
   const timeoutMs = options.timeoutMs ?? 5_000;
   return {

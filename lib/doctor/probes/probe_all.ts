@@ -1,8 +1,6 @@
 /**
- * Runs many probes a few at a time, so twenty hosts times two ports finish within one check's
- * time without opening forty connections at once. Once the check's signal fires, the probes not
- * started yet are not started: they get `aborted` (the running ones end by their own deadline,
- * which follows the same signal).
+ * Runs many probes a few at a time; once the check's signal fires, those not started yet are
+ * reported `aborted`.
  *
  * Effects: whatever `probe` does.
  *
@@ -18,21 +16,7 @@ export interface ProbeAllOptions {
   readonly signal: AbortSignal;
 }
 
-/**
- * `probe` applied to every item, at most `concurrency` at a time, results in the items' order.
- *
- * @example
- * ```ts
- * import { httpProbe } from "./http_probe.ts";
- * import { probeAll } from "./probe_all.ts";
- *
- * const signal = AbortSignal.timeout(20_000);
- * await probeAll(["a.example.com", "b.example.com"], {
- *   signal,
- *   probe: (host) => httpProbe({ hostname: "10.96.0.50", port: 80 }, { host, timeoutMs: 5_000, signal }),
- * });
- * ```
- */
+/** `probe` applied to every item, at most `concurrency` at a time, results in the items' order. */
 export async function probeAll<T, R>(
   items: readonly T[],
   options: ProbeAllOptions & { readonly probe: (item: T) => Promise<R> },

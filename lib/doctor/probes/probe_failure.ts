@@ -1,14 +1,8 @@
 /**
- * How a network probe of the doctor can fail, and the one place that turns what a socket threw
- * into that: Deno's own errors (`Deno.errors.ConnectionRefused`, …) and `node:tls`'s
- * (`code: "ECONNRESET"`, …) carry the same `code` strings, so the code decides first and the
- * error's class name second.
- *
- * Decisions: a connection that ends before any byte came back is `closed` (an orderly EOF) or
- * `reset` (an RST); both mean "the other side hung up without answering", which is what an
- * ingress does with a PROXY header it does not expect, or a missing one it insists on. Time-outs
- * are told apart by phase: not connected in time (the address is not reachable from here) versus
- * connected but no answer in time (something took the connection and kept silent).
+ * How a doctor probe can fail, and the one place that turns a socket error into that: the error
+ * `code` decides first (Deno and `node:tls` share them), the class name second. `closed` and
+ * `reset` both mean "hung up without answering", which is how an ingress treats a PROXY header
+ * mismatch.
  *
  * Pure: no I/O.
  *
@@ -20,23 +14,19 @@ export type ProbePhase = "connect" | "answer";
 
 /** A probe that got no answer, and why. */
 export type ProbeFailure =
-  /** Nothing listens there (an RST to the SYN; kube-proxy also rejects a Service without endpoints so). */
+  /** Nothing listens (kube-proxy also refuses so for a Service without endpoints). */
   | { readonly kind: "refused" }
-  /** No route to the address (ICMP unreachable, or no route in this network at all). */
   | { readonly kind: "unreachable"; readonly detail: string }
-  /** The connection was not set up within the probe's time. */
   | { readonly kind: "connect-timeout" }
-  /** Connected, but nothing came back within the probe's time. */
   | { readonly kind: "answer-timeout" }
-  /** Connected, then the other side closed (EOF) before answering. */
+  /** Connected, then EOF before answering. */
   | { readonly kind: "closed" }
-  /** Connected, then the other side reset the connection before answering. */
+  /** Connected, then an RST before answering. */
   | { readonly kind: "reset" }
-  /** Connected, and the other side answered the TLS handshake with an error (an alert, or bytes that are not TLS). */
+  /** The TLS handshake got an alert or non-TLS bytes. */
   | { readonly kind: "handshake-failed"; readonly message: string }
-  /** The check's own deadline ran out before the probe finished. */
+  /** The check's deadline, not the probe's, ran out. */
   | { readonly kind: "aborted" }
-  /** Anything else, with its message. */
   | { readonly kind: "error"; readonly message: string };
 
 const BY_CODE: Readonly<Record<string, ProbeFailure["kind"]>> = {
@@ -68,14 +58,12 @@ function stringField(value: unknown, key: string): string | undefined {
 }
 
 /**
- * What a socket error means for a probe that was in `phase`. A time-out (`ETIMEDOUT`, `TimedOut`)
- * is a connect or answer time-out by phase.
+ * What a socket error means for a probe that was in `phase`.
  *
  * @example
  * ```ts
  * import { classifyProbeFailure } from "./probe_failure.ts";
  *
- * classifyProbeFailure(new Deno.errors.ConnectionRefused("connection refused"), "connect"); // { kind: "refused" }
  * classifyProbeFailure(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), "answer"); // { kind: "reset" }
  * ```
  */
@@ -99,16 +87,7 @@ export function classifyProbeFailure(error: unknown, phase: ProbePhase): ProbeFa
   }
 }
 
-/**
- * One sentence for a failure, naming the address (`host:port`) and the time allowed.
- *
- * @example
- * ```ts
- * import { describeProbeFailure } from "./probe_failure.ts";
- *
- * describeProbeFailure({ kind: "refused" }, { address: "10.96.0.50:80", timeoutMs: 5000 }); // "connection to 10.96.0.50:80 refused"
- * ```
- */
+/** One sentence for a failure, naming the address (`host:port`) and the time allowed. */
 export function describeProbeFailure(
   failure: ProbeFailure,
   options: { readonly address: string; readonly timeoutMs: number },

@@ -1,17 +1,10 @@
 /**
- * The doctor's TLS probe: a TLS handshake with a chosen SNI name to an address, reporting
- * whether the other side completed it, and which certificate it showed. It never trusts or
- * distrusts the connection for anything: the handshake only shows that the ingress took the
- * connection and answered for that name.
- *
- * Decisions: the certificate chain is not required to verify (`node:tls` with
- * `rejectUnauthorized: false`; `Deno.connectTls` cannot skip verification, and an ingress's
- * default certificate is self-signed more often than not): whether it verified, and whether it
- * covers the host, are reported beside the result. The names a certificate covers are its DNS
- * subject alternative names, or its common name when it has none (as TLS clients match them).
+ * The doctor's TLS probe: a handshake with a chosen SNI, reporting whether it completed and the
+ * certificate shown. Uses `node:tls` without chain verification (`Deno.connectTls` cannot skip
+ * it, and ingress default certificates are often self-signed); trust and coverage are reported.
  *
  * Pure: {@linkcode certificateNames}, {@linkcode certificateCovers}. Effects: {@linkcode tlsProbe}
- * opens one TLS connection through an injectable handshaker.
+ * opens one TLS connection.
  *
  * @module
  */
@@ -22,13 +15,11 @@ import { probeDeadline, untilAborted } from "./probe_deadline.ts";
 
 /** The certificate the other side showed, as far as the report needs it. */
 export interface CertificateSummary {
-  /** Its subject's common name, when it has one. */
   readonly commonName?: string;
-  /** The host names it covers (see the module description). */
+  /** See {@linkcode certificateNames}. */
   readonly names: readonly string[];
-  /** Whether one of {@linkcode names} covers the probed host. */
   readonly coversHost: boolean;
-  /** Why the chain did not verify against the trusted roots (`DEPTH_ZERO_SELF_SIGNED_CERT`, …); absent when it did. */
+  /** Why the chain did not verify (`DEPTH_ZERO_SELF_SIGNED_CERT`, …); absent when it did. */
   readonly untrustedBecause?: string;
 }
 
@@ -36,7 +27,6 @@ export interface CertificateSummary {
 export type TlsProbeResult =
   | {
     readonly kind: "handshake";
-    /** `TLSv1.3`, `TLSv1.2`, …, when known. */
     readonly protocol?: string;
     readonly certificate?: CertificateSummary;
   }
@@ -52,23 +42,13 @@ export interface TlsHandshake {
   readonly authorizationError?: string;
 }
 
-/** Performs one handshake; calls `connected` once the TCP connection is up (the answer phase begins). */
+/** Performs one handshake; calls `connected` once TCP is up (the answer phase begins). */
 export type TlsHandshaker = (
   target: { readonly hostname: string; readonly port: number },
   options: { readonly servername: string; readonly signal: AbortSignal; readonly connected: () => void },
 ) => Promise<TlsHandshake>;
 
-/**
- * The names a certificate covers: its `DNS:` subject alternative names, else its common name.
- *
- * @example
- * ```ts
- * import { certificateNames } from "./tls_probe.ts";
- *
- * certificateNames("ingress.local", "DNS:shop.example.com, DNS:*.example.com, IP Address:10.0.0.1"); // ["shop.example.com", "*.example.com"]
- * certificateNames("localhost", undefined); // ["localhost"]
- * ```
- */
+/** The names a certificate covers: its `DNS:` subject alternative names, else its common name. */
 export function certificateNames(
   commonName: string | undefined,
   subjectAltName: string | undefined,
@@ -80,8 +60,7 @@ export function certificateNames(
 }
 
 /**
- * Whether one of `names` covers `host`: equal (ignoring case and a trailing dot), or a `*.`
- * wildcard standing for exactly one leftmost label.
+ * Whether one of `names` covers `host`; a `*.` wildcard stands for exactly one leftmost label.
  *
  * @example
  * ```ts
@@ -153,7 +132,7 @@ const nodeHandshake: TlsHandshaker = (target, options) =>
 export interface TlsProbeOptions {
   /** The SNI name, and the name the certificate is matched against. */
   readonly servername: string;
-  /** The probe's own time, connect and handshake together. */
+  /** Connect and handshake together. */
   readonly timeoutMs: number;
   /** The check's deadline. */
   readonly signal: AbortSignal;
@@ -161,22 +140,7 @@ export interface TlsProbeOptions {
   readonly handshake?: TlsHandshaker;
 }
 
-/**
- * Performs a TLS handshake with `servername` as SNI to `hostname:port`. Never rejects: every
- * failure is a {@linkcode ProbeFailure}.
- *
- * @example
- * ```ts
- * import { tlsProbe } from "./tls_probe.ts";
- *
- * const result = await tlsProbe({ hostname: "10.96.0.50", port: 443 }, {
- *   servername: "shop.example.com",
- *   timeoutMs: 5_000,
- *   signal: AbortSignal.timeout(20_000),
- * });
- * if (result.kind === "handshake") result.certificate?.coversHost;
- * ```
- */
+/** Performs a TLS handshake with `servername` as SNI; never rejects. */
 export async function tlsProbe(
   target: { readonly hostname: string; readonly port: number },
   options: TlsProbeOptions,
@@ -208,7 +172,7 @@ export async function tlsProbe(
   } catch (error) {
     if (deadline.signal.aborted) return deadline.failure(state.phase);
     const failure = classifyProbeFailure(error, state.phase);
-    // Connected and then an error that is no hang-up: the other side spoke, but not the TLS we asked for.
+    // Connected, then an error that is no hang-up: the other side spoke, but not TLS.
     return failure.kind === "error" && state.phase === "answer"
       ? { kind: "handshake-failed", message: failure.message }
       : failure;
