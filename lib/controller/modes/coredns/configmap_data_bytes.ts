@@ -1,15 +1,11 @@
 /**
- * The ConfigMap size budget: tells the CoreDNS sinks, before they send anything, whether new data
- * would exceed what the API server stores in one ConfigMap, so they can keep the previous content
- * and say why instead of collecting a 422.
- *
- * The API server rejects a ConfigMap whose data exceeds 1 MiB (1,048,576 bytes): its validation
- * adds up the UTF-8 byte length of every `data` value and the decoded length of every
- * `binaryData` value, and refuses a total above the limit (exactly 1 MiB is accepted). This
- * module counts the same and also adds every key's UTF-8 length: a margin of a few dozen bytes,
- * so a count right at the limit can never turn into a rejected write.
+ * The ConfigMap size budget: tells the CoreDNS sinks before they write whether the data would
+ * exceed the API server's 1 MiB limit, so they keep the old content and say why instead of a 422.
  *
  * Pure: no I/O.
+ *
+ * Counts as the API server does (UTF-8 `data` values, decoded `binaryData`) plus the keys, a small
+ * margin so a count right at the limit never turns into a rejected write.
  *
  * @module
  */
@@ -17,19 +13,7 @@
 /** The most data bytes one ConfigMap may hold. */
 export const CONFIGMAP_DATA_LIMIT = 1_048_576;
 
-/**
- * UTF-8 byte length of a string, without encoding it. A lone surrogate counts 3 bytes, as it
- * becomes U+FFFD when encoded.
- *
- * @example
- * ```ts
- * import { utf8Length } from "./configmap_data_bytes.ts";
- *
- * utf8Length("a"); // 1
- * utf8Length("é"); // 2
- * utf8Length("😀"); // 4
- * ```
- */
+/** UTF-8 byte length without encoding; a lone surrogate counts 3 (it encodes as U+FFFD). */
 export function utf8Length(text: string): number {
   let bytes = 0;
   for (let index = 0; index < text.length; index++) {
@@ -48,25 +32,14 @@ function isLowSurrogate(code: number): boolean {
   return code >= 0xdc00 && code <= 0xdfff;
 }
 
-/**
- * Decoded length of a base64 value as it appears in `binaryData` (standard alphabet, `=`
- * padding).
- *
- * @example
- * ```ts
- * import { base64DecodedLength } from "./configmap_data_bytes.ts";
- *
- * base64DecodedLength("aGk="); // 2 ("hi")
- * ```
- */
+/** Decoded length of a `binaryData` value (standard base64, `=` padding). */
 export function base64DecodedLength(encoded: string): number {
   const trimmed = encoded.replace(/=+$/, "");
   return Math.floor((trimmed.length * 3) / 4);
 }
 
 /**
- * Bytes a ConfigMap's data counts against the limit: UTF-8 lengths of the `data` keys and values
- * plus the `binaryData` keys and decoded values.
+ * Bytes a ConfigMap's data counts against the limit, keys included.
  *
  * @example
  * ```ts
@@ -87,17 +60,7 @@ export function configMapDataBytes(
   return total;
 }
 
-/**
- * Whether the data would be too large to store: more than {@linkcode CONFIGMAP_DATA_LIMIT} bytes
- * as {@linkcode configMapDataBytes} counts them.
- *
- * @example
- * ```ts
- * import { exceedsConfigMapLimit } from "./configmap_data_bytes.ts";
- *
- * exceedsConfigMapLimit({ Corefile: "x".repeat(2_000_000) }); // true
- * ```
- */
+/** Whether the data is over {@linkcode CONFIGMAP_DATA_LIMIT} as counted here. */
 export function exceedsConfigMapLimit(
   data: Readonly<Record<string, string>>,
   binaryData: Readonly<Record<string, string>> = {},

@@ -1,33 +1,13 @@
 /**
- * coredns-import mode's sink: keeps one data key (`ouroboros.override` by default) of the import
- * ConfigMap (`kube-system/coredns-custom` by default) equal to one `rewrite name` line per desired
- * hostname, and deletes the key when there are none. CoreDNS reads the key through an
- * `import /etc/coredns/custom/*.override` line in its Corefile; the Corefile itself is never
- * written in this mode.
- *
- * Decisions:
- * - The ConfigMap is a prerequisite the operator creates (and mounts into CoreDNS). A missing one
- *   is the refusal `import-configmap-missing` with a message naming it; it is never created here,
- *   because a ConfigMap CoreDNS does not mount would make ouroboros look healthy while doing
- *   nothing.
- * - Writes are JSON merge patches of our key alone: `{"data":{"<key>":"…"}}`, and
- *   `{"data":{"<key>":null}}` to delete it. No resourceVersion precondition: the API server
- *   applies the patch to the object as it is when the patch arrives, so concurrent edits to
- *   other keys are kept (the patch does not mention them), and our key has no other writer whose
- *   edit we could lose. Its value is computed from the full desired set, so a stale read can at
- *   worst cause one redundant write that the next reconcile corrects; it can never resurrect
- *   someone else's old value.
- * - Zero writes when the key already holds the desired value (or is absent with no hosts).
- * - Refusals: hosts or target that would break a rewrite line (a validation bug upstream), an
- *   immutable ConfigMap, data over the 1 MiB limit, a 422 from the API server. Those about an
- *   existing ConfigMap are also a Warning Event on it.
- * - Other failures (transport, 5xx, 403) are `failed` outcomes with the error's message: the
- *   controller backs off. An abort rejects. Nothing here is worth a notice; the sink never logs.
- * - Every write carries the unified diff of our key's text (an absent key diffs as empty). With
- *   `dryRun` the pass stops right before the patch and answers `previewed` with that diff; it
- *   records no Event (a refusal is still the same refusal).
+ * coredns-import mode's sink: keeps one key (`ouroboros.override`) of the import ConfigMap
+ * (`kube-system/coredns-custom`) equal to one `rewrite name` line per desired hostname, deleting
+ * it when there are none. CoreDNS imports the key; the Corefile is never written in this mode.
  *
  * Effects: HTTP through the injected client; Events through the injected recorder.
+ *
+ * The ConfigMap is never created: an unmounted one would look healthy while doing nothing.
+ * Patches name only our key and carry no precondition: nobody else writes the key, and the value
+ * comes from the full desired set, so a stale read costs at most one redundant write.
  *
  * @module
  */
@@ -48,15 +28,14 @@ import { transientFailure } from "./transient_failure.ts";
 
 /** Options for {@linkcode CorednsImportSink}. */
 export interface CorednsImportSinkOptions {
-  /** Reads and patches the import ConfigMap. */
   readonly client: ConfigMapApi;
   /** The import ConfigMap and the key we own. */
   readonly target: CorefileLocation;
   /** The rewrite target, ending with a dot. */
   readonly proxyFqdn: string;
-  /** Records Warning Events; none when absent. */
+  /** No Events when absent. */
   readonly recorder?: Pick<EventRecorder, "record">;
-  /** `--dry-run`: stop right before the patch and answer `previewed`; record no Event. @default false */
+  /** `--dry-run`: stop right before the patch and answer `previewed`; record no Event. */
   readonly dryRun?: boolean;
 }
 
@@ -67,25 +46,7 @@ export const IMPORT_EVENT_REASONS = {
   writeRejected: "ImportKeyWriteRejected",
 } as const;
 
-/**
- * The coredns-import mode sink.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../../../kube/client.ts";
- * import { CorednsImportSink } from "./coredns_import_sink.ts";
- *
- * declare const client: KubeClient;
- * declare const signal: AbortSignal;
- * const sink = new CorednsImportSink({
- *   client,
- *   target: { namespace: "kube-system", configmap: "coredns-custom", key: "ouroboros.override" },
- *   proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local.",
- * });
- * await sink.reconcile(["app.example.com"], signal);
- * // the first time: { kind: "written", hosts: 1, added: 1, removed: 0 }
- * ```
- */
+/** The coredns-import mode sink. */
 export class CorednsImportSink implements Sink {
   readonly description: string;
   readonly #client: ConfigMapApi;
@@ -95,7 +56,6 @@ export class CorednsImportSink implements Sink {
   readonly #recorder: Pick<EventRecorder, "record"> | undefined;
   readonly #dryRun: boolean;
 
-  /** Creates the sink; it holds no resources. */
   constructor(options: CorednsImportSinkOptions) {
     this.#client = options.client;
     this.#target = options.target;
@@ -107,10 +67,7 @@ export class CorednsImportSink implements Sink {
     this.#recorder = this.#dryRun ? undefined : options.recorder;
   }
 
-  /**
-   * Makes our key hold `hosts` (sorted, de-duplicated, validated by the caller). Rejects only
-   * when `signal` aborts.
-   */
+  /** Makes our key hold `hosts` (sorted, de-duplicated, validated by the caller). */
   async reconcile(hosts: readonly string[], signal: AbortSignal): Promise<SinkOutcome> {
     signal.throwIfAborted();
     const problem = rewriteInputProblem(hosts, this.#fqdn);

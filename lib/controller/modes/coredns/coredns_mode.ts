@@ -1,19 +1,13 @@
 /**
  * The two CoreDNS modes as the controller runs them: coredns mode edits a marker block in the
- * Corefile, coredns-import mode owns one key of a ConfigMap the Corefile imports. Both watch the
- * ConfigMap they write (so an edit that removed our rules is repaired at once; the watch keeps
- * metadata only, a version already read is not read again, `known_configmap.ts`, and the text
- * the edit itself produced is not analysed again, `remembered_edit.ts`) and probe at
- * start for node-local-dns and the reload plugin (and, in coredns-import mode, for an import
- * directive that covers our key). The probes' findings are returned as notices; the controller
- * logs them. The probes only read; with `context.dryRun` the sinks stop before every write.
- *
- * With `--node-local-dns=manage` either mode also owns a server block in the node-local-dns
- * Corefile (`node_local_dns_sink.ts`): that ConfigMap is watched as a second target, and the
- * mode's sink is the pair of both (`paired_sink.ts`).
+ * Corefile, coredns-import mode owns one key of a ConfigMap the Corefile imports.
  *
  * Effects: building a mode registers its watch through the context; the sink and the probes make
  * HTTP requests only when the controller runs them.
+ *
+ * Both watch the ConfigMap they write (metadata only), so a removed block is repaired at once;
+ * `known_configmap.ts` and `remembered_edit.ts` keep the echo of our own write cheap.
+ * `--node-local-dns=manage` adds a second target and pairs the sinks (`paired_sink.ts`).
  *
  * @module
  */
@@ -39,28 +33,22 @@ import { runStartupProbes, type StartupProbeOptions } from "./startup_probes.ts"
 
 /** What both CoreDNS modes are built from. */
 export interface CorednsModeSettings {
-  /** The CoreDNS Corefile: edited in coredns mode, read by the probes in both. */
+  /** Edited in coredns mode, read by the probes in both. */
   readonly coredns: CorefileLocation;
   /** The import ConfigMap and the key ouroboros owns (coredns-import mode). */
   readonly corednsImport: CorefileLocation;
   /** The rewrite target, ending with a dot. */
   readonly proxyFqdn: string;
-  /** The release's markers (`--marker-id`), coredns mode. */
   readonly markers: BlockMarkers;
-  /**
-   * The node-local-dns ConfigMap: the start-up probe looks for it (`warn`), or the mode also owns
-   * a block in its `key` (`manage`).
-   */
   readonly nodeLocalDns: NodeLocalDnsSettings;
 }
 
 /** `--node-local-dns` and where the node-local-dns Corefile is. */
 export interface NodeLocalDnsSettings extends CorefileLocation {
-  /** `warn`: probe and warn (the default); `manage`: own a block in it. */
+  /** `warn` (default): probe and warn; `manage`: own a block in it. */
   readonly mode: "warn" | "manage";
 }
 
-/** The mode's sink, paired with the node-local-dns sink under `--node-local-dns=manage`. */
 function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: ModeContext): Sink {
   const nodeLocal = settings.nodeLocalDns;
   if (nodeLocal.mode !== "manage") return sink;
@@ -79,17 +67,13 @@ function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: Mo
   );
 }
 
-/**
- * Watches the target (metadata only) and returns the client the sink reads and writes it with,
- * which skips re-reading a version it already holds (`known_configmap.ts`).
- */
+/** Watches the target (metadata only); the returned client skips re-reading a held version. */
 function watchTarget(context: ModeContext, target: CorefileLocation): ConfigMapApi {
   const ref = { namespace: target.namespace, name: target.configmap };
   const watched = context.watch(CONFIG_MAP_VERSION, ref, "target");
   return knownConfigMapApi({ client: context.client, watched, ref });
 }
 
-/** The start-up probes of `mode`, handing their notices to the controller. */
 function probes(
   settings: CorednsModeSettings,
   context: ModeContext,

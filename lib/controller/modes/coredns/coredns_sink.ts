@@ -2,42 +2,13 @@
  * coredns mode's sink: makes the ouroboros block in the CoreDNS Corefile (one data key of a
  * ConfigMap, `kube-system/coredns[Corefile]` by default) hold exactly the desired hostnames.
  *
- * One reconcile reads the ConfigMap, lets the pure editor (`applyCorefileBlock`) decide, and
- * writes only when the text must change. Decisions:
- *
- * - Write: a JSON merge patch of our one key carrying the `resourceVersion` we read as a
- *   precondition. The key holds the whole Corefile, so a patch without the precondition would
- *   silently drop an edit someone made outside our markers between our read and our write; with
- *   it the API server answers 409 instead. The patch names no other key, so other keys
- *   (`NodeHosts` on k3s, backups) are never resent from a stale read.
- * - 409: read again, edit again, write again, at most `maxAttempts` times (5) with a short
- *   jittered pause (10 ms doubling); after that the reconcile is `failed`, so the controller
- *   backs off.
- * - Refusals (nothing written, the ConfigMap keeps its content): a missing ConfigMap or key (never
- *   created by us), any refusal of the editor (damaged markers, broken syntax, no root block), an
- *   immutable ConfigMap, data over the 1 MiB limit, a 422 from the API server, and the revert
- *   hold-off below. Each comes with a message that names the fix; those about a ConfigMap that
- *   exists also become a Warning Event on it (de-duplicated by the recorder). The sink does not log
- *   refusals itself: the controller logs every outcome.
- * - Reverts: we remember the hosts and time of our last successful write. When a later reconcile
- *   with the same hosts finds the block gone or different, someone reverted it; see
- *   `revert_guard.ts` for the counting and the hold-off. When a fight starts we WARN once and emit
- *   an Event recommending coredns-import mode; while held off, reconcile returns the refusal
- *   `reverted`, writes nothing, and sets `recheckAfterMs` to the hold-off's end (the controller calls again then).
- * - The reload plugin: a write to a Corefile without `reload` is picked up only when CoreDNS
- *   restarts, so each successful write WARNs (once per resourceVersion written over; conflict
- *   retries do not repeat it).
- * - Other failures (transport, 5xx, 403) are `failed` outcomes with the error's message: the
- *   controller backs off. An abort rejects.
- * - Every write carries the unified diff of the whole Corefile. With `dryRun` the pass stops right
- *   before the patch and answers `previewed` with that diff; it records no Event, and remembers no
- *   write, so the revert guard never sees a dry run's "write" undone (nor warns about reload).
- * - What is worth saying goes out as notices on the outcome; the sink never logs. It still decides
- *   when: the once-per-resourceVersion and once-per-fight suppression lives here.
- * - The same sink edits node-local-dns's Corefile (`--node-local-dns=manage`) with another pure
- *   edit (`edit`) and other words (`wording`).
- *
  * Effects: HTTP through the injected client; time and randomness injected.
+ *
+ * Writes are merge patches of our key with the read `resourceVersion` as precondition: the key is
+ * the whole Corefile, so a 409 beats silently dropping someone's edit (retried up to 5 times).
+ * Refusals name the fix and become Warning Events; reverts of our write go to `revert_guard.ts`.
+ * A write to a Corefile without `reload` WARNs once per resourceVersion. `dryRun` records no Event
+ * and remembers no write. The sink never logs; `edit` and `wording` retarget it to node-local-dns.
  *
  * @module
  */
@@ -61,17 +32,15 @@ import { transientFailure } from "./transient_failure.ts";
 
 /** Options for {@linkcode CorednsSink}. */
 export interface CorednsSinkOptions {
-  /** Reads and patches the CoreDNS ConfigMap. */
   readonly client: ConfigMapApi;
-  /** The ConfigMap key that holds the Corefile. */
   readonly target: CorefileLocation;
   /** The rewrite target, ending with a dot. */
   readonly proxyFqdn: string;
-  /** The release's markers (`--marker-id`); default: the original's. */
+  /** Default: the original's markers. */
   readonly markers?: BlockMarkers;
-  /** Records Warning Events; none when absent. */
+  /** No Events when absent. */
   readonly recorder?: Pick<EventRecorder, "record">;
-  /** Times writes and reverts, and paces conflict retries. @default systemClock */
+  /** @default systemClock */
   readonly clock?: Clock;
   /** Random numbers in [0, 1) for the jitter. @default Math.random */
   readonly random?: () => number;
@@ -79,13 +48,12 @@ export interface CorednsSinkOptions {
   readonly maxAttempts?: number;
   /** The first pause after a conflict; doubles per attempt, plus up to 10 % jitter. @default 10 */
   readonly conflictPauseMs?: number;
-  /** Revert detection tuning. */
   readonly revertGuard?: RevertGuardOptions;
-  /** `--dry-run`: stop right before the patch and answer `previewed`; record no Event. @default false */
+  /** `--dry-run`: stop right before the patch and answer `previewed`. */
   readonly dryRun?: boolean;
-  /** The pure edit (`--node-local-dns=manage`: its own block); default: coredns mode's block. */
+  /** Default: coredns mode's block. */
   readonly edit?: CorefileEditFn;
-  /** The words of the messages. @default COREDNS_WORDING */
+  /** @default COREDNS_WORDING */
   readonly wording?: CorefileSinkWording;
 }
 
@@ -106,12 +74,10 @@ export const COREFILE_EVENT_REASONS = {
   reverted: "CorefileReverted",
 } as const;
 
-/** One attempt's result: an outcome, or "conflict, try again" with the 409. */
 type Attempt =
   | { readonly kind: "done"; readonly outcome: SinkOutcome }
   | { readonly kind: "conflict"; readonly error: unknown };
 
-/** One reconcile: its input, its signal, and what it has to say so far. */
 interface Pass {
   readonly hosts: readonly string[];
   readonly signal: AbortSignal;
@@ -120,34 +86,13 @@ interface Pass {
 
 /** What we last wrote, for revert detection. */
 interface LastWrite {
-  /** The hosts, joined: compared with the next desired set. */
+  /** The hosts, joined. */
   readonly hosts: string;
   readonly at: number;
-  /** A revert of this write was already counted. */
   revertSeen: boolean;
 }
 
-/**
- * The coredns mode sink.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../../../kube/client.ts";
- * import type { EventRecorder } from "../../../kube/event_recorder.ts";
- * import { CorednsSink } from "./coredns_sink.ts";
- *
- * declare const client: KubeClient;
- * declare const recorder: EventRecorder;
- * declare const signal: AbortSignal;
- * const sink = new CorednsSink({
- *   client,
- *   target: { namespace: "kube-system", configmap: "coredns", key: "Corefile" },
- *   proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local.",
- *   recorder,
- * });
- * const outcome = await sink.reconcile(["app.example.com"], signal);
- * ```
- */
+/** The coredns mode sink. */
 export class CorednsSink implements Sink {
   readonly description: string;
   readonly #client: ConfigMapApi;
@@ -165,7 +110,6 @@ export class CorednsSink implements Sink {
   #lastWrite: LastWrite | undefined;
   #reloadWarnedAt: string | undefined;
 
-  /** Creates the sink; it holds no resources. */
   constructor(options: CorednsSinkOptions) {
     this.#client = options.client;
     this.#target = options.target;
@@ -186,10 +130,7 @@ export class CorednsSink implements Sink {
     this.#dryRun = options.dryRun ?? false;
   }
 
-  /**
-   * Makes the block hold `hosts` (sorted, de-duplicated, validated by the caller). Rejects only
-   * when `signal` aborts.
-   */
+  /** Makes the block hold `hosts` (sorted, de-duplicated, validated by the caller). */
   async reconcile(hosts: readonly string[], signal: AbortSignal): Promise<SinkOutcome> {
     signal.throwIfAborted();
     const pass: Pass = { hosts, signal, notices: [] };
@@ -293,10 +234,7 @@ export class CorednsSink implements Sink {
     return done({ kind: "written", ...change });
   }
 
-  /**
-   * The checks between "the Corefile must change" and the write: revert detection and the
-   * hold-off, an immutable ConfigMap, the size limit. A refusal, or `undefined` to go ahead.
-   */
+  /** Revert detection and hold-off, immutability, size: a refusal, or `undefined` to go ahead. */
   async #beforeWrite(
     pass: Pass,
     on: WarningTarget,
@@ -353,7 +291,6 @@ export class CorednsSink implements Sink {
     };
   }
 
-  /** Counts a revert; on the start of a fight, WARNs and records an Event. */
   async #reverted(pass: Pass, on: WarningTarget, now: number): Promise<void> {
     const verdict = this.#guard.observeRevert(now);
     pass.notices.push({
@@ -380,18 +317,15 @@ function done(outcome: SinkOutcome): Attempt {
   return { kind: "done", outcome };
 }
 
-/** The outcome carrying `notices`, when there are any. */
 function withNotices(outcome: SinkOutcome, notices: readonly Notice[]): SinkOutcome {
   return notices.length === 0 ? outcome : { ...outcome, notices: [...notices] };
 }
 
-/** `30 minutes`: a duration for a message. */
 function minutes(ms: number): string {
   const value = Math.round(ms / 6_000) / 10;
   return `${value} minute${value === 1 ? "" : "s"}`;
 }
 
-/** `30 s`: a duration for a message. */
 function seconds(ms: number): string {
   return `${Math.ceil(ms / 1000)} s`;
 }

@@ -1,6 +1,5 @@
 /**
- * What both CoreDNS sinks and the start-up probes share about the ConfigMap they work on: where
- * it is, and the client calls they make on it.
+ * Where the ConfigMap the CoreDNS sinks and start-up probes work on is, and the calls they make.
  *
  * Pure: types only.
  *
@@ -17,10 +16,7 @@ export type ConfigMapApi = Pick<KubeClient, "get" | "mergePatch">;
  * coredns-import mode owns (`kube-system/coredns-custom[ouroboros.override]`).
  */
 export interface CorefileLocation {
-  /** The ConfigMap's namespace. */
   readonly namespace: string;
-  /** The ConfigMap's name. */
   readonly configmap: string;
-  /** The data key. */
   readonly key: string;
 }

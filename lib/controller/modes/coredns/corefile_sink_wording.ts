@@ -1,7 +1,6 @@
 /**
- * What the Corefile sink says where its words depend on the Corefile it edits: CoreDNS's (coredns
- * mode) or node-local-dns's (`--node-local-dns=manage`). One sink, two sets of words, so both
- * targets get the same reads, checks, conditional writes and revert guard.
+ * The Corefile sink's words that depend on its target: CoreDNS's Corefile (coredns mode) or
+ * node-local-dns's (`--node-local-dns=manage`), so one sink serves both.
  *
  * Pure: data.
  *
@@ -14,9 +13,7 @@ export interface CorefileSinkWording {
   readonly name: string;
   /** What one host becomes in the target, plural: `rewrite rules`. */
   readonly units: string;
-  /** How to point the sink at an existing ConfigMap. */
   readonly whereFlags: string;
-  /** How to name the key. */
   readonly keyFlag: string;
   /** What to do when another writer keeps reverting the block. */
   readonly revertRemedy: string;

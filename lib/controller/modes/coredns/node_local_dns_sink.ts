@@ -1,20 +1,12 @@
 /**
  * `--node-local-dns=manage`'s writer: the Corefile sink (`coredns_sink.ts`) pointed at the
- * node-local-dns ConfigMap, with the pure edit of `corefile/apply_node_local_dns_block.ts`, so it
- * gets the same conditional writes (resourceVersion precondition, conflict retries), refusals
- * with Warning Events, size check, revert guard and dry run as coredns mode.
- *
- * How a change reaches the nodes: the DaemonSet mounts the ConfigMap's `Corefile` key as a file
- * (`/etc/coredns/Corefile.base`); the kubelet refreshes the mount within about a minute (its sync
- * period plus the ConfigMap cache); node-cache checks that directory every 10 s, substitutes
- * `__PILLAR__CLUSTER__DNS__`, `__PILLAR__UPSTREAM__SERVERS__` and `__PILLAR__LOCAL__DNS__` again
- * and writes the Corefile it serves, which its `reload` plugin then loads. Our block carries the
- * cluster block's own words, placeholders included, so node-cache fills them in as for its own.
- *
- * A zone another server block already serves is left out (CoreDNS would refuse to start): a WARN
- * notice names them when that set changes, a DEBUG line while it lasts.
+ * node-local-dns ConfigMap with the node-local-dns edit, so it has the same safety as coredns mode.
  *
  * Effects: HTTP through the injected client (the sink); the edit is pure.
+ *
+ * Nodes see a change within about a minute (kubelet mount refresh, then node-cache's 10 s check);
+ * our block keeps the `__PILLAR__` placeholders so node-cache fills them in. A zone another block
+ * serves is left out (CoreDNS would not start): WARN when that set changes, DEBUG while it lasts.
  *
  * @module
  */
@@ -27,29 +19,13 @@ import { NODE_LOCAL_DNS_WORDING } from "./corefile_sink_wording.ts";
 
 /** Options for {@linkcode nodeLocalDnsSink}. */
 export interface NodeLocalDnsSinkOptions extends Omit<CorednsSinkOptions, "edit" | "wording" | "markers"> {
-  /** The release's node-local-dns markers (`nodeLocalDnsMarkers(--marker-id)`). */
+  /** `nodeLocalDnsMarkers(--marker-id)`. */
   readonly markers: BlockMarkers;
 }
 
 /**
- * The node-local-dns sink. `proxyFqdn` picks the cluster-domain server block whose upstream the
+ * The node-local-dns sink; `proxyFqdn` picks the cluster-domain server block whose upstream the
  * block copies.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../../../kube/client.ts";
- * import { nodeLocalDnsMarkers } from "./corefile/node_local_dns_markers.ts";
- * import { nodeLocalDnsSink } from "./node_local_dns_sink.ts";
- *
- * declare const client: KubeClient;
- * const sink = nodeLocalDnsSink({
- *   client,
- *   target: { namespace: "kube-system", configmap: "node-local-dns", key: "Corefile" },
- *   proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local.",
- *   markers: nodeLocalDnsMarkers(),
- * });
- * sink.description; // "node-local-dns kube-system/node-local-dns[Corefile]"
- * ```
  */
 export function nodeLocalDnsSink(options: NodeLocalDnsSinkOptions): CorednsSink {
   const { markers, proxyFqdn } = options;

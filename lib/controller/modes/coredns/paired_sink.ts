@@ -1,23 +1,12 @@
 /**
  * Two sinks answering as one: a CoreDNS mode's own sink and, with `--node-local-dns=manage`, the
- * node-local-dns sink. The controller runs one sink per mode, so the pair reconciles both, every
- * pass, with the same hosts (one's refusal never holds the other back: a node-local-dns block
- * without CoreDNS's rewrite only adds a hop, and CoreDNS's rewrite helps the pods that bypass
- * node-local-dns either way) and folds the two outcomes into one:
- *
- * - either `failed`: `failed` (the controller backs off and retries both; a retry of the one that
- *   succeeded is a no-op), messages joined;
- * - else either `refused`: `refused` with that problem (the node-local-dns one prefixed
- *   `node-local-dns-`, so the refusal metric tells them apart). Its scope stays when the other
- *   also wrote nothing, and becomes `some-hosts` when the other wrote (the loop then counts the
- *   pass as working, and says part was held back); the other's write is told in an INFO notice
- *   with its diff;
- * - else `written`/`previewed` when either changed, counts of the first, diffs concatenated;
- *   `unchanged` when neither did.
- *
- * Notices of both are kept, the first's first.
+ * node-local-dns sink, both reconciled every pass with the same hosts.
  *
  * Effects: none of its own; the sinks do the I/O.
+ *
+ * One's refusal never holds the other back (each block helps on its own). Folding: any `failed`
+ * wins (retrying the other is a no-op); then a refusal, its problem prefixed `node-local-dns-` for
+ * the second, scope `some-hosts` if the other wrote (told in an INFO notice); else the writes.
  *
  * @module
  */
@@ -26,20 +15,7 @@ import type { Notice, ReconcileContext, Sink, SinkOutcome } from "../sink.ts";
 
 type Refused = Extract<SinkOutcome, { kind: "refused" }>;
 
-/**
- * The pair of `first` (the mode's sink) and `second` (the node-local-dns sink).
- *
- * @example
- * ```ts
- * import type { Sink } from "../sink.ts";
- * import { pairedSink } from "./paired_sink.ts";
- *
- * declare const corefile: Sink;
- * declare const nodeLocalDns: Sink;
- * const sink = pairedSink(corefile, nodeLocalDns);
- * // sink.description: "<corefile's> + <node-local-dns's>"
- * ```
- */
+/** The pair of `first` (the mode's sink) and `second` (the node-local-dns sink). */
 export function pairedSink(first: Sink, second: Sink): Sink {
   return {
     description: `${first.description} + ${second.description}`,
@@ -52,13 +28,12 @@ export function pairedSink(first: Sink, second: Sink): Sink {
 }
 
 /**
- * One outcome for two, as the module doc says.
+ * One outcome for two, as the module doc says; counts come from the first, diffs are joined.
  *
  * @example
  * ```ts
  * import { foldOutcomes } from "./paired_sink.ts";
  *
- * foldOutcomes({ kind: "unchanged", hosts: 1 }, { kind: "unchanged", hosts: 1 }); // { kind: "unchanged", hosts: 1 }
  * const folded = foldOutcomes(
  *   { kind: "unchanged", hosts: 1 },
  *   { kind: "refused", problem: "end-before-begin", message: "…", scope: "nothing-written" },

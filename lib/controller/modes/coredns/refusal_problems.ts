@@ -1,14 +1,11 @@
 /**
- * Every problem code the CoreDNS modes' sinks refuse with, so the controller's
- * `ouroboros_controller_refusals_total{problem}` starts each at zero and an alert or a dashboard
- * sees the series before the first refusal.
- *
- * Decision: the Corefile editor's codes are listed through a record keyed by its type, so the
- * compiler rejects the list when a code is added or removed; the sinks' own codes (written as
- * literals where they refuse) are checked against their source by
- * tests/controller/modes/coredns/refusal_problems_test.ts.
+ * Every problem code the CoreDNS modes' sinks refuse with, so each
+ * `ouroboros_controller_refusals_total{problem}` series starts at zero.
  *
  * Pure: constants.
+ *
+ * The editor's codes go through a record keyed by its type (the compiler keeps it complete); the
+ * sinks' own literals are checked against their source by refusal_problems_test.ts.
  *
  * @module
  */
@@ -61,8 +58,7 @@ export const COREDNS_IMPORT_SINK_PROBLEMS: readonly string[] = [
 ];
 
 /**
- * A mode's codes, plus the node-local-dns sink's under `--node-local-dns=manage` (prefixed
- * `node-local-dns-` as `paired_sink.ts` reports them).
+ * A mode's codes, plus the node-local-dns sink's prefixed `node-local-dns-` under `manage`.
  *
  * @example
  * ```ts

@@ -1,19 +1,11 @@
 /**
- * A Corefile edit that knows its own last result: asked to edit the very text it produced (or
- * last found already right), for the same hosts, it answers `unchanged` without analysing the
- * Corefile again.
- *
- * Why: the edit reads the whole Corefile (tokenizes it, parses every rule of our block) and so
- * allocates about 40 MB for a 1 MB Corefile with 20,000 hosts even when it finds nothing to do.
- * The reconcile that follows each of our writes (the watch's echo of it, then every resync while
- * nobody touches the ConfigMap) is exactly that case.
- *
- * Decisions: the answer is the edit's own (editing its output again changes nothing, which the
- * editor's tests hold); a text that differs by one character, or other hosts, goes to the real
- * edit. When the text matches, the remembered copy is swapped for the caller's, so only one copy
- * of the Corefile stays alive.
+ * A Corefile edit that answers `unchanged` at once when asked to edit its own last output again
+ * for the same hosts.
  *
  * Pure: no I/O; holds the last output.
+ *
+ * Why: a full edit of a 1 MB Corefile allocates about 40 MB even when it changes nothing, and the
+ * watch echo of each write and every resync are exactly that case. Only an exact match is skipped.
  *
  * @module
  */
@@ -42,7 +34,6 @@ export function rememberedEdit(edit: CorefileEditFn): CorefileEditFn {
       return { kind: "unchanged" };
     }
     const result = edit(corefile, hosts);
-    // A text the edit leaves alone is as good as one it wrote.
     const output = result.kind === "changed"
       ? result.corefile
       : result.kind === "unchanged"

@@ -1,18 +1,11 @@
 /**
- * Notices when another writer keeps undoing coredns mode's edit (typically a GitOps tool that
- * owns the CoreDNS ConfigMap and re-applies it) and spaces out our rewrites, so the two never
- * fight in a hot loop and CoreDNS is not reloaded every few seconds.
- *
- * A revert is one observation that our last write is gone or different while the desired hosts
- * are still the ones we wrote; the coredns sink reports it at most once per write. Reverts are
- * counted in a sliding window. `threshold` reverts within `windowMs` start a fight: the caller
- * says so once (WARN and an Event), and each rewrite must then wait a hold-off after our previous
- * write, starting at `initialHoldOffMs` and doubling with every further revert up to
- * `maxHoldOffMs`. A fight ends when `windowMs` passes without a revert; the next one starts over.
- *
- * Defaults: 3 reverts in 30 minutes; hold-off 30 s doubling to 30 minutes.
+ * Notices when another writer (typically GitOps) keeps undoing coredns mode's edit and spaces out
+ * our rewrites, so the two never fight in a hot loop that reloads CoreDNS every few seconds.
  *
  * Pure: times are passed in (milliseconds of a monotonic clock).
+ *
+ * `threshold` reverts within `windowMs` start a fight (said once); each rewrite then waits a
+ * hold-off after our last write that doubles per revert. A window without reverts ends it.
  *
  * @module
  */
@@ -23,9 +16,9 @@ export interface RevertGuardOptions {
   readonly threshold?: number;
   /** How long a revert is remembered, and how long a fight lasts without one. @default 1_800_000 */
   readonly windowMs?: number;
-  /** The first hold-off. @default 30_000 */
+  /** @default 30_000 */
   readonly initialHoldOffMs?: number;
-  /** The longest hold-off. @default 1_800_000 */
+  /** @default 1_800_000 */
   readonly maxHoldOffMs?: number;
 }
 
@@ -36,11 +29,9 @@ const DEFAULTS: Required<RevertGuardOptions> = {
   maxHoldOffMs: 1_800_000,
 };
 
-/** Where the guard is. */
+/** Where the guard is; `calm` lists recent revert times, oldest first. */
 export type RevertGuardState =
-  /** Fewer than `threshold` recent reverts (their times, oldest first). */
   | { readonly kind: "calm"; readonly reverts: readonly number[] }
-  /** Another writer is fighting us: rewrites wait `holdOffMs` after our last write. */
   | {
     readonly kind: "fighting";
     readonly reverts: number;
@@ -50,11 +41,9 @@ export type RevertGuardState =
 
 /** What a reported revert changed. */
 export type RevertVerdict =
-  /** Counted; no fight (yet). */
   | { readonly kind: "counted"; readonly reverts: number }
-  /** This revert started a fight: tell the operator, once. */
+  /** Tell the operator, once. */
   | { readonly kind: "fight-started"; readonly reverts: number; readonly holdOffMs: number }
-  /** A fight goes on; the hold-off grew. */
   | { readonly kind: "fight-continues"; readonly reverts: number; readonly holdOffMs: number };
 
 /** Whether a rewrite may happen now. */
@@ -73,14 +62,13 @@ export type WriteGate =
  * guard.observeRevert(1_000); // { kind: "counted", reverts: 1 }
  * guard.observeRevert(2_000); // { kind: "counted", reverts: 2 }
  * guard.observeRevert(3_000); // { kind: "fight-started", reverts: 3, holdOffMs: 30000 }
- * guard.writeGate(4_000, 3_500); // { allowed: false, waitMs: 29500, reverts: 3 }: 30 s after our last write
+ * guard.writeGate(4_000, 3_500); // { allowed: false, waitMs: 29500, reverts: 3 }
  * ```
  */
 export class RevertGuard {
   readonly #options: Required<RevertGuardOptions>;
   #state: RevertGuardState = { kind: "calm", reverts: [] };
 
-  /** Creates a calm guard. */
   constructor(options: RevertGuardOptions = {}) {
     this.#options = { ...DEFAULTS, ...options };
   }

@@ -1,31 +1,12 @@
 /**
- * Start-up checks of the CoreDNS modes' prerequisites. Each failure they look for is silent by
- * nature (DNS simply keeps answering with the public address), so each WARNs with the fix. They
- * are best effort: none fails start-up, none throws, and together they take at most one deadline
- * (5 s by default). What they find is returned: a report for tests and a list of notices (WARN,
- * DEBUG) that the controller logs; the probes never log.
- *
- * - node-local-dns: if its ConfigMap (`kube-system/node-local-dns` by default,
- *   `OUROBOROS_NODE_LOCAL_DNS_NAMESPACE`/`_CONFIGMAP`) exists, pods that query the node-local
- *   cache get answers for outside names from upstream without passing CoreDNS's rewrite rules:
- *   WARN with the ways out. Absent (404): nothing to say, silent. With `--node-local-dns=manage`
- *   the controller edits that Corefile itself: present is DEBUG, absent is the WARN (nothing to
- *   manage: the variables name another ConfigMap, or node-local-dns is not installed).
- * - reload: reads the CoreDNS ConfigMap (the `--coredns-*` coordinates, also in coredns-import
- *   mode). Without the `reload` plugin, CoreDNS applies our changes only after its pods restart:
- *   WARN. A ConfigMap without the key: DEBUG, nothing to check. A missing ConfigMap: silent (in
- *   coredns mode the sink reports it, in coredns-import mode CoreDNS may be configured
- *   elsewhere).
- * - import (coredns-import mode only, from the same read): the root server block must `import` a
- *   pattern matching our key, or CoreDNS never reads the rules we write: WARN with the line to add
- *   and the mount it needs.
- *
- * A 403 means RBAC does not let ouroboros read that ConfigMap (the chart grants `get` on both by
- * name in both CoreDNS modes: the node-local-dns one, and the CoreDNS one, which coredns-import mode
- * may only read; so this is hand-made RBAC); that is not a problem of the cluster, so it is one
- * DEBUG line saying what could not be verified. Any other failure (timeout, 5xx) is DEBUG as well.
+ * Start-up checks of the CoreDNS modes' prerequisites whose failure is silent (DNS keeps answering
+ * with the public address): node-local-dns present, the `reload` plugin, and the import line.
  *
  * Effects: HTTP through the injected client.
+ *
+ * Best effort: never fails start-up, never throws, one shared deadline; findings come back as
+ * notices (the probes never log). A 403 (hand-made RBAC) or other read failure is only DEBUG.
+ * A missing CoreDNS ConfigMap is silent: the sink reports it, or CoreDNS is configured elsewhere.
  *
  * @module
  */
@@ -41,13 +22,12 @@ import type { CorefileLocation } from "./corefile_location.ts";
 
 /** Options for {@linkcode runStartupProbes}. */
 export interface StartupProbeOptions {
-  /** Which mode runs: coredns-import mode also checks the import line. */
+  /** coredns-import mode also checks the import line. */
   readonly mode: "coredns" | "coredns-import";
-  /** The CoreDNS Corefile (read in both modes). */
   readonly coredns: CorefileLocation;
-  /** The import ConfigMap and our key; only its key is used (coredns-import mode). */
+  /** Only its key is used (coredns-import mode). */
   readonly corednsImport: CorefileLocation;
-  /** The node-local-dns ConfigMap, and `--node-local-dns` (absent: `warn`). */
+  /** `mode` is `--node-local-dns` (absent: `warn`). */
   readonly nodeLocalDns: {
     readonly namespace: string;
     readonly configmap: string;
@@ -55,15 +35,12 @@ export interface StartupProbeOptions {
   };
   /** One deadline for all probes. @default 5_000 */
   readonly timeoutMs?: number;
-  /** Ends the probes early and quietly. */
   readonly signal: AbortSignal;
 }
 
 /** What a probe found. `unknown`: the read failed (403, timeout, …) or was not possible. */
 export interface StartupProbeReport {
-  /** Whether the node-local-dns ConfigMap exists. */
   readonly nodeLocalDns: "present" | "absent" | "unknown";
-  /** Whether the Corefile enables the reload plugin. */
   readonly reload: "present" | "missing" | "unknown";
   /** `not-checked` in coredns mode. */
   readonly importDirective: "present" | "missing" | "unknown" | "not-checked";
@@ -71,7 +48,6 @@ export interface StartupProbeReport {
 
 /** What the probes found, and what the controller is to log about it. */
 export interface StartupProbeResult {
-  /** What each probe found. */
   readonly report: StartupProbeReport;
   /** In the order the probes report: node-local-dns first, then the Corefile. */
   readonly notices: readonly Notice[];
@@ -86,27 +62,7 @@ type Read = { readonly kind: "found"; readonly configMap: ConfigMap } | { readon
   readonly error: string;
 };
 
-/**
- * Runs the probes concurrently and returns what they find. Never rejects; an aborted `signal`
- * ends them early and quietly (no notices).
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../../../kube/client.ts";
- * import { runStartupProbes } from "./startup_probes.ts";
- *
- * declare const client: KubeClient;
- * declare const signal: AbortSignal;
- * const { report, notices } = await runStartupProbes(client, {
- *   mode: "coredns",
- *   coredns: { namespace: "kube-system", configmap: "coredns", key: "Corefile" },
- *   corednsImport: { namespace: "kube-system", configmap: "coredns-custom", key: "ouroboros.override" },
- *   nodeLocalDns: { namespace: "kube-system", configmap: "node-local-dns" },
- *   signal,
- * });
- * report.reload; // "present", "missing", or "unknown" when the Corefile could not be read
- * ```
- */
+/** Runs the probes concurrently. Never rejects; an aborted `signal` ends them with no notices. */
 export async function runStartupProbes(
   client: Pick<KubeClient, "get">,
   options: StartupProbeOptions,

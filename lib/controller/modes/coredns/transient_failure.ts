@@ -1,8 +1,6 @@
 /**
- * Turns what the API client throws into the `failed` outcome the controller backs off on (the
- * API server unreachable, a 5xx, a 403, an answer that does not decode), so the CoreDNS sinks
- * return expected failures as values. An abort, and anything the client does not throw (a bug),
- * still reject.
+ * Turns what the API client throws into the `failed` outcome the controller backs off on, so the
+ * CoreDNS sinks return expected failures as values; an abort or a bug still rejects.
  *
  * Pure: no I/O.
  *
@@ -18,27 +16,9 @@ import type { SinkOutcome } from "../sink.ts";
 export type FailedOutcome = Extract<SinkOutcome, { kind: "failed" }>;
 
 /**
- * The failed outcome for a request error, with the error's message; rethrows when `signal` has
- * aborted or when `error` did not come from the API client.
+ * The failed outcome for an API client error.
  *
  * @throws {unknown} `error` itself, when `signal` has aborted or `error` is no API client error.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../../../kube/client.ts";
- * import { CONFIG_MAP, type ConfigMap } from "../../../resources/config_map.ts";
- * import { type FailedOutcome, transientFailure } from "./transient_failure.ts";
- *
- * declare const client: KubeClient;
- * async function readCorefile(signal: AbortSignal): Promise<ConfigMap | FailedOutcome> {
- *   try {
- *     return await client.get(CONFIG_MAP, { namespace: "kube-system", name: "coredns" }, { signal });
- *   } catch (error) {
- *     // { kind: "failed", message: "GET …: 500 InternalError: …", cause: error }
- *     return transientFailure(error, signal);
- *   }
- * }
- * ```
  */
 export function transientFailure(error: unknown, signal: AbortSignal): FailedOutcome {
   if (signal.aborted) throw error;

@@ -1,13 +1,10 @@
 /**
  * `ouroboros controller --mode=etc-hosts --cleanup`: removes the ouroboros block from a node's
- * hosts file, run on uninstall so nodes do not keep stale entries.
- *
- * Decisions: it needs no proxy IP and no cluster (only the file and the markers); it writes
- * through the same in-place editor as the sink (`edit_hosts_file.ts`), so a cleanup has the
- * same crash safety and refuses the same damage (a damaged block is refused, not guessed at);
- * like the sink it never logs, its caller words the result.
+ * hosts file on uninstall. Needs no proxy IP and no cluster.
  *
  * Effects: the hosts file.
+ *
+ * It goes through the sink's editor, so it has the same crash safety and refuses the same damage.
  *
  * @module
  */
@@ -21,33 +18,20 @@ import type { HostsRefusal } from "./hosts_problems.ts";
 export interface CleanupHostsFileOptions {
   /** Stops the cleanup before the lock is taken or once it is held (never during a write). */
   readonly signal: AbortSignal;
-  /** The release's markers (`--marker-id`); default: the original's. */
+  /** Default: the original's markers. */
   readonly markers?: BlockMarkers;
   /** Test seams between the write steps. */
   readonly hooks?: HostsFileHooks;
 }
 
-/** What {@linkcode cleanupHostsFile} did. */
+/** What {@linkcode cleanupHostsFile} did; `hosts` counts the entries removed. */
 export type HostsCleanup =
-  /** The block was there and is gone; `hosts` is how many entries it held. */
   | { readonly kind: "removed"; readonly hosts: number }
-  /** There was no block. */
   | { readonly kind: "absent" }
   | HostsRefusal
-  /** An I/O error, or a file that kept changing under us: nothing was removed; try again. */
   | HostsFileFailure;
 
-/**
- * Removes the ouroboros block from the hosts file at `path`. Rejects only when `signal` aborts.
- *
- * @example
- * ```ts
- * import { cleanupHostsFile } from "./cleanup_hosts_file.ts";
- *
- * const result = await cleanupHostsFile("/host/etc/hosts", { signal: AbortSignal.timeout(30_000) });
- * if (result.kind === "refused" || result.kind === "failed") throw new Error(result.message);
- * ```
- */
+/** Removes the ouroboros block from the hosts file at `path`. Rejects only when `signal` aborts. */
 export async function cleanupHostsFile(
   path: string,
   options: CleanupHostsFileOptions,

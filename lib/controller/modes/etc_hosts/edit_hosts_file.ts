@@ -2,43 +2,15 @@
  * Reads, edits and rewrites a node's hosts file in place, under an exclusive `flock`, so that the
  * file is never empty, never torn, and never loses a line another process appends.
  *
- * Why in place: the DaemonSet mounts the node's file as a single-file hostPath on a read-only
- * root filesystem. A temp file next to it cannot be created (EROFS), and `rename` onto a mount
- * point fails (EBUSY, or EXDEV from another filesystem). So the writer opens the file itself.
- *
- * One pass, with the file open read/write and `flock(LOCK_EX)` held (other ouroboros writers
- * and tools that lock, such as `flock(1)`, wait; tools that do not lock are handled by the
- * write steps):
- *
- * 1. Check the path (`hosts_path.ts`), `lstat` it (refuse a symlink or a non-regular file), open
- *    it, and check the open file is the inode `lstat` saw (a swap to a symlink in between would
- *    show as a different inode).
- * 2. Read it, drop NUL filler (`hosts_layout.ts`), run the edit. Unchanged → return without a
- *    write: the file is not even written with the same bytes, so its mtime stays.
- * 3. Lay the new text over the old (`planWrite`, then `writeInPlace`, whose module doc has the
- *    write steps and their crash windows). If another process changed the bytes we read, the
- *    pass starts again.
- * 4. `fsync`, re-read and check the file starts with what we wrote and the path still names our
- *    inode. Lines appended after our write are fine (they follow it); anything else means
- *    someone changed the file under us, and the pass starts again.
- *
- * What comes back, decided here:
- *
- * - a refusal (`refused`) for what a person must fix: the path, a symlink, a missing or
- *   read-only file, a file too large to be a hosts file, damaged markers;
- * - a failure (`failed`) for what a later try may not meet: an I/O error (ENOSPC, EIO), a file
- *   that kept changing under us on every attempt. The controller backs off and retries;
- * - a rejection only when `signal` aborts, or for a bug.
- *
- * Waiting for the lock is not cancellable (`flock` blocks in the kernel): the signal is checked
- * before the lock is taken and again once it is held, never in the middle of a write.
- *
- * Every write comes back with its unified diff: of the text as edited (filler dropped, END-line
- * padding as it was), or, when only filler or padding changes, of the bytes themselves. With
- * `dryRun` (a preview) the file is opened for reading only, under a shared lock, and the pass
- * stops where step 3 would begin: `previewed`, with the diff a write would make.
- *
  * Effects: the hosts file.
+ *
+ * In place because the file is a single-file hostPath on a read-only root: no temp file, no rename.
+ * A pass: check the path, `lstat` then open and compare inodes (no symlink swap), read, drop NUL
+ * filler, edit, lay the text over the old bytes (`write_in_place.ts`), `fsync`, re-read to verify.
+ * An unchanged edit writes nothing (mtime stays); bytes changed under us restart the pass.
+ * Refused: what a person must fix. Failed: I/O errors or a file that never settles (retried later).
+ * The signal is checked before and after taking the lock (`flock` cannot be cancelled), never
+ * mid-write. `dryRun` opens read-only under a shared lock and answers `previewed`.
  *
  * @module
  */
@@ -54,12 +26,8 @@ import { writeInPlace, type WriteInPlaceHooks } from "./write_in_place.ts";
 import { errorMessage } from "../../../util/error_message.ts";
 import { unifiedDiff } from "../../../util/unified_diff.ts";
 
-/**
- * Points between the steps of a pass, for tests that interleave another writer or kill the
- * process there. Production code passes none.
- */
+/** Test seams between the steps of a pass (another writer, a kill); production passes none. */
 export interface HostsFileHooks extends WriteInPlaceHooks {
-  /** The file has been read under the lock; nothing has been written. */
   readonly afterRead?: () => void | Promise<void>;
 }
 
@@ -72,9 +40,8 @@ export interface EditHostsFileOptions {
   readonly maxAttempts?: number;
   /** Larger files are refused (default 16 MiB). */
   readonly maxBytes?: number;
-  /** The release's markers, whose END line carries the length slack (default: the original's). */
+  /** Default: the original's markers. */
   readonly markers?: BlockMarkers;
-  /** Open for reading only and stop before the write, answering `previewed` (default false). */
   readonly dryRun?: boolean;
 }
 
@@ -83,20 +50,16 @@ export type HostsFileFailure = Extract<SinkOutcome, { kind: "failed" }>;
 
 /** What one {@linkcode editHostsFile} call did. */
 export type HostsFileResult =
-  /** Nothing was written. */
   | HostsEditFindings & { readonly kind: "unchanged" }
-  /** A dry run: the file differs, `diff` is what a write would change; nothing was written. */
+  /** A dry run: `diff` is what a write would change. */
   | HostsEditFindings & { readonly kind: "previewed"; readonly diff: string }
-  /** The file was written and verified. */
   | HostsEditFindings & {
     readonly kind: "written";
-    /** The unified diff of the write (see the module documentation). */
+    /** Of the edited text, or of the raw bytes when only NUL filler or END-line slack changed. */
     readonly diff: string;
-    /** How the new content was laid over the old one. */
     readonly layout: Exclude<WritePlan["kind"], "none">;
     /** NUL bytes dropped (left by an interrupted write or a power cut); 0 normally. */
     readonly repairedFiller: number;
-    /** Passes it took (more than 1 when another process changed the file meanwhile). */
     readonly attempts: number;
   }
   | HostsRefusal
@@ -114,23 +77,7 @@ type Pass = HostsFileResult | {
   readonly strandedFiller: number;
 };
 
-/**
- * Applies `edit` to the hosts file at `path` in place. Resolves with a refusal for conditions a
- * person must fix and with a failure for I/O errors and a file that kept changing under us on
- * every attempt; rejects only when `options.signal` aborts (or for a bug).
- *
- * @example
- * ```ts
- * import { editHostsFile } from "./edit_hosts_file.ts";
- * import { applyHostsBlock } from "./hosts_block.ts";
- *
- * const result = await editHostsFile(
- *   "/host/etc/hosts",
- *   (text) => applyHostsBlock(text, { ip: "10.96.0.10", hosts: ["app.example.com"] }),
- *   { signal: AbortSignal.timeout(10_000) },
- * );
- * ```
- */
+/** Applies `edit` to the hosts file at `path` in place; rejects only when the signal aborts. */
 export async function editHostsFile(
   path: string,
   edit: (text: string) => HostsEdit,
@@ -221,10 +168,7 @@ async function onePass(
   }
 }
 
-/**
- * Opens the regular file `path` names for reading and, with `write`, writing, refusing a symlink
- * or anything else; "retry" when the path was swapped between the `lstat` and the open.
- */
+/** Opens the regular file at `path`; "retry" when it was swapped between `lstat` and open. */
 async function openChecked(
   path: string,
   write: boolean,
@@ -264,7 +208,6 @@ async function openChecked(
   return { kind: "retry", why: "the path was replaced while opening it", strandedFiller: 0 };
 }
 
-/** Checks the written bytes are in place and the path still names our file. */
 async function verify(
   file: Deno.FsFile,
   path: string,
@@ -282,11 +225,7 @@ async function verify(
   return undefined;
 }
 
-/**
- * An lstat/open failure (opening for writing unless `write` is false): a refusal when a person
- * must fix it (a missing file, no permission, a read-only mount), a failure for any other I/O
- * error; anything else (a bug) is rethrown.
- */
+/** An lstat/open error as a refusal (a person must fix it) or a failure; a bug rethrows. */
 function openProblem(path: string, error: unknown, write: boolean): HostsRefusal | HostsFileFailure {
   if (error instanceof Deno.errors.NotFound) {
     return hostsRefusal(

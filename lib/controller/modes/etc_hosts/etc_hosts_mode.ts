@@ -1,7 +1,6 @@
 /**
- * etc-hosts mode as the controller runs it: the ouroboros block of a node's hosts file. It
- * watches nothing besides the sources, probes nothing, and keeps read and write access to the
- * hosts file after the controller gives up the rest (read only, with `context.dryRun`).
+ * etc-hosts mode as the controller runs it: the ouroboros block of a node's hosts file. It keeps
+ * access to the hosts file only (read only with `context.dryRun`).
  *
  * Pure: it builds the sink, which touches the file only when the controller calls it.
  *
@@ -13,13 +12,10 @@ import type { Mode, ModeContext } from "../sink.ts";
 import { EtcHostsSink } from "./etc_hosts_sink.ts";
 import { HOSTS_PROBLEMS } from "./hosts_problems.ts";
 
-/** What etc-hosts mode is built from. */
+/** What etc-hosts mode is built from (`--etc-hosts`, `--proxy-ip`, `--marker-id`). */
 export interface EtcHostsModeSettings {
-  /** `--etc-hosts`: the hosts file to edit. */
   readonly path: string;
-  /** `--proxy-ip`: the address every hostname points at. */
   readonly proxyIp: string;
-  /** The release's markers (`--marker-id`). */
   readonly markers: BlockMarkers;
 }
 

@@ -2,23 +2,10 @@
  * etc-hosts mode's sink: makes the ouroboros block in a node's hosts file hold exactly the
  * desired hostnames, each pointing at the proxy's IP.
  *
- * The editing is `hosts_block.ts` (pure) and the in-place write is `edit_hosts_file.ts`; this file
- * turns their results into the controller's {@linkcode SinkOutcome}. Decisions:
- *
- * - Refusals (bad path, symlink, missing or read-only file, damaged markers, invalid proxy IP)
- *   resolve as `refused` and write nothing. I/O failures (ENOSPC, a file that keeps changing
- *   under us) resolve as `failed`, so the controller backs off and tries again. The sink rejects
- *   only when its signal aborts.
- * - The sink never logs. What only it can see goes out as WARN notices on the outcome, which the
- *   controller logs: that it dropped NUL filler (the previous write was interrupted, or the
- *   filesystem zero-filled the file after a power cut), and, once per change of that set, which
- *   of our hostnames an earlier entry in the file answers first (glibc uses the first match, so
- *   ours has no effect for those names on that node). Remembering that set is the sink's only
- *   state.
- * - With `dryRun` the file is only ever opened for reading: the pass answers `previewed` with the
- *   diff a write would make (see `edit_hosts_file.ts`).
- *
  * Effects: the hosts file.
+ *
+ * It never logs: repaired NUL filler and, once per change, hostnames an earlier entry shadows
+ * (glibc takes the first match) go out as WARN notices. That shadowed set is its only state.
  *
  * @module
  */
@@ -30,30 +17,19 @@ import { applyHostsBlock } from "./hosts_block.ts";
 
 /** Options for {@linkcode EtcHostsSink}. */
 export interface EtcHostsSinkOptions {
-  /** The hosts file (`--etc-hosts`); its name must be `hosts`. */
+  /** `--etc-hosts`; its name must be `hosts`. */
   readonly path: string;
-  /** The address written for every hostname (`--proxy-ip`), IPv4 or IPv6. */
+  /** `--proxy-ip`, IPv4 or IPv6. */
   readonly proxyIp: string;
   /** Test seams between the write steps. */
   readonly hooks?: HostsFileHooks;
-  /** The release's markers (`--marker-id`); default: the original's. */
+  /** Default: the original's markers. */
   readonly markers?: BlockMarkers;
-  /** `--dry-run`: open the file for reading only and answer `previewed`. @default false */
+  /** `--dry-run`: open the file for reading only and answer `previewed`. */
   readonly dryRun?: boolean;
 }
 
-/**
- * The etc-hosts mode sink.
- *
- * @example
- * ```ts
- * import { EtcHostsSink } from "./etc_hosts_sink.ts";
- *
- * declare const signal: AbortSignal;
- * const sink = new EtcHostsSink({ path: "/host/etc/hosts", proxyIp: "10.96.0.10" });
- * const outcome = await sink.reconcile(["app.example.com"], signal);
- * ```
- */
+/** The etc-hosts mode sink; rejects only when its signal aborts. */
 export class EtcHostsSink implements Sink {
   readonly description: string;
   readonly #path: string;
@@ -96,7 +72,6 @@ export class EtcHostsSink implements Sink {
     };
   }
 
-  /** What to say about a pass that went through: repaired filler, a new set of shadowed hosts. */
   #notices(result: Extract<HostsFileResult, { kind: "unchanged" | "written" | "previewed" }>): Notice[] {
     const notices: Notice[] = [];
     if (result.kind === "written" && result.repairedFiller > 0) {

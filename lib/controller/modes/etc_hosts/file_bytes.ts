@@ -1,30 +1,15 @@
 /**
- * The byte-level reads, writes and checks on an open hosts file that every step of the in-place
- * writer shares (`edit_hosts_file.ts`, `write_in_place.ts`).
- *
- * Decisions: every read starts again at offset 0 and reads to the end, because the writer's
- * checks compare the whole file with what it read or wrote before; a read stops at a size limit
- * instead of loading an unbounded file. An OS error (one carrying an errno name such as `ENOSPC`
- * or `EIO`) is told apart from a bug by its `code`, so the writer can return the first as a
- * `failed` value the controller retries and let the second reject.
+ * The byte-level reads, writes and checks on an open hosts file that the in-place writer shares.
  *
  * Effects: reads and writes the open file it is given; {@linkcode osErrorCode} and
  * {@linkcode sameInode} are pure.
  *
+ * Reads always restart at offset 0 and stop at a size limit, since checks compare the whole file.
+ *
  * @module
  */
 
-/**
- * The whole file from offset 0, or `undefined` when it is longer than `limit` bytes.
- *
- * @example
- * ```ts
- * import { readAll } from "./file_bytes.ts";
- *
- * declare const file: Deno.FsFile; // the open hosts file
- * const bytes = await readAll(file, 16 * 1024 * 1024); // undefined when the file is over 16 MiB
- * ```
- */
+/** The whole file from offset 0, or `undefined` when it is longer than `limit` bytes. */
 export async function readAll(file: Deno.FsFile, limit: number): Promise<Uint8Array | undefined> {
   await file.seek(0, Deno.SeekMode.Start);
   const chunks: Uint8Array[] = [];
@@ -47,20 +32,8 @@ export async function readAll(file: Deno.FsFile, limit: number): Promise<Uint8Ar
 }
 
 /**
- * Whether the file (read again from offset 0, at most `options.limit` bytes) starts with `prefix`: the
- * writer's check that nobody changed the bytes it read or wrote. Anything after `prefix` (a line
- * appended meanwhile) does not matter; a file over the limit never matches.
- *
- * @example
- * ```ts
- * import { fileStartsWith } from "./file_bytes.ts";
- * import { encodeHostsText } from "./hosts_layout.ts";
- *
- * declare const file: Deno.FsFile; // the open hosts file
- * declare const current: string; // its text as read before
- * const unchanged = await fileStartsWith(file, encodeHostsText(current), { limit: 16 * 1024 * 1024 });
- * // false when another process changed the bytes read meanwhile: start again
- * ```
+ * Whether the file, read again, starts with `prefix`: nobody changed what we read or wrote.
+ * A concurrent append after `prefix` is fine; a file over the limit never matches.
  */
 export async function fileStartsWith(
   file: Deno.FsFile,
@@ -73,43 +46,21 @@ export async function fileStartsWith(
   return true;
 }
 
-/**
- * Writes all of `bytes` at offset 0 (a short write is continued, never left half done).
- *
- * @example
- * ```ts
- * import { writeAt0 } from "./file_bytes.ts";
- * import { encodeHostsText } from "./hosts_layout.ts";
- *
- * declare const file: Deno.FsFile; // the open hosts file
- * await writeAt0(file, encodeHostsText("127.0.0.1 localhost\n"));
- * ```
- */
+/** Writes all of `bytes` at offset 0 (a short write is continued, never left half done). */
 export async function writeAt0(file: Deno.FsFile, bytes: Uint8Array): Promise<void> {
   await file.seek(0, Deno.SeekMode.Start);
   let written = 0;
   while (written < bytes.length) written += await file.write(bytes.subarray(written));
 }
 
-/**
- * Whether two `stat` results name the same file (device and inode): how the writer notices that
- * the path was swapped for another file between two of its steps.
- *
- * @example
- * ```ts
- * import { sameInode } from "./file_bytes.ts";
- *
- * declare const file: Deno.FsFile; // opened from /host/etc/hosts
- * sameInode(await Deno.lstat("/host/etc/hosts"), await file.stat()); // false after a rename onto the path
- * ```
- */
+/** Whether two `stat` results name the same file: notices a path swapped between two steps. */
 export function sameInode(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
   return a.dev === b.dev && a.ino === b.ino;
 }
 
 /**
- * The errno name of an error the operating system reported (`"ENOSPC"`, `"EROFS"`), or
- * `undefined` for anything else (an abort reason, a bug).
+ * The errno name of an OS error (`"ENOSPC"`), or `undefined` for an abort reason or a bug, which
+ * the writer lets reject instead of returning `failed`.
  *
  * @example
  * ```ts

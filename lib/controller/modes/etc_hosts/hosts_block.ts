@@ -2,34 +2,12 @@
  * etc-hosts mode's edit: puts ouroboros's block into a hosts file, replaces it, or removes it,
  * touching no byte outside the markers.
  *
- * The block is
- *
- * ```
- * # === BEGIN ouroboros (do not edit by hand) ===
- * <ip> <host>
- * # === END ouroboros ===
- * ```
- *
- * with one line per host in the order given. Decisions:
- *
- * - Where: an intact marker pair has the lines between its markers replaced; the marker lines
- *   themselves are kept byte for byte (whatever whitespace surrounds the marker text). Without a
- *   pair the block is appended at the end of the file.
- * - Precedence: glibc's `files` source returns the first matching line, so an entry someone
- *   else wrote for one of our names above the block wins, and we leave it alone; the edit reports
- *   those names as `shadowed` so the sink can say so. Entries below the block lose to ours.
- * - Line endings: added lines use the file's style (that of its first line break; LF for a file
- *   without one), and lines inside an existing block follow its BEGIN line. Every other line
- *   keeps its own terminator, tabs and spacing.
- * - Missing final newline: the block goes after a line break we add, and its END line gets no
- *   line break, so the file still lacks a final newline. Removing the block removes that added
- *   line break too, so insert followed by removal gives the original text back exactly.
- * - Zero hosts: the marker lines and everything between them are deleted with their line breaks;
- *   with no block present nothing changes.
- * - Failing closed: damaged markers (see `hosts_markers.ts`), an invalid address or an unsafe
- *   host are refused, also when removing the block.
- *
  * Pure: no I/O.
+ *
+ * Without a marker pair the block is appended; the marker lines themselves are kept byte for byte.
+ * glibc uses the first matching line, so names someone listed above the block are reported as
+ * `shadowed` and left alone. New lines follow the file's line endings; for a file without a final
+ * newline the block keeps it that way, so insert then remove gives the original text back.
  *
  * @module
  */
@@ -42,7 +20,6 @@ import type { HostsRefusal } from "./hosts_problems.ts";
 
 /** What an edit found in the file, whatever it decided. */
 export interface HostsEditFindings {
-  /** The hosts in our block (empty when there is none). */
   readonly previousHosts: readonly string[];
   /** Desired hosts that an earlier entry outside our block answers first. */
   readonly shadowed: readonly string[];
@@ -50,25 +27,21 @@ export interface HostsEditFindings {
 
 /** What an edit decided. */
 export type HostsEdit =
-  /** The file already says exactly this: write nothing. */
   | HostsEditFindings & { readonly kind: "unchanged" }
-  /** Write `text`. */
   | HostsEditFindings & { readonly kind: "changed"; readonly text: string }
   | HostsRefusal;
 
 /** What {@linkcode applyHostsBlock} should make the block hold. */
 export interface HostsBlockOptions {
-  /** The address every host points at (`--proxy-ip`), IPv4 or IPv6. */
+  /** `--proxy-ip`, IPv4 or IPv6. */
   readonly ip: string;
-  /** The hosts, one line each, in this order. */
   readonly hosts: readonly string[];
-  /** The release's markers (`--marker-id`); default: the original's. */
+  /** Default: the original's markers. */
   readonly markers?: BlockMarkers;
 }
 
 /**
- * Makes the ouroboros block of `text` hold exactly `hosts`, each pointing at `ip`. With no hosts
- * the block is removed (and `ip` is not checked).
+ * Makes the ouroboros block of `text` hold exactly `hosts` at `ip`; no hosts removes the block.
  *
  * @example
  * ```ts
@@ -88,16 +61,7 @@ export function applyHostsBlock(text: string, options: HostsBlockOptions): Hosts
   return splice(text, plan, markers);
 }
 
-/**
- * Removes the ouroboros block, if any (what `--cleanup` writes).
- *
- * @example
- * ```ts
- * import { removeHostsBlock } from "./hosts_block.ts";
- *
- * removeHostsBlock("127.0.0.1 localhost\n").kind; // "unchanged"
- * ```
- */
+/** Removes the ouroboros block, if any (what `--cleanup` writes). */
 export function removeHostsBlock(text: string, markers: BlockMarkers = DEFAULT_MARKERS): HostsEdit {
   return splice(text, undefined, markers);
 }
@@ -129,8 +93,7 @@ function splice(text: string, plan: EntryPlan | undefined, markers: BlockMarkers
     if (entries.length === 0) {
       let from = begin.start;
       if (end.terminator === "" && from > 0) {
-        // Our END line ends the file without a line break: the break before BEGIN is the one we
-        // added when appending, so it goes too and the file again lacks a final newline.
+        // The break before BEGIN is the one we added when appending to a file without one.
         const before = text.slice(0, from);
         if (before.endsWith(begin.terminator)) from -= begin.terminator.length;
         else if (before.endsWith("\n")) from -= 1;

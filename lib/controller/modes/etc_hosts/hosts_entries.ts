@@ -2,13 +2,10 @@
  * The lines etc-hosts mode writes between its markers, `<ip> <host>` with one space, and the
  * checks that keep anything else out of them.
  *
- * The hostname core already accepts only plain RFC 1123 names, so these checks are the last line
- * of defence against a value that would add an entry of its own choosing (a line break, a second
- * name after a space, a `#`): a host with any character outside `[a-z0-9.-]` is refused, not
- * cleaned. The IP is printed canonically (dotted quad; RFC 5952 for IPv6), so `10.0.0.010`
- * (which some resolvers read as octal) or `2001:DB8::0:1` never reach a node.
- *
  * Pure: no I/O.
+ *
+ * Last line of defence against injected entries: a host outside `[a-z0-9.-]` is refused, not
+ * cleaned. The IP is written canonically, so octal-looking `10.0.0.010` never reaches a node.
  *
  * @module
  */
@@ -17,7 +14,7 @@ import { formatIp, parseIp } from "../../../util/ip.ts";
 import { trimAsciiWhitespace } from "../text_lines.ts";
 import { type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
 
-/** The longest hostname written (RFC 1035 text form without the trailing dot). */
+/** The longest hostname written (RFC 1035, without the trailing dot). */
 export const MAX_HOST_LENGTH = 253;
 
 const HOST_CHARACTERS = /^[a-z0-9.-]+$/;
@@ -26,15 +23,12 @@ const FIELD_SEPARATOR = /[ \t\r\v\f]+/;
 /** What the block should hold: a canonical IP and the hosts in the order they will be written. */
 export interface EntryPlan {
   readonly kind: "entries";
-  /** The canonical spelling of the address. */
   readonly ip: string;
-  /** The hosts as given, first occurrence kept when one is repeated. */
   readonly hosts: readonly string[];
 }
 
 /**
- * Validates the address and the hosts for the block. The hosts keep the order given (the
- * controller passes them sorted); a repeated host is written once.
+ * Validates the address and the hosts for the block; hosts keep their order, repeats written once.
  *
  * @example
  * ```ts
@@ -82,32 +76,14 @@ export function hostProblem(host: string): string | undefined {
   return undefined;
 }
 
-/**
- * One line of our block, without its terminator.
- *
- * @example
- * ```ts
- * import { renderEntry } from "./hosts_entries.ts";
- *
- * renderEntry("10.96.0.10", "app.example.com"); // "10.96.0.10 app.example.com"
- * ```
- */
+/** One line of our block, without its terminator. */
 export function renderEntry(ip: string, host: string): string {
   return `${ip} ${host}`;
 }
 
 /**
- * Reads a line found between our markers: `<ip> <host>` exactly as {@linkcode renderEntry}
- * writes it (any valid spelling of the address, so a changed `--proxy-ip` still reads as ours),
- * or `undefined` for anything else.
- *
- * @example
- * ```ts
- * import { parseOwnEntry } from "./hosts_entries.ts";
- *
- * parseOwnEntry("10.96.0.10 app.example.com"); // { ip: "10.96.0.10", host: "app.example.com" }
- * parseOwnEntry("10.96.0.10\tapp.example.com"); // undefined (we never write a tab)
- * ```
+ * Reads a line between our markers as {@linkcode renderEntry} writes it, or `undefined`. Any valid
+ * address spelling counts, so a changed `--proxy-ip` still reads as ours.
  */
 export function parseOwnEntry(content: string): { readonly ip: string; readonly host: string } | undefined {
   const space = content.indexOf(" ");
@@ -119,16 +95,8 @@ export function parseOwnEntry(content: string): { readonly ip: string; readonly 
 }
 
 /**
- * The names an ordinary hosts-file line gives an address, lower-cased (glibc compares names
- * case-insensitively): every field after the first, up to a `#` comment. Empty for comments,
- * blank lines and lines whose first field is not an address (glibc skips those too).
- *
- * @example
- * ```ts
- * import { entryNames } from "./hosts_entries.ts";
- *
- * entryNames("10.0.0.1\tApp.example.com app # pinned"); // ["app.example.com", "app"]
- * ```
+ * The names an ordinary hosts-file line gives an address, lower-cased as glibc compares them;
+ * empty when the first field is not an address (glibc skips those lines too).
  */
 export function entryNames(content: string): string[] {
   const hash = content.indexOf("#");

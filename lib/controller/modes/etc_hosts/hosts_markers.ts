@@ -1,24 +1,11 @@
 /**
- * Finds ouroboros's marker pair in a hosts file and decides whether it is intact, failing closed
- * on any sign of a hand edit.
- *
- * The markers are the CoreDNS modes' strings (one vocabulary for operators to grep for). A
- * marker is a line whose content, trimmed of ASCII whitespace, is exactly the marker text. A
- * valid pair is one BEGIN followed later by one END with nothing between them but `<ip> <host>`
- * lines of the form we write (and blank lines, which carry nothing and may be dropped).
- *
- * Anything else is refused rather than repaired, because every repair guesses: the original
- * takes the last occurrence of each marker, so END before BEGIN or a copied block makes it splice
- * across other people's entries and delete them. Refused:
- *
- * - END before BEGIN, BEGIN without END, END without BEGIN, two BEGINs, two ENDs;
- * - a comment that reads like one of our markers but is not exact (changed case or spacing,
- *   `# BEGIN ouroboros`, or marker text after an entry on the same line): otherwise a hand-edited
- *   marker is ignored and a second block appended;
- * - any other line between the markers (a comment, an entry with a tab or two names): the
- *   operator put it there, and rewriting the block would delete it.
+ * Finds ouroboros's marker pair in a hosts file and decides whether it is intact.
  *
  * Pure: no I/O.
+ *
+ * Fails closed on any hand edit instead of repairing it (the original's "last marker wins" could
+ * splice across other entries): unpaired or repeated markers, near-miss marker comments, and any
+ * line between the markers that is not an `<ip> <host>` entry we write (blank lines excepted).
  *
  * @module
  */
@@ -34,13 +21,11 @@ import { parseOwnEntry } from "./hosts_entries.ts";
 import { type TextLine, trimAsciiWhitespace } from "../text_lines.ts";
 import { type HostsMarkerProblem, type HostsRefusal, hostsRefusal } from "./hosts_problems.ts";
 
-/** How to recover from any marker problem; ends every marker message. */
 const FIX = "Fix it by hand: delete the ouroboros marker lines and the lines between them; " +
   "ouroboros then appends one fresh block at the end of the file. ouroboros writes nothing until then.";
 
-/** Which release's markers a function of this room works with. */
+/** Which release's markers (`--marker-id`) to work with; default: the original's. */
 export interface MarkersOption {
-  /** The release's markers (`--marker-id`); default: the original's. */
   readonly markers?: BlockMarkers;
 }
 
@@ -52,7 +37,6 @@ export interface FoundEntry {
 
 /** The outcome of {@linkcode scanHostsMarkers}. */
 export type HostsMarkerScan =
-  /** No marker and nothing that looks like one. */
   | { readonly kind: "absent" }
   /** An intact pair: 0-based indexes of the BEGIN and END lines and the entries between them. */
   | {
@@ -97,7 +81,6 @@ export function scanHostsMarkers(
       continue;
     }
     const hash = content.indexOf("#");
-    // Another release's marker fences that release's block: foreign lines, left alone.
     if (isOtherReleaseMarker(trimmed, markers)) continue;
     if (hash >= 0 && MARKER_LIKE.test(content.slice(hash))) {
       return markerRefusal(

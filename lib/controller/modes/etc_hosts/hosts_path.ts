@@ -1,13 +1,10 @@
 /**
  * Which paths etc-hosts mode may write to, judged from the text alone.
  *
- * The controller writes as root into a node file chosen by a flag, so a typo or a hostile value
- * (`--etc-hosts=/host/etc/shadow`) must not turn it into an arbitrary-file writer. Like the
- * original, the last path component must be literally `hosts`; a `..` component is refused too,
- * so what the path names is what it says. Symbolic links and non-regular files are checked on
- * the file itself by the writer (`edit_hosts_file.ts`).
- *
  * Pure: no I/O.
+ *
+ * The controller writes as root, so a mistyped or hostile `--etc-hosts` must not name another
+ * file: the base name must be `hosts` and no `..` is allowed. Links are checked by the writer.
  *
  * @module
  */

@@ -2,15 +2,10 @@
  * Reads a Corefile into the facts an edit needs (lines, tokens, server blocks, the root block and
  * the state of our markers), or the reason it cannot be edited safely.
  *
- * The checks run in the order a person would fix them: an empty key, then the file's own syntax
- * (quotes, braces), then the root server block, then our markers.
- *
- * The root block's closing `}` must start its line (only whitespace before it). A `}` after other
- * text, as in `    cache 30 }`, is refused rather than split: CoreDNS itself rejects that form
- * ("Unexpected '}' because no matching opening brace"), so such a file is already broken, and
- * rewriting a person's line to make room for ours would change bytes we do not own.
- *
  * Pure: no I/O.
+ *
+ * Checks run in the order a person would fix them: empty key, syntax, root block, markers. A root
+ * `}` after other text (`cache 30 }`) is refused, not split: CoreDNS rejects that form too.
  *
  * @module
  */
@@ -25,58 +20,32 @@ import { type CorefileComment, type CorefileToken, tokenizeCorefile } from "./to
 
 /** A Corefile we can edit, with everything the editor and the self-check look at. */
 export interface CorefileAnalysis {
-  /** The marker pair this analysis looked for (the release's). */
   readonly blockMarkers: BlockMarkers;
-  /** Discriminant. */
   readonly kind: "analysis";
-  /** The Corefile as read. */
   readonly text: string;
-  /** Its physical lines. */
   readonly lines: readonly TextLine[];
-  /**
-   * Its tokens. When {@linkcode own} is set, none for the lines between our markers: they were
-   * read as rules from the raw lines instead.
-   */
+  /** None for the lines between our markers when {@linkcode own} is set. */
   readonly tokens: readonly CorefileToken[];
-  /** Its comments. */
   readonly comments: readonly CorefileComment[];
-  /** Top-level server blocks and snippet definitions. */
   readonly blocks: readonly ServerBlock[];
-  /** The root server block. */
   readonly root: ServerBlock;
-  /** 0-based line of the root block's `{`. */
+  /** 0-based lines of the root block's braces; the `}` starts its line. */
   readonly rootOpenLine: number;
-  /** 0-based line of the root block's `}`; it starts this line. */
   readonly rootCloseLine: number;
-  /** Our markers: absent or an intact pair. */
   readonly markers: Exclude<MarkerScan, CorefileRefusal>;
-  /** Our block read from the raw lines, when its rules were not tokenized (see `find_own_block.ts`). */
+  /** Our block read from the raw lines, when its rules were not tokenized. */
   readonly own?: OwnBlock;
 }
 
 /** Options of {@linkcode analyzeCorefile}. */
 export interface AnalyzeOptions {
-  /** The release's markers (`--marker-id`). @default DEFAULT_MARKERS */
+  /** @default DEFAULT_MARKERS */
   readonly markers?: BlockMarkers;
-  /**
-   * Tokenize the lines of our own block too, instead of reading them as rules from the raw
-   * lines (`find_own_block.ts`). The result is the same either way; tests compare the two.
-   */
+  /** Skip the `find_own_block.ts` shortcut; the result is the same (tests compare the two). */
   readonly tokenizeOwnBlock?: boolean;
 }
 
-/**
- * Analyses a Corefile, or says why it cannot be edited.
- *
- * @example
- * ```ts
- * import { analyzeCorefile } from "./analyze_corefile.ts";
- *
- * const analysis = analyzeCorefile(".:53 {\n    errors\n}\n");
- * // analysis.kind === "analysis", analysis.markers.kind === "absent", analysis.rootCloseLine === 2
- * analyzeCorefile("example.org {\n}\n").kind; // "refused" (no-root-block)
- * ```
- */
+/** Analyses a Corefile, or says why it cannot be edited. */
 export function analyzeCorefile(
   text: string,
   options: AnalyzeOptions = {},
@@ -84,8 +53,7 @@ export function analyzeCorefile(
   const blockMarkers = options.markers ?? DEFAULT_MARKERS;
   if (text.trim() === "") return refusal("empty-corefile", "empty Corefile: the ConfigMap key holds no text");
   const lines = splitLines(text);
-  // The common case: our block holds only our rules, which need not become tokens. Anything
-  // unexpected is analysed again in full, so refusals read exactly as they always did.
+  // Anything unexpected is analysed again in full, so refusals read exactly as they always did.
   const own = options.tokenizeOwnBlock === true
     ? undefined
     : findOwnBlock(text, { lines, markers: blockMarkers });

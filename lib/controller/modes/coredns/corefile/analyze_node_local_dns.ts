@@ -1,21 +1,12 @@
 /**
- * Reads a node-local-dns Corefile into what `--node-local-dns=manage` needs: our marker pair and
- * the zones of the block between it, the upstream of the cluster-domain server block, and every
- * zone other server blocks already serve. Or the reason it cannot be edited safely.
- *
- * Decisions (the same fail-closed rules as the CoreDNS block, `scan_markers.ts`):
- * - Markers are exact comment lines at the top level, outside every server block. Damaged pairs
- *   (duplicated, reordered, unpaired), a marker inside a block or a quoted string, and a comment
- *   that only looks like one of ours are refused. Another release's exact markers are foreign.
- * - Between our markers there must be exactly the block we would render for the zones on its key
- *   line and the upstream on its own `bind`/`forward` lines, byte for byte; anything else (a
- *   comment, a plugin someone added, a changed cache) is foreign content and refused.
- * - The cluster-domain block is the server block outside our markers whose zone is the longest
- *   suffix of `clusterName` (a name in the cluster domain, such as the proxy's); failing that, the
- *   first whose `forward .` names `__PILLAR__CLUSTER__DNS__`, as in the addon template. It must
- *   have a `forward .` line whose words are plain addresses or placeholders.
+ * Reads a node-local-dns Corefile into what `--node-local-dns=manage` needs: our block and its
+ * zones, the cluster-domain block's upstream, and the zones other blocks serve; or a refusal.
  *
  * Pure: no I/O.
+ *
+ * Fails closed like `scan_markers.ts`: markers must be exact top-level comment lines, and between
+ * them must be byte for byte the block we would render. The cluster-domain block serves the
+ * longest suffix of `clusterName`, else forwards to `__PILLAR__CLUSTER__DNS__`.
  *
  * @module
  */
@@ -34,9 +25,7 @@ export const CLUSTER_DNS_PLACEHOLDER = "__PILLAR__CLUSTER__DNS__";
 /** An editable node-local-dns Corefile. */
 export interface NodeLocalDnsAnalysis {
   readonly kind: "analysis";
-  /** Its physical lines. */
   readonly lines: readonly TextLine[];
-  /** Our block: absent, or its marker lines, zones and upstream. */
   readonly own:
     | { readonly kind: "absent" }
     | {
@@ -50,19 +39,13 @@ export interface NodeLocalDnsAnalysis {
   readonly upstream: ClusterUpstream;
   /** Zones (lower case, no dot) other server blocks serve on port 53. */
   readonly taken: ReadonlySet<string>;
-  /**
-   * The line before which a new block goes: the cluster-domain block's first line (its keys, or a
-   * top-level `import` right above them). Never inside another release's block, whose END marker
-   * comes before that line.
-   */
+  /** Where a new block goes: the cluster-domain block's first line (never in another release's). */
   readonly insertLine: number;
-  /** Whether a server block enables `reload`. */
   readonly reload: boolean;
 }
 
 /** Options of {@linkcode analyzeNodeLocalDns}. */
 export interface AnalyzeNodeLocalDnsOptions {
-  /** Our markers. */
   readonly markers: BlockMarkers;
   /** A name in the cluster domain (the proxy's FQDN): picks the cluster-domain block. */
   readonly clusterName: string;
@@ -71,22 +54,7 @@ export interface AnalyzeNodeLocalDnsOptions {
 const FIX = "Fix it by hand: delete the ouroboros-node-local-dns marker lines and the server block between " +
   "them; ouroboros then writes one fresh block. ouroboros writes nothing to node-local-dns until then.";
 
-/**
- * Analyses a node-local-dns Corefile, or says why it cannot be edited.
- *
- * @example
- * ```ts
- * import { analyzeNodeLocalDns } from "./analyze_node_local_dns.ts";
- * import { nodeLocalDnsMarkers } from "./node_local_dns_markers.ts";
- *
- * const corefile = "cluster.local:53 {\n    forward . __PILLAR__CLUSTER__DNS__\n}\n";
- * const analysis = analyzeNodeLocalDns(corefile, {
- *   markers: nodeLocalDnsMarkers(),
- *   clusterName: "p.ns.svc.cluster.local.",
- * });
- * // analysis.kind === "analysis", analysis.upstream.forward: ["__PILLAR__CLUSTER__DNS__"]
- * ```
- */
+/** Analyses a node-local-dns Corefile, or says why it cannot be edited. */
 export function analyzeNodeLocalDns(
   text: string,
   options: AnalyzeNodeLocalDnsOptions,
@@ -276,7 +244,7 @@ function readUpstream(tokens: readonly CorefileToken[], block: ServerBlock): Clu
   return { bind, forward: forward.args.slice(1), forceTcp };
 }
 
-/** The nesting depth at a text offset between tokens. */
+/** The nesting depth at an offset between tokens. */
 function depthAt(tokens: readonly CorefileToken[], offset: number): number {
   let depth = 0;
   for (const token of tokens) {

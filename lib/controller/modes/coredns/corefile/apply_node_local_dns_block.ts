@@ -1,27 +1,12 @@
 /**
  * Makes ouroboros's server block in the node-local-dns Corefile (`--node-local-dns=manage`) serve
- * exactly the zones of the hairpinned hostnames, forwarding them to the cluster DNS upstream (see
- * `node_local_dns_block.ts` for the block, `analyze_node_local_dns.ts` for what is read and
- * refused).
- *
- * Decisions:
- * - Where: an intact marker pair is replaced in place, BEGIN to END inclusive. Without one, the
- *   block goes on its own lines right before the cluster-domain block, so no byte of the file is
- *   touched (a file without a final newline keeps it missing), and never inside another
- *   release's block. Server block order does not
- *   matter to CoreDNS: a query goes to the block with the longest matching zone.
- * - A zone another server block already serves (a stub domain someone added by hand, another
- *   release's block) is left out and reported as `skipped`: CoreDNS refuses to start when two
- *   blocks serve one zone on one port, and node-local-dns down means every pod on the node
- *   without DNS.
- * - No zone left: the marker lines and the block between them are deleted with their line breaks,
- *   so insert followed by removal returns the original text exactly.
- * - The upstream is read on every pass, so a changed cluster DNS address follows.
- * - Self-check: the result is analysed again and must hold exactly the wanted zones and upstream,
- *   with every byte outside the markers unchanged; otherwise the edit is refused, never returned.
- * - Line endings follow the file's first line break.
+ * exactly the zones of the hairpinned hostnames, forwarding them to the cluster DNS upstream.
  *
  * Pure: no I/O.
+ *
+ * A new block goes right before the cluster-domain block (order does not matter to CoreDNS). A
+ * zone another block serves is `skipped`: CoreDNS would not start, leaving the node without DNS.
+ * The upstream is re-read every pass; the result is re-analysed and must change nothing else.
  *
  * @module
  */
@@ -34,11 +19,10 @@ import { type ClusterUpstream, nodeLocalDnsZones, renderNodeLocalDnsBlock } from
 
 /** What the node-local-dns block is to hold. */
 export interface NodeLocalDnsBlockRequest {
-  /** The hairpinned hostnames (exact, or `*.<domain>` wildcards), sorted and de-duplicated. */
+  /** Sorted and de-duplicated; `*.<domain>` wildcards allowed. */
   readonly hosts: readonly string[];
   /** A name in the cluster domain (the proxy's FQDN): picks the cluster-domain block to mirror. */
   readonly clusterName: string;
-  /** The release's node-local-dns markers. */
   readonly markers: BlockMarkers;
 }
 
@@ -48,9 +32,8 @@ export type NodeLocalDnsEdit =
   | {
     readonly kind: "changed";
     readonly corefile: string;
-    /** The zones our block served before (empty when there was none). */
+    /** The zones our block served before. */
     readonly previousHosts: readonly string[];
-    /** The zones it serves now. */
     readonly zones: readonly string[];
     readonly reload: boolean;
     readonly skipped: readonly string[];
@@ -70,7 +53,6 @@ export type NodeLocalDnsEdit =
  * const edit = applyNodeLocalDnsBlock(corefile, { ...request, hosts: ["a.example.com"] });
  * // edit.kind === "changed"; edit.corefile starts with
  * // "# === BEGIN ouroboros-node-local-dns (do not edit by hand) ===\na.example.com:53 {\n"
- * applyNodeLocalDnsBlock(corefile, { ...request, hosts: [] }).kind; // "unchanged"
  * ```
  */
 export function applyNodeLocalDnsBlock(

@@ -2,18 +2,11 @@
  * coredns-import mode's data: the value of the one key ouroboros owns in the import ConfigMap,
  * whether the key must be written, deleted or left alone, and which hosts a stored value holds.
  *
- * The value is plugin lines only, one `rewrite name <host> <fqdn>` per host (a wildcard's rule,
- * `rewrite name regex … answer auto`, after every exact one; see `rewrite_rule.ts`), each ending with
- * `\n` (the last one too), with no markers, comments or server block: CoreDNS splices the file
- * into the root server block through `import /etc/coredns/custom/*.override`, so the whole key is
- * ours and needs no markers. It is byte-identical to what the original writes, so switching
- * implementations causes no write.
- *
- * Zero hosts means "delete the key" rather than "write an empty value": an absent key leaves no
- * file behind in the mounted directory, which the import glob tolerates (an empty glob is not an
- * error for CoreDNS).
- *
  * Pure: no I/O.
+ *
+ * Rule lines only, each ending with `\n`: CoreDNS splices the file into the root block, so the key
+ * needs no markers, and the value is byte-identical to the original's. Zero hosts deletes the key
+ * (an empty import glob is no error for CoreDNS).
  *
  * @module
  */
@@ -23,9 +16,8 @@ import { blockOrder, ownRuleHost, rewriteInputProblem, rewriteRule } from "./rew
 /**
  * The key's value for `hosts`, or `undefined` for zero hosts (delete the key).
  *
- * @throws {RangeError} when a host or the target could break out of a rewrite line (a bug in
- * hostname validation upstream), or when the value does not read back as exactly these hosts
- * (the self-check); nothing must be written then.
+ * @throws {RangeError} for a value that could break out of a rewrite line (an upstream bug), or
+ * that does not read back as exactly these hosts: nothing must be written then.
  *
  * @example
  * ```ts
@@ -34,7 +26,6 @@ import { blockOrder, ownRuleHost, rewriteInputProblem, rewriteRule } from "./rew
  * importSnippet(["a.example.com", "b.example.com"], "p.ns.svc.cluster.local.");
  * // "rewrite name a.example.com p.ns.svc.cluster.local.\n" +
  * // "rewrite name b.example.com p.ns.svc.cluster.local.\n"
- * importSnippet([], "p.ns.svc.cluster.local."); // undefined
  * ```
  */
 export function importSnippet(hosts: readonly string[], fqdn: string): string | undefined {
@@ -53,23 +44,7 @@ export function importSnippet(hosts: readonly string[], fqdn: string): string | 
 /** What to do with our key: nothing, write the desired value, or delete the key. */
 export type ImportDataChange = "none" | "write" | "delete";
 
-/**
- * Compares the key's stored value with the desired one.
- *
- * - no desired value, no key: `"none"`;
- * - no desired value, key present (even `""`): `"delete"`;
- * - equal values: `"none"`;
- * - otherwise: `"write"`.
- *
- * @example
- * ```ts
- * import { importDataChange } from "./import_snippet.ts";
- *
- * importDataChange(undefined, "rewrite name a.example.com p.ns.svc.cluster.local.\n"); // "write"
- * importDataChange("", undefined); // "delete"
- * importDataChange(undefined, undefined); // "none"
- * ```
- */
+/** Compares the stored value with the desired one; for none, a present key (even `""`) goes. */
 export function importDataChange(
   existing: string | undefined,
   desired: string | undefined,
@@ -78,17 +53,7 @@ export function importDataChange(
   return existing === desired ? "none" : "write";
 }
 
-/**
- * The hosts of a stored value: the source name of every rule ouroboros (or the original) could
- * have written, in order; other lines are skipped.
- *
- * @example
- * ```ts
- * import { snippetHosts } from "./import_snippet.ts";
- *
- * snippetHosts("rewrite name a.example.com p.ns.svc.cluster.local.\nlog\n"); // ["a.example.com"]
- * ```
- */
+/** The hosts of the rules in a stored value that we could have written, in order. */
 export function snippetHosts(snippet: string): string[] {
   const hosts: string[] = [];
   for (const line of snippet.split("\n")) {

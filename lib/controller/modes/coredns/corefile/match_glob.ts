@@ -1,14 +1,7 @@
 /**
- * Shell-style matching of one file name against one glob component, with the semantics of Go's
- * `path.Match` (which CoreDNS's `import` uses through `filepath.Glob`), so "does this import pick
- * up our key?" gets the answer CoreDNS would give.
- *
- * - `*` matches any run of characters except `/`, `?` exactly one character except `/`.
- * - `[abc]`, `[a-z]`, `[^a-z]` match one character in (or, with `^`, not in) the class; inside a
- *   class, `-` and `]` must be escaped with `\` unless `]` closes a non-empty class.
- * - `\x` matches `x` literally.
- * - A malformed pattern (unclosed or empty class, trailing `\`) matches nothing, as Go returns
- *   `ErrBadPattern` for it.
+ * Shell-style matching of one file name against one glob component with Go's `path.Match`
+ * semantics (what CoreDNS's `import` uses), so "does this import pick up our key?" gets CoreDNS's
+ * answer. A malformed pattern matches nothing, as Go returns `ErrBadPattern`.
  *
  * Pure: no I/O.
  *

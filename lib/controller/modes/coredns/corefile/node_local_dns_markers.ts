@@ -1,29 +1,20 @@
 /**
  * The comment lines that fence ouroboros's server block in the node-local-dns Corefile
- * (`--node-local-dns=manage`), per release.
- *
- * The text differs from the CoreDNS block's markers (`lib/controller/modes/markers.ts`) on purpose:
- * `ouroboros-node-local-dns` is joined by a hyphen, so the CoreDNS editors' look-alike check
- * (`ouroboros` followed by a space) never takes one of these lines for a damaged marker of their
- * own, and the other way round (`ouroboros ` with a space is not `ouroboros-node-local-dns`). A
- * release's `--marker-id` is appended the same way as for the CoreDNS block:
- *
- * | id      | BEGIN line                                                          | END line                                      |
- * |---------|---------------------------------------------------------------------|-----------------------------------------------|
- * | (empty) | `# === BEGIN ouroboros-node-local-dns (do not edit by hand) ===`    | `# === END ouroboros-node-local-dns ===`      |
- * | `edge`  | `# === BEGIN ouroboros-node-local-dns edge (do not edit by hand) ===` | `# === END ouroboros-node-local-dns edge ===` |
+ * (`--node-local-dns=manage`), per release, e.g. `# === END ouroboros-node-local-dns edge ===`.
  *
  * Pure: no I/O.
+ *
+ * The hyphenated word keeps the CoreDNS and node-local-dns look-alike checks from taking each
+ * other's markers for damaged ones of their own.
  *
  * @module
  */
 
 import { type BlockMarkers, isMarkerId } from "../../markers.ts";
 
-/** The marker word that sets these markers apart from the CoreDNS block's. */
 const WORD = "ouroboros-node-local-dns";
 
-/** A marker id (a DNS label), as in `lib/controller/modes/markers.ts`. */
+/** A marker id (a DNS label), as in `../../markers.ts`. */
 const ID = "[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?";
 
 /** Any release's exact node-local-dns marker (after trimming), id in group 1 or 2. */
@@ -31,10 +22,7 @@ const ANY_MARKER = new RegExp(
   `^# === (?:BEGIN ${WORD}(?: (${ID}))? \\(do not edit by hand\\)|END ${WORD}(?: (${ID}))?) ===$`,
 );
 
-/**
- * A comment that reads like a node-local-dns marker whatever its spacing, case or wording: the
- * editor refuses such a line unless it is exactly a marker, so a hand-edited one is never ignored.
- */
+/** A comment that reads like a node-local-dns marker; refused unless exact (no edit is missed). */
 export const NODE_LOCAL_DNS_MARKER_LIKE =
   /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros-node-local-dns(?![\w-])/i;
 
@@ -62,17 +50,7 @@ export function nodeLocalDnsMarkers(id = ""): BlockMarkers {
   };
 }
 
-/**
- * Whether a trimmed comment is an exact node-local-dns marker of a release other than
- * `markers`'s: that release's block, left alone.
- *
- * @example
- * ```ts
- * import { isOtherNodeLocalDnsMarker, nodeLocalDnsMarkers } from "./node_local_dns_markers.ts";
- *
- * isOtherNodeLocalDnsMarker("# === END ouroboros-node-local-dns edge ===", nodeLocalDnsMarkers()); // true
- * ```
- */
+/** Whether a trimmed comment is another release's exact marker: its block, left alone. */
 export function isOtherNodeLocalDnsMarker(trimmed: string, markers: BlockMarkers): boolean {
   const match = ANY_MARKER.exec(trimmed);
   if (match === null) return false;

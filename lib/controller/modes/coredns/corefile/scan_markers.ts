@@ -2,31 +2,12 @@
  * Finds ouroboros's marker pair in a Corefile and decides whether it is intact, failing closed on
  * any sign of a hand edit.
  *
- * A marker is a line whose text, after trimming ASCII whitespace only, is exactly
- * `# === BEGIN ouroboros (do not edit by hand) ===` or `# === END ouroboros ===`, and which is a
- * real comment to CoreDNS (not a line inside a multi-line quoted string). A valid pair is one
- * BEGIN followed later by one END, both directly inside the root server block (not inside a
- * plugin's own `{ … }`), with nothing between them but blank lines and rewrite rules of the form
- * we write.
- *
- * Anything else is refused rather than repaired, because every repair guesses at intent and a
- * wrong guess either orphans rewrite rules forever or duplicates plugin lines (the original's
- * splice does that with END before BEGIN, and CoreDNS then crash-loops on its next restart):
- *
- * - END before BEGIN, BEGIN without END, END without BEGIN, two BEGINs, two ENDs;
- * - a marker outside the root block (top level, another server block, a snippet) or inside a
- *   plugin's block;
- * - a line that is exactly a marker but sits inside a multi-line quoted string: CoreDNS reads it
- *   as data, a person reads it as our marker, and no edit can be right for both. (Marker text
- *   inside a quoted string on a line with other words is plain data and ignored: nobody can
- *   mistake that line for our marker.);
- * - a comment that looks like one of our markers but is not exact (`# === BEGIN ouroboros ===`,
- *   changed case or spacing, or a marker after other text on its line): a hand-edited marker
- *   would otherwise be ignored, and a second block appended next to the old one;
- * - foreign lines between the markers (a `log`, a comment, a different `rewrite` form): the
- *   reliability matrix prefers refusing to silently deleting an operator's line.
- *
  * Pure: no I/O.
+ *
+ * Refused, not repaired (a wrong guess orphans rules or duplicates plugins, which crash-loops
+ * CoreDNS): unpaired or repeated markers; markers outside the root block or in a plugin's block;
+ * an exact marker line inside a multi-line quoted string (CoreDNS sees data, a person our marker);
+ * near-miss marker comments; and any line between the markers that is not a rule we write.
  *
  * @module
  */
@@ -45,37 +26,27 @@ import { ownRuleHost } from "./rewrite_rule.ts";
 import type { ServerBlock } from "./server_blocks.ts";
 import type { CorefileComment, CorefileToken } from "./tokenize_corefile.ts";
 
-/** How to recover from any marker problem, appended to every marker message. */
 const FIX =
   "Fix it by hand: delete the ouroboros marker lines and every `rewrite name` line between or near " +
   "them; ouroboros then writes one fresh block inside the .:53 server block. ouroboros writes nothing until then.";
 
 /** Everything the marker scan needs: the text, its lines, tokens and comments, the root block. */
 export interface MarkerScanInput {
-  /** The Corefile. */
   readonly text: string;
-  /** Its physical lines. */
   readonly lines: readonly TextLine[];
-  /** Its tokens (tokenization succeeded). */
   readonly tokens: readonly CorefileToken[];
-  /** Its comments. */
   readonly comments: readonly CorefileComment[];
-  /** The root server block. */
   readonly root: ServerBlock;
-  /** The release's markers (`--marker-id`); default: the original's. */
+  /** Default: the original's markers. */
   readonly markers?: BlockMarkers;
-  /**
-   * Our block as read from the raw lines; its rule lines were not tokenized, so when the pair
-   * found here is that block, its hostnames come from it.
-   */
+  /** Our block read from raw lines (not tokenized): its hosts are used when the pair matches. */
   readonly own?: OwnBlock;
 }
 
 /** The outcome of the marker scan. */
 export type MarkerScan =
-  /** No marker and nothing that looks like one. */
   | { readonly kind: "absent" }
-  /** An intact pair: 0-based line numbers of BEGIN and END, and the hosts between them. */
+  /** An intact pair: 0-based lines of BEGIN and END, and the hosts between them. */
   | {
     readonly kind: "present";
     readonly beginLine: number;
@@ -113,8 +84,7 @@ export function scanMarkers(input: MarkerScanInput): MarkerScan {
   const commentByLine = new Map<number, CorefileComment>();
   for (const comment of comments) commentByLine.set(comment.line, comment);
 
-  // Cheap filter first: a line can equal a marker only if its first visible character is the
-  // marker's first one; no copy of the other lines (20,000 rules at scale) is made.
+  // Filter on the first visible character, so the other lines (20,000 rules) are never copied.
   const firsts = [own.begin.charCodeAt(0), own.end.charCodeAt(0)];
   for (let index = 0; index < lines.length; index++) {
     const line = lines[index] as TextLine;
@@ -140,7 +110,6 @@ export function scanMarkers(input: MarkerScanInput): MarkerScan {
   const exactLines = new Set([...begins, ...ends]);
   for (const comment of comments) {
     if (exactLines.has(comment.line) || !MARKER_LIKE.test(comment.text)) continue;
-    // Another release's marker fences that release's block: foreign content, left alone.
     if (isOtherReleaseMarker(trimAsciiWhitespace(comment.text), own)) continue;
     return markerRefusal(
       "altered-marker",
@@ -216,7 +185,7 @@ function foreign(line: number, begin: number, end: number): CorefileRefusal {
   );
 }
 
-/** The nesting depth at a text offset that lies between tokens. */
+/** The nesting depth at an offset between tokens. */
 function depthAt(tokens: readonly CorefileToken[], offset: number): number {
   let low = 0;
   let high = tokens.length;

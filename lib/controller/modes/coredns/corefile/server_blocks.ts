@@ -1,19 +1,12 @@
 /**
  * Server blocks and directives of a tokenized Corefile: which block is the root zone's, where
- * its braces are, and which plugin lines it holds (following snippet imports the way CoreDNS
- * expands them).
- *
- * The root server block is the first server block, in file order, with a key that serves the
- * root zone on the default port: `.`, `.:53`, or either with the `dns://` scheme. Key lists
- * (`. example.org {`, `.:53, example.org:53 {`) count when any key is one of those. `.:8053`,
- * `.foo:53`, `tls://.:853` and snippet definitions (`(name) {`) are not the root block, so the
- * block we edit is the one answering every ordinary in-cluster lookup.
- *
- * A server block must have braces here. CoreDNS also accepts a single braceless block
- * (`.:53` followed by plugin lines); no distribution ships that, and without a closing brace
- * there is no safe place to insert, so such a file has no root block for us.
+ * its braces are, and which plugin lines it holds (following snippet imports as CoreDNS does).
  *
  * Pure: no I/O.
+ *
+ * The root block is the first whose keys include `.` or `.:53` (optionally `dns://`): the one
+ * answering ordinary in-cluster lookups. CoreDNS's braceless single block is not supported: without
+ * a closing brace there is no safe place to insert.
  *
  * @module
  */
@@ -22,11 +15,10 @@ import type { CorefileToken } from "./tokenize_corefile.ts";
 
 /** A server block or snippet definition at the top level of a Corefile. */
 export interface ServerBlock {
-  /** Its keys as CoreDNS reads them: quotes removed, a trailing comma dropped. */
+  /** As CoreDNS reads them: quotes removed, a trailing comma dropped. */
   readonly keys: readonly string[];
-  /** Index of the `{` token. */
+  /** Token indexes of the braces. */
   readonly open: number;
-  /** Index of the matching `}` token. */
   readonly close: number;
   /** The snippet name for a `(name) {` definition, else `undefined`. */
   readonly snippet: string | undefined;
@@ -34,35 +26,19 @@ export interface ServerBlock {
 
 /** One plugin line of a block: its name, the words on its line, and where it starts. */
 export interface Directive {
-  /** The plugin name (`errors`, `kubernetes`, `import`, …). */
   readonly name: string;
-  /** The following words and quoted strings on the same line, up to a `{`. */
+  /** The words and quoted strings after it on the same line, up to a `{`. */
   readonly args: readonly string[];
-  /** Index of the directive's first token. */
   readonly token: number;
 }
 
 /** A tokenized Corefile and its top-level blocks: what directive expansion reads. */
 export interface CorefileBlocks {
-  /** The tokens. */
   readonly tokens: readonly CorefileToken[];
-  /** Their {@linkcode serverBlocks}. */
   readonly blocks: readonly ServerBlock[];
 }
 
-/**
- * Lists the top-level server blocks and snippet definitions in file order. Top-level `import`
- * lines are skipped, as CoreDNS splices them in place of the line.
- *
- * @example
- * ```ts
- * import { serverBlocks } from "./server_blocks.ts";
- * import { tokenizeCorefile } from "./tokenize_corefile.ts";
- *
- * const tokenized = tokenizeCorefile("(common) {\n  errors\n}\n.:53 {\n  import common\n}\n");
- * if (tokenized.ok) serverBlocks(tokenized.tokens).map((block) => block.keys); // [["(common)"], [".:53"]]
- * ```
- */
+/** The top-level server blocks and snippet definitions in file order (imports skipped). */
 export function serverBlocks(tokens: readonly CorefileToken[]): ServerBlock[] {
   const blocks: ServerBlock[] = [];
   let keys: string[] = [];
@@ -79,7 +55,7 @@ export function serverBlocks(tokens: readonly CorefileToken[]): ServerBlock[] {
       continue;
     }
     if (token.kind === "word" && token.text === "import" && startsLine(tokens, index)) {
-      // A top-level import and its argument are replaced by the imported file; they are not keys.
+      // CoreDNS replaces a top-level import with the imported file: it holds no keys.
       index++;
       while (index < tokens.length && tokens[index]?.line === token.line) index++;
       continue;
@@ -91,19 +67,7 @@ export function serverBlocks(tokens: readonly CorefileToken[]): ServerBlock[] {
   return blocks;
 }
 
-/**
- * Whether a server key serves the root zone on port 53.
- *
- * @example
- * ```ts
- * import { isRootKey } from "./server_blocks.ts";
- *
- * isRootKey(".:53"); // true
- * isRootKey("dns://."); // true
- * isRootKey(".:8053"); // false
- * isRootKey("example.org"); // false
- * ```
- */
+/** Whether a server key serves the root zone on port 53. */
 export function isRootKey(key: string): boolean {
   const address = key.toLowerCase().startsWith("dns://") ? key.slice("dns://".length) : key;
   return address === "." || address === ".:53";
@@ -126,24 +90,8 @@ export function findRootBlock(blocks: readonly ServerBlock[]): ServerBlock | und
 }
 
 /**
- * The plugin lines directly inside a block (not inside a plugin's own `{ … }`), in order.
- *
- * A directive starts at the first token after the block's `{`, and at every later token of the
- * block's depth that begins on a new line, which is how CoreDNS's parser splits directives.
- *
- * @example
- * ```ts
- * import { blockDirectives, findRootBlock, serverBlocks } from "./server_blocks.ts";
- * import { tokenizeCorefile } from "./tokenize_corefile.ts";
- *
- * const corefile = ".:53 {\n  errors\n  kubernetes cluster.local {\n    pods insecure\n  }\n}\n";
- * const tokenized = tokenizeCorefile(corefile);
- * const root = tokenized.ok ? findRootBlock(serverBlocks(tokenized.tokens)) : undefined;
- * if (tokenized.ok && root !== undefined) {
- *   blockDirectives(tokenized.tokens, root).map(({ name, args }) => [name, args]);
- *   // [["errors", []], ["kubernetes", ["cluster.local"]]]
- * }
- * ```
+ * The plugin lines directly inside a block, in order: each starts at the first token of the
+ * block's depth on a new line, as CoreDNS's parser splits them.
  */
 export function blockDirectives(tokens: readonly CorefileToken[], block: ServerBlock): Directive[] {
   const directives: Directive[] = [];
@@ -169,27 +117,9 @@ export function blockDirectives(tokens: readonly CorefileToken[], block: ServerB
 }
 
 /**
- * The plugin lines of a block with `import <snippet>` lines replaced by the snippet's own plugin
- * lines, recursively, as CoreDNS does at parse time. Only snippets defined before the block
- * count (CoreDNS reads an unknown name as a file path). An `import` that names no snippet is kept
- * as it is, for the caller to treat as a file import. A snippet that imports itself, directly or
- * through others, is expanded once.
- *
- * @example
- * ```ts
- * import { expandedDirectives, findRootBlock, serverBlocks } from "./server_blocks.ts";
- * import { tokenizeCorefile } from "./tokenize_corefile.ts";
- *
- * const tokenized = tokenizeCorefile("(base) {\n  reload\n}\n.:53 {\n  import base\n}\n");
- * if (tokenized.ok) {
- *   const blocks = serverBlocks(tokenized.tokens);
- *   const root = findRootBlock(blocks);
- *   if (root !== undefined) {
- *     expandedDirectives({ tokens: tokenized.tokens, blocks }, root).map((directive) => directive.name);
- *     // ["reload"], where blockDirectives gives ["import"]
- *   }
- * }
- * ```
+ * A block's plugin lines with `import <snippet>` replaced by the snippet's lines, recursively, as
+ * CoreDNS does. Only snippets defined earlier count (else it is a file import, kept as is); a cycle
+ * is expanded once.
  */
 export function expandedDirectives(corefile: CorefileBlocks, block: ServerBlock): Directive[] {
   const { tokens, blocks } = corefile;
@@ -215,7 +145,6 @@ export function expandedDirectives(corefile: CorefileBlocks, block: ServerBlock)
   return expanded;
 }
 
-/** Whether the token is the first on its line (the previous token ended on an earlier line). */
 function startsLine(tokens: readonly CorefileToken[], index: number): boolean {
   const previous = tokens[index - 1];
   const token = tokens[index];

@@ -2,25 +2,12 @@
  * A Caddyfile tokenizer that sees a Corefile the way CoreDNS does, so we can find server blocks,
  * braces and our markers without being fooled by text that only looks like structure.
  *
- * CoreDNS reads its Corefile with the Caddy v1 lexer. The rules this module follows, and why:
- *
- * - Tokens are separated by whitespace as Go's `unicode.IsSpace` defines it (ASCII space, tab,
- *   LF, CR, VT, FF, plus U+0085, U+00A0, U+1680, U+2000–U+200A, U+2028, U+2029, U+202F, U+205F,
- *   U+3000). A byte-order mark at the very start is skipped.
- * - `#` outside a quoted string starts a comment that runs to the end of the line, wherever it
- *   appears, even in the middle of a word (`foo#bar` is the word `foo` and a comment). This is
- *   the Caddy v1 rule CoreDNS uses; newer Caddy only starts comments at a token boundary.
- * - A token that starts with `"` is a quoted string: it ends at the next unescaped `"`, may
- *   span lines, and `\"` inside it stands for `"` (any other backslash is kept as written).
- *   A `"` in the middle of a word is an ordinary character.
- * - `{` and `}` are structure only when they are a whole unquoted token. `regex{2}`, `"{"` and a
- *   `{` inside a comment are not braces, exactly as for CoreDNS's parser.
- *
- * Where CoreDNS is lenient we are strict, because we only edit files we fully understand: an
- * unterminated quoted string (CoreDNS silently ends it at end of file), a `}` with no open block,
- * or a block left open at the end are reported as problems instead of tokens.
- *
  * Pure: no I/O.
+ *
+ * Follows the Caddy v1 lexer CoreDNS uses: Go's `unicode.IsSpace` separates tokens; `#` starts a
+ * comment even mid-word (`foo#bar`); only a token starting with `"` is quoted, and only `\"` is an
+ * escape; `{`/`}` are braces only as whole unquoted tokens. Stricter than CoreDNS: an unterminated
+ * quote or unbalanced brace is a problem, not tokens, since we only edit files we fully understand.
  *
  * @module
  */
@@ -30,41 +17,31 @@ export type CorefileTokenKind = "word" | "quoted" | "open" | "close";
 
 /** One token with its position in the source text. */
 export interface CorefileToken {
-  /** What the token is. */
   readonly kind: CorefileTokenKind;
-  /** The token's value: quotes removed and `\"` unescaped for `quoted`; `{` or `}` for braces. */
+  /** Quotes removed and `\"` unescaped for `quoted`. */
   readonly text: string;
-  /** Offset of the first character (the opening quote for `quoted`). */
+  /** Offsets; a `quoted` token's include its quotes. */
   readonly start: number;
-  /** Offset just past the last character (past the closing quote for `quoted`). */
   readonly end: number;
-  /** 0-based line of `start`. */
+  /** 0-based lines of `start` and of the last character (they differ for multi-line strings). */
   readonly line: number;
-  /** 0-based line of the last character; differs from `line` only for multi-line quoted strings. */
   readonly endLine: number;
-  /**
-   * Nesting depth the token belongs to: 0 for server keys and top-level `import`, 1 for the
-   * directives of a server block, and so on. An `open` brace has the depth of the line that
-   * opens it; a `close` brace the depth it returns to, so a block's braces share one depth.
-   */
+  /** 0 for server keys, 1 for a server block's directives, …; a block's two braces share one. */
   readonly depth: number;
-  /** For braces: index of the matching brace in the token list. `-1` for other tokens. */
+  /** For braces: index of the matching brace. `-1` for other tokens. */
   readonly partner: number;
 }
 
 /** A `#` comment: from the `#` up to, not including, the line's terminator. */
 export interface CorefileComment {
-  /** Offset of the `#`. */
   readonly start: number;
-  /** Offset where the line's terminator (`\n` or `\r\n`) or the text ends. */
   readonly end: number;
   /** 0-based line. */
   readonly line: number;
-  /** The comment text including the `#`. */
   readonly text: string;
 }
 
-/** Why a text could not be tokenized into a well-formed Corefile. */
+/** Why a text is not a well-formed Corefile. */
 export type TokenizeProblemCode = "unterminated-quote" | "unclosed-brace" | "unexpected-close-brace";
 
 /** The tokenizer's answer: all tokens and comments, or the first structural problem found. */
@@ -77,9 +54,8 @@ export type TokenizeResult =
   | {
     readonly ok: false;
     readonly problem: TokenizeProblemCode;
-    /** 0-based line the problem points at. */
+    /** 0-based; the message says it 1-based. */
     readonly line: number;
-    /** A sentence for a person, with a 1-based line number. */
     readonly message: string;
   };
 
@@ -88,17 +64,14 @@ export type TokenizeResult =
  * they hold only plain words (see `find_own_block.ts`), so no token outside them changes.
  */
 export interface TokenizeSkip {
-  /** Offset of the first skipped line's start. */
   readonly start: number;
-  /** Offset of the first line after the run. */
   readonly end: number;
   /** Line breaks in the run. */
   readonly lines: number;
 }
 
 /**
- * Tokenizes a Corefile and checks that its braces balance. With `skip`, the lines of that run
- * are passed over when the scan reaches its start (not when it is inside a quoted string).
+ * Tokenizes a Corefile and checks that its braces balance, passing over the `skip` run if given.
  *
  * @example
  * ```ts
@@ -183,7 +156,7 @@ export function tokenizeCorefile(text: string, skip?: TokenizeSkip): TokenizeRes
       });
       continue;
     }
-    // A word: everything up to whitespace or a comment. A quote inside a word is literal.
+    // A quote inside a word is literal.
     const start = index;
     while (index < text.length) {
       const c = text.charCodeAt(index);
@@ -257,11 +230,7 @@ function problem(code: TokenizeProblemCode, line: number, message: string): Toke
   return { ok: false, problem: code, line, message };
 }
 
-/**
- * Go's `unicode.IsSpace`, the separator of CoreDNS's lexer, minus `\n`, which the tokenizer
- * handles itself to count lines. JavaScript's `\s` differs (it lacks U+0085 and adds U+FEFF),
- * so the set is spelled out.
- */
+/** Go's `unicode.IsSpace` minus `\n`, spelled out: JavaScript's `\s` differs (U+0085, U+FEFF). */
 function isGoSpace(code: number): boolean {
   if (code <= 0x20) return code === 0x20 || (code >= 0x09 && code <= 0x0d);
   if (code < 0x85) return false;

@@ -1,22 +1,12 @@
 /**
- * The last gate before a Corefile is written: compares the edited text with the text that was
- * read and refuses anything but the intended change, so a splice bug can never reach CoreDNS
- * (a Corefile CoreDNS cannot parse keeps serving only until the next pod restart, then takes
- * cluster DNS down).
- *
- * The check re-reads both texts from scratch with the same tokenizer CoreDNS's rules were taken
- * from (the lines of our own block are read as rules from the raw text, see `find_own_block.ts`), and
- * requires:
- *
- * - the new text tokenizes, its braces balance, and it has a root block and intact markers;
- * - with hosts, the new block holds exactly the rewrite rules for those hosts in that order (a
- *   wildcard's regex rule included, read back to its `*.<domain>`);
- *   without hosts, no marker is left;
- * - the token sequence outside our markers (kind, text and depth of every token, hence the same
- *   server blocks, keys and plugin lines) is identical before and after;
- * - the bytes outside our marker lines are identical before and after.
+ * The last gate before a Corefile is written: refuses anything but the intended change, since a
+ * Corefile CoreDNS cannot parse takes cluster DNS down at the next pod restart.
  *
  * Pure: no I/O.
+ *
+ * Re-reads both texts from scratch and requires: the new one analyses cleanly, the block holds
+ * exactly the wanted rules (or no markers remain), and the tokens and bytes outside the markers
+ * are unchanged.
  *
  * @module
  */
@@ -26,9 +16,8 @@ import { rewriteRule, type RewriteRules } from "./rewrite_rule.ts";
 import type { CorefileToken } from "./tokenize_corefile.ts";
 
 /**
- * Checks an edit. Returns `undefined` when `after` is exactly `before` with its ouroboros block
- * made to hold exactly the rules `options` names, else what differs. `before` may be passed already analysed, so the
- * editor does not read the same text twice; a text is read with the default markers.
+ * `undefined` when `after` is `before` with only its block made to hold the rules of `options`,
+ * else what differs. `before` may come analysed; a text is read with the default markers.
  *
  * @example
  * ```ts
