@@ -99,7 +99,8 @@ Deno.test("every @example of main.ts and lib/ is a ts block that imports from th
     }
   }
   assert.deepEqual(problems, []);
-  assert.ok(examples > 100, `only ${examples} @example blocks found: is the scan still finding them?`);
+  // About 90 after the words were cut to one example per pure module: far below means a broken scan.
+  assert.ok(examples > 60, `only ${examples} @example blocks found: is the scan still finding them?`);
 });
 
 Deno.test("exampleProblem() catches a missing import, an ignored block and a tag without code", () => {

@@ -1,6 +1,5 @@
 /**
- * Help text and README tables rendered from option tables, so neither can drift from the
- * parser.
+ * Help text and README tables rendered from option tables, so neither can drift from the parser.
  *
  * Pure: returns strings.
  *
@@ -9,10 +8,7 @@
 
 import { envName, type OptionSpec, type OptionTable } from "./options.ts";
 
-/**
- * The widest line `--help` prints: a terminal of 100 columns shows it unbroken, and the long
- * sentences (the accepted values, the defaults) still fit on one or two lines.
- */
+/** The widest line `--help` prints, so a 100-column terminal shows it unbroken. */
 export const HELP_WIDTH = 100;
 
 /** The default as shown to people: `defaultText` when given, else the raw text or `(empty)`. */
@@ -21,26 +17,7 @@ export function shownDefault(spec: OptionSpec<unknown>): string {
   return spec.default === "" ? "(empty)" : spec.default;
 }
 
-/**
- * Renders `ouroboros <command> --help`, every line at most {@linkcode HELP_WIDTH} columns: the
- * summary and each flag's notes are word-wrapped, a flag's environment variable and default on
- * one line and what it accepts on the next.
- *
- * @example
- * ```ts
- * import { renderHelp } from "./help.ts";
- * import { duration } from "./kinds.ts";
- *
- * const TABLE = {
- *   command: "proxy",
- *   summary: "Relay TCP connections with a PROXY protocol header.",
- *   options: {
- *     dialTimeout: { flag: "dial-timeout", kind: duration(), default: "5s", help: "Dial deadline." },
- *   },
- * } as const;
- * renderHelp(TABLE); // "Usage: ouroboros proxy [flags]\n\nRelay TCP connections with …"
- * ```
- */
+/** Renders `ouroboros <command> --help`, every line at most {@linkcode HELP_WIDTH} columns. */
 export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table: OptionTable<T>): string {
   const lines = [
     `Usage: ouroboros ${table.command} [flags]`,
@@ -80,10 +57,7 @@ export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table:
   return `${lines.join("\n")}\n`;
 }
 
-/**
- * Renders the README's Markdown table for a command: flag, environment variable, default and
- * notes, in table order.
- */
+/** Renders the README's Markdown table for a command: flag, env var, default and notes. */
 export function renderMarkdownTable<T extends Record<string, OptionSpec<unknown>>>(
   table: OptionTable<T>,
 ): string {
@@ -111,17 +85,7 @@ function markdownText(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("<", "&lt;").replaceAll(">", "&gt;");
 }
 
-/**
- * Greedy word wrap into lines of at most `width` characters; words longer than the width stay
- * whole on a line of their own. Runs of whitespace count as one space.
- *
- * @example
- * ```ts
- * import { wrapText } from "./help.ts";
- *
- * wrapText("accepts a duration such as 5s", 12); // ["accepts a", "duration", "such as 5s"]
- * ```
- */
+/** Greedy word wrap to `width` columns; a longer word stays whole on a line of its own. */
 export function wrapText(text: string, width: number): string[] {
   const out: string[] = [];
   let line = "";

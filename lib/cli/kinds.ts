@@ -1,6 +1,6 @@
 /**
- * Value kinds for option tables: each parses raw flag or environment text and says in words
- * what it accepts, so error messages and help text come from one place.
+ * Value kinds for option tables: each parses raw flag or environment text and says in words what
+ * it accepts, so error messages and help text come from one place.
  *
  * Pure: no I/O.
  *
@@ -27,17 +27,7 @@ export function text(placeholder = "STRING", accepted = "any text"): ValueKind<s
   return { placeholder, accepted, parse: (raw) => ok(raw) };
 }
 
-/**
- * A TCP port from 1 to 65535.
- *
- * @example
- * ```ts
- * import { port } from "./kinds.ts";
- *
- * port().parse("443"); // { ok: true, value: 443 }
- * port().parse("0"); // { ok: false, reason: "0 is out of range" }
- * ```
- */
+/** A TCP port from 1 to 65535. */
 export function port(): ValueKind<number> {
   return {
     placeholder: "PORT",
@@ -52,14 +42,11 @@ export function port(): ValueKind<number> {
 
 /** Options for {@linkcode duration}. */
 export interface DurationOptions {
-  /** Accept `0` (and other zero spellings); otherwise a duration must be greater than zero. */
+  /** Accept zero; otherwise a duration must be greater than zero. */
   readonly allowZero?: boolean;
 }
 
-/**
- * Re-exported: durations longer than the timer limit are refused at parse time, where the
- * operator sees why, instead of firing after 1 ms (`--dial-timeout=1000h` would fail every dial).
- */
+/** Re-exported: longer durations are refused at parse time rather than firing after 1 ms. */
 export { MAX_TIMER_MS };
 
 /**
@@ -94,20 +81,11 @@ export { formatDuration };
 
 /** Options for {@linkcode listenAddress}. */
 export interface ListenAddressOptions {
-  /** Accept the empty string, meaning "this listener is disabled". */
+  /** Accept the empty string: the listener is disabled. */
   readonly allowEmpty?: boolean;
 }
 
-/**
- * A `host:port` listen address; `null` when empty and allowed (the listener is off).
- *
- * @example
- * ```ts
- * import { listenAddress } from "./kinds.ts";
- *
- * listenAddress().parse("[::]:8080"); // { ok: true, value: { host: "::", port: 8080 } }
- * ```
- */
+/** A `host:port` listen address; `null` when empty and allowed (the listener is off). */
 export function listenAddress(options: ListenAddressOptions = {}): ValueKind<ListenAddress | null> {
   const empty = options.allowEmpty ? " (empty disables the listener)" : "";
   return {
@@ -121,16 +99,7 @@ export function listenAddress(options: ListenAddressOptions = {}): ValueKind<Lis
   };
 }
 
-/**
- * One of a fixed list of words, compared case-insensitively and returned as listed.
- *
- * @example
- * ```ts
- * import { oneOf } from "./kinds.ts";
- *
- * oneOf(["json", "text"] as const).parse("JSON"); // { ok: true, value: "json" }
- * ```
- */
+/** One of a fixed list of words, compared case-insensitively and returned as listed. */
 export function oneOf<const W extends string>(
   words: readonly W[],
   aliases: Readonly<Record<string, W>> = {},
@@ -164,24 +133,13 @@ export function boolean(): ValueKind<boolean> {
 
 /** Options for {@linkcode integer}. */
 export interface IntegerOptions {
-  /** The smallest value accepted. */
   readonly min: number;
-  /** The largest value accepted. */
   readonly max: number;
   /** Shown in help: `--resync=SECONDS`. @default "N" */
   readonly placeholder?: string;
 }
 
-/**
- * A whole number within an inclusive range.
- *
- * @example
- * ```ts
- * import { integer } from "./kinds.ts";
- *
- * integer({ min: 1, max: 86400, placeholder: "SECONDS" }).parse("90"); // { ok: true, value: 90 }
- * ```
- */
+/** A whole number within an inclusive range. */
 export function integer(options: IntegerOptions): ValueKind<number> {
   const { min, max, placeholder = "N" } = options;
   return {
@@ -200,10 +158,7 @@ function optionalMatch(valid: (name: string) => boolean): (raw: string) => Parse
   return (raw) => (raw === "" || valid(raw) ? ok(raw) : bad());
 }
 
-/**
- * A Kubernetes Service name (an RFC 1035 label: lower case, starts with a letter, at most 63
- * characters); empty is allowed and means "not set".
- */
+/** A Kubernetes Service name (an RFC 1035 label); empty means "not set". */
 export function serviceName(): ValueKind<string> {
   return {
     placeholder: "NAME",
@@ -213,9 +168,7 @@ export function serviceName(): ValueKind<string> {
   };
 }
 
-/**
- * An RFC 1123 label used as an identifier (`--marker-id`); empty is allowed and means "not set".
- */
+/** An RFC 1123 label used as an identifier (`--marker-id`); empty means "not set". */
 export function dnsLabel(placeholder: string, what: string): ValueKind<string> {
   return {
     placeholder,
@@ -225,7 +178,7 @@ export function dnsLabel(placeholder: string, what: string): ValueKind<string> {
   };
 }
 
-/** A namespace name (an RFC 1123 label); empty is allowed and means "not set". */
+/** A namespace name (an RFC 1123 label); empty means "not set". */
 export function namespaceName(): ValueKind<string> {
   return {
     placeholder: "NAMESPACE",
@@ -234,10 +187,7 @@ export function namespaceName(): ValueKind<string> {
   };
 }
 
-/**
- * A DNS domain such as `cluster.local`; one trailing dot is dropped and upper case is folded.
- * Empty is allowed and means "not set".
- */
+/** A DNS domain such as `cluster.local`, lower-cased, no trailing dot; empty means "not set". */
 export function domainName(): ValueKind<string> {
   return {
     placeholder: "DOMAIN",
@@ -249,10 +199,7 @@ export function domainName(): ValueKind<string> {
   };
 }
 
-/**
- * A host to connect to: a DNS name or an IPv4/IPv6 literal (IPv6 with or without brackets).
- * Empty is allowed and means "not set".
- */
+/** A host to connect to: a DNS name or an IP literal (IPv6 maybe bracketed); empty is "not set". */
 export function hostName(): ValueKind<string> {
   return {
     placeholder: "HOST",
@@ -262,8 +209,7 @@ export function hostName(): ValueKind<string> {
       const unbracketed = raw.startsWith("[") && raw.endsWith("]") ? raw.slice(1, -1) : raw;
       if (parseIp(unbracketed) !== undefined) return ok(unbracketed);
       const name = raw.toLowerCase().replace(/\.$/, "");
-      // All digits and dots is a mistyped IPv4 address (`10.0.0.256`, `10.0.0`), not a name:
-      // no top-level domain is numeric, and a resolver would only answer NXDOMAIN later.
+      // All digits and dots is a mistyped IPv4 address, not a name: no top-level domain is numeric.
       if (/^[\d.]+$/.test(name)) return bad("not a valid IPv4 address");
       return isDnsSubdomain(name) ? ok(raw.replace(/\.$/, "")) : bad();
     },
@@ -283,17 +229,7 @@ export function ipAddress(): ValueKind<string> {
   };
 }
 
-/**
- * `key=value`, split at the first `=`; the value may be empty, the key may not. Used by
- * repeatable flags, where the last occurrence of a key wins.
- *
- * @example
- * ```ts
- * import { keyValue } from "./kinds.ts";
- *
- * keyValue().parse("team=dns"); // { ok: true, value: ["team", "dns"] }
- * ```
- */
+/** `key=value`, split at the first `=`; the value may be empty, the key may not. */
 export function keyValue(): ValueKind<readonly [string, string]> {
   return {
     placeholder: "KEY=VALUE",
@@ -306,19 +242,7 @@ export function keyValue(): ValueKind<readonly [string, string]> {
   };
 }
 
-/**
- * A comma-separated, non-empty choice among `words` (case-insensitive, spaces around commas
- * ignored), returned in the order of `words`, each once: a set of things to turn on.
- *
- * @example
- * ```ts
- * import { someOf } from "./kinds.ts";
- *
- * const kinds = someOf(["HTTPRoute", "GRPCRoute", "TLSRoute"] as const);
- * kinds.parse("tlsroute, HTTPRoute"); // { ok: true, value: ["HTTPRoute", "TLSRoute"] }
- * kinds.parse("TCPRoute"); // { ok: false, reason: 'unknown "TCPRoute"' }
- * ```
- */
+/** A comma-separated, non-empty choice among `words` (case-insensitive), in `words` order. */
 export function someOf<const W extends string>(words: readonly W[]): ValueKind<readonly W[]> {
   return {
     placeholder: words.join(","),

@@ -1,11 +1,9 @@
 /**
- * Declarative option tables: one table per subcommand describes every flag, its environment
- * variable, default, accepted values and help, and this module turns argv plus the environment
- * into typed values. Help text and the README tables are rendered from the same table
- * (`help.ts`), so they cannot drift from what the parser accepts.
+ * Declarative option tables: one per subcommand describes every flag, its environment variable,
+ * default, accepted values and help; this module turns argv plus the environment into typed values.
  *
- * Precedence is flags > environment > defaults. An empty environment value counts as unset.
- * Every bad value is collected, so one run reports every problem at once.
+ * Flags > environment > defaults; an empty environment value counts as unset. Every bad value is
+ * collected, so one run reports every problem.
  *
  * Pure: the environment is passed in as a lookup function.
  *
@@ -29,39 +27,28 @@ export interface ValueKind<T> {
   readonly accepted: string;
   /** True for on/off switches, which may be given as a bare `--flag`. */
   readonly isSwitch?: boolean;
-  /** Parses the raw text of a flag or environment value. */
   parse(raw: string): Parsed<T>;
 }
 
 /** One row of an option table. */
 export interface OptionSpec<T> {
-  /**
-   * Flag name without dashes, such as `listen-http`; `null` for a setting read only from the
-   * environment (then `env` names the variable).
-   */
+  /** Flag name without dashes, such as `listen-http`; `null` for an environment-only setting. */
   readonly flag: string | null;
-  /** Environment variable, or `null` when the option is flag-only. Derived when omitted. */
+  /** Environment variable, or `null` for flag-only; derived when omitted ({@linkcode envName}). */
   readonly env?: string | null;
-  /** Value type and validation. */
   readonly kind: ValueKind<T>;
   /** Default as raw text, parsed by `kind` like any other value. */
   readonly default: string;
   /** How help and the README show the default when the raw text alone would mislead. */
   readonly defaultText?: string;
-  /** One or two sentences for help and the README. */
   readonly help: string;
-  /**
-   * The flag may be given several times (`--label a=1 --label b=2`); the value is the list of
-   * every occurrence, each parsed by `kind`. Such options have no environment variable.
-   */
+  /** The flag may be given several times; the value is the list. No environment variable. */
   readonly repeatable?: boolean;
 }
 
 /** A whole option table for one subcommand. */
 export interface OptionTable<T extends Record<string, OptionSpec<unknown>>> {
-  /** Subcommand name, such as `proxy`. */
   readonly command: string;
-  /** One-line summary for the usage text. */
   readonly summary: string;
   /** The rows, keyed by the property name the typed values use. */
   readonly options: T;
@@ -96,10 +83,7 @@ export type ParseOutcome<T extends Record<string, OptionSpec<unknown>>> =
   }
   | { readonly kind: "invalid"; readonly problems: readonly string[] };
 
-/**
- * Thrown by a subcommand when its configuration cannot be used. `main.ts` prints the problems
- * and exits with status 2, the convention for bad usage.
- */
+/** Thrown when a subcommand's configuration cannot be used; `main.ts` exits with status 2. */
 export class ConfigError extends Error {
   /** Each problem, naming the flag or variable, the value and what is accepted. */
   readonly problems: readonly string[];
@@ -112,20 +96,7 @@ export class ConfigError extends Error {
   }
 }
 
-/**
- * The environment variable for a row: the explicit `env`, or `OUROBOROS_<COMMAND>_<FLAG>` with
- * dashes turned into underscores.
- *
- * @example
- * ```ts
- * import { listenAddress } from "./kinds.ts";
- * import { envName } from "./options.ts";
- *
- * const listenHttp = { flag: "listen-http", kind: listenAddress(), default: ":8080", help: "…" };
- * envName("proxy", listenHttp); // "OUROBOROS_PROXY_LISTEN_HTTP"
- * envName("proxy", { ...listenHttp, env: null }); // null: the row is flag-only
- * ```
- */
+/** The environment variable for a row: the explicit `env`, or `OUROBOROS_<COMMAND>_<FLAG>`. */
 export function envName(command: string, spec: OptionSpec<unknown>): string | null {
   if (spec.env !== undefined) return spec.env;
   if (spec.flag === null || spec.repeatable) return null;
@@ -145,18 +116,13 @@ function describeBadValue(origin: string, raw: string, kind: ValueKind<unknown>,
 
 /** What {@linkcode parseOptions} reads besides the table. */
 export interface ParseInput {
-  /** The arguments after the subcommand. */
   readonly argv: readonly string[];
   /** Looks up an environment variable; `undefined` when it is not set. */
   readonly getEnv: (name: string) => string | undefined;
 }
 
 /**
- * Parses argv and the environment against a table.
- *
- * Flags may be written `--name=value`, `--name value`, or with one dash as Go allows; switches
- * also accept a bare `--name`. A repeated flag keeps its last value, except repeatable ones,
- * which collect every occurrence. `-h`/`--help` wins over everything else.
+ * Parses argv and the environment against a table; `-h`/`--help` wins over everything else.
  *
  * @example
  * ```ts
@@ -248,9 +214,8 @@ interface FlagToken {
 }
 
 /**
- * Splits `-name`, `--name`, `-name=value` or `--name=value`. Returns `undefined` for anything
- * that is not flag-shaped (`value`, `-`), and a token with an empty name for bad syntax such
- * as `---name` or `--=x`.
+ * Splits `-name`, `--name`, `-name=value` or `--name=value`; `undefined` if not flag-shaped, an
+ * empty name for bad syntax (`---name`, `--=x`).
  */
 function splitFlag(arg: string): FlagToken | undefined {
   if (!arg.startsWith("-") || arg === "-") return undefined;
@@ -267,18 +232,9 @@ function splitFlag(arg: string): FlagToken | undefined {
 }
 
 /**
- * Reads flags from argv into raw strings keyed by flag name, or `"help"`.
- *
- * The problems name what is wrong, and an unknown flag the known one it is likely a typo of; the
- * caller adds the one pointer to `--help` after them all.
- *
- * Follows Go's `flag` package, which the original used: one or two dashes, `--name=value` or
- * `--name value`, switches bare or as `--name=false`, the last repeat wins, `-h`/`--help`
- * anywhere means help. Unlike Go it keeps going after a mistake, so every unknown flag,
- * stray argument and missing value is reported in one run. The word after a flag that takes a
- * value is its value unless it is itself one of the known flags (so `--dial-timeout -5s` is
- * read as a negative duration and reported as such, while `--target-host --dial-timeout=5s`
- * says the host is missing).
+ * Reads flags from argv into raw strings by flag name, or `"help"`. Follows Go's `flag` package
+ * (the original's) but reports every mistake, not just the first. The word after a flag is its
+ * value unless it is a known flag: `--dial-timeout -5s` is a negative duration.
  */
 function readFlags<T extends Record<string, OptionSpec<unknown>>>(
   table: OptionTable<T>,

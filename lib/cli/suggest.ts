@@ -1,30 +1,16 @@
 /**
- * "Did you mean …?" for a mistyped flag or subcommand: the known name nearest by edit distance,
- * offered only when it is close enough that the typo is the likely story.
+ * "Did you mean …?" for a mistyped flag or subcommand: the nearest known name, offered only when
+ * close enough that a typo is the likely story.
  *
- * Decisions: the distance is optimal string alignment (Levenshtein plus swapping two neighbouring
- * letters, so `--dail-timeout` is one edit from `--dial-timeout`), compared without regard to case;
- * "close enough" is at most one edit per three letters of what was typed, at least one and at
- * most three, so short words only forgive one slip and a word with nothing in common is never "fixed"
- * into an unrelated name. On a tie the earlier candidate wins, so tables keep their own order.
+ * Distance is optimal string alignment (a neighbour swap is one edit), case ignored; close enough
+ * is one edit per three letters typed, 1 to 3; a tie goes to the earlier candidate.
  *
  * Pure: strings in, strings out.
  *
  * @module
  */
 
-/**
- * The number of single-letter insertions, deletions, substitutions and swaps of two neighbouring
- * letters that turn `a` into `b` (optimal string alignment distance; case-sensitive).
- *
- * @example
- * ```ts
- * import { editDistance } from "./suggest.ts";
- *
- * editDistance("dial-timout", "dial-timeout"); // 1: one letter left out
- * editDistance("prxoy", "proxy"); // 1: two letters swapped
- * ```
- */
+/** The optimal string alignment distance from `a` to `b` (case-sensitive). */
 export function editDistance(a: string, b: string): number {
   // Three rows of the dynamic-programming table: two back (for swaps), one back, current.
   let before: number[] = [];
@@ -51,8 +37,8 @@ export function tolerance(typed: string): number {
 }
 
 /**
- * The candidate nearest to `typed`, when one is within {@linkcode tolerance} edits (case
- * ignored); `undefined` when none is, or when `typed` is itself a candidate.
+ * The candidate nearest to `typed` within {@linkcode tolerance}; `undefined` if none, or if
+ * `typed` is itself one.
  *
  * @example
  * ```ts

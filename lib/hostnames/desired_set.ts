@@ -1,14 +1,10 @@
 /**
- * The desired set: every hostname the sinks should point at the proxy, computed from the full
- * current contents of the caches (level-based, so a missed or reordered event can never leave a
- * stale name behind), the kinds each one came from (external-dns mode records them on its
- * records), plus the values that were refused and why.
+ * The desired set: every hostname the sinks should point at the proxy, with the kinds each came
+ * from and the refused values, computed from the whole caches (level-based, so a missed event
+ * cannot leave a stale name).
  *
- * Wildcards (`*.<domain>`, see `wildcard.ts`) are handled as {@linkcode DesiredSetOptions.wildcards}
- * says: left out silently (the original's behaviour, and the default), put in `hosts` next to the
- * exact names (they sort first: `*` comes before every name character), or left out and listed in
- * `skippedWildcards` per object, for a mode that cannot express them to say so once per object
- * change.
+ * Wildcards per {@linkcode DesiredSetOptions.wildcards}: dropped silently (default), included in
+ * `hosts` (they sort first), or excluded and listed so a mode that cannot express them says so.
  *
  * Pure: no I/O.
  *
@@ -36,29 +32,22 @@ import {
   routeHostnames,
 } from "./sources.ts";
 
-/** Everything currently in the caches. Leave Gateway API lists empty when `--gateway-api` is off. */
+/** Everything currently in the caches, before the class filters; an absent list holds nothing. */
 export interface HostnameSources {
-  /** Every Ingress in the cache, before the class filter. */
   readonly ingresses: readonly Ingress[];
-  /** Every Gateway in the cache, before the class filter. */
   readonly gateways: readonly Gateway[];
-  /** Every HTTPRoute in the cache, before the class filter. */
+  /** HTTPRoutes. */
   readonly routes: readonly HttpRoute[];
-  /** Every GRPCRoute in the cache, before the class filter; absent: none. */
   readonly grpcRoutes?: readonly GrpcRoute[];
-  /** Every TLSRoute in the cache, before the class filter; absent: none. */
   readonly tlsRoutes?: readonly TlsRoute[];
 }
 
-/**
- * What becomes of wildcards: `include` puts them in `hosts`; `exclude` keeps them out and lists
- * them in `skippedWildcards`; absent: dropped silently (`--wildcards=skip`).
- */
+/** `include`: wildcards go in `hosts`; `exclude`: listed in `skippedWildcards` instead. */
 export type WildcardHandling = "include" | "exclude";
 
 /** The settings that shape the desired set: which names are refused, and the class filters. */
 export interface DesiredSetOptions extends Omit<HostnameCheckOptions, "wildcards"> {
-  /** Wildcard hostnames (see {@linkcode WildcardHandling}); absent: dropped, as the original. */
+  /** Absent: wildcards are dropped silently (`--wildcards=skip`). */
   readonly wildcards?: WildcardHandling;
   /** `--ingress-hosts`; default `tls`. */
   readonly ingressHosts?: IngressHostsMode;
@@ -70,15 +59,12 @@ export interface DesiredSetOptions extends Omit<HostnameCheckOptions, "wildcards
 
 /** One refused value of one object. */
 export interface RejectedHostname {
-  /** The kind of the object holding the value. */
   readonly source: HostnameSourceKind;
-  /** `namespace/name` of the object. */
   readonly key: string;
   /** The object's resourceVersion: a new one means the object changed. */
   readonly resourceVersion: string;
   /** The value exactly as the object holds it: log it escaped, never raw. */
   readonly value: string;
-  /** Why it was refused, as a stable code. */
   readonly reason: RejectionReason;
   /** A short explanation, free of the raw value. */
   readonly text: string;
@@ -91,18 +77,11 @@ export type SkippedWildcard = Omit<RejectedHostname, "reason" | "text">;
 export interface DesiredSet {
   /** Accepted hostnames, sorted, each once. */
   readonly hosts: string[];
-  /**
-   * For every accepted hostname, the kinds of object it came from, each once, in
-   * {@linkcode HOST_SOURCES} order (a name two Ingresses and an HTTPRoute share:
-   * `["ingress", "httproute"]`).
-   */
+  /** The kinds each accepted hostname came from, each once, in {@linkcode HOST_SOURCES} order. */
   readonly sources: Map<string, readonly HostSource[]>;
   /** Refused values, sorted by kind, object key and value; each once per object. */
   readonly rejected: RejectedHostname[];
-  /**
-   * With `wildcards: "exclude"`: the wildcards left out (`value` normalised: `*.example.com`),
-   * sorted like `rejected`; each once per object. Empty otherwise.
-   */
+  /** With `wildcards: "exclude"`: the wildcards left out (normalised), sorted like `rejected`. */
   readonly skippedWildcards: SkippedWildcard[];
 }
 
@@ -125,18 +104,14 @@ export interface ObjectHostnames {
 }
 
 /**
- * Per-object results of {@linkcode desiredHostnames}, keyed by the object itself. The caches
- * replace an object on every change and never mutate one, so an object seen before gives the
- * same answer: with a memo a recompute after one Ingress changed checks that Ingress's
- * hostnames only, instead of all of them (5,000 status updates a second otherwise meant
- * re-checking every hostname of the cluster ten times a second). A memo is valid for one set
- * of {@linkcode DesiredSetOptions}: make one per caller with {@linkcode createDesiredSetMemo}.
+ * Per-object results keyed by the object: caches replace objects, never mutate them, so a
+ * recompute re-checks only changed objects. Valid for one set of options; one per caller.
  */
 export type DesiredSetMemo = WeakMap<object, ObjectHostnames>;
 
 /** Options for {@linkcode desiredHostnames}: the settings, and the memo kept for them. */
 export interface DesiredHostnamesOptions extends DesiredSetOptions {
-  /** Results of objects seen before under these same settings; absent: every object is checked. */
+  /** Absent: every object is checked. */
   readonly memo?: DesiredSetMemo;
 }
 
@@ -146,9 +121,8 @@ export function createDesiredSetMemo(): DesiredSetMemo {
 }
 
 /**
- * Computes the desired set from the full current sources: class filters first, then each kept
- * object's hostnames are checked; accepted names are de-duplicated across every source and sorted.
- * With a `memo` (one per set of options), objects seen before are not checked again.
+ * Computes the desired set from the full current sources: class filters, then each kept object's
+ * hostnames checked; accepted names de-duplicated and sorted.
  *
  * @example
  * ```ts

@@ -1,15 +1,8 @@
 /**
- * The class filters: `--ingress-class` and `--gateway-class`. An empty filter keeps everything.
- *
- * - Ingress: kept when `spec.ingressClassName` equals the filter. An Ingress without a class is
- *   dropped when a filter is set; neither the legacy `kubernetes.io/ingress.class` annotation nor
- *   the cluster's default IngressClass is consulted (as in the original).
- * - Gateway: kept when `spec.gatewayClassName` equals the filter.
- * - HTTPRoute, GRPCRoute, TLSRoute (one rule for every route kind): with a filter set, kept when at least one parentRef names a kept Gateway. A
- *   parentRef's namespace defaults to the route's own, its group may be empty or
- *   `gateway.networking.k8s.io`, its kind empty or `Gateway`; parents of other kinds (a Service,
- *   GEP-1426) are skipped, and `sectionName` and `port` are ignored. Without a filter every route
- *   is kept, attached or not (as in the original).
+ * The class filters `--ingress-class` and `--gateway-class`; an empty filter keeps everything.
+ * As the original: an Ingress without `spec.ingressClassName` is dropped by a filter (no legacy
+ * annotation, no default class), and without a filter every route is kept, attached or not. With
+ * one, a route is kept when a parentRef names a kept Gateway (`sectionName` and `port` ignored).
  *
  * Pure: no I/O.
  *
@@ -24,19 +17,7 @@ import type { HttpRoute } from "../resources/http_route.ts";
 import type { TlsRoute } from "../resources/tls_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 
-/**
- * The Ingresses `--ingress-class` keeps.
- *
- * @example
- * ```ts
- * import type { Ingress } from "../resources/ingress.ts";
- * import { filterIngresses } from "./filters.ts";
- *
- * declare const all: readonly Ingress[];
- * filterIngresses(all, "nginx"); // only those with spec.ingressClassName "nginx"
- * filterIngresses(all, ""); // all of them
- * ```
- */
+/** The Ingresses `--ingress-class` keeps. */
 export function filterIngresses(ingresses: readonly Ingress[], ingressClass: string): Ingress[] {
   if (ingressClass === "") return [...ingresses];
   return ingresses.filter((ingress) => ingress.spec.ingressClassName === ingressClass);
@@ -51,33 +32,16 @@ export interface GatewayApiObjects {
   readonly tlsRoutes?: readonly TlsRoute[];
 }
 
-/** Gateways and routes after `--gateway-class`. */
+/** The Gateways of the class, and the routes with a parentRef to one of them. */
 export interface GatewayApiSelection {
-  /** The Gateways of the class. */
   readonly gateways: Gateway[];
-  /** The HTTPRoutes with a parentRef to one of those Gateways. */
+  /** HTTPRoutes. */
   readonly routes: HttpRoute[];
-  /** The GRPCRoutes with a parentRef to one of those Gateways. */
   readonly grpcRoutes: GrpcRoute[];
-  /** The TLSRoutes with a parentRef to one of those Gateways. */
   readonly tlsRoutes: TlsRoute[];
 }
 
-/**
- * The Gateways of `gatewayClass` and the routes (of every kind) attached to at least one of them.
- *
- * @example
- * ```ts
- * import type { Gateway } from "../resources/gateway.ts";
- * import type { HttpRoute } from "../resources/http_route.ts";
- * import { filterGatewayApi } from "./filters.ts";
- *
- * declare const all: readonly Gateway[];
- * declare const allRoutes: readonly HttpRoute[];
- * const { gateways, routes } = filterGatewayApi({ gateways: all, routes: allRoutes }, "cilium");
- * // gateways: those of class "cilium"; routes: those with a parentRef to one of them
- * ```
- */
+/** The Gateways of `gatewayClass` and the routes (of every kind) attached to one of them. */
 export function filterGatewayApi(objects: GatewayApiObjects, gatewayClass: string): GatewayApiSelection {
   const { gateways, routes, grpcRoutes = [], tlsRoutes = [] } = objects;
   if (gatewayClass === "") {
@@ -106,9 +70,8 @@ export function filterGatewayApi(objects: GatewayApiObjects, gatewayClass: strin
 }
 
 /**
- * The `namespace/name` of the Gateway a parentRef names, or `undefined` when it names something
- * else. Defaults are applied here as well as in the decoder, so an empty group, kind or namespace
- * means the Gateway API default.
+ * The `namespace/name` of the Gateway a parentRef names, else `undefined`; empty group, kind or
+ * namespace take the Gateway API defaults here too, not only in the decoder.
  *
  * @example
  * ```ts

@@ -1,24 +1,13 @@
 /**
- * One hostname from an Ingress, Gateway or HTTPRoute, checked before it may reach a Corefile, a
- * hosts file or a DNSEndpoint.
+ * One hostname from an Ingress, Gateway or route, checked before it may reach a Corefile, a hosts
+ * file or a DNSEndpoint.
  *
- * The API server validates these fields, but not always (TLS hosts may be IP addresses, objects
- * older than a validation rule keep their value, CRDs can be installed without schemas, a fake or
- * compromised API server sends what it likes). Every sink writes line-based text, so one value
- * with a line break or a brace could add a line of its own choosing. The controller therefore
- * checks again and accepts only plain RFC 1123 names of at least two labels.
- *
- * Each value ends in one of four ways:
- * - **accepted**: the normalised host (lower-cased, padding spaces and tabs trimmed, one trailing
- *   dot removed);
- * - **wildcard** (only with {@linkcode HostnameCheckOptions.wildcards}): `*.<domain>`, exactly one
- *   leading `*` label before a name that would itself be accepted, normalised the same way. A kind
- *   of its own, so no caller that knows only exact names can mistake one for a name; what it
- *   matches is in `wildcard.ts` (TLS semantics: exactly one label);
- * - **dropped**: empty, or (without `wildcards`) any value with `*` or `?`: the original skips
- *   these silently, so they are not an error;
- * - **rejected**: anything else that is not a plain name, with a reason code and a short text
- *   (with `wildcards`, a `*` or `?` anywhere but a leading `*.` label is `invalid-wildcard`).
+ * The API server does not always validate these fields (TLS hosts, old objects, schemaless CRDs, a
+ * hostile server), and every sink writes line-based text where a line break or a brace could inject
+ * a line. So only plain RFC 1123 names of two or more labels are accepted; a value ends as
+ * `accepted` (normalised), `wildcard` (`*.<domain>`, only with `wildcards`; matching is in
+ * `wildcard.ts`), `dropped` (empty, or any `*`/`?` without `wildcards`: silently, as the original)
+ * or `rejected` with a stable reason.
  *
  * Pure: no I/O.
  *
@@ -70,12 +59,9 @@ export type HostnameCheck =
 export interface HostnameCheckOptions {
   /** The cluster domain (`cluster.local`); names equal to or under it are refused; `""` skips this. */
   readonly clusterDomain: string;
-  /** The proxy's own FQDN; refused as a hostname. Optional: usually under the cluster domain anyway. */
+  /** The proxy's own FQDN, refused; usually under the cluster domain anyway. */
   readonly proxyFqdn?: string;
-  /**
-   * `--wildcards=rewrite`: answer `*.<domain>` as kind `wildcard` and refuse other uses of `*` and
-   * `?` (`invalid-wildcard`). Absent or false (`skip`): every value with `*` or `?` is dropped.
-   */
+  /** `--wildcards=rewrite`: `*.<domain>` is a `wildcard`; absent: any `*` or `?` is dropped. */
   readonly wildcards?: boolean;
 }
 
@@ -87,10 +73,8 @@ export const MAX_LABEL_LENGTH = 63;
 
 const INNER_WHITESPACE = /[ \t]/;
 /**
- * Characters that mean something to CoreDNS (`{` `}` blocks, `#` comments, `"` `'` `\` quoting,
- * `$` and `{}` environment substitution, `(` `)` snippets, `;` and `|` in some plugins), to a
- * hosts file (`#`), or to a shell, plus `<` `>` `` ` `` `,` `/` `@` which never belong in a name and
- * usually mean a URL, an address list or an e-mail address was pasted into the field.
+ * Syntax of CoreDNS, hosts files or shells, plus characters that mean a URL, an address list or an
+ * e-mail address was pasted into the field.
  */
 const FORBIDDEN = /[{}#;"\\$'()|<>`,/@]/;
 const WILDCARD = /[*?]/;
@@ -102,40 +86,14 @@ const NUMERIC_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/;
 const PADDING = /^[ \t]+|[ \t]+$/g;
 
 /**
- * Normalises and checks one hostname.
- *
- * Rules, in order, with why:
- * 1. Spaces and tabs around the value are trimmed (a copy-paste slip); an empty result is
- *    dropped. Line breaks are *not* trimmed: a line break is exactly what turns a hostname into an
- *    extra Corefile or hosts-file line, so `"a.example.com\r"` is rejected rather than repaired.
- * 2. Control characters anywhere → `control-character`; a space or tab inside → `whitespace`.
- *    Both would split one rewrite line into several tokens or lines.
- * 3. Any non-ASCII character → `non-ascii`. IDNs must arrive as A-labels (`xn--…`); converting
- *    U-labels ourselves would hide homographs, and lower-casing some of them yields ASCII
- *    (the Kelvin sign `K` becomes `k`), so this check runs before lower-casing.
- * 4. Any of `{ } # ; " \ $ ' ( ) | < > , / @` or a backtick → `forbidden-character` (Corefile,
- *    hosts-file and shell syntax).
- * 5. `*` or `?` anywhere → dropped, as the original does. With `wildcards`: a value that is `*.`
- *    followed by a name with neither → that name is checked by every rule here (so `*.com`,
- *    `*.svc.cluster.local` and `*.a..com` are refused with the name's reason) and the value is a
- *    `wildcard`; one that also matches `proxyFqdn` → `proxy-name`; any other `*` or `?` →
- *    `invalid-wildcard`, since TLS and the Gateway API only know a whole leading `*` label.
- * 6. Lower-case, then remove one trailing dot (`a.example.com.` is the same name written
- *    fully-qualified; the sinks add their own).
- * 7. An IPv6 address (with or without brackets or a zone) or a name whose last label is numeric
- *    (every IPv4 spelling, `127.1` and `0x7f.1` included) → `ip-literal`: a rewrite of an
- *    address is meaningless and the Gateway API forbids addresses as hostnames.
- * 8. Over 253 characters → `too-long`; an empty label → `empty-label`; a label over 63 →
- *    `label-too-long`; a character outside `[a-z0-9-]` (`_` included: the API server refuses it
- *    in Ingress hosts, and CoreDNS would never receive it for a web name) → `invalid-character`;
- *    a label starting or ending with `-` → `label-hyphen`. These are the limits of DNS itself.
- * 9. One label only (`localhost`, `kubernetes`) → `single-label`: such names are resolved through
- *    the pod's search path and belong to the cluster or the node, never to a public site.
- * 10. Equal to or under `clusterDomain` (`cluster.local`, `web.svc.cluster.local`) →
- *    `cluster-domain`: rewriting those would hijack in-cluster names, and rewriting the proxy's
- *    Service name would loop. An empty `clusterDomain` skips this rule.
- * 11. Equal to `proxyFqdn` (when given, for a `--proxy-fqdn` outside the cluster domain) →
- *    `proxy-name`: the rewrite would point the name at itself.
+ * Normalises and checks one hostname: characters first, then the name's shape, then what it
+ * names. Notable:
+ * - only spaces and tabs are trimmed; a line break is rejected, never repaired;
+ * - non-ASCII is refused before lower-casing (the Kelvin sign lower-cases to `k`); IDNs must
+ *   come as `xn--` A-labels, so homographs stay visible;
+ * - a numeric last label is an IP literal (`127.1`, `0x7f.1`), as resolvers read it;
+ * - with `wildcards`, the name after `*.` goes through every rule (`*.com` is `single-label`);
+ * - names at or under `clusterDomain` (`""` skips it) would hijack in-cluster names.
  *
  * @example
  * ```ts
@@ -144,10 +102,6 @@ const PADDING = /^[ \t]+|[ \t]+$/g;
  * const options = { clusterDomain: "cluster.local" };
  * checkHostname(" Shop.Example.COM. ", options); // { kind: "accepted", host: "shop.example.com" }
  * checkHostname("*.example.com", options); // { kind: "dropped", why: "wildcard" }
- * checkHostname("*.Example.com.", { ...options, wildcards: true });
- * // { kind: "wildcard", host: "*.example.com", domain: "example.com" }
- * checkHostname("a.*.example.com", { ...options, wildcards: true }).kind; // "rejected" (invalid-wildcard)
- * checkHostname("a.com #", options); // { kind: "rejected", reason: "whitespace", text: "contains …" }
  * checkHostname("web.svc.cluster.local", options).kind; // "rejected" (reason "cluster-domain")
  * ```
  */
@@ -224,7 +178,7 @@ export function checkHostname(raw: string, options: HostnameCheckOptions): Hostn
   return { kind: "accepted", host: name };
 }
 
-/** Rule 5 with `wildcards`: `trimmed` holds a `*` or `?` and passed rules 1 to 4. */
+/** The wildcard rule: `trimmed` holds a `*` or `?` and passed the character checks. */
 function checkWildcard(trimmed: string, options: HostnameCheckOptions): HostnameCheck {
   const rest = trimmed.startsWith("*.") ? trimmed.slice(2) : "";
   if (rest === "" || WILDCARD.test(rest)) {

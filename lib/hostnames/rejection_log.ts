@@ -1,12 +1,7 @@
 /**
- * Which refused hostnames to WARN about, and how to print them.
- *
- * The desired set is recomputed on every reconcile (every event burst and every resync), so
- * logging each refusal each time would repeat the same WARN forever. {@linkcode RejectionLog}
- * warns once per (kind, object, resourceVersion, value): a change to the object (a new
- * resourceVersion) warns again, an unchanged object stays quiet across reconciles, and what it
- * remembers is exactly the current refusals, so deleted or fixed objects are forgotten and memory
- * stays bounded by what the cluster currently holds.
+ * Which refused hostnames to WARN about, and how to print them. The desired set is recomputed
+ * on every reconcile, so {@linkcode RejectionLog} warns once per (kind, object, resourceVersion,
+ * value), remembering only current refusals: memory stays bounded by what the cluster holds.
  *
  * Pure: no I/O.
  *
@@ -15,30 +10,13 @@
 
 import type { RejectedHostname, SkippedWildcard } from "./desired_set.ts";
 
-/**
- * Remembers the refusals already reported.
- *
- * @example
- * ```ts
- * import { logger } from "../util/logging.ts";
- * import type { DesiredSet } from "./desired_set.ts";
- * import { describeRejection, RejectionLog } from "./rejection_log.ts";
- *
- * declare const desired: DesiredSet; // one reconcile's desiredHostnames(…)
- * const rejections = new RejectionLog();
- * for (const entry of rejections.observe(desired.rejected)) {
- *   logger("controller").warn(describeRejection(entry));
- * }
- * ```
- */
+/** Remembers the refusals already reported. */
 export class RejectionLog {
   #reported = new Set<string>();
 
   /**
-   * Takes the full list of current refusals (from {@linkcode desiredHostnames}) and returns those
-   * not reported before, in the given order. Refusals absent from `current` are forgotten, so
-   * always pass the complete list of one reconcile, never a part of it. A list of skipped
-   * wildcards (`DesiredSet.skippedWildcards`) works the same way, in a log of its own.
+   * Returns the refusals (or skipped wildcards) of `current` not reported before. Those absent
+   * from `current` are forgotten, so always pass one reconcile's complete list.
    */
   observe<T extends SkippedWildcard>(current: readonly T[]): T[] {
     const next = new Set<string>();
@@ -63,10 +41,8 @@ export class RejectionLog {
 export const MAX_LOGGED_VALUE_LENGTH = 256;
 
 /**
- * A value as a JSON string literal in which every character outside printable ASCII is a
- * `\uXXXX` escape: line breaks, ANSI escapes, DEL, C1 controls, bidirectional overrides and
- * invisible characters are all visible, and none can forge a log line or recolour a terminal.
- * Values longer than `maxLength` are cut, and the cut is said.
+ * A value as a JSON string literal with everything outside printable ASCII `\uXXXX`-escaped, so
+ * it cannot forge a log line or recolour a terminal; cut after `maxLength`, saying so.
  *
  * @example
  * ```ts
@@ -86,19 +62,7 @@ export function formatLoggedValue(value: string, maxLength: number = MAX_LOGGED_
   return cut ? `${escaped} (cut, ${value.length - maxLength} more characters)` : escaped;
 }
 
-/**
- * A refused value as log fields: `value` raw (the log format escapes what could forge a line or
- * recolour a terminal, so it is never quoted here) and cut to `MAX_LOGGED_VALUE_LENGTH`
- * characters, with `valueCutCharacters` saying how many were left out.
- *
- * @example
- * ```ts
- * import { loggedValueFields } from "./rejection_log.ts";
- *
- * loggedValueFields("Not_Valid!"); // { value: "Not_Valid!" }
- * loggedValueFields("x".repeat(300)).valueCutCharacters; // 44
- * ```
- */
+/** A refused value as log fields, raw (the log format escapes it) and cut, with the cut count. */
 export function loggedValueFields(value: string): { value: string; valueCutCharacters?: number } {
   if (value.length <= MAX_LOGGED_VALUE_LENGTH) return { value };
   return {
@@ -107,24 +71,7 @@ export function loggedValueFields(value: string): { value: string; valueCutChara
   };
 }
 
-/**
- * One refusal as a log message, the object key and the value escaped.
- *
- * @example
- * ```ts
- * import { describeRejection } from "./rejection_log.ts";
- *
- * describeRejection({
- *   source: "Ingress",
- *   key: "shop/web",
- *   resourceVersion: "42",
- *   value: "a.com#",
- *   reason: "forbidden-character",
- *   text: "contains '#', which has a meaning in DNS configuration",
- * });
- * // `Ingress shop/web (resourceVersion 42): hostname "a.com#" refused: contains '#', …`
- * ```
- */
+/** One refusal as a log message, the object key and the value escaped. */
 export function describeRejection(entry: RejectedHostname): string {
   return `${entry.source} ${printableKey(entry.key)} (resourceVersion ${
     printableKey(entry.resourceVersion)

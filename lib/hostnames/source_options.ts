@@ -1,8 +1,6 @@
 /**
- * The option rows that choose where hairpinned hostnames come from, shared by the controller
- * and `ouroboros dns` so one values file drives both: `--gateway-api` with
- * `--gateway-route-kinds`, the filters `--ingress-hosts`, `--ingress-class`, `--gateway-class`,
- * and `--wildcards`.
+ * The option rows that choose where hostnames come from, shared by the controller and
+ * `ouroboros dns` so one values file drives both.
  *
  * Pure: data.
  *

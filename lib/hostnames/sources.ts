@@ -1,16 +1,11 @@
 /**
- * Where each watched kind keeps its hostnames. The values come back raw, in the object's order;
- * {@linkcode checkHostname} in `hostname.ts` normalises and checks them.
+ * Where each watched kind keeps its hostnames, returned raw in the object's order
+ * ({@linkcode checkHostname} checks them).
  *
- * - Ingress: `spec.tls[].hosts` by default. The hairpin problem this tool solves is TLS passing
- *   through a PROXY-protocol load balancer, and an Ingress serves TLS only for its `tls` hosts.
- *   With `--ingress-hosts=all`, `spec.rules[].host` counts too (rules without a host match every
- *   name and contribute nothing).
- * - Gateway: every `spec.listeners[].hostname`, whatever the listener's protocol (a plain HTTP
- *   listener is still reached through the proxy). Listeners without a hostname contribute nothing.
- * - HTTPRoute, GRPCRoute, TLSRoute: every `spec.hostnames[]` (a TLSRoute's are the SNI names it
- *   matches). A route without hostnames takes its Gateway listener's, which the Gateway already
- *   contributes.
+ * - Ingress: `spec.tls[].hosts`, since the hairpin problem is TLS through a PROXY-protocol load
+ *   balancer; with `--ingress-hosts=all`, `spec.rules[].host` too.
+ * - Gateway: every listener's hostname, any protocol (plain HTTP also goes through the proxy).
+ * - Routes: `spec.hostnames[]`; a route without any takes its listener's, already counted.
  *
  * Pure: no I/O.
  *
@@ -22,10 +17,7 @@ import type { GatewayRoute } from "../resources/gateway_route.ts";
 import type { HttpRoute } from "../resources/http_route.ts";
 import type { Ingress } from "../resources/ingress.ts";
 
-/**
- * The kind of object a hostname came from, spelled as external-dns mode's source annotation
- * spells it: an Ingress, a Gateway listener, an HTTPRoute, a GRPCRoute, a TLSRoute.
- */
+/** The kind of object a hostname came from, spelled as external-dns mode's annotation spells it. */
 export type HostSource = "ingress" | "gateway-listener" | "httproute" | "grpcroute" | "tlsroute";
 
 /** Every {@linkcode HostSource}, in the order a hostname's sources are listed. */
@@ -79,18 +71,7 @@ export function ingressHostnames(ingress: Ingress, mode: IngressHostsMode): stri
   return hosts;
 }
 
-/**
- * The raw hostnames of a Gateway's listeners, any protocol.
- *
- * @example
- * ```ts
- * import type { Gateway } from "../resources/gateway.ts";
- * import { gatewayHostnames } from "./sources.ts";
- *
- * declare const gateway: Gateway; // listeners with hostnames shop.example.com and *.apps.example.com
- * gatewayHostnames(gateway); // ["shop.example.com", "*.apps.example.com"]
- * ```
- */
+/** The raw hostnames of a Gateway's listeners, any protocol. */
 export function gatewayHostnames(gateway: Gateway): string[] {
   const hosts: string[] = [];
   for (const listener of gateway.spec.listeners) {
@@ -99,34 +80,12 @@ export function gatewayHostnames(gateway: Gateway): string[] {
   return hosts;
 }
 
-/**
- * The raw hostnames of an HTTPRoute.
- *
- * @example
- * ```ts
- * import type { HttpRoute } from "../resources/http_route.ts";
- * import { httpRouteHostnames } from "./sources.ts";
- *
- * declare const route: HttpRoute; // spec.hostnames: ["shop.example.com"]
- * httpRouteHostnames(route); // ["shop.example.com"]
- * ```
- */
+/** The raw hostnames of an HTTPRoute. */
 export function httpRouteHostnames(route: HttpRoute): string[] {
   return [...route.spec.hostnames];
 }
 
-/**
- * The raw hostnames of a route of any kind (HTTPRoute, GRPCRoute, TLSRoute).
- *
- * @example
- * ```ts
- * import type { TlsRoute } from "../resources/tls_route.ts";
- * import { routeHostnames } from "./sources.ts";
- *
- * declare const route: TlsRoute; // spec.hostnames: ["db.example.com"]
- * routeHostnames(route); // ["db.example.com"]
- * ```
- */
+/** The raw hostnames of a route of any kind (HTTPRoute, GRPCRoute, TLSRoute). */
 export function routeHostnames(route: GatewayRoute): string[] {
   return [...route.spec.hostnames];
 }

@@ -1,8 +1,6 @@
 /**
- * Exponential backoff with full jitter that forgets old failures after a healthy spell: the
- * retry rule for watches and lists, so an API server that restarts is not hammered by every
- * reflector at once (client-go `reflector.go` defaults; kube-rs `DefaultBackoff` wrapped in
- * `ResetTimerBackoff`).
+ * Exponential backoff with full jitter that forgets old failures after a healthy spell, so a
+ * restarted API server is not hit by every reflector at once (client-go and kube-rs defaults).
  *
  * Pure apart from the injected clock and random source.
  *
@@ -11,37 +9,21 @@
 
 import type { Clock } from "../util/clock.ts";
 
-/** Tuning for {@linkcode Backoff}. Defaults are client-go's and kube-rs'. */
+/** Tuning for {@linkcode Backoff}; defaults in {@linkcode DEFAULT_BACKOFF}. */
 export interface BackoffOptions {
-  /**
-   * Ceiling of the first delay.
-   * @default {800}
-   */
+  /** Ceiling of the first delay. */
   readonly initialMs?: number;
-  /**
-   * Largest ceiling: "stop at [30,60) sec interval which is 0.22 QPS" (client-go).
-   * @default {30000}
-   */
+  /** Largest ceiling. */
   readonly maxMs?: number;
-  /**
-   * Growth of the ceiling per consecutive failure.
-   * @default {2}
-   */
+  /** Growth of the ceiling per consecutive failure. */
   readonly factor?: number;
-  /**
-   * After this long without a failure the next delay starts from `initialMs` again.
-   * @default {120000}
-   */
+  /** A failure this long after the last retry started counts as the first again. */
   readonly resetAfterMs?: number;
-  /**
-   * Longest server-requested wait (`Retry-After`) honoured, so a wild value cannot park a
-   * reflector for hours.
-   * @default {300000}
-   */
+  /** Cap on an honoured `Retry-After`, so a wild value cannot park a reflector for hours. */
   readonly maxRetryAfterMs?: number;
 }
 
-/** The defaults, resolved. */
+/** The defaults (client-go's and kube-rs'). */
 export const DEFAULT_BACKOFF: Required<BackoffOptions> = {
   initialMs: 800,
   maxMs: 30_000,
@@ -50,39 +32,22 @@ export const DEFAULT_BACKOFF: Required<BackoffOptions> = {
   maxRetryAfterMs: 300_000,
 };
 
-/**
- * The ceiling for the `attempt`-th consecutive failure (0-based): `initialMs × factor^attempt`,
- * capped at `maxMs`.
- */
+/** Ceiling of the `attempt`-th failure in a row (0-based): `initialMs × factor^attempt`, capped. */
 export function backoffCeilingMs(attempt: number, options: BackoffOptions = {}): number {
   const { initialMs, maxMs, factor } = { ...DEFAULT_BACKOFF, ...options };
   return Math.min(maxMs, initialMs * factor ** attempt);
 }
 
 /**
- * Draws retry delays. Each delay is uniform in [0, ceiling) ("full jitter": replicas that
- * failed together retry apart), the ceiling doubles per consecutive failure up to the cap, and
- * a failure that comes `resetAfterMs` after the previous retry started counts as the first
- * again.
- *
- * @example
- * ```ts
- * import { retryAfterMs } from "../kube/errors.ts";
- * import { systemClock } from "../util/clock.ts";
- * import { Backoff } from "./backoff.ts";
- *
- * declare const error: unknown; // what the failed request threw
- * declare const signal: AbortSignal;
- * const backoff = new Backoff(systemClock, Math.random);
- * await systemClock.sleep(backoff.next(retryAfterMs(error)), signal); // at least what a 429 asked for
- * ```
+ * Draws retry delays, uniform in [0, ceiling) so replicas that failed together retry apart; the
+ * ceiling grows per failure in a row and starts over after `resetAfterMs` without one.
  */
 export class Backoff {
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #options: Required<BackoffOptions>;
   #attempt = 0;
-  /** When the last drawn delay ends, i.e. when the retry it delayed starts. */
+  /** When the retry delayed by the last drawn delay starts. */
   #retryAt: number | undefined;
 
   /** `random` returns numbers in [0, 1), like `Math.random`. */
@@ -97,11 +62,7 @@ export class Backoff {
     return this.#attempt;
   }
 
-  /**
-   * Records a failure and returns how long to wait before retrying, in milliseconds: a jittered
-   * delay, raised to `minimumMs` when the server asked for at least that long (429
-   * `Retry-After`).
-   */
+  /** Records a failure; returns the wait in ms, at least `minimumMs` (a 429's `Retry-After`). */
   next(minimumMs?: number): number {
     const now = this.#clock.now();
     if (this.#retryAt !== undefined && now - this.#retryAt >= this.#options.resetAfterMs) this.#attempt = 0;

@@ -1,7 +1,6 @@
 /**
- * A reflector's health as seen by an operator, as a small state machine, so the "WARN once per
- * transition, INFO on recovery" rule is one pure function: a reflector denied by RBAC, or
- * watching a type the server does not serve, says so once instead of every retry.
+ * A reflector's operator-facing health as a small state machine, so an RBAC denial or an unserved
+ * type is warned about once per transition, not per retry, with INFO on recovery.
  *
  * Pure: no I/O.
  *
@@ -33,23 +32,12 @@ export type ConditionLog =
   | { readonly level: "info"; readonly recoveredFrom: "forbidden" | "missing" | "failing" }
   | undefined;
 
-/** The result of one list or watch outcome: success, or a failure that counts against health. */
+/** One list or watch outcome. */
 export type Outcome = { readonly ok: true } | { readonly ok: false; readonly failure: Failure };
 
 /**
- * Folds one outcome into the condition. WARN on entering `forbidden` or `missing`, or on the
- * {@linkcode FAILURES_BEFORE_WARN}th ordinary failure in a row; INFO when a success ends a
- * condition that was warned about; nothing while a condition holds.
- *
- * @example
- * ```ts
- * import { nextCondition } from "./condition.ts";
- *
- * const forbidden = { ok: false, failure: { reason: "forbidden", message: "…" } } as const;
- * const denied = nextCondition({ kind: "healthy" }, forbidden);
- * denied.log; // { level: "warn", condition: "forbidden", message: "…" }
- * nextCondition(denied.condition, { ok: true }).log; // { level: "info", recoveredFrom: "forbidden" }
- * ```
+ * Folds one outcome into the condition: WARN on entering `forbidden` or `missing` or at the
+ * {@linkcode FAILURES_BEFORE_WARN}th failure in a row; INFO when a warned condition ends.
  */
 export function nextCondition(
   condition: ReflectorCondition,

@@ -1,6 +1,6 @@
 /**
- * Why a reflector had to restart a list or a watch, decided from typed errors only (status
- * codes and reasons, never message text).
+ * Why a reflector restarted a list or a watch, from typed errors only (status codes and
+ * reasons, never message text).
  *
  * Pure: no I/O.
  *
@@ -57,25 +57,12 @@ export type RestartReason = (typeof RESTART_REASONS)[number];
 /** A failed list or watch, classified. */
 export interface Failure {
   readonly reason: RestartReason;
-  /** For logs. */
   readonly message: string;
   /** The wait the server asked for (429 `Retry-After`), in milliseconds. */
   readonly retryAfterMs?: number;
 }
 
-/**
- * Classifies an error thrown by a list or watch (or built from an in-stream ERROR event), so
- * the reflector can decide between relisting, re-watching and waiting.
- *
- * @example
- * ```ts
- * import { KubeApiError } from "../kube/errors.ts";
- * import { classifyFailure } from "./failure.ts";
- *
- * classifyFailure(new KubeApiError("WATCH ingresses", { code: 410, reason: "Expired", message: "too old" }));
- * // { reason: "expired", message: "WATCH ingresses: 410 Expired: too old" }
- * ```
- */
+/** Classifies an error of a list or watch (or of an in-stream ERROR event) for the reflector. */
 export function classifyFailure(error: unknown): Failure {
   const message = errorMessage(error);
   if (error instanceof KubeApiError) {

@@ -1,19 +1,11 @@
 /**
- * The reflector's `listing` step: read one list page, and on the last one swap the whole list
- * into the store; on a failure, decide between relisting at once, waiting, and treating the type
- * as not served.
+ * The reflector's `listing` step: read one list page, swap the whole list into the store on the
+ * last one, and decide where a failure leads.
  *
- * The list's resourceVersion follows client-go's `relistResourceVersion()`: `"0"` for the first
- * list (served from the API server's watch cache, cheap), the last seen version for a relist
- * after a watch's 410 (the server answers with data at least that new), and `""` (a consistent
- * read from etcd) once a list at a version failed with Expired or "too large resource
- * version". Lists at `"0"` and `""` are requested in pages (`limit`) with their objects buffered;
- * only the last page hands the whole list to the store in one swap, so readers never see half a
- * list. A relist at a version is one request without `limit`, as client-go's reflector does: the
- * API server then answers from its watch cache with data at least that new, whereas with a
- * `limit` it answers at exactly that version. After an apiserver restart that exact version is
- * older than the new watch cache's window, so the watch from it failed with 410 again: a relist
- * loop that ended only at etcd's next compaction (found by the real-component suite).
+ * resourceVersion as client-go's `relistResourceVersion()`: `"0"` first (watch cache), the last
+ * seen version after a watch's 410, `""` (consistent read) after Expired or too-large. Only `"0"`
+ * and `""` are paged: with `limit` the server answers at exactly that version, which after an
+ * apiserver restart is outside its watch cache, so the next watch 410s again in a loop.
  *
  * @module
  */
@@ -25,24 +17,7 @@ import { classifyFailure, type Failure } from "./failure.ts";
 import { type ListingState, listingState, type ReflectorState } from "./reflector_state.ts";
 import type { StepContext } from "./step_context.ts";
 
-/**
- * Reads the page `state` asks for (bounded by the list deadline and by the context's signal)
- * and returns the next state: the next page, `listed` after the last one, or what a failure
- * leads to.
- *
- * @example
- * ```ts
- * import type { Ingress } from "../resources/ingress.ts";
- * import { listStep } from "./list_step.ts";
- * import { listingState, type ReflectorState } from "./reflector_state.ts";
- * import type { StepContext } from "./step_context.ts";
- *
- * declare const context: StepContext<Ingress>; // the reflector's
- * let state: ReflectorState<Ingress> = listingState("0");
- * while (state.kind === "listing") state = await listStep(state, context);
- * // state: `listed` after the last page, or where a failure leads (`backoff`, `missing`, `stopped`)
- * ```
- */
+/** Reads the page `state` asks for within the list deadline; returns the next state. */
 export async function listStep<T extends KubeObject>(
   state: ListingState<T>,
   context: StepContext<T>,
@@ -81,10 +56,7 @@ function pageRead<T extends KubeObject>(
   return { kind: "listed", resourceVersion: page.resourceVersion };
 }
 
-/**
- * One LIST request with its own deadline on top of the client's; a request the deadline cut
- * rejects with a `timeout` transport error.
- */
+/** One LIST request with its own deadline; a cut request rejects as a `timeout` transport error. */
 async function listPage<T extends KubeObject>(
   state: ListingState<T>,
   context: StepContext<T>,
@@ -129,14 +101,12 @@ function listFailed<T extends KubeObject>(
 ): ReflectorState<T> {
   const resource = context.listWatcher.description;
   if (failure.reason === "expired" && state.continue !== undefined) {
-    // The continue token outlived the server's history: start over in one unpaged request,
-    // never mixing pages of two snapshots (client-go pager's full-list fallback).
+    // Start over unpaged rather than mix pages of two snapshots (client-go pager's fallback).
     context.restart(failure);
     context.log.debug("list continue token expired; listing without pages", { resource });
     return listingState(state.from, false);
   }
   if ((failure.reason === "expired" || failure.reason === "too-large") && state.from !== "") {
-    // The version we listed at is unavailable: retry at once with a consistent read.
     context.restart(failure);
     context.log.debug("list resourceVersion unavailable; listing from etcd", {
       resource,
@@ -149,9 +119,8 @@ function listFailed<T extends KubeObject>(
     const confirmed = state.retryOfMissing === true;
     context.restart(failure);
     context.report({ ok: false, failure });
-    // Never synced: an absent type has no objects, and consumers must not wait for it. Synced
-    // before: keep the cache through one 404 (an API server starting up serves CRDs late)
-    // and drop it only when the next slow retry confirms the type is gone.
+    // Unsynced: empty, so consumers do not wait. Synced: keep the cache through one 404 (a
+    // starting API server serves CRDs late) until the slow retry confirms the type is gone.
     if (!context.store.synced || confirmed) context.store.replace([]);
     return {
       kind: "missing",

@@ -1,13 +1,9 @@
 /**
  * The list-then-watch loop that keeps a {@linkcode Store} equal to the server's objects of one
- * resource type, through watch drops, 410 Gone, silent stalls, restarts and throttling.
+ * resource type, through watch drops, 410 Gone, stalls, restarts and throttling.
  *
- * It is an explicit state machine ({@linkcode ReflectorState}, whose module has the transition
- * table) advanced one step at a time: a list page ({@linkcode listStep}), a watch event
- * ({@linkcode watchStep}), or one wait. This class owns what outlives a step: the store, the
- * restart counters, the health condition ({@linkcode nextCondition}, worded by
- * {@linkcode transitionLog}) and the backoff; the steps reach them through a
- * {@linkcode StepContext}.
+ * A state machine ({@linkcode ReflectorState} has the transition table) advanced a step at a
+ * time; this class owns what outlives a step: store, restart counters, health and backoff.
  *
  * @module
  */
@@ -41,34 +37,29 @@ export interface ReflectorStatus {
   readonly resource: string;
   readonly phase: ReflectorPhase;
   readonly synced: boolean;
-  /** Operator-facing health: `healthy`, `forbidden`, `missing` or `failing`. */
   readonly condition: ReflectorCondition["kind"];
   /** The last resourceVersion seen (list, event or bookmark); `""` before the first list. */
   readonly resourceVersion: string;
   /** `clock.now()` when the last complete list was swapped in. */
   readonly lastSyncAt?: number;
-  /** Restarts of list or watch, by reason, since start. */
+  /** Restarts of list or watch since start. */
   readonly restarts: Readonly<Record<RestartReason, number>>;
-  /** The last failure's message. */
   readonly lastError?: string;
 }
 
-/**
- * Tuning and dependencies of a {@linkcode Reflector}. Every field has a default; the tuning
- * fields are documented on {@linkcode ReflectorSettings}.
- */
+/** Tuning and dependencies of a {@linkcode Reflector}; see {@linkcode ReflectorSettings}. */
 export interface ReflectorOptions<T extends KubeObject> extends Partial<ReflectorSettings> {
   /** @default {systemClock} */
   readonly clock?: Clock;
   /** Numbers in [0, 1): backoff jitter and the watch timeout draw. @default {Math.random} */
   readonly random?: () => number;
-  /** Retry delays; client-go's defaults (800 ms → 30 s, ×2, reset after 2 min). */
+  /** @default {DEFAULT_BACKOFF} */
   readonly backoff?: BackoffOptions;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   /** @default {logger("reflector")} */
   readonly log?: Log;
-  /** Called after every step with the new state (tests, tracing). Must return quickly. */
+  /** Called after every step with the new state (tests, tracing); must return quickly. */
   readonly observe?: (state: ReflectorState<T>) => void;
 }
 
@@ -85,16 +76,14 @@ type Lifecycle = "new" | "running" | "done";
  * @example
  * ```ts
  * import type { KubeClient } from "../kube/client.ts";
- * import { INGRESS, type Ingress } from "../resources/ingress.ts";
+ * import { INGRESS } from "../resources/ingress.ts";
  * import { Reflector } from "./reflector.ts";
  *
  * declare const client: KubeClient;
  * declare const signal: AbortSignal;
- * declare function reconcile(ingresses: readonly Ingress[]): void;
  * const reflector = new Reflector(client.listWatcher(INGRESS));
  * const running = reflector.run(signal);
- * await reflector.store.whenSynced(signal);
- * for await (const _ of reflector.store.updates(signal)) reconcile(reflector.store.list());
+ * await reflector.store.whenSynced(signal); // then read reflector.store.list() on each update
  * await running;
  * ```
  */
@@ -192,7 +181,6 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** What the steps of this run work with: the dependencies, and the bookkeeping kept here. */
   #stepContext(signal: AbortSignal): StepContext<T> {
     return {
       listWatcher: this.#listWatcher,
@@ -214,7 +202,6 @@ export class Reflector<T extends KubeObject> {
     };
   }
 
-  /** Advances the state machine by one step: one list page, one watch event, or one wait. */
   async #step(state: ReflectorState<T>, context: StepContext<T>): Promise<ReflectorState<T>> {
     const signal = context.signal;
     if (signal.aborted && state.kind !== "watching") return { kind: "stopped" };
@@ -234,7 +221,6 @@ export class Reflector<T extends KubeObject> {
     }
   }
 
-  /** Counts and reports a failure, and waits before `then`. */
   #backOff(failure: Failure, then: ListingState<T> | ListedState): BackoffState<T> {
     this.#restart(failure);
     this.#report({ ok: false, failure });

@@ -1,7 +1,6 @@
 /**
- * The reflector's state machine, as a union of states (kube-rs `watcher.rs`) with client-go's
- * semantics (`reflector.go`). One step reads one list page ({@linkcode listStep}), one watch
- * event ({@linkcode watchStep}), or waits once:
+ * The reflector's states (kube-rs `watcher.rs` shape, client-go semantics). One step reads a list
+ * page ({@linkcode listStep}), a watch event ({@linkcode watchStep}), or waits once:
  *
  * | state      | on                                          | next                                 |
  * |------------|---------------------------------------------|--------------------------------------|
@@ -35,9 +34,8 @@ export interface ListingState<T extends KubeObject> {
   readonly from: string;
   /** False after an expired `continue` token: the retry lists everything in one request. */
   readonly paged: boolean;
-  /** The token for the next page; absent for the first page. */
   readonly continue?: string;
-  /** Objects of the pages read so far, by key (owned by this listing attempt). */
+  /** Objects of the pages read so far, by key. */
   readonly buffer: Map<string, T>;
   /** Set on the slow retry after a 404: another 404 confirms the type is gone. */
   readonly retryOfMissing?: true;
@@ -80,31 +78,12 @@ export type ReflectorState<T extends KubeObject> =
 /** The coarse phase for health checks and metrics. */
 export type ReflectorPhase = "listing" | "watching" | "backoff" | "missing" | "stopped";
 
-/**
- * A fresh listing attempt at `from`: the first page, an empty buffer.
- *
- * @example
- * ```ts
- * import { listingState } from "./reflector_state.ts";
- *
- * listingState("0"); // the first list, served from the API server's watch cache
- * listingState("", false); // a consistent read in one request
- * ```
- */
+/** A fresh listing attempt at `from`. */
 export function listingState<T extends KubeObject>(from: string, paged = true): ListingState<T> {
   return { kind: "listing", from, paged, buffer: new Map() };
 }
 
-/**
- * The phase a state belongs to: `listed` counts as `watching` (a watch opens next, at once).
- *
- * @example
- * ```ts
- * import { reflectorPhase } from "./reflector_state.ts";
- *
- * reflectorPhase({ kind: "listed" }); // "watching"
- * ```
- */
+/** The phase a state belongs to: `listed` counts as `watching` (a watch opens next, at once). */
 export function reflectorPhase(state: Pick<ReflectorState<KubeObject>, "kind">): ReflectorPhase {
   switch (state.kind) {
     case "listing":

@@ -1,17 +1,9 @@
 /**
  * The reflector's cache of one resource type: a writer side the reflector owns and a read-only
- * view handed to consumers.
+ * view for consumers.
  *
- * A relist is buffered by the reflector and handed over in one {@linkcode Store.replace} call,
- * so readers never see a half-filled cache (kube-rs `reflector::store`, client-go
- * `DeltaFIFO.Replace`). `synced` has one definition: a first complete list has been swapped in.
- * Every visible change bumps `version` and is reported to subscribers; consumers that recompute
- * from the whole cache (level-based reconciling) wait on {@linkcode StoreView.updates}, which
- * coalesces any number of changes into one wake-up.
- *
- * A new version of a cached object keeps the parts that did not change from the cached one
- * (`structural_share.ts`), and a relist keeps the cached object when its resourceVersion is
- * the same, so status churn and relists do not make the cache hold copies.
+ * A relist is swapped in by one {@linkcode Store.replace}, so readers never see a half-filled
+ * cache; new versions share unchanged parts with the cached one (`structural_share.ts`).
  *
  * Pure apart from calling subscribers: no I/O, no timers.
  *
@@ -23,11 +15,7 @@ import { shareUnchanged } from "./structural_share.ts";
 
 /** One visible change, as reported to {@linkcode StoreView.subscribe} listeners. */
 export type StoreChange<T> =
-  /**
-   * A complete list was swapped in. Objects of the old cache missing from the list are in
-   * `deleted` (they went away while no watch was open). `firstSync` marks the swap that set
-   * `synced`, which is reported even when the list is empty.
-   */
+  /** A complete list was swapped in; `firstSync` is reported even for an empty list. */
   | {
     readonly kind: "replaced";
     readonly version: number;
@@ -43,7 +31,6 @@ export type StoreChange<T> =
 
 /** A coalesced wake-up from {@linkcode StoreView.updates}. */
 export interface StoreUpdate {
-  /** The store's version when the update was taken. */
   readonly version: number;
 }
 
@@ -53,7 +40,6 @@ export interface StoreView<T extends KubeObject> {
   readonly synced: boolean;
   /** Starts at 0 and goes up by one on every visible change (never on a no-op). */
   readonly version: number;
-  /** Number of cached objects. */
   readonly size: number;
   /** The cached object for `namespace/name` (or `name` for cluster-scoped types). */
   get(key: string): T | undefined;
@@ -61,15 +47,9 @@ export interface StoreView<T extends KubeObject> {
   list(): readonly T[];
   /** Every cached key, in the same order as {@linkcode list}. */
   keys(): readonly string[];
-  /**
-   * Calls `listener` synchronously after every visible change. Returns the
-   * function that unsubscribes. A listener that throws does not stop the others or the store.
-   */
+  /** Calls `listener` synchronously after every visible change; returns the unsubscriber. */
   subscribe(listener: (change: StoreChange<T>) => void): () => void;
-  /**
-   * Yields once per burst of changes that happen after this call, however many
-   * there were while the consumer was busy; ends when `signal` aborts.
-   */
+  /** Yields once per burst of changes after this call; ends when `signal` aborts. */
   updates(signal: AbortSignal): AsyncIterable<StoreUpdate>;
   /** Resolves `true` once synced (at once if it already is), `false` if `signal` aborts first. */
   whenSynced(signal: AbortSignal): Promise<boolean>;
@@ -77,44 +57,18 @@ export interface StoreView<T extends KubeObject> {
 
 /** What the reflector does to a store (client-go's narrow `ReflectorStore`). */
 export interface StoreWriter<T extends KubeObject> {
-  /**
-   * Swaps in a complete list: objects missing from it are deleted, objects with a new
-   * resourceVersion are updated. Sets `synced`. One notification for the whole list.
-   */
+  /** Swaps in a complete list and sets `synced`; one notification for the whole list. */
   replace(items: Iterable<T>): void;
-  /**
-   * Adds or updates one object (an ADDED or MODIFIED event; a MODIFIED for an unknown key is
-   * an add). Returns false, and notifies nobody, when the cached object already has this
-   * resourceVersion (a replayed event).
-   */
+  /** Adds or updates one object; false, with no notification, for a replayed resourceVersion. */
   apply(object: T): boolean;
-  /** Removes one object (a DELETED event). Returns false, and notifies nobody, for an unknown key. */
+  /** Removes one object; false, with no notification, for an unknown key. */
   delete(object: T): boolean;
 }
 
 /** Reports a listener that threw; the store itself has no logger. */
 export type ListenerErrorHandler = (error: unknown) => void;
 
-/**
- * A map of objects by {@linkcode objectKey}, with change notification.
- *
- * @example
- * ```ts
- * import type { ListPage } from "../kube/list_watch.ts";
- * import type { ConfigMap } from "../resources/config_map.ts";
- * import { Store, type StoreView } from "./store.ts";
- *
- * declare const page: ListPage<ConfigMap>; // a complete list
- * declare const changed: ConfigMap; // the object of an ADDED or MODIFIED event
- * declare const signal: AbortSignal;
- * declare function reconcile(configMaps: readonly ConfigMap[]): void;
- * const store = new Store<ConfigMap>();
- * store.replace(page.items); // first complete list: synced
- * store.apply(changed);
- * const view: StoreView<ConfigMap> = store; // what consumers get
- * for await (const _ of view.updates(signal)) reconcile(view.list());
- * ```
- */
+/** A map of objects by {@linkcode objectKey}, with change notification. */
 export class Store<T extends KubeObject> implements StoreView<T>, StoreWriter<T> {
   #objects = new Map<string, T>();
   #synced = false;
@@ -161,8 +115,7 @@ export class Store<T extends KubeObject> implements StoreView<T>, StoreWriter<T>
   }
 
   updates(signal: AbortSignal): AsyncIterable<StoreUpdate> {
-    // Taken now, not at the first `next()`, so a change between this call and the first pull
-    // is not missed.
+    // Taken now, not at the first `next()`, so a change before the first pull is not missed.
     let seen = this.#version;
     return {
       [Symbol.asyncIterator]: () => ({

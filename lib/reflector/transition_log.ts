@@ -1,7 +1,6 @@
 /**
- * How a reflector words a change of its health condition ({@linkcode nextCondition} decides
- * when one is worth a line): an RBAC hint on 403, "not served" on 404, a plain warning when
- * ordinary failures persist, and one INFO line on recovery.
+ * How a reflector words a change of its health condition ({@linkcode nextCondition} decides when
+ * one is worth a line).
  *
  * Pure: the lines are values; the reflector logs them.
  *
@@ -20,25 +19,12 @@ export interface TransitionLine {
 
 /** What the wording needs besides the transition. */
 export interface TransitionLogOptions {
-  /** The list-watcher's description, e.g. `networking.k8s.io/v1 ingresses`. */
   readonly resource: string;
-  /** The slow retry period of a type that is not served, said in its warning. */
+  /** The slow retry period of an unserved type, said in its warning. */
   readonly missingRetryMs: number;
 }
 
-/**
- * The line for a condition transition.
- *
- * @example
- * ```ts
- * import { transitionLog } from "./transition_log.ts";
- *
- * const resource = "networking.k8s.io/v1 ingresses";
- * transitionLog({ level: "info", recoveredFrom: "forbidden" }, { resource, missingRetryMs: 60_000 });
- * // { level: "info", message: "list and watch recovered",
- * //   properties: { resource: "networking.k8s.io/v1 ingresses", recoveredFrom: "forbidden" } }
- * ```
- */
+/** The line for a condition transition. */
 export function transitionLog(
   transition: Exclude<ConditionLog, undefined>,
   options: TransitionLogOptions,

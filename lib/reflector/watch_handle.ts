@@ -1,16 +1,10 @@
 /**
- * One open watch stream with its client-side idle timeout: if no event arrives for the idle
- * period (the server's `timeoutSeconds` plus a margin) the connection is presumed dead and the
- * watch is aborted, because a silently stalled connection (no bytes, no FIN) otherwise leaves
- * the cache stale forever (kube-rs `next_with_idle_timeout`).
+ * One open watch stream with a client-side idle timeout (server `timeoutSeconds` plus a margin),
+ * since a silently stalled connection would leave the cache stale forever (kube-rs
+ * `next_with_idle_timeout`). One timer sleep per quiet period, not per event.
  *
- * The idle timer is one sleep per quiet period, not one per event, so it costs nothing at high
- * event rates.
- *
- * A stream is expected to end promptly once its signal aborts (the `ListWatcher` contract). If
- * one does not (a body read that ignores the abort), the handle abandons it after a grace period
- * instead of letting the reflector hang on it forever: the reflector's next read reports the end
- * of the stream and {@linkcode WatchHandle.abandoned} says why.
+ * A stream that ignores its abort is abandoned after a grace period so the reflector cannot hang
+ * on it; {@linkcode WatchHandle.abandoned} then says so.
  *
  * @module
  */
@@ -26,7 +20,7 @@ export type WatchStop = "open" | "idle-timeout" | "shutdown";
 /** What {@linkcode WatchHandle.open} needs besides the list-watcher. */
 export interface WatchHandleOptions {
   readonly clock: Clock;
-  /** Abort when this long passes without an event. */
+  /** Abort after this long without an event. */
   readonly idleMs: number;
   /** Shutdown: aborts the watch. */
   readonly signal: AbortSignal;
@@ -67,10 +61,7 @@ export class WatchHandle<T extends KubeObject> {
     this.#watchdog = this.#watchIdle();
   }
 
-  /**
-   * Starts `listWatcher.watch` with these options (the handle supplies the signal) and the idle
-   * timer. Never throws: an error opening the stream is thrown by the first {@linkcode next}.
-   */
+  /** Starts the watch and its idle timer; an error opening it is thrown by {@linkcode next}. */
   static open<T extends KubeObject>(
     listWatcher: ListWatcher<T>,
     watch: Omit<WatchOptions, "signal">,
@@ -86,7 +77,6 @@ export class WatchHandle<T extends KubeObject> {
     return handle;
   }
 
-  /** Why we stopped the watch, if we did. */
   get stop(): WatchStop {
     return this.#stop;
   }
@@ -114,10 +104,7 @@ export class WatchHandle<T extends KubeObject> {
     }
   }
 
-  /**
-   * Aborts the stream (if it still runs), stops the idle timer and lets the stream release its
-   * connection. Safe to call more than once.
-   */
+  /** Aborts the stream, stops the idle timer and releases the connection; idempotent. */
   async close(): Promise<void> {
     this.#outer.removeEventListener("abort", this.#onShutdown);
     this.#controller.abort(new DOMException("watch closed", "AbortError"));
@@ -142,7 +129,6 @@ export class WatchHandle<T extends KubeObject> {
     if (this.#abandonRead !== undefined) this.#armAbandon();
   }
 
-  /** Once stopped with a read pending: give the stream a grace period to end, then leave it. */
   #armAbandon(): void {
     if (this.#abandonArmed) return;
     this.#abandonArmed = true;

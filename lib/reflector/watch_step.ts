@@ -1,13 +1,7 @@
 /**
- * The reflector's watch session: open a watch from a resourceVersion ({@linkcode openWatch}),
- * then apply its events one at a time ({@linkcode watchStep}) until it ends, and decide how it
- * ended: the server's timeout (re-watch at once), a stall or a dropped stream (back off, then
- * re-watch from the last version seen), or 410 (relist).
- *
- * The watch asks the server for a random `timeoutSeconds` per watch "to spread the load on
- * apiserver" (client-go), and its {@linkcode WatchHandle} aborts it when no event arrives for
- * that long plus a margin, since a silently stalled connection would otherwise leave the cache
- * stale forever.
+ * The reflector's watch session: open a watch ({@linkcode openWatch}), apply its events one at a
+ * time ({@linkcode watchStep}), and decide where its end leads: the server's timeout (re-watch), a
+ * stall or a drop (back off, re-watch from the last version), or 410 (relist).
  *
  * @module
  */
@@ -27,23 +21,7 @@ import type { StepContext } from "./step_context.ts";
 import { WatchHandle } from "./watch_handle.ts";
 import { toSeconds } from "../util/duration.ts";
 
-/**
- * Opens a watch from `resourceVersion` with bookmarks, a drawn server timeout and the idle
- * timeout; never throws (an error opening the stream comes with its first event).
- *
- * @example
- * ```ts
- * import type { Ingress } from "../resources/ingress.ts";
- * import type { ReflectorState } from "./reflector_state.ts";
- * import type { StepContext } from "./step_context.ts";
- * import { openWatch, watchStep } from "./watch_step.ts";
- *
- * declare const context: StepContext<Ingress>; // the reflector's
- * let state: ReflectorState<Ingress> = openWatch("10", context);
- * while (state.kind === "watching") state = await watchStep(state, context);
- * // state: `listed` to re-watch, `listing` after a 410, `backoff` or `stopped`
- * ```
- */
+/** Opens a watch from `resourceVersion`; never throws (an open error comes as its first event). */
 export function openWatch<T extends KubeObject>(
   resourceVersion: string,
   context: StepContext<T>,
@@ -64,10 +42,7 @@ export function openWatch<T extends KubeObject>(
   return { kind: "watching", resourceVersion, watch, events: 0 };
 }
 
-/**
- * Reads and applies one event of the watch, or handles its end: returns the next state
- * (`watching` at the event's version, or where the end leads).
- */
+/** Reads and applies one event of the watch, or handles its end; returns the next state. */
 export async function watchStep<T extends KubeObject>(
   state: WatchingState<T>,
   context: StepContext<T>,
@@ -112,10 +87,7 @@ function apply<T extends KubeObject>(event: WatchEvent<T>, context: StepContext<
   }
 }
 
-/**
- * Closes an ended watch and decides where its end leads; `thrown` holds the error it failed
- * with, `undefined` when it ended cleanly.
- */
+/** Closes an ended watch and decides where it leads; `thrown` is `undefined` on a clean end. */
 async function watchEnded<T extends KubeObject>(
   state: WatchingState<T>,
   context: StepContext<T>,
@@ -162,8 +134,7 @@ function watchFailed<T extends KubeObject>(
   failure: Failure,
 ): ReflectorState<T> {
   if (failure.reason === "expired") {
-    // Out of the server's history: relist at the last version seen (client-go); objects
-    // deleted meanwhile are missing from the list and removed by the swap.
+    // Relist at the last version seen (client-go); the swap removes objects deleted meanwhile.
     context.restart(failure);
     context.log.debug("watch expired; relisting", {
       resource: context.listWatcher.description,

@@ -1,15 +1,8 @@
 /**
- * A short-lived memory of which address a host name last connected to.
+ * A short-lived memory of which address a host name last connected to, so a proxy dialling the
+ * same backend thousands of times a second skips the blocking system resolver for a few seconds.
  *
- * Why: `Deno.connect` with a host name runs the system resolver (getaddrinfo on a blocking
- * thread: `/etc/hosts`, then DNS with the search list) for every connection. For a proxy that
- * dials the same backend name thousands of times a second, remembering the address of the last
- * successful connection for a few seconds removes that work while still following a change of
- * address within the TTL.
- *
- * Decisions: only the address a connection actually reached is stored (never a resolver answer
- * that was not tried), so the cache holds nothing the system resolver would not have chosen;
- * entries expire by the injected clock, checked on read, with no timer; one entry per name.
+ * Only addresses a connection actually reached are stored; entries expire on read, with no timer.
  *
  * Pure: no I/O; time comes from the injected clock.
  *
@@ -23,20 +16,7 @@ interface Entry {
   readonly expires: number;
 }
 
-/**
- * Host name → address, each entry valid for `ttlMs` after it was stored.
- *
- * @example
- * ```ts
- * import { systemClock } from "./clock.ts";
- * import { AddressCache } from "./address_cache.ts";
- *
- * const cache = new AddressCache(systemClock, 5_000);
- * cache.remember("ingress.example.svc.cluster.local", "10.96.0.20");
- * cache.lookup("ingress.example.svc.cluster.local"); // "10.96.0.20" for the next 5 s
- * cache.forget("ingress.example.svc.cluster.local"); // after a failed dial: resolve again
- * ```
- */
+/** Host name → address, each entry valid for `ttlMs` after it was stored. */
 export class AddressCache {
   readonly #clock: Clock;
   readonly #ttlMs: number;

@@ -1,7 +1,6 @@
 /**
- * What one DNS server said to one A or AAAA question: the result of `lib/dns`'s
- * `lookupAddresses`, and what the doctor's resolution check judges. It lives on the lowest floor
- * so both rooms (siblings that may not import each other) share one definition.
+ * What one DNS server said to one A or AAAA question: `lib/dns`'s result, judged by the doctor.
+ * Lives here so both sibling folders, which may not import each other, share it.
  *
  * Pure: a type.
  *

@@ -2,8 +2,7 @@
  * Time as a dependency: code that waits or timestamps takes a {@linkcode Clock}, so tests can
  * drive it without sleeping.
  *
- * Effects: {@linkcode systemClock} reads `performance.now()` and sets timers; the interface is
- * what everything else depends on.
+ * Effects: {@linkcode systemClock} reads `performance.now()` and sets timers.
  *
  * @module
  */
@@ -12,14 +11,11 @@
 export interface Clock {
   /** Milliseconds since an arbitrary origin; only differences are meaningful. */
   now(): number;
-  /**
-   * Waits `ms` milliseconds. Resolves `true` when the time passed and `false` as soon as the
-   * signal aborts; never rejects.
-   */
+  /** Waits `ms`: `true` when the time passed, `false` once `signal` aborts; never rejects. */
   sleep(ms: number, signal?: AbortSignal): Promise<boolean>;
 }
 
-/** The longest delay `setTimeout` honours (2^31 − 1 ms, about 24.8 days); longer ones fire after 1 ms. */
+/** The longest delay `setTimeout` honours (~24.8 days); longer ones would fire after 1 ms. */
 export const MAX_TIMER_MS = 2_147_483_647;
 
 /** The real clock: `performance.now()` and timers (delays beyond the timer limit are capped). */

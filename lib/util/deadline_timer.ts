@@ -1,9 +1,6 @@
 /**
  * Drives a {@linkcode DeadlineWheel} from a clock: one sleep per tick while deadlines wait, none
- * while the wheel is empty.
- *
- * Decision: the item's action is given once, at construction, so adding a deadline allocates no
- * closure; the caller's item (an `AbortController`, say) is all an entry carries.
+ * while the wheel is empty. The action is given once, so adding a deadline allocates no closure.
  *
  * Effects: sleeps through the injected clock and calls the action for each expired item.
  *
@@ -21,29 +18,7 @@ export interface DeadlineTimerOptions<T> {
   readonly fire: (item: T) => void;
 }
 
-/**
- * Shared deadlines for many short-lived operations. Nothing fires unless
- * {@linkcode DeadlineTimer.run} is running.
- *
- * @example
- * ```ts
- * import { systemClock } from "./clock.ts";
- * import { DeadlineTimer } from "./deadline_timer.ts";
- *
- * const deadlines = new DeadlineTimer<AbortController>(systemClock, {
- *   tickMs: 100,
- *   fire: (controller) => controller.abort("timed out"),
- * });
- * const stop = new AbortController();
- * const ticking = deadlines.run(stop.signal);
- * const operation = new AbortController();
- * const entry = deadlines.add(5_000, operation);
- * // … the operation finished in time …
- * deadlines.cancel(entry);
- * stop.abort();
- * await ticking;
- * ```
- */
+/** Shared deadlines for many short-lived operations; nothing fires unless `run` is running. */
 export class DeadlineTimer<T> {
   readonly #clock: Clock;
   readonly #wheel: DeadlineWheel<T>;
@@ -92,7 +67,6 @@ export class DeadlineTimer<T> {
     }
   }
 
-  /** Resolves when a deadline is added or the signal aborts. */
   #idle(signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const done = () => {

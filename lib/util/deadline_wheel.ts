@@ -1,15 +1,8 @@
 /**
- * A timing wheel: many deadlines sharing one clock tick instead of one timer each.
+ * A timing wheel: many deadlines share one clock tick instead of one runtime timer each, so the
+ * proxy's per-dial deadline costs a `Set` insert and delete on the hot path, not two timer ops.
  *
- * A proxy dials a backend for every accepted connection, and each dial has a deadline. One
- * runtime timer per dial costs a timer op to arm and another to clear on the hot path, for a
- * deadline that almost never fires. Here a deadline is an entry in the slot of the tick it falls
- * in; whoever drives the wheel calls {@linkcode DeadlineWheel.expire} once per tick with the
- * current time. Adding and cancelling are a `Set` insertion and deletion.
- *
- * Decision: deadlines are rounded up to the next tick boundary, so an entry never fires before
- * its deadline and, when the wheel is driven every tick, at most one tick after it. Callers pick
- * the tick to match the precision they need (a 5 s dial deadline does not need milliseconds).
+ * Deadlines round up to the next tick: never early, at most one tick late when driven every tick.
  *
  * Pure: no I/O and no clock of its own; time is what the caller passes in.
  *
@@ -60,10 +53,7 @@ export class DeadlineWheel<T> {
     return this.#size;
   }
 
-  /**
-   * Adds a deadline. One already in an expired slot lands in the next slot to expire, so it
-   * fires on the next {@linkcode DeadlineWheel.expire} whose time has reached it.
-   */
+  /** Adds a deadline; one already past lands in the next slot to expire. */
   add(deadline: number, item: T): DeadlineEntry<T> {
     const slot = Math.max(Math.ceil(deadline / this.tick), this.#expiredThrough + 1);
     const entry: DeadlineEntry<T> = { item, slot };
@@ -85,10 +75,7 @@ export class DeadlineWheel<T> {
     if (bucket.size === 0) this.#slots.delete(entry.slot);
   }
 
-  /**
-   * Removes every entry whose slot boundary is at or before `now` and hands each item to `fire`,
-   * soonest slot first. Returns how many fired. `fire` may add and cancel entries.
-   */
+  /** Fires every entry due at `now`, soonest first; returns how many. `fire` may add and cancel. */
   expire(now: number, fire: (item: T) => void): number {
     const through = Math.floor(now / this.tick);
     if (through <= this.#expiredThrough) return 0;
@@ -98,8 +85,7 @@ export class DeadlineWheel<T> {
     for (const slot of due) {
       const bucket = this.#slots.get(slot);
       if (bucket === undefined) continue;
-      // The bucket stays in place while it fires, so a callback that cancels a later entry of
-      // the same slot stops it from firing.
+      // Kept in place while firing, so a callback can cancel a later entry of the same slot.
       for (const entry of bucket) {
         bucket.delete(entry);
         this.#size -= 1;

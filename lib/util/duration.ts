@@ -1,6 +1,6 @@
 /**
- * Go-syntax durations (`5s`, `1m30s`, `250ms`, `1.5h`), the format the original's flags and
- * env vars accept, so an operator's existing values keep working.
+ * Go-syntax durations (`5s`, `1m30s`, `250ms`, `1.5h`), as the original's flags and env vars
+ * take them, so an operator's existing values keep working.
  *
  * Pure: no I/O.
  *
@@ -21,18 +21,11 @@ const UNIT_MS: Readonly<Record<string, number>> = {
 
 const TERM = /(\d+(?:\.\d*)?|\.\d+)(ns|us|µs|μs|ms|s|m|h)/y;
 
-/**
- * The longest duration Go can hold (2^63 - 1 ns, about 2562047h), in milliseconds. Go's parser
- * rejects anything longer as an overflow, and so does this one.
- */
+/** The longest duration Go can hold (2^63 − 1 ns), in milliseconds; longer is refused. */
 export const MAX_DURATION_MS = 9_223_372_036_854.775;
 
 /**
- * Parses a Go duration into milliseconds, or returns `undefined` when the text is not one.
- *
- * Accepts what Go's `time.ParseDuration` accepts: an optional sign, then one or more
- * decimal-number-plus-unit terms, or the bare `0`. Like Go, it refuses values longer than
- * {@linkcode MAX_DURATION_MS}. A zero of either sign is returned as `0`.
+ * Parses a Go duration (what `time.ParseDuration` accepts) into milliseconds, else `undefined`.
  *
  * @example
  * ```ts
@@ -65,18 +58,7 @@ export function parseDuration(text: string): number | undefined {
   return total === 0 ? 0 : sign * total;
 }
 
-/**
- * Formats milliseconds the way Go prints a `time.Duration` (`1m30s`, `250ms`, `0s`), so help
- * text and logs show defaults in the same syntax the flags accept.
- *
- * @example
- * ```ts
- * import { formatDuration } from "./duration.ts";
- *
- * formatDuration(90_000); // "1m30s"
- * formatDuration(250); // "250ms"
- * ```
- */
+/** Formats milliseconds as Go prints a `time.Duration` (`1m30s`, `250ms`, `0s`). */
 export function formatDuration(ms: number): string {
   if (ms === 0) return "0s";
   const sign = ms < 0 ? "-" : "";
@@ -102,19 +84,7 @@ function trimNumber(value: number, decimals = 6): string {
   return String(Number(value.toFixed(decimals)));
 }
 
-/**
- * Milliseconds as a number of seconds, to the millisecond: how every duration is logged
- * (`durationSeconds`, `<what>Seconds`), so a log pipeline reads one unit and never parses
- * `1m30s`.
- *
- * @example
- * ```ts
- * import { toSeconds } from "./duration.ts";
- *
- * toSeconds(90_000); // 90
- * toSeconds(5_006.4); // 5.006
- * ```
- */
+/** Milliseconds as seconds, to the millisecond: the one unit every logged duration uses. */
 export function toSeconds(ms: number): number {
   return Math.round(ms) / 1_000;
 }

@@ -1,12 +1,7 @@
 /**
- * Sums Prometheus text expositions series by series: what several workers each count becomes
- * one `/metrics` answer, as if one process had counted it all.
- *
- * Every sample is added to the sample of the same name and labels; a family keeps its HELP and
- * TYPE lines and stays one group (the text format requires it), in the order families and series
- * were first seen. Summing is right for counters, histograms (buckets, `_sum`, `_count`) and for
- * gauges that count things (open connections); a gauge that does not add up (build info, memory)
- * belongs to the process, so leave it out of the parts with {@linkcode withoutFamilies}.
+ * Sums Prometheus text expositions series by series, so several workers answer one `/metrics`
+ * as if one process had counted it all. Right for counters, histograms and gauges that count
+ * things; drop per-process gauges (build info, memory) first with {@linkcode withoutFamilies}.
  *
  * Pure: text in, text out.
  *
@@ -42,7 +37,6 @@ interface MutableFamily {
   readonly samples: Map<string, number>;
 }
 
-/** The family a comment line names, created on first sight. */
 function familyOf(families: Map<string, MutableFamily>, name: string): MutableFamily {
   let family = families.get(name);
   if (family === undefined) {
@@ -53,9 +47,8 @@ function familyOf(families: Map<string, MutableFamily>, name: string): MutableFa
 }
 
 /**
- * Parses an exposition. A sample belongs to the family whose HELP or TYPE line came last before
- * it (a histogram's `_bucket`, `_sum` and `_count` lines follow its TYPE); a sample before any
- * such line becomes its own untyped family.
+ * Parses an exposition; a sample belongs to the family of the last HELP or TYPE line before it
+ * (or is its own untyped family).
  */
 export function parseExposition(text: string): Exposition {
   const families = new Map<string, MutableFamily>();
@@ -80,8 +73,7 @@ export function parseExposition(text: string): Exposition {
 }
 
 /**
- * Adds the expositions up: one family per name (HELP and TYPE from its first appearance), one
- * sample per series with the sum of every part's value.
+ * Adds the expositions up, series by series (HELP and TYPE from a family's first appearance).
  *
  * @example
  * ```ts
@@ -112,10 +104,7 @@ export function withoutFamilies(exposition: Exposition, names: ReadonlySet<strin
   return new Map([...exposition].filter(([name]) => !names.has(name)));
 }
 
-/**
- * Only the families that never go down (counters, histograms, summaries): what a stopped
- * worker leaves behind, so the totals do not fall when it is replaced.
- */
+/** Only the families that never go down: what a stopped worker leaves, so totals do not fall. */
 export function monotonicFamilies(exposition: Exposition): Exposition {
   const kept = new Set(["counter", "histogram", "summary"]);
   return new Map([...exposition].filter(([, family]) => kept.has(family.type)));

@@ -1,10 +1,6 @@
 /**
- * IP address parsing and canonical printing, without the DNS or socket APIs.
- *
- * The PROXY-protocol header must carry addresses in one exact spelling (dotted quad without
- * leading zeros, RFC 5952 IPv6), and the socket layer hands us strings such as
- * `::ffff:10.0.0.7` for IPv4 peers of a dual-stack listener. These helpers turn any such string
- * into bytes and back, so the encoders never emit whatever spelling the runtime happened to use.
+ * IP address parsing and canonical printing: the PROXY-protocol header needs one exact spelling
+ * (no leading zeros, RFC 5952), whatever the socket layer hands us (e.g. `::ffff:10.0.0.7`).
  *
  * Pure: no I/O.
  *
@@ -29,10 +25,7 @@ export type IpAddress = Ipv4Address | Ipv6Address;
 const DECIMAL_OCTET = /^(?:0|[1-9]\d{0,2})$/;
 const HEX_GROUP = /^[0-9a-fA-F]{1,4}$/;
 
-/**
- * Parses a dotted-quad IPv4 address. Octets with leading zeros are refused, because some
- * parsers read them as octal and the PROXY spec forbids them.
- */
+/** Parses a dotted quad; leading zeros are refused (octal to some, forbidden by PROXY). */
 export function parseIpv4(text: string): Ipv4Address | undefined {
   const parts = text.split(".");
   if (parts.length !== 4) return undefined;
@@ -46,10 +39,7 @@ export function parseIpv4(text: string): Ipv4Address | undefined {
   return { family: 4, bytes };
 }
 
-/**
- * Parses an IPv6 address in any valid spelling (compressed, upper case, trailing dotted quad,
- * surrounding brackets, `%zone` suffix).
- */
+/** Parses an IPv6 address in any valid spelling (brackets and a `%zone` suffix allowed). */
 export function parseIpv6(text: string): Ipv6Address | undefined {
   let body = text;
   if (body.startsWith("[") && body.endsWith("]")) body = body.slice(1, -1);
@@ -115,17 +105,7 @@ export function isIpv4Mapped(address: Ipv6Address): boolean {
   return b[10] === 0xff && b[11] === 0xff;
 }
 
-/**
- * Returns the IPv4 address inside an IPv4-mapped IPv6 address, or the address unchanged.
- *
- * @example
- * ```ts
- * import { formatIp, parseIp, unmapIpv4 } from "./ip.ts";
- *
- * const mapped = parseIp("::ffff:10.0.0.7");
- * if (mapped !== undefined) formatIp(unmapIpv4(mapped)); // "10.0.0.7"
- * ```
- */
+/** Returns the IPv4 address inside an IPv4-mapped IPv6 address, or the address unchanged. */
 export function unmapIpv4(address: IpAddress): IpAddress {
   if (address.family === 6 && isIpv4Mapped(address)) {
     return { family: 4, bytes: address.bytes.slice(12) };
@@ -144,9 +124,8 @@ export function mapIpv4(address: IpAddress): Ipv6Address {
 }
 
 /**
- * Prints an address canonically: dotted quad for IPv4; RFC 5952 for IPv6 (lower case, no
- * leading zeros, the longest run of two or more zero groups compressed, the first run on a tie,
- * and `::ffff:a.b.c.d` for IPv4-mapped addresses).
+ * Prints an address canonically: dotted quad for IPv4, RFC 5952 for IPv6 (`::ffff:a.b.c.d` when
+ * IPv4-mapped).
  *
  * @example
  * ```ts

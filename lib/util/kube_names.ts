@@ -1,7 +1,6 @@
 /**
- * The API server's name rules, for every room that checks a name before sending it: RFC 1123
- * labels and subdomains, and RFC 1035 labels (Service names). Option kinds in `cli/kinds.ts` and
- * the config and settings checks of the subcommands all ask here.
+ * The API server's name rules, checked before a name is sent: RFC 1123 labels and subdomains,
+ * and RFC 1035 labels (Service names).
  *
  * Pure: no I/O.
  *

@@ -18,19 +18,7 @@ export interface ListenAddress {
 const HOSTNAME =
   /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
-/**
- * Parses `host:port`. The port may be 0 (the kernel picks one; the proxy logs what it got).
- * IPv6 hosts must be bracketed. Returns a reason string when the text is not accepted.
- *
- * @example
- * ```ts
- * import { parseListenAddress } from "./listen_address.ts";
- *
- * parseListenAddress(":8080"); // { host: undefined, port: 8080 }
- * parseListenAddress("[::1]:9000"); // { host: "::1", port: 9000 }
- * parseListenAddress("8080"); // "missing ':' before the port"
- * ```
- */
+/** Parses `host:port` (port 0 lets the kernel pick; IPv6 hosts bracketed), or returns why not. */
 export function parseListenAddress(text: string): ListenAddress | string {
   if (text.startsWith("[")) {
     const close = text.indexOf("]");

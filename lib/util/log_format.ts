@@ -1,15 +1,9 @@
 /**
- * Log line formats: JSON lines (the default, for log pipelines) and `key=value` text in the
- * style of Go's slog text handler (what the original printed, for people reading
- * `kubectl logs` directly).
+ * Log line formats: JSON lines (the default) and `key=value` text like Go's slog text handler.
  *
- * Decisions that hold for every line, whatever the call site passed (the README's "Logging"
- * section states them for operators):
- * - an `Error` given as a field becomes strings: `error` is the message, `errorName` and
- *   `errorCode` stand beside it (for any other key `k`: `k`, `kName`, `kCode`);
- * - an empty field (`undefined` or `""`) is left out: a field that is absent means "none";
- * - in JSON, control and invisible characters are `\uXXXX` escapes, so a hostile value can
- *   neither forge a line nor recolour a terminal, and values are never quoted twice.
+ * For every line, whatever the call site passed (the README's "Logging" section promises it): an
+ * `Error` field `k` becomes strings `k`, `kName`, `kCode`; an empty field is left out; control and
+ * invisible characters are escaped, so a hostile value can neither forge a line nor recolour a tty.
  *
  * Pure: turns a log record into one line of text.
  *
@@ -44,9 +38,8 @@ const LEVEL_LABEL: Readonly<Record<LogLevel, string>> = {
 };
 
 /**
- * Makes a property value safe for JSON: errors become `{name, message[, code]}`, bigints
- * strings, also inside arrays and plain objects (a bigint anywhere would make `JSON.stringify`
- * throw and lose the whole line); a value that contains itself prints `"[Circular]"` there.
+ * Makes a value safe for `JSON.stringify` at any depth: errors become `{name, message[, code]}`,
+ * bigints strings (one would throw and lose the line), a cycle `"[Circular]"`.
  */
 export function plainValue(value: unknown): unknown {
   return plain(value, new Set());
@@ -80,28 +73,7 @@ export function renderMessage(record: LogRecord): string {
   }).join("");
 }
 
-/**
- * Formats a record as one JSON object per line:
- * `{"time":"…","level":"INFO","logger":"ouroboros.proxy","msg":"…",…properties}`.
- *
- * @example
- * ```ts
- * import type { LogRecord } from "@logtape/logtape";
- * import { formatJsonLine } from "./log_format.ts";
- *
- * const record: LogRecord = {
- *   category: ["ouroboros", "proxy"],
- *   level: "info",
- *   message: ["proxy listening"],
- *   rawMessage: "proxy listening",
- *   timestamp: Date.UTC(2026, 11, 2, 10),
- *   properties: { listener: "http" },
- * };
- * formatJsonLine(record);
- * // '{"time":"2026-12-02T10:00:00.000Z","level":"INFO","logger":"ouroboros.proxy",' +
- * // '"msg":"proxy listening","listener":"http"}\n'
- * ```
- */
+/** Formats a record as one JSON object per line, fixed fields first. */
 export function formatJsonLine(record: LogRecord): string {
   const line: Record<string, unknown> = {
     time: new Date(record.timestamp).toISOString(),
@@ -115,10 +87,7 @@ export function formatJsonLine(record: LogRecord): string {
   return `${JSON.stringify(line).replace(/[\p{C}\u2028\u2029]/gu, escapeCodeUnits)}\n`;
 }
 
-/**
- * The fields of a record as they are printed, in order: empty values left out, an `Error` turned
- * into its message with its name and code beside it, everything else made plain.
- */
+/** The fields of a record as printed: empties left out, errors split, the rest made plain. */
 export function logFields(properties: Readonly<Record<string, unknown>>): [string, unknown][] {
   const out: [string, unknown][] = [];
   for (const [key, value] of Object.entries(properties)) {
@@ -129,10 +98,7 @@ export function logFields(properties: Readonly<Record<string, unknown>>): [strin
   return out;
 }
 
-/**
- * Formats a record as `time=… level=INFO logger=… msg="…" key=value`, quoting values that
- * contain spaces, quotes or `=`.
- */
+/** Formats a record as `time=… level=INFO logger=… msg="…" key=value`. */
 export function formatTextLine(record: LogRecord): string {
   const parts = [
     `time=${new Date(record.timestamp).toISOString()}`,
@@ -146,11 +112,7 @@ export function formatTextLine(record: LogRecord): string {
   return `${parts.join(" ")}\n`;
 }
 
-/**
- * Quotes a text value when it is empty or holds a space, quote, `=`, backslash or any control or
- * invisible character, so one value can never fake another key or a second line, nor smuggle
- * terminal escape sequences into `kubectl logs`.
- */
+/** Quotes a value that is empty or could fake a key, a line or a terminal escape. */
 function textValue(value: string): string {
   if (value !== "" && !/[\s"=\\\p{C}]/u.test(value)) return value;
   return JSON.stringify(value).replace(

@@ -1,12 +1,10 @@
 /**
- * The log schema every line obeys, as a checker: what the README's "Logging" section promises
- * (fixed fields, camelCase keys, `error` a string, durations in seconds, raw values, empty left
- * out), so a test can hold every subcommand's output to it.
+ * The log schema every line obeys (the README's "Logging" section), as a checker a test can hold
+ * every subcommand's output to.
  *
- * Pure: reads one line of text, returns the problems found. Decision: keys are held to the
- * rules at the top level, where the program names them; inside a nested value (a label map, a
- * parsed object) keys may be data, so there only the values are checked (never quoted, never a
- * placeholder for empty).
+ * Keys are checked only at the top level; inside nested values keys may be data, so only values.
+ *
+ * Pure: reads one line of text, returns the problems found.
  *
  * @module
  */
@@ -20,24 +18,11 @@ const CAMEL_CASE = /^[a-z][a-zA-Z0-9]*$/;
 const NOT_SECONDS_KEY = /(Ms|Millis|Milliseconds|Minutes|Nanos|Micros)$/;
 /** A Go-style duration string: `5.006s`, `10m0s`, `250ms`, `1h30m`. */
 const DURATION_TEXT = /^\d+(\.\d+)?(ns|µs|us|ms|s|m|h)(\d+(\.\d+)?(ns|µs|us|ms|s|m|h))*$/;
-/** The error fields, always strings. */
 const ERROR_KEYS: ReadonlySet<string> = new Set(["error", "errorName", "errorCode"]);
 /** Placeholder words for "nothing" that a field must not hold (absent means none). */
 const EMPTY_WORDS: ReadonlySet<string> = new Set(["(none)", "<none>", "(empty)"]);
 
-/**
- * The problems of one JSON log line against the schema; an empty list when it obeys it.
- *
- * @example
- * ```ts
- * import { logLineProblems } from "./log_schema.ts";
- *
- * logLineProblems('{"time":"2026-12-04T10:00:00.000Z","level":"INFO","logger":"ouroboros","msg":"ok","durationSeconds":0.5}');
- * // []
- * logLineProblems('{"time":"2026-12-04T10:00:00.000Z","level":"INFO","logger":"ouroboros","msg":"x","elapsed_ms":5}');
- * // two problems: the key is not camelCase, and it is a duration in milliseconds
- * ```
- */
+/** The problems of one JSON log line against the schema; an empty list when it obeys it. */
 export function logLineProblems(line: string): string[] {
   let parsed: unknown;
   try {

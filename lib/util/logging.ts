@@ -1,11 +1,8 @@
 /**
- * Process-wide logging set-up on top of `@logtape/logtape`.
+ * Process-wide logging set-up on top of `@logtape/logtape`. Lines go to stderr with synchronous
+ * writes, so a line logged just before `Deno.exit` is never lost and lines never interleave.
  *
- * Lines go to stderr with synchronous writes, so a line logged just before `Deno.exit` is never
- * lost and lines from different parts of the program never interleave.
- *
- * Effects: {@linkcode configureLogging} sets process-wide state; loggers write to stderr (or the
- * configured `write`).
+ * Effects: {@linkcode configureLogging} sets process-wide state; loggers write to stderr.
  *
  * @module
  */
@@ -27,22 +24,11 @@ export const ROOT_CATEGORY = "ouroboros";
 export interface LoggingOptions {
   readonly level: LogLevelName;
   readonly format: LogFormat;
-  /** Where formatted lines go; stderr when omitted. Tests pass a collector. */
+  /** Where formatted lines go; stderr when omitted. */
   readonly write?: (line: string) => void;
 }
 
-/**
- * (Re)configures logging for the whole process. Safe to call more than once: the first call
- * happens before flags are parsed (at `info`, JSON), the second with the operator's choices.
- *
- * @example
- * ```ts
- * import { configureLogging, logger } from "./logging.ts";
- *
- * configureLogging({ level: "debug", format: "text" });
- * logger("proxy").debug("accepted connection", { client: "10.0.0.7:51234" });
- * ```
- */
+/** (Re)configures logging for the whole process: once before flags are parsed, again after. */
 export function configureLogging(options: LoggingOptions): void {
   const format = options.format === "json" ? formatJsonLine : formatTextLine;
   const write = options.write ?? printStderr;
@@ -58,9 +44,8 @@ export function configureLogging(options: LoggingOptions): void {
 }
 
 /**
- * The logging calls code makes. Whatever logs takes one of these (a logtape `Logger` fits), so
- * tests hand in a collector and read what was said. Categories follow the folder of the code
- * that logs: `logger("controller")` in `lib/controller/`, `logger("kube")` in `lib/kube/`.
+ * The logging calls code makes (a logtape `Logger` fits), so tests can hand in a collector.
+ * Categories follow the folder of the code that logs: `logger("kube")` in `lib/kube/`.
  */
 export interface Log {
   debug(message: string, properties?: Record<string, unknown>): void;

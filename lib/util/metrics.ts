@@ -1,9 +1,6 @@
 /**
  * A small Prometheus metrics registry: counters, gauges and histograms with labels, rendered in
- * the text exposition format (version 0.0.4).
- *
- * Hot paths (bytes relayed per read) resolve a labelled child once and then bump a number
- * field, so recording costs no map look-up.
+ * text exposition format 0.0.4. Hot paths keep a labelled child and bump its number field.
  *
  * Pure: no I/O. Values that must be sampled (RSS) are registered as callbacks.
  *
@@ -12,7 +9,6 @@
 
 /** One labelled series of a counter or gauge. */
 export interface NumberSeries {
-  /** Current value. */
   value: number;
 }
 
@@ -28,7 +24,6 @@ function escapeHelp(text: string): string {
   return text.replaceAll("\\", "\\\\").replaceAll("\n", "\\n");
 }
 
-/** The HELP and TYPE lines every family starts with. */
 function header(name: string, help: string, type: string): string[] {
   return [`# HELP ${name} ${escapeHelp(help)}`, `# TYPE ${name} ${type}`];
 }
@@ -61,7 +56,6 @@ class SeriesByLabels<L extends string, S> {
     this.#create = create;
   }
 
-  /** The series for these label values, created on first use. */
   get(labels: Readonly<Record<L, string>>): S {
     const values = this.#labelNames.map((name) => labels[name]);
     const key = values.join("\u0000");
@@ -73,7 +67,6 @@ class SeriesByLabels<L extends string, S> {
     return entry.series;
   }
 
-  /** Every series with its label values. */
   all(): IterableIterator<{ readonly values: readonly string[]; readonly series: S }> {
     return this.#entries.values();
   }
@@ -96,10 +89,7 @@ export class NumberFamily<L extends string> implements Family {
     this.#series = new SeriesByLabels(labelNames, () => ({ value: 0 }));
   }
 
-  /**
-   * The series for these label values, created at zero on first use. Keep the returned object
-   * to record on a hot path.
-   */
+  /** The series for these label values, created at zero; keep it to record on a hot path. */
   labels(labels: Readonly<Record<L, string>>): NumberSeries {
     return this.#series.get(labels);
   }
@@ -204,11 +194,7 @@ class Sampled implements Family {
 const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
-/**
- * Refuses label names Prometheus would reject at scrape time (bad characters, the reserved `__`
- * prefix, duplicates, and `le` on a histogram, where it names the bucket), so the mistake shows
- * when the metric is declared rather than as a failed scrape in production.
- */
+/** Refuses label names Prometheus would reject, so the mistake shows at declaration, not scrape. */
 function checkLabelNames(metric: string, labelNames: readonly string[], histogram: boolean): void {
   const seen = new Set<string>();
   for (const label of labelNames) {
@@ -272,10 +258,7 @@ export class MetricsRegistry {
     });
   }
 
-  /**
-   * Adds a family built elsewhere (one that must exist before the registry does, such as the
-   * API request counters a client records into from its first call).
-   */
+  /** Adds a family built elsewhere, one that must exist before the registry does. */
   include(name: string, family: { render(): string }): void {
     this.#register(name, () => family);
   }
@@ -285,10 +268,7 @@ export class MetricsRegistry {
     this.#register(name, () => new Sampled(name, help, "gauge", sample));
   }
 
-  /**
-   * Registers a counter sampled at scrape time, for totals something else keeps (CPU seconds
-   * from the operating system); `sample` must never go down.
-   */
+  /** Registers a counter sampled at scrape time; `sample` must never go down. */
   sampledCounter(name: string, help: string, sample: () => number): void {
     this.#register(name, () => new Sampled(name, help, "counter", sample));
   }
@@ -302,8 +282,7 @@ export class MetricsRegistry {
   ): HistogramFamily<L> {
     return this.#register(name, () => {
       checkLabelNames(name, labelNames, true);
-      // The +Inf bucket is always rendered; an explicit or repeated bound would print two
-      // buckets with the same `le`, which Prometheus rejects.
+      // Prometheus rejects two buckets with the same `le` (+Inf is always rendered).
       const sorted = [...bounds].sort((a, b) => a - b);
       if (sorted.some((bound, i) => !Number.isFinite(bound) || bound === sorted[i - 1])) {
         throw new TypeError(`Cannot register metric "${name}": bucket bounds must be finite and distinct`);

@@ -1,19 +1,11 @@
 /**
- * The standard process metrics every Prometheus client library exports, under their conventional
- * names, so stock dashboards and alerts work: CPU seconds, start time, V8 heap and, where the
- * runtime lets us read `/proc`, open and maximum file descriptors (the ones that matter to a
- * proxy that handles EMFILE). Resident memory stays with each subcommand's metrics (its `rss`
- * option), where it always was.
+ * The standard Prometheus process metrics under their conventional names, so stock dashboards
+ * work: CPU seconds, start time, V8 heap and, where `/proc` is readable, open and maximum fds.
  *
- * Decision: the fd series are registered only when their source can be read at registration.
- * Deno refuses every read under `/proc` (and `/sys`) unless the process runs with all
- * permissions ("Requires all access to /proc/self/fd"), whatever `--allow-read` lists, so under
- * the subcommands' permission sets (`-P=proxy`, …) the two series are absent rather than a
- * made-up zero. Counting Deno's own resources is not the same thing (it misses the runtime's
- * files and sockets), so it is not offered as a substitute.
+ * The fd series are registered only when readable at registration: Deno refuses `/proc` reads
+ * unless the process has all permissions, so under `-P=proxy` they are absent, not a fake zero.
  *
- * Pure: every source is injected ({@linkcode ProcessSources}); {@linkcode systemProcessSources}
- * is the edge that reads the real process.
+ * Pure: every source is injected; {@linkcode systemProcessSources} reads the real process.
  *
  * @module
  */
@@ -23,9 +15,8 @@ import type { MetricsRegistry } from "./metrics.ts";
 
 /** Where the figures come from; tests pass fakes. */
 export interface ProcessSources {
-  /** CPU time used by the whole process so far, in microseconds (user and system). */
+  /** CPU time of the whole process so far, in microseconds. */
   cpuUsage(): { readonly user: number; readonly system: number };
-  /** V8's heap figures for the calling isolate. */
   heap(): { readonly heapTotal: number; readonly heapUsed: number; readonly external: number };
   /** When the process started, in Unix seconds. */
   readonly startTimeSeconds: number;
@@ -35,9 +26,9 @@ export interface ProcessSources {
   readText(path: string): string;
 }
 
-/** The directory whose entries are the open file descriptors (Linux). */
+/** One entry per open file descriptor (Linux). */
 export const OPEN_FDS_DIR = "/proc/self/fd";
-/** The file whose "Max open files" line holds the descriptor limit (Linux). */
+/** Holds the "Max open files" limit (Linux). */
 export const LIMITS_FILE = "/proc/self/limits";
 
 /** Names of the families this module registers (the fd ones only where readable). */
@@ -51,24 +42,14 @@ export const PROCESS_METRIC_NAMES: readonly string[] = [
   "deno_external_memory_bytes",
 ];
 
-/** What {@linkcode registerProcessMetrics} could register. */
+/** Which fd series {@linkcode registerProcessMetrics} could register. */
 export interface ProcessMetricsReport {
-  /** `process_open_fds` is exported. */
   readonly openFds: boolean;
-  /** `process_max_fds` is exported. */
   readonly maxFds: boolean;
 }
 
 /**
- * The soft "Max open files" limit from `/proc/self/limits` text; `undefined` when the line is
- * missing or the limit is `unlimited` (no finite number to report).
- *
- * @example
- * ```ts
- * import { parseMaxOpenFiles } from "./process_metrics.ts";
- *
- * parseMaxOpenFiles("Max open files            1024                 524288               files\n"); // 1024
- * ```
+ * The soft "Max open files" limit in `/proc/self/limits` text; `undefined` if absent or unlimited.
  */
 export function parseMaxOpenFiles(limits: string): number | undefined {
   const match = /^Max open files\s+(\S+)\s+\S+/m.exec(limits);
@@ -77,7 +58,6 @@ export function parseMaxOpenFiles(limits: string): number | undefined {
   return Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
-/** Runs `read` once; `undefined` when it throws (not readable here). */
 function probe<T>(read: () => T): T | undefined {
   try {
     return read();
@@ -86,27 +66,7 @@ function probe<T>(read: () => T): T | undefined {
   }
 }
 
-/**
- * Registers the process metrics in `registry`, sampled at each scrape. The fd series are added
- * only when their source answers now (see the module's decision); the report says which.
- *
- * @example
- * ```ts
- * import { MetricsRegistry } from "./metrics.ts";
- * import { registerProcessMetrics } from "./process_metrics.ts";
- *
- * const registry = new MetricsRegistry();
- * const report = registerProcessMetrics(registry, {
- *   cpuUsage: () => ({ user: 1_500_000, system: 500_000 }),
- *   heap: () => ({ heapTotal: 8e6, heapUsed: 5e6, external: 1e6 }),
- *   startTimeSeconds: 1_700_000_000,
- *   countEntries: () => 12,
- *   readText: () => "Max open files 1024 4096 files\n",
- * });
- * report; // { openFds: true, maxFds: true }
- * registry.render().includes("process_cpu_seconds_total 2\n"); // true
- * ```
- */
+/** Registers the process metrics, sampled at each scrape; the fd ones only if readable now. */
 export function registerProcessMetrics(
   registry: MetricsRegistry,
   sources: ProcessSources,
@@ -155,11 +115,7 @@ export function registerProcessMetrics(
   return { openFds, maxFds: limit !== undefined };
 }
 
-/**
- * The real process: `node:process`'s `cpuUsage()` (getrusage, whole process),
- * `Deno.memoryUsage()`, the time origin of the main isolate as the start time, and `/proc`
- * reads (refused under a permission set, see the module's decision).
- */
+/** The real process: `cpuUsage()` (getrusage), `Deno.memoryUsage()`, time origin, `/proc`. */
 export function systemProcessSources(): ProcessSources {
   return {
     cpuUsage: () => process.cpuUsage(),
@@ -181,20 +137,7 @@ export interface BuildInfoOptions {
   readonly revision: string;
 }
 
-/**
- * Registers `ouroboros_build_info{version,revision}` at 1, the usual way to export what is
- * running (join on it in queries; alert when replicas run different revisions).
- *
- * @example
- * ```ts
- * import { MetricsRegistry } from "./metrics.ts";
- * import { registerBuildInfo } from "./process_metrics.ts";
- *
- * const registry = new MetricsRegistry();
- * registerBuildInfo(registry, { version: "0.1.0", revision: "unknown" });
- * registry.render().includes('ouroboros_build_info{version="0.1.0",revision="unknown"} 1'); // true
- * ```
- */
+/** Registers `ouroboros_build_info{version,revision}` at 1, to join on in queries. */
 export function registerBuildInfo(registry: MetricsRegistry, options: BuildInfoOptions): void {
   registry.gauge(
     "ouroboros_build_info",

@@ -1,10 +1,6 @@
 /**
- * Cluster DNS domain detection from the text of `/etc/resolv.conf`.
- *
- * The kubelet writes a search list such as
- * `search team-a.svc.cozy.local svc.cozy.local cozy.local` into every pod. The domain is the
- * entry that the other entries are `svc.` children of. Detecting it lets the same manifests work
- * on `cluster.local`, `cozy.local` and any other domain without an operator setting it.
+ * Cluster DNS domain detection from `/etc/resolv.conf`, so manifests work on `cluster.local`,
+ * `cozy.local` or any other domain without an operator setting it.
  *
  * Pure: the caller reads the file and passes its text (or `undefined` when it could not).
  *
@@ -18,16 +14,8 @@ export const RESOLV_CONF = "/etc/resolv.conf";
 export const DEFAULT_CLUSTER_DOMAIN = "cluster.local";
 
 /**
- * Picks the cluster domain from resolv.conf text.
- *
- * Rules (the original's, kept so both tools agree on every node):
- * - only trimmed lines starting with `search` plus a space or tab count; `domain` is ignored;
- * - a candidate is a search entry (trailing dot removed) that neither starts with `svc.` nor
- *   contains `.svc.`;
- * - its score is how many entries equal `svc.<candidate>` or end with `.svc.<candidate>`;
- * - the highest score wins, the shorter name breaks a tie, and a best score below 1 moves on to
- *   the next search line;
- * - nothing picked means {@linkcode DEFAULT_CLUSTER_DOMAIN}.
+ * Picks the cluster domain from resolv.conf text, by the original's rules so both tools agree:
+ * the `search` entry with the most `svc.` children (shorter on a tie), else the default.
  *
  * @example
  * ```ts
@@ -60,18 +48,7 @@ export function detectClusterDomain(text: string | undefined): string {
   return DEFAULT_CLUSTER_DOMAIN;
 }
 
-/**
- * The `nameserver` addresses of resolv.conf text, in order (the kubelet writes the cluster DNS
- * Service's ClusterIP there): what `ouroboros dns` forwards to when `--upstream` is not given.
- * A zone index (`fe80::1%eth0`) is kept as written.
- *
- * @example
- * ```ts
- * import { resolvConfNameservers } from "./resolv_conf.ts";
- *
- * resolvConfNameservers("nameserver 10.96.0.10\nsearch default.svc.cluster.local\n"); // ["10.96.0.10"]
- * ```
- */
+/** The `nameserver` addresses of resolv.conf text, in order: `ouroboros dns`'s default upstream. */
 export function resolvConfNameservers(text: string | undefined): string[] {
   if (text === undefined) return [];
   return text.split(/\r?\n/)

@@ -1,11 +1,8 @@
 /**
- * The source revision this build was made from, for `ouroboros version` and
- * `ouroboros_build_info{revision}`.
+ * The source revision this build was made from, for `ouroboros version` and build info.
  *
- * Decision: a module of its own with no imports, so proxy workers (which may read only `lib/`
- * under `-P=proxy`, not `deno.json`) can load the metrics that name it. The Containerfile's
- * build stage stamps the line below (`sed`, checked by tests/containerfile_test.ts) before
- * `deno task compile`; running from source reports `unknown`.
+ * No imports, so proxy workers (which may not read `deno.json`) can load it. The Containerfile
+ * stamps the line below before compiling (checked by tests/containerfile_test.ts).
  *
  * Pure: a constant.
  *

@@ -1,6 +1,6 @@
 /**
- * Whole-text writes to stdout and stderr. Synchronous on purpose: usage text, help and log
- * lines must be out before the process exits, and never interleave half-written.
+ * Whole-text writes to stdout and stderr, synchronous so text is out before the process exits
+ * and never interleaves half-written.
  *
  * Effects: writes to the process's stdout and stderr.
  *

@@ -1,7 +1,6 @@
 /**
- * A per-key rate limit for repetitive log lines: when a backend is down every connection fails
- * the same way, and one WARN per interval (with a count of the ones held back) says as much as
- * thousands.
+ * A per-key rate limit for repetitive log lines: when a backend is down every connection fails the
+ * same way, and one WARN per interval with a count of the rest says as much as thousands.
  *
  * Pure apart from the injected clock.
  *
@@ -15,21 +14,7 @@ export type ThrottleDecision = { readonly emit: true; readonly suppressed: numbe
   readonly emit: false;
 };
 
-/**
- * Lets the first event per key through, then at most one per interval, reporting how many
- * were held back in between.
- *
- * @example
- * ```ts
- * import { systemClock } from "./clock.ts";
- * import { logger } from "./logging.ts";
- * import { Throttle } from "./throttle.ts";
- *
- * const throttle = new Throttle(systemClock, 10_000);
- * const decision = throttle.check("dial:http");
- * if (decision.emit) logger("proxy").warn("backend dial failed", { suppressed: decision.suppressed });
- * ```
- */
+/** Lets the first event per key through, then one per interval, counting those held back. */
 export class Throttle {
   readonly #clock: Clock;
   readonly #intervalMs: number;

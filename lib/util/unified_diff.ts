@@ -1,21 +1,11 @@
 /**
- * Line-based unified diffs, the format of `diff -u` and `git diff`: what `--dry-run` logs and
- * `--once` prints for every target (a Corefile, an import key, a hosts file, DNS records), so an
- * operator reads one familiar format whatever the mode, and can feed it to `patch` or `git apply`.
+ * Line-based unified diffs (`diff -u`, `git diff`): what `--dry-run` logs and `--once` prints
+ * for every target, in a format an operator knows and can feed to `patch`.
  *
  * Decisions:
- * - Lines are compared with their terminators, so a CRLF line differs from its LF twin and a
- *   last line without a newline differs from one with it; such a line is followed by
- *   `\ No newline at end of file`, as GNU diff prints it.
- * - The edit script is Myers' O((N+M)·D) shortest edit script in its linear-space form (the
- *   "middle snake" split), after trimming the common prefix and suffix, so a 10,000-line hosts
- *   file with a few changed lines costs little time and no quadratic memory.
- * - Within a run of changed lines the removals come first, then the additions, as `diff -u` and
- *   `git diff` print them.
- * - Hunks carry `context` unchanged lines on each side (3 by default) and merge when the gap
- *   between two changes is at most twice that; a range of one line omits its `,1` and an empty
- *   range names the line before it, as GNU diff does.
- * - Equal texts give the empty string, so "is there anything to show" is `diff !== ""`.
+ * - lines keep their terminators, so CRLF and a missing last newline show (GNU's `\ No newline`);
+ * - Myers' linear-space algorithm after trimming the common ends: large files cost little;
+ * - hunk ranges and merging as GNU diff; equal texts give `""`.
  *
  * Pure: no I/O.
  *
@@ -24,7 +14,7 @@
 
 /** Options for {@linkcode unifiedDiff}. */
 export interface UnifiedDiffOptions {
-  /** What both texts are, for the `--- a/<label>` and `+++ b/<label>` header lines. @default "text" */
+  /** Names both texts in the `--- a/<label>` and `+++ b/<label>` lines. @default "text" */
   readonly label?: string;
   /** Unchanged lines shown around each change. @default 3 */
   readonly context?: number;
@@ -33,37 +23,16 @@ export interface UnifiedDiffOptions {
 /** One line of an edit script: kept, removed from the old text, or added from the new one. */
 export interface DiffLine {
   readonly kind: " " | "-" | "+";
-  /** The line with its terminator (`\n`, `\r\n`), or without one for a last line that has none. */
+  /** The line with its terminator, if it has one. */
   readonly text: string;
 }
 
-/**
- * The lines of `text`, each with its terminator; the last one has none when `text` does not end
- * with a line break.
- *
- * @example
- * ```ts
- * import { splitKeepingNewlines } from "./unified_diff.ts";
- *
- * splitKeepingNewlines("a\r\nb\nc"); // ["a\r\n", "b\n", "c"]
- * splitKeepingNewlines(""); // []
- * ```
- */
+/** The lines of `text`, each with its terminator (the last may have none). */
 export function splitKeepingNewlines(text: string): string[] {
   return text.match(/[^\n]*\n|[^\n]+$/g) ?? [];
 }
 
-/**
- * A shortest edit script turning the lines `before` into the lines `after`, in order.
- *
- * @example
- * ```ts
- * import { diffLines } from "./unified_diff.ts";
- *
- * diffLines(["a\n", "b\n"], ["a\n", "c\n"]);
- * // [{ kind: " ", text: "a\n" }, { kind: "-", text: "b\n" }, { kind: "+", text: "c\n" }]
- * ```
- */
+/** A shortest edit script from the lines `before` to the lines `after`, removals first. */
 export function diffLines(before: readonly string[], after: readonly string[]): DiffLine[] {
   const raw: DiffLine[] = [];
   script(before, after, { aLo: 0, aHi: before.length, bLo: 0, bHi: after.length }, raw);
@@ -101,8 +70,7 @@ export function unifiedDiff(before: string, after: string, options: UnifiedDiffO
   const context = Math.max(0, options.context ?? 3);
   const a = splitKeepingNewlines(before);
   const b = splitKeepingNewlines(after);
-  // Lines both sides share at the start and the end can only be context: only the `context`
-  // nearest the change enter the script (a 1 MB Corefile where one rule changed is 20,000 lines).
+  // Shared leading and trailing lines can only be context: only `context` of them enter the script.
   let head = 0;
   while (head < a.length && head < b.length && a[head] === b[head]) head++;
   let tail = 0;
