@@ -1,9 +1,8 @@
 /**
- * One sink call as the loop makes it: under the shutdown grace period (a call in flight at
- * SIGTERM may finish, one that hangs is abandoned with a WARN), and with a rejection turned into
- * a `failed` outcome, so the loop always gets an outcome to record.
+ * One sink call as the loop makes it: under the shutdown grace period, and with a rejection
+ * turned into a `failed` outcome, so the loop always has an outcome to record.
  *
- * Effects: the sink call, the clock through {@linkcode withShutdownGrace}, one log line.
+ * Effects: the sink call, the clock, a WARN when a call is abandoned.
  *
  * @module
  */
@@ -24,26 +23,7 @@ export interface CallSinkOptions {
   readonly log: Log;
 }
 
-/**
- * Hands `desired` to `sink` and returns its outcome; never rejects.
- *
- * @example
- * ```ts
- * import type { Sink } from "./modes/sink.ts";
- * import { systemClock } from "../util/clock.ts";
- * import { logger } from "../util/logging.ts";
- * import { callSink } from "./call_sink.ts";
- *
- * declare const sink: Sink;
- * declare const signal: AbortSignal;
- * const outcome = await callSink(sink, { hosts: ["shop.example.com"], sources: new Map() }, {
- *   signal,
- *   graceMs: 10_000,
- *   clock: systemClock,
- *   log: logger("controller"),
- * });
- * ```
- */
+/** Hands `desired` to `sink` and returns its outcome; never rejects. */
 export async function callSink(
   sink: Sink,
   desired: DesiredInput,

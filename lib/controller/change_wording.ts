@@ -1,16 +1,9 @@
 /**
- * How the loop words a sink call that went through (`unchanged`, `written`, `previewed`), and
- * when it says a dry run's diff again.
+ * How the loop words a sink call that went through (`unchanged`, `written`, `previewed`).
  *
- * - `unchanged`: nothing (the DEBUG "reconcile" line already says it).
- * - `written`: INFO "hostnames updated" with the counts and the names added and removed (at most
- *   `MAX_LOGGED_NAMES` of each, then `addedHostsMore`/`removedHostsMore` count the rest), and the
- *   diff of the write at DEBUG (a first write of thousands of hostnames is a long diff; the counts
- *   and the first names are what an operator scans).
- * - `previewed` (`--dry-run`): INFO with the counts, the names and the whole diff, since the diff is the
- *   point of a dry run; the same diff again (every resync, every target event that changed
- *   nothing we write) is DEBUG with `repeated: true`. Any other outcome since forgets it, so the
- *   same change coming back after it was gone is news again.
+ * `written` is INFO with the counts and the first names; its diff is DEBUG, since a first write of
+ * thousands of names is a long diff. A dry run's diff is its point, so it is INFO; the same diff
+ * again is DEBUG (`repeated: true`) until another outcome comes between.
  *
  * Pure: the lines are values; the loop logs them.
  *
@@ -43,8 +36,8 @@ export interface ChangeWording {
 export const PREVIEW_MESSAGE = "dry run: the target would change; nothing written";
 
 /**
- * The lines for `change`, given the diff of the preview logged last (`undefined` when none was,
- * or another outcome came since).
+ * The lines for `change`; `lastPreview` is the diff logged last (`undefined`: none, or another
+ * outcome came since).
  *
  * @example
  * ```ts
@@ -93,10 +86,7 @@ export function changeWording(change: Change, lastPreview: string | undefined): 
   }
 }
 
-/**
- * `addedHosts`/`removedHosts` with at most {@linkcode MAX_LOGGED_NAMES} names each, and
- * `addedHostsMore`/`removedHostsMore` for the rest; empty lists are left out.
- */
+/** `addedHosts`/`removedHosts` (at most {@linkcode MAX_LOGGED_NAMES} each) and `…More` counts. */
 function nameFields(names: HostnameChange | undefined): Record<string, unknown> {
   if (names === undefined) return {};
   const out: Record<string, unknown> = {};

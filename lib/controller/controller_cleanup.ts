@@ -1,7 +1,6 @@
 /**
  * `ouroboros controller --mode=etc-hosts --cleanup`: remove our block from the node's hosts file
- * and exit, without reading any cluster configuration or contacting the API server (the chart's
- * uninstall runs it on every node). It serves no health listener and keeps its permissions.
+ * and exit, without contacting the API server (the chart's uninstall runs it on every node).
  *
  * `cleanupProblems` is pure; `hostsCleanup` edits the hosts file.
  *
@@ -15,10 +14,7 @@ import { blockMarkers } from "./modes/markers.ts";
 import { logger } from "../util/logging.ts";
 import type { ControllerValues } from "./controller_settings.ts";
 
-/**
- * The problems with the flags `--cleanup` was given with: it works only in etc-hosts mode, on a
- * hosts file path that is safe to edit, and not as a preview (`--once`, `--dry-run`). Pure.
- */
+/** What is wrong with the flags `--cleanup` was given with. Pure. */
 export function cleanupProblems(values: ControllerValues): string[] {
   const problems: string[] = [];
   if (values.mode !== "etc-hosts") {
@@ -44,10 +40,7 @@ export function cleanupProblems(values: ControllerValues): string[] {
   return problems;
 }
 
-/**
- * The cleanup run: exit status 0 when the block is gone (or was never there), 1 when the file
- * could not be cleaned (a damaged block is refused, not guessed at).
- */
+/** The cleanup run: exit 0 when no block is left, 1 when the file could not be cleaned. */
 export function hostsCleanup(values: ControllerValues): Service {
   return {
     async run({ signals }) {
@@ -74,8 +67,7 @@ export function hostsCleanup(values: ControllerValues): Service {
           });
           return 1;
         case "failed":
-          // A runtime failure like any other: main logs it as fatal (an OS error with its code)
-          // and exits 1.
+          // Like any runtime failure: main logs it as fatal and exits 1.
           throw result.cause instanceof Error && result.cause.message === result.message
             ? result.cause
             : new Error(result.message, { cause: result.cause });

@@ -1,40 +1,12 @@
 /**
- * `ouroboros controller`: validate the configuration, connect to the API server, give up what is
- * no longer needed (`controller/permissions.ts`), run the start-up probes, then watch and
- * reconcile until SIGTERM or SIGINT (exit 0). The steps around it are the shared skeleton's
- * (`daemon/subcommand.ts`).
+ * `ouroboros controller`: validate the configuration, connect, give up what is no longer needed,
+ * run the mode's start-up probes, then watch and reconcile until SIGTERM or SIGINT (exit 0).
  *
- * Every mode runs the same sources, filters and resync; what differs is the sink and what else
- * is watched:
+ * With `--leader-elect` the elector reads and writes the Lease through a client of its own; every
+ * other write goes through a client fenced by the elector, so a replica not surely leading writes
+ * nothing. `--dry-run` records no Events and gives up write access too.
  *
- * | mode             | the sink writes                    | also watched              | start-up probes        |
- * |------------------|------------------------------------|---------------------------|------------------------|
- * | `coredns`        | the Corefile block                 | that ConfigMap (drift)    | node-local-dns, reload |
- * | `coredns-import` | one key of the import ConfigMap    | that ConfigMap (drift)    | node-local-dns, reload |
- * | `etc-hosts`      | the block in `--etc-hosts`         | nothing                   | none                   |
- * | `external-dns`   | DNSEndpoints or annotated Services | the proxy Service         | orphaned records       |
- *
- * In external-dns mode the proxy Service (`--external-dns-proxy-service`) is looked up in
- * `--proxy-service-namespace` when set, else the pod's namespace (the service account's
- * namespace file), else the records' namespace; with `--external-dns-proxy-ip` it is not
- * watched at all.
- *
- * With `--leader-elect` (not in etc-hosts mode, where every node writes its own file) the replicas
- * elect one writer through a Lease (`election/`): the elector reads and writes the Lease through a
- * client of its own, and every other write goes through a client fenced by the elector, so a
- * replica that is not surely the leader sends no write at all.
- *
- * `--mode=etc-hosts --cleanup` removes our block from the hosts file and exits without reading
- * any cluster configuration or contacting the API server (`controller_cleanup.ts`).
- *
- * Previews: `--dry-run` builds every mode with `dryRun` (each sink stops right before its write
- * and answers with the diff), gives the modes an Event recorder that records nothing, and gives
- * up write access to the hosts file too, so a dry run needs read access only. `--once` serves no
- * health listener: it reconciles once, prints the diff on stdout and exits with the status of
- * `controller_once.ts`.
- *
- * Effects: this is the wiring; the pure parts are `controller_settings.ts` and the narrowing list
- * (`permissionsToRevoke`).
+ * Effects: this is the wiring; the pure parts are `controller_settings.ts` and `permissions.ts`.
  *
  * @module
  */
@@ -75,7 +47,7 @@ import { registerProcessMetrics, systemProcessSources } from "../util/process_me
 /** What a dry run records Events with: nothing is sent (every Event counts as suppressed). */
 const NO_EVENTS: ModeContext["recorder"] = { record: () => Promise.resolve({ kind: "suppressed" }) };
 
-/** Each mode's builder, given its own settings: the one table that turns a mode's name into its room. */
+/** The one table that turns a mode's name into its builder. */
 const MODES: Readonly<Record<ControllerValues["mode"], ModeBuilder<ControllerSettings>>> = {
   "coredns": (settings, context) => corednsMode(corednsSettings(settings), context),
   "coredns-import": (settings, context) => corednsImportMode(corednsSettings(settings), context),
@@ -113,10 +85,7 @@ export const CONTROLLER = defineSubcommand({
   start: (run) => run.kind === "cleanup" ? hostsCleanup(run.values) : startController(run.settings),
 });
 
-/**
- * Connects to the API server and builds the runtime for the mode. The service gives up what the
- * configuration and the mode no longer need, then probes, logs the start-up line and reconciles.
- */
+/** Connects, builds the runtime for the mode, and returns the service that runs it. */
 async function startController(settings: ControllerSettings): Promise<Service> {
   const { values } = settings;
   const log = logger("controller");

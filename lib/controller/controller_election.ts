@@ -1,8 +1,6 @@
 /**
- * The controller's leader-election settings, from its options: the Lease's namespace and name
- * (defaults: the pod's namespace, `<OUROBOROS_INSTANCE>-controller`), the three durations checked
- * against client-go's rule, and the combinations that cannot work (`--once`, `--dry-run`; in
- * etc-hosts mode election is ignored, since every node writes its own file).
+ * The controller's leader-election settings: the Lease (default: the pod's namespace and
+ * `<OUROBOROS_INSTANCE>-controller`) and the option combinations that cannot work.
  *
  * Pure: the pod's namespace is passed in.
  *
@@ -15,10 +13,7 @@ import type { CONTROLLER_OPTIONS } from "./controller_options.ts";
 
 type ControllerValues = OptionValues<typeof CONTROLLER_OPTIONS.options>;
 
-/**
- * Leader election as settled: the Lease when `--leader-elect` is on; `ignored` when it was asked
- * for in etc-hosts mode; `off` otherwise.
- */
+/** Leader election as settled; `ignored`: asked for in etc-hosts mode, where every node writes. */
 export type ElectionChoice = { readonly kind: "on"; readonly lease: ElectionSettings } | {
   readonly kind: "off" | "ignored";
 };
@@ -29,23 +24,7 @@ export interface ElectionOutcome {
   readonly problems: readonly string[];
 }
 
-/**
- * The Lease and its durations, when leader election is asked for and meaningful;
- * `podNamespace` is the service account's namespace, when known.
- *
- * @example
- * ```ts
- * import { parseOptions } from "../cli/options.ts";
- * import { electionSettings } from "./controller_election.ts";
- * import { CONTROLLER_OPTIONS } from "./controller_options.ts";
- *
- * const parsed = parseOptions(CONTROLLER_OPTIONS, { argv: ["--leader-elect"], getEnv: () => undefined });
- * if (parsed.kind === "ok") {
- *   electionSettings(parsed.values, { podNamespace: "ouroboros" }).election;
- *   // { kind: "on", lease: { namespace: "ouroboros", name: "ouroboros-controller", timing: … } }
- * }
- * ```
- */
+/** The Lease and its durations when `--leader-elect` is on and meaningful, and every problem. */
 export function electionSettings(
   values: ControllerValues,
   options: { readonly podNamespace: string | undefined },

@@ -1,22 +1,10 @@
 /**
- * `ouroboros controller --once`: what a one-shot run prints and the status it exits with, for CI
- * and GitOps previews and for comparing with the original (`--once --dry-run` next to it).
+ * `ouroboros controller --once`: exit 0 when the target already matched; 3 with the unified diff
+ * on stdout when it was written (or would be, with `--dry-run`); 1 on a refusal, a failure, the
+ * deadline or an interruption. A refusal of some hostnames exits 1 though the rest were written:
+ * the target does not hold the desired set, and a preview must not say "fine".
  *
- * | the one reconcile                    | stdout                       | exit |
- * |--------------------------------------|------------------------------|------|
- * | `unchanged`: the target matches      | nothing                      | 0    |
- * | `written` (without `--dry-run`)      | the unified diff of the write| 3    |
- * | `previewed` (with `--dry-run`)       | the diff a write would make  | 3    |
- * | `refused`, of any scope              | nothing (the reason: stderr) | 1    |
- * | `failed`, or no answer in time       | nothing (the reason: stderr) | 1    |
- * | interrupted (SIGTERM/SIGINT)         | nothing                      | 1    |
- *
- * Bad flags exit 2 before any of this (the skeleton). A refusal or failure is already logged by
- * the loop at its level; only what the loop cannot know (the deadline, an interruption) is worded
- * here. A refusal of some hostnames exits 1 even though the others were written: the target does
- * not hold the desired set, and a preview that says "fine" then would hide it.
- *
- * Pure: the report is a value; `controller.ts` prints and logs it.
+ * Pure: the report is a value; the command prints and logs it.
  *
  * @module
  */
@@ -41,7 +29,7 @@ export interface OnceReport {
 }
 
 /**
- * The report of a `--once` run (see the module's table).
+ * The report of a `--once` run (see the module doc).
  *
  * @example
  * ```ts

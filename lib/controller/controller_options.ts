@@ -1,6 +1,5 @@
 /**
- * The `ouroboros controller` option table. Names, environment variables and defaults match the
- * original's so an operator's existing values keep working.
+ * The `ouroboros controller` option table; names, variables and defaults match the original's.
  *
  * Pure: data.
  *

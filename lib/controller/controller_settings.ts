@@ -1,6 +1,5 @@
 /**
- * Turns parsed controller options into validated settings: the cross-field rules of each mode,
- * the rewrite-target FQDN, the records' namespace and owner, every problem reported at once.
+ * Turns parsed controller options into validated settings, reporting every problem at once.
  *
  * Pure: the resolv.conf text and the pod's namespace are passed in.
  *
@@ -48,17 +47,13 @@ export interface ControllerSettings {
   readonly values: ControllerValues;
   readonly clusterDomain: string;
   readonly clusterDomainSource: "flag" | "env" | "detected";
-  /** The rewrite target (`<svc>.<ns>.svc.<domain>.` or `--proxy-fqdn`); empty outside the CoreDNS modes. */
+  /** The rewrite target (`<svc>.<ns>.svc.<domain>.` or `--proxy-fqdn`); empty in other modes. */
   readonly proxyFqdn: string;
   readonly coredns: ConfigMapKey;
   readonly corednsImport: ConfigMapKey;
   readonly externalDns: ExternalDnsSettings;
   /** The service account's namespace, `undefined` when unknown. */
   readonly podNamespace: string | undefined;
-  /**
-   * Leader election: the Lease when `--leader-elect` is on; `ignored` when it was asked for in
-   * etc-hosts mode (every node writes its own file); `off` otherwise.
-   */
   readonly election: ElectionChoice;
 }
 
@@ -69,10 +64,7 @@ export interface ControllerSettingsInput {
   readonly clusterDomainSource: ValueSource;
   /** The text of /etc/resolv.conf, read only when the cluster domain is not given. */
   readonly readResolvConf: () => string | undefined;
-  /**
-   * The service account's namespace (the default for the records' namespace and the proxy
-   * Service lookup), `undefined` when unknown.
-   */
+  /** The service account's namespace (default of the records' namespace); `undefined`: unknown. */
   readonly podNamespace: string | undefined;
 }
 
@@ -158,7 +150,7 @@ function collect(
 }
 
 /**
- * Validates the controller's options together, reporting every problem at once.
+ * Validates the controller's options together.
  *
  * @example
  * ```ts
@@ -188,8 +180,7 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
   const clusterDomain = detected ? detectClusterDomain(input.readResolvConf()) : values.clusterDomain;
   const mode = values.mode;
 
-  // `--once` with `--cleanup` is refused by `cleanupProblems` (checked before these); leader
-  // election with `--once` or `--dry-run` in `electionSettings`.
+  // Checked elsewhere: `--cleanup` combinations (`cleanupProblems`), election (`electionSettings`).
   if (values.gatewayClass !== "" && !values.gatewayApi) {
     problems.push(
       "--gateway-class is set but --gateway-api is off, so no Gateway is watched and the filter does nothing; " +
@@ -347,16 +338,8 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
 }
 
 /**
- * True when the rewrite target's suffix disagrees with the cluster domain in use, which would
- * make every hairpinned lookup NXDOMAIN. Checked whatever the path that set them (the original
- * could never warn when the chart passed both).
- *
- * @example
- * ```ts
- * import { clusterDomainMismatch } from "./controller_settings.ts";
- *
- * clusterDomainMismatch("ouroboros-proxy.ouroboros.svc.cluster.local.", "cozy.local"); // true
- * ```
+ * True when the rewrite target's suffix is not the cluster domain in use, so every hairpinned
+ * lookup would be NXDOMAIN.
  */
 export function clusterDomainMismatch(proxyFqdn: string, clusterDomain: string): boolean {
   if (proxyFqdn === "" || clusterDomain === "") return false;

@@ -1,8 +1,6 @@
 /**
- * The controller's answers on the shared health listener (`--listen-health`, default `:8082`,
- * served by `daemon/health_listener.ts`): `/readyz` is 200 once every source cache has synced
- * and a reconcile has succeeded, 503 with `not ready: <reason>` otherwise; `/metrics` renders
- * the controller's registry. `/healthz` is the listener's own.
+ * The controller's `/readyz` (200, or 503 `not ready: <reason>`) and `/metrics` on the shared
+ * health listener, which answers `/healthz` itself.
  *
  * Pure: maps the runtime's view to the listener's routes.
  *
@@ -19,20 +17,7 @@ export interface HealthView {
   metrics(): string;
 }
 
-/**
- * The controller's routes for the health listener.
- *
- * @example
- * ```ts
- * import { controllerHealthRoutes } from "./health.ts";
- *
- * const routes = controllerHealthRoutes({
- *   readiness: () => ({ ready: false, reason: "no reconcile has finished yet" }),
- *   metrics: () => "",
- * });
- * routes.readiness(); // { ready: false, text: "not ready: no reconcile has finished yet" }
- * ```
- */
+/** The controller's routes for the health listener. */
 export function controllerHealthRoutes(view: HealthView): HealthRoutes {
   return {
     readiness() {

@@ -1,9 +1,6 @@
 /**
- * What the reconcile loop tells the rest of the controller: its status ({@linkcode LoopStatus},
- * read by readiness), and each reconcile's result ({@linkcode ReconcileResult}, heard by the
- * metrics through a {@linkcode ReconcileObserver}). A result is the sink's outcome without what
- * only logging needs (notices, the refusal's logging hint), a failure being an `error` the loop
- * backs off from.
+ * What the reconcile loop tells the rest of the controller: its status (for readiness) and each
+ * reconcile's result (for the metrics), a sink outcome without what only logging needs.
  *
  * Pure: no I/O.
  *
@@ -18,20 +15,11 @@ export interface LoopStatus {
   readonly state: LoopState;
   /** The last sink call's result; absent before the first call. */
   readonly last?: ReconcileResult;
-  /**
-   * True once a sink call has succeeded (unchanged, written, previewed in a dry run, or a refusal
-   * of some hostnames while the rest were written); never goes back.
-   */
+  /** True once a sink call succeeded (a refusal of `some-hosts` counts); never goes back. */
   readonly succeeded: boolean;
-  /**
-   * True once this replica has stood by while another leads (leader election): a warm standby
-   * with synced caches is as ready as a leader; never goes back.
-   */
+  /** True once this replica stood by while another led (a ready standby); never goes back. */
   readonly stoodBy: boolean;
-  /**
-   * The current run of failed sink calls, absent when the last call did not fail: since when,
-   * how many, and whether it has become persistent (3 attempts and 30 s: ERRORs, not ready).
-   */
+  /** The current run of failed sink calls; absent when the last call did not fail. */
   readonly failing?: FailingRun;
   /** Hostnames in the desired set at the last recompute. */
   readonly desiredHosts: number;
@@ -50,10 +38,7 @@ export interface FailingRun {
 
 /** Hears about every recompute and sink call (the metrics implement it). */
 export interface ReconcileObserver {
-  /**
-   * A recompute of the desired set finished: its size, the values refused, and the wildcards
-   * left out because the mode cannot write them.
-   */
+  /** A recompute finished: the set's size, the values refused, the wildcards left out. */
   desiredSet(hosts: number, rejected: number, skippedWildcards: number): void;
   /** A recompute found nothing for the sink to do. */
   skipped(): void;
@@ -65,7 +50,6 @@ export interface ReconcileObserver {
 export type ReconcileResult =
   | { readonly kind: "unchanged"; readonly hosts: number }
   | { readonly kind: "written"; readonly hosts: number; readonly added: number; readonly removed: number }
-  /** A dry run found the target different and wrote nothing. */
   | { readonly kind: "previewed"; readonly hosts: number; readonly added: number; readonly removed: number }
   | {
     readonly kind: "refused";
@@ -75,17 +59,7 @@ export type ReconcileResult =
   }
   | { readonly kind: "error"; readonly message: string };
 
-/**
- * The result a sink outcome counts as.
- *
- * @example
- * ```ts
- * import { reconcileResult } from "./loop_status.ts";
- *
- * reconcileResult({ kind: "failed", message: "503 from the server" });
- * // { kind: "error", message: "503 from the server" }
- * ```
- */
+/** The result a sink outcome counts as (`failed` is an `error`). */
 export function reconcileResult(outcome: SinkOutcome): ReconcileResult {
   switch (outcome.kind) {
     case "unchanged":

@@ -1,31 +1,11 @@
 /**
- * The reconcile loop's scheduling, as data and one pure function: the loop's state
- * ({@linkcode LoopState}), what is pending ({@linkcode Trigger}) and the time decide what it does
- * next ({@linkcode nextLoopStep}). The {@linkcode ReconcileLoop} only carries the steps out.
+ * The reconcile loop's scheduling as one pure function: its state, the pending triggers and the
+ * time decide its next step ({@linkcode nextLoopStep}); `ReconcileLoop` only carries steps out.
  *
- * | state              | pending / time                           | step                                      |
- * |--------------------|------------------------------------------|-------------------------------------------|
- * | any                | the signal aborted                       | `stop`                                    |
- * | `new`, `waiting-…` | some source or prerequisite not listed   | `wait-for-sync` (any store notification)  |
- * | `new`, `waiting-…` | every cache listed                       | `start`: the first window opens now       |
- * | `idle`             | nothing pending                          | `wait-for-trigger`                        |
- * | `idle`             | a trigger pending                        | `debounce`: a window opens now            |
- * | `debouncing`       | before the window's end                  | `debounce` until the same end             |
- * | `debouncing`       | the window has ended                     | `reconcile` everything pending            |
- * | `reconciling`      | (the call returned) nothing pending      | `wait-for-trigger`                        |
- * | `reconciling`      | (the call returned) more came meanwhile  | `debounce`: one more, after a new window  |
- * | `backing-off`      | before the retry time                    | `back-off` until the same time            |
- * | `backing-off`      | the retry time has come                  | `debounce` (the retry is pending)         |
- * | synced, any        | this replica does not lead (election)    | `follow`: wait, caches warm, no sink call |
- * | `following`        | leading again, a trigger pending         | `debounce`: a window opens now            |
- *
- * A window's end is fixed when it opens and later changes do not move it, so a steady storm of
- * events still reconciles once per window. Changes during a reconcile stay pending and cause
- * exactly one more.
- *
- * With leader election, a replica that does not lead keeps its caches synced but never calls the
- * sink: whatever it was about to do, it follows instead. Becoming the leader adds a `leadership`
- * trigger, so the new leader reconciles at once, however stale what its sink last accepted.
+ * A debounce window's end is fixed when it opens, so a steady storm of events still reconciles
+ * once per window; changes during a reconcile cause exactly one more. A replica that does not lead
+ * keeps its caches synced but follows instead of calling the sink; becoming the leader adds a
+ * `leadership` trigger, so it reconciles at once.
  *
  * Pure: no I/O, no clock; `now` is an input.
  *
@@ -46,7 +26,7 @@ export interface Trigger {
   readonly retry: boolean;
   /** This replica just became the leader: call the sink, its last accepted set may be stale. */
   readonly leadership: boolean;
-  /** A hold-off the sink asked for (a refusal's `recheckAfterMs`) has ended: call the sink again. */
+  /** A hold-off the sink asked for (`recheckAfterMs`) has ended: call the sink again. */
   readonly recheck: boolean;
 }
 
@@ -72,17 +52,7 @@ export const NO_TRIGGER: Trigger = {
   recheck: false,
 };
 
-/**
- * `pending` with the reasons of `more` added.
- *
- * @example
- * ```ts
- * import { mergeTriggers, NO_TRIGGER } from "./loop_step.ts";
- *
- * mergeTriggers(NO_TRIGGER, { target: true });
- * // { sources: false, target: true, prerequisite: false, resync: false, retry: false, leadership: false, recheck: false }
- * ```
- */
+/** `pending` with the reasons of `more` added. */
 export function mergeTriggers(pending: Trigger, more: Partial<Trigger>): Trigger {
   return {
     sources: pending.sources || more.sources === true,
@@ -113,7 +83,7 @@ export type LoopState =
   /** Collecting changes until `until` (clock time), then reconciling once. */
   | { readonly kind: "debouncing"; readonly until: number }
   | { readonly kind: "reconciling"; readonly since: number; readonly trigger: Trigger }
-  /** The last sink call failed; the next attempt starts after `delayMs`, at `until` (clock time). */
+  /** The last sink call failed; the next attempt is at `until` (clock time), `delayMs` after. */
   | {
     readonly kind: "backing-off";
     readonly delayMs: number;
@@ -127,19 +97,14 @@ export type LoopState =
 
 /** What the loop does next. */
 export type LoopStep =
-  /** The signal aborted: return. */
   | { readonly kind: "stop" }
   /** Wait in `waiting-for-sync` for any store notification; `unsynced` names who is missing. */
   | { readonly kind: "wait-for-sync"; readonly unsynced: readonly string[] }
   /** Every cache has listed: say so, start the resync timer, and open the first window. */
   | { readonly kind: "start"; readonly until: number }
-  /** Nothing pending: wait in `idle` for a trigger. */
   | { readonly kind: "wait-for-trigger" }
-  /** Collect changes in `debouncing` until `until`. */
   | { readonly kind: "debounce"; readonly until: number }
-  /** Take everything pending and reconcile it once. */
   | { readonly kind: "reconcile" }
-  /** Wait in `backing-off` until `until`. */
   | { readonly kind: "back-off"; readonly until: number }
   /** This replica does not lead: wait in `following` for any notification. */
   | { readonly kind: "follow" };
@@ -150,7 +115,6 @@ export interface LoopStepInput {
   readonly pending: Trigger;
   /** Clock time, in the unit of the states' `until`. */
   readonly now: number;
-  /** True once the loop's signal has aborted. */
   readonly aborted: boolean;
   /** Source and prerequisite kinds that have not listed yet (read before the first reconcile). */
   readonly unsynced: readonly string[];
@@ -161,7 +125,7 @@ export interface LoopStepInput {
 }
 
 /**
- * Decides the loop's next step (see the module's table).
+ * Decides the loop's next step.
  *
  * @example
  * ```ts

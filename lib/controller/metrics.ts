@@ -1,10 +1,8 @@
 /**
- * The controller's Prometheus metrics, declared in one place so `/metrics`, the README and the
- * tests agree on names and labels.
+ * The controller's Prometheus metrics, declared in one place. The reflectors' counters are copied
+ * from their status at scrape time, so the reflector needs no metrics dependency.
  *
- * Most series are recorded as the loop runs (through {@linkcode ReconcileObserver}); the
- * reflectors' restart counts and sync state are copied from their status when scraped
- * ({@linkcode ControllerMetrics.collect}), so the reflector needs no metrics dependency.
+ * Pure: in-memory series; the caller renders them.
  *
  * @module
  */

@@ -1,39 +1,11 @@
 /**
- * What the controller gives up once it has started.
+ * What the controller gives up once started. The `controller` set grants read and write of `/`
+ * (the kubeconfig and the files it names are known only at run time) beside entries of their own.
+ * Revoking a path revokes every entry containing it but none inside it, so revoking `/` keeps the
+ * {@linkcode HOSTS_FILE_GRANT} entry. A `tokenFile` kubeconfig or another `--etc-hosts` path keeps
+ * `/` (Deno cannot narrow it to one file); run stays only for exec credential plugins.
  *
- * The `controller` permission set (and the compiled binary's) grants read of `/` as a path
- * entry, next to `/etc/resolv.conf` and the service-account folder: `--kubeconfig` and the
- * certificates and token files it names can be anywhere, and are only known at run time. Deno
- * narrows a path-list grant entry by entry (a global `--allow-read` cannot be narrowed), so once
- * the configuration is loaded the `/` entry is revoked and only what is still needed stays:
- *
- * | configuration                               | read kept afterwards                      |
- * |---------------------------------------------|-------------------------------------------|
- * | in-cluster (the chart)                      | the service-account folder: the projected |
- * |                                             | token is re-read every minute             |
- * | kubeconfig: inline token, certificates      | nothing                                   |
- * | kubeconfig with a `tokenFile`               | everything granted (the file is re-read   |
- * |                                             | and its path is the source's own secret)  |
- *
- * Environment access goes too (every variable was read at start-up), as do ffi and sys, and run
- * unless credentials come from an exec plugin, which must run again when its token expires. The
- * `controller` set grants no run, so exec plugins work only where the operator adds
- * `--allow-run` (see `kube/kube_access.ts`).
- *
- * Write goes too, except in etc-hosts mode, which edits the node's hosts file for as long as it
- * runs (and not even then with `--dry-run`, which only reads it). The set grants write of `/`
- * and, as entries of their own, read and write of {@linkcode HOSTS_FILE_GRANT} (where the chart
- * mounts the node's file). Revoking a path revokes every entry that contains it but none inside
- * it, so revoking `/` keeps the hosts file entry:
- *
- * | `--etc-hosts`                 | read and write kept for the hosts file afterwards          |
- * |-------------------------------|------------------------------------------------------------|
- * | `/host/etc/hosts` (default)   | that file only, next to the read access of the table above  |
- * | any other path                | read and write as granted: the set cannot name the path,    |
- * |                               | and Deno cannot narrow `/` down to one file                 |
- *
- * `permissionsToRevoke` is pure (the skeleton, `daemon/subcommand.ts`, revokes its list after
- * start-up); `permissionReport` queries the process's permissions for the start-up line.
+ * `permissionsToRevoke` is pure; `permissionReport` queries the process's permissions.
  *
  * @module
  */
@@ -44,19 +16,13 @@ import { TokenFileSource } from "../kube/token_file.ts";
 import type { RevocableDescriptor } from "../daemon/revoke_permissions.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 
-/**
- * The hosts file path the `controller` and `binary` permission sets grant read and write of as
- * an entry of its own (the chart mounts the node's `/etc/hosts` there; `--etc-hosts` default).
- */
+/** The hosts file the permission sets grant as an entry of its own (where the chart mounts it). */
 export const HOSTS_FILE_GRANT = "/host/etc/hosts";
 
-/**
- * What read access remains apart from the hosts file: none, the service-account folder, or
- * whatever was granted.
- */
+/** What read access remains apart from the hosts file. */
 export type ReadAccess = "none" | "service-account" | "as-granted";
 
-/** What write access remains: none, the hosts file (read too) only, or whatever was granted. */
+/** What write access remains. */
 export type WriteAccess = "none" | "hosts-file" | "as-granted";
 
 /** What the narrowing left in place, for the start-up log line. */
@@ -71,7 +37,7 @@ export interface PermissionReport {
 export interface NarrowOptions {
   /** etc-hosts mode: the hosts file, read and written on every reconcile. */
   readonly hostsFile?: string;
-  /** `--dry-run`: nothing is written, so write access goes entirely (the hosts file is only read). */
+  /** `--dry-run`: write access goes entirely (the hosts file is only read). */
   readonly readOnly?: boolean;
 }
 
@@ -79,26 +45,7 @@ function granted(descriptor: Deno.PermissionDescriptor): boolean {
   return Deno.permissions.querySync(descriptor).state === "granted";
 }
 
-/**
- * What the controller gives up for `config` and the mode (`options`), in order: the explicit
- * list the subcommand skeleton revokes once the controller has started. Pure.
- *
- * @example
- * ```ts
- * import { TokenFileSource } from "../kube/token_file.ts";
- * import { permissionsToRevoke } from "./permissions.ts";
- *
- * const config = {
- *   server: "https://10.96.0.1:443",
- *   caCerts: [],
- *   namespace: "ouroboros",
- *   source: "in-cluster",
- *   credentials: new TokenFileSource("/var/run/secrets/kubernetes.io/serviceaccount/token"),
- * } as const;
- * permissionsToRevoke(config);
- * // read of "/", "/etc/resolv.conf" and "/host/etc/hosts"; write; env, ffi, sys; run
- * ```
- */
+/** What the skeleton revokes once the controller has started, for `config` and the mode. Pure. */
 export function permissionsToRevoke(
   config: ClusterConfig,
   options: NarrowOptions = {},

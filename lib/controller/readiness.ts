@@ -1,15 +1,9 @@
 /**
- * When the controller counts as ready: every source and prerequisite kind (the proxy Service
- * in external-dns mode) has completed its first list, and a reconcile has succeeded since start
- * (the sink found the target matching, or wrote it, or left only some hostnames alone), or this
- * replica has stood by while another leads (leader election: a warm standby is healthy). These
- * only ever become true, so readiness latches against what a retry or an operator fixes: a later
- * refused reconcile, or a failure that recovers within the threshold (3 attempts and 30 s, see
- * `lib/daemon/retry_pacing.ts`), is reported by logs and metrics only. The one exception is a
- * persistent failure: while sink calls have kept failing past that threshold the controller is
- * not ready (it is not doing its job), and it is ready again with the first call that does not fail.
- *
- * The target watch (the ConfigMap) is not a condition: it only speeds up drift repair.
+ * When the controller counts as ready: every source and prerequisite kind has listed, and a
+ * reconcile has succeeded or this replica has stood by while another leads. Both latch, so a later
+ * refusal or a failure that recovers quickly shows only in logs and metrics; the one exception is
+ * a persistent failure (`lib/daemon/retry_pacing.ts`), not ready until a call stops failing. The
+ * target watch is no condition: it only speeds up drift repair.
  *
  * Pure: no I/O.
  *
@@ -24,32 +18,14 @@ export type Readiness = { readonly ready: true } | { readonly ready: false; read
 
 /** What {@linkcode controllerReadiness} decides from. */
 export interface ReadinessInput {
-  /** The reflectors, with their kind and role. */
   readonly watched: readonly Pick<Watched, "kind" | "role" | "status">[];
-  /** The loop's status. */
   readonly loop: Pick<LoopStatus, "succeeded" | "stoodBy" | "last" | "failing">;
   /** Clock time now, to say for how long a persistent failure has lasted. */
   readonly now?: number;
-  /** True once shutdown has begun. */
   readonly stopping: boolean;
 }
 
-/**
- * Decides readiness from the reflectors, the loop and whether shutdown has begun.
- *
- * @example
- * ```ts
- * import type { ReconcileLoop } from "./reconcile_loop.ts";
- * import { controllerReadiness } from "./readiness.ts";
- * import type { ControllerSources } from "./sources.ts";
- *
- * declare const sources: ControllerSources;
- * declare const loop: ReconcileLoop;
- * // Before the Ingress cache has listed:
- * controllerReadiness({ watched: sources.watched(), loop: loop.status(), stopping: false });
- * // { ready: false, reason: "waiting for the first list of: Ingress (listing)" }
- * ```
- */
+/** Decides readiness from the reflectors, the loop and whether shutdown has begun. */
 export function controllerReadiness(input: ReadinessInput): Readiness {
   const { watched, loop } = input;
   if (input.stopping) return { ready: false, reason: "shutting down" };

@@ -1,27 +1,15 @@
 /**
  * The controller's reconcile loop: level-based, coalescing, and silent until every cache has
- * synced.
+ * synced. A store change only marks work pending; the loop then recomputes the whole desired set
+ * and hands it to the sink, so a missed, duplicated or reordered event leaves nothing stale.
  *
- * The loop never looks at individual events. A store change only marks work as pending; when
- * the loop gets to it, it recomputes the whole desired set from the full caches and hands it to
- * the mode's {@linkcode Sink}. So a missed, duplicated or reordered event cannot leave a stale
- * hostname behind, and any number of events collapses into one reconcile.
+ * The decisions are pure modules (`loop_step.ts`, `sink_call_needed.ts`, `refusal_wording.ts`,
+ * `change_wording.ts`); this class carries them out and writes every log line. The first reconcile
+ * also waits for the prerequisites, so a sink never acts on a half-known world. A refusal is
+ * remembered like a success: the same input would be refused again, so only a change, the resync
+ * or the refusal's own `recheckAfterMs` calls the sink again.
  *
- * Its decisions are pure, each in its own module: when to wait, debounce, reconcile or back off
- * ({@linkcode nextLoopStep}), whether a recompute needs a sink call ({@linkcode sinkCallNeeded}),
- * how a refusal is worded and when it is said again ({@linkcode refusalLine}), likewise a write
- * or a dry run's diff ({@linkcode changeWording}). This class carries
- * them out: store subscriptions (through a {@linkcode TriggerInbox}), timers through the injected
- * {@linkcode Clock}, the sink call (under the shutdown grace, {@linkcode callSink}), the observer, and every
- * log line, including each notice an outcome carries (at its level, with `target`).
- *
- * The first reconcile waits for the prerequisites (caches the sink reads besides the hostnames)
- * as for the sources, so a sink never acts on a half-known world. A refusal is remembered like a
- * success: it needs a change on the cluster side or the resync, not another call with the same
- * input, so status-only churn does not repeat the sink's reads while a refusal lasts; one that
- * says when it lifts (a revert hold-off's `recheckAfterMs`) arms a timer that calls the sink then.
- * A failure is retried after the shared pacing and worded WARN, then ERROR once persistent
- * ({@linkcode ReconcileRetry}); readiness reads the run of failures from {@linkcode LoopStatus}.
+ * Effects: store subscriptions, timers through the injected clock, sink calls, log lines.
  *
  * @module
  */
@@ -50,30 +38,7 @@ import { toSeconds } from "../util/duration.ts";
 
 const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
 
-/**
- * Runs reconciles for one sink until its signal aborts.
- *
- * @example
- * ```ts
- * import type { StoreView } from "../reflector/store.ts";
- * import type { Ingress } from "../resources/ingress.ts";
- * import type { Sink } from "./modes/sink.ts";
- * import { logger } from "../util/logging.ts";
- * import { ReconcileLoop } from "./reconcile_loop.ts";
- *
- * declare const ingresses: StoreView<Ingress>;
- * declare const sink: Sink;
- * declare const signal: AbortSignal;
- * const loop = new ReconcileLoop({
- *   sources: { ingresses },
- *   sink,
- *   desired: { clusterDomain: "cluster.local", proxyFqdn: "ouroboros-proxy.ouroboros.svc.cluster.local." },
- *   resyncMs: 600_000,
- *   log: logger("controller"),
- * });
- * await loop.run(signal);
- * ```
- */
+/** Runs reconciles for one sink until its signal aborts. */
 export class ReconcileLoop {
   readonly #sources: LoopSources;
   readonly #inbox: TriggerInbox;
@@ -99,7 +64,7 @@ export class ReconcileLoop {
   #accepted: DesiredInput | undefined;
   /** The identity of the refusal last logged, so a repeat stays quiet (see `refusalLine`). */
   #refusalLogged: string | undefined;
-  /** The dry-run diff last logged at INFO, so the same one again (every resync) goes to DEBUG. */
+  /** The dry-run diff last logged at INFO, so the same one again goes to DEBUG. */
   #previewLogged: string | undefined;
   /** The last sink call's outcome, for {@linkcode ReconcileLoop.once}. */
   #lastOutcome: SinkOutcome | undefined;
@@ -148,19 +113,16 @@ export class ReconcileLoop {
   }
 
   /**
-   * Waits for the source and prerequisite caches to sync, then reconciles on every change and
-   * resync until `signal` aborts. Returns once a sink call in flight has finished (or was
-   * abandoned after the grace period). Never rejects for sink failures: they are retried. May be
-   * called once (`run` or {@linkcode once}).
+   * Waits for the caches to sync, then reconciles on every change and resync until `signal`
+   * aborts, letting a call in flight finish. Failures are retried, never thrown. Call once.
    */
   async run(signal: AbortSignal): Promise<void> {
     await this.#drive(signal, false);
   }
 
   /**
-   * `--once`: waits for the caches as {@linkcode run} does, makes exactly one sink call (no
-   * resync, no retry: a failure is logged and returned) and returns its outcome; `undefined` when
-   * `signal` aborted first. May be called once (`run` or `once`).
+   * `--once`: one sink call after the caches sync (no resync, no retry); its outcome, or
+   * `undefined` when `signal` aborted first.
    */
   async once(signal: AbortSignal): Promise<SinkOutcome | undefined> {
     await this.#drive(signal, true);
@@ -204,10 +166,7 @@ export class ReconcileLoop {
     }
   }
 
-  /**
-   * Every cache has listed: says so, opens the first window, and runs the resync timer (bounded
-   * by `resyncUntil`; none without it).
-   */
+  /** Every cache has listed: log it, open the first window, run the resync timer (not for once). */
   #start(until: number, startedAt: number, resyncUntil: AbortSignal | undefined): Promise<void> {
     this.#log.info("caches synced", {
       durationSeconds: toSeconds(this.#clock.now() - startedAt),
@@ -267,10 +226,7 @@ export class ReconcileLoop {
     while (await this.#clock.sleep(this.#resyncMs, signal)) this.#inbox.add({ resync: true });
   }
 
-  /**
-   * Takes everything pending and reconciles it; a failure leads into `backing-off`, or, without
-   * `retry` (`--once`), is only logged.
-   */
+  /** Reconciles everything pending; a failure backs off, or without `retry` is only logged. */
   async #reconcile(signal: AbortSignal, options: { readonly retry: boolean }): Promise<void> {
     const trigger = this.#inbox.take();
     this.#enter({ kind: "reconciling", since: this.#clock.now(), trigger });
@@ -304,10 +260,7 @@ export class ReconcileLoop {
     });
   }
 
-  /**
-   * One recompute and, when needed, one sink call. Returns `undefined` when the sink was not
-   * called (nothing to do).
-   */
+  /** One recompute and, when needed, one sink call; `undefined` when the sink was not called. */
   async #pass(trigger: Trigger, signal: AbortSignal): Promise<ReconcileResult | undefined> {
     const lists: HostnameSources = {
       ingresses: this.#sources.ingresses.list(),

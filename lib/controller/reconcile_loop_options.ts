@@ -1,5 +1,5 @@
 /**
- * What a `ReconcileLoop` (`reconcile_loop.ts`) is built with, and the defaults of what may be left out.
+ * What a `ReconcileLoop` is built with, and the defaults of what may be left out.
  *
  * Pure: types and constants.
  *
@@ -17,10 +17,7 @@ import type { LoopState } from "./loop_step.ts";
 import type { ReconcileObserver } from "./loop_status.ts";
 import type { LoopSources, Prerequisite } from "./trigger_inbox.ts";
 
-/**
- * Whether this replica may write now, and a way to hear when that changes: a `LeaseElector`
- * (`lib/election/`) when replicas elect a leader.
- */
+/** Whether this replica may write now, and how to hear when that changes (a `LeaseElector`). */
 export interface Leadership {
   isLeader(): boolean;
   /** Calls `listener` after every change; returns the unsubscribe. */
@@ -30,56 +27,32 @@ export interface Leadership {
 /** Without leader election this replica always leads. */
 export const ALWAYS_LEADING: Leadership = { isLeader: () => true, subscribe: () => () => {} };
 
-/** What the loop needs. Everything but `sources`, `sink`, `desired`, `resyncMs` and `log` has a default. */
+/** What the loop needs; all but `sources`, `sink`, `desired`, `resyncMs` and `log` are optional. */
 export interface ReconcileLoopOptions {
   readonly sources: LoopSources;
-  /**
-   * Caches of the sink's target (the ConfigMap it edits, watched by name). A change there calls
-   * the sink even if no hostname changed, so a block someone deleted is restored at once
-   * instead of at the next resync. They never hold back the first reconcile.
-   */
+  /** Caches of the sink's target: a change calls the sink at once; never waited for. */
   readonly targets?: readonly StoreView<KubeObject>[];
-  /**
-   * Caches the sink reads besides the hostnames (see the module comment): the first reconcile
-   * waits until they have synced, and their changes call the sink.
-   */
+  /** Caches the sink reads besides the hostnames: waited for first; a change calls the sink. */
   readonly prerequisites?: readonly Prerequisite[];
   readonly sink: Sink;
   readonly desired: DesiredSetOptions;
   /** `--resync`: period of the sink call that repairs drift; 0 turns it off. */
   readonly resyncMs: number;
-  /** The controller's logger (category `controller`). */
   readonly log: Log;
-  /**
-   * How long changes are collected before a reconcile.
-   * @default {100}
-   */
+  /** How long changes are collected before a reconcile. @default {100} */
   readonly debounceMs?: number;
-  /**
-   * How long a sink call in flight may finish after the signal aborts before its own signal
-   * aborts.
-   * @default {10000}
-   */
+  /** How long a sink call in flight may go on after the signal aborts. @default {10000} */
   readonly shutdownGraceMs?: number;
-  /**
-   * Retry delays after a failed sink call (`lib/daemon/retry_pacing.ts`).
-   * @default {RETRY_PACING: 1–1.5 s doubling to 2 min, reset after 2 min of health}
-   */
+  /** Retry delays after a failed call. @default {RETRY_PACING: 1–1.5 s doubling to 2 min} */
   readonly backoff?: RetryPacingOptions;
-  /**
-   * When a run of failed sink calls turns from WARN to ERROR and fails readiness.
-   * @default {FAILURE_STREAK: 3 attempts and 30 s}
-   */
+  /** When failures turn from WARN to ERROR and fail readiness. @default {3 attempts and 30 s} */
   readonly persistence?: FailureStreakOptions;
   /** @default {systemClock} */
   readonly clock?: Clock;
   /** Numbers in [0, 1) for the backoff jitter. @default {Math.random} */
   readonly random?: () => number;
   readonly observer?: ReconcileObserver;
-  /**
-   * Leader election: while `isLeader()` is false the loop keeps its caches but never calls the
-   * sink. @default {always the leader}
-   */
+  /** While `isLeader()` is false the loop keeps its caches but never calls the sink. */
   readonly leadership?: Leadership;
   /** Called after every state change (tests, tracing). Must return quickly. */
   readonly observe?: (state: LoopState) => void;

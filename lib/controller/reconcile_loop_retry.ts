@@ -1,12 +1,10 @@
 /**
- * What the reconcile loop (`reconcile_loop.ts`) does about failed and held-off sink calls: the
- * retry delays and how loudly each failure is said ({@linkcode ReconcileRetry}, the shared rule of
- * `lib/daemon/retry_pacing.ts`), and the one-shot timer that calls the sink again when a hold-off
- * it asked for ends ({@linkcode RecheckTimer}).
+ * What the loop does about failed and held-off sink calls: retry delays and how loudly each
+ * failure is said ({@linkcode ReconcileRetry}), and the timer that calls the sink again when a
+ * hold-off ends ({@linkcode RecheckTimer}).
  *
- * Decisions: a failure is a WARN until the run of failures has lasted 3 attempts and 30 s, then
- * each one is an ERROR; the first success after a run is one INFO `reconcile recovered`. A later
- * hold-off replaces an earlier one's timer (the sink's latest word counts).
+ * A failure is a WARN until the run has lasted 3 attempts and 30 s, then an ERROR; the first
+ * success after it is one INFO `reconcile recovered`. A later hold-off replaces an earlier one.
  *
  * Effects: log lines, and timers through the injected clock.
  *
@@ -35,25 +33,7 @@ export interface ReconcileRetryOptions {
   readonly persistence?: FailureStreakOptions;
 }
 
-/**
- * Retry delays and the severity of failures for one sink.
- *
- * @example
- * ```ts
- * import { systemClock } from "../util/clock.ts";
- * import { logger } from "../util/logging.ts";
- * import { ReconcileRetry } from "./reconcile_loop_retry.ts";
- *
- * const retry = new ReconcileRetry({
- *   clock: systemClock,
- *   random: Math.random,
- *   log: logger("controller"),
- *   target: "coredns kube-system/coredns[Corefile]",
- * });
- * const delayMs = retry.failed("503 from the server"); // WARN, 1–1.5 s
- * retry.succeeded(); // INFO "reconcile recovered"
- * ```
- */
+/** Retry delays and the severity of failures for one sink. */
 export class ReconcileRetry {
   readonly #options: ReconcileRetryOptions;
   readonly #pacing: RetryPacing;
@@ -115,20 +95,7 @@ export class ReconcileRetry {
   }
 }
 
-/**
- * One pending "call the sink again at the end of the hold-off"; scheduling again replaces it.
- *
- * @example
- * ```ts
- * import { systemClock } from "../util/clock.ts";
- * import { RecheckTimer } from "./reconcile_loop_retry.ts";
- *
- * declare const signal: AbortSignal;
- * const timer = new RecheckTimer(systemClock);
- * timer.schedule(30_000, { signal, fire: () => {} }); // fires in 30 s unless replaced or aborted
- * await timer.stop();
- * ```
- */
+/** One pending "call the sink again at the end of the hold-off"; scheduling again replaces it. */
 export class RecheckTimer {
   readonly #clock: Clock;
   #current: { readonly cancel: AbortController; readonly done: Promise<void> } | undefined;
@@ -138,7 +105,7 @@ export class RecheckTimer {
     this.#clock = clock;
   }
 
-  /** Calls `fire` after `afterMs` unless `signal` aborts or another schedule replaces this one first. */
+  /** Calls `fire` after `afterMs` unless `signal` aborts or another schedule replaces it first. */
   schedule(afterMs: number, on: { readonly signal: AbortSignal; readonly fire: () => void }): void {
     this.#current?.cancel.abort();
     const cancel = new AbortController();

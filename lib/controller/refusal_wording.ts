@@ -1,12 +1,7 @@
 /**
- * How the loop words a refusal, and when it says it again.
- *
- * Refusals are rated by what they held back ({@linkcode RefusalScope}): a refusal that wrote
- * nothing, or left some hostnames alone while writing the rest, is an ERROR; a safety guard that
- * kept published records is a WARN (nothing is broken; the message says what to do). Each is
- * logged once per distinct problem (its scope, `problem` and `message`); while the same one
- * lasts, every repeat is a DEBUG line. The loop forgets the last one after a success, so the
- * same problem coming back is news again.
+ * How the loop words a refusal, and when it says it again. A refusal that held back hostnames is
+ * an ERROR; a safety guard that kept published records is a WARN (nothing is broken). Each
+ * distinct refusal (scope, `problem`, `message`) is said once; repeats are DEBUG until a success.
  *
  * Pure: the lines are values; the loop logs them.
  *
@@ -49,8 +44,8 @@ export interface RefusalLine {
 }
 
 /**
- * The line for `refusal`, given the identity of the refusal logged last (`undefined` when none
- * was, or a success came since).
+ * The line for `refusal`; `lastLogged` is the identity logged last (`undefined`: none, or a
+ * success came since).
  *
  * @example
  * ```ts

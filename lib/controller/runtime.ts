@@ -1,9 +1,8 @@
 /**
- * The running controller: the caches, the mode, the reconcile loop and the metrics, wired
- * together and stopped together; {@linkcode ControllerRuntime.healthRoutes} is what the health
- * listener (the subcommand skeleton's) answers. The command (`lib/controller/controller_command.ts`)
- * builds the client and says how to build the mode; everything from there on lives here, so tests
- * can run the whole controller in-process against the fake API server.
+ * The running controller: the caches, the mode, the reconcile loop and the metrics, wired and
+ * stopped together, so tests can run the whole controller in-process against the fake API server.
+ *
+ * Effects: runs the reflectors, the loop and the elector.
  *
  * @module
  */
@@ -33,18 +32,12 @@ import {
 export interface ControllerRuntimeOptions {
   /** Makes the list-watchers (the `KubeClient`). */
   readonly api: ListWatcherFactory;
-  /**
-   * Builds the mode, registering the objects it needs watched (a ConfigMap it edits, a Service
-   * it reads) through `watch`.
-   */
+  /** Builds the mode, which registers the objects it needs watched through `watch`. */
   readonly mode: (watch: WatchObject) => Mode;
   readonly gatewayApi: boolean;
   /** `--gateway-route-kinds`; default every kind. */
   readonly routeKinds?: SourcesOptions["routeKinds"];
-  /**
-   * The desired set's settings. Wildcards to `include` are turned into `exclude` (left out and
-   * warned about) for a mode whose `Mode.wildcards` is not true.
-   */
+  /** The desired set's settings; `include` wildcards become `exclude` for a mode without them. */
   readonly desired: DesiredSetOptions;
   readonly resyncMs: number;
   readonly version: string;
@@ -58,55 +51,26 @@ export interface ControllerRuntimeOptions {
   readonly shutdownGraceMs?: number;
   readonly backoff?: RetryPacingOptions;
   readonly reflector?: SourcesOptions["reflector"];
-  /** The controller's logger (category `controller`); the loop logs through it too. */
+  /** The controller's logger; the loop logs through it too. */
   readonly log: Log;
   /** Called after every loop state change (tests). */
   readonly observe?: (state: LoopState) => void;
   /**
-   * Leader election: the runtime runs the elector alongside the caches, reconciles only while it
-   * leads, and stops it (releasing the Lease) after the loop has stopped writing. The writing
-   * client must carry the elector's fence (`writeFence`). Absent: this replica always writes.
+   * Leader election: reconcile only while leading, and release the Lease only after the loop has
+   * stopped. The writing client must carry the elector's fence. Absent: always write.
    */
   readonly election?: Pick<LeaseElector, "state" | "isLeader" | "subscribe" | "run">;
 }
 
 /** What {@linkcode ControllerRuntime.once} found. */
 export type OnceResult =
-  /** The one sink call's outcome. */
   | { readonly kind: "reconciled"; readonly outcome: SinkOutcome }
   /** The deadline passed first; `reason` says what was still missing (as `/readyz` would). */
   | { readonly kind: "timed-out"; readonly reason: string }
   /** The signal aborted first (SIGTERM). */
   | { readonly kind: "aborted" };
 
-/**
- * A controller ready to run: {@linkcode ControllerRuntime.start} builds it,
- * {@linkcode ControllerRuntime.run} does the rest. Call `run` once after `start`.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../kube/client.ts";
- * import type { Mode, WatchObject } from "./modes/sink.ts";
- * import { logger } from "../util/logging.ts";
- * import { ControllerRuntime } from "./runtime.ts";
- *
- * declare const client: KubeClient;
- * declare const buildMode: (watch: WatchObject) => Mode;
- * declare const shutdown: AbortSignal;
- * const runtime = ControllerRuntime.start({
- *   api: client,
- *   mode: buildMode,
- *   gatewayApi: false,
- *   desired: { clusterDomain: "cluster.local" },
- *   resyncMs: 600_000,
- *   version: "0.1.0",
- *   log: logger("controller"),
- * });
- * const routes = runtime.healthRoutes(); // what the health listener answers
- * await runtime.probe(shutdown);
- * await runtime.run(shutdown);
- * ```
- */
+/** A controller built by {@linkcode ControllerRuntime.start}; call `run` or `once`, once. */
 export class ControllerRuntime {
   readonly #sources: ControllerSources;
   readonly #loop: ReconcileLoop;
@@ -183,10 +147,7 @@ export class ControllerRuntime {
     return this.#mode;
   }
 
-  /**
-   * Runs the mode's start-up probes (bounded by `signal`) and logs what they found. Never
-   * rejects: a probe never fails the start.
-   */
+  /** Runs the mode's start-up probes and logs what they found; a probe never fails the start. */
   async probe(signal: AbortSignal): Promise<void> {
     if (this.#mode.probe === undefined) return;
     let notices: readonly Notice[];
@@ -225,10 +186,8 @@ export class ControllerRuntime {
   }
 
   /**
-   * `--once`: runs the caches until they have synced and the loop has made its one sink call,
-   * then stops them. The whole run is bounded by `options.deadlineMs`, so an unreachable API
-   * server ends it instead of retrying forever. Call instead of {@linkcode run}; never rejects for
-   * API failures (a failed call is a `failed` outcome).
+   * `--once`: runs the caches until the loop has made its one sink call, all within `deadlineMs`
+   * so an unreachable API server ends it. Call instead of {@linkcode run}; never rejects.
    */
   async once(signal: AbortSignal, options: { readonly deadlineMs: number }): Promise<OnceResult> {
     const stop = new AbortController();

@@ -1,11 +1,7 @@
 /**
  * Whether a reconcile must call the sink, or can drop a recompute without a request to the API
- * server. The sink is called when the desired set (the hostnames, or the kinds they come from)
- * differs from the last one the sink accepted, when the target itself changed (the watched
- * ConfigMap), when a prerequisite changed (the proxy Service whose addresses the records point
- * at), on the periodic resync, after a failure, when this replica has just become the leader, and when a hold-off the sink asked for
- * has ended. So a burst that changes no hostname
- * (status-only updates) costs a recompute and nothing else.
+ * server: only a new desired set or a trigger other than `sources` calls it, so a burst that
+ * changes no hostname (status-only updates) costs a recompute and nothing else.
  *
  * Pure: no I/O.
  *
@@ -23,11 +19,9 @@ export interface DesiredInput {
 
 /** The inputs of {@linkcode sinkCallNeeded}. */
 export interface SinkCallInput {
-  /** Why this reconcile runs. */
   readonly trigger: Trigger;
   /** The set the sink last accepted; `undefined` before the first and after a failure. */
   readonly accepted: DesiredInput | undefined;
-  /** The set just computed. */
   readonly desired: DesiredInput;
 }
 

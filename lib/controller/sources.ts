@@ -1,20 +1,10 @@
 /**
- * What the controller watches: Ingresses in every namespace, Gateways and the route kinds of
- * `--gateway-route-kinds` (HTTPRoute, GRPCRoute, TLSRoute) with `--gateway-api`, and the single
- * objects the mode asked for ({@linkcode WatchObject}), each kept by its own {@linkcode Reflector}.
+ * What the controller watches: Ingresses in every namespace, with `--gateway-api` Gateways and the
+ * route kinds of `--gateway-route-kinds`, and the single objects the mode asked for (by name, with
+ * a field selector), each kept by its own {@linkcode Reflector}. A Gateway API kind the cluster
+ * does not serve counts as synced and empty, so it never blocks the others.
  *
- * A Gateway API kind the cluster does not serve never blocks the others: its reflector gets 404
- * on its first list, warns once, and counts as synced with nothing in it (then retries slowly, so
- * installing the CRD later is picked up). TLSRoute is listed at the first version served, newest
- * first (see `firstServedListWatcher`).
- *
- * A mode's objects are watched with a `metadata.name` field selector, so only that object
- * crosses the wire. Their role (see `WatchRole`) decides what they do: a `target` (the ConfigMap
- * a CoreDNS mode edits) makes the loop call the sink at once when it changes, which restores our
- * block when someone deletes it (T-1.28) without waiting for the resync, and never holds back the
- * first reconcile or readiness (if RBAC does not allow watching it, the reflector warns and the
- * resync still repairs drift); a `prerequisite` (the proxy Service in external-dns mode) must
- * have listed before anything is reconciled, and each change calls the sink.
+ * Effects: none until `run`, which runs the reflectors.
  *
  * @module
  */
@@ -39,10 +29,7 @@ export interface ListWatcherFactory {
   listWatcher<T extends KubeObject>(type: ResourceType<T>, scope?: Scope): ListWatcher<T>;
 }
 
-/**
- * What a watched kind is for: hostnames come from `source`s; the other roles are a mode's
- * (see `WatchRole`).
- */
+/** What a watched kind is for: hostnames come from `source`s; the others are a mode's. */
 export type WatchedRole = "source" | WatchRole;
 
 /** One watched kind (as Kubernetes spells it; metric labels use it) and its role. */
@@ -93,22 +80,7 @@ function entry<T extends KubeObject>(kind: string, role: WatchedRole, reflector:
   };
 }
 
-/**
- * Builds the reflectors (nothing runs until {@linkcode ControllerSources.run}).
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../kube/client.ts";
- * import { CONFIG_MAP } from "../resources/config_map.ts";
- * import { createSources } from "./sources.ts";
- *
- * declare const client: KubeClient;
- * declare const signal: AbortSignal;
- * const sources = createSources(client, { gatewayApi: true });
- * const corefile = sources.watch(CONFIG_MAP, { namespace: "kube-system", name: "coredns" }, "target");
- * const running = sources.run(signal);
- * ```
- */
+/** Builds the reflectors (nothing runs until {@linkcode ControllerSources.run}). */
 export function createSources(api: ListWatcherFactory, options: SourcesOptions): ControllerSources {
   const tuning = options.reflector ?? {};
   const ingresses = new Reflector(api.listWatcher(INGRESS), tuning);

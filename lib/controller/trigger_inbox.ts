@@ -1,8 +1,6 @@
 /**
- * The reconcile loop's inbox: the caches it watches and the triggers they (and the loop's
- * timers) leave. A store change only records a reason ({@linkcode Trigger}) and wakes the loop
- * if it waits; the loop takes everything pending at once when it reconciles, so any number of
- * changes becomes one reconcile.
+ * The reconcile loop's inbox: a store change (or a loop timer) only records a reason
+ * ({@linkcode Trigger}) and wakes the loop, which takes everything pending at once.
  *
  * Effects: store subscriptions and the wake-up of one waiting loop; no timers, no I/O.
  *
@@ -19,10 +17,7 @@ import type { TlsRoute } from "../resources/tls_route.ts";
 import { hostnamesMayChange } from "./desired_recompute.ts";
 import { mergeTriggers, NO_TRIGGER, type Trigger } from "./loop_step.ts";
 
-/**
- * The caches hostnames come from. Leave the Gateway API stores out when `--gateway-api` is off,
- * and a route kind's store out when `--gateway-route-kinds` leaves the kind out.
- */
+/** The caches hostnames come from; leave out the stores of kinds not watched. */
 export interface LoopSources {
   readonly ingresses: StoreView<Ingress>;
   readonly gateways?: StoreView<Gateway>;
@@ -32,10 +27,7 @@ export interface LoopSources {
   readonly tlsRoutes?: StoreView<TlsRoute>;
 }
 
-/**
- * A cache the sink depends on besides the hostname sources (external-dns mode: the proxy
- * Service). `kind` names it in logs and in the waiting-for-sync state.
- */
+/** A cache the sink reads besides the sources (the proxy Service); `kind` names it in logs. */
 export interface Prerequisite {
   readonly kind: string;
   readonly store: StoreView<KubeObject>;
@@ -51,22 +43,7 @@ export interface TriggerInboxOptions {
   readonly prerequisites: readonly Prerequisite[];
 }
 
-/**
- * Pending triggers, fed by store subscriptions and by {@linkcode TriggerInbox.add}.
- *
- * @example
- * ```ts
- * import { type LoopSources, TriggerInbox } from "./trigger_inbox.ts";
- *
- * declare const sources: LoopSources;
- * declare const signal: AbortSignal;
- * const inbox = new TriggerInbox({ sources, targets: [], prerequisites: [] });
- * const unsubscribe = inbox.subscribe();
- * await inbox.next(signal); // a store changed
- * inbox.take(); // { sources: true, target: false, prerequisite: false, resync: false, retry: false }
- * unsubscribe();
- * ```
- */
+/** Pending triggers, fed by store subscriptions and by {@linkcode TriggerInbox.add}. */
 export class TriggerInbox {
   readonly #options: TriggerInboxOptions;
   /** Every cache the first reconcile waits for, with the kind logs name it by. */

@@ -1,29 +1,19 @@
 /**
  * The comment lines that fence ouroboros's block in a Corefile or a hosts file, per release.
- *
- * A single installation keeps the original's marker text, so a switch from the original finds
- * its block and takes it over. Several releases in one cluster (two ingress classes, say) would
- * otherwise fight over one block, each removing the other's hosts: `--marker-id` gives each
- * release its own pair, and every editor treats another release's well-formed markers (and
- * the lines between them) as foreign content it never touches.
- *
- * | id       | BEGIN line                                           | END line                       |
- * |----------|------------------------------------------------------|--------------------------------|
- * | (empty)  | `# === BEGIN ouroboros (do not edit by hand) ===`    | `# === END ouroboros ===`      |
- * | `edge`   | `# === BEGIN ouroboros edge (do not edit by hand) ===` | `# === END ouroboros edge ===` |
+ * Without `--marker-id` they are the original's, so a switch from it takes its block over; with
+ * it, each release has its own pair, and every editor leaves another release's well-formed markers
+ * (and their block) alone, so releases never remove each other's hosts.
  *
  * Pure: no I/O.
  *
  * @module
  */
 
-/** One release's marker pair. */
+/** One release's marker pair; lines are compared after trimming whitespace. */
 export interface BlockMarkers {
   /** The release's id; empty for the original's markers. */
   readonly id: string;
-  /** The first line of the block, compared after trimming whitespace. */
   readonly begin: string;
-  /** The last line of the block, compared after trimming whitespace. */
   readonly end: string;
 }
 
@@ -74,9 +64,8 @@ export function blockMarkers(id = ""): BlockMarkers {
 export const DEFAULT_MARKERS: BlockMarkers = blockMarkers("");
 
 /**
- * Whether a trimmed comment line is a well-formed marker of a release other than `markers`'s:
- * editors leave such lines (and the block they fence) alone instead of refusing them as a
- * damaged marker of their own.
+ * Whether a trimmed comment line is a well-formed marker of another release: editors leave it
+ * (and its block) alone instead of refusing it as a damaged marker of their own.
  */
 export function isOtherReleaseMarker(trimmed: string, markers: BlockMarkers): boolean {
   const match = ANY_MARKER.exec(trimmed);
@@ -103,17 +92,8 @@ export type MarkerPair =
   | { readonly kind: "damaged"; readonly problem: MarkerPairProblem; readonly detail: string };
 
 /**
- * Checks the 0-based lines on which exact BEGIN and END markers were found: none, or exactly one
- * of each with END after BEGIN. Shared by the Corefile and hosts-file editors, so both refuse
- * the same damage with the same words.
- *
- * @example
- * ```ts
- * import { markerPair } from "./markers.ts";
- *
- * markerPair([4], [2]); // 0-based lines of the BEGIN and END markers found
- * // { kind: "damaged", problem: "end-before-begin", detail: "the END marker on line 3 comes before …" }
- * ```
+ * Checks the 0-based lines of the exact BEGIN and END markers found: none, or one of each with END
+ * after BEGIN. Shared, so both editors refuse the same damage in the same words.
  */
 export function markerPair(begins: readonly number[], ends: readonly number[]): MarkerPair {
   const shown = (list: readonly number[]): string => list.map((line) => line + 1).join(", ");

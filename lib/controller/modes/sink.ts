@@ -1,24 +1,13 @@
 /**
- * The seam between the controller and a mode, in two parts.
+ * The seam between the controller and a mode. The controller hands the full desired set to the
+ * mode's {@linkcode Sink}; nothing incremental crosses, so a retry, a restart or a second replica
+ * converges to the same result. Sinks never log: they answer a {@linkcode SinkOutcome} carrying
+ * {@linkcode Notice}s, and the loop words and rates everything in one place.
  *
- * **The sink.** The controller computes the full desired hostname set from its caches and hands
- * it to the mode's {@linkcode Sink}, which makes the cluster (or the node) match it. Nothing
- * incremental crosses this seam, so a retry, a restart or a second replica always converges to
- * the same result. The sink answers with a {@linkcode SinkOutcome}: a value that says what
- * happened and carries what the sink wants said ({@linkcode Notice}s). Sinks never log; the
- * controller's loop logs every outcome and every notice, in one place, so wording, levels and
- * repeat suppression of refusals are decided once.
+ * Every `written` outcome carries a unified diff of the target; with `dryRun` a sink stops right
+ * before its write and answers `previewed` with that diff.
  *
- * **The mode.** A {@linkcode ModeBuilder} turns a mode's own settings into a {@linkcode Mode}:
- * its sink, the objects it needs watched ({@linkcode WatchObject}: the ConfigMap it edits, the
- * Service whose addresses it publishes), its start-up probes and what it keeps of the
- * permissions. The controller runs every mode the same way and names none of them.
- *
- * **Previews.** Every sink says what it changes: a `written` outcome carries a unified diff of
- * its target (`lib/util/unified_diff.ts`). With {@linkcode ModeContext.dryRun} (`--dry-run`) a
- * sink does everything up to the write (reads, checks, refusals) and stops right before it,
- * answering `previewed` with the diff the write would have made. What "the target" is, is each
- * mode's: the whole Corefile, the import key's text, the hosts file, the records' owned fields.
+ * Pure: types and one helper.
  *
  * @module
  */
@@ -47,11 +36,8 @@ export interface Notice {
 }
 
 /**
- * How much a refusal held back, so the controller words and rates it correctly:
- * - `nothing-written`: the sink wrote nothing at all;
- * - `some-hosts`: the hostnames the message names were left alone, the others were written;
- * - `guard`: a safety guard kept objects that a prune would have deleted; nothing was written,
- *   and what is published stays as it was (a warning with a remedy, not a failure).
+ * How much a refusal held back: `nothing-written`; `some-hosts` (those named were left alone, the
+ * rest written); `guard` (a safety guard kept what a prune would delete: a warning, not a failure).
  */
 export type RefusalScope = "nothing-written" | "some-hosts" | "guard";
 
@@ -89,9 +75,8 @@ export type SinkOutcome =
   /** The target already matched: nothing was written. */
   | { readonly kind: "unchanged"; readonly hosts: number; readonly notices?: readonly Notice[] }
   /**
-   * The target was written. `added`/`removed` count hostnames compared with what it held; `diff`
-   * is the unified diff of the target, before → after (every sink of `lib/controller/modes/` sets it; it is
-   * optional only so a stand-in sink need not).
+   * The target was written; `added`/`removed` count hostnames against what it held, `diff` is
+   * before → after (optional only so a stand-in sink need not set it).
    */
   | {
     readonly kind: "written";
@@ -103,42 +88,30 @@ export type SinkOutcome =
     readonly diff?: string;
     readonly notices?: readonly Notice[];
   }
-  /**
-   * A dry run found the target different and wrote nothing: `diff` (never empty) is what a write
-   * would have changed, `added`/`removed` as for `written`. Only a sink built with
-   * {@linkcode ModeContext.dryRun} answers this.
-   */
+  /** A dry run found the target different and wrote nothing; `diff` is never empty. */
   | {
     readonly kind: "previewed";
     readonly hosts: number;
     readonly added: number;
     readonly removed: number;
-    /** As for `written`. */
     readonly names?: HostnameChange;
     readonly diff: string;
     readonly notices?: readonly Notice[];
   }
   /**
-   * The sink refused to write because writing would be unsafe (damaged markers, size limit,
-   * a missing prerequisite). Retrying without a change on the cluster side will not help;
-   * `problem` is a short code for metrics, `message` says what to fix.
+   * Writing would be unsafe (damaged markers, size limit, a missing prerequisite), and retrying
+   * unchanged will not help: `problem` is a code for metrics, `message` says what to fix.
    */
   | {
     readonly kind: "refused";
     readonly problem: string;
     readonly message: string;
     readonly scope: RefusalScope;
-    /**
-     * The refusal lifts by itself after this long (a revert hold-off): the controller calls the
-     * sink again then, without waiting for a change or the resync.
-     */
+    /** The refusal lifts by itself after this long (a revert hold-off): the sink is called then. */
     readonly recheckAfterMs?: number;
     readonly notices?: readonly Notice[];
   }
-  /**
-   * A transient failure (the API server unreachable, a 5xx, conflicts on every attempt): the
-   * controller backs off and retries. A sink may also reject for these; both are handled alike.
-   */
+  /** A transient failure: the controller backs off and retries (a sink may also reject). */
   | {
     readonly kind: "failed";
     readonly message: string;
@@ -158,12 +131,8 @@ export interface Sink {
 }
 
 /**
- * What a watched object is to the controller:
- * - `target`: what the sink edits (a ConfigMap). A change there calls the sink at once, so an
- *   edit that removed our block is repaired without waiting for the resync. It never holds
- *   anything back: if it cannot be watched, the resync still repairs drift.
- * - `prerequisite`: something else the sink reads (the proxy Service). Nothing is reconciled,
- *   and readiness waits, until its first list has completed; each change calls the sink.
+ * What a watched object is: a `target` the sink edits (a change calls the sink at once; never
+ * waited for), or a `prerequisite` it reads (nothing is reconciled, nor ready, until it listed).
  */
 export type WatchRole = "target" | "prerequisite";
 
@@ -179,42 +148,29 @@ export type WatchObject = <T extends KubeObject>(
 
 /** What every mode is built with. */
 export interface ModeContext {
-  /** The API client (CoreDNS and external-dns modes read and write through it). */
   readonly client: KubeClient;
-  /** Records Warning Events on the objects a mode refuses to touch (in a dry run: records nothing). */
+  /** Records Warning Events on objects a mode refuses to touch (nothing in a dry run). */
   readonly recorder: Pick<EventRecorder, "record">;
-  /** Registers a watch (see {@linkcode WatchObject}). */
   readonly watch: WatchObject;
   /** The namespace the controller runs in (the service account's), when it is known. */
   readonly podNamespace: string | undefined;
-  /**
-   * `--dry-run`: read and decide as usual, but stop right before every write (no create, patch,
-   * delete or file write) and answer `previewed` instead of `written`. Absent: false.
-   */
+  /** `--dry-run`: stop right before every write and answer `previewed` instead of `written`. */
   readonly dryRun?: boolean;
 }
 
 /** A mode as the controller runs it. */
 export interface Mode {
   readonly sink: Sink;
-  /**
-   * Start-up checks, run once before the first reconcile, bounded by `signal`. What they find is
-   * logged; a probe never fails the start.
-   */
+  /** Start-up checks before the first reconcile; what they find is logged, never fatal. */
   readonly probe?: (signal: AbortSignal) => Promise<readonly Notice[]>;
   /** A file the mode edits for as long as it runs: it keeps read and write access to it. */
   readonly hostsFile?: string;
   /**
-   * True when the sink writes wildcard hostnames (`*.<domain>`, see `hostnames/wildcard.ts`)
-   * handed to it. Absent or false: the controller keeps them out of the sink's hostnames and warns
-   * about each once per object change instead, so a mode that cannot express a wildcard never
-   * receives one.
+   * True when the sink writes wildcard hostnames; otherwise the controller keeps them out of its
+   * input and warns about each once per object change.
    */
   readonly wildcards?: boolean;
-  /**
-   * Every problem code the sink may refuse with, so the refusal counter starts each at zero.
-   * Absent: the series appear with the first refusal.
-   */
+  /** Every problem code the sink may refuse with, so the refusal counter starts each at zero. */
   readonly refusalProblems?: readonly string[];
   /** Extra fields for the "controller starting" line. */
   readonly details: Readonly<Record<string, unknown>>;

@@ -1,11 +1,8 @@
 /**
  * The physical-line view of a text file that the Corefile and hosts-file editors both splice,
- * keeping each line's own terminator so the bytes they do not own come back exactly as read.
- *
- * A line ends at `\n`; a `\r` right before that `\n` belongs to the terminator (CRLF). A `\r`
- * anywhere else is ordinary content (CoreDNS's lexer and glibc's hosts parser both treat a lone
- * `\r` as whitespace, never as a line break). The last line has an empty terminator when the
- * text does not end with a newline, which is how "no final newline" survives an edit.
+ * keeping each line's terminator so the bytes they do not own come back exactly as read. Only
+ * `\n` ends a line (with a `\r` before it, CRLF): CoreDNS and glibc take a lone `\r` as
+ * whitespace. A last line without a newline has an empty terminator, so that survives an edit.
  *
  * Pure: no I/O.
  *
@@ -16,7 +13,6 @@
 export interface TextLine {
   /** Offset (UTF-16 code units) of the first character of the line. */
   readonly start: number;
-  /** Offset just past the content, where the terminator starts. */
   readonly contentEnd: number;
   /** Offset just past the terminator: the next line's `start`. */
   readonly end: number;
@@ -25,9 +21,8 @@ export interface TextLine {
 }
 
 /**
- * Splits text into physical lines. Joining `text.slice(line.start, line.end)` over all lines
- * gives the input back exactly. The empty string has no lines; a text ending in a newline has
- * no empty line after it.
+ * Splits text into physical lines; joining `text.slice(line.start, line.end)` gives it back. The
+ * empty string has no lines; a text ending in a newline has no empty line after it.
  *
  * @example
  * ```ts
@@ -59,17 +54,8 @@ export function splitLines(text: string): TextLine[] {
 }
 
 /**
- * The line break for lines an editor adds: that of the text's first line break (`\r\n` when it
- * is preceded by `\r`, else `\n`), and `\n` for a text without any. A mixed file follows its
- * first line.
- *
- * @example
- * ```ts
- * import { newlineStyle } from "./text_lines.ts";
- *
- * newlineStyle(".:53 {\r\n    errors\r\n}\r\n"); // "\r\n"
- * newlineStyle(""); // "\n"
- * ```
+ * The line break for lines an editor adds: that of the text's first line break (a mixed file
+ * follows its first line), or `\n` when it has none.
  */
 export function newlineStyle(text: string): "\n" | "\r\n" {
   const newline = text.indexOf("\n");
@@ -77,16 +63,8 @@ export function newlineStyle(text: string): "\n" | "\r\n" {
 }
 
 /**
- * Trims ASCII whitespace (space, tab, CR, LF, vertical tab, form feed) from both ends, and
- * nothing else. Marker lines are compared after this trim: a no-break space or any other
- * Unicode whitespace around a marker makes it a different line.
- *
- * @example
- * ```ts
- * import { trimAsciiWhitespace } from "./text_lines.ts";
- *
- * trimAsciiWhitespace("  # === END ouroboros ===\r"); // "# === END ouroboros ==="
- * ```
+ * Trims ASCII whitespace only: a no-break space or other Unicode whitespace around a marker
+ * makes it a different line.
  */
 export function trimAsciiWhitespace(text: string): string {
   let start = 0;
