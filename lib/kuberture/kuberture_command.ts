@@ -1,15 +1,10 @@
 /**
- * `ouroboros kuberture`: a drop-in for kuberture. Reads its config file (every problem reported
- * before any connection to the cluster, exit 2), connects, elects a leader (on by default, the
- * Lease `kuberture-leader` in the pod's namespace), finds its own Deployment for owner references,
- * then keeps one annotated headless Service (or DNSEndpoint) per output in step with the source
- * EndpointSlices until SIGTERM. The config file is watched: a valid new file applies at once, an
- * invalid one is refused and the old one keeps running. Metrics and probes are served on the
- * file's `metricsBindAddress` and `healthProbeBindAddress`, as kuberture does. The steps around
- * it are the shared skeleton's (`daemon/subcommand.ts`).
+ * `ouroboros kuberture`, a drop-in for kuberture: reads the config (every problem before any
+ * connection, exit 2), elects a leader, finds its Deployment for owner references, then keeps one
+ * Service or DNSEndpoint per output in step with the source EndpointSlices, reloading the config
+ * file when it changes.
  *
- * Effects: this is the wiring; the pure parts are `kuberture_settings.ts`, the config parser and
- * the pass planner in `lib/kuberture/`.
+ * Effects: this is the wiring; the pure parts are the settings, the config parser and the planner.
  *
  * @module
  */

@@ -1,8 +1,8 @@
 /**
  * kuberture's metrics under kuberture's own names, so dashboards and alerts written for it keep
- * working (`kuberture_reconcile_total{status}`, `kuberture_endpoints_resolved{output}`,
- * `kuberture_last_reconcile_timestamp`), next to ours (build info, leadership, outputs held back
- * by the zero-address guard, memory).
+ * working, next to ours (build info, leadership, outputs held back, memory).
+ *
+ * Pure: builds the metric families in a registry; no I/O.
  *
  * @module
  */
@@ -41,18 +41,7 @@ export interface KubertureMetrics {
   transition(change: "acquired" | "lost"): void;
 }
 
-/**
- * Registers kuberture's metrics.
- *
- * @example
- * ```ts
- * import { createKubertureMetrics } from "./kuberture_metrics.ts";
- *
- * const metrics = createKubertureMetrics({ version: "0.1.0", rss: () => 0, leading: () => true });
- * metrics.reconciled("success");
- * metrics.registry.render().includes('kuberture_reconcile_total{status="success"} 1'); // true
- * ```
- */
+/** Registers kuberture's metrics. */
 export function createKubertureMetrics(options: KubertureMetricsOptions): KubertureMetrics {
   const now = options.now ?? Date.now;
   const registry = new MetricsRegistry();

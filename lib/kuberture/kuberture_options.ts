@@ -1,9 +1,6 @@
 /**
- * The `ouroboros kuberture` option table. What kuberture reads from its config file stays in the
- * file (`lib/kuberture/config/`); these are the rest, with kuberture's names and defaults
- * (`--config` or `KUBERTURE_CONFIG`, `--instance` or `KUBERTURE_INSTANCE`, `--leader-elect` on,
- * the Lease `kuberture-leader`), plus ours (`--kubeconfig`, the election durations, previews,
- * logging).
+ * The `ouroboros kuberture` option table: kuberture's flags, env names and defaults, plus ours
+ * (`--kubeconfig`, election timings, previews, logging). The rest is in the config file.
  *
  * Pure: data.
  *

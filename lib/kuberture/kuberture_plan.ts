@@ -1,9 +1,7 @@
 /**
- * One kuberture pass, decided without I/O: for every output, the object to write (its
- * addresses resolved from the EndpointSlices, and the Nodes for `node-*` sources), or "keep what
- * is there" when no address resolved (kuberture's split-brain guard: an API server whose
- * endpoints vanish for a moment must not unpublish its own name); and which of this instance's
- * objects no output claims any more (to delete).
+ * One kuberture pass decided without I/O: per output, the object to write, or "keep" when no
+ * address resolved (kuberture's split-brain guard: an API server whose endpoints vanish for a
+ * moment must not unpublish its own name); and which of this instance's objects no output claims.
  *
  * Pure: no I/O.
  *
@@ -48,7 +46,7 @@ export type OutputStep =
     readonly unresolved: string;
   };
 
-/** One line naming what a `node-*` source could not map: endpoint IPs without a Node, Nodes without an address. */
+/** What a `node-*` source could not map: endpoint IPs without a Node, Nodes without an address. */
 export function unresolvedText(resolved: ResolvedOutputAddresses): string {
   const parts = [
     ...(resolved.unmatched.length === 0
@@ -87,27 +85,7 @@ export function objectKindOf(output: Pick<KubertureOutput, "kind">): OwnedKind {
   return output.kind === "crd" ? "DNSEndpoint" : "Service";
 }
 
-/**
- * Decides a pass (see the module doc).
- *
- * @example
- * ```ts
- * import type { KubertureConfig } from "./config/kuberture_config.ts";
- * import { planKuberturePass } from "./kuberture_plan.ts";
- *
- * declare const config: KubertureConfig;
- * const plan = planKuberturePass({
- *   config,
- *   slices: [],
- *   nodes: [],
- *   owned: [],
- *   namespace: "kuberture",
- *   instance: "kuberture",
- *   owner: undefined,
- * });
- * plan.outputs.every((step) => step.kind === "keep"); // true: no EndpointSlice, no address
- * ```
- */
+/** Decides a pass (see the module doc). */
 export function planKuberturePass(input: PlanInput): KuberturePlan {
   const outputs = input.config.outputs.map((output): OutputStep => {
     const objectKind = objectKindOf(output);

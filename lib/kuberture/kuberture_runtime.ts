@@ -1,22 +1,12 @@
 /**
- * The running kuberture: the EndpointSlice cache (and the Node cache while an output needs
- * Nodes), the pass loop, the metrics and the readiness answer, wired together and stopped
- * together. The command (`lib/kuberture/kuberture_command.ts`) builds the client and the elector; tests
- * run this in-process against the fake API server.
+ * The running kuberture: the EndpointSlice cache (and the Node cache while an output needs it),
+ * the pass loop, the metrics and readiness, started and stopped together. The loop is level-based:
+ * a cache change, a config reload, the 2-minute requeue (as kuberture) or a failed pass marks work
+ * pending, and one debounced pass recomputes everything. Failures are paced by the controller's
+ * rule (`retry_pacing.ts`); only the leader runs passes. Readiness keeps kuberture's rule, not the
+ * controller's: a pass succeeded within 5 minutes, or this replica stands by.
  *
- * The loop is level-based like the controller's: any change of a cache, a config reload, the
- * periodic requeue (2 minutes, as kuberture) or a failed pass marks work pending; after a short
- * debounce one pass recomputes everything. A failed pass is retried by the controller's rule
- * (`lib/daemon/retry_pacing.ts`): 1–1.5 s doubling to 2 min; a WARN per failure until they have
- * lasted 3 attempts and 30 s, an ERROR per failure after that, one INFO at the recovery. With
- * leader election only the leader runs passes; the others keep their caches warm and are ready.
- * Readiness keeps kuberture's own rule instead of the controller's persistent-failure one: a pass
- * has succeeded within the last 5 minutes, or this replica stands by.
- *
- * Every pass's report is logged in one place, {@linkcode PassLog}.
- *
- * Effects: reflectors, API calls, timers through the injected clock, log lines (category
- * `kuberture`).
+ * Effects: reflectors, API calls, timers through the injected clock, log lines.
  *
  * @module
  */
@@ -78,33 +68,7 @@ function needsNodes(config: KubertureConfig): boolean {
   return config.outputs.some((output) => output.addressSource !== "endpointslice");
 }
 
-/**
- * kuberture, ready to run: {@linkcode KubertureRuntime.run} or {@linkcode KubertureRuntime.once}.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../kube/client.ts";
- * import { logger } from "../util/logging.ts";
- * import type { KubertureConfig } from "./config/kuberture_config.ts";
- * import { KubertureRuntime } from "./kuberture_runtime.ts";
- *
- * declare const client: KubeClient;
- * declare const config: KubertureConfig;
- * declare const shutdown: AbortSignal;
- * const runtime = new KubertureRuntime({
- *   api: client,
- *   config,
- *   namespace: "kuberture",
- *   instance: "kuberture",
- *   owner: undefined,
- *   recorder: { record: () => Promise.resolve({ kind: "suppressed" }) },
- *   dryRun: false,
- *   version: "0.1.0",
- *   log: logger("kuberture"),
- * });
- * await runtime.run(shutdown);
- * ```
- */
+/** kuberture, ready to {@linkcode KubertureRuntime.run} or {@linkcode KubertureRuntime.once}. */
 export class KubertureRuntime {
   readonly #options: KubertureRuntimeOptions;
   readonly #clock: Clock;
@@ -237,7 +201,6 @@ export class KubertureRuntime {
   }
 
   async #drive(signal: AbortSignal, once: boolean): Promise<PassReport | undefined> {
-    // The caches stop when the run ends: at shutdown, or after the one pass of `--once`.
     const stop = new AbortController();
     const onAbort = () => {
       this.#stopping = true;

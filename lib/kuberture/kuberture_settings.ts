@@ -1,10 +1,8 @@
 /**
- * Turns kuberture's parsed options and its config file into validated settings, every problem at
- * once and before any connection to the cluster: the config file (as its one reader,
- * `lib/kuberture/config/read_kuberture_config.ts`, read and checked it), the objects' namespace (`POD_NAMESPACE`, else the service
- * account's), leader election (on by default, as kuberture; `--once` and `--dry-run` turn the
- * default off, an explicit `--leader-elect` with them is refused), and the log level (the file's
- * `logLevel` unless `--log-level` is given).
+ * kuberture's options and config file checked together, every problem at once and before any
+ * connection. Leader election is on by default, as in kuberture, but `--once` and `--dry-run` turn
+ * the default off and refuse an explicit `--leader-elect`; the file's `logLevel` applies unless
+ * `--log-level` is given.
  *
  * Pure: the file's reading and the namespaces are passed in.
  *
@@ -37,33 +35,12 @@ export interface KubertureSettings {
 export interface KubertureSettingsInput {
   readonly values: KubertureValues;
   readonly sources: { readonly logLevel: ValueSource; readonly leaderElect: ValueSource };
-  /** The config file as `readKubertureConfig` read it: accepted, or the problems naming the file. */
   readonly configFile: ReadKubertureConfig;
-  /** `POD_NAMESPACE`, else the service account's namespace file; `undefined` when neither is known. */
+  /** `POD_NAMESPACE`, else the service account's namespace; `undefined` when neither is known. */
   readonly podNamespace: string | undefined;
 }
 
-/**
- * Validates kuberture's options and config file together.
- *
- * @example
- * ```ts
- * import { parseOptions } from "../cli/options.ts";
- * import { KUBERTURE_OPTIONS } from "./kuberture_options.ts";
- * import { readKubertureConfig } from "./config/read_kuberture_config.ts";
- * import { kubertureSettings } from "./kuberture_settings.ts";
- *
- * const parsed = parseOptions(KUBERTURE_OPTIONS, { argv: [], getEnv: () => undefined });
- * if (parsed.kind === "ok") {
- *   const settings = kubertureSettings({
- *     values: parsed.values,
- *     sources: parsed.sources,
- *     configFile: readKubertureConfig("/etc/kuberture/config.yaml"),
- *     podNamespace: "kuberture",
- *   });
- * }
- * ```
- */
+/** Validates kuberture's options and config file together. */
 export function kubertureSettings(input: KubertureSettingsInput): KubertureSettings | ConfigError {
   const { values } = input;
   const problems: string[] = [];

@@ -1,8 +1,6 @@
 /**
- * What `ouroboros kuberture --once` prints and its exit status, from the one pass's report: 0
- * when nothing had to change, 3 when something changed (or, with `--dry-run`, would change), 1
- * when an output or a deletion failed or was refused, or no pass ran. Same codes as the
- * controller's `--once`.
+ * What `ouroboros kuberture --once` prints and its exit status: 0 unchanged, 3 changed (or would,
+ * with `--dry-run`), 1 failed or no pass ran; the controller's `--once` codes.
  *
  * Pure: a report in, text and a number out.
  *
@@ -19,21 +17,10 @@ export interface KubertureOnceReport {
   readonly code: number;
   /** For stdout: one section per output that changed or would change, then the deletions. */
   readonly stdout: string;
-  /** One line for the log. */
   readonly summary: string;
 }
 
-/**
- * Decides `--once`'s output and exit status.
- *
- * @example
- * ```ts
- * import { kubertureOnceReport } from "./once_report.ts";
- *
- * kubertureOnceReport(undefined).code; // 1: no pass ran (the deadline passed, or SIGTERM)
- * kubertureOnceReport({ outputs: [], prune: [] }).code; // 0
- * ```
- */
+/** Decides `--once`'s output and exit status. */
 export function kubertureOnceReport(report: PassReport | undefined): KubertureOnceReport {
   if (report === undefined) {
     return {

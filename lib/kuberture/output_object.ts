@@ -1,10 +1,8 @@
 /**
- * What kuberture writes for one output, built with the publisher's shapes: an annotated headless
- * Service for external-dns's `--source=service` (`<prefix>hostname` comma-joined, `<prefix>target`
- * sorted and comma-joined, `<prefix>ttl`), or, for `output: crd`, a DNSEndpoint for `--source=crd`
- * (one A and/or one AAAA endpoint per hostname). Both carry kuberture's ownership labels (its own
- * values, so a switch from kuberture takes its objects over) and, when the controller's Deployment
- * is known, an owner reference so the garbage collector removes them with it.
+ * What kuberture writes for one output: an annotated headless Service for external-dns's
+ * `--source=service`, or, with `output: crd`, a DNSEndpoint (one A and/or AAAA endpoint per
+ * hostname). Both carry kuberture's own ownership labels, so a switch from kuberture takes its
+ * objects over, and an owner reference to our Deployment when it is known.
  *
  * Pure: manifests as data.
  *
@@ -47,27 +45,7 @@ export interface OutputObjectOptions {
   readonly owner: Owner | undefined;
 }
 
-/**
- * The object for `output` (a Service, or a DNSEndpoint for `kind: "crd"`), named
- * `output.serviceName`.
- *
- * @example
- * ```ts
- * import { outputObject } from "./output_object.ts";
- *
- * const service = outputObject({
- *   name: "api",
- *   hostnames: ["api.k8s.example.com"],
- *   annotationPrefix: "external-dns.alpha.kubernetes.io/",
- *   serviceName: "kuberture-api",
- *   recordTTL: 60,
- *   addressSource: "endpointslice",
- *   addressType: "IPv4",
- *   kind: "service",
- * }, { namespace: "kuberture", instance: "kuberture", addresses: ["192.0.2.10"], owner: undefined });
- * // service.metadata.annotations: { "external-dns.alpha.kubernetes.io/hostname": "api.k8s.example.com", … }
- * ```
- */
+/** The object for `output` (a Service, or a DNSEndpoint for `crd`), named `output.serviceName`. */
 export function outputObject(output: KubertureOutput, options: OutputObjectOptions): Manifest {
   const common = {
     name: output.serviceName,

@@ -1,9 +1,7 @@
 /**
- * The Deployment that runs this kuberture, for the owner reference on every object it writes (so
- * the cluster's garbage collector removes them with the Deployment): the pod (`HOSTNAME`) → its
- * controlling ReplicaSet → that ReplicaSet's controlling Deployment. Best effort, as kuberture:
- * outside a Deployment, or without `get` on pods and replicasets, there is no owner and the chart's
- * uninstall hook cleans up instead.
+ * Finds the Deployment running this kuberture (pod `HOSTNAME` → ReplicaSet → Deployment) for the
+ * owner reference on every object it writes. Best effort, as kuberture: without one (no Deployment,
+ * no `get` on pods or replicasets) the chart's uninstall hook cleans up instead.
  *
  * Effects: two GETs.
  *
@@ -27,18 +25,7 @@ function controllerOf(metadata: ObjectMeta, kind: string) {
   return metadata.ownerReferences.find((ref) => ref.controller === true && ref.kind === kind);
 }
 
-/**
- * Finds the Deployment of pod `podName` in `namespace`.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../kube/client.ts";
- * import { findOwnerDeployment } from "./owner_deployment.ts";
- *
- * declare const client: KubeClient;
- * const lookup = await findOwnerDeployment(client, { namespace: "kuberture", podName: "kuberture-7d9f-abcde" });
- * ```
- */
+/** Finds the Deployment of pod `podName`; any failure is `none` with its reason. */
 export async function findOwnerDeployment(
   api: Pick<KubeClient, "get">,
   options: { readonly namespace: string; readonly podName: string; readonly signal?: AbortSignal },

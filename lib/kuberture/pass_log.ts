@@ -1,9 +1,7 @@
 /**
- * How kuberture says what a pass did, in one place, once per change of what is said: an output
- * held back by the zero-address guard, or DNSEndpoints that may not be listed (so not pruned), is
- * a WARN when it starts and an INFO when it ends; a refused output is an ERROR and a Warning
- * Event on the object in the way, once while it lasts; a dry run's diff is an INFO, the same diff
- * again a DEBUG; every output's address count and hold-back go to the metrics.
+ * How kuberture logs a pass, once per change of what is said: a held-back output or unlistable
+ * DNSEndpoints WARN when they start and INFO when they end; a refused output is an ERROR and a
+ * Warning Event once while it lasts; a repeated dry-run diff drops to DEBUG.
  *
  * Effects: log lines, metrics, Events.
  *

@@ -1,14 +1,10 @@
 /**
- * Carries out one kuberture pass against the API server: lists this instance's objects, plans
- * ({@linkcode planKuberturePass}), then for every output reads the object of that name and
- * writes it with server-side apply (field manager `kuberture`, force), unless something that is
- * not ours already holds the name (a Service without our ownership labels is never touched: the
- * output is refused, the others go on), and deletes this instance's objects no output names any
- * more. In a dry run nothing is written: each change is reported with a unified diff. One
- * output's failure never stops the others. Returns what happened as a value; the runtime logs it.
+ * One kuberture pass against the API server: list this instance's objects, plan, then per output
+ * server-side apply (field manager `kuberture`, force) unless an object without our ownership
+ * labels holds the name (that output is refused, the others go on), and delete what no output
+ * names. A dry run writes nothing and reports diffs. The result is a value; the runtime logs it.
  *
- * Effects: API calls through the given client (whose write fence, with leader election, stops
- * a replica that no longer leads).
+ * Effects: API calls through the client, whose write fence stops a replica that no longer leads.
  *
  * @module
  */
@@ -79,11 +75,7 @@ export interface PassReport {
   readonly unresolved?: Readonly<Record<string, string>>;
   readonly prune: readonly PruneResult[];
   readonly listFailed?: string;
-  /**
-   * Set when no output says `crd` and listing DNSEndpoints was refused (403): the pass went on,
-   * but a DNSEndpoint an earlier `output: crd` left would not be found and deleted. The message
-   * says which grant is missing.
-   */
+  /** Listing DNSEndpoints was refused (403) with no `crd` output: stale ones cannot be pruned. */
   readonly endpointsUnlisted?: string;
 }
 
@@ -116,23 +108,7 @@ const TYPES: Readonly<Record<OwnedKind, ResourceType<KubeObject>>> = {
   DNSEndpoint: DNS_ENDPOINT,
 };
 
-/**
- * Runs one pass (see the module doc). Never rejects for API failures: they are in the report.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../kube/client.ts";
- * import type { KubertureConfig } from "./config/kuberture_config.ts";
- * import { runPass } from "./run_pass.ts";
- *
- * declare const client: KubeClient;
- * declare const config: KubertureConfig;
- * const report = await runPass(
- *   { config, slices: [], nodes: [], namespace: "kuberture", instance: "kuberture", owner: undefined },
- *   { api: client, dryRun: true, signal: AbortSignal.timeout(30_000) },
- * );
- * ```
- */
+/** Runs one pass. Never rejects for API failures: they are in the report. */
 export async function runPass(input: PassInput, options: RunPassOptions): Promise<PassReport> {
   let listed: Listed;
   try {
@@ -184,10 +160,8 @@ interface Listed {
 }
 
 /**
- * This instance's Services and DNSEndpoints. Where the DNSEndpoint CRD is not installed there are
- * none. A refusal to list them fails the pass when an output says `crd` (it could not write
- * either); otherwise the pass goes on and the report says what cannot be pruned: kuberture's own
- * chart grants Services only, and a drop-in must still publish under it.
+ * This instance's Services and DNSEndpoints (none without the CRD). A 403 on DNSEndpoints fails
+ * the pass only when an output says `crd`: kuberture's own chart grants Services only.
  */
 async function listOwned(input: PassInput, options: RunPassOptions): Promise<Listed> {
   const scope = {

@@ -1,8 +1,6 @@
 /**
- * The `externaldns.k8s.io/v1alpha1` DNSEndpoint external-dns reads with `--source=crd`, as a
- * desired object for the publisher's writer: external-dns mode's `crd` records (one
- * endpoint each) and kuberture's `output: crd` objects (every hostname × address family) are both
- * this shape. The writer owns the labels, the annotations and the whole endpoint list.
+ * The DNSEndpoint external-dns reads with `--source=crd` (external-dns mode's `crd` records,
+ * kuberture's `output: crd`), as a desired object; the writer owns its whole endpoint list.
  *
  * Pure: no I/O.
  *
@@ -29,7 +27,7 @@ export interface DnsEndpointInput {
   readonly labels: Readonly<Record<string, string>>;
   /** Left out of the manifest when empty. */
   readonly annotations: Readonly<Record<string, string>>;
-  /** Set at creation (kuberture: its own Deployment, so uninstalling collects the object). */
+  /** Set at creation only (kuberture: its Deployment, so uninstalling collects the object). */
   readonly ownerReferences?: readonly Readonly<Record<string, unknown>>[];
   readonly endpoints: readonly EndpointRecord[];
 }

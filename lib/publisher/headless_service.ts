@@ -1,14 +1,8 @@
 /**
  * The annotated headless Service external-dns reads with `--source=service`, as a desired object
- * for the {@linkcode OwnedObjectWriter} and as what the writer compares: external-dns mode's
- * `--external-dns-output=service` records and kuberture's per-output Services are both this
- * shape, each with its own name, labels, annotation prefix and (kuberture) owner.
- *
- * The shape: `type: ClusterIP`, `clusterIP: None`, no selector (a selector would make
- * external-dns publish pod addresses), no ports; the annotations `<prefix>hostname`,
- * `<prefix>target` and `<prefix>ttl`. The writer owns the labels, the annotations and the absence
- * of a selector and ports; the fields the API server assigns (cluster IPs, IP families, traffic
- * policies) are neither compared nor overwritten.
+ * for the writer and as what it compares (external-dns mode's `service` records, kuberture's
+ * outputs). No selector (external-dns would publish pod addresses) and no ports; what the API
+ * server assigns (cluster IPs, IP families) is neither compared nor overwritten.
  *
  * Pure: no I/O.
  *
@@ -26,7 +20,7 @@ export interface HeadlessServiceInput {
   readonly labels: Readonly<Record<string, string>>;
   /** Every annotation, the external-dns ones ({@linkcode externalDnsAnnotations}) included. */
   readonly annotations: Readonly<Record<string, string>>;
-  /** Set at creation (kuberture: its own Deployment, so uninstalling collects the Service). */
+  /** Set at creation only (kuberture: its Deployment, so uninstalling collects the Service). */
   readonly ownerReferences?: readonly Readonly<Record<string, unknown>>[];
 }
 
@@ -60,22 +54,7 @@ export interface ExternalDnsRecord {
   readonly ttl: number;
 }
 
-/**
- * The three annotations external-dns reads.
- *
- * @example
- * ```ts
- * import { externalDnsAnnotations } from "./headless_service.ts";
- *
- * externalDnsAnnotations({
- *   prefix: "internal-dns/",
- *   hostnames: ["api.example"],
- *   targets: ["10.0.0.1"],
- *   ttl: 60,
- * });
- * // { "internal-dns/hostname": "api.example", "internal-dns/target": "10.0.0.1", "internal-dns/ttl": "60" }
- * ```
- */
+/** The three annotations external-dns reads. */
 export function externalDnsAnnotations(record: ExternalDnsRecord): Record<string, string> {
   return {
     [`${record.prefix}hostname`]: record.hostnames.join(","),
@@ -84,10 +63,7 @@ export function externalDnsAnnotations(record: ExternalDnsRecord): Record<string
   };
 }
 
-/**
- * A listed Service as the writer compares it: its labels and annotations, and, as the owned
- * spec, a selector or ports only if someone added them (the desired Service has neither).
- */
+/** A listed Service as compared: its maps, plus a selector or ports only if someone added them. */
 export function observeHeadlessService(service: Service): ObservedObject {
   const { selector, ports } = service.spec;
   return {

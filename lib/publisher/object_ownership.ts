@@ -1,12 +1,7 @@
 /**
- * Who owns an object: two labels, both required. One names the tool that manages it
- * (`app.kubernetes.io/managed-by`), the other the release of that tool (an instance label), so two
- * releases sharing a namespace never update or prune each other's objects. An object missing
- * either label, or carrying another value, is foreign: never updated, never deleted.
- *
- * The definition is data, so each subcommand states its own: external-dns mode
- * `app.kubernetes.io/managed-by=ouroboros` + `ouroboros.lexfrei.tech/instance=<instance>`,
- * kuberture `app.kubernetes.io/managed-by=kuberture` + `kuberture/instance=<instance>`.
+ * Who owns an object: two labels, the managing tool and its release, so releases sharing a
+ * namespace never touch each other's objects. Missing either label or with another value, an
+ * object is foreign: never updated, never deleted.
  *
  * Pure: no I/O.
  *
@@ -35,19 +30,7 @@ export function ownerLabels(ownership: ObjectOwnership): Record<string, string> 
   };
 }
 
-/**
- * The label selector that lists the owned objects.
- *
- * @example
- * ```ts
- * import { ownerSelector } from "./object_ownership.ts";
- *
- * ownerSelector({
- *   managedBy: { label: "app.kubernetes.io/managed-by", value: "kuberture" },
- *   instance: { label: "kuberture/instance", value: "main" },
- * }); // "app.kubernetes.io/managed-by=kuberture,kuberture/instance=main"
- * ```
- */
+/** The label selector that lists the owned objects. */
 export function ownerSelector(ownership: ObjectOwnership): string {
   const { managedBy, instance } = ownership;
   return `${managedBy.label}=${managedBy.value},${instance.label}=${instance.value}`;
@@ -59,10 +42,7 @@ export function isOwnedBy(labels: Readonly<Record<string, string>>, ownership: O
     labels[ownership.instance.label] === ownership.instance.value;
 }
 
-/**
- * The instance of another release of the same tool holding an object, when that is who holds it
- * (the tool's label matches, the instance label names someone else); `undefined` otherwise.
- */
+/** The instance of another release of the same tool holding an object, else `undefined`. */
 export function otherInstance(
   labels: Readonly<Record<string, string>>,
   ownership: ObjectOwnership,

@@ -1,13 +1,9 @@
 /**
- * The API calls of the {@linkcode OwnedObjectWriter}, bound to one kind, one namespace and one
- * ownership, with answers already reduced to the caller's {@linkcode ObservedObject}s. Binding
- * the kind here is what lets the writer stay one piece for DNSEndpoints and Services alike.
+ * The writer's API calls bound to one kind, namespace and ownership, so the writer is one piece for
+ * every kind. Every write is conditional (resourceVersion, plus uid on delete): a change made in
+ * between, such as a relabelling to take an object over, is a 409, never overwritten.
  *
- * It is the only place that writes, and every write is conditional: an update carries the
- * resourceVersion it was planned from and a delete the uid and resourceVersion, so a change
- * made in between (someone taking an object over by relabelling it) is a 409, never overwritten.
- *
- * Not pure: each call is one API request (a list may be several pages). Binding does no I/O.
+ * Effects: each call is one API request (a list may be several pages); binding does no I/O.
  *
  * @module
  */
@@ -51,7 +47,7 @@ export interface OwnedObjectApiOptions<T extends KubeObject, O extends ObservedO
   readonly fieldManager?: string;
 }
 
-/** The calls, bound (see the module documentation). */
+/** The calls, bound. */
 export interface OwnedObjectApi<O extends ObservedObject> {
   /** `DNSEndpoint`, `Service`: for messages. */
   readonly kind: string;
@@ -70,7 +66,7 @@ export interface OwnedObjectApi<O extends ObservedObject> {
   delete(observed: O, signal: AbortSignal): Promise<void>;
 }
 
-/** Binds the calls (see {@linkcode OwnedObjectApiOptions}). */
+/** Binds the calls. */
 export function ownedObjectApi<T extends KubeObject, O extends ObservedObject>(
   options: OwnedObjectApiOptions<T, O>,
 ): OwnedObjectApi<O> {

@@ -1,11 +1,6 @@
 /**
- * What a pass of the {@linkcode OwnedObjectWriter} writes (or, in a dry run, would write), as a
- * readable unified diff: one file-like section per object, named `<namespace>/<Kind>/<name>`,
- * whose text is the object's owned fields (labels, annotations and the owned spec fields) as
- * YAML with sorted keys. A create diffs from nothing, a delete to nothing, an update from the
- * fields as listed to the desired ones, so an operator sees exactly the record-relevant changes
- * (a DNSEndpoint's targets, TTL and record type; a Service's hostname and target annotations)
- * and nothing the writer never touches (status, server-assigned fields).
+ * A writer pass's writes as a unified diff, one section per object (`<namespace>/<Kind>/<name>`)
+ * over its owned fields as sorted YAML: the record-relevant changes and nothing else.
  *
  * Pure: no I/O.
  *
@@ -29,17 +24,7 @@ export interface DiffPlace {
   readonly namespace: string;
 }
 
-/**
- * The owned fields as the diff shows them: YAML, keys sorted, lists in their order.
- *
- * @example
- * ```ts
- * import { ownedFieldsText } from "./owned_object_diff.ts";
- *
- * ownedFieldsText({ labels: { b: "2", a: "1" }, annotations: {}, spec: {} });
- * // "labels:\n  a: \"1\"\n  b: \"2\"\nannotations: {}\nspec: {}\n"
- * ```
- */
+/** The owned fields as the diff shows them: YAML, keys sorted, lists in their order. */
 export function ownedFieldsText(fields: OwnedFields): string {
   return stringify(
     { labels: fields.labels, annotations: fields.annotations, spec: fields.spec },
@@ -47,18 +32,7 @@ export function ownedFieldsText(fields: OwnedFields): string {
   );
 }
 
-/**
- * The unified diff of `writes` (creates, then updates, then deletes; `""` when there are none).
- *
- * @example
- * ```ts
- * import { ownedObjectsDiff } from "./owned_object_diff.ts";
- *
- * const gone = { name: "app-a", uid: "u1", resourceVersion: "7", labels: {}, annotations: {}, spec: {} };
- * ownedObjectsDiff({ creates: [], updates: [], deletes: [gone] }, { kind: "DNSEndpoint", namespace: "ouroboros" });
- * // "--- a/ouroboros/DNSEndpoint/app-a\n+++ b/ouroboros/DNSEndpoint/app-a\n@@ -1,3 +0,0 @@\n-labels: {}\n…"
- * ```
- */
+/** The unified diff of `writes`: creates, then updates, then deletes; `""` when there are none. */
 export function ownedObjectsDiff(writes: PlannedWrites, place: DiffPlace): string {
   const label = (name: string) => `${place.namespace}/${place.kind}/${name}`;
   return [

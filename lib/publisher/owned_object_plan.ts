@@ -1,23 +1,13 @@
 /**
- * What one pass of the {@linkcode OwnedObjectWriter} must write: desired objects, grouped by what
- * wants them, against the owned ones (listed by the ownership selector) and any foreign objects
- * found under the names wanted.
- *
- * Rules, in order:
- * 1. **No group at all, owned objects exist** → guarded: nothing is written or pruned. Losing
- *    every group at once is far more often a glitch (a cache relist, a filter typo, every source
- *    object deleted by one bad command) than an intent, and pruning would take everything down;
- *    uninstalling is the deliberate path.
- * 2. **Groups given, none could be built** (external-dns: no proxy address; kuberture: no output
- *    has an address) → guarded: nothing is pruned, as pruning would again delete everything.
- * 3. Otherwise, per group: a name held by a foreign object (missing either ownership label, or
- *    another release's) refuses that group only; two groups landing on one name refuse both
- *    rather than drop one silently; an owned object that cannot be decoded refuses the group that
- *    wants its name. Other groups proceed: create what is missing, update what differs in the
- *    owned fields (a merge patch of just those), leave equal objects alone.
- * 4. Prune: delete owned objects no group wants, except every name a group that failed to build
- *    or was refused may hold (its last good objects stay until the problem is fixed), and the
- *    names of owned objects that could not be decoded.
+ * What one writer pass must do: desired objects, grouped by what wants them, against the owned
+ * objects and any foreign ones under wanted names. Rules, in order:
+ * 1. No group while owned objects exist: guarded, nothing written or pruned; losing every group at
+ *    once is far more often a glitch than an intent (uninstalling is the deliberate path).
+ * 2. Groups given but none built: guarded, as pruning would again delete everything.
+ * 3. A foreign object, a name clash (both groups refused) or an undecodable owned object refuses
+ *    that group only; the others create, patch or leave alone.
+ * 4. Prune what no group wants, except undecodable names and names a failed or refused group
+ *    may hold (its last good objects stay).
  *
  * Pure: no I/O.
  *
@@ -35,10 +25,7 @@ export interface OwnedFields {
   readonly labels: Readonly<Record<string, string>>;
   /** The whole annotation map, likewise. */
   readonly annotations: Readonly<Record<string, string>>;
-  /**
-   * The spec fields the writer decides: keys present must hold these values, keys absent must
-   * be absent (a Service's selector and ports). Server-assigned fields are not listed.
-   */
+  /** The spec fields the writer decides; keys absent must be absent (a Service's selector). */
   readonly spec: JsonObject;
 }
 
@@ -70,10 +57,7 @@ export function observedMeta(
 export interface DesiredGroup<D extends DesiredObject = DesiredObject> {
   /** Its identity, for refusals and counts. */
   readonly key: string;
-  /**
-   * Every name the group's objects may have, whatever this pass builds (external-dns: both
-   * address families). When the group fails or is refused, objects under these names are kept.
-   */
+  /** Every name its objects may have (both families); kept while the group fails or is refused. */
   readonly names: readonly string[];
   /** The objects wanted now; `undefined` when the group could not be built this pass. */
   readonly objects: readonly D[] | undefined;
@@ -85,15 +69,11 @@ export interface GroupNames {
   readonly removed: readonly string[];
 }
 
-/** Why a group is not written; stable codes, usable as metric labels. */
+/** Why a group is not written (stable codes, metric labels); `invalid-object` is a 422. */
 export type ObjectRefusalProblem =
-  /** An object without our ownership labels holds the name. */
   | "foreign-object"
-  /** Another group's object has the same name. */
   | "name-clash"
-  /** An object with our labels holds the name but could not be decoded. */
   | "unreadable-object"
-  /** The API server refused the object as invalid (422). */
   | "invalid-object";
 
 /** A group left alone, and which object name it is about. */
@@ -143,7 +123,6 @@ export type OwnedObjectPlan<O extends ObservedObject = ObservedObject> =
     readonly creates: readonly DesiredObject[];
     readonly updates: readonly ObjectUpdate<O>[];
     readonly deletes: readonly O[];
-    /** Owned objects already as desired. */
     readonly unchanged: number;
     readonly refused: readonly ObjectRefusal[];
     /** Groups whose objects will be in place (built and not refused). */
@@ -182,18 +161,8 @@ function fieldPatch(desired: JsonObject, observed: JsonObject): Record<string, u
 }
 
 /**
- * The JSON merge patch taking `observed`'s owned fields to `desired`'s, or `undefined` when
- * they are equal. Lists (a DNSEndpoint's endpoints) are replaced whole, as merge patch does.
- *
- * @example
- * ```ts
- * import { updatePatch } from "./owned_object_plan.ts";
- *
- * updatePatch(
- *   { labels: { a: "1" }, annotations: {}, spec: {} },
- *   { labels: { a: "1", b: "2" }, annotations: {}, spec: { selector: { app: "x" } } },
- * ); // { metadata: { labels: { b: null } }, spec: { selector: null } }
- * ```
+ * The merge patch taking `observed`'s owned fields to `desired`'s (`undefined`: equal); lists
+ * are replaced whole.
  */
 export function updatePatch(desired: OwnedFields, observed: OwnedFields): JsonObject | undefined {
   const labels = fieldPatch(desired.labels, observed.labels);
@@ -210,7 +179,7 @@ export function updatePatch(desired: OwnedFields, observed: OwnedFields): JsonOb
   return Object.keys(patch).length === 0 ? undefined : patch;
 }
 
-/** The refusal of `group` because `holder`, an object the `ownership` does not cover, holds its name. */
+/** The refusal of `group` because `holder`, not covered by `ownership`, holds its name. */
 export function foreignRefusal(refused: {
   readonly group: string;
   readonly holder: Pick<ObservedObject, "name" | "uid" | "labels">;

@@ -1,54 +1,14 @@
 /**
  * The writer that makes one namespace hold exactly a set of owned objects of one kind. External-dns
- * mode writes every record through it; kuberture builds its objects with this room's shapes and
- * ownership, but still writes them itself (server-side apply, `kuberture/run_pass.ts`) until the
- * writer gains an apply mode. It knows nothing of hostnames or DNS: its inputs are desired objects
- * grouped by what wants them, plus an ownership definition, and it answers with a value.
+ * mode writes every record through it; kuberture uses its shapes and ownership but still writes
+ * through its own `run_pass.ts` (server-side apply) until the writer gains an apply mode.
  *
- * **Inputs.** Bound once ({@linkcode ownedObjectApi}): the client, the kind
- * (`ResourceType`), the namespace, the {@linkcode ObjectOwnership} (two labels) and `observe`,
- * which reduces a decoded object to its owned fields (labels, annotations, the spec fields the
- * caller decides) and, optionally, the group it serves. Per pass: the {@linkcode DesiredGroup}s:
- * each a key (a hostname, a kuberture output), every name it may hold, and its desired objects
- * (whole manifests, with the ownership labels and any owner reference in them), or `undefined`
- * when it could not be built this pass. `headless_service.ts` builds and observes the annotated
- * headless Service both external-dns mode's `service` output and kuberture write.
+ * A pass, one call at a time: list, plan ({@linkcode planOwnedObjects}), read every name about to
+ * be created and plan again, then create, patch, delete. Writes are conditional; on a 409 the name
+ * is re-read and acted on once more; a 422 refuses the group. Merge patches, not PUTs: decoded
+ * objects are narrowed, so a PUT would drop fields no caller models.
  *
- * **One pass.**
- * 1. list the owned objects by the ownership selector (both labels re-checked);
- * 2. plan ({@linkcode planOwnedObjects}: guards, foreign names, name clashes, prunes);
- * 3. read every name about to be created: a foreign object there refuses that group, an owned
- *    one the list missed is updated instead, one that does not decode refuses the group; plan
- *    again;
- * 4. create; update with a merge patch of the owned fields at the resourceVersion planned from
- *    (404: create instead; 409: re-read and act on what holds the name now, once); delete with
- *    uid and resourceVersion preconditions (404 is fine; 409: re-read, delete again if still
- *    ours, else leave it alone). A 422 refuses that group as `invalid-object`.
- *
- * Updates are merge patches rather than PUTs of a re-read object: decoded objects are narrowed,
- * so a PUT would drop fields no caller models (a Service's IP families, traffic policies), while
- * a patch of just the owned fields leaves them, and the status subresource, as they are.
- *
- * **Guarantees.** Only objects carrying both ownership labels are ever updated or deleted, and
- * only at the version read. Every group is handled on its own: a refused or failing group never
- * stops the others. No group at all while owned objects exist, or no group built, writes and
- * prunes nothing (the mass-prune guards).
- *
- * **Answer** ({@linkcode WriteResult}): `failed` when the listing or a look-up failed before
- * anything was written; `guarded`; or `applied` with every action in order, every refusal (with
- * the uid of a foreign object in the way, for an Event on it), the retryable write failures, the
- * owned objects the pass listed and the writes it set out to make ({@linkcode PlannedWrites}, for
- * a diff). It rejects only when `signal` aborts. It never logs: the caller words what happened.
- *
- * **Dry run** (`dryRun`): steps 1 to 3 as usual (they only read), then `planned` with the writes
- * step 4 would make and the refusals: nothing is created, patched or deleted.
- *
- * Not pure: a pass is API calls, strictly in the order above (one at a time, so a pass never
- * floods the API server); the decisions are the pure plan's. The writer holds no state between
- * passes.
- *
- * **Not covered yet.** Owner references are set at creation (they are in the manifest) but not
- * compared, as decoded metadata does not carry them; there is no server-side apply.
+ * Effects: API calls through {@linkcode OwnedObjectApi}; the decisions are the pure plan's.
  *
  * @module
  */
@@ -80,7 +40,7 @@ export interface WriteAction {
   readonly group?: string;
 }
 
-/** What one pass did (see the module documentation). */
+/** What one pass did. */
 export type WriteResult<O extends ObservedObject> =
   /** The listing or a look-up failed; nothing was written. */
   | { readonly kind: "failed"; readonly error: unknown }
@@ -88,13 +48,10 @@ export type WriteResult<O extends ObservedObject> =
   | PlanGuard
   | {
     readonly kind: "applied";
-    /** Groups whose objects are in place (built and not refused when planned). */
+    /** Groups in place (built and not refused when planned); the rest as in the plan. */
     readonly groups: number;
-    /** Groups gaining their first object. */
     readonly added: number;
-    /** Groups losing their last object. */
     readonly removed: number;
-    /** The groups counted by `added` and `removed`. */
     readonly names: GroupNames;
     readonly actions: readonly WriteAction[];
     /** Groups left alone, planned or found while writing. */
@@ -134,12 +91,12 @@ function withGroup(group: string | undefined): { readonly group?: string } {
   return group === undefined ? {} : { group };
 }
 
-/** Converges a namespace on desired objects (see the module documentation). Holds no state between passes. */
+/** Converges a namespace on desired objects. */
 export class OwnedObjectWriter<O extends ObservedObject> {
   readonly #api: OwnedObjectApi<O>;
   readonly #dryRun: boolean;
 
-  /** Binds the writer to its calls; with `options.dryRun` it never writes (see the module documentation). */
+  /** Binds the writer to its calls; with `options.dryRun` it never writes. */
   constructor(api: OwnedObjectApi<O>, options: { readonly dryRun?: boolean } = {}) {
     this.#api = api;
     this.#dryRun = options.dryRun ?? false;
@@ -161,7 +118,7 @@ export class OwnedObjectWriter<O extends ObservedObject> {
     };
   }
 
-  /** One pass over `groups`. Rejects only when `signal` aborts. */
+  /** One pass over `groups`; it never logs. Rejects only when `signal` aborts. */
   async write(groups: readonly DesiredGroup[], signal: AbortSignal): Promise<WriteResult<O>> {
     signal.throwIfAborted();
     const ownership = this.#api.ownership;

@@ -1,24 +1,8 @@
 /**
- * Which addresses count as public for the `node-public` address source: the address a client
- * on the internet could reach a Node at.
- *
- * kuberture calls an address private when it is in RFC 1918 (10/8, 172.16/12, 192.168/16),
- * IPv4 link-local (169.254/16), IPv4 loopback (127/8), RFC 4193 (fc00::/7) or IPv6 link-local
- * (fe80::/10), and public otherwise. We exclude those and also what can never be a reachable
- * unicast host address, which kuberture would publish:
- *
- * - IPv4: `0.0.0.0/8` (this network), `100.64.0.0/10` (RFC 6598 shared address space, carrier-
- *   grade NAT), `224.0.0.0/4` (multicast), `240.0.0.0/4` (reserved, and the broadcast address);
- * - IPv6: `::` (unspecified), `::1` (loopback, which kuberture misses), `::ffff:0:0/96`
- *   (IPv4-mapped: an IPv4 address in IPv6 dress, never an IPv6 host), `fec0::/10` (the
- *   deprecated site-local range) and `ff00::/8` (multicast).
- *
- * The documentation ranges (`192.0.2.0/24`, `198.51.100.0/24`, `203.0.113.0/24`,
- * `2001:db8::/32`) stay public, as in kuberture: no real Node carries them, and examples and
- * tests (kuberture's own among them) use them to stand for public addresses.
- *
- * {@linkcode NON_PUBLIC_RANGES} is the whole list, with a reason per range, so documentation can
- * be generated from (or checked against) it.
+ * Which addresses count as public for the `node-public` address source. Besides kuberture's
+ * private ranges we refuse what can never be a reachable unicast host (CGNAT, multicast, reserved,
+ * `::1`, IPv4-mapped…), which kuberture would publish. The documentation ranges stay public, as in
+ * kuberture: examples and tests use them for public addresses.
  *
  * Pure: no I/O.
  *
@@ -31,9 +15,8 @@ import { type IpAddress, parseIp } from "../../util/ip.ts";
 export interface NonPublicRange {
   /** CIDR notation: `100.64.0.0/10`. */
   readonly prefix: string;
-  /** Why, in a few words: `shared address space (carrier-grade NAT, RFC 6598)`. */
   readonly why: string;
-  /** True for the ranges kuberture excludes too; false for the ones only we exclude. */
+  /** True for the ranges kuberture excludes too. */
   readonly kuberture: boolean;
 }
 
@@ -82,8 +65,8 @@ function contains(range: ParsedRange, address: IpAddress): boolean {
 }
 
 /**
- * True when `address` is an IP address outside every {@linkcode NON_PUBLIC_RANGES} entry. Text
- * that is not an IP address (a `Hostname` entry of a Node) is not public.
+ * True when `address` is an IP outside every {@linkcode NON_PUBLIC_RANGES} entry; text that is not
+ * an IP (a Node's `Hostname` entry) is not public.
  *
  * @example
  * ```ts
@@ -92,7 +75,6 @@ function contains(range: ParsedRange, address: IpAddress): boolean {
  * isPublicAddress("192.168.1.10"); // false: RFC 1918
  * isPublicAddress("100.64.7.1"); // false: carrier-grade NAT
  * isPublicAddress("2a01:4f8::1"); // true
- * isPublicAddress("cp-1"); // false: not an address
  * ```
  */
 export function isPublicAddress(address: string | IpAddress): boolean {

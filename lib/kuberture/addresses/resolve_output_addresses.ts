@@ -1,36 +1,16 @@
 /**
- * The addresses one kuberture output publishes, from the source Service's EndpointSlices and
- * (for the `node-*` sources) the cluster's Nodes: what goes, sorted and comma-joined, into the
- * output's `<prefix>target` annotation.
+ * The addresses one kuberture output publishes, from the source's EndpointSlices and, for the
+ * `node-*` sources, the Nodes (an endpoint's Node by `nodeName`, else any Node listing its IP).
+ * Ready endpoints only (no `ready` condition counts as ready); canonical, sorted, unique.
  *
- * What kuberture does, and we do too:
- * - only ready endpoints count, and an endpoint without a `ready` condition is ready;
- * - `endpointslice` publishes the endpoints' own addresses;
- * - the `node-*` sources map each endpoint to its Node by `nodeName`, or, when the endpoint has
- *   none, by finding a Node that lists the endpoint's address among its `status.addresses`
- *   (any type); then `node-internal` takes the Node's first `InternalIP`, `node-external` its
- *   first `ExternalIP`, `node-public` its first address of any type that parses as an IP and is
- *   public ({@linkcode isPublicAddress}); a Node with no such address is skipped;
- * - the result is sorted (byte order, so `10.0.0.10` before `10.0.0.9`) without duplicates.
- *
- * Where we differ, on purpose:
- * - `addressType` absent means both families (kuberture requires one);
- * - for the `node-*` sources the family filters the Node's addresses, not the slices: every
- *   IPv4 and IPv6 slice says which Nodes serve the API, and each Node gives its first address
- *   of the asked type *in each asked family*. kuberture takes the first address of the type
- *   whatever its family, so a Node listing its IPv6 InternalIP first put an IPv6 address in an
- *   `IPv4` output, and an `IPv6` output found nothing when the `kubernetes` slice was IPv4 only
- *   (the usual case in dual-stack clusters, where the API server advertises one address);
- * - addresses are printed canonically (dotted quad, RFC 5952), so two spellings of one address
- *   are one target, and an endpoint's address matches a Node's however either is spelled; an
- *   address that does not parse as an IP of its slice's family is dropped (a validating API
- *   server never stores one);
- * - an address claimed by several Nodes maps to all of them (kuberture kept whichever came last
- *   in its list);
- * - FQDN slices are ignored, as kuberture's family match also ends up doing.
- *
- * What kuberture logs as it goes (an endpoint no Node claims, a Node without the address) comes
- * back as values, `unmatched` and `skippedNodes`, for the caller to warn about.
+ * Where we differ from kuberture, on purpose (the README lists these too):
+ * - no `addressType` means both families;
+ * - `node-*` sources filter each Node's addresses by family, not the slices: kuberture took the
+ *   first address of the type whatever its family, so an `IPv6` output found nothing when the
+ *   `kubernetes` slice was IPv4 only (the usual dual-stack case);
+ * - canonical spelling (RFC 5952), so two spellings of one address are one target and match;
+ * - an IP claimed by several Nodes maps to all of them (kuberture kept the last).
+ * What kuberture logs as it goes comes back as `unmatched` and `skippedNodes`.
  *
  * Pure: no I/O.
  *
@@ -42,10 +22,7 @@ import type { Node } from "../../resources/node.ts";
 import { formatIp, type IpAddress, parseIp } from "../../util/ip.ts";
 import { isPublicAddress } from "./public_address.ts";
 
-/**
- * What an output asks for: structurally `Pick<KubertureOutput, "addressSource" | "addressType">`
- * from the config module.
- */
+/** What an output asks for (structurally a `Pick` of `KubertureOutput`). */
 export interface AddressSelection {
   readonly addressSource: "endpointslice" | "node-internal" | "node-external" | "node-public";
   /** One family, or `undefined` for both. */
@@ -55,32 +32,24 @@ export interface AddressSelection {
 /** A Node a ready endpoint led to that gave no address. */
 export interface SkippedNode {
   readonly name: string;
-  /**
-   * `not-found`: an endpoint's `nodeName` names a Node that is not in the list; `no-address`:
-   * the Node has no address of the asked type in the asked family (or, for `node-public`, no
-   * public one).
-   */
+  /** `not-found`: no listed Node has the `nodeName`; `no-address`: none of the type and family. */
   readonly reason: "not-found" | "no-address";
 }
 
 /** The answer of {@linkcode resolveOutputAddresses}. */
 export interface ResolvedOutputAddresses {
-  /** Canonical, sorted, unique; each of the asked family. Empty means the output has nothing to publish. */
+  /** Canonical, sorted, unique, of the asked families; empty: nothing to publish. */
   readonly addresses: readonly string[];
-  /**
-   * `node-*` sources: the addresses of ready endpoints without a `nodeName` that no Node lists
-   * (sorted, unique), which contributed nothing. Always empty for `endpointslice`.
-   */
+  /** `node-*` sources: IPs of ready endpoints without `nodeName` that no Node lists. */
   readonly unmatched: readonly string[];
-  /** `node-*` sources: the Nodes that contributed nothing, by name. Always empty for `endpointslice`. */
+  /** `node-*` sources: the Nodes that contributed nothing. */
   readonly skippedNodes: readonly SkippedNode[];
 }
 
 /** What {@linkcode resolveOutputAddresses} reads. */
 export interface ResolveInput {
-  /** The source Service's slices (the caller selects them by `kubernetes.io/service-name`). */
   readonly slices: readonly EndpointSlice[];
-  /** Every Node; unused (and may be empty) for the `endpointslice` source. */
+  /** Every Node; may be empty for the `endpointslice` source. */
   readonly nodes: readonly Node[];
   readonly output: AddressSelection;
 }
@@ -101,7 +70,6 @@ function familiesOf(addressType: AddressSelection["addressType"]): readonly Fami
   return [addressType === "IPv4" ? 4 : 6];
 }
 
-/** An endpoint counts unless it says it is not ready. */
 function isReady(endpoint: Endpoint): boolean {
   return endpoint.conditions.ready !== false;
 }
@@ -203,51 +171,8 @@ function nodeAddresses(input: ResolveInput, families: readonly Family[]): Resolv
 }
 
 /**
- * Resolves the addresses one output publishes (see the module documentation for the rules and
- * where they differ from kuberture's). Never throws; an empty `addresses` is the caller's cue to
- * keep what is published (kuberture's split-brain guard).
- *
- * @example
- * ```ts
- * import type { EndpointSlice } from "../../resources/endpoint_slice.ts";
- * import type { Node } from "../../resources/node.ts";
- * import { resolveOutputAddresses } from "./resolve_output_addresses.ts";
- *
- * const meta = (name: string) => ({
- *   name,
- *   namespace: "",
- *   uid: "",
- *   resourceVersion: "1",
- *   labels: {},
- *   annotations: {},
- *   ownerReferences: [],
- * });
- * const slice: EndpointSlice = {
- *   metadata: { ...meta("kubernetes"), namespace: "default" },
- *   addressType: "IPv4",
- *   endpoints: [
- *     { addresses: ["192.168.1.11"], conditions: {}, nodeName: "cp-2" },
- *     { addresses: ["192.168.1.10"], conditions: { ready: true }, nodeName: "cp-1" },
- *     { addresses: ["192.168.1.12"], conditions: { ready: false }, nodeName: "cp-3" },
- *   ],
- * };
- * const node = (name: string, external: string): Node => ({
- *   metadata: meta(name),
- *   status: { addresses: [{ type: "ExternalIP", address: external }] },
- * });
- * const nodes = [node("cp-1", "203.0.113.10"), node("cp-2", "203.0.113.11")];
- *
- * resolveOutputAddresses({
- *   slices: [slice],
- *   nodes,
- *   output: { addressSource: "endpointslice", addressType: "IPv4" },
- * }).addresses; // ["192.168.1.10", "192.168.1.11"]
- * resolveOutputAddresses({
- *   slices: [slice],
- *   nodes,
- *   output: { addressSource: "node-external", addressType: undefined },
- * }).addresses; // ["203.0.113.10", "203.0.113.11"]
- * ```
+ * Resolves one output's addresses. Never throws; an empty `addresses` is the caller's cue to keep
+ * what is published (kuberture's split-brain guard).
  */
 export function resolveOutputAddresses(input: ResolveInput): ResolvedOutputAddresses {
   const families = familiesOf(input.output.addressType);

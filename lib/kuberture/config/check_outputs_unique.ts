@@ -1,7 +1,6 @@
 /**
- * kuberture's uniqueness rules across outputs: output names, serviceNames and hostnames may each
- * belong to one output only (two outputs writing one Service, or publishing one name, would undo
- * each other's records).
+ * kuberture's uniqueness rules across outputs: names, serviceNames and hostnames each belong to one
+ * output (two writers of one Service or one name would undo each other).
  *
  * Pure: records problems on the document it is given.
  *
@@ -23,19 +22,8 @@ export interface OutputPlaces {
 }
 
 /**
- * Records a problem for each output name, serviceName or hostname that an earlier output already
- * uses (hostnames compared without case and one trailing dot), and for a hostname listed twice in
- * one output. Each message names both outputs, by name and place.
- *
- * @example
- * ```ts
- * import { checkOutputsUnique, type OutputPlaces } from "./check_outputs_unique.ts";
- * import type { ConfigDocument } from "./config_document.ts";
- *
- * declare const doc: ConfigDocument;
- * declare const outputs: OutputPlaces[];
- * checkOutputsUnique(doc, outputs); // doc.problems now holds "…: outputs[1].serviceName: output \"b\" …"
- * ```
+ * Records a problem for each name, serviceName or hostname an earlier output already uses
+ * (hostnames without case and trailing dot), and for a hostname listed twice in one output.
  */
 export function checkOutputsUnique(doc: ConfigDocument, outputs: readonly OutputPlaces[]): void {
   const firstWith = (value: (output: OutputPlaces) => string | undefined) => {

@@ -1,20 +1,11 @@
 /**
- * A YAML config file read node by node, so that every problem can say where it is: the file, the
- * line and column, and the key path (`outputs[1].serviceName`).
+ * A YAML config file read node by node, so every problem says where it is (file, line, column, key
+ * path) and all are collected, not only the first: plain `parse()` objects forget positions and
+ * quietly coerce (a duplicate key, a string where a list belongs).
  *
- * Why nodes and not `parse()`'s plain objects: plain objects forget positions and quietly coerce
- * (a duplicate key, a string where a list belongs). Walking the `yaml` package's document keeps
- * each value's node, so a message can point at it, and every problem is collected instead of
- * stopping at the first.
- *
- * Decisions:
- * - A key with no value (`key:`) or `~` counts as left out, as it does for kuberture.
- * - Text fields take any scalar by its written text (`name: 2024` is the name `"2024"`), as
- *   kuberture's Go YAML decoder does; lists, mappings and numbers where text or lists belong
- *   are refused with what was found.
- * - Aliases (`*anchor`) are followed; an alias to an unknown anchor is a problem.
- * - The `yaml` package is imported statically: every subcommand already loads it through the
- *   controller's external-dns mode (`owned_object_diff.ts`), so a lazy import would save nothing.
+ * As kuberture's Go decoder: `key:` or `~` counts as left out, and text fields take any scalar by
+ * its written text (`name: 2024` is `"2024"`). `yaml` is imported statically: every subcommand
+ * already loads it, so a lazy import would save nothing.
  *
  * Pure: no I/O.
  *
@@ -30,7 +21,6 @@ export interface ConfigEntry {
   readonly keyNode: Node;
   /** The value's node with aliases followed, or `undefined` for `key:` with nothing after it. */
   readonly value: Node | undefined;
-  /** The key path of the value, such as `outputs[0].hostname`. */
   readonly keyPath: string;
   /** True when the value is an alias to no anchor (reported already; `value` is `undefined`). */
   readonly unresolved?: boolean;
@@ -56,9 +46,8 @@ export interface MappingSpec {
 }
 
 /**
- * The parsed document and the problems found so far. Readers return `undefined` for a value that
- * is absent or wrong, having recorded a problem for the wrong ones, so callers can go on and find
- * the next problem.
+ * The parsed document and the problems found so far. Readers return `undefined` for a value absent
+ * or wrong (recording a problem for the wrong ones), so callers go on to the next problem.
  */
 export class ConfigDocument {
   readonly #problems: { readonly offset: number; readonly text: string }[] = [];
@@ -86,8 +75,8 @@ export class ConfigDocument {
   }
 
   /**
-   * Every problem found, each prefixed with `file:line:col: keyPath: ` (`file: keyPath: ` when it
-   * has no place in the file), in the order of the file; those without a place first.
+   * Every problem, prefixed `file:line:col: keyPath: ` (`file: keyPath: ` with no place), in file
+   * order, those without a place first.
    */
   get problems(): readonly string[] {
     return this.#problems.toSorted((a, b) => a.offset - b.offset).map((problem) => problem.text);
@@ -104,9 +93,8 @@ export class ConfigDocument {
   }
 
   /**
-   * The entries of a mapping, by key. Refuses a node that is not a mapping, keys that are not
-   * text, and keys outside `spec.keys` (naming the nearest known key when one is close).
-   * `undefined` or a null node (left out) gives an empty map unless `spec.required`.
+   * The entries of a mapping, by key. Refuses a non-mapping, non-text keys and unknown keys (with
+   * the nearest known one). Left out gives an empty map unless `spec.required`.
    */
   mapping(node: Node | undefined, keyPath: string, spec: MappingSpec): Map<string, ConfigEntry> | undefined {
     const entries = new Map<string, ConfigEntry>();
@@ -146,10 +134,7 @@ export class ConfigDocument {
     return entries;
   }
 
-  /**
-   * A text value: `undefined` when absent or `key:` with nothing; a scalar's written text
-   * otherwise. A list or mapping is refused.
-   */
+  /** A scalar's written text; `undefined` when left out; lists and mappings are refused. */
   text(entry: ConfigEntry | undefined): string | undefined {
     if (entry === undefined || isAbsent(entry.value)) return undefined;
     const node = entry.value!;
@@ -167,10 +152,7 @@ export class ConfigDocument {
     return undefined;
   }
 
-  /**
-   * The nodes of a list: `undefined` when absent (or refused, which records a problem). A text
-   * value where the list belongs gets a hint on how to write it as a list.
-   */
+  /** The nodes of a list (`undefined`: left out or refused); text gets a hint to write a list. */
   list(entry: ConfigEntry | undefined, what: string): (Node | undefined)[] | undefined {
     if (entry === undefined || isAbsent(entry.value)) return undefined;
     const node = entry.value!;
@@ -187,10 +169,7 @@ export class ConfigDocument {
     return undefined;
   }
 
-  /**
-   * The items of a list (from {@linkcode list}) that are text, each with its key path; items that
-   * are not text are refused.
-   */
+  /** The text items of a list, each with its key path; other items are refused. */
   textItems(nodes: readonly (Node | undefined)[], keyPath: string): ConfigListItem[] {
     const items: ConfigListItem[] = [];
     nodes.forEach((node, index) => {
@@ -218,10 +197,7 @@ export class ConfigDocument {
   }
 }
 
-/**
- * True for a key left out, or written with no value (`key:`, `~`, `null`); false for an alias to
- * no anchor, which has been reported already.
- */
+/** True for a key left out or without value (`key:`, `~`, `null`), not an unresolved alias. */
 export function isLeftOut(entry: ConfigEntry | undefined): boolean {
   return entry === undefined || (entry.unresolved !== true && isAbsent(entry.value));
 }

@@ -1,19 +1,8 @@
 /**
- * Hot reload of kuberture's config file.
- *
- * The file is usually a ConfigMap mount: `config.yaml` is a symlink to `..data/config.yaml`, and
- * the kubelet updates it by pointing the `..data` symlink at a new folder and renaming it into
- * place. No event ever names `config.yaml` itself, so the watcher watches the file's folder and
- * reacts to any change in it (kuberture filters events by the file's name, which misses exactly
- * this swap). After the folder has been quiet for the debounce time (100 ms, as in kuberture) it
- * reads the whole file again and compares it with what it read last: the same text is
- * `unchanged` (so changes to other files in the folder cost one read), otherwise the text is
- * parsed whole and either `loaded` (with the changed keys that need a restart) or `refused` (with
- * every problem; the caller keeps the config it runs with). A file that cannot be read (deleted,
- * between an editor's delete and re-create) is `refused` too, until it is back.
- *
- * Outcomes are values: the watcher never logs, the caller does (each refusal once while it
- * lasts: a refused file read again unchanged is `unchanged`).
+ * Hot reload of kuberture's config file. It watches the file's folder, not the file: a ConfigMap
+ * mount swaps the `..data` symlink, so no event names `config.yaml` (kuberture's name filter misses
+ * exactly this). After 100 ms of quiet the whole file is read again; the same text is `unchanged`,
+ * so a lasting refusal is reported once. The watcher never logs: outcomes are values.
  *
  * Effects: watches a folder (`Deno.watchFs`), reads one file, sleeps on the injected clock.
  *
@@ -27,7 +16,7 @@ import { type RestartNeededKey, restartNeededKeys } from "./restart_needed_keys.
 
 /** What one look at the file found. */
 export type ConfigWatchOutcome =
-  /** A new config, accepted whole; `restartNeeded` names changed keys that apply only after a restart. */
+  /** Accepted whole; `restartNeeded` names changed keys that apply only after a restart. */
   | {
     readonly kind: "loaded";
     readonly config: KubertureConfig;
@@ -42,7 +31,6 @@ export type ConfigWatchOutcome =
 export interface ConfigWatcherOptions {
   /** The config the process started with and the file text it came from. */
   readonly initial: { readonly config: KubertureConfig; readonly text: string };
-  /** Times the debounce. */
   readonly clock: Clock;
   /** Called with each outcome, in order; it must not throw (a throw ends {@linkcode ConfigWatcher.run}). */
   readonly onOutcome: (outcome: ConfigWatchOutcome) => void;
@@ -61,29 +49,7 @@ export class ConfigWatcher {
   /** The text read last, or why the file could not be read (so a lasting failure is reported once). */
   #lastSeen: string;
 
-  /**
-   * Watches `path` (its folder must exist when {@linkcode run} starts).
-   *
-   * @example
-   * ```ts
-   * import { ConfigWatcher } from "./config_watcher.ts";
-   * import { readKubertureConfig } from "./read_kuberture_config.ts";
-   * import { systemClock } from "../../util/clock.ts";
-   *
-   * const path = "/etc/kuberture/config.yaml";
-   * const initial = readKubertureConfig(path);
-   * if (initial.ok) {
-   *   const watcher = new ConfigWatcher(path, {
-   *     initial,
-   *     clock: systemClock,
-   *     onOutcome: (outcome) => {
-   *       if (outcome.kind === "loaded") outcome.config; // apply it; log outcome.restartNeeded
-   *     },
-   *   });
-   *   await watcher.run(AbortSignal.timeout(60_000));
-   * }
-   * ```
-   */
+  /** Watches `path` (its folder must exist when {@linkcode run} starts). */
   constructor(path: string, options: ConfigWatcherOptions) {
     this.#path = path;
     const slash = path.lastIndexOf("/");
@@ -101,10 +67,9 @@ export class ConfigWatcher {
   }
 
   /**
-   * Watches until `signal` aborts, then stops watching and resolves. The file is looked at once
-   * at the start (a change made before the watch began is not lost; usually `unchanged`, which
-   * also tells a caller the watch is in place), then after each quiet spell following changes.
-   * Rejects when the folder cannot be watched or the watch ends on its own.
+   * Watches until `signal` aborts. Looks once at the start (a change made before the watch began
+   * is not lost), then after each quiet spell. Rejects if the folder cannot be watched or the
+   * watch ends.
    */
   async run(signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;

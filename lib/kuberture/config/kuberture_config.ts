@@ -1,26 +1,8 @@
 /**
- * kuberture's YAML config file, read with kuberture's keys, defaults and rules, so that a
- * cozystack operator can point `ouroboros kuberture` at the ConfigMap kuberture used.
- *
- * Rules (kuberture's `internal/config`, checked here all at once rather than first-error-wins):
- * at least one output; each output has a name, one or more hostnames (see `name_problems.ts`)
- * and a serviceName that is a Service name; annotationPrefix ends with `/`; recordTTL is from 1
- * to 86400; addressSource and addressType are from their lists; output names, serviceNames and
- * hostnames are unique across outputs, and the message names both outputs.
- *
- * Where we differ, on purpose (the README lists these under the kuberture section):
- * - Unknown keys are errors naming the key path (kuberture ignores them), with a hint when the key
- *   is close to a known one or is kuberture's documented-but-unused `serviceNamespace`.
- * - An explicit empty value (`annotationPrefix: ""`) is refused, where kuberture quietly used the
- *   default: leave the key out for that. `key:` with no value still counts as left out.
- * - `addressType` left out means both families (dual-stack); kuberture defaults to IPv4.
- * - `recordTTL: 0` is refused (kuberture's chart schema allowed it).
- * - Names the API server would refuse later are refused now: a serviceName must be a Service
- *   name (starting with a letter), an annotation prefix a DNS subdomain plus `/`, a hostname not
- *   an IP address; hostnames are compared without case and trailing dot.
- * - `output: service | crd` (ours) picks a headless Service or a DNSEndpoint.
- * - `metricsBindAddress` and `healthProbeBindAddress` are checked as listen addresses; `0` turns
- *   the listener off, as it does in kuberture (controller-runtime).
+ * kuberture's YAML config file, with kuberture's keys, defaults and rules, so `ouroboros kuberture`
+ * reads the ConfigMap kuberture used; every problem is reported at once. The README's kuberture
+ * section lists where we differ on purpose (unknown keys, explicit empty values and `recordTTL: 0`
+ * refused; no `addressType` means both families; `output: crd`).
  *
  * Pure: no I/O.
  *
@@ -110,9 +92,8 @@ const OUTPUT_HINTS = {
 };
 
 /**
- * Parses and checks kuberture's config file. Every problem is reported at once, each as
- * `<path>:<line>:<col>: <key path>: <what is wrong>; <what is accepted>` (without line and column
- * for a problem with no place in the file, such as no `outputs` key at all), in file order.
+ * Parses and checks the file; each problem reads `<path>:<line>:<col>: <key path>: <what is wrong>;
+ * <what is accepted>`, in file order.
  *
  * @example
  * ```ts
@@ -121,7 +102,6 @@ const OUTPUT_HINTS = {
  * const text = "outputs:\n  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n";
  * const parsed = parseKubertureConfig(text, { path: "/etc/kuberture/config.yaml" });
  * if (parsed.ok) parsed.config.outputs[0]?.recordTTL; // 60
- * else parsed.problems; // ["/etc/kuberture/config.yaml:3:5: outputs[0].serviceName: …", …]
  * ```
  */
 export function parseKubertureConfig(

@@ -1,7 +1,6 @@
 /**
- * Every key of kuberture's config file with its default, what it accepts and when a change takes
- * effect: written once, read by the parser's messages, by the test of `restartNeededKeys` and by
- * the README's config reference (`renderKubertureConfigReference`).
+ * Every key of kuberture's config file with its default, what it accepts and whether a change
+ * needs a restart: one table for the parser's messages, the restart test and the README reference.
  *
  * Pure: data only.
  *
@@ -40,7 +39,6 @@ export interface ConfigKeyDoc {
   readonly restart: boolean;
 }
 
-/** A text that a listen address key accepts. */
 const LISTEN = "a listen address such as :8080, 0.0.0.0:8080 or [::]:8080, or 0 to turn the listener off";
 
 /** The reference, in the order of the file's usual layout. */

@@ -1,15 +1,7 @@
 /**
- * What is wrong with a hostname or an annotation prefix of a kuberture output, in words.
- *
- * Hostnames follow kuberture's rules (RFC 1123 labels of letters, digits and `-`, upper case
- * allowed, at least two labels, at most 253 characters without the trailing dot, labels of 1–63
- * characters not starting or ending with `-`, an optional `*.` first label and one optional
- * trailing dot), plus one kuberture lacks: a name whose last label is all digits (an IPv4
- * address such as `10.0.0.1`) is refused, because external-dns would publish it as a name.
- *
- * Annotation prefixes must end with `/` (kuberture's only check); we also require the part before
- * it to be a DNS subdomain, as the API server does for annotation keys, so a bad prefix fails at
- * start-up instead of as a 422 on every write.
+ * What is wrong with an output's hostname or annotation prefix, in words. Beyond kuberture's rules
+ * we refuse a hostname whose last label is all digits (an IPv4 address, which external-dns would
+ * publish as a name) and a prefix that is not a DNS subdomain plus `/` (else every write is a 422).
  *
  * Pure: no I/O.
  *
@@ -23,14 +15,13 @@ const MAX_LABEL = 63;
 const LABEL_CHARACTER = /[A-Za-z0-9-]/;
 
 /**
- * Why `host` cannot be an output's hostname, or `undefined` when it can. The reason starts with
- * the hostname in quotes and says what is accepted.
+ * Why `host` cannot be an output's hostname (RFC 1123, `*.` first and one trailing dot allowed),
+ * or `undefined`. The reason quotes the hostname and says what is accepted.
  *
  * @example
  * ```ts
  * import { hostnameProblem } from "./name_problems.ts";
  *
- * hostnameProblem("api.k8s.example.com"); // undefined
  * hostnameProblem("*.example.com."); // undefined
  * hostnameProblem("localhost"); // "\"localhost\" is a single label; give a name of at least two labels, …"
  * ```
@@ -75,18 +66,7 @@ export function hostnameProblem(host: string): string | undefined {
   return undefined;
 }
 
-/**
- * Why `prefix` cannot be an output's annotation prefix, or `undefined` when it can: it must be a
- * DNS subdomain followed by `/`, such as `internal-dns.example.com/`.
- *
- * @example
- * ```ts
- * import { annotationPrefixProblem } from "./name_problems.ts";
- *
- * annotationPrefixProblem("external-dns.alpha.kubernetes.io/"); // undefined
- * annotationPrefixProblem("internal"); // "\"internal\" does not end with '/'; …"
- * ```
- */
+/** Why `prefix` cannot be an annotation prefix (a DNS subdomain plus `/`), or `undefined`. */
 export function annotationPrefixProblem(prefix: string): string | undefined {
   const quoted = JSON.stringify(prefix);
   if (!prefix.endsWith("/")) {

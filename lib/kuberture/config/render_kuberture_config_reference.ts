@@ -1,8 +1,6 @@
 /**
- * The README's reference of kuberture's config file, rendered from the key table
- * (`kuberture_config_keys.ts`) so the documentation cannot drift from the parser's defaults and
- * messages. `tests/support/readme_tables.ts` keeps the README's "kuberture config" block equal to
- * it (`deno task docs` rewrites it).
+ * The README's kuberture config reference, rendered from the key table so it cannot drift from
+ * the parser (`deno task docs` rewrites the README block; a test keeps the two equal).
  *
  * Pure: returns a string.
  *
@@ -11,17 +9,7 @@
 
 import { KUBERTURE_CONFIG_KEYS } from "./kuberture_config_keys.ts";
 
-/**
- * A Markdown table with one row per key: its path, default, what it accepts, and what it does
- * (with "needs a restart" for keys the hot reload cannot apply).
- *
- * @example
- * ```ts
- * import { renderKubertureConfigReference } from "./render_kuberture_config_reference.ts";
- *
- * renderKubertureConfigReference(); // "| Key | Default | Accepts | Notes |\n|---|---|---|---|\n| `source.namespace` | …"
- * ```
- */
+/** A Markdown table, one row per key; keys the hot reload cannot apply say they need a restart. */
 export function renderKubertureConfigReference(): string {
   const rows = ["| Key | Default | Accepts | Notes |", "|---|---|---|---|"];
   for (const doc of KUBERTURE_CONFIG_KEYS) {
@@ -31,10 +19,7 @@ export function renderKubertureConfigReference(): string {
   return `${rows.join("\n")}\n`;
 }
 
-/**
- * Escapes table-cell text: `|` would end the cell, `<name>` would vanish as an HTML tag and `*`
- * could start emphasis.
- */
+/** Escapes `|`, `<`, `>` and `*` so cell text renders as written. */
 function cell(text: string): string {
   return text.replaceAll("|", "\\|").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll("*", "\\*");
 }

@@ -1,8 +1,6 @@
 /**
- * Which changes of a reloaded config the running process cannot apply: the listeners are bound
- * and the EndpointSlice watch is opened once, at start. kuberture logs these as "requires
- * restart" (its newest versions exit on a source change so the pod restarts); we name them in the
- * hot-reload outcome and let the caller decide.
+ * The config keys a hot reload cannot apply (the listeners and the EndpointSlice watch are set
+ * up once, at start). The reload outcome names them; the caller decides.
  *
  * Pure: no I/O.
  *
@@ -32,15 +30,6 @@ const READ: Readonly<Record<RestartNeededKey, (config: KubertureConfig) => strin
 /**
  * The keys that differ between the running config and the reloaded one and take effect only
  * after a restart; empty when everything changed can be applied live.
- *
- * @example
- * ```ts
- * import type { KubertureConfig } from "./kuberture_config.ts";
- * import { restartNeededKeys } from "./restart_needed_keys.ts";
- *
- * declare const running: KubertureConfig;
- * restartNeededKeys(running, { ...running, metricsBindAddress: ":9090" }); // ["metricsBindAddress"]
- * ```
  */
 export function restartNeededKeys(old: KubertureConfig, next: KubertureConfig): RestartNeededKey[] {
   return RESTART_NEEDED_KEYS.filter((key) => READ[key](old) !== READ[key](next));

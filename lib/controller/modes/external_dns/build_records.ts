@@ -1,17 +1,8 @@
 /**
- * The objects external-dns mode wants for a hostname set: per hostname either one
- * `externaldns.k8s.io/v1alpha1` DNSEndpoint per address family (output `crd`), or one annotated
- * headless Service (output `service`). A hostname that cannot be built fails on its own, with a
- * reason; the plan then keeps whatever that hostname already has instead of pruning it.
- *
- * Shapes:
- * - DNSEndpoint: `spec.endpoints` is one endpoint: `dnsName` (the hostname, no trailing dot),
- *   `recordType` `A` with every IPv4 target or `AAAA` with every IPv6 target, `recordTTL`,
- *   `targets` without trailing dots (external-dns rejects dotted A/AAAA targets).
- * - Service: `type: ClusterIP`, `clusterIP: None`, no selector, no ports, and the annotations
- *   `<prefix>hostname`, `<prefix>target` (IPv4 then IPv6, comma-joined) and `<prefix>ttl`.
- * - Both: the operator's labels plus the ownership labels, the operator's annotations plus
- *   `ouroboros.lexfrei.tech/source`. Ours are applied last, so they always win.
+ * The objects external-dns mode wants per hostname: one DNSEndpoint per address family (output
+ * `crd`), or one annotated headless Service with IPv4 then IPv6 targets (output `service`). Both
+ * carry the operator's labels and annotations, with ours applied last so they win. A hostname that
+ * cannot be built fails on its own, and the plan keeps what it already has.
  *
  * Pure: no I/O.
  *
@@ -41,7 +32,6 @@ export const MAX_RECORD_TTL = 86_400;
 /** What shapes the records; the controller's `ExternalDnsSettings` fits as is. */
 export interface RecordSettings {
   readonly output: RecordOutput;
-  /** Namespace the records live in. */
   readonly namespace: string;
   /** The owning release (`OUROBOROS_INSTANCE`). */
   readonly instance: string;
@@ -49,9 +39,7 @@ export interface RecordSettings {
   readonly recordTtl: number;
   /** Output `service`: the annotation prefix of the external-dns instance, ending with `/`. */
   readonly annotationPrefix: string;
-  /** Operator annotations copied onto every record. */
   readonly annotations: Readonly<Record<string, string>>;
-  /** Operator labels copied onto every record. */
   readonly labels: Readonly<Record<string, string>>;
 }
 
@@ -60,13 +48,10 @@ export interface DesiredRecord extends DesiredObject {
   readonly host: string;
 }
 
-/** Why a hostname could not be built; stable codes, usable as metric labels. */
+/** Why a hostname could not be built (stable codes, metric labels). */
 export type BuildProblem =
-  /** Not a lower-case DNS name or `*.<name>` (an upper-case letter, a character outside the DNS set). */
   | "invalid-hostname"
-  /** The proxy's addresses are unknown or unusable, so there is nothing to point at. */
   | "no-targets"
-  /** The settings cannot produce a valid object (TTL out of range, prefix without `/`). */
   | "invalid-settings";
 
 /** The outcome for one hostname. */
@@ -138,8 +123,8 @@ function settingsProblem(settings: RecordSettings): string | undefined {
 }
 
 /**
- * The source annotation's value: the kinds `host` came from, in {@linkcode HOST_SOURCES} order,
- * comma-joined; {@linkcode UNKNOWN_SOURCE} when nobody said.
+ * The source annotation's value: the kinds `host` came from, in {@linkcode HOST_SOURCES} order;
+ * {@linkcode UNKNOWN_SOURCE} when nobody said.
  */
 export function sourceValue(sources: readonly HostSource[] | undefined): string {
   const known = HOST_SOURCES.filter((source) => sources?.includes(source) === true);
@@ -213,30 +198,7 @@ export interface BuildInput {
   readonly sources?: ReadonlyMap<string, readonly HostSource[]> | undefined;
 }
 
-/**
- * Builds the records of every hostname (de-duplicated, sorted).
- *
- * @example
- * ```ts
- * import { buildRecords } from "./build_records.ts";
- * import { targetsFromAddresses } from "./targets.ts";
- *
- * const builds = buildRecords({
- *   hosts: ["shop.example.com"],
- *   targets: targetsFromAddresses(["10.96.0.7"], "--external-dns-proxy-ip"),
- *   settings: {
- *     output: "crd",
- *     namespace: "ouroboros",
- *     instance: "ouroboros",
- *     recordTtl: 60,
- *     annotationPrefix: "external-dns.alpha.kubernetes.io/",
- *     annotations: {},
- *     labels: {},
- *   },
- * });
- * // [{ kind: "built", host: "shop.example.com", records: [<DNSEndpoint ouroboros-shop-example-com-…-v4>] }]
- * ```
- */
+/** Builds the records of every hostname (de-duplicated, sorted). */
 export function buildRecords(input: BuildInput): HostBuild[] {
   const { hosts, targets, settings, sources } = input;
   const unique = [...new Set(hosts)].sort();
@@ -273,9 +235,8 @@ export function buildRecords(input: BuildInput): HostBuild[] {
 }
 
 /**
- * The writer's groups for `builds`: one per hostname, keyed by it, holding every name its records
- * may have in `output` (both address families), so a hostname that failed or is refused keeps
- * whatever it has.
+ * The writer's groups: one per hostname, holding every name its records may have in `output`, so a
+ * hostname that failed or is refused keeps what it has.
  */
 export function recordGroups(
   builds: readonly HostBuild[],

@@ -1,10 +1,9 @@
 /**
- * external-dns mode as the controller runs it: the {@linkcode ExternalDnsSink}, the proxy
- * Service it points the records at (watched as a prerequisite, unless `--external-dns-proxy-ip`
- * fixes the target), and the start-up probe for records of the output not in use.
+ * external-dns mode as the controller runs it: the {@linkcode ExternalDnsSink}, the proxy Service
+ * it points records at (a prerequisite watch, unless `--external-dns-proxy-ip` fixes the target),
+ * and the start-up probe for records of the output not in use.
  *
- * Building the mode does no I/O; the probe only reads the API server, when the controller runs it.
- * With `context.dryRun` the sink plans every pass and writes nothing.
+ * Effects: none to build; the probe reads the API server when the controller runs it.
  *
  * @module
  */
@@ -24,10 +23,7 @@ export interface ExternalDnsModeSettings extends RecordSettings {
   readonly proxyIp: string;
   /** `--external-dns-proxy-service`: the proxy Service's name. */
   readonly proxyService: string;
-  /**
-   * `--proxy-service-namespace`: where the proxy Service is looked up; empty: the pod's
-   * namespace, else the records' namespace.
-   */
+  /** `--proxy-service-namespace`; empty: the pod's namespace, else the records' namespace. */
   readonly proxyServiceNamespace: string;
 }
 
@@ -35,10 +31,8 @@ export interface ExternalDnsModeSettings extends RecordSettings {
 const ORPHAN_PROBE_TIMEOUT_MS = 5_000;
 
 /**
- * external-dns mode: records for every hostname, pointing at `--external-dns-proxy-ip` or at the
- * proxy Service, which is then watched as a prerequisite (nothing is written before it has
- * listed, and each change re-targets the records). At start, records of the other output left
- * by an earlier deployment are reported.
+ * external-dns mode for `settings`: nothing is written before the proxy Service has listed, and
+ * nothing at all with `context.dryRun`.
  */
 export function externalDnsMode(settings: ExternalDnsModeSettings, context: ModeContext): Mode {
   let targets: TargetOrigin;

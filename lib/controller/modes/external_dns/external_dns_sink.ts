@@ -1,46 +1,13 @@
 /**
- * external-dns mode's {@linkcode Sink}: makes the records namespace hold exactly one set of
- * records per wanted hostname (DNSEndpoints or annotated headless Services), touching only
- * objects that carry both ownership labels.
+ * external-dns mode's {@linkcode Sink}: one set of records per wanted hostname, touching only
+ * objects with both ownership labels. A pass reads the targets (none usable: refused before any API
+ * call, so nothing is pruned), builds the records, hands them to the {@linkcode OwnedObjectWriter},
+ * puts a Warning Event on each object in a hostname's way, and runs the DNSEndpoint status
+ * surfacer. Retryable write failures make the pass `failed`; only then do its refusals ride along
+ * as ERROR notices, so they are not lost. The sink never logs; a lasting problem drops to DEBUG.
  *
- * One pass:
- * 1. read the targets from their origin (`proxy_targets.ts`): `--external-dns-proxy-ip`, or the
- *    proxy Service as the controller's cache holds it now. While there is no usable address
- *    (headless, no cluster IP yet, missing), the pass makes no API call at all and is refused:
- *    nothing is written and, above all, nothing is pruned;
- * 2. build the records of every hostname for those targets (`build_records.ts`);
- * 3. hand them, one group per hostname, to the {@linkcode OwnedObjectWriter}, which lists,
- *    plans, creates, patches and deletes (see its module documentation for the races and the
- *    mass-prune guards);
- * 4. put a Warning Event on every object that keeps a hostname from being published (a foreign
- *    object holding its name, an owned one that cannot be read), so `kubectl describe` on it says
- *    who wants the name and why it was not touched;
- * 5. with DNSEndpoint output, unless a guard held, run the status surfacer
- *    (`status_surfacer.ts`) over the listed DNSEndpoints the pass did not delete: a WARN, at most
- *    once per object and problem every five minutes, when external-dns does not seem to process
- *    them. It reads only the pass's listing and never changes the outcome.
- *
- * The outcome is classified here, where each refusal is made: a per-hostname refusal is
- * `some-hosts` when other hostnames are in place and `nothing-written` when none is; a mass-prune
- * guard is `guard`; missing targets are `nothing-written`. Retryable write failures make the pass
- * `failed` (after it did everything else it could); only an abort rejects.
- *
- * The sink never logs. What it wants said rides on the outcome as notices: a change of targets
- * (INFO), each record created, updated or deleted (DEBUG), a record left alone because it stopped
- * being ours (INFO), a hostname that could not be built (WARN), the status surfacer's warnings.
- * A skipped hostname is said at its level when it appears, then at DEBUG (`repeated: true`) while
- * it lasts; the sink remembers that between passes. Refusals are not notices: the controller logs
- * the refused outcome itself, once per distinct refusal. Only a `failed` pass, which carries no
- * refusal, also carries its refusals as ERROR notices (said once likewise), so they are not lost.
- *
- * Every write carries a diff of the records' owned fields (`owned_object_diff.ts`): the writes the
- * pass planned, kept to the objects a write succeeded for. With `dryRun` the writer stops before
- * its first write and the pass answers `previewed` with the diff of the whole plan (refusals and
- * guards as usual, since they are decided before any write).
- *
- * Not pure: a pass reads and writes the API server (through the writer) and records Events. The
- * sink keeps three memories between passes, all bounded: the targets last announced, the
- * problems said by the previous pass, and the status surfacer's (see there).
+ * Effects: API reads and writes (through the writer) and Events; three bounded memories between
+ * passes (targets announced, problems said, the surfacer's).
  *
  * @module
  */
@@ -73,7 +40,6 @@ import { STATUS_GRACE_MS, surfaceStatus } from "./status_surfacer.ts";
 
 /** What an {@linkcode ExternalDnsSink} needs. */
 export interface ExternalDnsSinkOptions {
-  /** The records API. */
   readonly client: OwnedObjectClient;
   readonly settings: RecordSettings;
   /** Where the records point, read at the start of every pass. */
@@ -113,8 +79,8 @@ function withNotices<T extends SinkOutcome>(outcome: T, notices: readonly Notice
 }
 
 /**
- * Problems said at their level when new since the previous pass, and at DEBUG (with
- * `repeated: true`) while they last. Returns the notices to carry and the memory for the next pass.
+ * Problems at their level when new since the previous pass, at DEBUG (`repeated: true`) while
+ * they last; with the memory for the next pass.
  */
 function quietRepeats(
   problems: readonly Notice[],
@@ -130,7 +96,7 @@ function quietRepeats(
   return { notices, said };
 }
 
-/** The planned writes an action says succeeded (a create or update, a delete), for the diff of a write. */
+/** The planned writes whose action succeeded, for the diff of a write. */
 function succeeded(
   writes: PlannedWrites<ObservedRecord>,
   actions: readonly WriteAction[],
@@ -153,7 +119,6 @@ export class ExternalDnsSink implements Sink {
   readonly #clock: Clock;
   readonly #wallClock: () => Date;
   readonly #dryRun: boolean;
-  /** The targets last announced, as a comparable string. */
   #announcedTargets: string | undefined;
   /** The problems said by the previous pass (see `quietRepeats`). */
   #said: ReadonlySet<string> = new Set();
@@ -186,10 +151,7 @@ export class ExternalDnsSink implements Sink {
       `(instance ${settings.instance})`;
   }
 
-  /**
-   * One pass over `hosts` (see the module documentation); `context.sources` feeds the source
-   * annotation. Rejects only when `signal` aborts.
-   */
+  /** One pass; `context.sources` feeds the source annotation. Rejects only when `signal` aborts. */
   async reconcile(
     hosts: readonly string[],
     signal: AbortSignal,
@@ -245,7 +207,10 @@ export class ExternalDnsSink implements Sink {
     }
   }
 
-  /** The outcome of a pass that got to write (see the module documentation). */
+  /**
+   * The outcome of a pass that got to write; a refusal is `some-hosts` while other hostnames are
+   * in place, else `nothing-written`.
+   */
   #outcome(result: Applied, builds: readonly HostBuild[], refused: readonly WordedRefusal[]): SinkOutcome {
     const errors = result.kind === "applied" ? result.errors : [];
     if (errors.length > 0) {
@@ -336,7 +301,7 @@ export class ExternalDnsSink implements Sink {
     }
   }
 
-  /** The status surfacer's warnings (DNSEndpoint output only; see the module documentation). */
+  /** The status surfacer's warnings (DNSEndpoint output only). */
   #statusNotices(listed: Applied["listed"], actions: readonly WriteAction[]): Notice[] {
     if (this.#settings.output !== "crd") return [];
     const clockMs = this.#clock.now();

@@ -1,6 +1,6 @@
 /**
  * The words external-dns mode says to an operator: why a hostname was refused, why nothing was
- * pruned, which leftover records to delete and how. Each one names the object and what to do.
+ * pruned, which leftover records to delete and how; each names the object and what to do.
  *
  * Pure: no I/O.
  *
@@ -68,10 +68,7 @@ export function nothingBuiltMessage(failed: readonly FailedBuild[]): string {
     "pruning nothing, so the records already published stay as they are";
 }
 
-/**
- * The WARN for records of the inactive output left by an earlier deployment: external-dns still
- * publishes them, so the two kinds may answer differently for the same name.
- */
+/** The WARN for records of the inactive output, which external-dns still publishes. */
 export function orphanMessage(activeOutput: RecordOutput, context: Omit<MessageContext, "output">): string {
   const inactive: RecordOutput = activeOutput === "crd" ? "service" : "crd";
   return `--external-dns-output=${activeOutput} is active, but ouroboros-owned ${

@@ -1,12 +1,7 @@
 /**
- * Records as the cluster holds them, reduced to what the writer's plan compares
- * ({@linkcode ObservedObject}): identity (name, uid, resourceVersion), labels, annotations and the
- * spec fields ouroboros owns, in the same form `DesiredRecord` (build_records.ts) uses, and the
- * hostname a record publishes as its group. Status and server-assigned fields (a Service's cluster IPs, IP
- * families, session affinity) are left out on purpose: they are never compared, so they never
- * cause a write, and never overwritten. The one exception is a DNSEndpoint's
- * {@linkcode RecordProgress}, kept apart from the owned fields for the status surfacer
- * (`status_surfacer.ts`), which never writes.
+ * Records as the cluster holds them, reduced to what the writer's plan compares (the form
+ * `build_records.ts` builds, the published hostname as group). Server-assigned fields never cause a
+ * write; a DNSEndpoint's {@linkcode RecordProgress} is kept apart for the status surfacer.
  *
  * Pure: no I/O.
  *
@@ -28,10 +23,7 @@ export interface RecordProgress {
   readonly observedGeneration: ObservedGeneration;
 }
 
-/**
- * One record object found in the cluster. Its `group` is the hostname it publishes, when it says
- * (`dnsName`, or the Service's hostname annotation).
- */
+/** One record object found in the cluster; `group` is the hostname it publishes, when it says. */
 export interface ObservedRecord extends ObservedObject {
   /** DNSEndpoints only: what the status surfacer reads; never compared or written. */
   readonly progress?: RecordProgress;
@@ -64,10 +56,7 @@ export function observeDnsEndpoint(object: DnsEndpoint): ObservedRecord {
   };
 }
 
-/**
- * A listed Service (see {@linkcode observeHeadlessService}); `annotationPrefix` finds the
- * hostname annotation.
- */
+/** A listed Service; `annotationPrefix` finds its hostname annotation. */
 export function observeService(object: Service, annotationPrefix: string): ObservedRecord {
   const host = object.metadata.annotations[`${annotationPrefix}hostname`];
   return { ...observeHeadlessService(object), ...(host === undefined ? {} : { group: host }) };

@@ -1,16 +1,10 @@
 /**
- * Startup check for records of the output kind not in use: after a switch from
- * `--external-dns-output=crd` to `service` (or back), the old kind's records stay, and
- * external-dns keeps publishing them next to the new ones. ouroboros does not delete them itself
- * (it would need to delete the other kind, which the chart does not grant, and guessing wrong
- * deletes published names); it WARNs with the exact command.
+ * Start-up check for owned records of the output kind not in use, left by a switch between `crd`
+ * and `service` and still published by external-dns. ouroboros does not delete them (the chart
+ * grants no delete on the other kind, and a wrong guess deletes published names): it WARNs with the
+ * command. Best effort: a 403, a 404 (no CRD) or any failure is a DEBUG line, never a failed start.
  *
- * Best effort: a 404 (the DNSEndpoint CRD is not installed) is expected and is said at DEBUG only;
- * so is a 403 (the chart grants `list` on the inactive kind in the records namespace, so this is
- * hand-made RBAC) and any other failure, as the probe must never stop startup. The probe never
- * logs: {@linkcode orphanNotices} says what it found, and the controller logs that.
- *
- * `probeOrphans` reads the API server (one list of at most one item); `orphanNotices` is pure.
+ * Effects: `probeOrphans` lists at most one object; `orphanNotices` is pure.
  *
  * @module
  */
@@ -68,10 +62,7 @@ function inactiveOf(activeOutput: RecordOutput): RecordOutput {
   return activeOutput === "crd" ? "service" : "crd";
 }
 
-/**
- * Looks for owned records of the kind `options.activeOutput` does not use. Rejects only when
- * `options.signal` aborts.
- */
+/** Looks for owned records of the kind not in use. Rejects only when `options.signal` aborts. */
 export async function probeOrphans(
   client: Pick<KubeClient, "list">,
   options: OrphanProbeOptions,
@@ -90,10 +81,7 @@ export async function probeOrphans(
   }
 }
 
-/**
- * What to say about a probe's result: the WARN with the ready-to-run delete command when records
- * were found, a DEBUG line when the probe could not tell, nothing when there are none.
- */
+/** What to say: a WARN with the delete command, a DEBUG line when unsure, nothing when none. */
 export function orphanNotices(
   result: OrphanProbeResult,
   where: Omit<OrphanProbeOptions, "signal">,

@@ -1,8 +1,6 @@
 /**
- * How external-dns mode marks the records it owns and finds them again: the
- * {@linkcode ObjectOwnership} of one release (`app.kubernetes.io/managed-by=ouroboros` and
- * `ouroboros.lexfrei.tech/instance=<instance>`), the source annotation, and the command that
- * deletes a release's records by hand.
+ * How external-dns mode marks its records and finds them again: one release's ownership labels,
+ * the source annotation, and the command that deletes a release's records by hand.
  *
  * Pure: no I/O.
  *
@@ -37,17 +35,7 @@ export function ownershipLabels(instance: string): Record<string, string> {
   return ownerLabels(recordOwnership(instance));
 }
 
-/**
- * The label selector matching `instance`'s records.
- *
- * @example
- * ```ts
- * import { ownershipSelector } from "./ownership.ts";
- *
- * ownershipSelector("ouroboros");
- * // "app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=ouroboros"
- * ```
- */
+/** The label selector matching `instance`'s records. */
 export function ownershipSelector(instance: string): string {
   return ownerSelector(recordOwnership(instance));
 }
@@ -65,18 +53,8 @@ export interface RecordsOf {
 }
 
 /**
- * The ready-to-run command deleting every record `instance` owns in `namespace` for `output`
- * (for the orphan WARN and the mass-prune guard's remedy). Namespace and instance are label
- * values or DNS labels, so single quotes around the selector are enough.
- *
- * @example
- * ```ts
- * import { deleteCommand } from "./ownership.ts";
- *
- * deleteCommand({ namespace: "ouroboros", output: "crd", instance: "ouroboros" });
- * // "kubectl --namespace ouroboros delete dnsendpoints.externaldns.k8s.io --selector='app.kubernetes.io/" +
- * // "managed-by=ouroboros,ouroboros.lexfrei.tech/instance=ouroboros'"
- * ```
+ * The ready-to-run command deleting every record `instance` owns in `namespace` for `output`; both
+ * are label values or DNS labels, so single quotes around the selector are enough.
  */
 export function deleteCommand(records: RecordsOf): string {
   return `kubectl --namespace ${records.namespace} delete ${kubectlResource(records.output)} --selector='${

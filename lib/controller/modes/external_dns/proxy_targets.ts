@@ -1,10 +1,8 @@
 /**
- * Where external-dns mode's records point: `--external-dns-proxy-ip`, or the cluster IPs of the
- * proxy Service as the controller's cache of that one Service holds them now. Reading the cache
- * instead of asking the API server once at start-up (as the original did) means a re-created or
- * re-addressed proxy Service re-targets every record on the next reconcile, and a Service that
- * is headless, has no cluster IP yet or is missing is a reason the records cannot be written,
- * reported by the sink until it is fixed, not a crash loop.
+ * Where external-dns mode's records point: `--external-dns-proxy-ip`, or the proxy Service's
+ * cluster IPs as the controller's cache holds them now. Reading the cache, not the API once at
+ * start (as the original did), re-targets every record when the Service changes, and a missing or
+ * headless Service refuses passes until fixed instead of crash-looping.
  *
  * Pure: no I/O.
  *
@@ -24,18 +22,7 @@ export type TargetOrigin =
   /** The proxy Service `ref`, as the cache holds it. */
   | { readonly kind: "service"; readonly ref: Required<ObjectRef>; readonly store: StoreView<Service> };
 
-/**
- * The targets now: `undefined` while the Service cache has not listed yet (nothing may be
- * decided then), otherwise resolved addresses or the reason there are none.
- *
- * @example
- * ```ts
- * import { currentTargets } from "./proxy_targets.ts";
- *
- * currentTargets({ kind: "address", address: "10.96.0.7" });
- * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: [] }, origin: "--external-dns-proxy-ip" }
- * ```
- */
+/** The targets now; `undefined` until the Service cache has listed (nothing may be decided). */
 export function currentTargets(origin: TargetOrigin): TargetsResult | undefined {
   if (origin.kind === "address") return targetsFromAddresses([origin.address], "--external-dns-proxy-ip");
   const { store, ref } = origin;
@@ -64,20 +51,8 @@ export interface TargetAnnouncement {
 }
 
 /**
- * What a pass says about its targets: one INFO when they first resolve and one each time the
- * addresses change, nothing while they stay the same. An unusable state is remembered (so the way
- * out of it is said) but not said here: the pass is refused with its problem and message, and
- * the controller logs that refusal.
- *
- * @example
- * ```ts
- * import { currentTargets, targetNotices } from "./proxy_targets.ts";
- *
- * const origin = { kind: "address", address: "10.96.0.7" } as const;
- * const first = targetNotices(undefined, currentTargets(origin));
- * // first.notices: [{ level: "info", message: "external-dns: records point at the proxy's addresses", … }]
- * targetNotices(first.key, currentTargets(origin)).notices; // [] while nothing changed
- * ```
+ * What a pass says about its targets: one INFO when they first resolve and at each change. An
+ * unusable state is remembered but not said here: the refused pass carries it.
  */
 export function targetNotices(
   previous: string | undefined,

@@ -1,29 +1,12 @@
 /**
- * Object names for the records of one hostname: deterministic (a restart, a second replica or a
- * retry computes the same name, so it finds its own objects), valid for the kind, and distinct
- * for distinct hostnames.
- *
- * A name is `ouroboros-<readable>-<hash>` plus `-v4`/`-v6` for DNSEndpoints:
- * - `<readable>` is the hostname with every run of characters other than `[a-z0-9]` turned into
- *   one `-`, cut to fit the kind's limit, with a wildcard's leading `*` read as `wildcard`
- *   (`*.example.com` reads `wildcard-example-com`). It only helps a person find the object; it is
- *   lossy (`a.b.com`, `a-b.com` and `a_b.com` all read `a-b-com`).
- * - `<hash>` is the first 12 hex digits of the SHA-256 of the exact hostname (its UTF-8 bytes): it
- *   is what keeps names apart. The original used the readable part alone, so those three
- *   hostnames shared one name and all but one were silently lost. A cryptographic hash rather
- *   than a fast one, because hostnames come from anyone allowed to create an Ingress: with a hash
- *   such as FNV, a tenant could craft a name that lands on someone else's record name on purpose
- *   and get that record refused. `node:crypto` hashes synchronously (Web Crypto's `digest` is
- *   asynchronous only, and names must be a plain function usable in pure code) and needs no
- *   permission.
- *
- * Limits: a Service name is a DNS-1035 label of at most 63 characters (the original's names
- * broke on hostnames over 53 characters and aborted the whole pass); a DNSEndpoint name is a
- * DNS-1123 subdomain of at most 253. Both always start with the letter `o` and end with a hex
- * digit or `4`/`6`.
- *
- * Each address family of a DNSEndpoint gets its own name whatever the proxy's families are, so a
- * Service going dual-stack adds an object instead of renaming the one that exists.
+ * Object names for one hostname's records: deterministic (a restart or another replica finds its
+ * own objects), valid for the kind, distinct for distinct hostnames: `ouroboros-<readable>-<hash>`,
+ * plus `-v4`/`-v6` for DNSEndpoints. `<readable>` is lossy and only helps a person; `<hash>` (12
+ * hex digits of the hostname's SHA-256) keeps names apart, where the original's readable part alone
+ * let `a.b.com` and `a-b.com` collide. SHA-256, not a fast hash: any Ingress author could otherwise
+ * aim a collision at another's record; `node:crypto` hashes synchronously. Services fit 63
+ * characters (the original broke past 53). Each family has its own DNSEndpoint name, so going
+ * dual-stack adds an object instead of renaming one.
  *
  * Pure: no I/O.
  *
@@ -63,30 +46,12 @@ function stem(host: string, limit: number, suffix: string): string {
   return `${NAME_PREFIX}${text === "" ? "" : `${text}-`}${hash}${suffix}`;
 }
 
-/**
- * The name of the headless Service carrying `host`'s records (output `service`).
- *
- * @example
- * ```ts
- * import { serviceName } from "./record_names.ts";
- *
- * serviceName("shop.example.com"); // "ouroboros-shop-example-com-<12 hex>"
- * ```
- */
+/** The name of the headless Service carrying `host`'s records (output `service`). */
 export function serviceName(host: string): string {
   return stem(host, MAX_SERVICE_NAME, "");
 }
 
-/**
- * The name of the DNSEndpoint holding `host`'s A (`4`) or AAAA (`6`) record (output `crd`).
- *
- * @example
- * ```ts
- * import { dnsEndpointName } from "./record_names.ts";
- *
- * dnsEndpointName("shop.example.com", 6); // "ouroboros-shop-example-com-<12 hex>-v6"
- * ```
- */
+/** The name of the DNSEndpoint holding `host`'s A (`4`) or AAAA (`6`) record (output `crd`). */
 export function dnsEndpointName(host: string, family: AddressFamily): string {
   return stem(host, MAX_DNS_ENDPOINT_NAME, `-v${family}`);
 }

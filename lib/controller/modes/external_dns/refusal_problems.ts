@@ -1,10 +1,7 @@
 /**
- * Every problem code external-dns mode's sink refuses with, so the controller's
- * `ouroboros_controller_refusals_total{problem}` starts each at zero.
- *
- * Decision: the typed codes (the proxy targets', the owned objects') are listed through records
- * keyed by their types, so the compiler keeps them complete; the sink's own literals are checked
- * against its source by tests/controller/modes/external_dns/refusal_problems_test.ts.
+ * Every problem code external-dns mode's sink refuses with, so
+ * `ouroboros_controller_refusals_total{problem}` starts each at zero. Typed codes come through
+ * records keyed by their types, so the compiler keeps them complete; a test checks the literals.
  *
  * Pure: constants.
  *

@@ -1,23 +1,10 @@
 /**
- * The DNSEndpoint status surfacer: ouroboros only writes DNSEndpoints, and nothing tells the
- * operator when external-dns never picks them up. external-dns' CRD source sets
- * `status.observedGeneration` to the generation it processed, so after a pass this looks at the
- * owned DNSEndpoints that survive it (the pass's listing minus what it deleted) and reports:
- *
- * - `missing`: no `status.observedGeneration` once the object is older than the grace period
- *   (external-dns not running, not watching the namespace or DNSEndpoints, or without RBAC for
- *   the status subresource);
- * - `lagging`: `observedGeneration` below `metadata.generation` once the object is older than the
- *   grace period (external-dns unhealthy, or its provider rejecting the records);
- * - `invalid`: an `observedGeneration` that is not an integer (reported at once).
- *
- * Each object's problem is reported at most once per repeat window. The memory of what was
- * reported is returned as a new map, keeping only objects still alive and reports still inside
- * the window, so it never grows past the live set.
- *
- * Age is wall time (`creationTimestamp` is the server's wall clock); the repeat window is measured
- * on the caller's monotonic clock. An object whose creation time is missing or unreadable counts
- * as past the grace period.
+ * Warns when external-dns seems not to process ouroboros' DNSEndpoints, read from the
+ * `status.observedGeneration` of those a pass leaves: `missing` after the grace period
+ * (external-dns down, not watching, or without status RBAC), `lagging` behind
+ * `metadata.generation` after it, or `invalid` at once. One report per object and problem per
+ * repeat window. Age is wall time (the server's `creationTimestamp`); an unreadable creation time
+ * counts as past the grace period.
  *
  * Pure: no I/O, time comes in as arguments.
  *
@@ -36,11 +23,9 @@ export type StatusProblem = "missing" | "lagging" | "invalid";
 
 /** One warning to log. */
 export interface StatusNotice {
-  /** The DNSEndpoint's name. */
   readonly name: string;
   readonly problem: StatusProblem;
   readonly message: string;
-  /** Structured log properties. */
   readonly properties: Readonly<Record<string, unknown>>;
 }
 
@@ -54,7 +39,6 @@ export interface SurfacerTime {
 
 /** One pass's input. */
 export interface SurfaceInput {
-  /** The records namespace, for messages. */
   readonly namespace: string;
   /** The owned records the pass listed before writing; those without progress are skipped. */
   readonly listed: readonly ObservedRecord[];
@@ -63,19 +47,13 @@ export interface SurfaceInput {
   readonly now: SurfacerTime;
   /** The previous pass's `next`: clock time of the last report per object and problem. */
   readonly previous: ReadonlyMap<string, number>;
-  /**
-   * Names this controller created or changed less than the grace period ago: external-dns has
-   * not had its interval to catch up yet, so a missing or lagging status is not reported (an
-   * invalid one still is).
-   */
+  /** Names written less than the grace period ago: only an `invalid` status is reported. */
   readonly settling?: ReadonlySet<string>;
 }
 
-/** Tuning; the defaults are the constants above. */
+/** Tuning; the defaults are {@linkcode STATUS_GRACE_MS} and {@linkcode STATUS_REPEAT_MS}. */
 export interface SurfacerOptions {
-  /** @default STATUS_GRACE_MS */
   readonly graceMs?: number;
-  /** @default STATUS_REPEAT_MS */
   readonly repeatMs?: number;
 }
 

@@ -1,10 +1,9 @@
 /**
- * The addresses every record points at: the proxy Service's cluster IPs (or the operator's
- * `--external-dns-proxy-ip`), split by family and spelled canonically, or the reason there are
- * none yet. A reason is not an exception: the sink builds nothing from it and prunes nothing,
- * and the next pass after the proxy Service changes reads it again.
+ * The addresses every record points at: the proxy Service's cluster IPs (or
+ * `--external-dns-proxy-ip`), split by family and canonical, or the reason there are none yet (a
+ * value, not an exception: the sink then builds and prunes nothing).
  *
- * Pure: no I/O. `proxy_targets.ts` picks the Service out of the controller's cache.
+ * Pure: no I/O.
  *
  * @module
  */
@@ -18,15 +17,11 @@ export interface Targets {
   readonly ipv6: readonly string[];
 }
 
-/** Why no targets could be resolved; stable codes, usable as metric labels. */
+/** Why no targets could be resolved (stable codes, metric labels). */
 export type TargetsProblem =
-  /** The proxy Service is headless (`clusterIP: None`): it has no address to point at. */
   | "headless"
-  /** The proxy Service has no cluster IP yet (or is an `ExternalName` Service). */
   | "no-cluster-ip"
-  /** An address that is not an IP literal. */
   | "invalid-address"
-  /** The proxy Service does not exist. */
   | "service-not-found";
 
 /** Where targets stand: resolved, or unusable with a problem code and what to fix. */
@@ -35,16 +30,15 @@ export type TargetsResult =
   | { readonly kind: "unusable"; readonly problem: TargetsProblem; readonly message: string };
 
 /**
- * Splits addresses by family in the order given, dropping duplicates. IPv4-mapped IPv6
- * addresses count as IPv4. `origin` says where they came from, for messages.
+ * Splits addresses by family in the order given, without duplicates; IPv4-mapped IPv6 counts as
+ * IPv4. `origin` names the source in messages.
  *
  * @example
  * ```ts
  * import { targetsFromAddresses } from "./targets.ts";
  *
  * targetsFromAddresses(["10.96.0.7", "FD00:0:0:0:0:0:0:7"], "--external-dns-proxy-ip");
- * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: ["fd00::7"] },
- * //   origin: "--external-dns-proxy-ip" }
+ * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: ["fd00::7"] }, origin: … }
  * ```
  */
 export function targetsFromAddresses(addresses: readonly string[], origin: string): TargetsResult {
@@ -70,21 +64,7 @@ export function targetsFromAddresses(addresses: readonly string[], origin: strin
   return { kind: "resolved", targets: { ipv4, ipv6 }, origin };
 }
 
-/**
- * The targets of the proxy Service: `spec.clusterIPs` (every family), falling back to
- * `spec.clusterIP` for servers that predate dual-stack.
- *
- * @example
- * ```ts
- * import type { Service } from "../../../resources/service.ts";
- * import { targetsFromService } from "./targets.ts";
- *
- * declare const service: Service; // ouroboros/ouroboros-proxy, spec.clusterIPs ["10.96.0.7"]
- * targetsFromService(service);
- * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: [] },
- * //   origin: "Service ouroboros/ouroboros-proxy" }
- * ```
- */
+/** The proxy Service's `spec.clusterIPs`, or `spec.clusterIP` on servers before dual-stack. */
 export function targetsFromService(service: Service): TargetsResult {
   const where = `Service ${service.metadata.namespace}/${service.metadata.name}`;
   const { clusterIP, clusterIPs } = service.spec;
