@@ -187,11 +187,21 @@ Deno.test("e2e T-1.2/T-1.6: an ERROR 410 event after a gap relists; what was del
   assert.deepEqual(deleted, ["y"], "the deletion is reported to consumers");
 });
 
+/**
+ * Stalls the reflector's watch. Watches end every second here, so a stall must hit one that is
+ * open: between two watches it would catch nothing (seen on a loaded machine), and the next watch
+ * would run normally.
+ */
+async function stallOpenWatch<T extends KubeObject>(env: Env<T>): Promise<void> {
+  await waitFor("a watch to be open", () => env.server.openWatches() > 0, { timeoutMs: 15_000 });
+  env.server.faults.stallWatches();
+}
+
 Deno.test("e2e T-1.3: a watch refused with HTTP 410 after compaction relists", async () => {
   await using env = await Env.start(CONFIG_MAP);
   for (const name of ["x", "y"]) env.server.create(configMap(name, "1"));
   await env.converged("the initial list");
-  env.server.faults.stallWatches();
+  await stallOpenWatch(env);
   env.server.remove("v1", "ConfigMap", "default", "x");
   env.server.create(configMap("w", "1"));
   env.server.compact();
@@ -296,7 +306,7 @@ Deno.test("e2e T-1.14: a stalled watch is caught by the idle timeout and resumed
   await using env = await Env.start(CONFIG_MAP);
   env.server.create(configMap("a", "1"));
   await env.converged("the initial list");
-  env.server.faults.stallWatches();
+  await stallOpenWatch(env);
   env.server.create(configMap("b", "1"));
   await env.converged("a stall");
   assert.ok(env.reflector.status().restarts["idle-timeout"] >= 1);
