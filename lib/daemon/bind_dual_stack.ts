@@ -1,11 +1,9 @@
 /**
- * The one rule for binding a listener, whatever it serves (a TCP relay, an HTTP health
- * listener): an address without a host (`:8080`, Go's "every interface") binds `::`, which is
- * dual-stack on Linux (IPv4 peers appear as `::ffff:a.b.c.d`), and falls back to `0.0.0.0`
- * where the node has IPv6 turned off. A port already taken or a port the process may not bind
- * is not an IPv6 problem, so those errors are not retried on `0.0.0.0`.
+ * The one rule for binding a listener: an address without a host (`:8080`) binds `::`, dual-stack
+ * on Linux, and falls back to `0.0.0.0` where IPv6 is off. A port taken or forbidden is not an
+ * IPv6 problem, so those errors are not retried.
  *
- * Pure apart from the caller's `bind` function, which does the I/O (`Deno.listen`, `Deno.serve`).
+ * Pure apart from the caller's `bind` function, which does the I/O.
  *
  * @module
  */
@@ -13,7 +11,7 @@
 import { errorMessage } from "../util/error_message.ts";
 import { formatHostPort, type ListenAddress } from "../util/listen_address.ts";
 
-/** What to bind: the listener's name (for the error message) and its address. */
+/** What to bind. */
 export interface BindTarget {
   /** Names the listener in errors: `listen <name> <address>: …`. */
   readonly name: string;
@@ -21,20 +19,8 @@ export interface BindTarget {
 }
 
 /**
- * Binds `target.address` with `bind`, trying `::` then `0.0.0.0` when the address has no host.
- * Throws an error naming the listener and the address as asked (`listen http :8080: Address
- * already in use`), with the bind error as its `cause`.
- *
- * @example
- * ```ts
- * import { bindDualStack } from "./bind_dual_stack.ts";
- *
- * const listener = bindDualStack(
- *   { name: "http", address: { host: undefined, port: 0 } },
- *   (hostname, port) => Deno.listen({ hostname, port }),
- * );
- * listener.close();
- * ```
+ * Binds `target.address` with `bind`, trying `::` then `0.0.0.0` when it has no host. Errors name
+ * the listener and address as asked (`listen http :8080: …`), the bind error as `cause`.
  */
 export function bindDualStack<T>(target: BindTarget, bind: (hostname: string, port: number) => T): T {
   const { host, port } = target.address;

@@ -1,7 +1,7 @@
 /**
  * The environment as a subcommand may see it: only the variables its option table declares.
  *
- * Reads the process environment when the returned lookup is called; building it is pure.
+ * Effects: the returned lookup reads the process environment; building it is pure.
  *
  * @module
  */
@@ -9,22 +9,8 @@
 import { envName, type OptionSpec, type OptionTable } from "../cli/options.ts";
 
 /**
- * An environment lookup that reads only the variables a table declares, so a subcommand needs
- * permission for its own variables and nothing else (an undeclared name reads as unset).
- *
- * @example
- * ```ts
- * import { text } from "../cli/kinds.ts";
- * import { declaredEnv } from "./declared_env.ts";
- *
- * const env = declaredEnv({
- *   command: "proxy",
- *   summary: "…",
- *   options: { name: { flag: "name", kind: text("NAME", "a name"), default: "", help: "…" } },
- * });
- * env("OUROBOROS_PROXY_NAME"); // the variable's value, or undefined
- * env("HOME"); // always undefined: the table does not declare it
- * ```
+ * An environment lookup for the table's variables only (others read as unset), so a subcommand
+ * needs permission for its own variables and nothing else.
  */
 export function declaredEnv<T extends Record<string, OptionSpec<unknown>>>(
   table: OptionTable<T>,

@@ -1,11 +1,8 @@
 /**
- * The routes of every subcommand's health listener: `/healthz` (liveness: 200 while the process
- * serves), `/readyz` (what the subcommand says about its readiness) and `/metrics` (Prometheus).
- * Each subcommand supplies only the two answers that differ; paths, status codes, bodies and
- * content types are the same for all.
+ * The routes of every subcommand's health listener: `/healthz`, `/readyz` and `/metrics`. Each
+ * subcommand supplies only its readiness and metrics answers.
  *
- * Pure: builds responses from what the routes return; any I/O is the routes' own (the proxy's
- * readiness dials its backend).
+ * Pure: no I/O of its own; the routes may do some (the proxy's readiness dials its backend).
  *
  * @module
  */
@@ -23,9 +20,8 @@ export type ReadyzAnswer =
 
 /** The two answers a subcommand gives its health listener. */
 export interface HealthRoutes {
-  /** What `/readyz` answers now. May take a while: the proxy dials its backend. */
   readiness(): ReadyzAnswer | Promise<ReadyzAnswer>;
-  /** The Prometheus exposition, rendered now (the proxy's workers are asked for theirs first). */
+  /** The Prometheus exposition, rendered now. */
   metrics(): string | Promise<string>;
 }
 
@@ -37,19 +33,15 @@ function text(body: string, status: number): Response {
 }
 
 /**
- * The request handler of a health listener. Other paths answer 404 naming the three that exist.
+ * The request handler of a health listener; other paths answer 404 naming the three.
  *
  * @example
  * ```ts
  * import { healthHandler } from "./health_handler.ts";
  *
- * const handler = healthHandler({
- *   readiness: () => ({ ready: false, text: "starting" }),
- *   metrics: () => "",
- * });
- * const response = await handler(new Request("http://health/readyz"));
- * response.status; // 503
- * await response.text(); // "starting\n"
+ * const readiness = () => ({ ready: false, text: "starting" }) as const;
+ * const handler = healthHandler({ readiness, metrics: () => "" });
+ * (await handler(new Request("http://health/readyz"))).status; // 503, body "starting\n"
  * ```
  */
 export function healthHandler(routes: HealthRoutes): (request: Request) => Promise<Response> {

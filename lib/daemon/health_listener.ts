@@ -1,13 +1,9 @@
 /**
- * The health listener every long-running subcommand serves (`--listen-health`): an HTTP server
- * for {@linkcode healthHandler}'s routes, bound by the shared dual-stack rule and kept alive.
+ * The health listener every long-running subcommand serves (`--listen-health`), kept alive.
  *
- * `Deno.serve` stops for good when one accept fails (for example with EMFILE while other
- * listeners hold every descriptor) and rejects its `finished` promise; unhandled, that
- * rejection kills the process, and handled naively it leaves the probes down while the rest
- * of the process works on, so the kubelet restarts a healthy pod. Here the failure is logged
- * and the listener is bound again on the address it had, retrying with a doubling pause (5 ms
- * up to 1 s) until descriptors free up, so the probes recover with the process.
+ * `Deno.serve` stops for good when one accept fails (EMFILE), leaving the probes down and the
+ * kubelet restarting a healthy pod; so a failed listener is bound again on its address, with a
+ * doubling pause, and the probes recover with the process.
  *
  * Effects: binds sockets and serves HTTP; the clock and the bind function can be injected.
  *
@@ -54,25 +50,7 @@ export interface HealthListenerOptions {
 const REBIND_FIRST_MS = 5;
 const REBIND_MAX_MS = 1_000;
 
-/**
- * A running health listener. {@linkcode HealthListener.start} binds it (or throws, naming the
- * address); {@linkcode HealthListener.stop} stops it for good.
- *
- * @example
- * ```ts
- * import { logger } from "../util/logging.ts";
- * import { HealthListener } from "./health_listener.ts";
- *
- * const listener = HealthListener.start({
- *   address: { host: "127.0.0.1", port: 0 },
- *   routes: { readiness: () => ({ ready: true }), metrics: () => "" },
- *   log: logger("proxy"),
- * });
- * const response = await fetch(`http://${listener.address}/healthz`);
- * await response.text(); // "ok\n"
- * await listener.stop();
- * ```
- */
+/** A running health listener: {@linkcode HealthListener.start} it (throws naming the address). */
 export class HealthListener {
   readonly #log: Log;
   readonly #clock: Clock;

@@ -1,21 +1,10 @@
 /**
- * How a long-running subcommand retries a failed reconcile pass, and how loudly it says so: the
- * one rule the controller's reconcile loop and kuberture's pass loop share.
+ * How the controller's and kuberture's loops retry a failed pass, and how loudly they say so.
  *
- * Pacing ({@linkcode RetryPacing}): the n-th consecutive failure (0-based) waits
- * `base = min(maxMs, initialMs × 2^n)` plus up to half of it again (jitter), never more than `maxMs`: with the
- * defaults 1–1.5 s, 2–3 s, 4–6 s … up to 2 min. The jitter only ever adds, so no retry comes sooner than
- * the documented minimum (the old "full jitter" drew from [0, base) and retried a reconcile after
- * 231 ms during a 2-second API outage). A failure after `resetAfterMs` (2 min) of health — the time since the
- * first success after the previous failure — starts over from `initialMs`; a success alone does not, so a
- * flapping API server still sees the delays grow.
- *
- * Severity ({@linkcode FailureStreak}): a run of consecutive failures is transient while it is shorter
- * than both thresholds, 3 attempts and 30 s since its first failure: those failures are WARNs. Once a run
- * has lasted at least 3 attempts *and* 30 s it is persistent: each further failure is an ERROR, and
- * readiness may report it. The first success after a run is one INFO ("recovered"), whatever the run's
- * length. Both thresholds, so a brief outage (an API server restart of a few seconds) never pages, and a
- * quick series of failures of one bad moment does not either.
+ * Delays double from `initialMs` to `maxMs`; jitter only adds (the old full jitter once retried
+ * after 231 ms). Only `resetAfterMs` of health restarts them, so a flapping API server still sees
+ * them grow. A run of failures is WARN until it lasts both 3 attempts *and* 30 s, then ERROR, so
+ * neither a short outage nor a quick burst pages; the first success after it is one INFO.
  *
  * Pure: times are passed in (milliseconds of a monotonic clock); randomness is injected.
  *
@@ -30,7 +19,7 @@ export interface RetryPacingOptions {
   readonly maxMs?: number;
   /** Share of the base delay the jitter may add (0.5: up to half again). @default {0.5} */
   readonly jitter?: number;
-  /** Health (since the first success after a failure) that makes the next failure count as the first. @default {120000} */
+  /** Health (since the first success after a failure) that resets the delays. @default {120000} */
   readonly resetAfterMs?: number;
 }
 
@@ -43,7 +32,7 @@ export const RETRY_PACING: Required<RetryPacingOptions> = {
 };
 
 /**
- * Draws retry delays (see the module doc).
+ * Draws retry delays.
  *
  * @example
  * ```ts
@@ -51,9 +40,8 @@ export const RETRY_PACING: Required<RetryPacingOptions> = {
  *
  * const pacing = new RetryPacing(() => 0.5);
  * pacing.failed(0); // 1250: 1 s plus a quarter
- * pacing.failed(1_300); // 2500
  * pacing.succeeded(4_000);
- * pacing.failed(10_000); // 5000: only 6 s of health, the delays keep growing
+ * pacing.failed(10_000); // 2500: only 6 s of health, the delays keep growing
  * ```
  */
 export class RetryPacing {
@@ -84,7 +72,7 @@ export class RetryPacing {
     return Math.min(maxMs, base * (1 + jitter * this.#random()));
   }
 
-  /** Records a success at `now` (the start of a healthy period, if it is the first since a failure). */
+  /** Records a success at `now` (a healthy period starts at the first since a failure). */
   succeeded(now: number): void {
     this.#healthySince ??= now;
   }
@@ -125,20 +113,7 @@ export interface Recovery {
   readonly failedForMs: number;
 }
 
-/**
- * Tracks the current run of consecutive failures and words its severity (see the module doc).
- *
- * @example
- * ```ts
- * import { FailureStreak } from "./retry_pacing.ts";
- *
- * const streak = new FailureStreak();
- * streak.failed(0); // { level: "warn", attempts: 1, failingForMs: 0 }
- * streak.failed(30_000); // { level: "warn", attempts: 2, failingForMs: 30000 }: only 2 attempts
- * streak.failed(40_000); // { level: "error", attempts: 3, failingForMs: 40000 }
- * streak.succeeded(45_000); // { attempts: 3, failedForMs: 45000 }: say "recovered" once
- * ```
- */
+/** Tracks the current run of consecutive failures and words its severity. */
 export class FailureStreak {
   readonly #options: Required<FailureStreakOptions>;
   #run: { readonly since: number; attempts: number; persistent: boolean } | undefined;
@@ -158,7 +133,7 @@ export class FailureStreak {
     return this.#run?.persistent ?? false;
   }
 
-  /** The current run: since when and how many failures; `undefined` when the last attempt succeeded. */
+  /** The current run of failures; `undefined` when the last attempt succeeded. */
   get run(): { readonly since: number; readonly attempts: number } | undefined {
     return this.#run;
   }

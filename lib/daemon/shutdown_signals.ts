@@ -15,7 +15,7 @@ export interface ShutdownSignals {
   readonly force: AbortSignal;
 }
 
-/** The installed handlers: the two signals, which signal came first, and how to remove them. */
+/** The installed handlers. */
 export interface ShutdownController extends ShutdownSignals {
   /** Which signal started the shutdown, once one has. */
   readonly received: () => Deno.Signal | undefined;
@@ -23,21 +23,7 @@ export interface ShutdownController extends ShutdownSignals {
   dispose(): void;
 }
 
-/**
- * Installs SIGTERM and SIGINT handlers: the first signal aborts `shutdown`, the next one `force`.
- *
- * @example
- * ```ts
- * import { installShutdownSignals } from "./shutdown_signals.ts";
- *
- * const signals = installShutdownSignals();
- * try {
- *   await new Promise((resolve) => signals.shutdown.addEventListener("abort", resolve));
- * } finally {
- *   signals.dispose();
- * }
- * ```
- */
+/** Installs SIGTERM and SIGINT handlers: the first aborts `shutdown`, the next one `force`. */
 export function installShutdownSignals(): ShutdownController {
   const shutdown = new AbortController();
   const force = new AbortController();

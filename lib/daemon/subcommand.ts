@@ -1,87 +1,18 @@
 /**
- * The skeleton every long-running subcommand runs on. A subcommand supplies an option table, a
- * `settings` function and a `start` function; {@linkcode defineSubcommand} turns them into the
- * {@linkcode Subcommand} entry that `main.ts` dispatches, and runs every subcommand through the
- * same steps in the same order:
+ * The skeleton every long-running subcommand runs on: {@linkcode defineSubcommand} turns an
+ * option table, a `settings` and a `start` function into the entry `main.ts` dispatches.
  *
- * | step | what happens                                                         | whose code          |
- * |------|----------------------------------------------------------------------|---------------------|
- * | 1    | parse argv and the table's own env vars; `--help` on stdout, exit 0   | skeleton            |
- * | 2    | `settings`: cross-field checks, start-up reads (`/etc/resolv.conf`)   | subcommand          |
- * | 3    | logging from `--log-level` and `--log-format`                         | skeleton            |
- * | 4    | `start`: connect, bind the subcommand's own listeners                 | subcommand          |
- * | 5    | SIGTERM/SIGINT handlers: the first starts a graceful shutdown, a      | skeleton            |
- * |      | second one asks to cut it short                                       |                     |
- * | 6    | the health listener on the address and routes `start` returned,       | skeleton            |
- * |      | bound again whenever it fails                                         |                     |
- * | 7    | permission narrowing: the explicit list `start` returned is revoked   | skeleton            |
- * | 8    | `run`: the start-up line, serving until shutdown; the exit status     | subcommand          |
- * | 9    | the health listener stops, the handlers go, the service is closed     | skeleton            |
+ * Steps: parse argv and the table's env vars (`--help`: stdout, exit 0); `settings` (cross-field
+ * checks, start-up reads); logging; `start` (connect, bind own listeners); signal handlers; health
+ * listeners; revoke what `start` listed; `run`; tear down. A {@linkcode ConfigError} at any step
+ * prints every problem and exits 2; other errors go to `main.ts` (exit 1).
  *
- * Bad configuration found at any step (a {@linkcode ConfigError}) prints every problem on
- * stderr and exits 2; any other error propagates to `main.ts`, which logs it and exits 1.
- *
- * Decisions:
- * - Signal handlers go in after `start`, so a signal during a slow start-up (loading a
- *   kubeconfig) still ends the process at once, as it always did.
- * - The health listener is bound after `start`: its routes read what `start` built, and the
- *   proxy's traffic listeners are bound first, so a taken port is reported for them first. If it
- *   cannot bind, the service is closed (its listeners released) and the error propagates.
- * - The shutdown sequence and its grace are the subcommand's: `run` gets both signals, because
- *   what "graceful" means differs (the proxy drains connections within `--shutdown-grace`; the
- *   controller lets a write in flight finish).
- * - What the skeleton logs (the health listener's WARN and INFO) goes under the subcommand's
- *   logger (`ouroboros.proxy`, `ouroboros.controller`), as it acts for that subcommand.
- *
- * A new subcommand is then a folder `lib/<name>/` with `<name>_options.ts` (its table, spreading
- * `LOGGING_OPTIONS`) and `<name>_command.ts` (one `defineSubcommand` call), one line in
- * `main.ts`'s table and a permission set named after it in `deno.json` (which the `binary` set
- * must cover; `tests/permissions_test.ts` checks).
+ * Signal handlers and health listeners come after `start`: a signal during a slow start-up still
+ * ends the process at once, and the routes read what `start` built. Shutdown is the subcommand's
+ * own: `run` gets both signals, as "graceful" differs (the proxy drains, the controller finishes
+ * a write).
  *
  * Effects: everything above; the pure parts live in `cli/` and in the subcommands' settings.
- *
- * @example A subcommand that answers probes until SIGTERM
- * ```ts
- * import { listenAddress } from "../cli/kinds.ts";
- * import { logger } from "../util/logging.ts";
- * import { LOGGING_OPTIONS } from "./logging_options.ts";
- * import { defineSubcommand, type Subcommand } from "./subcommand.ts";
- *
- * const ECHO_OPTIONS = {
- *   command: "echo",
- *   summary: "Answer health probes until stopped.",
- *   options: {
- *     listenHealth: {
- *       flag: "listen-health",
- *       kind: listenAddress({ allowEmpty: true }),
- *       default: ":8083",
- *       help: "Address serving /healthz, /readyz and /metrics. Empty disables it.",
- *     },
- *     ...LOGGING_OPTIONS,
- *   },
- * } as const;
- *
- * const ECHO: Subcommand = defineSubcommand({
- *   options: ECHO_OPTIONS,
- *   usage: "answer health probes until stopped",
- *   settings: ({ values }) => ({ values }),
- *   start: ({ values }) => ({
- *     health: {
- *       address: values.listenHealth,
- *       routes: { readiness: () => ({ ready: true }), metrics: () => "" },
- *     },
- *     revoke: [{ name: "read" }, { name: "write" }, { name: "env" }, { name: "run" }],
- *     async run({ signals, healthAddress }) {
- *       const log = logger("echo");
- *       log.info("echo starting", { health: healthAddress ?? "off" });
- *       await new Promise((resolve) => signals.shutdown.addEventListener("abort", resolve));
- *       log.info("echo stopped", { signal: signals.received() });
- *       return 0;
- *     },
- *   }),
- * });
- * // main.ts: const SUBCOMMANDS = [CONTROLLER, PROXY, ECHO];
- * ```
  *
  * @module
  */
@@ -151,15 +82,9 @@ export interface RunContext {
 export interface Service {
   /** The health listener to serve; omitted for a run that serves none (a one-shot cleanup). */
   readonly health?: HealthConfig;
-  /**
-   * Further listeners with the same routes, for a subcommand whose operators expect metrics and
-   * probes on separate ports (kuberture's `metricsBindAddress` and `healthProbeBindAddress`).
-   */
+  /** Further listeners with the same routes (kuberture's separate metrics and probe ports). */
   readonly moreListeners?: readonly HealthConfig[];
-  /**
-   * The permissions given up before `run`, in order: everything `run` no longer needs. An
-   * explicit list, so the permission tests can revoke exactly what the subcommand does.
-   */
+  /** Given up before `run`: an explicit list, so the permission tests revoke exactly the same. */
   readonly revoke?: readonly RevocableDescriptor[];
   /** Serves until done (normally: until `signals.shutdown` and the graceful stop after it). */
   run(context: RunContext): Promise<number>;
@@ -173,19 +98,13 @@ export interface SubcommandDefinition<T extends Rows, S extends DaemonSettings> 
   readonly options: OptionTable<T>;
   /** One line for `ouroboros help`. */
   readonly usage: string;
-  /**
-   * Checks the parsed options together and does the start-up reads, before any permission is
-   * given up. Returns every problem at once as a {@linkcode ConfigError}.
-   */
+  /** Cross-field checks and start-up reads, before permissions go; every problem at once. */
   readonly settings: (parsed: ParsedOptions<T>) => S | ConfigError;
   /** Connects and binds what the subcommand serves; throws when it cannot. */
   readonly start: (settings: S) => Service | Promise<Service>;
 }
 
-/**
- * Defines a long-running subcommand: see the module documentation for the steps and an example.
- * The result goes into `main.ts`'s table.
- */
+/** Defines a long-running subcommand (the steps are in the module doc), for `main.ts`'s table. */
 export function defineSubcommand<T extends Rows, S extends DaemonSettings>(
   definition: SubcommandDefinition<T, S>,
 ): Subcommand {

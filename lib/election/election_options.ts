@@ -1,9 +1,8 @@
 /**
- * The leader-election options every electing subcommand shares (`--leader-elect`, the Lease's
- * namespace and name, the three durations) and how their values become a Lease to elect on:
- * defaults (the pod's namespace, the subcommand's Lease name) and client-go's start-up rule.
+ * The leader-election options every electing subcommand shares, and how their values become the
+ * Lease to elect on.
  *
- * Pure: option rows as data, values in, settings or problems out.
+ * Pure: no I/O.
  *
  * @module
  */
@@ -15,35 +14,16 @@ import { type ElectionTiming, electionTimingProblem } from "./election_timing.ts
 
 /** What differs between subcommands. */
 export interface ElectionRowDefaults {
-  /** `--leader-elect`'s default (`"false"` for the controller, `"true"` for kuberture, as kuberture). */
+  /** `--leader-elect`'s default (`"false"` for the controller, `"true"` for kuberture). */
   readonly elect: "true" | "false";
-  /** Help text of `--leader-elect`. */
   readonly electHelp: string;
-  /** `--leader-election-id`'s default value (`""`: derived, see `idDefaultText`). */
+  /** `--leader-election-id`'s default (`""`: derived, see `idDefaultText`). */
   readonly id: string;
-  /** How the help shows the id's default. */
   readonly idDefaultText: string;
-  /** Help text of `--leader-election-id`. */
   readonly idHelp: string;
 }
 
-/**
- * The six option rows, for a subcommand's option table.
- *
- * @example
- * ```ts
- * import { electionOptionRows } from "./election_options.ts";
- *
- * const rows = electionOptionRows({
- *   elect: "true",
- *   electHelp: "Elect one writer among the replicas.",
- *   id: "kuberture-leader",
- *   idDefaultText: "kuberture-leader",
- *   idHelp: "Name of the Lease.",
- * });
- * rows.leaderElectionLeaseDuration.default; // "15s"
- * ```
- */
+/** The six option rows, for a subcommand's option table. */
 export function electionOptionRows(defaults: ElectionRowDefaults): ElectionRows {
   return {
     leaderElect: { flag: "leader-elect", kind: boolean(), default: defaults.elect, help: defaults.electHelp },
@@ -105,9 +85,8 @@ export interface ElectionValues {
   readonly leaderElectionRetryPeriod: number;
 }
 
-/** Where and how replicas elect their leader. */
+/** Where (the Lease) and how replicas elect their leader. */
 export interface ElectionSettings {
-  /** The Lease. */
   readonly namespace: string;
   readonly name: string;
   readonly timing: ElectionTiming;
@@ -120,22 +99,8 @@ const FLAGS = {
 } as const;
 
 /**
- * The Lease to elect on, with every problem (the durations' rule, a missing namespace, a name
- * that is no Lease name). `name` is used when `--leader-election-id` is empty.
- *
- * @example
- * ```ts
- * import { electionLease } from "./election_options.ts";
- *
- * electionLease({
- *   leaderElect: true,
- *   leaderElectionNamespace: "",
- *   leaderElectionId: "",
- *   leaderElectionLeaseDuration: 15_000,
- *   leaderElectionRenewDeadline: 10_000,
- *   leaderElectionRetryPeriod: 2_000,
- * }, { podNamespace: "ouroboros", name: "ouroboros-controller" }).lease?.name; // "ouroboros-controller"
- * ```
+ * The Lease to elect on, with every problem found. The namespace defaults to the pod's, the
+ * name (when `--leader-election-id` is empty) to `options.name`.
  */
 export function electionLease(
   values: ElectionValues,

@@ -1,14 +1,9 @@
 /**
- * The three durations of Lease leader election, with client-go's defaults and its start-up rule.
+ * The three durations of Lease leader election, with client-go's defaults and start-up rule.
  *
- * - **lease duration**: how long a follower waits, by its own clock, after it last saw the
- *   Lease record change before it may take the Lease over;
- * - **renew deadline**: how long the leader keeps writing after its last successful renewal.
- *   It must be shorter than the lease duration: the gap is the margin for clocks that run at
- *   different rates (a follower's clock may run up to lease duration ÷ renew deadline times faster
- *   than the leader's, 1.5 with the defaults, before two writers could overlap);
- * - **retry period**: how often candidates try to acquire and the leader renews. The renew deadline
- *   must leave room for at least one retry with jitter (renew deadline > 1.2 × retry period).
+ * A follower takes over a Lease unchanged for the lease duration (by its own clock); the leader
+ * stops writing after the renew deadline without a renewal. Their ratio is the clock-rate margin
+ * (1.5 by default) before two writers could overlap.
  *
  * Pure: no I/O.
  *
@@ -29,13 +24,12 @@ export const DEFAULT_ELECTION_TIMING: ElectionTiming = {
   retryPeriodMs: 2_000,
 };
 
-/** How much a retry is stretched at most (client-go's jitter factor): a wait is period × [1, 2.2). */
+/** client-go's jitter factor: a retry waits period × [1, 2.2). */
 export const RETRY_JITTER = 1.2;
 
 /**
- * What is wrong with `timing`, naming the values, or `undefined` when it is usable: lease duration
- * > renew deadline > 1.2 × retry period, each positive and the lease duration a whole number of
- * seconds of at least one (the Lease stores whole seconds).
+ * What is wrong with `timing`, or `undefined`: lease duration > renew deadline > 1.2 × retry
+ * period, all positive, the lease duration in whole seconds (as the Lease stores it).
  *
  * @example
  * ```ts

@@ -1,22 +1,13 @@
 /**
- * Lease leader election for every subcommand that writes cluster state: one replica leads and
- * writes, the others keep their caches warm and take over when the leader stops renewing.
+ * Lease leader election for the subcommands that write cluster state: one replica writes, the
+ * others keep warm caches and take over when it stops renewing. A leader that loses the Lease
+ * becomes a candidate again (never a restart); on shutdown it releases the Lease.
  *
- * Lifecycle ({@linkcode ElectorState}): a `candidate` tries to acquire the Lease every retry period
- * (jittered); once it holds it, it is the `leader` and renews every retry period; when renewals
- * keep failing until the renew deadline, or someone else took the Lease, it is a candidate again
- * (it keeps running: a warm standby, never a restart). On shutdown a leader releases the Lease so
- * a follower takes over at once (it watches the Lease for that), then the elector is `stopped`.
+ * Fencing: every write asks {@linkcode LeaseElector.fence} first, which passes only while this
+ * replica renewed less than the renew deadline ago (own monotonic clock). So a partitioned or
+ * paused leader stops writing before a follower can take over (after the longer lease duration).
  *
- * **Fencing.** {@linkcode LeaseElector.fence} is what a writer asks immediately before each write
- * (wired into the API client's `writeFence`): it passes only while this process is the leader and
- * its last successful renewal, by its own monotonic clock, is less than the renew deadline ago. So
- * a leader that is partitioned, paused (SIGSTOP) or slow stops writing at the renew deadline at
- * the latest, whatever its renew loop is doing, and a follower cannot take over before the longer
- * lease duration has passed on its clock. Every Lease write carries a resourceVersion precondition.
- *
- * Effects: the API client, the injected clocks and random source, and log lines (category
- * `election`): an INFO when leadership is gained or lost and when the holder seen changes.
+ * Effects: the API client, the injected clocks and random source, and INFO lines (`election`).
  *
  * @module
  */
@@ -38,16 +29,15 @@ import {
 
 /** Where the elector is. */
 export type ElectorState =
-  /** Not the leader; `holder` is who holds the Lease as last seen (`""`: nobody, or not read yet). */
+  /** Not the leader; `holder` as last seen (`""`: nobody, or not read yet). */
   | { readonly kind: "candidate"; readonly holder: string }
-  /** The leader since `since`; the last renewal that succeeded was sent at `renewedAt` (own clock). */
+  /** The leader; the last successful renewal was sent at `renewedAt` (own clock). */
   | { readonly kind: "leader"; readonly since: number; readonly renewedAt: number }
   | { readonly kind: "stopped" };
 
 /**
- * The Lease calls the elector makes. `watch` is optional: with it a follower also watches the
- * Lease and retries the moment it is released or deleted, so a hand-over takes milliseconds
- * instead of up to 2.2 retry periods; without it (or when RBAC refuses the watch) it polls.
+ * The Lease calls the elector makes. With `watch`, a follower retries the moment the Lease is
+ * released (a hand-over in milliseconds); without it, or refused by RBAC, it polls.
  */
 export type LeaseApi = Pick<KubeClient, "get" | "create" | "update"> & Partial<Pick<KubeClient, "watch">>;
 
@@ -55,7 +45,6 @@ export type LeaseApi = Pick<KubeClient, "get" | "create" | "update"> & Partial<P
 export interface LeaseElectorOptions {
   /** Reads and writes the Lease. Give it a client without a write fence. */
   readonly api: LeaseApi;
-  /** The Lease. */
   readonly lease: { readonly namespace: string; readonly name: string };
   /** This replica's identity, unique among candidates (pod name and a random suffix). */
   readonly identity: string;
@@ -72,30 +61,7 @@ export interface LeaseElectorOptions {
 /** How long a release on shutdown may take at most. */
 const RELEASE_TIMEOUT_MS = 5_000;
 
-/**
- * One candidate in one Lease election.
- *
- * @example
- * ```ts
- * import type { KubeClient } from "../kube/client.ts";
- * import { logger } from "../util/logging.ts";
- * import { DEFAULT_ELECTION_TIMING } from "./election_timing.ts";
- * import { LeaseElector } from "./lease_elector.ts";
- *
- * declare const client: KubeClient;
- * declare const shutdown: AbortSignal;
- * const elector = new LeaseElector({
- *   api: client,
- *   lease: { namespace: "ouroboros", name: "ouroboros-controller" },
- *   identity: "ouroboros-controller-7d9f_3c1a",
- *   timing: DEFAULT_ELECTION_TIMING,
- *   log: logger("election"),
- * });
- * const running = elector.run(shutdown);
- * elector.isLeader(); // false until the Lease is acquired
- * await running;
- * ```
- */
+/** One candidate in one Lease election. */
 export class LeaseElector {
   readonly #options: LeaseElectorOptions;
   readonly #clock: Clock;
@@ -135,20 +101,14 @@ export class LeaseElector {
     return this.#state;
   }
 
-  /**
-   * True while this replica may write: it leads and its last successful renewal is less than the
-   * renew deadline ago by its own clock.
-   */
+  /** True while this replica may write: it leads, renewed within the renew deadline (own clock). */
   isLeader(): boolean {
     const state = this.#state;
     return state.kind === "leader" &&
       this.#clock.now() < state.renewedAt + this.#options.timing.renewDeadlineMs;
   }
 
-  /**
-   * Passes when {@linkcode isLeader}, else throws a {@linkcode WriteFencedError} for `request`.
-   * Hand it to the writing client as its `writeFence`.
-   */
+  /** The writing client's `writeFence`: throws a {@linkcode WriteFencedError} unless leading. */
   fence(request: string): void {
     if (this.isLeader()) return;
     const state = this.#state;
@@ -166,10 +126,7 @@ export class LeaseElector {
     return () => this.#listeners.delete(listener);
   }
 
-  /**
-   * Campaigns, leads and renews until `signal` aborts, then releases the Lease if it holds it.
-   * Never rejects for API failures (they are retried). May be called once.
-   */
+  /** Leads or waits until `signal` aborts, then releases the Lease. Retries API errors; once. */
   async run(signal: AbortSignal): Promise<void> {
     if (this.#started) throw new Error("Cannot run a lease elector twice");
     this.#started = true;
@@ -196,11 +153,7 @@ export class LeaseElector {
     }
   }
 
-  /**
-   * While running, watches the Lease and wakes a waiting candidate when it is released (no holder)
-   * or deleted. An optimization over polling: any failure pauses it for a retry period, a 403 (no
-   * `watch` in the Role) or a client without `watch` turns it off.
-   */
+  /** Wakes a waiting candidate when the Lease is released or deleted; a 403 turns it off. */
   async #watchForRelease(signal: AbortSignal): Promise<void> {
     const { api, lease, timing, log } = this.#options;
     const watch = api.watch?.bind(api);
@@ -232,7 +185,7 @@ export class LeaseElector {
     }
   }
 
-  /** A leader's renewal; leadership ends when it fails past the renew deadline or the Lease moved on. */
+  /** A leader's renewal; leadership ends past the renew deadline or when the Lease moved on. */
   async #renew(signal: AbortSignal): Promise<void> {
     const state = this.#state;
     if (state.kind !== "leader") return;

@@ -1,20 +1,12 @@
 /**
- * One acquire-or-renew attempt of Lease leader election, decided without I/O: given the Lease as
- * just read (or its absence), what this candidate last observed and the time, say whether to
- * create the Lease, update it (with the read's resourceVersion as the precondition), or wait.
+ * One acquire-or-renew attempt of Lease leader election: create the Lease, update it, or wait.
  *
- * The rules are client-go's:
- * - A record is judged by the candidate's **own** clock: the holder's timestamps are never
- *   compared with local time. The candidate remembers when it last saw the record change
- *   ({@linkcode Observation}); the lease is taken to expire `leaseDurationSeconds` after that.
- * - A Lease held by someone else and not expired by that rule is left alone. A Lease with no
- *   holder (released) may be taken at once.
- * - Renewing keeps `acquireTime` and the transition count; taking over bumps the count.
- * - Every update carries the resourceVersion it was read at, so of two candidates racing for the
- *   same record exactly one wins (the other gets 409 Conflict).
+ * client-go's rules: a record is judged by the candidate's own clock, never the holder's
+ * timestamps (it expires `leaseDurationSeconds` after the record was last seen to change); a
+ * released Lease (no holder) may be taken at once; every update carries the resourceVersion read,
+ * so of two racing candidates one gets 409 Conflict.
  *
- * Pure: no I/O; time comes in as `now` (a monotonic clock, for expiry) and `wallTime` (the
- * `MicroTime` string written into the record for people to read).
+ * Pure: no I/O; `now` is a monotonic clock for expiry, `wallTime` only written for people to read.
  *
  * @module
  */
@@ -35,7 +27,6 @@ export interface Observation {
 
 /** The inputs of {@linkcode planLeaseAttempt}. */
 export interface LeaseAttemptInput {
-  /** This candidate's identity. */
   readonly identity: string;
   /** The Lease as just read; `undefined` when it does not exist. */
   readonly lease: Lease | undefined;
@@ -45,7 +36,6 @@ export interface LeaseAttemptInput {
   readonly now: number;
   /** The wall-clock time to write, as a `MicroTime` string. */
   readonly wallTime: string;
-  /** The lease duration this candidate writes. */
   readonly leaseDurationMs: number;
 }
 
@@ -53,7 +43,7 @@ export interface LeaseAttemptInput {
 export type LeaseAction =
   | { readonly kind: "create"; readonly spec: LeaseSpec }
   | { readonly kind: "update"; readonly spec: LeaseSpec; readonly resourceVersion: string }
-  /** Someone else holds a lease that has not expired by our clock; it may expire in `expiresInMs`. */
+  /** Someone else holds a lease unexpired by our clock; it may expire in `expiresInMs`. */
   | { readonly kind: "wait"; readonly holder: string; readonly expiresInMs: number };
 
 /** The decision, and what is now observed (kept whatever the action's result). */
@@ -63,21 +53,15 @@ export interface LeaseAttempt {
 }
 
 /**
- * Decides one attempt (see the module doc).
+ * Decides one attempt. Renewing keeps `acquireTime` and the transition count; taking over bumps it.
  *
  * @example
  * ```ts
  * import { planLeaseAttempt } from "./lease_plan.ts";
  *
- * const attempt = planLeaseAttempt({
- *   identity: "pod-a_1f2e",
- *   lease: undefined,
- *   observed: undefined,
- *   now: 0,
- *   wallTime: "2026-12-03T13:37:03.123000Z",
- *   leaseDurationMs: 15_000,
- * });
- * attempt.action.kind; // "create"
+ * const input = { identity: "a", lease: undefined, observed: undefined, now: 0 };
+ * planLeaseAttempt({ ...input, wallTime: "2026-12-03T13:37:03.123000Z", leaseDurationMs: 15_000 })
+ *   .action.kind; // "create"
  * ```
  */
 export function planLeaseAttempt(input: LeaseAttemptInput): LeaseAttempt {
@@ -120,7 +104,7 @@ export function releasedLeaseSpec(held: LeaseSpec, wallTime: string): LeaseSpec 
   };
 }
 
-/** What is observed after reading `spec` at `now`: the same observation unless the record changed. */
+/** What is observed after reading `spec` at `now`: the same unless the record changed. */
 export function observe(
   spec: LeaseSpec,
   options: { readonly previous: Observation | undefined; readonly now: number },
@@ -151,16 +135,7 @@ function serialise(spec: LeaseSpec): string {
   ]);
 }
 
-/**
- * `MicroTime` as the API server writes it: RFC 3339 in UTC with exactly six fractional digits.
- *
- * @example
- * ```ts
- * import { microTime } from "./lease_plan.ts";
- *
- * microTime(new Date(Date.UTC(2026, 11, 3, 13, 37, 3, 123))); // "2026-12-03T13:37:03.123000Z"
- * ```
- */
+/** `MicroTime` as the API server writes it: RFC 3339 in UTC with exactly six fractional digits. */
 export function microTime(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }

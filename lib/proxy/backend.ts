@@ -22,12 +22,9 @@ export interface BackendSettings {
  * ```ts
  * import { resolveBackendHost } from "./backend.ts";
  *
- * resolveBackendHost({
- *   targetHost: "",
- *   targetServiceName: "ingress-nginx-controller",
- *   targetServiceNamespace: "ingress-nginx",
- *   clusterDomain: "cozy.local",
- * }); // { host: "ingress-nginx-controller.ingress-nginx.svc.cozy.local" }
+ * const service = { targetServiceName: "ingress", targetServiceNamespace: "nginx" };
+ * resolveBackendHost({ targetHost: "", ...service, clusterDomain: "cozy.local" });
+ * // { host: "ingress.nginx.svc.cozy.local" }
  * ```
  */
 export function resolveBackendHost(settings: BackendSettings): { host: string } | { problem: string } {

@@ -1,8 +1,6 @@
 /**
- * The proxy's `/readyz`: can the backend be reached, and are we still taking traffic. Each
- * probe dials the backend's HTTP port within `--ready-timeout`; the answer, the
- * `ouroboros_proxy_backend_ready` gauge and the WARN-once / INFO-on-recovery log lines follow
- * from it (the transition rule is the pure {@linkcode nextReadiness}).
+ * The proxy's `/readyz`: can the backend be reached (one dial per probe), and are we still
+ * taking traffic.
  *
  * Effects: dials the backend, logs transitions, sets the gauge.
  *
@@ -33,29 +31,7 @@ export interface BackendReadinessOptions {
   readonly notAccepting?: () => string | undefined;
 }
 
-/**
- * Builds the `/readyz` answer function. Readiness state (for the transition logs) lives in the
- * returned closure, so build it once per listener.
- *
- * @example
- * ```ts
- * import { logger } from "../util/logging.ts";
- * import { backendReadiness } from "./backend_readiness.ts";
- * import { systemDialer } from "./dialer.ts";
- * import { createProxyMetrics } from "./proxy_metrics.ts";
- *
- * const readiness = backendReadiness({
- *   backendHost: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
- *   backendPort: 80,
- *   readyTimeoutMs: 2_000,
- *   dial: systemDialer,
- *   metrics: createProxyMetrics({ rss: () => 0, version: "dev" }),
- *   log: logger("proxy"),
- *   draining: () => false,
- * });
- * await readiness(); // { ready: true } or { ready: false, text: "backend unreachable (…): …" }
- * ```
- */
+/** Builds the `/readyz` answer; its closure holds the state for the transition logs. */
 export function backendReadiness(options: BackendReadinessOptions): () => Promise<ReadyzAnswer> {
   let state: ReadinessState = { kind: "unprobed" };
   const backend = formatHostPort(options.backendHost, options.backendPort);

@@ -1,6 +1,5 @@
 /**
- * A free list of equal-sized byte buffers, so bulk transfers can borrow large buffers without
- * allocating (and later collecting) one per burst.
+ * A free list of equal-sized byte buffers, so bursts borrow buffers instead of allocating them.
  *
  * Pure: no I/O.
  *
@@ -8,19 +7,8 @@
  */
 
 /**
- * Hands out buffers of one size and keeps up to `maxFree` returned ones for reuse; beyond
- * that, returned buffers are left to the garbage collector, so an idle proxy does not keep the
- * peak's memory.
- *
- * @example
- * ```ts
- * import { BufferPool } from "./buffer_pool.ts";
- *
- * const pool = new BufferPool(256 * 1024, 64);
- * const buffer = pool.take();
- * // … read into it, write from it …
- * pool.give(buffer);
- * ```
+ * Keeps at most `maxFree` returned buffers; the rest go to the garbage collector, so an idle
+ * proxy does not keep its peak's memory.
  */
 export class BufferPool {
   /** Size of every buffer this pool hands out. */

@@ -1,6 +1,5 @@
 /**
- * One proxied connection: read the client while dialing the backend, write the PROXY header
- * (with the client's first bytes when they came during the dial), relay, record metrics.
+ * One proxied connection: dial, write the PROXY header (with any early client bytes), relay.
  *
  * Effects: dials the backend, writes the header, relays; logs and counts what happened.
  *
@@ -59,14 +58,13 @@ export interface ConnectionContext {
   readonly proxyProtocol: ProxyProtocolVersion;
   readonly dialTimeoutMs: number;
   readonly dial: Dialer;
-  /** Shared dial deadlines (one timing wheel instead of a timer per dial), when the server runs one. */
+  /** Shared dial deadlines (one timing wheel, not a timer per dial), when the server runs one. */
   readonly deadlines?: DialDeadlines;
   readonly series: ListenerSeries;
   readonly log: Log;
   /** Limits the per-connection WARN lines when the backend keeps failing. */
   readonly throttle: Throttle;
   readonly clock: Clock;
-  /** Expires connections that stay silent for the idle timeout (an {@linkcode IdleReaper}). */
   readonly idle: Pick<IdleReaper, "track">;
   /** Whether debug lines are wanted; checked once so the hot path builds no log objects. */
   readonly debug: boolean;
@@ -89,9 +87,8 @@ function closeQuietly(conn: Deno.Conn): void {
 }
 
 /**
- * Writes the header (and the client's first bytes, when they came during the dial). No deadline
- * is needed: on a freshly connected socket the kernel's send buffer is empty, so these few bytes
- * (at most a header and one small buffer) are taken at once whether or not the backend reads.
+ * Writes the header (and early client bytes). No deadline: a fresh socket's empty send buffer
+ * takes these few bytes at once whether or not the backend reads.
  */
 async function writeAll(backend: Deno.Conn, bytes: Uint8Array): Promise<void> {
   let offset = 0;
@@ -99,9 +96,8 @@ async function writeAll(backend: Deno.Conn, bytes: Uint8Array): Promise<void> {
 }
 
 /**
- * The client's first read, begun at accept so that it overlaps the dial. `n` is its result once
- * it has settled (`null` for EOF), `undefined` while it is pending; a failed read counts as
- * settled with no bytes (the relay awaits the same promise and sees the error).
+ * The client's first read, overlapping the dial. A failed read counts as settled with no bytes
+ * (the relay awaits the same promise and sees the error).
  */
 class EarlyRead {
   readonly buffer: Uint8Array;
@@ -136,24 +132,14 @@ class EarlyRead {
 
 /** One accepted connection and what it is served with. */
 export interface ConnectionJob {
-  /** What every connection of the listener shares. */
   readonly context: ConnectionContext;
-  /**
-   * This connection's stop: server shutdown aborts it to close everything at once, and so does
-   * the idle reaper, with the reason `"idle"`.
-   */
+  /** Aborted by server shutdown, or by the idle reaper with the reason `"idle"`. */
   readonly stop: AbortController;
 }
 
 /**
- * Serves one accepted client connection to completion. Never rejects: failures are logged,
- * counted and end with both sockets closed.
- *
- * The client is read from at once, while the backend is dialed: when its first bytes have come
- * by the time the dial completes, they leave with the PROXY header in one write (one `send`, one
- * wake-up of the backend). When they have not, the header is written alone straight away, as
- * before: a backend that speaks first (SMTP-style) must get the header without waiting for the
- * client, and a wait would only add latency to every other connection.
+ * Serves one client connection to completion; never rejects. Client bytes read during the dial
+ * leave with the header, which never waits for them (a backend may speak first).
  */
 export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob): Promise<void> {
   const { context, stop } = job;
@@ -207,7 +193,6 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       closeQuietly(backend);
       return;
     }
-    // Client bytes that came during the dial leave with the header.
     const sent = early.settled && early.n !== null ? early.n : 0;
     try {
       backend.setNoDelay(true);

@@ -1,9 +1,7 @@
 /**
- * Classifies a failed backend dial into one short cause token, so `/readyz`, logs and metrics
- * say *why* the ingress controller cannot be reached (a misspelled Service name reads very
- * differently from a refused port).
+ * Classifies a failed backend dial, so `/readyz`, logs and metrics say *why* it failed.
  *
- * Pure: inspects error values only.
+ * Pure: no I/O.
  *
  * @module
  */
@@ -26,10 +24,7 @@ export type DialCause = (typeof DIAL_CAUSES)[number];
 /** Name of the error a dialer throws when its deadline passes. */
 export const DIAL_TIMEOUT_ERROR = "TimeoutError";
 
-/**
- * Prefix of the error message the runtime gives when the system resolver (getaddrinfo) fails.
- * That error carries no code, so the resolver's own wording is the only signal there is.
- */
+/** getaddrinfo failures carry no error code: the runtime's message is the only signal. */
 const LOOKUP_FAILED = "failed to lookup address information";
 
 /** getaddrinfo texts (glibc's `gai_strerror`, plus musl's and BSD's) meaning "no such name". */
@@ -48,15 +43,12 @@ const RESOLVER_TIMEOUT = ["Temporary failure in name resolution", "Try again"];
 const TIMED_OUT = new Set(["TimedOut", "ETIMEDOUT", DIAL_TIMEOUT_ERROR]);
 
 /**
- * Maps a dial error to a cause token, most specific first: resolver failures, refused, timed
- * out, and `unreachable` for everything else (no route, network down, reset during connect).
+ * Maps a dial error to a cause token; `unreachable` covers the rest (no route, reset, …).
  *
  * @example
  * ```ts
  * import { classifyDialError } from "./dial_cause.ts";
  *
- * classifyDialError(new Deno.errors.ConnectionRefused("Connection refused (os error 111)"));
- * // "connection-refused"
  * classifyDialError(new Error("failed to lookup address information: Name or service not known"));
  * // "dns-nxdomain"
  * ```

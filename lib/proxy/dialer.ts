@@ -1,15 +1,8 @@
 /**
- * Backend dialing with a deadline. The dial function is a parameter so tests can stand in a
- * backend that never answers without needing a black-holed network.
+ * Backend dialing with a deadline, through an injected dialer (tests stand in a silent backend).
  *
- * Deadlines: the proxy's dials share one {@linkcode DialDeadlines} (a timing wheel ticking while
- * dials are pending), so a dial arms no timer of its own; without one (the readiness probe, one
- * dial per probe) a dial keeps its own timer.
- *
- * Address cache: {@linkcode cachingDialer} dials the address a name last reached for a few
- * seconds instead of resolving the name per connection (measured: without it every connection
- * to a named backend runs getaddrinfo, reading `/etc/hosts` and, for cluster names, querying DNS
- * through the search list).
+ * Traffic dials share one timing wheel ({@linkcode DialDeadlines}) instead of a timer each, and
+ * cache the address a name reached (measured: otherwise each connection runs getaddrinfo).
  *
  * Effects: opens TCP connections (through the injected dialer) and keeps timers.
  *
@@ -40,25 +33,9 @@ export function systemDialer(request: DialRequest): Promise<Deno.TcpConn> {
 }
 
 /**
- * A dialer that remembers, per host name, the address its last connection reached (in `cache`,
- * for the cache's TTL) and dials that address directly, so the system resolver runs once per
- * TTL instead of once per connection. A dial to a remembered address that fails (the backend
- * moved) forgets it and, unless the deadline ended it, dials the name again at once: the
- * connection still gets the resolver's current answer, and its failure, if any, is classified
- * as before (a name that stopped resolving reports the resolver's error). IP literals pass
- * through untouched. Meant for the traffic path; the readiness probe keeps resolving every time,
- * so `/readyz` reports a name that stopped resolving.
- *
- * @example
- * ```ts
- * import { systemClock } from "../util/clock.ts";
- * import { AddressCache } from "../util/address_cache.ts";
- * import { cachingDialer, systemDialer } from "./dialer.ts";
- *
- * const dial = cachingDialer(systemDialer, new AddressCache(systemClock, 5_000));
- * const conn = await dial({ host: "ingress.example.svc.cluster.local", port: 80, signal: new AbortController().signal });
- * conn.close();
- * ```
+ * Dials the address a host name last reached, for the cache's TTL. When that fails (the backend
+ * moved) it forgets it and dials the name at once, so errors are classified as without a cache.
+ * Traffic only: the readiness probe resolves every time, so `/readyz` sees a name that broke.
  */
 export function cachingDialer(dial: Dialer, cache: AddressCache): Dialer {
   return async (request) => {
@@ -78,24 +55,16 @@ export function cachingDialer(dial: Dialer, cache: AddressCache): Dialer {
   };
 }
 
-/**
- * How long the traffic path trusts the address a backend name last reached: as long as the
- * cluster DNS's own TTL for Service records (CoreDNS's `kubernetes` plugin: 5 s), so a change of
- * address is followed no later than a resolver honouring that TTL would follow it.
- */
+/** How long a cached backend address is trusted: CoreDNS's own TTL for Service records. */
 export const TRAFFIC_ADDRESS_TTL_MS = 5_000;
 
-/**
- * The dialer for proxied connections: {@linkcode systemDialer} behind {@linkcode cachingDialer}
- * with a {@linkcode TRAFFIC_ADDRESS_TTL_MS} cache of its own.
- */
+/** The dialer for proxied connections: {@linkcode systemDialer} behind a caching dialer. */
 export function systemTrafficDialer(clock: Clock): Dialer {
   return cachingDialer(systemDialer, new AddressCache(clock, TRAFFIC_ADDRESS_TTL_MS));
 }
 
-/** The error a dial that ran out of time rejects with (its name is {@linkcode DIAL_TIMEOUT_ERROR}). */
+/** What a dial out of time rejects with (named {@linkcode DIAL_TIMEOUT_ERROR}). */
 export class DialTimeoutError extends Error {
-  /** Says how long the dial was given. */
   constructor(timeoutMs: number) {
     super(`dial timed out after ${formatDuration(timeoutMs)}`);
     this.name = DIAL_TIMEOUT_ERROR;
@@ -103,15 +72,12 @@ export class DialTimeoutError extends Error {
 }
 
 /**
- * Shared dial deadlines for one timeout: each pending dial is an entry in one timing wheel
- * (tick: a twentieth of the timeout, 10–250 ms), so a dial times out between 1× and 1× + one
- * tick. Run it with {@linkcode DeadlineTimer.run} for as long as dials use it.
+ * One timing wheel for every dial of one timeout (tick: 1/20 of it, 10–250 ms); run it with
+ * {@linkcode DeadlineTimer.run} for as long as dials use it.
  */
 export class DialDeadlines extends DeadlineTimer<AbortController> {
-  /** The timeout every dial through these deadlines gets. */
   readonly timeoutMs: number;
 
-  /** Deadlines of `timeoutMs` on `clock`. */
   constructor(clock: Clock, timeoutMs: number) {
     super(clock, {
       tickMs: Math.min(Math.max(timeoutMs / 20, 10), 250),
@@ -126,28 +92,11 @@ export interface DialTarget {
   readonly host: string;
   readonly port: number;
   readonly timeoutMs: number;
-  /**
-   * Shared deadlines to use instead of a timer of this dial's own (their timeout replaces
-   * `timeoutMs`). The dialer must then honour the signal: the dial ends when it rejects.
-   */
+  /** Shared deadlines instead of a timer (their timeout wins); the dialer must honour `signal`. */
   readonly deadlines?: DialDeadlines | undefined;
 }
 
-/**
- * Dials `host:port`, giving up after `timeoutMs` with a {@linkcode DialTimeoutError}.
- *
- * @example
- * ```ts
- * import { dialWithTimeout, systemDialer } from "./dialer.ts";
- *
- * const conn = await dialWithTimeout(systemDialer, {
- *   host: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
- *   port: 443,
- *   timeoutMs: 5_000,
- * });
- * conn.close();
- * ```
- */
+/** Dials `host:port`, giving up after `timeoutMs` with a {@linkcode DialTimeoutError}. */
 export function dialWithTimeout(dial: Dialer, target: DialTarget): Promise<Deno.TcpConn> {
   return target.deadlines === undefined
     ? dialWithOwnTimer(dial, target)

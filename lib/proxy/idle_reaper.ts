@@ -1,10 +1,6 @@
 /**
- * Closes connections on which nothing has moved for `--idle-timeout`: a client that vanished
- * without a FIN, a half-closed connection whose other side never finishes, or a backend that
- * stopped reading. Like Envoy's TCP proxy idle timeout (1 hour by default there too).
- *
- * The relay only bumps a counter per read and write; this sweep compares each connection's
- * counter with what it saw last time, so the hot path never reads the clock.
+ * Closes connections on which nothing moved for `--idle-timeout` (like Envoy's TCP idle timeout).
+ * The relay only bumps a counter; a sweep compares it, so the hot path never reads the clock.
  *
  * Effects: sleeps through the injected clock; expiring a connection is the callback's job.
  *
@@ -14,7 +10,6 @@
 import type { Clock } from "../util/clock.ts";
 import type { Activity } from "./relay.ts";
 
-/** One tracked connection. */
 interface Tracked {
   readonly activity: Activity;
   readonly expire: () => void;
@@ -22,28 +17,7 @@ interface Tracked {
   quietMs: number;
 }
 
-/**
- * Tracks connections and expires the ones idle for longer than the timeout. The sweep runs
- * every quarter of the timeout (between 250 ms and 1 minute), so a connection is closed after
- * between 1× and 1.25× the timeout of silence.
- *
- * @example
- * ```ts
- * import { systemClock } from "../util/clock.ts";
- * import { IdleReaper } from "./idle_reaper.ts";
- *
- * const stop = new AbortController();
- * const reaper = new IdleReaper(systemClock, 3_600_000);
- * const sweeping = reaper.run(stop.signal);
- * const connection = new AbortController();
- * const activity = { count: 0 }; // the relay bumps it on every read and write
- * const untrack = reaper.track(activity, () => connection.abort("idle"));
- * // … relay until the connection ends …
- * untrack();
- * stop.abort();
- * await sweeping;
- * ```
- */
+/** Expires connections silent for 1× to 1.25× the timeout (a sweep every quarter of it). */
 export class IdleReaper {
   readonly #clock: Clock;
   readonly #timeoutMs: number;

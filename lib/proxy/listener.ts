@@ -1,6 +1,5 @@
 /**
- * TCP listeners: the bound address, and an accept loop that survives transient errors such as
- * running out of file descriptors. Binding follows the shared rule of `daemon/bind_dual_stack.ts`.
+ * TCP listeners: the bound address, and an accept loop that survives running out of descriptors.
  *
  * Effects: accepts on a listener, logs, sleeps through the injected clock.
  *
@@ -33,20 +32,16 @@ export interface AcceptLoopOptions {
 
 const FIRST_BACKOFF_MS = 5;
 const MAX_BACKOFF_MS = 1_000;
-/** At most one "accept failed" WARN per listener in this long, however errors and successes alternate. */
+/** At most one "accept failed" WARN per listener this often, whatever the errors in between. */
 const WARN_INTERVAL_MS = 10_000;
 
-/** Where the accept loop stands. */
 type AcceptState =
   | { readonly kind: "healthy" }
   | { readonly kind: "failing"; readonly backoffMs: number; readonly warned: boolean };
 
 /**
- * Accepts until the listener is closed on purpose. Any other accept error (EMFILE, ENFILE,
- * ENOBUFS, a connection reset before accept) is retried after a doubling pause from 5 ms to 1 s,
- * so the process neither dies nor spins, and picks up again as soon as descriptors free up.
- * The WARN is limited to one per 10 s per listener (with the number held back), and the INFO
- * "accepting connections again" follows only a run of errors that was reported.
+ * Accepts until the signal aborts. Other accept errors (EMFILE, a reset before accept) are retried
+ * after a doubling pause, so the process neither dies nor spins; INFO follows only a reported run.
  */
 export async function acceptLoop(listener: Deno.TcpListener, options: AcceptLoopOptions): Promise<void> {
   const throttle = new Throttle(options.clock, WARN_INTERVAL_MS);

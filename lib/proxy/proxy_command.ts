@@ -1,9 +1,8 @@
 /**
- * `ouroboros proxy`: read the configuration, bind the traffic listeners, give up everything but
- * the network, and relay until a signal ends it (the drain and shutdown sequence is
- * `proxy/server.ts`'s). The steps around it are the shared skeleton's (`daemon/subcommand.ts`).
+ * `ouroboros proxy`: bind the traffic listeners, give up everything but the network, and relay
+ * until a signal ends it (the shutdown sequence is `server.ts`'s).
  *
- * Effects: this is the wiring; the pure part is `proxy_settings.ts`.
+ * Effects: the wiring; the pure part is `proxy_settings.ts`.
  *
  * @module
  */
@@ -26,10 +25,7 @@ import { PROXY_OPTIONS } from "./proxy_options.ts";
 import { type ProxySettings, proxySettings } from "./proxy_settings.ts";
 import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
-/**
- * What the proxy gives up once started: everything but the network (every file and variable it
- * reads was read at start-up). Exported so the permission test revokes exactly this list.
- */
+/** What the proxy gives up once started: everything but the network (all was read at start-up). */
 export const PROXY_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
   { name: "read" },
   { name: "write" },
@@ -40,10 +36,8 @@ export const PROXY_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
 ];
 
 /**
- * What the proxy gives up when it runs workers: the same, except reading its own source, which
- * a worker started again after a crash must load (`deno run` checks read access to a worker's
- * module graph; the `proxy` permission set grants `lib/` for it). The files read at start-up are
- * given up one by one instead.
+ * The same with workers, except read access (the `proxy` set grants only `lib/`): a worker
+ * restarted after a crash loads its module graph. Files read at start-up are given up one by one.
  */
 export const PROXY_WORKERS_REVOKED_PERMISSIONS: readonly RevocableDescriptor[] = [
   { name: "read", path: RESOLV_CONF },
@@ -70,12 +64,8 @@ export const PROXY = defineSubcommand({
 });
 
 /**
- * Binds the traffic listeners (on the main thread, or in `--workers` workers sharing the ports);
- * the service serves `/readyz` from the backend's reachability and the workers' state.
- *
- * Decision: `--workers=1` serves on the main thread, as before workers existed, not in one
- * worker: that keeps every permission but the network revoked (a worker's restart needs to read
- * its source) and spares each scrape a round trip and each log line a message.
+ * Binds the traffic listeners. `--workers=1` serves on the main thread, not in one worker: all
+ * reads stay revoked, and scrapes and log lines need no message round trip.
  */
 async function startProxy(settings: ProxySettings): Promise<Service> {
   const { values, server: config } = settings;

@@ -1,8 +1,7 @@
 /**
- * The proxy's Prometheus metrics, declared in one place so `/metrics`, the README and the tests
- * agree on names and labels.
+ * The proxy's Prometheus metrics, declared once so `/metrics`, the README and the tests agree.
  *
- * Pure: builds the metric families in a registry; no I/O.
+ * Pure: no I/O.
  *
  * @module
  */
@@ -36,16 +35,12 @@ export interface ProxyMetrics {
 export interface ProxyMetricsOptions {
   /** Resident set size in bytes, sampled at scrape time. */
   readonly rss: () => number;
-  /** Version string for `ouroboros_build_info`. */
   readonly version: string;
-  /** Source revision for `ouroboros_build_info`. @default the build's (`unknown` from source) */
+  /** @default the build's revision (`unknown` when run from source) */
   readonly revision?: string;
 }
 
-/**
- * Registers the proxy's metrics. Series for both listeners and every dial cause are created at
- * zero, so dashboards and alerts see them before the first event.
- */
+/** Registers the proxy's metrics, each series at zero so alerts see it before any event. */
 export function createProxyMetrics(options: ProxyMetricsOptions): ProxyMetrics {
   const registry = new MetricsRegistry();
   registerBuildInfo(registry, { version: options.version, revision: options.revision ?? REVISION });

@@ -1,14 +1,8 @@
 /**
  * PROXY protocol header encoders (HAProxy's `doc/proxy-protocol.txt`, versions 1 and 2).
  *
- * The ingress controller behind the proxy trusts the first bytes of every connection to name
- * the real client. These functions build those bytes from the two socket addresses; the
- * connection handler writes them once, before any client byte.
- *
- * Family rules: IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`, what a dual-stack listener reports
- * for IPv4 peers) are unwrapped to IPv4 first. When both sides are then IPv4 the header is TCP4;
- * when the families differ, the IPv4 side is mapped back and TCP6 is sent, as HAProxy does,
- * instead of the original's `UNKNOWN`, which made the receiver log the proxy's own address.
+ * IPv4-mapped addresses (`::ffff:a.b.c.d`) are unwrapped first; mixed families then send TCP6
+ * with the IPv4 side mapped, as HAProxy does (the original's `UNKNOWN` hid the real client).
  *
  * Pure: no I/O.
  *
@@ -39,7 +33,7 @@ export type HeaderAddresses =
   }
   | { readonly family: "unknown" };
 
-/** Longest possible v1 header, including CRLF (spec §2.1: "a 108-byte buffer is always enough"). */
+/** Longest v1 header, CRLF included (spec §2.1: "a 108-byte buffer is always enough"). */
 export const V1_MAX_LENGTH = 107;
 
 /** The 12-byte v2 signature (spec §2.2). */
@@ -58,21 +52,7 @@ export const V2_SIGNATURE: Uint8Array = new Uint8Array([
   0x0a,
 ]);
 
-/**
- * Turns two socket addresses into header addresses: parses them, unwraps IPv4-mapped forms,
- * and maps an IPv4 side to IPv6 when the families still differ. An address that is not an IP
- * literal, or a port outside 0–65535, yields `unknown`.
- *
- * @example
- * ```ts
- * import { headerAddresses } from "./proxy_protocol.ts";
- *
- * const client = { hostname: "::ffff:10.0.0.7", port: 51000 };
- * headerAddresses(client, { hostname: "::ffff:10.0.0.2", port: 8443 }).family; // 4: both unmapped
- * headerAddresses(client, { hostname: "fd00::2", port: 8443 }).family; // 6: 10.0.0.7 mapped to IPv6
- * headerAddresses(client, { hostname: "localhost", port: 8443 }).family; // "unknown"
- * ```
- */
+/** Reconciles the families of two socket addresses; a non-IP address or a bad port: `unknown`. */
 export function headerAddresses(client: SocketAddress, local: SocketAddress): HeaderAddresses {
   const source = parseIp(client.hostname);
   const destination = parseIp(local.hostname);
@@ -100,17 +80,7 @@ function validPort(port: number): boolean {
   return Number.isInteger(port) && port >= 0 && port <= 65535;
 }
 
-/**
- * Encodes a version 1 (text) header.
- *
- * @example
- * ```ts
- * import { encodeV1, headerAddresses } from "./proxy_protocol.ts";
- *
- * encodeV1(headerAddresses({ hostname: "10.0.0.7", port: 51000 }, { hostname: "10.0.0.2", port: 8080 }));
- * // "PROXY TCP4 10.0.0.7 10.0.0.2 51000 8080\r\n"
- * ```
- */
+/** Encodes a version 1 (text) header. */
 export function encodeV1(addresses: HeaderAddresses): string {
   if (addresses.family === "unknown") return "PROXY UNKNOWN\r\n";
   const protocol = addresses.family === 4 ? "TCP4" : "TCP6";
@@ -120,12 +90,8 @@ export function encodeV1(addresses: HeaderAddresses): string {
 }
 
 /**
- * Encodes a version 2 (binary) header: signature, version 2 with the PROXY command, the
- * address family with STREAM transport, the address block length, then source and destination
- * addresses and ports in network byte order. `unknown` becomes the LOCAL command with the
- * UNSPEC family and no address block, as HAProxy sends it: for LOCAL the spec says the receiver
- * must accept the connection and use the real endpoints, whereas a PROXY command with UNSPEC
- * leaves the receiver free to reject it.
+ * Encodes a version 2 (binary) header. `unknown` is sent as LOCAL with UNSPEC, as HAProxy does:
+ * the receiver must accept LOCAL, whereas it may reject PROXY with UNSPEC.
  */
 export function encodeV2(addresses: HeaderAddresses): Uint8Array {
   const addressLength = addresses.family === 4 ? 12 : addresses.family === 6 ? 36 : 0;
@@ -159,31 +125,20 @@ export interface ConnectionEnds {
 
 /** Options for {@linkcode encodeProxyHeader}. */
 export interface EncodeOptions {
-  /**
-   * Client bytes to append after the header, so header and payload leave in one write (one
-   * system call, one wake-up of the backend) when the client spoke before the dial completed.
-   */
+  /** Client bytes to append, so they leave with the header in one write. */
   readonly payload?: Uint8Array;
 }
 
 /**
- * Encodes the header for a connection in the chosen version, as the bytes to write, followed
- * by `options.payload` when given.
+ * The header bytes for a connection, followed by `options.payload` when given.
  *
  * @example
  * ```ts
  * import { encodeProxyHeader } from "./proxy_protocol.ts";
  *
- * const header = encodeProxyHeader("v1", {
- *   client: { hostname: "10.0.0.7", port: 51234 },
- *   local: { hostname: "10.0.0.2", port: 8443 },
- * });
- * new TextDecoder().decode(header); // "PROXY TCP4 10.0.0.7 10.0.0.2 51234 8443\r\n"
- * const withPayload = encodeProxyHeader("v1", {
- *   client: { hostname: "10.0.0.7", port: 51234 },
- *   local: { hostname: "10.0.0.2", port: 8443 },
- * }, { payload: new TextEncoder().encode("GET / HTTP/1.1\r\n") });
- * withPayload.length; // header.length + 16
+ * const client = { hostname: "::ffff:10.0.0.7", port: 51234 };
+ * encodeProxyHeader("v1", { client, local: { hostname: "10.0.0.2", port: 8443 } });
+ * // the bytes of "PROXY TCP4 10.0.0.7 10.0.0.2 51234 8443\r\n"
  * ```
  */
 export function encodeProxyHeader(

@@ -1,8 +1,7 @@
 /**
- * Turns parsed proxy options into validated server settings: the backend host, the listeners
- * and every cross-field problem at once.
+ * Turns parsed proxy options into validated server settings, reporting every problem at once.
  *
- * Pure: the resolv.conf text is read through the function passed in, and only when needed.
+ * Pure: resolv.conf and the CPU count are read through the functions passed in, only when needed.
  *
  * @module
  */
@@ -33,32 +32,12 @@ export interface ProxySettingsInput {
   readonly values: ProxyValues;
   /** Where `--cluster-domain` came from. */
   readonly clusterDomainSource: ValueSource;
-  /** The text of /etc/resolv.conf, read only when the cluster domain is not given. */
   readonly readResolvConf: () => string | undefined;
-  /** The runtime's CPU count (cgroup quota applied), read only when `--workers` is 0. */
+  /** The runtime's CPU count (cgroup quota applied). */
   readonly readCpus?: () => number;
 }
 
-/**
- * Turns parsed values into server settings, collecting every cross-field problem.
- *
- * @example
- * ```ts
- * import { parseOptions } from "../cli/options.ts";
- * import { PROXY_OPTIONS } from "./proxy_options.ts";
- * import { proxySettings } from "./proxy_settings.ts";
- *
- * const parsed = parseOptions(PROXY_OPTIONS, { argv: ["--target-host=10.0.0.7"], getEnv: () => undefined });
- * if (parsed.kind === "ok") {
- *   const settings = proxySettings({
- *     values: parsed.values,
- *     clusterDomainSource: parsed.sources.clusterDomain,
- *     readResolvConf: () => "search ouroboros.svc.cozy.local svc.cozy.local cozy.local\n",
- *   });
- *   // settings.server.backendHost === "10.0.0.7", settings.clusterDomain === "cozy.local"
- * }
- * ```
- */
+/** Turns parsed values into server settings, or a {@linkcode ConfigError} listing every problem. */
 export function proxySettings(input: ProxySettingsInput): ProxySettings | ConfigError {
   const { values } = input;
   const problems: string[] = [];

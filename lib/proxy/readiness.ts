@@ -1,6 +1,5 @@
 /**
- * Backend readiness as a small state machine, so the WARN-once / INFO-on-recovery logging rule
- * is one pure function that tests can walk through step by step.
+ * Backend readiness as a small state machine, so the WARN-once / INFO-on-recovery rule is testable.
  *
  * Pure: no I/O.
  *
@@ -27,19 +26,14 @@ export type ReadinessLog =
   | undefined;
 
 /**
- * Folds one probe result into the state and says what to log: a WARN when entering the
- * failing state (including a failing first probe), an INFO when leaving it, nothing while the
- * state holds. A change of cause while still failing is not re-logged, so a flapping resolver
- * cannot flood the log.
+ * Folds one probe result into the state: WARN on entering failure, INFO on leaving it. A new
+ * cause while still failing is not re-logged, so a flapping resolver cannot flood the log.
  *
  * @example
  * ```ts
  * import { nextReadiness } from "./readiness.ts";
  *
- * const refused = { ok: false, cause: "connection-refused", error: "…" } as const;
- * const first = nextReadiness({ kind: "unprobed" }, refused);
- * first.log; // { level: "warn", cause: "connection-refused", error: "…" }
- * nextReadiness(first.state, { ok: false, cause: "timeout", error: "…" }).log; // undefined: still failing
+ * const first = nextReadiness({ kind: "unprobed" }, { ok: false, cause: "timeout", error: "…" });
  * nextReadiness(first.state, { ok: true }).log; // { level: "info" }: recovered
  * ```
  */

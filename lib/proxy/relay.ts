@@ -1,28 +1,10 @@
 /**
- * Byte relay between a client and a backend connection.
+ * Byte relay between a client and a backend connection, with half-close: EOF on one side shuts
+ * down the other's write side; a failure on either side closes both.
  *
- * Each direction is a `read` → write-all loop, so a direction never reads more than it has
- * written: memory per connection is bounded by one buffer per direction, whatever the peers
- * do. Streams are deliberately not used: a `Deno.Conn` readable that reaches EOF closes the
- * whole socket, which would break half-close (denoland/deno#27510).
- *
- * Buffers: a direction's first wait uses a small buffer from a pool (the first bytes of a new
- * connection nearly always come at once, so reading them whole saves a system call); a read that
- * fills its buffer switches to a large buffer from a shared pool (the peer is streaming); a read
- * that does not fill it gives every pooled buffer back, and the direction then waits with a
- * 64-byte probe of its own. When data comes, a probe that filled is followed at once by a read
- * of the rest into a pooled small buffer, and both leave in one write; if the rest has not come
- * within a few microtask turns (Deno completes a read of waiting bytes at once), the probe's
- * bytes are written alone, so nothing is ever held back. An idle connection therefore holds two
- * 64-byte probes instead of two 1 KiB buffers, at the price of one extra read per burst after
- * the first.
- *
- * Per connection the relay allocates two direction objects and one shared link (which is its
- * own abort listener): no closures per read.
- *
- * Half-close: when one side finishes sending (EOF), the relay shuts down the write side of the
- * other and keeps relaying the opposite direction until it ends too. A failure on either side
- * (reset, broken pipe) closes both connections at once.
+ * Each direction is a read → write-all loop, so memory is one buffer per direction. No streams:
+ * a `Deno.Conn` readable at EOF closes the whole socket, breaking half-close (denoland/deno#27510).
+ * An idle connection holds two 64-byte probes, not two 1 KiB buffers (see `Direction`).
  *
  * Effects: reads and writes both sockets, and closes them.
  *
@@ -34,21 +16,16 @@ import { BufferPool } from "./buffer_pool.ts";
 
 /** Buffer sizes for {@linkcode relay}. */
 export interface RelayBuffers {
-  /** Size of each direction's own buffer, used while waiting for data. */
+  /** Each direction's own buffer size, for waiting; `pool` lends large ones while data streams. */
   readonly small: number;
-  /** Pool of large buffers a direction borrows while data streams. */
   readonly pool: BufferPool;
-  /**
-   * Pool of `small`-byte buffers, so a connection does not allocate (and the collector later
-   * free) its two waiting buffers. Without one, each direction allocates its own.
-   */
+  /** Pool of `small`-byte buffers; without one, each direction allocates its own. */
   readonly smallPool?: BufferPool;
 }
 
 /**
- * Defaults chosen by measurement (`deno task bench:proxy`): 1 KiB holds a typical request in one
- * read and keeps an idle connection small (each byte here is paid twice per connection); 256 KiB
- * reads keep bulk transfers at a few system calls per MiB.
+ * Measured (`deno task bench:proxy`): 1 KiB holds a typical request in one read and keeps idle
+ * connections small; 256 KiB keeps bulk transfers at a few system calls per MiB.
  */
 export const DEFAULT_RELAY_BUFFERS: RelayBuffers = {
   small: 1024,
@@ -63,33 +40,26 @@ export interface Activity {
 
 /** Options for {@linkcode relay}. */
 export interface RelayOptions {
-  /** Incremented by the bytes relayed client → backend. */
+  /** Bytes relayed client → backend; `downstream` the other way. */
   readonly upstream: NumberSeries;
-  /** Incremented by the bytes relayed backend → client. */
   readonly downstream: NumberSeries;
   /** Aborting closes both connections at once (shutdown grace expired, idle timeout). */
   readonly signal?: AbortSignal;
-  /** Bumped on every completed read and write. */
   readonly activity?: Activity;
-  /** Defaults to {@linkcode DEFAULT_RELAY_BUFFERS}. */
+  /** @default DEFAULT_RELAY_BUFFERS */
   readonly buffers?: RelayBuffers | undefined;
   /** The client's first read, begun before the relay while the backend was being dialed. */
   readonly firstRead?: FirstRead | undefined;
 }
 
 /**
- * A read of the client begun before the relay (the connection handler starts it at accept, so
- * the client's first bytes can leave with the PROXY header). The relay takes over its buffer, if
- * any, which must be a `small`-byte one (from `smallPool` when there is one: the relay gives it
- * back).
+ * A client read begun at accept, so the first bytes can leave with the PROXY header. The relay
+ * takes over its buffer, which must be `small` bytes (from `smallPool` when there is one).
  */
 export interface FirstRead {
-  /** The buffer the read went into; `undefined` once its bytes have left (it went back to the pool). */
+  /** `undefined` once its bytes have left (the buffer went back to the pool). */
   readonly buffer: Uint8Array | undefined;
-  /**
-   * The read still to be awaited (it may have settled already), or `undefined` when its bytes
-   * were already written to the backend (with the header).
-   */
+  /** The read to await (it may have settled); `undefined` when its bytes left with the header. */
   readonly pending: Promise<number | null> | undefined;
   /** Client bytes already written to the backend; counted in the result and the series. */
   readonly sent: number;
@@ -97,7 +67,6 @@ export interface FirstRead {
 
 /** How a relay ended. */
 export type RelayEnd =
-  /** Both directions reached EOF. */
   | { readonly kind: "completed" }
   /** A read or write failed (peer reset, broken pipe); both sides were closed. */
   | { readonly kind: "failed"; readonly direction: "upstream" | "downstream"; readonly error: unknown }
@@ -107,9 +76,7 @@ export type RelayEnd =
 /** Result of {@linkcode relay}. */
 export interface RelayResult {
   readonly end: RelayEnd;
-  /** Bytes relayed client → backend. */
   readonly upstreamBytes: number;
-  /** Bytes relayed backend → client. */
   readonly downstreamBytes: number;
 }
 
@@ -126,17 +93,12 @@ type PumpEnd =
   | { readonly kind: "failed"; readonly error: unknown; readonly bytes: number }
   | { readonly kind: "stopped"; readonly bytes: number };
 
-/**
- * Bytes an idle direction waits with. A read that fills it is followed at once by a read of the
- * rest into a small buffer (see {@linkcode Direction}); a shorter message goes out as it is.
- */
+/** Bytes an idle direction waits with; a full probe is followed at once by a read of the rest. */
 export const PROBE_BYTES = 64;
 
 /**
- * Microtask turns to wait for the read that follows a full probe. Deno polls a read once when it
- * is issued, so when the bytes are already in the kernel it settles within two turns (measured
- * on 2.9.6); if it has not by then, nothing more was waiting, and the probe's bytes are written
- * alone rather than held.
+ * Microtask turns to wait for the read after a full probe: a read of bytes already in the kernel
+ * settles within two (measured on Deno 2.9.6); later, the probe's bytes are written alone.
  */
 const READY_TURNS = 4;
 
@@ -173,10 +135,9 @@ class Link {
 }
 
 /**
- * One direction: read → write everything → read again. Buffers: the first wait uses a small
- * buffer (the first bytes of a new connection nearly always come at once); a read that fills its
- * buffer switches to a large pooled one; a read that does not returns every pooled buffer, and
- * the direction waits with its {@linkcode PROBE_BYTES} probe until data comes again.
+ * One direction. The first wait uses a small buffer (a new connection's first bytes come at
+ * once); a full read switches to a large pooled buffer; a short one returns every pooled buffer,
+ * and the direction waits with its {@linkcode PROBE_BYTES} probe.
  */
 class Direction {
   bytes = 0;
@@ -206,7 +167,7 @@ class Direction {
     this.#from = from;
     this.#to = to;
     this.#series = series;
-    // A first read whose bytes already left with the header hands over no buffer: wait with the probe.
+    // A first read whose bytes left with the header hands over no buffer: wait with the probe.
     this.#own = first === undefined ? this.#takeSmall() : first.buffer;
     this.#pending = first?.pending;
     this.bytes = first?.sent ?? 0;
@@ -217,10 +178,7 @@ class Direction {
     return this.#link.buffers.smallPool?.take() ?? new Uint8Array(this.#link.buffers.small);
   }
 
-  /**
-   * Gives back every pooled buffer, except one a read may still land in (a write failed while
-   * it was in flight): that one is left to the collector.
-   */
+  /** Gives back every pooled buffer, except one a read in flight may still land in. */
   #release(): void {
     if (this.#borrowed !== undefined) this.#link.buffers.pool.give(this.#borrowed);
     if (this.#own !== undefined && this.#pending === undefined) this.#link.buffers.smallPool?.give(this.#own);
@@ -264,7 +222,7 @@ class Direction {
           buffer = probe;
           n = await this.#from.read(probe);
           if (n === PROBE_BYTES) {
-            // More is probably waiting: read it next to the probe's bytes, so they leave in one write.
+            // More is probably waiting: read it next to the probe's bytes, to leave in one write.
             const own = this.#own = this.#takeSmall();
             own.set(probe);
             buffer = own;
@@ -289,9 +247,8 @@ class Direction {
       }
       link.activity.count += 1;
       if (n === null) {
-        // When the other direction has already read EOF, both sockets are about to be closed,
-        // which tells the peer as much as a shutdown would: skip the extra system call. Count
-        // this EOF before awaiting the shutdown, so the other direction skips its own too.
+        // The second EOF skips the shutdown (closing both sockets tells the peer as much); count
+        // before awaiting, so the other direction skips its own.
         link.eofDirections += 1;
         if (link.eofDirections === 1) {
           try {
@@ -316,7 +273,6 @@ class Direction {
       this.bytes += n;
       if (this.#pending !== undefined) continue; // a read into `#own` is in flight
       if (stop === buffer.length && buffer !== this.#probe) {
-        // The peer is streaming: switch to a large buffer.
         this.#borrowed ??= link.buffers.pool.take();
       } else if (stop < buffer.length) {
         // Caught up: hold nothing pooled while waiting.
@@ -326,26 +282,7 @@ class Direction {
   }
 }
 
-/**
- * Relays bytes both ways until both directions end, then closes both connections. Never
- * rejects; the result says how it ended.
- *
- * @example
- * ```ts
- * import { logger } from "../util/logging.ts";
- * import { createProxyMetrics } from "./proxy_metrics.ts";
- * import { relay } from "./relay.ts";
- *
- * declare const client: Deno.TcpConn; // accepted on a listener
- * declare const backend: Deno.TcpConn; // dialed, the PROXY header already written
- * const metrics = createProxyMetrics({ rss: () => 0, version: "dev" });
- * const result = await relay(client, backend, {
- *   upstream: metrics.bytes.labels({ listener: "http", direction: "upstream" }),
- *   downstream: metrics.bytes.labels({ listener: "http", direction: "downstream" }),
- * });
- * if (result.end.kind === "failed") logger("proxy").debug("relay ended early", { error: result.end.error });
- * ```
- */
+/** Relays both ways until both directions end, then closes both. Never rejects. */
 export async function relay(
   client: Deno.Conn,
   backend: Deno.Conn,

@@ -1,15 +1,10 @@
 /**
- * The proxy's serving part: its traffic listeners, the set of live connections and the shutdown
- * sequence. The health listener is the subcommand skeleton's; its `/readyz` reads
- * {@linkcode ProxyServer.phase} to fail once shutdown has begun.
+ * The proxy's traffic listeners, live connections and shutdown sequence.
  *
- * Shutdown, on the first SIGTERM/SIGINT:
- * 1. `/readyz` answers 503 at once, so the endpoints controller starts removing this pod;
- * 2. connections are still accepted for the drain delay, because kube-proxy on other nodes
- *    keeps sending new ones until the endpoint removal reaches them;
- * 3. the listeners close; connections in flight run to completion;
- * 4. when the shutdown grace (counted from the signal) runs out, the rest are closed.
- * A second signal skips straight to closing everything.
+ * On the first SIGTERM/SIGINT `/readyz` fails at once, yet connections are accepted for the drain
+ * delay (kube-proxy elsewhere sends them until the endpoint removal reaches it); then listeners
+ * close and connections run until the shutdown grace, counted from the signal. A second signal
+ * closes everything.
  *
  * Effects: binds sockets and serves connections; time goes through the injected clock.
  *
@@ -58,14 +53,11 @@ export interface ProxyServerDeps {
   readonly dial: Dialer;
   readonly clock: Clock;
   readonly log: Log;
-  /** Whether per-connection debug lines are wanted (checked once, off the hot path). @default false */
+  /** Per-connection debug lines (checked once, off the hot path). @default false */
   readonly debugLogging?: boolean;
   readonly metrics: ProxyMetrics;
   readonly buffers?: RelayBuffers;
-  /**
-   * Binds one traffic listener. Workers pass one that sets `reusePort`, so several of them
-   * accept on the same port. @default `Deno.listen({ hostname, port })`
-   */
+  /** Binds a listener; workers set `reusePort`. @default `Deno.listen({ hostname, port })` */
   readonly listen?: (hostname: string, port: number) => Deno.TcpListener;
 }
 
@@ -82,39 +74,7 @@ interface BoundListener {
   readonly address: string;
 }
 
-/**
- * A running proxy. {@linkcode ProxyServer.start} binds every listener (or none: a failure
- * releases the ones already bound); {@linkcode ProxyServer.run} serves until shutdown.
- *
- * @example
- * ```ts
- * import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
- * import { systemClock } from "../util/clock.ts";
- * import { logger } from "../util/logging.ts";
- * import { systemDialer } from "./dialer.ts";
- * import { createProxyMetrics } from "./proxy_metrics.ts";
- * import { ProxyServer } from "./server.ts";
- *
- * declare const signals: ShutdownSignals;
- * const server = ProxyServer.start({
- *   listeners: [{ name: "http", address: { host: undefined, port: 8080 }, backendPort: 80 }],
- *   backendHost: "ingress-nginx-controller.ingress-nginx.svc.cluster.local",
- *   readinessPort: 80,
- *   proxyProtocol: "v1",
- *   dialTimeoutMs: 5_000,
- *   readyTimeoutMs: 2_000,
- *   shutdownGraceMs: 30_000,
- *   drainDelayMs: 5_000,
- *   idleTimeoutMs: 3_600_000,
- * }, {
- *   dial: systemDialer,
- *   clock: systemClock,
- *   log: logger("proxy"),
- *   metrics: createProxyMetrics({ rss: () => 0, version: "dev" }),
- * });
- * await server.run(signals); // until the first signal, then drains; a second one cuts it short
- * ```
- */
+/** A running proxy: {@linkcode ProxyServer.start} binds, {@linkcode ProxyServer.run} serves. */
 export class ProxyServer {
   readonly #config: ProxyServerConfig;
   readonly #deps: ProxyServerDeps;
@@ -130,10 +90,7 @@ export class ProxyServer {
     this.#listeners = listeners;
   }
 
-  /**
-   * Binds the traffic listeners. Throws an error naming the listener and address when one
-   * cannot be bound, after closing the ones already bound.
-   */
+  /** Binds every traffic listener, or none: on a failure, closes those bound and throws. */
   static start(config: ProxyServerConfig, deps: ProxyServerDeps): ProxyServer {
     const bound: BoundListener[] = [];
     const listen = deps.listen ?? ((hostname: string, port: number) => Deno.listen({ hostname, port }));
@@ -159,10 +116,7 @@ export class ProxyServer {
     return out;
   }
 
-  /**
-   * Releases the traffic listeners of a server that will not run, or whose run failed; after a
-   * run that completed they are closed already.
-   */
+  /** Releases the listeners of a server that will not run, or whose run failed. */
   close(): void {
     for (const { listener } of this.#listeners) {
       try {
@@ -183,7 +137,7 @@ export class ProxyServer {
     return this.#connections.size;
   }
 
-  /** Serves until shutdown completes. Resolves after every socket and listener is closed. */
+  /** Serves until shutdown completes and every socket and listener is closed. */
   async run(signals: ShutdownSignals): Promise<void> {
     const { clock, log } = this.#deps;
     const throttle = new Throttle(clock, 10_000);

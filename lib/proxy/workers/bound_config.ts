@@ -1,9 +1,8 @@
 /**
- * The configuration the second and later proxy workers start with: every listener on the exact
- * address the first worker bound (a port 0 in the flags has become a real port by then), so all
- * of them join one `reusePort` group.
+ * The config of the second and later proxy workers: the exact addresses the first one bound (a
+ * port 0 has become real), so all join one `reusePort` group.
  *
- * Pure.
+ * Pure: no I/O.
  *
  * @module
  */
@@ -12,8 +11,7 @@ import { parseListenAddress } from "../../util/listen_address.ts";
 import type { ProxyServerConfig } from "../server.ts";
 
 /**
- * The config with each listener bound to `addresses[name]` (as `host:port`); a listener without
- * a usable address keeps its own.
+ * Binds each listener to `addresses[name]` (`host:port`); one without a usable one keeps its own.
  *
  * @example
  * ```ts

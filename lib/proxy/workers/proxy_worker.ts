@@ -1,18 +1,10 @@
 /**
- * The module each proxy worker runs (`new Worker(PROXY_WORKER_URL, { type: "module" })`): on
- * its `start` message it binds the traffic listeners with `reusePort`, so the kernel spreads new
- * connections over every worker's accept queue, and serves them with the same
- * {@linkcode ProxyServer} the single-threaded proxy uses; `shutdown` and `force` drive that
- * server's drain, `metrics` asks for its exposition. The message types are `worker_messages.ts`.
+ * The module each proxy worker runs: a {@linkcode ProxyServer} on `reusePort` listeners, driven
+ * by the main thread's messages. An uncaught error ends the worker; the pool restarts it.
  *
- * Decisions:
- * - The worker logs by posting its lines to the main thread, which writes them with the worker's
- *   index added. The worker thus never loads the logging library, and its module graph is this
- *   folder's and `lib/`'s own files only: the set the `proxy` permission set lets it read.
- * - The worker gives up no permission itself: a worker started with inherited permissions shares
- *   the main thread's (measured: a revocation in a worker took read access from the main thread
- *   too), so the main thread's revocation covers it.
- * - An uncaught error ends the worker; the main thread restarts it (`worker_pool.ts`).
+ * Logs are posted to the main thread, so the worker's module graph stays within `lib/` (what the
+ * `proxy` permission set lets it read). It revokes nothing itself: a worker with inherited
+ * permissions shares the main thread's (measured), so the main thread's revocation covers it.
  *
  * Effects: binds sockets, relays, posts messages. Loaded only as a worker's main module.
  *
@@ -33,7 +25,6 @@ export interface WorkerScope {
   close(): void;
 }
 
-/** A {@linkcode Log} that posts each line to the main thread. */
 function postingLog(scope: WorkerScope): Log {
   const post = (level: WorkerLogLevel) => (message: string, properties: Record<string, unknown> = {}) => {
     try {
@@ -52,17 +43,7 @@ function listenShared(hostname: string, port: number): Deno.TcpListener {
   return Deno.listen({ hostname, port, reusePort: true });
 }
 
-/**
- * Serves as one proxy worker on `scope` until the drain ends, then closes the worker.
- *
- * @example
- * ```ts
- * import { runProxyWorker, type WorkerScope } from "./proxy_worker.ts";
- *
- * // In the worker's main module:
- * runProxyWorker(self as unknown as WorkerScope);
- * ```
- */
+/** Serves as one proxy worker on `scope` until the drain ends, then closes the worker. */
 export function runProxyWorker(scope: WorkerScope): void {
   const shutdown = new AbortController();
   const force = new AbortController();

@@ -1,9 +1,6 @@
 /**
- * The messages between the proxy's main thread and its workers, both ways. Structured clone
- * carries them, so they are plain data (an `Error` in a log line's properties survives too).
- *
- * A worker that receives a message it does not know throws, which kills it: a protocol mistake
- * then shows as a logged worker restart instead of a worker silently ignoring its orders.
+ * The messages between the proxy's main thread and its workers: plain data, for structured clone.
+ * A worker throws on an unknown message, so a protocol mistake shows as a logged restart.
  *
  * Pure: types and one guard.
  *

@@ -1,20 +1,10 @@
 /**
- * N proxy workers as one proxy: starts them on the same ports, keeps them running, answers for
- * them on the main thread's health listener and drains them together.
+ * N proxy workers as one proxy: started on the same ports, restarted when they die, drained
+ * together, answered for on the main thread's health listener.
  *
- * - Start: worker 0 binds the configured addresses (port 0 becomes a real port); the others then
- *   bind exactly the addresses it got, with `reusePort`, so the kernel spreads new connections
- *   over every worker. A bind failure in any of them fails the start, naming the listener.
- * - Metrics: on each scrape every worker is asked for its exposition (nothing is sent between
- *   scrapes), and the answers are summed series by series. A worker that has stopped or died
- *   leaves its counters behind (the last exposition it sent), so totals never fall when it is
- *   replaced; a crash loses only what it counted since the scrape before.
- * - Readiness: not ready while any worker is not accepting (starting, restarting).
- * - Drain: the first signal goes to every worker, which runs the single-threaded drain
- *   (`server.ts`); a second signal is forwarded too. A worker still running a few seconds after
- *   the grace is terminated.
- * - A worker that dies (an uncaught error) is logged, counted and started again after
- *   {@linkcode restartDelay}; not after shutdown began.
+ * Worker 0 binds first (port 0 becomes a real port); the others bind its addresses with
+ * `reusePort`. Each scrape asks every worker and sums the answers; a stopped or dead worker's
+ * last counters are kept, so totals never fall (a crash loses what it counted since the scrape).
  *
  * Effects: spawns workers (through the injected `spawn`), logs, sleeps on the injected clock.
  *
@@ -56,7 +46,7 @@ export function spawnProxyWorker(index: number): WorkerHandle {
   return new Worker(PROXY_WORKER_URL, { type: "module", name: `proxy-worker-${index}` });
 }
 
-/** The process's families, not a worker's traffic: the main thread's alone (worker copies are dropped). */
+/** Process-wide families: the main thread's alone (worker copies are dropped). */
 const PROCESS_FAMILIES: ReadonlySet<string> = new Set([
   "ouroboros_build_info",
   "process_resident_memory_bytes",
@@ -91,33 +81,14 @@ interface Slot {
   retired: Exposition;
   failures: number;
   startedAt: number;
-  /** The addresses the slot's worker reported when it started listening. */
   addresses: Readonly<Record<string, string>> | undefined;
-  /** Settles with the first answer of a starting worker: `undefined` when listening, else why not. */
+  /** Settles with a starting worker's first answer: `undefined` when listening, else why not. */
   onStarted: ((problem: string | undefined) => void) | undefined;
 }
 
 const EMPTY: Exposition = new Map();
 
-/**
- * A running set of proxy workers. {@linkcode WorkerPool.start} resolves once every worker
- * accepts; {@linkcode WorkerPool.run} supervises them until the drain ends.
- *
- * @example
- * ```ts
- * import type { ShutdownSignals } from "../../daemon/shutdown_signals.ts";
- * import type { ProxyServerConfig } from "../server.ts";
- * import { systemClock } from "../../util/clock.ts";
- * import { logger } from "../../util/logging.ts";
- * import { WorkerPool } from "./worker_pool.ts";
- *
- * declare const config: ProxyServerConfig;
- * declare const signals: ShutdownSignals;
- * const pool = await WorkerPool.start(config, { count: 4, debug: false, log: logger("proxy"), clock: systemClock });
- * pool.addresses; // { http: "[::]:8080", https: "[::]:8443" }
- * await pool.run(signals);
- * ```
- */
+/** Running proxy workers: {@linkcode WorkerPool.start}, then {@linkcode WorkerPool.run}. */
 export class WorkerPool {
   readonly #config: ProxyServerConfig;
   readonly #options: WorkerPoolOptions;
@@ -157,10 +128,7 @@ export class WorkerPool {
     );
   }
 
-  /**
-   * Starts `options.count` workers on the configured addresses and resolves once all accept;
-   * throws the first bind error (after terminating every worker) when one cannot.
-   */
+  /** Resolves once every worker accepts; else terminates them all and throws the first error. */
   static async start(config: ProxyServerConfig, options: WorkerPoolOptions): Promise<WorkerPool> {
     const slots: Slot[] = Array.from({ length: Math.max(1, options.count) }, (_, index) => ({
       index,
@@ -222,10 +190,7 @@ export class WorkerPool {
       : `proxy worker ${slot.index} of ${this.#slots.length} is not accepting (${slot.state})`;
   }
 
-  /**
-   * The workers' traffic metrics summed, followed by the pool's own (workers, restarts,
-   * connections accepted per worker), added to `processText` (the main thread's exposition).
-   */
+  /** The main thread's exposition plus the workers' traffic metrics summed, then the pool's own. */
   async exposition(processText: string): Promise<string> {
     await Promise.all(this.#slots.map((slot) => this.#refresh(slot)));
     const parts = this.#slots.flatMap((slot) => [slot.retired, slot.last]);
@@ -240,7 +205,7 @@ export class WorkerPool {
       this.#registry.render();
   }
 
-  /** Asks a running worker for its exposition; keeps the previous one if it does not answer in time. */
+  /** Asks a running worker for its exposition; keeps the previous one if it answers late. */
   async #refresh(slot: Slot): Promise<void> {
     const worker = slot.worker;
     if (worker === undefined || slot.state !== "accepting") return;
