@@ -1,16 +1,17 @@
 /**
  * One kuberture pass decided without I/O: per output, the object to write, or "keep" when no
  * address resolved (kuberture's split-brain guard: an API server whose endpoints vanish for a
- * moment must not unpublish its own name); and which of this instance's objects no output claims.
+ * moment must not unpublish its own name); and the groups the publisher's writers get, one
+ * writer per kind: an output wants its object of its own kind and nothing of the other, so
+ * switching kind prunes the old object, and a held-back output keeps its name.
  *
  * Pure: no I/O.
  *
  * @module
  */
 
-import type { Manifest } from "../kube/client_options.ts";
+import type { DesiredGroup, DesiredObject } from "../publisher/owned_object_plan.ts";
 import type { EndpointSlice } from "../resources/endpoint_slice.ts";
-import type { KubeObject } from "../resources/kube_object.ts";
 import type { Node } from "../resources/node.ts";
 import {
   type ResolvedOutputAddresses,
@@ -22,12 +23,6 @@ import { outputObject, type Owner } from "./output_object.ts";
 /** The kinds kuberture writes. */
 export type OwnedKind = "Service" | "DNSEndpoint";
 
-/** One object this instance wrote earlier, as listed. */
-export interface OwnedObject {
-  readonly kind: OwnedKind;
-  readonly object: KubeObject;
-}
-
 /** What to do for one output; `unresolved` says which endpoints or Nodes gave nothing ("": none). */
 export type OutputStep =
   | {
@@ -35,7 +30,7 @@ export type OutputStep =
     readonly output: KubertureOutput;
     readonly objectKind: OwnedKind;
     readonly addresses: readonly string[];
-    readonly manifest: Manifest;
+    readonly desired: DesiredObject;
     readonly unresolved: string;
   }
   /** No address resolved: whatever is published stays as it is. */
@@ -64,8 +59,6 @@ export function unresolvedText(resolved: ResolvedOutputAddresses): string {
 /** A pass's decisions. */
 export interface KuberturePlan {
   readonly outputs: readonly OutputStep[];
-  /** This instance's objects that no output names any more. */
-  readonly prune: readonly { readonly kind: OwnedKind; readonly name: string }[];
 }
 
 /** The inputs of {@linkcode planKuberturePass}. */
@@ -73,8 +66,6 @@ export interface PlanInput {
   readonly config: KubertureConfig;
   readonly slices: readonly EndpointSlice[];
   readonly nodes: readonly Node[];
-  /** This instance's objects as listed (both kinds). */
-  readonly owned: readonly OwnedObject[];
   readonly namespace: string;
   readonly instance: string;
   readonly owner: Owner | undefined;
@@ -93,18 +84,29 @@ export function planKuberturePass(input: PlanInput): KuberturePlan {
     const { addresses } = resolved;
     const unresolved = unresolvedText(resolved);
     if (addresses.length === 0) return { kind: "keep", output, objectKind, unresolved };
-    const manifest = outputObject(output, {
+    const desired = outputObject(output, {
       namespace: input.namespace,
       instance: input.instance,
       addresses,
       owner: input.owner,
     });
-    return { kind: "write", output, objectKind, addresses, manifest, unresolved };
+    return { kind: "write", output, objectKind, addresses, desired, unresolved };
   });
-  const wanted = new Set(outputs.map((step) => `${step.objectKind}/${step.output.serviceName}`));
-  const prune = input.owned
-    .filter(({ kind, object }) => !wanted.has(`${kind}/${object.metadata.name}`))
-    .map(({ kind, object }) => ({ kind, name: object.metadata.name }))
-    .sort((a, b) => `${a.kind}/${a.name}`.localeCompare(`${b.kind}/${b.name}`));
-  return { outputs, prune };
+  return { outputs };
+}
+
+/**
+ * The groups the writer of `kind` gets: every output, keyed by its name and holding its Service
+ * name; it wants its object when it is of `kind` and resolved, nothing when it is of the other
+ * kind (what it left there is pruned), and is not built when held back (what it has stays). When
+ * no output resolved, none is built and nothing at all is pruned.
+ */
+export function writerGroups(plan: KuberturePlan, kind: OwnedKind): DesiredGroup[] {
+  // No output resolved at all: no group is built, so the writers' guard prunes nothing.
+  const resolved = plan.outputs.some((step) => step.kind === "write");
+  return plan.outputs.map((step) => ({
+    key: step.output.name,
+    names: [step.output.serviceName],
+    objects: step.kind === "keep" || !resolved ? undefined : step.objectKind === kind ? [step.desired] : [],
+  }));
 }

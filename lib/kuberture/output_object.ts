@@ -9,10 +9,10 @@
  * @module
  */
 
-import type { Manifest } from "../kube/client_options.ts";
 import { dnsEndpointObject } from "../publisher/dns_endpoint_object.ts";
 import { externalDnsAnnotations, headlessService } from "../publisher/headless_service.ts";
 import { type ObjectOwnership, ownerLabels } from "../publisher/object_ownership.ts";
+import type { DesiredObject } from "../publisher/owned_object_plan.ts";
 import type { KubertureOutput } from "./config/kuberture_config.ts";
 
 /** The field manager of every server-side apply (kuberture's, so its objects are taken over cleanly). */
@@ -46,7 +46,7 @@ export interface OutputObjectOptions {
 }
 
 /** The object for `output` (a Service, or a DNSEndpoint for `crd`), named `output.serviceName`. */
-export function outputObject(output: KubertureOutput, options: OutputObjectOptions): Manifest {
+export function outputObject(output: KubertureOutput, options: OutputObjectOptions): DesiredObject {
   const common = {
     name: output.serviceName,
     namespace: options.namespace,
@@ -67,7 +67,7 @@ export function outputObject(output: KubertureOutput, options: OutputObjectOptio
         ...family,
       }))
     );
-    return dnsEndpointObject({ ...common, annotations: {}, endpoints }).manifest;
+    return dnsEndpointObject({ ...common, annotations: {}, endpoints });
   }
   const annotations = externalDnsAnnotations({
     prefix: output.annotationPrefix,
@@ -75,5 +75,5 @@ export function outputObject(output: KubertureOutput, options: OutputObjectOptio
     targets: options.addresses,
     ttl: output.recordTTL,
   });
-  return headlessService({ ...common, annotations }).manifest;
+  return headlessService({ ...common, annotations });
 }

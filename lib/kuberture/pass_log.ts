@@ -42,8 +42,9 @@ export class PassLog {
   async say(report: PassReport, signal: AbortSignal): Promise<void> {
     const log = this.#options.log;
     if (report.listFailed !== undefined) {
-      log.error("cannot list this instance's objects; nothing was written", { error: report.listFailed });
-      return;
+      log.error("cannot list this instance's objects; outputs of that kind were not written", {
+        error: report.listFailed,
+      });
     }
     const unlisted = report.endpointsUnlisted ?? "";
     if (unlisted !== this.#endpointsUnlisted) {
@@ -137,16 +138,9 @@ export class PassLog {
     result: Extract<PassReport["outputs"][number], { kind: "refused" }>,
     signal: AbortSignal,
   ): Promise<void> {
-    const meta = result.object.metadata;
     try {
       await this.#options.recorder.record({
-        object: {
-          apiVersion: result.objectKind === "Service" ? "v1" : "externaldns.k8s.io/v1alpha1",
-          kind: result.objectKind,
-          namespace: meta.namespace,
-          name: meta.name,
-          uid: meta.uid,
-        },
+        object: result.object,
         type: "Warning",
         reason: "KubertureNameTaken",
         message: result.message,

@@ -1,31 +1,35 @@
 /**
- * One kuberture pass against the API server: list this instance's objects, plan, then per output
- * server-side apply (field manager `kuberture`, force) unless an object without our ownership
- * labels holds the name (that output is refused, the others go on), and delete what no output
- * names. A dry run writes nothing and reports diffs. The result is a value; the runtime logs it.
+ * One kuberture pass: plan the outputs, then hand them to the publisher's writer, one per kind
+ * (Services, DNSEndpoints), writing by server-side apply as `kuberture` (forced). The writer
+ * refuses a name held by an object without this instance's labels (that output only), prunes
+ * what no output wants, and prunes nothing when no output resolved. A dry run writes nothing and
+ * reports diffs. The report is a value; the runtime logs it.
  *
  * Effects: API calls through the client, whose write fence stops a replica that no longer leads.
  *
  * @module
  */
 
+import type { Manifest } from "../kube/client.ts";
 import { isForbidden, isNotFound } from "../kube/errors.ts";
-import type { KubeClient, Manifest } from "../kube/client.ts";
+import type { InvolvedObject } from "../resources/event.ts";
 import { DNS_ENDPOINT } from "../resources/dns_endpoint.ts";
 import type { EndpointSlice } from "../resources/endpoint_slice.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import type { Node } from "../resources/node.ts";
 import type { ResourceType } from "../resources/resource_type.ts";
 import { SERVICE } from "../resources/service.ts";
+import { ownedObjectApi, type OwnedObjectClient } from "../publisher/owned_object_api.ts";
+import { type ObjectRefusal, observedMeta, type ObservedObject } from "../publisher/owned_object_plan.ts";
+import { OwnedObjectWriter, type WriteResult } from "../publisher/owned_object_writer.ts";
 import { errorMessage } from "../util/error_message.ts";
 import { unifiedDiff } from "../util/unified_diff.ts";
 import type { KubertureConfig } from "./config/kuberture_config.ts";
-import { type OwnedKind, type OwnedObject, planKuberturePass } from "./kuberture_plan.ts";
-import { isOwnedBy, ownerSelector } from "../publisher/object_ownership.ts";
+import { type OutputStep, type OwnedKind, planKuberturePass, writerGroups } from "./kuberture_plan.ts";
 import { FIELD_MANAGER, kubertureOwnership, type Owner } from "./output_object.ts";
 
-/** The calls a pass makes. */
-export type PassApi = Pick<KubeClient, "get" | "apply" | "delete" | "listAll">;
+/** The calls a pass makes (the publisher's writer's). */
+export type PassApi = OwnedObjectClient;
 
 /** What happened to one output. */
 export type OutputResult =
@@ -53,7 +57,8 @@ export type OutputResult =
     readonly output: string;
     readonly name: string;
     readonly objectKind: OwnedKind;
-    readonly object: KubeObject;
+    /** The object in the way, for a Warning Event on it. */
+    readonly object: InvolvedObject;
     readonly message: string;
   }
   | { readonly kind: "failed"; readonly output: string; readonly name: string; readonly message: string };
@@ -68,7 +73,7 @@ export type PruneResult =
     readonly message: string;
   };
 
-/** A pass's report. `listFailed` set: nothing else was attempted. */
+/** A pass's report. `listFailed` set: the outputs of the kind that could not be listed are left out. */
 export interface PassReport {
   readonly outputs: readonly OutputResult[];
   /** Per output name: what a `node-*` source could not map (absent: everything mapped). */
@@ -108,141 +113,143 @@ const TYPES: Readonly<Record<OwnedKind, ResourceType<KubeObject>>> = {
   DNSEndpoint: DNS_ENDPOINT,
 };
 
+/** A listed object as the writer compares it, with the whole object kept for dry-run diffs. */
+interface Listed extends ObservedObject {
+  readonly object: KubeObject;
+}
+
 /** Runs one pass. Never rejects for API failures: they are in the report. */
 export async function runPass(input: PassInput, options: RunPassOptions): Promise<PassReport> {
-  let listed: Listed;
-  try {
-    listed = await listOwned(input, options);
-  } catch (error) {
-    return { outputs: [], prune: [], listFailed: errorMessage(error) };
-  }
-  const { owned, endpointsUnlisted } = listed;
-  const plan = planKuberturePass({ ...input, owned });
-  const outputs: OutputResult[] = [];
-  for (const step of plan.outputs) {
-    const name = step.output.serviceName;
-    if (step.kind === "keep") {
-      outputs.push({ kind: "kept", output: step.output.name, name });
-      continue;
-    }
-    outputs.push(await writeOne(step.manifest, { ...step, name, instance: input.instance }, options));
-  }
+  const plan = planKuberturePass(input);
+  const results = new Map<string, OutputResult>();
   const prune: PruneResult[] = [];
-  for (const stale of plan.prune) {
-    if (options.dryRun) {
-      prune.push({ kind: "previewed", objectKind: stale.kind, name: stale.name });
+  const listFailures: string[] = [];
+  let endpointsUnlisted: string | undefined;
+  const writesCrd = plan.outputs.some((step) => step.objectKind === "DNSEndpoint");
+  for (const kind of ["Service", "DNSEndpoint"] as const) {
+    const writer = new OwnedObjectWriter(
+      ownedObjectApi({
+        client: options.api,
+        type: TYPES[kind],
+        namespace: input.namespace,
+        ownership: kubertureOwnership(input.instance),
+        observe: (object): Listed => ({ ...observedMeta(object.metadata), spec: {}, object }),
+        fieldManager: FIELD_MANAGER,
+        serverSideApply: true,
+      }),
+      { dryRun: options.dryRun },
+    );
+    const result = await writer.write(writerGroups(plan, kind), options.signal);
+    const steps = plan.outputs.filter((step) => step.objectKind === kind);
+    if (result.kind === "failed") {
+      // Where the CRD is not installed there are no DNSEndpoints; kuberture's own chart grants
+      // Services only, so a refusal to list them must not stop a drop-in that writes none.
+      if (kind === "DNSEndpoint" && !writesCrd && isNotFound(result.error)) continue;
+      if (kind === "DNSEndpoint" && !writesCrd && isForbidden(result.error)) {
+        endpointsUnlisted =
+          `listing DNSEndpoints in ${input.namespace} was refused (${
+            errorMessage(result.error)
+          }), so one left by an earlier output: crd would not be deleted; grant list and delete on ` +
+          `dnsendpoints.externaldns.k8s.io in ${input.namespace} (this chart does)`;
+        continue;
+      }
+      listFailures.push(`${kind}s: ${errorMessage(result.error)}`);
       continue;
     }
-    try {
-      await options.api.delete(TYPES[stale.kind], { namespace: input.namespace, name: stale.name }, {
-        signal: options.signal,
-      });
-      prune.push({ kind: "deleted", objectKind: stale.kind, name: stale.name });
-    } catch (error) {
-      if (isNotFound(error)) prune.push({ kind: "deleted", objectKind: stale.kind, name: stale.name });
-      else {prune.push({
-          kind: "failed",
-          objectKind: stale.kind,
-          name: stale.name,
-          message: errorMessage(error),
-        });}
-    }
+    for (const step of steps) results.set(step.output.name, outputResult(step, result, writer, input));
+    prune.push(...pruneResults(kind, result));
   }
+  const outputs = plan.outputs.flatMap((step) => results.get(step.output.name) ?? []);
   const unresolved = Object.fromEntries(
     plan.outputs.filter((step) => step.unresolved !== "").map((step) => [step.output.name, step.unresolved]),
   );
-  return { outputs, prune, unresolved, ...(endpointsUnlisted === undefined ? {} : { endpointsUnlisted }) };
-}
-
-interface Listed {
-  readonly owned: OwnedObject[];
-  readonly endpointsUnlisted?: string;
-}
-
-/**
- * This instance's Services and DNSEndpoints (none without the CRD). A 403 on DNSEndpoints fails
- * the pass only when an output says `crd`: kuberture's own chart grants Services only.
- */
-async function listOwned(input: PassInput, options: RunPassOptions): Promise<Listed> {
-  const scope = {
-    namespace: input.namespace,
-    labelSelector: ownerSelector(kubertureOwnership(input.instance)),
-    signal: options.signal,
+  return {
+    outputs,
+    prune,
+    unresolved,
+    ...(listFailures.length === 0 ? {} : { listFailed: listFailures.join("; ") }),
+    ...(endpointsUnlisted === undefined ? {} : { endpointsUnlisted }),
   };
-  const services = await options.api.listAll(SERVICE, scope);
-  let endpoints: readonly KubeObject[] = [];
-  let endpointsUnlisted: string | undefined;
-  try {
-    endpoints = (await options.api.listAll(DNS_ENDPOINT, scope)).items;
-  } catch (error) {
-    const writesCrd = input.config.outputs.some((output) => output.kind === "crd");
-    if (isForbidden(error) && !writesCrd) {
-      endpointsUnlisted =
-        `listing DNSEndpoints in ${input.namespace} was refused (${errorMessage(error)}), ` +
-        "so one left by an earlier output: crd would not be deleted; grant list and delete on " +
-        `dnsendpoints.externaldns.k8s.io in ${input.namespace} (this chart does)`;
-    } else if (!isNotFound(error)) throw error;
+}
+
+/** What the writer's answer means for one output of its kind. */
+function outputResult(
+  step: OutputStep,
+  result: Exclude<WriteResult<Listed>, { kind: "failed" }>,
+  writer: OwnedObjectWriter<Listed>,
+  input: PassInput,
+): OutputResult {
+  const base = { output: step.output.name, name: step.output.serviceName };
+  if (step.kind === "keep" || result.kind === "guarded") return { kind: "kept", ...base };
+  const refusal = result.refused.find((refused) => refused.group === step.output.name);
+  if (refusal !== undefined) return refusalResult(refusal, step, writer, input);
+  const addresses = step.addresses.length;
+  if (result.kind === "planned") {
+    const existing = result.writes.updates.find((update) => update.observed.name === base.name)?.observed
+      .object;
+    return { kind: "previewed", ...base, diff: previewDiff(existing, step.desired.manifest), addresses };
   }
-  const owned = [
-    ...services.items.map((object) => ({ kind: "Service" as const, object })),
-    ...endpoints.map((object) => ({ kind: "DNSEndpoint" as const, object })),
-  ];
-  return endpointsUnlisted === undefined ? { owned } : { owned, endpointsUnlisted };
+  const failure = result.errors.find((failed) => failed.group === step.output.name);
+  if (failure !== undefined) return { kind: "failed", ...base, message: errorMessage(failure.error) };
+  const changed = result.actions.some((action) =>
+    action.group === step.output.name && (action.kind === "created" || action.kind === "updated")
+  );
+  return { kind: "written", ...base, changed, addresses };
 }
 
-interface WriteTarget {
-  readonly output: { readonly name: string };
-  readonly name: string;
-  readonly objectKind: OwnedKind;
-  readonly addresses: readonly string[];
-  readonly instance: string;
-}
-
-async function writeOne(
-  manifest: Manifest,
-  target: WriteTarget,
-  options: RunPassOptions,
-): Promise<OutputResult> {
-  const type = TYPES[target.objectKind];
-  const base = { output: target.output.name, name: target.name };
-  const ref = { namespace: manifest.metadata.namespace ?? "", name: target.name };
-  try {
-    let existing: KubeObject | undefined;
-    try {
-      existing = await options.api.get(type, ref, { signal: options.signal });
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
-    if (existing !== undefined && !isOwnedBy(existing.metadata.labels, kubertureOwnership(target.instance))) {
+function refusalResult(
+  refusal: ObjectRefusal,
+  step: OutputStep,
+  writer: OwnedObjectWriter<Listed>,
+  input: PassInput,
+): OutputResult {
+  const base = { output: step.output.name, name: refusal.name };
+  const where = `${step.objectKind} ${input.namespace}/${refusal.name}`;
+  switch (refusal.problem) {
+    case "foreign-object":
       return {
         kind: "refused",
         ...base,
-        objectKind: target.objectKind,
-        object: existing,
-        message:
-          `${target.objectKind} ${ref.namespace}/${target.name} exists and is not kuberture's (it lacks the ` +
-          `labels app.kubernetes.io/managed-by=kuberture and kuberture/instance=${target.instance}); it is left ` +
-          "alone: delete or rename it, or give this output another serviceName",
+        objectKind: step.objectKind,
+        object: writer.reference(refusal.name, refusal.uid ?? ""),
+        message: `${where} exists and is not kuberture's (it lacks the labels app.kubernetes.io/managed-by=` +
+          `kuberture and kuberture/instance=${input.instance}); it is left alone: delete or rename it, or ` +
+          "give this output another serviceName",
       };
-    }
-    if (options.dryRun) {
+    case "unreadable-object":
+      return { kind: "failed", ...base, message: `${where} carries kuberture's labels but cannot be read` };
+    case "invalid-object":
+      return { kind: "failed", ...base, message: `${where} was refused as invalid: ${refusal.detail ?? ""}` };
+    case "name-clash":
       return {
-        kind: "previewed",
+        kind: "failed",
         ...base,
-        diff: previewDiff(existing, manifest),
-        addresses: target.addresses.length,
+        message: `${where} is also written by output ${refusal.detail ?? ""}`,
       };
-    }
-    const stored = await options.api.apply(type, manifest, {
-      fieldManager: FIELD_MANAGER,
-      force: true,
-      signal: options.signal,
-    });
-    const changed = stored.metadata.resourceVersion !== existing?.metadata.resourceVersion;
-    return { kind: "written", ...base, changed, addresses: target.addresses.length };
-  } catch (error) {
-    return { kind: "failed", ...base, message: errorMessage(error) };
   }
+}
+
+/** The stale objects of `kind` the writer deleted (or would), and those it could not. */
+function pruneResults(
+  kind: OwnedKind,
+  result: Exclude<WriteResult<Listed>, { kind: "failed" }>,
+): PruneResult[] {
+  if (result.kind === "guarded") return [];
+  if (result.kind === "planned") {
+    return result.writes.deletes.map(({ name }) => ({ kind: "previewed", objectKind: kind, name }));
+  }
+  const stale = new Set(result.writes.deletes.map(({ name }) => name));
+  return [
+    ...result.actions.filter((action) => action.kind === "deleted")
+      .map(({ name }): PruneResult => ({ kind: "deleted", objectKind: kind, name })),
+    ...result.errors.filter((failed) => failed.group === undefined && stale.has(failed.name))
+      .map(({ name, error }): PruneResult => ({
+        kind: "failed",
+        objectKind: kind,
+        name,
+        message: errorMessage(error),
+      })),
+  ];
 }
 
 /** A readable diff of what a write would change: labels, annotations and spec, one line each. */

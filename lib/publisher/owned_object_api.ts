@@ -15,10 +15,13 @@ import type { JsonObject } from "../resources/json.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import { apiVersion, type ResourceType } from "../resources/resource_type.ts";
 import { isOwnedBy, type ObjectOwnership, ownerSelector } from "./object_ownership.ts";
-import type { ObservedObject } from "./owned_object_plan.ts";
+import type { DesiredObject, ObservedObject } from "./owned_object_plan.ts";
 
 /** The client calls the writer makes; a {@linkcode KubeClient} has them all. */
-export type OwnedObjectClient = Pick<KubeClient, "get" | "listAll" | "create" | "mergePatch" | "delete">;
+export type OwnedObjectClient = Pick<
+  KubeClient,
+  "get" | "listAll" | "create" | "mergePatch" | "apply" | "delete"
+>;
 
 /** What a name holds right now. */
 export type Lookup<O extends ObservedObject> =
@@ -45,6 +48,13 @@ export interface OwnedObjectApiOptions<T extends KubeObject, O extends ObservedO
   readonly observe: (object: T) => O;
   /** `managedFields` manager of creates and updates. @default the client's */
   readonly fieldManager?: string;
+  /**
+   * Write by server-side apply (forced) as `fieldManager`, instead of create and merge patch: the
+   * whole intent is applied every pass and fields other managers own stay (kuberture's way, so
+   * objects the original wrote are taken over cleanly). An update carries the resourceVersion it
+   * was planned from.
+   */
+  readonly serverSideApply?: boolean;
 }
 
 /** The calls, bound. */
@@ -55,13 +65,18 @@ export interface OwnedObjectApi<O extends ObservedObject> {
   readonly apiVersion: string;
   readonly namespace: string;
   readonly ownership: ObjectOwnership;
+  /** True when writes are server-side applies (every wanted object is applied each pass). */
+  readonly applies: boolean;
   /** Lists by the ownership selector, re-checking both labels. */
   list(signal: AbortSignal): Promise<OwnedListing<O>>;
   lookup(name: string, signal: AbortSignal): Promise<Lookup<O>>;
   /** Creates `manifest` in the bound namespace. */
   create(manifest: Manifest, signal: AbortSignal): Promise<void>;
-  /** A merge patch of `observed`, at the resourceVersion it was read at. */
-  patch(observed: O, patch: JsonObject, signal: AbortSignal): Promise<void>;
+  /**
+   * Takes `observed` to `desired` at the resourceVersion it was read at (a merge patch of just
+   * `patch`, or an apply of the whole intent); true when the server stored a change.
+   */
+  update(desired: DesiredObject, observed: O, patch: JsonObject, signal: AbortSignal): Promise<boolean>;
   /** Deletes `observed`, only if its uid and resourceVersion are still those read. */
   delete(observed: O, signal: AbortSignal): Promise<void>;
 }
@@ -72,11 +87,18 @@ export function ownedObjectApi<T extends KubeObject, O extends ObservedObject>(
 ): OwnedObjectApi<O> {
   const { client, type, namespace, ownership, observe } = options;
   const manager = options.fieldManager === undefined ? {} : { fieldManager: options.fieldManager };
+  const applies = options.serverSideApply === true;
+  if (applies && options.fieldManager === undefined) {
+    throw new TypeError("server-side apply needs a fieldManager");
+  }
+  const apply = (manifest: Manifest, signal: AbortSignal) =>
+    client.apply(type, manifest, { fieldManager: options.fieldManager!, force: true, signal });
   return {
     kind: type.kind,
     apiVersion: apiVersion(type),
     namespace,
     ownership,
+    applies,
     async list(signal) {
       const page = await client.listAll(type, { namespace, labelSelector: ownerSelector(ownership), signal });
       return {
@@ -100,14 +122,22 @@ export function ownedObjectApi<T extends KubeObject, O extends ObservedObject>(
     },
     async create(manifest, signal) {
       const metadata = { ...manifest.metadata, namespace };
-      await client.create(type, { ...manifest, metadata }, { ...manager, signal });
+      if (applies) await apply({ ...manifest, metadata }, signal);
+      else await client.create(type, { ...manifest, metadata }, { ...manager, signal });
     },
-    async patch(observed, patch, signal) {
+    async update(desired, observed, patch, signal) {
+      if (applies) {
+        const { resourceVersion } = observed;
+        const metadata = { ...desired.manifest.metadata, namespace, resourceVersion };
+        const stored = await apply({ ...desired.manifest, metadata }, signal);
+        return stored.metadata.resourceVersion !== resourceVersion;
+      }
       await client.mergePatch(type, { namespace, name: observed.name }, patch, {
         ...manager,
         resourceVersion: observed.resourceVersion,
         signal,
       });
+      return true;
     },
     async delete(observed, signal) {
       await client.delete(type, { namespace, name: observed.name }, {

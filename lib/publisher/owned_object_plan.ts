@@ -108,6 +108,11 @@ export interface PlanInput<O extends ObservedObject = ObservedObject> {
   readonly foreign?: readonly O[];
   /** Names of objects carrying our labels that could not be decoded: never written, never pruned. */
   readonly unreadable?: readonly string[];
+  /**
+   * Update every owned object wanted, equal or not (server-side apply: the server decides what
+   * changed, and fields dropped from the intent go only by applying it again).
+   */
+  readonly reapply?: boolean;
 }
 
 /** Why a plan stops everything (see rules 1 and 2 of the module documentation). */
@@ -264,8 +269,8 @@ export function planOwnedObjects<O extends ObservedObject>(input: PlanInput<O>):
         continue;
       }
       const patch = updatePatch(object, observed);
-      if (patch === undefined) unchanged++;
-      else updates.push({ desired: object, observed, patch });
+      if (patch === undefined && input.reapply !== true) unchanged++;
+      else updates.push({ desired: object, observed, patch: patch ?? {} });
     }
   }
 

@@ -1,12 +1,13 @@
 /**
- * The writer that makes one namespace hold exactly a set of owned objects of one kind. External-dns
- * mode writes every record through it; kuberture uses its shapes and ownership but still writes
- * through its own `run_pass.ts` (server-side apply) until the writer gains an apply mode.
+ * The one writer of the objects external-dns reads: it makes one namespace hold exactly a set of
+ * owned objects of one kind. External-dns mode writes its records through it (create and merge
+ * patch); kuberture writes its outputs through it (server-side apply as `kuberture`).
  *
  * A pass, one call at a time: list, plan ({@linkcode planOwnedObjects}), read every name about to
- * be created and plan again, then create, patch, delete. Writes are conditional; on a 409 the name
+ * be created and plan again, then create, update, delete. Writes are conditional; on a 409 the name
  * is re-read and acted on once more; a 422 refuses the group. Merge patches, not PUTs: decoded
- * objects are narrowed, so a PUT would drop fields no caller models.
+ * objects are narrowed, so a PUT would drop fields no caller models. With server-side apply every
+ * wanted object is applied each pass and counts as updated only when the server stored a change.
  *
  * Effects: API calls through {@linkcode OwnedObjectApi}; the decisions are the pure plan's.
  *
@@ -40,6 +41,13 @@ export interface WriteAction {
   readonly group?: string;
 }
 
+/** A write or look-up that failed and will be retried, and the object (and group) it was for. */
+export interface WriteFailure {
+  readonly name: string;
+  readonly group?: string;
+  readonly error: unknown;
+}
+
 /** What one pass did. */
 export type WriteResult<O extends ObservedObject> =
   /** The listing or a look-up failed; nothing was written. */
@@ -57,7 +65,7 @@ export type WriteResult<O extends ObservedObject> =
     /** Groups left alone, planned or found while writing. */
     readonly refused: readonly ObjectRefusal[];
     /** Retryable write failures (the pass did everything else it could). */
-    readonly errors: readonly unknown[];
+    readonly errors: readonly WriteFailure[];
     /** The owned objects listed at the start of the pass. */
     readonly listed: readonly O[];
     /** The writes the pass set out to make (some may have failed or been refused meanwhile). */
@@ -80,7 +88,7 @@ type ApplyPlan<O extends ObservedObject> = Extract<OwnedObjectPlan<O>, { kind: "
 interface PassState {
   readonly actions: WriteAction[];
   readonly refused: ObjectRefusal[];
-  readonly errors: unknown[];
+  readonly errors: WriteFailure[];
 }
 
 function rethrowIfAborted(signal: AbortSignal): void {
@@ -127,7 +135,13 @@ export class OwnedObjectWriter<O extends ObservedObject> {
     try {
       const listing = await this.#api.list(signal);
       listed = listing.owned;
-      plan = planOwnedObjects({ ownership, groups, owned: listing.owned, unreadable: listing.unreadable });
+      plan = planOwnedObjects({
+        ownership,
+        groups,
+        owned: listing.owned,
+        unreadable: listing.unreadable,
+        reapply: this.#api.applies,
+      });
       if (plan.kind === "apply" && plan.creates.length > 0) {
         plan = await this.#replanWithLookups(plan, groups, listing, signal);
       }
@@ -188,16 +202,21 @@ export class OwnedObjectWriter<O extends ObservedObject> {
       owned: [...listing.owned, ...owned],
       foreign,
       unreadable: [...listing.unreadable, ...unreadable],
+      reapply: this.#api.applies,
     });
   }
 
   /** A lookup whose failure is a retryable error of the pass (`undefined`), not a rejection. */
-  async #lookupOrRecord(name: string, state: PassState, signal: AbortSignal): Promise<Lookup<O> | undefined> {
+  async #lookupOrRecord(
+    target: { readonly name: string; readonly group?: string },
+    state: PassState,
+    signal: AbortSignal,
+  ): Promise<Lookup<O> | undefined> {
     try {
-      return await this.#api.lookup(name, signal);
+      return await this.#api.lookup(target.name, signal);
     } catch (error) {
       rethrowIfAborted(signal);
-      state.errors.push(error);
+      state.errors.push({ ...target, error });
       return undefined;
     }
   }
@@ -224,7 +243,7 @@ export class OwnedObjectWriter<O extends ObservedObject> {
       rethrowIfAborted(signal);
       if (isInvalid(error)) return this.#refuseInvalid(desired, group, error, state);
       if (!isAlreadyExists(error)) {
-        state.errors.push(error);
+        state.errors.push({ name: desired.name, group, error });
         return;
       }
       // Created by someone since we looked: ours (another replica) is updated, anything else refused.
@@ -240,12 +259,14 @@ export class OwnedObjectWriter<O extends ObservedObject> {
     signal: AbortSignal,
     race: string,
   ): Promise<void> {
-    const found = await this.#lookupOrRecord(desired.name, state, signal);
+    const found = await this.#lookupOrRecord({ name: desired.name, group }, state, signal);
     if (found === undefined) return;
     switch (found.kind) {
-      case "absent":
-        state.errors.push(new Error(`${this.#api.kind} ${desired.name}: ${race}, then it disappeared`));
+      case "absent": {
+        const error = new Error(`${this.#api.kind} ${desired.name}: ${race}, then it disappeared`);
+        state.errors.push({ name: desired.name, group, error });
         return;
+      }
       case "foreign":
         state.refused.push(foreignRefusal({ group, holder: found.object, ownership: this.#api.ownership }));
         return;
@@ -253,7 +274,8 @@ export class OwnedObjectWriter<O extends ObservedObject> {
         state.refused.push({ group, name: desired.name, problem: "unreadable-object" });
         return;
       case "owned": {
-        const patch = updatePatch(desired, found.object);
+        // With server-side apply the whole intent goes again, whatever the comparison says.
+        const patch = updatePatch(desired, found.object) ?? (this.#api.applies ? {} : undefined);
         if (patch !== undefined) {
           await this.#update({ desired, group, observed: found.object, patch }, state, signal, false);
         }
@@ -275,18 +297,18 @@ export class OwnedObjectWriter<O extends ObservedObject> {
   ): Promise<void> {
     const { desired, group } = update;
     try {
-      await this.#api.patch(update.observed, update.patch, signal);
-      state.actions.push({ kind: "updated", name: desired.name, group });
+      const changed = await this.#api.update(desired, update.observed, update.patch, signal);
+      if (changed) state.actions.push({ kind: "updated", name: desired.name, group });
     } catch (error) {
       rethrowIfAborted(signal);
       if (isInvalid(error)) return this.#refuseInvalid(desired, group, error, state);
       if (isNotFound(error)) {
         if (retry) await this.#create(desired, group, state, signal);
-        else state.errors.push(error);
+        else state.errors.push({ name: desired.name, group, error });
         return;
       }
       if (!isConflict(error) || !retry) {
-        state.errors.push(error);
+        state.errors.push({ name: desired.name, group, error });
         return;
       }
       await this.#afterRace(desired, group, state, signal, "it changed while updating it");
@@ -300,11 +322,12 @@ export class OwnedObjectWriter<O extends ObservedObject> {
     } catch (error) {
       rethrowIfAborted(signal);
       if (isNotFound(error)) return; // Already gone: what we wanted.
+      const target = { name: observed.name, ...withGroup(observed.group) };
       if (!isConflict(error) || !retry) {
-        state.errors.push(error);
+        state.errors.push({ ...target, error });
         return;
       }
-      const found = await this.#lookupOrRecord(observed.name, state, signal);
+      const found = await this.#lookupOrRecord(target, state, signal);
       if (found?.kind === "owned") await this.#delete(found.object, state, signal, false);
       else if (found !== undefined && found.kind !== "absent") {
         state.actions.push({ kind: "left-alone", name: observed.name, ...withGroup(observed.group) });

@@ -282,3 +282,33 @@ Deno.test("over HTTP: unknown patch types are 415 naming the accepted ones; dryR
   );
   assert.equal(missingStatus.status, 404, "an apply to /status does not create");
 });
+
+Deno.test("over HTTP: a resourceVersion in an apply is a precondition (409 when stale, 404 for a missing object), never an owned field", async () => {
+  await using server = await startFakeApiServer();
+  const withVersion = (rv: string) =>
+    SERVICE_YAML.replace("name: api", `name: api\n  resourceVersion: "${rv}"`);
+  const missing = await call(server.url, "PATCH", `${SERVICES}/api?fieldManager=kuberture`, {
+    body: withVersion("1"),
+    headers: APPLY,
+  });
+  assert.equal(missing.status, 404, missing.text);
+  const created = await call(server.url, "PATCH", `${SERVICES}/api?fieldManager=kuberture`, {
+    body: SERVICE_YAML,
+    headers: APPLY,
+  });
+  const rv = String((created.body.metadata as JsonMap).resourceVersion);
+  const stale = await call(server.url, "PATCH", `${SERVICES}/api?fieldManager=kuberture&force=true`, {
+    body: withVersion(`${Number(rv) - 1}`).replace("clusterIP: None", "clusterIP: None\n  type: ClusterIP"),
+    headers: APPLY,
+  });
+  assert.equal(stale.status, 409, stale.text);
+  const current = await call(server.url, "PATCH", `${SERVICES}/api?fieldManager=kuberture&force=true`, {
+    body: withVersion(rv).replace("clusterIP: None", "clusterIP: None\n  type: ClusterIP"),
+    headers: APPLY,
+  });
+  assert.equal(current.status, 200, current.text);
+  assert.equal((current.body.spec as JsonMap).type, "ClusterIP");
+  const fields = JSON.stringify((current.body.metadata as JsonMap).managedFields);
+  assert.match(fields, /"manager":"kuberture"/);
+  assert.ok(!fields.includes("resourceVersion"), fields);
+});

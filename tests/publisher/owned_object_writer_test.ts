@@ -1,7 +1,7 @@
 /**
- * The owned-object writer driven the way a second subcommand would drive it: kuberture's
- * annotated headless Services, one per output, under kuberture's own ownership labels, names,
- * annotation prefixes and owner reference, against the fake API server. Nothing here is
+ * The owned-object writer driven as kuberture drives it: annotated headless Services, one per
+ * output, under kuberture's own ownership labels, names, annotation prefixes and owner reference,
+ * against the fake API server, by create and merge patch and by server-side apply. Nothing here is
  * external-dns mode's: the writer takes desired objects plus an ownership definition.
  */
 
@@ -14,7 +14,7 @@ import {
   observeHeadlessService,
 } from "../../lib/publisher/headless_service.ts";
 import type { ObjectOwnership } from "../../lib/publisher/object_ownership.ts";
-import { ownedObjectApi } from "../../lib/publisher/owned_object_api.ts";
+import { ownedObjectApi, type OwnedObjectClient } from "../../lib/publisher/owned_object_api.ts";
 import type { DesiredGroup, ObservedObject } from "../../lib/publisher/owned_object_plan.ts";
 import { OwnedObjectWriter, type WriteResult } from "../../lib/publisher/owned_object_writer.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
@@ -83,16 +83,21 @@ function group(output: Output, targets: readonly string[]): DesiredGroup {
 
 function setup(
   server: FakeApiServer,
-  options: { readonly dryRun?: boolean } = {},
+  options: {
+    readonly dryRun?: boolean;
+    readonly serverSideApply?: boolean;
+    readonly wrap?: (client: KubeClient) => OwnedObjectClient;
+  } = {},
 ): { writer: OwnedObjectWriter<ObservedObject>; client: KubeClient } {
   const client = new KubeClient({ server: server.url });
   const api = ownedObjectApi({
-    client,
+    client: options.wrap?.(client) ?? client,
     type: SERVICE,
     namespace: NAMESPACE,
     ownership: KUBERTURE,
     observe: observeHeadlessService,
     fieldManager: "kuberture",
+    serverSideApply: options.serverSideApply ?? false,
   });
   return { writer: new OwnedObjectWriter(api, options), client };
 }
@@ -288,4 +293,57 @@ Deno.test("owned-object writer, dry run: lists and looks up as a pass does, plan
   const methods = server.audit.slice(mark).map((entry) => entry.method);
   assert.ok(methods.length > 0 && methods.every((method) => method === "GET"), methods.join(","));
   assert.equal(JSON.stringify([...services(server)]), before);
+});
+
+Deno.test("owned-object writer, server-side apply: every write is an apply as the field manager; what others add stays; a stale version is read again", async () => {
+  await using server = await startFakeApiServer();
+  let raced = false;
+  const { writer, client } = setup(server, {
+    serverSideApply: true,
+    // The first apply of an update finds the Service changed by someone else since the listing.
+    wrap: (kube) => ({
+      get: (type, ref, options) => kube.get(type, ref, options),
+      listAll: (type, options) => kube.listAll(type, options),
+      create: (type, manifest, options) => kube.create(type, manifest, options),
+      mergePatch: (type, ref, patch, options) => kube.mergePatch(type, ref, patch, options),
+      delete: (type, ref, options) => kube.delete(type, ref, options),
+      apply: async (type, manifest, options) => {
+        if (!raced && manifest.metadata.resourceVersion !== undefined) {
+          raced = true;
+          await kube.mergePatch(type, { namespace: NAMESPACE, name: manifest.metadata.name! }, {
+            metadata: { annotations: { "racing.example.com/touched": "yes" } },
+          }, { fieldManager: "racer" });
+        }
+        return kube.apply(type, manifest, options);
+      },
+    }),
+  });
+  using _client = client;
+  const first = applied(await writer.write([group(PUBLIC, ["192.0.2.1"])], never));
+  assert.deepEqual(first.actions, [{ kind: "created", name: "kuberture-public", group: "public" }]);
+  const writes = server.audit.filter((entry) => ["POST", "PUT", "PATCH"].includes(entry.method));
+  assert.deepEqual(writes.map((entry) => [entry.method, entry.query.fieldManager, entry.query.force]), [[
+    "PATCH",
+    "kuberture",
+    "true",
+  ]]);
+
+  // Someone else adds a label: an apply leaves it (a merge patch of the whole map would not).
+  await client.mergePatch(SERVICE, { namespace: NAMESPACE, name: "kuberture-public" }, {
+    metadata: { labels: { team: "edge" } },
+  }, { fieldManager: "someone" });
+  const second = applied(await writer.write([group(PUBLIC, ["192.0.2.1"])], never));
+  assert.deepEqual(second.actions, [], "the same intent again stores nothing");
+  assert.deepEqual(second.errors, []);
+  assert.equal((metaOf(services(server).get("kuberture-public")).labels as Json).team, "edge");
+  assert.equal(raced, true, "the update carried the version it was planned from");
+
+  const third = applied(await writer.write([group(PUBLIC, ["192.0.2.7"])], never));
+  assert.deepEqual(third.actions, [{ kind: "updated", name: "kuberture-public", group: "public" }]);
+  assert.deepEqual(third.errors, []);
+  const stored = metaOf(services(server).get("kuberture-public"));
+  assert.equal((stored.annotations as Json)["external-dns.alpha.kubernetes.io/target"], "192.0.2.7");
+  assert.equal((stored.annotations as Json)["racing.example.com/touched"], "yes");
+  const managers = (stored.managedFields as Json[]).map((entry) => `${entry.manager} ${entry.operation}`);
+  assert.ok(managers.includes("kuberture Apply"), managers.join(", "));
 });

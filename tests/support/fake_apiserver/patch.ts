@@ -5,8 +5,8 @@
  * migration of client-side-apply ownership, a JSON patch it sends after a server-side apply, is
  * refused; kubectl warns that this is non-fatal and goes on).
  *
- * A `metadata.resourceVersion` (or `uid`) in a patch is a precondition (409 when stale), as on
- * the real server. A merge patch on a missing object is 404; an apply creates it (201). Options
+ * A `metadata.resourceVersion` (or `uid`) in a patch, an apply's included, is a precondition
+ * (409 when stale), as on the real server. A merge patch on a missing object is 404; an apply creates it (201). Options
  * are checked as the real server checks `PatchOptions`: apply needs `fieldManager`, and `force`
  * is refused on other patches (both 422).
  *
@@ -162,6 +162,14 @@ export function patchObject(store: Store, request: PatchRequest): Patched {
     );
   }
   if (existing === undefined && subresource !== undefined) throw notFound(info, name);
+  // A resourceVersion in a configuration is a precondition, never a field anyone owns. Given for
+  // an object that does not exist, it is approximated as 404 (the version asked for is gone).
+  if (given.resourceVersion !== undefined && given.resourceVersion !== null) {
+    if (existing === undefined) throw notFound(info, name);
+    checkPatchPreconditions(info, name, existing, config);
+    const { resourceVersion: _precondition, ...metadata } = given;
+    config.metadata = metadata;
+  }
   const live: JsonMap = existing?.object ??
     {
       apiVersion: groupVersion(info),

@@ -218,9 +218,9 @@ export class ExternalDnsSink implements Sink {
       return {
         kind: "failed",
         message: `${this.description}: ${errors.length} write(s) failed and will be retried; first: ${
-          errorMessage(first)
+          errorMessage(first!.error)
         }`,
-        cause: first,
+        cause: first!.error,
       };
     }
     if (refused.length > 0) {

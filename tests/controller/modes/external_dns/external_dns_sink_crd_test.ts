@@ -279,6 +279,7 @@ function racing(
     get: (type, ref, options) => client.get(type, ref, options),
     listAll: (type, options) => client.listAll(type, options),
     create: (type, manifest, options) => client.create(type, manifest, options),
+    apply: (type, manifest, options) => client.apply(type, manifest, options),
     mergePatch: (type, ref, patch, options) => {
       once(before.patch, ref.name);
       return client.mergePatch(type, ref, patch, options);
@@ -572,6 +573,7 @@ Deno.test("a record created by a concurrent replica between our read and our cre
       return h.client.create(type, manifest, options);
     },
     mergePatch: (type, ref, patch, options) => h.client.mergePatch(type, ref, patch, options),
+    apply: (type, manifest, options) => h.client.apply(type, manifest, options),
     delete: (type, ref, options) => h.client.delete(type, ref, options),
   });
   const outcome = await sink.reconcile(["a.example.com"], never);
