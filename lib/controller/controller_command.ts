@@ -16,9 +16,8 @@ import { permissionReport, permissionsToRevoke } from "./permissions.ts";
 import { ControllerRuntime } from "./runtime.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
-import { LeaseElector } from "../election/lease_elector.ts";
-import { KubeClient } from "../kube/client.ts";
-import { loadKubeAccess, POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { connectToCluster } from "../election/cluster_connection.ts";
+import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
 import { corednsImportMode, corednsMode } from "./modes/coredns/coredns_mode.ts";
 import { etcHostsMode } from "./modes/etc_hosts/etc_hosts_mode.ts";
@@ -41,8 +40,6 @@ import {
   corednsSettings,
   desiredSetOptions,
 } from "./controller_settings.ts";
-import { KubeRequestMetrics } from "../kube/request_metrics.ts";
-import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
 /** What a dry run records Events with: nothing is sent (every Event counts as suppressed). */
 const NO_EVENTS: ModeContext["recorder"] = { record: () => Promise.resolve({ kind: "suppressed" }) };
@@ -90,30 +87,16 @@ async function startController(settings: ControllerSettings): Promise<Service> {
   const { values } = settings;
   const log = logger("controller");
   const env = (name: string) => Deno.env.get(name);
-  const config = await loadKubeAccess(values.kubeconfig, env);
   // The pod name (the kubelet sets HOSTNAME) tells replicas' Events apart.
   const instance = env("HOSTNAME") || values.instance || "ouroboros-controller";
   const election = settings.election;
-  const requests = new KubeRequestMetrics();
-  const leaseClient = election.kind === "on" ? KubeClient.fromConfig(config, { requests }) : undefined;
-  const elector = election.kind === "on" && leaseClient !== undefined
-    ? new LeaseElector({
-      api: leaseClient,
-      lease: election.lease,
-      // The pod name for people, a random suffix so a restarted pod never inherits a lease.
-      identity: `${instance}_${crypto.randomUUID().slice(0, 8)}`,
-      timing: election.lease.timing,
-      log: logger("election"),
-    })
-    : undefined;
-  const client = KubeClient.fromConfig(
-    config,
-    elector === undefined ? { requests } : { requests, writeFence: (request) => elector.fence(request) },
-  );
-  const closeClients = () => {
-    client.close();
-    leaseClient?.close();
-  };
+  const cluster = await connectToCluster({
+    kubeconfig: values.kubeconfig,
+    env,
+    ...(election.kind === "on" ? { election: { lease: election.lease, identity: instance } } : {}),
+  });
+  const { access: config, client, elector } = cluster;
+  const closeClients = () => cluster.close();
   let runtime: ControllerRuntime;
   try {
     const dryRun = values.dryRun;
@@ -127,10 +110,7 @@ async function startController(settings: ControllerSettings): Promise<Service> {
       desired: desiredSetOptions(settings),
       resyncMs: values.resync,
       version: VERSION,
-      moreMetrics: (registry) => {
-        registerProcessMetrics(registry, systemProcessSources());
-        requests.register(registry);
-      },
+      moreMetrics: (registry) => cluster.registerMetrics(registry),
       log,
       ...(elector === undefined ? {} : { election: elector }),
     });

@@ -17,8 +17,8 @@ import { createDnsMetrics } from "./dns_metrics.ts";
 import { DnsRuntime, FORWARD_ALL } from "./dns_runtime.ts";
 import { restoreAllWorkloads } from "./par/restore_all_workloads.ts";
 import { DnsServer } from "./server/dns_server.ts";
-import { KubeClient } from "../kube/client.ts";
-import { loadKubeAccess, POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { connectToCluster } from "../election/cluster_connection.ts";
 import { systemClock } from "../util/clock.ts";
 import { toSeconds } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
@@ -26,8 +26,6 @@ import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { VERSION } from "../util/version.ts";
 import { DNS_OPTIONS } from "./dns_options.ts";
 import { type DnsSettings, dnsSettings } from "./dns_settings.ts";
-import { KubeRequestMetrics } from "../kube/request_metrics.ts";
-import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
 /** How long a readiness probe's upstream check is trusted. */
 const UPSTREAM_PROBE_TTL_MS = 5_000;
@@ -62,8 +60,11 @@ export const DNS = defineSubcommand({
 /** The uninstall hook: restores every patched Deployment, then exits (1 when any failed). */
 async function startRestore(settings: DnsSettings): Promise<Service> {
   const log = logger("dns");
-  const access = await loadKubeAccess(settings.values.kubeconfig, (name) => Deno.env.get(name));
-  const client = KubeClient.fromConfig(access, { fieldManager: "ouroboros-dns" });
+  const { access, client } = await connectToCluster({
+    kubeconfig: settings.values.kubeconfig,
+    env: (name) => Deno.env.get(name),
+    fieldManager: "ouroboros-dns",
+  });
   return {
     revoke: DNS_REVOKED_PERMISSIONS,
     async run({ signals }) {
@@ -91,12 +92,14 @@ async function startRestore(settings: DnsSettings): Promise<Service> {
 async function startServer(settings: DnsSettings): Promise<Service> {
   const { values } = settings;
   const log = logger("dns");
-  const access = await loadKubeAccess(values.kubeconfig, (name) => Deno.env.get(name));
-  const requests = new KubeRequestMetrics();
-  const client = KubeClient.fromConfig(access, { fieldManager: "ouroboros-dns", requests });
+  const cluster = await connectToCluster({
+    kubeconfig: values.kubeconfig,
+    env: (name) => Deno.env.get(name),
+    fieldManager: "ouroboros-dns",
+  });
+  const { access, client } = cluster;
   const metrics = createDnsMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION });
-  registerProcessMetrics(metrics.registry, systemProcessSources());
-  requests.register(metrics.registry);
+  cluster.registerMetrics(metrics.registry);
   let server: DnsServer;
   try {
     server = await DnsServer.start({

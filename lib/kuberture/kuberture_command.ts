@@ -13,10 +13,9 @@ import { errorFields } from "../util/error_message.ts";
 import type { ConfigError } from "../cli/options.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
-import { LeaseElector } from "../election/lease_elector.ts";
-import { KubeClient } from "../kube/client.ts";
+import { connectToCluster } from "../election/cluster_connection.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
-import { loadKubeAccess, POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
 import { ConfigWatcher } from "./config/config_watcher.ts";
 import { readKubertureConfig } from "./config/read_kuberture_config.ts";
 import { KubertureRuntime } from "./kuberture_runtime.ts";
@@ -29,8 +28,6 @@ import { printStdout } from "../util/stdio.ts";
 import { VERSION } from "../util/version.ts";
 import { KUBERTURE_OPTIONS } from "./kuberture_options.ts";
 import { type KubertureSettings, kubertureSettings } from "./kuberture_settings.ts";
-import { KubeRequestMetrics } from "../kube/request_metrics.ts";
-import { registerProcessMetrics, systemProcessSources } from "../util/process_metrics.ts";
 
 /** `--once` gives up after this long without a pass (the caches never synced). */
 const ONCE_DEADLINE_MS = 120_000;
@@ -61,33 +58,17 @@ async function startKuberture(settings: KubertureSettings): Promise<Service> {
   const { values, config, namespace } = settings;
   const log = logger("kuberture");
   const env = (name: string) => Deno.env.get(name);
-  const access = await loadKubeAccess(values.kubeconfig, env);
   const podName = env("HOSTNAME") ?? "";
-  const requests = new KubeRequestMetrics();
-  const leaseClient = settings.election === undefined
-    ? undefined
-    : KubeClient.fromConfig(access, { requests });
-  const elector = settings.election === undefined || leaseClient === undefined
-    ? undefined
-    : new LeaseElector({
-      api: leaseClient,
-      lease: settings.election,
-      identity: `${podName || values.instance}_${crypto.randomUUID().slice(0, 8)}`,
-      timing: settings.election.timing,
-      log: logger("election"),
-    });
-  const client = KubeClient.fromConfig(
-    access,
-    {
-      fieldManager: "kuberture",
-      requests,
-      ...(elector === undefined ? {} : { writeFence: (request: string) => elector.fence(request) }),
-    },
-  );
-  const close = () => {
-    client.close();
-    leaseClient?.close();
-  };
+  const cluster = await connectToCluster({
+    kubeconfig: values.kubeconfig,
+    env,
+    ...(settings.election === undefined
+      ? {}
+      : { election: { lease: settings.election, identity: podName || values.instance } }),
+    fieldManager: "kuberture",
+  });
+  const { access, client, elector } = cluster;
+  const close = () => cluster.close();
   try {
     const lookup = await findOwnerDeployment(client, { namespace, podName });
     const recorder = values.dryRun
@@ -102,10 +83,7 @@ async function startKuberture(settings: KubertureSettings): Promise<Service> {
       recorder,
       dryRun: values.dryRun,
       version: VERSION,
-      moreMetrics: (registry) => {
-        registerProcessMetrics(registry, systemProcessSources());
-        requests.register(registry);
-      },
+      moreMetrics: (registry) => cluster.registerMetrics(registry),
       log,
       ...(elector === undefined ? {} : { election: elector }),
     });
