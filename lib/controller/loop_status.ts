@@ -9,6 +9,7 @@
 
 import type { RefusalScope, SinkOutcome } from "./modes/sink.ts";
 import type { LoopState } from "./loop_step.ts";
+import type { FailingRun } from "../daemon/retry_pacing.ts";
 
 /** A snapshot for readiness, metrics and tests. */
 export interface LoopStatus {
@@ -25,15 +26,6 @@ export interface LoopStatus {
   readonly desiredHosts: number;
   /** Refused hostname values at the last recompute. */
   readonly rejectedHosts: number;
-}
-
-/** A run of consecutive failed sink calls (see `lib/daemon/retry_pacing.ts`). */
-export interface FailingRun {
-  /** Clock time of the run's first failure. */
-  readonly since: number;
-  readonly attempts: number;
-  /** True once the run has passed both thresholds. */
-  readonly persistent: boolean;
 }
 
 /** Hears about every recompute and sink call (the metrics implement it). */

@@ -27,7 +27,8 @@ import {
   reconcileResult,
 } from "./loop_status.ts";
 import { ALWAYS_LEADING, type Leadership, type ReconcileLoopOptions } from "./reconcile_loop_options.ts";
-import { RecheckTimer, ReconcileRetry } from "./reconcile_loop_retry.ts";
+import { RecheckTimer } from "./recheck_timer.ts";
+import { ReconcileRetry } from "../daemon/retry_pacing.ts";
 import { changeWording } from "./change_wording.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";

@@ -6,10 +6,15 @@
  * them grow. A run of failures is WARN until it lasts both 3 attempts *and* 30 s, then ERROR, so
  * neither a short outage nor a quick burst pages; the first success after it is one INFO.
  *
- * Pure: times are passed in (milliseconds of a monotonic clock); randomness is injected.
+ * Pure: times are passed in (milliseconds of a monotonic clock); randomness is injected. Only
+ * {@linkcode ReconcileRetry} has effects: it reads the injected clock and logs the lines.
  *
  * @module
  */
+
+import type { Clock } from "../util/clock.ts";
+import { toSeconds } from "../util/duration.ts";
+import type { Log } from "../util/logging.ts";
 
 /** Tuning for {@linkcode RetryPacing}. */
 export interface RetryPacingOptions {
@@ -158,5 +163,90 @@ export class FailureStreak {
     const run = this.#run;
     this.#run = undefined;
     return run === undefined ? undefined : { attempts: run.attempts, failedForMs: now - run.since };
+  }
+}
+
+/** A run of consecutive failed sink calls (see `lib/daemon/retry_pacing.ts`). */
+export interface FailingRun {
+  /** Clock time of the run's first failure. */
+  readonly since: number;
+  readonly attempts: number;
+  /** True once the run has passed both thresholds. */
+  readonly persistent: boolean;
+}
+
+/** What {@linkcode ReconcileRetry} is built with. */
+export interface ReconcileRetryOptions {
+  readonly clock: Clock;
+  readonly random: () => number;
+  readonly log: Log;
+  /** What is retried (a sink's description, kuberture's outputs), logged as `target`. */
+  readonly target: string;
+  readonly pacing?: RetryPacingOptions;
+  readonly persistence?: FailureStreakOptions;
+}
+
+/**
+ * Retry delays and how loudly each failure is said, for one control loop: a WARN while the run of
+ * failures is transient, ERROR once it persists, one INFO at the recovery.
+ */
+export class ReconcileRetry {
+  readonly #options: ReconcileRetryOptions;
+  readonly #pacing: RetryPacing;
+  readonly #streak: FailureStreak;
+
+  /** Starts with no failure. */
+  constructor(options: ReconcileRetryOptions) {
+    this.#options = options;
+    this.#pacing = new RetryPacing(options.random, options.pacing);
+    this.#streak = new FailureStreak(options.persistence);
+  }
+
+  /** Consecutive failures the delays count (reset only by health or {@linkcode reset}). */
+  get attempt(): number {
+    return this.#pacing.attempt;
+  }
+
+  /** The current run of failures, for the loop's status. */
+  failing(): FailingRun | undefined {
+    const run = this.#streak.run;
+    return run === undefined ? undefined : { ...run, persistent: this.#streak.persistent };
+  }
+
+  /** Records a failure, logs it at its level, and returns the delay before the retry. */
+  failed(error: string): number {
+    const now = this.#options.clock.now();
+    const delayMs = this.#pacing.failed(now);
+    const verdict = this.#streak.failed(now);
+    const message = verdict.level === "error"
+      ? "reconcile keeps failing; retrying after backoff"
+      : "reconcile failed; retrying after backoff";
+    this.#options.log[verdict.level](message, {
+      target: this.#options.target,
+      error,
+      attempts: verdict.attempts,
+      failingForSeconds: toSeconds(verdict.failingForMs),
+      retryInSeconds: toSeconds(delayMs),
+    });
+    return delayMs;
+  }
+
+  /** Records a success; the first after a run of failures logs one INFO. */
+  succeeded(): void {
+    const now = this.#options.clock.now();
+    this.#pacing.succeeded(now);
+    const recovery = this.#streak.succeeded(now);
+    if (recovery === undefined) return;
+    this.#options.log.info("reconcile recovered", {
+      target: this.#options.target,
+      attempts: recovery.attempts,
+      failedForSeconds: toSeconds(recovery.failedForMs),
+    });
+  }
+
+  /** Forgets failures without a word (leadership moved). */
+  reset(): void {
+    this.#pacing.reset();
+    this.#streak.reset();
   }
 }

@@ -2,7 +2,7 @@
  * The running kuberture: the EndpointSlice cache (and the Node cache while an output needs it),
  * the pass loop, the metrics and readiness, started and stopped together. The loop is level-based:
  * a cache change, a config reload, the 2-minute requeue (as kuberture) or a failed pass marks work
- * pending, and one debounced pass recomputes everything. Failures are paced by the controller's
+ * pending, and one debounced pass recomputes everything. Failures are paced and said as the controller
  * rule (`retry_pacing.ts`); only the leader runs passes. Readiness keeps kuberture's rule, not the
  * controller's: a pass succeeded within 5 minutes, or this replica stands by.
  *
@@ -12,7 +12,7 @@
  */
 
 import type { HealthRoutes } from "../daemon/health_handler.ts";
-import { FailureStreak, RetryPacing } from "../daemon/retry_pacing.ts";
+import { ReconcileRetry } from "../daemon/retry_pacing.ts";
 import type { LeaseElector } from "../election/lease_elector.ts";
 import type { EventRecorder } from "../kube/event_recorder.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -27,8 +27,7 @@ import type { KubertureConfig } from "./config/kuberture_config.ts";
 import { createKubertureMetrics, type KubertureMetrics } from "./kuberture_metrics.ts";
 import type { Owner } from "./output_object.ts";
 import { PassLog } from "./pass_log.ts";
-import { type PassApi, type PassReport, passSucceeded, runPass } from "./run_pass.ts";
-import { toSeconds } from "../util/duration.ts";
+import { type PassApi, passProblem, type PassReport, passSucceeded, runPass } from "./run_pass.ts";
 
 /** The API calls the runtime makes. */
 export type KubertureApi = PassApi & Pick<KubeClient, "listWatcher">;
@@ -84,7 +83,7 @@ export class KubertureRuntime {
   #lastSuccess: number | undefined;
   #stoodBy = false;
   #stopping = false;
-  readonly #streak = new FailureStreak();
+  readonly #retry: ReconcileRetry;
   readonly #passLog: PassLog;
 
   /** Builds the caches and the metrics; nothing runs until {@linkcode run} or {@linkcode once}. */
@@ -93,6 +92,12 @@ export class KubertureRuntime {
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log;
     this.#config = options.config;
+    this.#retry = new ReconcileRetry({
+      clock: this.#clock,
+      random: options.random ?? Math.random,
+      log: options.log,
+      target: `kuberture ${options.namespace}/${options.instance}`,
+    });
     const election = options.election;
     this.#metrics = createKubertureMetrics({
       ...(options.moreMetrics === undefined ? {} : { more: options.moreMetrics }),
@@ -239,7 +244,6 @@ export class KubertureRuntime {
 
   /** Waits for the caches, then runs passes while leading (one with `once`) until `signal` aborts. */
   async #loop(signal: AbortSignal, once: boolean, watchNodes: () => void): Promise<PassReport | undefined> {
-    const pacing = new RetryPacing(this.#options.random ?? Math.random);
     let report: PassReport | undefined;
     while (!signal.aborted) {
       const nodes = this.#nodes;
@@ -263,33 +267,17 @@ export class KubertureRuntime {
       this.#pending = false;
       report = await this.#pass(signal);
       if (once) break;
-      const now = this.#clock.now();
-      if (passSucceeded(report)) {
-        pacing.succeeded(now);
-        const recovery = this.#streak.succeeded(now);
-        if (recovery !== undefined) {
-          this.#log.info("passes recovered", {
-            attempts: recovery.attempts,
-            failedForSeconds: toSeconds(recovery.failedForMs),
-          });
-        }
+      const problem = passProblem(report);
+      if (problem === undefined) {
+        this.#retry.succeeded();
         continue;
       }
       if (this.#options.election?.isLeader() === false) {
-        pacing.reset();
-        this.#streak.reset();
+        // The write fence stopped the pass: another replica leads now, and it writes.
+        this.#retry.reset();
         continue;
       }
-      const delay = pacing.failed(now);
-      const verdict = this.#streak.failed(now);
-      const message = verdict.level === "error"
-        ? "passes keep failing; retrying after backoff"
-        : "the pass did not fully succeed; retrying after backoff";
-      this.#log[verdict.level](message, {
-        attempts: verdict.attempts,
-        failingForSeconds: toSeconds(verdict.failingForMs),
-        retryInSeconds: toSeconds(delay),
-      });
+      const delay = this.#retry.failed(problem);
       if (await this.#clock.sleep(delay, signal)) this.#pending = true;
     }
     return report;

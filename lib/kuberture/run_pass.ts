@@ -84,11 +84,21 @@ export interface PassReport {
   readonly endpointsUnlisted?: string;
 }
 
+/** What kept a pass from succeeding, in words (the first such thing); `undefined` when it succeeded. */
+export function passProblem(report: PassReport): string | undefined {
+  if (report.listFailed !== undefined) return `cannot list this instance's objects: ${report.listFailed}`;
+  const output = report.outputs.find((result) => result.kind === "failed" || result.kind === "refused");
+  if (output?.kind === "failed" || output?.kind === "refused") {
+    return `output ${output.output}: ${output.message}`;
+  }
+  const prune = report.prune.find((result) => result.kind === "failed");
+  if (prune?.kind === "failed") return `deleting ${prune.objectKind} ${prune.name}: ${prune.message}`;
+  return undefined;
+}
+
 /** True when every output went through (written, previewed or kept) and every prune too. */
 export function passSucceeded(report: PassReport): boolean {
-  return report.listFailed === undefined &&
-    report.outputs.every((result) => result.kind !== "failed" && result.kind !== "refused") &&
-    report.prune.every((result) => result.kind !== "failed");
+  return passProblem(report) === undefined;
 }
 
 /** What a pass reads besides the API. */

@@ -1,7 +1,8 @@
 /**
  * The kuberture runtime in-process on a manual clock, against the fake API server: the 2-minute
  * requeue repeats a pass without any change, and readiness turns false once no pass has
- * succeeded for 5 minutes (kuberture's staleness rule), true again after the next success.
+ * succeeded for 5 minutes (kuberture's staleness rule), true again after the next success; the
+ * failures meanwhile are paced and logged by the controller's retry rule.
  *
  * @module
  */
@@ -92,6 +93,15 @@ Deno.test("kuberture runtime: the requeue repeats the pass every 2 minutes; read
       await clock.advance(30_000);
       return (await routes.readiness()).ready;
     });
+    // The failures were paced and said as the controller's are (WARN while transient; the ERROR
+    // once persistent is the shared rule's own test), and the recovery is one INFO counting them.
+    const warned = log.find("warn", "reconcile failed; retrying after backoff");
+    assert.ok(warned.length >= 1);
+    assert.deepEqual(warned.map((line) => line.properties.attempts), warned.map((_, i) => i + 1));
+    assert.equal(warned[0]!.properties.target, "kuberture kuberture/kuberture");
+    assert.match(String(warned[0]!.properties.error), /^cannot list this instance's objects: Services: /);
+    const recovered = log.find("info", "reconcile recovered");
+    assert.deepEqual(recovered.map((line) => line.properties.attempts), [warned.length]);
   } finally {
     stop.abort();
     await running;
