@@ -8,12 +8,13 @@
  */
 
 import type { RefusalScope, SinkOutcome } from "./modes/sink.ts";
-import type { LoopState } from "./loop_step.ts";
+import type { LoopState } from "../daemon/loop_step.ts";
+import type { Trigger } from "./trigger.ts";
 import type { FailingRun } from "../daemon/retry_pacing.ts";
 
 /** A snapshot for readiness, metrics and tests. */
 export interface LoopStatus {
-  readonly state: LoopState;
+  readonly state: LoopState<Trigger>;
   /** The last sink call's result; absent before the first call. */
   readonly last?: ReconcileResult;
   /** True once a sink call succeeded (a refusal of `some-hosts` counts); never goes back. */

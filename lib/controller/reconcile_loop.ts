@@ -19,48 +19,40 @@ import type { Sink, SinkOutcome } from "./modes/sink.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
-import { type LoopState, type LoopStep, nextLoopStep, type Trigger, triggerReasons } from "./loop_step.ts";
+import { ALWAYS_LEADING, ControlLoop, type PassVerdict } from "../daemon/control_loop.ts";
+import { ReconcileRetry } from "../daemon/retry_pacing.ts";
+import { NO_TRIGGER, type Trigger, triggerReasons } from "./trigger.ts";
 import {
   type LoopStatus,
   type ReconcileObserver,
   type ReconcileResult,
   reconcileResult,
 } from "./loop_status.ts";
-import { ALWAYS_LEADING, type Leadership, type ReconcileLoopOptions } from "./reconcile_loop_options.ts";
-import { RecheckTimer } from "./recheck_timer.ts";
-import { ReconcileRetry } from "../daemon/retry_pacing.ts";
+import type { ReconcileLoopOptions } from "./reconcile_loop_options.ts";
 import { changeWording } from "./change_wording.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
-import { type LoopSources, TriggerInbox } from "./trigger_inbox.ts";
+import { type LoopSources, subscribeCaches, unsyncedCaches } from "./loop_caches.ts";
 import { callSink } from "./call_sink.ts";
 import { DesiredRecompute } from "./desired_recompute.ts";
 import { toSeconds } from "../util/duration.ts";
 
 const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
 
-/** Runs reconciles for one sink until its signal aborts. */
+/** Runs reconciles for one sink until its signal aborts, on the shared {@linkcode ControlLoop}. */
 export class ReconcileLoop {
   readonly #sources: LoopSources;
-  readonly #inbox: TriggerInbox;
   readonly #sink: Sink;
   readonly #recompute: DesiredRecompute;
-  readonly #resyncMs: number;
-  readonly #debounceMs: number;
   readonly #graceMs: number;
   readonly #clock: Clock;
   readonly #retry: ReconcileRetry;
-  readonly #recheck: RecheckTimer;
   readonly #log: Log;
   readonly #observer: ReconcileObserver | undefined;
-  readonly #observe: ((state: LoopState) => void) | undefined;
-  readonly #leadership: Leadership;
+  readonly #loop: ControlLoop<Trigger>;
 
-  #state: LoopState = { kind: "new" };
-  #started = false;
   #last: ReconcileResult | undefined;
   #succeeded = false;
-  #stoodBy = false;
   /** What the sink last accepted; `undefined` until a success and after a failure. */
   #accepted: DesiredInput | undefined;
   /** The identity of the refusal last logged, so a repeat stays quiet (see `refusalLine`). */
@@ -73,15 +65,8 @@ export class ReconcileLoop {
   /** Sets up; nothing happens until {@linkcode run}. */
   constructor(options: ReconcileLoopOptions) {
     this.#sources = options.sources;
-    this.#inbox = new TriggerInbox({
-      sources: options.sources,
-      targets: options.targets ?? [],
-      prerequisites: options.prerequisites ?? [],
-    });
     this.#sink = options.sink;
     this.#recompute = new DesiredRecompute(options.desired, options.log);
-    this.#resyncMs = options.resyncMs;
-    this.#debounceMs = options.debounceMs ?? DEFAULTS.debounceMs;
     this.#graceMs = options.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log;
@@ -93,21 +78,41 @@ export class ReconcileLoop {
       ...(options.backoff === undefined ? {} : { pacing: options.backoff }),
       ...(options.persistence === undefined ? {} : { persistence: options.persistence }),
     });
-    this.#recheck = new RecheckTimer(this.#clock);
     this.#observer = options.observer;
-    this.#observe = options.observe;
-    this.#leadership = options.leadership ?? ALWAYS_LEADING;
+    const caches = {
+      sources: options.sources,
+      targets: options.targets ?? [],
+      prerequisites: options.prerequisites ?? [],
+    };
+    this.#loop = new ControlLoop<Trigger>({
+      none: NO_TRIGGER,
+      first: { sources: true },
+      target: options.sink.description,
+      unsynced: () => unsyncedCaches(caches),
+      subscribe: (add) => subscribeCaches(caches, add),
+      pass: (trigger, signal) => this.#passVerdict(trigger, signal),
+      retry: this.#retry,
+      log: options.log,
+      clock: this.#clock,
+      debounceMs: options.debounceMs ?? DEFAULTS.debounceMs,
+      resyncMs: options.resyncMs,
+      leadership: options.leadership ?? ALWAYS_LEADING,
+      onStart: (durationMs) => this.#logSynced(durationMs),
+      // What the sink accepted as leader may be stale when this replica leads again.
+      onFollow: () => this.#accepted = undefined,
+      ...(options.observe === undefined ? {} : { observe: options.observe }),
+    });
   }
 
   /** Where the loop is and how the last reconcile went. */
   status(): LoopStatus {
     const failing = this.#retry.failing();
     return {
-      state: this.#state,
+      state: this.#loop.state,
       ...(this.#last === undefined ? {} : { last: this.#last }),
       ...(failing === undefined ? {} : { failing }),
       succeeded: this.#succeeded,
-      stoodBy: this.#stoodBy,
+      stoodBy: this.#loop.stoodBy,
       desiredHosts: this.#recompute.hosts,
       rejectedHosts: this.#recompute.rejected,
     };
@@ -118,7 +123,7 @@ export class ReconcileLoop {
    * aborts, letting a call in flight finish. Failures are retried, never thrown. Call once.
    */
   async run(signal: AbortSignal): Promise<void> {
-    await this.#drive(signal, false);
+    await this.#loop.run(signal);
   }
 
   /**
@@ -126,139 +131,30 @@ export class ReconcileLoop {
    * `undefined` when `signal` aborted first.
    */
   async once(signal: AbortSignal): Promise<SinkOutcome | undefined> {
-    await this.#drive(signal, true);
+    await this.#loop.run(signal, { once: true });
     return this.#lastOutcome;
   }
 
-  async #drive(signal: AbortSignal, once: boolean): Promise<void> {
-    if (this.#started) throw new Error("Cannot run a reconcile loop twice");
-    this.#started = true;
-    const startedAt = this.#clock.now();
-    const unsubscribeStores = this.#inbox.subscribe();
-    // Gaining leadership is work (reconcile at once); losing it only needs the loop to look again.
-    const unsubscribeLeadership = this.#leadership.subscribe(() =>
-      this.#inbox.add(this.#leadership.isLeader() ? { leadership: true } : {})
-    );
-    let resync: Promise<void> | undefined;
-    try {
-      while (true) {
-        const step = nextLoopStep({
-          state: this.#state,
-          pending: this.#inbox.pending,
-          now: this.#clock.now(),
-          aborted: signal.aborted,
-          unsynced: this.#inbox.unsynced(),
-          debounceMs: this.#debounceMs,
-          leading: this.#leadership.isLeader(),
-        });
-        if (step.kind === "stop") break;
-        if (step.kind === "start") resync = this.#start(step.until, startedAt, once ? undefined : signal);
-        else if (once && step.kind === "reconcile") {
-          await this.#reconcile(signal, { retry: false });
-          break;
-        } else await this.#carryOut(step, signal);
-      }
-    } finally {
-      await resync;
-      await this.#recheck.stop();
-      unsubscribeStores();
-      unsubscribeLeadership();
-      this.#enter({ kind: "stopped" });
-    }
-  }
-
-  /** Every cache has listed: log it, open the first window, run the resync timer (not for once). */
-  #start(until: number, startedAt: number, resyncUntil: AbortSignal | undefined): Promise<void> {
+  #logSynced(durationMs: number): void {
     this.#log.info("caches synced", {
-      durationSeconds: toSeconds(this.#clock.now() - startedAt),
+      durationSeconds: toSeconds(durationMs),
       ingresses: this.#sources.ingresses.size,
       ...(this.#sources.gateways === undefined ? {} : { gateways: this.#sources.gateways.size }),
       ...(this.#sources.routes === undefined ? {} : { routes: this.#sources.routes.size }),
       ...(this.#sources.grpcRoutes === undefined ? {} : { grpcRoutes: this.#sources.grpcRoutes.size }),
       ...(this.#sources.tlsRoutes === undefined ? {} : { tlsRoutes: this.#sources.tlsRoutes.size }),
     });
-    this.#inbox.add({ sources: true });
-    this.#enter({ kind: "debouncing", until });
-    return resyncUntil === undefined ? Promise.resolve() : this.#resyncTimer(resyncUntil);
   }
 
-  async #carryOut(step: Exclude<LoopStep, { kind: "stop" | "start" }>, signal: AbortSignal): Promise<void> {
-    switch (step.kind) {
-      case "wait-for-sync":
-        // Any notification may be the sync; changes before it are not work yet.
-        this.#enter({ kind: "waiting-for-sync", unsynced: step.unsynced });
-        return await this.#inbox.next(signal);
-      case "wait-for-trigger":
-        this.#enter({ kind: "idle" });
-        return await this.#inbox.next(signal);
-      case "debounce": {
-        const state = this.#state;
-        if (state.kind !== "debouncing" || state.until !== step.until) {
-          this.#enter({ kind: "debouncing", until: step.until });
-        }
-        await this.#clock.sleep(step.until - this.#clock.now(), signal);
-        return;
-      }
-      case "reconcile":
-        return await this.#reconcile(signal, { retry: true });
-      case "back-off":
-        await this.#clock.sleep(step.until - this.#clock.now(), signal);
-        return;
-      case "follow":
-        if (this.#state.kind !== "following") {
-          // What the sink accepted as leader may be stale when this replica leads again.
-          this.#accepted = undefined;
-          this.#retry.reset();
-          this.#stoodBy = true;
-          this.#enter({ kind: "following" });
-        }
-        // The fence can close without a notification (a missed renewal): look again by then.
-        return await this.#inbox.next(signal);
-    }
-  }
-
-  #enter(state: LoopState): void {
-    this.#state = state;
-    this.#observe?.(state);
-  }
-
-  async #resyncTimer(signal: AbortSignal): Promise<void> {
-    if (this.#resyncMs <= 0) return;
-    while (await this.#clock.sleep(this.#resyncMs, signal)) this.#inbox.add({ resync: true });
-  }
-
-  /** Reconciles everything pending; a failure backs off, or without `retry` is only logged. */
-  async #reconcile(signal: AbortSignal, options: { readonly retry: boolean }): Promise<void> {
-    const trigger = this.#inbox.take();
-    this.#enter({ kind: "reconciling", since: this.#clock.now(), trigger });
+  /** One pass as the control loop sees it. */
+  async #passVerdict(trigger: Trigger, signal: AbortSignal): Promise<PassVerdict> {
     const result = await this.#pass(trigger, signal);
-    if (result?.kind !== "error") {
-      if (result !== undefined) this.#retry.succeeded();
-      return;
-    }
-    // An abandoned call at shutdown is no failure.
-    if (signal.aborted) return;
-    if (!this.#leadership.isLeader()) {
-      // The write fence stopped the call: another replica leads now, and it writes.
-      this.#log.info("a reconcile stopped: this replica no longer leads; it stands by", {
-        target: this.#sink.description,
-        error: result.message,
-      });
-      return;
-    }
-    if (!options.retry) {
-      this.#log.error("reconcile failed", { target: this.#sink.description, error: result.message });
-      return;
-    }
-    const delayMs = this.#retry.failed(result.message);
-    this.#inbox.add({ retry: true });
-    this.#enter({
-      kind: "backing-off",
-      delayMs,
-      until: this.#clock.now() + delayMs,
-      attempt: this.#retry.attempt,
-      error: result.message,
-    });
+    if (result === undefined) return { kind: "skipped" };
+    if (result.kind === "error") return { kind: "failed", message: result.message };
+    const outcome = this.#lastOutcome;
+    return outcome?.kind === "refused" && outcome.recheckAfterMs !== undefined
+      ? { kind: "done", recheckAfterMs: outcome.recheckAfterMs }
+      : { kind: "done" };
   }
 
   /** One recompute and, when needed, one sink call; `undefined` when the sink was not called. */
@@ -308,13 +204,6 @@ export class ReconcileLoop {
       clock: this.#clock,
       log: this.#log,
     });
-    if (outcome.kind === "refused" && outcome.recheckAfterMs !== undefined) {
-      // A hold-off: look again when it ends, not at whichever resync comes after it.
-      this.#recheck.schedule(outcome.recheckAfterMs, {
-        signal,
-        fire: () => this.#inbox.add({ recheck: true }),
-      });
-    }
     for (const notice of outcome.notices ?? []) {
       this.#log[notice.level](notice.message, { target: this.#sink.description, ...notice.properties });
     }

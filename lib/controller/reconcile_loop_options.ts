@@ -13,19 +13,11 @@ import type { Sink } from "./modes/sink.ts";
 import type { Clock } from "../util/clock.ts";
 import type { FailureStreakOptions, RetryPacingOptions } from "../daemon/retry_pacing.ts";
 import type { Log } from "../util/logging.ts";
-import type { LoopState } from "./loop_step.ts";
+import type { Leadership } from "../daemon/control_loop.ts";
+import type { LoopState } from "../daemon/loop_step.ts";
+import type { Trigger } from "./trigger.ts";
 import type { ReconcileObserver } from "./loop_status.ts";
-import type { LoopSources, Prerequisite } from "./trigger_inbox.ts";
-
-/** Whether this replica may write now, and how to hear when that changes (a `LeaseElector`). */
-export interface Leadership {
-  isLeader(): boolean;
-  /** Calls `listener` after every change; returns the unsubscribe. */
-  subscribe(listener: () => void): () => void;
-}
-
-/** Without leader election this replica always leads. */
-export const ALWAYS_LEADING: Leadership = { isLeader: () => true, subscribe: () => () => {} };
+import type { LoopSources, Prerequisite } from "./loop_caches.ts";
 
 /** What the loop needs; all but `sources`, `sink`, `desired`, `resyncMs` and `log` are optional. */
 export interface ReconcileLoopOptions {
@@ -55,5 +47,5 @@ export interface ReconcileLoopOptions {
   /** While `isLeader()` is false the loop keeps its caches but never calls the sink. */
   readonly leadership?: Leadership;
   /** Called after every state change (tests, tracing). Must return quickly. */
-  readonly observe?: (state: LoopState) => void;
+  readonly observe?: (state: LoopState<Trigger>) => void;
 }

@@ -19,7 +19,8 @@ import { controllerHealthRoutes } from "./health.ts";
 import { type ControllerMetrics, createControllerMetrics } from "./metrics.ts";
 import type { MetricsRegistry } from "../util/metrics.ts";
 import { controllerReadiness, type Readiness } from "./readiness.ts";
-import type { LoopState } from "./loop_step.ts";
+import type { LoopState } from "../daemon/loop_step.ts";
+import type { Trigger } from "./trigger.ts";
 import { ReconcileLoop } from "./reconcile_loop.ts";
 import {
   type ControllerSources,
@@ -54,7 +55,7 @@ export interface ControllerRuntimeOptions {
   /** The controller's logger; the loop logs through it too. */
   readonly log: Log;
   /** Called after every loop state change (tests). */
-  readonly observe?: (state: LoopState) => void;
+  readonly observe?: (state: LoopState<Trigger>) => void;
   /**
    * Leader election: reconcile only while leading, and release the Lease only after the loop has
    * stopped. The writing client must carry the elector's fence. Absent: always write.

@@ -9,7 +9,7 @@
  */
 
 import type { HostSource } from "../hostnames/sources.ts";
-import type { Trigger } from "./loop_step.ts";
+import type { Trigger } from "./trigger.ts";
 
 /** A desired set as handed to the sink: the hostnames and the kinds each came from. */
 export interface DesiredInput {
@@ -30,7 +30,7 @@ export interface SinkCallInput {
  *
  * @example
  * ```ts
- * import { NO_TRIGGER } from "./loop_step.ts";
+ * import { NO_TRIGGER } from "./trigger.ts";
  * import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
  *
  * declare const accepted: DesiredInput;

@@ -1,10 +1,10 @@
 /**
  * The running kuberture: the EndpointSlice cache (and the Node cache while an output needs it),
- * the pass loop, the metrics and readiness, started and stopped together. The loop is level-based:
- * a cache change, a config reload, the 2-minute requeue (as kuberture) or a failed pass marks work
- * pending, and one debounced pass recomputes everything. Failures are paced and said as the controller
- * rule (`retry_pacing.ts`); only the leader runs passes. Readiness keeps kuberture's rule, not the
- * controller's: a pass succeeded within 5 minutes, or this replica stands by.
+ * its passes on the shared control loop (`daemon/control_loop.ts`: a cache change, a config
+ * reload, the 2-minute requeue as in kuberture, or a failed pass leads to one debounced pass over
+ * everything, only on the leader, failures paced and said as the controller's), the metrics and
+ * readiness. Readiness keeps kuberture's rule, not the controller's: a pass succeeded within 5
+ * minutes, or this replica stands by.
  *
  * Effects: reflectors, API calls, timers through the injected clock, log lines.
  *
@@ -12,6 +12,8 @@
  */
 
 import type { HealthRoutes } from "../daemon/health_handler.ts";
+import { ALWAYS_LEADING, ControlLoop, type PassVerdict } from "../daemon/control_loop.ts";
+import type { LoopTrigger } from "../daemon/loop_step.ts";
 import { ReconcileRetry } from "../daemon/retry_pacing.ts";
 import type { LeaseElector } from "../election/lease_elector.ts";
 import type { EventRecorder } from "../kube/event_recorder.ts";
@@ -27,7 +29,7 @@ import type { KubertureConfig } from "./config/kuberture_config.ts";
 import { createKubertureMetrics, type KubertureMetrics } from "./kuberture_metrics.ts";
 import type { Owner } from "./output_object.ts";
 import { PassLog } from "./pass_log.ts";
-import { type PassApi, passProblem, type PassReport, passSucceeded, runPass } from "./run_pass.ts";
+import { type PassApi, passProblem, type PassReport, runPass } from "./run_pass.ts";
 
 /** The API calls the runtime makes. */
 export type KubertureApi = PassApi & Pick<KubeClient, "listWatcher">;
@@ -62,6 +64,19 @@ export interface KubertureRuntimeOptions {
 
 const DEFAULTS = { requeueMs: 120_000, debounceMs: 100, staleAfterMs: 300_000 } as const;
 
+/** Why a pass runs: the loop's own reasons, or a cache change or config reload. */
+interface KubertureTrigger extends LoopTrigger {
+  readonly changes: boolean;
+}
+
+const NOTHING: KubertureTrigger = {
+  changes: false,
+  resync: false,
+  retry: false,
+  leadership: false,
+  recheck: false,
+};
+
 /** Whether a config needs the Node cache. */
 function needsNodes(config: KubertureConfig): boolean {
   return config.outputs.some((output) => output.addressSource !== "endpointslice");
@@ -76,12 +91,12 @@ export class KubertureRuntime {
   readonly #slices: Reflector<EndpointSlice>;
   #nodes: Reflector<Node> | undefined;
   #config: KubertureConfig;
-  #pending = true;
-  #wake: (() => void) | undefined;
+  #loop: ControlLoop<KubertureTrigger> | undefined;
   #runSignal: AbortSignal | undefined;
   #nodesRunning: Promise<void> | undefined;
+  #unsubscribeNodes: (() => void) | undefined;
   #lastSuccess: number | undefined;
-  #stoodBy = false;
+  #lastReport: PassReport | undefined;
   #stopping = false;
   readonly #retry: ReconcileRetry;
   readonly #passLog: PassLog;
@@ -112,7 +127,6 @@ export class KubertureRuntime {
         if (was !== "leader" && now === "leader") this.#metrics.transition("acquired");
         if (was === "leader" && now !== "leader") this.#metrics.transition("lost");
         was = now;
-        this.#poke(now === "leader");
       });
     }
     this.#passLog = new PassLog({
@@ -147,9 +161,12 @@ export class KubertureRuntime {
     this.#config = { ...config, source: this.#config.source };
     if (needsNodes(config) && this.#nodes === undefined) {
       this.#nodes = new Reflector(this.#options.api.listWatcher(NODE), { ...this.#options.reflector });
-      if (this.#runSignal !== undefined) this.#nodesRunning = this.#nodes.run(this.#runSignal);
+      if (this.#runSignal !== undefined) {
+        this.#nodesRunning = this.#nodes.run(this.#runSignal);
+        this.#unsubscribeNodes = this.#nodes.store.subscribe(() => this.#loop?.add({ changes: true }));
+      }
     }
-    this.#poke(true);
+    this.#loop?.add({ changes: true });
   }
 
   /** What the health listeners answer. */
@@ -167,7 +184,7 @@ export class KubertureRuntime {
     if (this.#stopping) return "shutting down";
     if (!this.#slices.store.synced) return "waiting for the first list of EndpointSlices";
     if (this.#nodes !== undefined && !this.#nodes.store.synced) return "waiting for the first list of Nodes";
-    if (this.#stoodBy && this.#options.election?.isLeader() === false) return undefined;
+    if (this.#loop?.stoodBy === true && this.#options.election?.isLeader() === false) return undefined;
     if (this.#lastSuccess === undefined) return "no pass has succeeded yet";
     const age = this.#clock.now() - this.#lastSuccess;
     const staleAfter = this.#options.staleAfterMs ?? DEFAULTS.staleAfterMs;
@@ -185,26 +202,6 @@ export class KubertureRuntime {
     return await this.#drive(signal, true);
   }
 
-  #poke(work: boolean): void {
-    if (work) this.#pending = true;
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
-  }
-
-  #waitForPoke(signal: AbortSignal): Promise<void> {
-    if (signal.aborted) return Promise.resolve();
-    return new Promise((resolve) => {
-      const done = () => {
-        signal.removeEventListener("abort", done);
-        this.#wake = undefined;
-        resolve();
-      };
-      this.#wake = done;
-      signal.addEventListener("abort", done, { once: true });
-    });
-  }
-
   async #drive(signal: AbortSignal, once: boolean): Promise<PassReport | undefined> {
     const stop = new AbortController();
     const onAbort = () => {
@@ -215,81 +212,50 @@ export class KubertureRuntime {
     if (signal.aborted) onAbort();
     this.#runSignal = stop.signal;
     const electorStop = new AbortController();
-    const electing = once ? undefined : this.#options.election?.run(electorStop.signal);
+    const election = this.#options.election;
+    const electing = once ? undefined : election?.run(electorStop.signal);
     const caches = this.#slices.run(stop.signal);
     this.#nodesRunning = this.#nodes?.run(stop.signal);
-    const unsubscribe = this.#slices.store.subscribe(() => this.#poke(true));
-    let unsubscribeNodes: (() => void) | undefined;
-    const requeue = once ? Promise.resolve() : this.#requeue(signal);
-    let report: PassReport | undefined;
+    const loop = new ControlLoop<KubertureTrigger>({
+      none: NOTHING,
+      first: { changes: true },
+      target: `kuberture ${this.#options.namespace}/${this.#options.instance}`,
+      unsynced: () => [
+        ...(this.#slices.store.synced ? [] : ["EndpointSlice"]),
+        ...(this.#nodes === undefined || this.#nodes.store.synced ? [] : ["Node"]),
+      ],
+      subscribe: (add) => {
+        const slices = this.#slices.store.subscribe(() => add({ changes: true }));
+        this.#unsubscribeNodes = this.#nodes?.store.subscribe(() => add({ changes: true }));
+        return () => {
+          slices();
+          this.#unsubscribeNodes?.();
+        };
+      },
+      pass: (_trigger, passSignal) => this.#pass(passSignal),
+      retry: this.#retry,
+      log: this.#log,
+      clock: this.#clock,
+      debounceMs: this.#options.debounceMs ?? DEFAULTS.debounceMs,
+      resyncMs: this.#options.requeueMs ?? DEFAULTS.requeueMs,
+      leadership: once || election === undefined ? ALWAYS_LEADING : election,
+    });
+    this.#loop = loop;
     try {
-      report = await this.#loop(signal, once, () => {
-        if (this.#nodes !== undefined && unsubscribeNodes === undefined) {
-          unsubscribeNodes = this.#nodes.store.subscribe(() => this.#poke(true));
-        }
-      });
+      await loop.run(signal, { once });
     } finally {
       signal.removeEventListener("abort", onAbort);
-      unsubscribe();
-      unsubscribeNodes?.();
       this.#stopping = true;
       stop.abort();
-      await requeue;
       electorStop.abort();
       await electing;
       await Promise.all([caches, this.#nodesRunning]);
     }
-    return report;
+    return this.#lastReport;
   }
 
-  /** Waits for the caches, then runs passes while leading (one with `once`) until `signal` aborts. */
-  async #loop(signal: AbortSignal, once: boolean, watchNodes: () => void): Promise<PassReport | undefined> {
-    let report: PassReport | undefined;
-    while (!signal.aborted) {
-      const nodes = this.#nodes;
-      watchNodes();
-      if (!this.#slices.store.synced || (nodes !== undefined && !nodes.store.synced)) {
-        // Both caches: a resolved promise for a missing one would spin this loop.
-        await Promise.all([this.#slices.store.whenSynced(signal), nodes?.store.whenSynced(signal)]);
-        continue;
-      }
-      if (!once && this.#options.election?.isLeader() === false) {
-        this.#stoodBy = true;
-        await this.#waitForPoke(signal);
-        continue;
-      }
-      if (!this.#pending) {
-        await this.#waitForPoke(signal);
-        continue;
-      }
-      await this.#clock.sleep(this.#options.debounceMs ?? DEFAULTS.debounceMs, signal);
-      if (signal.aborted) break;
-      this.#pending = false;
-      report = await this.#pass(signal);
-      if (once) break;
-      const problem = passProblem(report);
-      if (problem === undefined) {
-        this.#retry.succeeded();
-        continue;
-      }
-      if (this.#options.election?.isLeader() === false) {
-        // The write fence stopped the pass: another replica leads now, and it writes.
-        this.#retry.reset();
-        continue;
-      }
-      const delay = this.#retry.failed(problem);
-      if (await this.#clock.sleep(delay, signal)) this.#pending = true;
-    }
-    return report;
-  }
-
-  async #requeue(signal: AbortSignal): Promise<void> {
-    const period = this.#options.requeueMs ?? DEFAULTS.requeueMs;
-    while (await this.#clock.sleep(period, signal)) this.#poke(true);
-  }
-
-  /** One pass, logged and counted. */
-  async #pass(signal: AbortSignal): Promise<PassReport> {
+  /** One pass, logged and counted; its report is kept for `once`. */
+  async #pass(signal: AbortSignal): Promise<PassVerdict> {
     const options = this.#options;
     const config = this.#config;
     const report = await runPass({
@@ -300,11 +266,13 @@ export class KubertureRuntime {
       instance: options.instance,
       owner: options.owner,
     }, { api: options.api, dryRun: options.dryRun, signal });
+    this.#lastReport = report;
     await this.#passLog.say(report, signal);
-    const succeeded = passSucceeded(report);
-    this.#metrics.reconciled(succeeded ? "success" : "error");
+    const problem = passProblem(report);
+    this.#metrics.reconciled(problem === undefined ? "success" : "error");
     this.#metrics.retain(config.outputs.map((output) => output.name));
-    if (succeeded) this.#lastSuccess = this.#clock.now();
-    return report;
+    if (problem !== undefined) return { kind: "failed", message: problem };
+    this.#lastSuccess = this.#clock.now();
+    return { kind: "done" };
   }
 }

@@ -84,7 +84,10 @@ export interface PassReport {
   readonly endpointsUnlisted?: string;
 }
 
-/** What kept a pass from succeeding, in words (the first such thing); `undefined` when it succeeded. */
+/**
+ * What kept a pass from succeeding (an output failed or refused, a prune failed, a listing failed),
+ * in words, the first such thing; `undefined` when every output and prune went through.
+ */
 export function passProblem(report: PassReport): string | undefined {
   if (report.listFailed !== undefined) return `cannot list this instance's objects: ${report.listFailed}`;
   const output = report.outputs.find((result) => result.kind === "failed" || result.kind === "refused");
@@ -94,11 +97,6 @@ export function passProblem(report: PassReport): string | undefined {
   const prune = report.prune.find((result) => result.kind === "failed");
   if (prune?.kind === "failed") return `deleting ${prune.objectKind} ${prune.name}: ${prune.message}`;
   return undefined;
-}
-
-/** True when every output went through (written, previewed or kept) and every prune too. */
-export function passSucceeded(report: PassReport): boolean {
-  return passProblem(report) === undefined;
 }
 
 /** What a pass reads besides the API. */

@@ -7,7 +7,9 @@
 
 import assert from "node:assert/strict";
 import { DesiredRecompute } from "../../lib/controller/desired_recompute.ts";
-import { TriggerInbox } from "../../lib/controller/trigger_inbox.ts";
+import { subscribeCaches } from "../../lib/controller/loop_caches.ts";
+import { NO_TRIGGER, type Trigger } from "../../lib/controller/trigger.ts";
+import { addReasons } from "../../lib/daemon/control_loop.ts";
 import { Store } from "../../lib/reflector/store.ts";
 import type { Ingress } from "../../lib/resources/ingress.ts";
 import type { HostnameSources } from "../../lib/hostnames/desired_set.ts";
@@ -54,8 +56,18 @@ Deno.test("DesiredRecompute without exclude never warns about wildcards", () => 
 
 Deno.test("a status-only Ingress update does not wake the loop; a spec change, an add and a delete do", () => {
   const store = new Store<Ingress>();
-  const inbox = new TriggerInbox({ sources: { ingresses: store }, targets: [], prerequisites: [] });
-  const unsubscribe = inbox.subscribe();
+  let pending: Trigger = NO_TRIGGER;
+  const inbox = {
+    take() {
+      const taken = pending;
+      pending = NO_TRIGGER;
+      return taken;
+    },
+  };
+  const unsubscribe = subscribeCaches(
+    { sources: { ingresses: store }, targets: [], prerequisites: [] },
+    (reasons) => pending = addReasons(pending, reasons),
+  );
   const first = ingress("shop/web", { tls: ["shop.example.com"], resourceVersion: "1" });
   store.replace([first]);
   assert.equal(inbox.take().sources, true, "the first list wakes the loop");

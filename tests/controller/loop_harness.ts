@@ -17,7 +17,8 @@ import type {
   Sink,
   SinkOutcome,
 } from "../../lib/controller/modes/sink.ts";
-import type { LoopState } from "../../lib/controller/loop_step.ts";
+import type { LoopState } from "../../lib/daemon/loop_step.ts";
+import type { Trigger } from "../../lib/controller/trigger.ts";
 import type { ReconcileObserver, ReconcileResult } from "../../lib/controller/loop_status.ts";
 import { ReconcileLoop } from "../../lib/controller/reconcile_loop.ts";
 import { FakeClock, settle } from "../support/fake_clock.ts";
@@ -174,9 +175,9 @@ export interface Harness {
   readonly observer: ObserverRecorder;
   readonly loop: ReconcileLoop;
   /** Every state the loop entered, in order. */
-  readonly states: LoopState[];
+  readonly states: LoopState<Trigger>[];
   /** The loop's current state kind. */
-  state(): LoopState["kind"];
+  state(): LoopState<Trigger>["kind"];
   /** Syncs every source store (empty unless given) and lets the first reconcile run. */
   syncAndSettle(ingresses?: readonly Ingress[]): Promise<void>;
   /** Lets the debounce window pass and the reconcile after it run. */
@@ -201,7 +202,7 @@ export function startLoop(options: HarnessOptions = {}): Harness {
   const sink = new FakeSink();
   const log = new LogRecorder();
   const observer = new ObserverRecorder();
-  const states: LoopState[] = [];
+  const states: LoopState<Trigger>[] = [];
   const gatewayApi = options.gatewayApi ?? false;
   const loop = new ReconcileLoop({
     sources: gatewayApi ? { ingresses, gateways, routes } : { ingresses },

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { NO_TRIGGER, type Trigger } from "../../lib/controller/loop_step.ts";
+import { NO_TRIGGER, type Trigger } from "../../lib/controller/trigger.ts";
 import { type DesiredInput, sinkCallNeeded } from "../../lib/controller/sink_call_needed.ts";
 import type { HostSource } from "../../lib/hostnames/sources.ts";
 

@@ -1,13 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  type LoopState,
-  type LoopStep,
-  mergeTriggers,
-  nextLoopStep,
-  NO_TRIGGER,
-  type Trigger,
-  triggerReasons,
-} from "../../lib/controller/loop_step.ts";
+import { addReasons } from "../../lib/daemon/control_loop.ts";
+import { type LoopState, type LoopStep, nextLoopStep } from "../../lib/daemon/loop_step.ts";
+import { NO_TRIGGER, type Trigger, triggerReasons } from "../../lib/controller/trigger.ts";
 
 const NOW = 1_000;
 const DEBOUNCE_MS = 100;
@@ -15,7 +9,7 @@ const SOURCES: Trigger = { ...NO_TRIGGER, sources: true };
 
 interface Row {
   readonly name: string;
-  readonly state: LoopState;
+  readonly state: LoopState<Trigger>;
   readonly pending?: Trigger;
   readonly now?: number;
   readonly aborted?: boolean;
@@ -59,7 +53,7 @@ const ROWS: readonly Row[] = [
   {
     name: "more changes in a window do not move its end",
     state: { kind: "debouncing", until: NOW + 40 },
-    pending: mergeTriggers(SOURCES, { target: true }),
+    pending: addReasons(SOURCES, { target: true }),
     step: { kind: "debounce", until: NOW + 40 },
   },
   {
@@ -186,8 +180,8 @@ Deno.test("nextLoopStep() decides every step from the state, what is pending and
   }
 });
 
-Deno.test("mergeTriggers() only adds reasons; triggerReasons() lists them in a fixed order", () => {
-  const merged = mergeTriggers(mergeTriggers(NO_TRIGGER, { retry: true }), { sources: true, retry: false });
+Deno.test("addReasons() only adds reasons; the controller's triggerReasons() lists them in a fixed order", () => {
+  const merged = addReasons(addReasons(NO_TRIGGER, { retry: true }), { sources: true, retry: false });
   assert.deepEqual(merged, { ...NO_TRIGGER, sources: true, retry: true });
   assert.equal(triggerReasons(merged), "sources,retry");
   assert.equal(triggerReasons(NO_TRIGGER), "");

@@ -1,88 +1,45 @@
 /**
- * The reconcile loop's scheduling as one pure function: its state, the pending triggers and the
- * time decide its next step ({@linkcode nextLoopStep}); `ReconcileLoop` only carries steps out.
+ * A control loop's scheduling as one pure function: its state, whether work is pending and the
+ * time decide its next step ({@linkcode nextLoopStep}); `ControlLoop` only carries steps out.
  *
- * A debounce window's end is fixed when it opens, so a steady storm of events still reconciles
- * once per window; changes during a reconcile cause exactly one more. A replica that does not lead
- * keeps its caches synced but follows instead of calling the sink; becoming the leader adds a
- * `leadership` trigger, so it reconciles at once.
+ * A debounce window's end is fixed when it opens, so a steady storm of events still runs one pass
+ * per window; changes during a pass cause exactly one more. A replica that does not lead keeps its
+ * caches synced but follows; becoming the leader adds a `leadership` reason, so it acts at once.
  *
  * Pure: no I/O, no clock; `now` is an input.
  *
  * @module
  */
 
-/** Why a reconcile runs; several reasons can be pending at once. */
-export interface Trigger {
-  /** A source cache changed (or the first sync): recompute, call the sink if the set moved. */
-  readonly sources: boolean;
-  /** The sink's target changed (someone edited the ConfigMap): call the sink. */
-  readonly target: boolean;
-  /** A prerequisite changed (the proxy Service): call the sink, its input moved. */
-  readonly prerequisite: boolean;
-  /** The periodic resync: call the sink, which repairs drift and writes only if needed. */
+/**
+ * The reasons the loop adds itself; a subcommand's trigger adds its own (all booleans, several
+ * may be pending at once).
+ */
+export interface LoopTrigger {
+  /** The periodic pass (`--resync`, kuberture's 2-minute requeue). */
   readonly resync: boolean;
-  /** The previous call failed: call the sink again. */
+  /** The previous pass failed. */
   readonly retry: boolean;
-  /** This replica just became the leader: call the sink, its last accepted set may be stale. */
+  /** This replica just became the leader: what it last did as leader may be stale. */
   readonly leadership: boolean;
-  /** A hold-off the sink asked for (`recheckAfterMs`) has ended: call the sink again. */
+  /** A hold-off the pass asked for has ended. */
   readonly recheck: boolean;
 }
 
-/** The reasons of a {@linkcode Trigger}, in the order logs list them. */
-export const TRIGGER_REASONS = [
-  "sources",
-  "target",
-  "prerequisite",
-  "resync",
-  "retry",
-  "leadership",
-  "recheck",
-] as const;
-
-/** Nothing pending. */
-export const NO_TRIGGER: Trigger = {
-  sources: false,
-  target: false,
-  prerequisite: false,
-  resync: false,
-  retry: false,
-  leadership: false,
-  recheck: false,
-};
-
-/** `pending` with the reasons of `more` added. */
-export function mergeTriggers(pending: Trigger, more: Partial<Trigger>): Trigger {
-  return {
-    sources: pending.sources || more.sources === true,
-    target: pending.target || more.target === true,
-    prerequisite: pending.prerequisite || more.prerequisite === true,
-    resync: pending.resync || more.resync === true,
-    retry: pending.retry || more.retry === true,
-    leadership: pending.leadership || more.leadership === true,
-    recheck: pending.recheck || more.recheck === true,
-  };
-}
-
-/** The reasons set in `trigger`, comma-separated, for logs (`"sources,resync"`). */
-export function triggerReasons(trigger: Trigger): string {
-  return TRIGGER_REASONS.filter((name) => trigger[name]).join(",");
-}
-
-function isPending(trigger: Trigger): boolean {
-  return TRIGGER_REASONS.some((name) => trigger[name]);
+/** True when any reason is set. */
+export function isPending(trigger: LoopTrigger): boolean {
+  return Object.values(trigger).some((reason) => reason === true);
 }
 
 /** The loop's state. */
-export type LoopState =
+export type LoopState<T = LoopTrigger> =
   | { readonly kind: "new" }
   /** Some source or prerequisite caches have not listed yet; nothing is written meanwhile. */
   | { readonly kind: "waiting-for-sync"; readonly unsynced: readonly string[] }
   | { readonly kind: "idle" }
   /** Collecting changes until `until` (clock time), then reconciling once. */
   | { readonly kind: "debouncing"; readonly until: number }
-  | { readonly kind: "reconciling"; readonly since: number; readonly trigger: Trigger }
+  | { readonly kind: "reconciling"; readonly since: number; readonly trigger: T }
   /** The last sink call failed; the next attempt is at `until` (clock time), `delayMs` after. */
   | {
     readonly kind: "backing-off";
@@ -110,9 +67,9 @@ export type LoopStep =
   | { readonly kind: "follow" };
 
 /** The inputs of {@linkcode nextLoopStep}. */
-export interface LoopStepInput {
-  readonly state: LoopState;
-  readonly pending: Trigger;
+export interface LoopStepInput<T extends LoopTrigger = LoopTrigger> {
+  readonly state: LoopState<T>;
+  readonly pending: T;
   /** Clock time, in the unit of the states' `until`. */
   readonly now: number;
   readonly aborted: boolean;
@@ -129,11 +86,11 @@ export interface LoopStepInput {
  *
  * @example
  * ```ts
- * import { nextLoopStep, NO_TRIGGER } from "./loop_step.ts";
+ * import { nextLoopStep } from "./loop_step.ts";
  *
  * nextLoopStep({
  *   state: { kind: "idle" },
- *   pending: { ...NO_TRIGGER, sources: true },
+ *   pending: { resync: true, retry: false, leadership: false, recheck: false },
  *   now: 5,
  *   aborted: false,
  *   unsynced: [],
@@ -142,7 +99,7 @@ export interface LoopStepInput {
  * }); // { kind: "debounce", until: 105 }
  * ```
  */
-export function nextLoopStep(input: LoopStepInput): LoopStep {
+export function nextLoopStep<T extends LoopTrigger>(input: LoopStepInput<T>): LoopStep {
   const { state, pending, now } = input;
   if (input.aborted) return { kind: "stop" };
   const window = { kind: "debounce", until: now + input.debounceMs } as const;
