@@ -1,8 +1,9 @@
 /**
  * The cluster half of `ouroboros dns`: on any cache change, folds the caches into a new answerer
  * swapped in whole (a query never sees half an update), then syncs the par opt-ins (`par/`).
- * - Until every cache has listed once, everything is forwarded ({@linkcode FORWARD_ALL}).
- * - Bursts of changes fold into one rebuild per turn of the loop.
+ * - It runs on the shared control loop (`daemon/control_loop.ts`): until every cache has listed
+ *   once, everything is forwarded ({@linkcode FORWARD_ALL}); bursts of changes fold into one
+ *   rebuild; a failed par write is tried again after {@linkcode RETRY_MS} (a hold-off, not backoff).
  * - A problem is logged when it appears, and again only after it went away and came back.
  * - This server's own pods are never opted in, nor anything while its Service has no address.
  *
@@ -15,6 +16,9 @@ import { desiredHostnames, type DesiredSetOptions } from "../hostnames/desired_s
 import { loggedValueFields, RejectionLog } from "../hostnames/rejection_log.ts";
 import type { KubeClient } from "../kube/client.ts";
 import type { Service } from "../resources/service.ts";
+import { ControlLoop } from "../daemon/control_loop.ts";
+import type { LoopTrigger } from "../daemon/loop_step.ts";
+import { ReconcileRetry } from "../daemon/retry_pacing.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Log } from "../util/logging.ts";
 import { buildAnswerer } from "./answer/build_answerer.ts";
@@ -57,6 +61,19 @@ export interface DnsRuntimeOptions {
 /** Readiness of the caches. */
 export type CachesReadiness = { readonly ready: true } | { readonly ready: false; readonly reason: string };
 
+/** Why a rebuild runs: the loop's own reasons, or a cache change. */
+interface DnsTrigger extends LoopTrigger {
+  readonly changes: boolean;
+}
+
+const NOTHING: DnsTrigger = {
+  changes: false,
+  resync: false,
+  retry: false,
+  leadership: false,
+  recheck: false,
+};
+
 /** The addresses of a Service for answers: its ClusterIPs, none for a headless one. */
 function serviceAddresses(service: Service | undefined): { addresses: readonly string[]; problem?: string } {
   if (service === undefined) return { addresses: [] };
@@ -80,8 +97,6 @@ export class DnsRuntime {
   readonly #rejections = new RejectionLog();
   #summary: AnswerSummary | undefined;
   #reported = new Set<string>();
-  #dirty = true;
-  #wake: (() => void) | undefined;
 
   /** Nothing happens until {@linkcode run}. */
   constructor(options: DnsRuntimeOptions) {
@@ -111,39 +126,38 @@ export class DnsRuntime {
 
   /** Runs the caches and the rebuild loop until `signal` aborts. */
   async run(signal: AbortSignal): Promise<void> {
-    const { caches } = this.#options;
-    const unsubscribe = caches.all.map((cache) => cache.store.subscribe(() => this.#poke()));
-    const running = caches.run(signal);
-    try {
-      while (!signal.aborted) {
-        if (!this.#dirty) {
-          await new Promise<void>((resolve) => {
-            this.#wake = resolve;
-            signal.addEventListener("abort", () => resolve(), { once: true });
-          });
-          this.#wake = undefined;
-          continue;
-        }
-        this.#dirty = false;
-        if (!this.readiness().ready) continue;
+    const { caches, clock, log } = this.#options;
+    const loop = new ControlLoop<DnsTrigger>({
+      none: NOTHING,
+      first: { changes: true },
+      target: "dns answers",
+      unsynced: () => caches.all.filter((cache) => !cache.store.synced).map((cache) => cache.name),
+      subscribe: (add) => {
+        const unsubscribes = caches.all.map((cache) => cache.store.subscribe(() => add({ changes: true })));
+        return () => unsubscribes.forEach((unsubscribe) => unsubscribe());
+      },
+      pass: async (_trigger, passSignal) => {
         this.rebuild();
-        const outcomes = await this.#syncPar(signal).catch((error: unknown) => {
-          if (signal.aborted) return [];
+        const outcomes = await this.#syncPar(passSignal).catch((error: unknown) => {
+          if (passSignal.aborted) return [];
           throw error;
         });
-        if (outcomes.some((outcome) => outcome.kind === "failed")) {
-          this.#options.clock.sleep(RETRY_MS, signal).then((elapsed) => elapsed && this.#poke());
-        }
-      }
+        const failed = outcomes.some((outcome) => outcome.kind === "failed");
+        return failed ? { kind: "done", recheckAfterMs: RETRY_MS } : { kind: "done" };
+      },
+      // Never used: a pass does not fail as a whole (each par write says its own failure).
+      retry: new ReconcileRetry({ clock, random: Math.random, log, target: "dns answers" }),
+      log,
+      clock,
+      debounceMs: 0,
+      resyncMs: 0,
+    });
+    const running = caches.run(signal);
+    try {
+      await loop.run(signal);
     } finally {
-      for (const stop of unsubscribe) stop();
       await running;
     }
-  }
-
-  #poke(): void {
-    this.#dirty = true;
-    this.#wake?.();
   }
 
   /** Folds the caches into a new answerer and installs it; returns what it built. */
