@@ -14,13 +14,20 @@
  * @module
  */
 
-import type { HostnameSources } from "../hostnames/desired_set.ts";
+import type { DesiredSetOptions, HostnameSources } from "../hostnames/desired_set.ts";
+import type { StoreView } from "../reflector/store.ts";
+import type { KubeObject } from "../resources/kube_object.ts";
 import type { Sink, SinkOutcome } from "./modes/sink.ts";
 import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
-import { ALWAYS_LEADING, ControlLoop, type PassVerdict } from "../daemon/control_loop.ts";
-import { ReconcileRetry } from "../daemon/retry_pacing.ts";
+import { ALWAYS_LEADING, ControlLoop, type Leadership, type PassVerdict } from "../daemon/control_loop.ts";
+import {
+  type FailureStreakOptions,
+  ReconcileRetry,
+  type RetryPacingOptions,
+} from "../daemon/retry_pacing.ts";
+import type { LoopState } from "../daemon/loop_step.ts";
 import { NO_TRIGGER, type Trigger, triggerReasons } from "./trigger.ts";
 import {
   type LoopStatus,
@@ -28,14 +35,44 @@ import {
   type ReconcileResult,
   reconcileResult,
 } from "./loop_status.ts";
-import type { ReconcileLoopOptions } from "./reconcile_loop_options.ts";
 import { changeWording } from "./change_wording.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
-import { type LoopSources, subscribeCaches, unsyncedCaches } from "./loop_caches.ts";
+import { type LoopSources, type Prerequisite, subscribeCaches, unsyncedCaches } from "./loop_caches.ts";
 import { callSink } from "./call_sink.ts";
 import { DesiredRecompute } from "./desired_recompute.ts";
 import { toSeconds } from "../util/duration.ts";
+
+/** What the loop needs; all but `sources`, `sink`, `desired`, `resyncMs` and `log` are optional. */
+export interface ReconcileLoopOptions {
+  readonly sources: LoopSources;
+  /** Caches of the sink's target: a change calls the sink at once; never waited for. */
+  readonly targets?: readonly StoreView<KubeObject>[];
+  /** Caches the sink reads besides the hostnames: waited for first; a change calls the sink. */
+  readonly prerequisites?: readonly Prerequisite[];
+  readonly sink: Sink;
+  readonly desired: DesiredSetOptions;
+  /** `--resync`: period of the sink call that repairs drift; 0 turns it off. */
+  readonly resyncMs: number;
+  readonly log: Log;
+  /** How long changes are collected before a reconcile. @default {100} */
+  readonly debounceMs?: number;
+  /** How long a sink call in flight may go on after the signal aborts. @default {10000} */
+  readonly shutdownGraceMs?: number;
+  /** Retry delays after a failed call. @default {RETRY_PACING: 1–1.5 s doubling to 2 min} */
+  readonly backoff?: RetryPacingOptions;
+  /** When failures turn from WARN to ERROR and fail readiness. @default {3 attempts and 30 s} */
+  readonly persistence?: FailureStreakOptions;
+  /** @default {systemClock} */
+  readonly clock?: Clock;
+  /** Numbers in [0, 1) for the backoff jitter. @default {Math.random} */
+  readonly random?: () => number;
+  readonly observer?: ReconcileObserver;
+  /** While `isLeader()` is false the loop keeps its caches but never calls the sink. */
+  readonly leadership?: Leadership;
+  /** Called after every state change (tests, tracing). Must return quickly. */
+  readonly observe?: (state: LoopState<Trigger>) => void;
+}
 
 const DEFAULTS = { debounceMs: 100, shutdownGraceMs: 10_000 } as const;
 

@@ -14,7 +14,6 @@
 import type { Clock } from "../util/clock.ts";
 import type { Log } from "../util/logging.ts";
 import { type LoopState, type LoopStep, type LoopTrigger, nextLoopStep } from "./loop_step.ts";
-import { RecheckTimer } from "./recheck_timer.ts";
 import type { ReconcileRetry } from "./retry_pacing.ts";
 
 /** Whether this replica may write now, and how to hear when that changes (a `LeaseElector`). */
@@ -255,5 +254,34 @@ export class ControlLoop<T extends LoopTrigger> {
     if (this.#options.resyncMs <= 0) return;
     const resync = { resync: true } as Partial<T>;
     while (await this.#options.clock.sleep(this.#options.resyncMs, signal)) this.add(resync);
+  }
+}
+
+/** One pending "call the sink again at the end of the hold-off"; scheduling again replaces it. */
+export class RecheckTimer {
+  readonly #clock: Clock;
+  #current: { readonly cancel: AbortController; readonly done: Promise<void> } | undefined;
+
+  /** No timer runs until {@linkcode schedule}. */
+  constructor(clock: Clock) {
+    this.#clock = clock;
+  }
+
+  /** Calls `fire` after `afterMs` unless `signal` aborts or another schedule replaces it first. */
+  schedule(afterMs: number, on: { readonly signal: AbortSignal; readonly fire: () => void }): void {
+    this.#current?.cancel.abort();
+    const cancel = new AbortController();
+    const done = this.#clock.sleep(afterMs, AbortSignal.any([on.signal, cancel.signal])).then((slept) => {
+      if (slept) on.fire();
+    });
+    this.#current = { cancel, done };
+  }
+
+  /** Cancels a pending timer and waits until it is gone. */
+  async stop(): Promise<void> {
+    const current = this.#current;
+    this.#current = undefined;
+    current?.cancel.abort();
+    await current?.done;
   }
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { RecheckTimer } from "../../lib/daemon/recheck_timer.ts";
+import { RecheckTimer } from "../../lib/daemon/control_loop.ts";
 import { FakeClock } from "../support/fake_clock.ts";
 
 Deno.test("recheck timer: fires once at the end, a later schedule replaces an earlier one, stop() cancels", async () => {
