@@ -22,11 +22,7 @@ import { type Clock, systemClock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
 import type { Log } from "../util/logging.ts";
 import { ALWAYS_LEADING, ControlLoop, type Leadership, type PassVerdict } from "../daemon/control_loop.ts";
-import {
-  type FailureStreakOptions,
-  ReconcileRetry,
-  type RetryPacingOptions,
-} from "../daemon/retry_pacing.ts";
+import { type FailureStreakOptions, type RetryPacingOptions } from "../daemon/retry_pacing.ts";
 import type { LoopState } from "../daemon/loop_step.ts";
 import { NO_TRIGGER, type Trigger, triggerReasons } from "./trigger.ts";
 import {
@@ -83,7 +79,6 @@ export class ReconcileLoop {
   readonly #recompute: DesiredRecompute;
   readonly #graceMs: number;
   readonly #clock: Clock;
-  readonly #retry: ReconcileRetry;
   readonly #log: Log;
   readonly #observer: ReconcileObserver | undefined;
   readonly #loop: ControlLoop<Trigger>;
@@ -107,14 +102,6 @@ export class ReconcileLoop {
     this.#graceMs = options.shutdownGraceMs ?? DEFAULTS.shutdownGraceMs;
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log;
-    this.#retry = new ReconcileRetry({
-      clock: this.#clock,
-      random: options.random ?? Math.random,
-      log: options.log,
-      target: options.sink.description,
-      ...(options.backoff === undefined ? {} : { pacing: options.backoff }),
-      ...(options.persistence === undefined ? {} : { persistence: options.persistence }),
-    });
     this.#observer = options.observer;
     const caches = {
       sources: options.sources,
@@ -128,7 +115,9 @@ export class ReconcileLoop {
       unsynced: () => unsyncedCaches(caches),
       subscribe: (add) => subscribeCaches(caches, add),
       pass: (trigger, signal) => this.#passVerdict(trigger, signal),
-      retry: this.#retry,
+      random: options.random ?? Math.random,
+      ...(options.backoff === undefined ? {} : { pacing: options.backoff }),
+      ...(options.persistence === undefined ? {} : { persistence: options.persistence }),
       log: options.log,
       clock: this.#clock,
       debounceMs: options.debounceMs ?? DEFAULTS.debounceMs,
@@ -143,7 +132,7 @@ export class ReconcileLoop {
 
   /** Where the loop is and how the last reconcile went. */
   status(): LoopStatus {
-    const failing = this.#retry.failing();
+    const failing = this.#loop.failing();
     return {
       state: this.#loop.state,
       ...(this.#last === undefined ? {} : { last: this.#last }),

@@ -16,13 +16,14 @@ import { GATEWAY_ROUTE_KINDS, type GatewayRouteKind } from "../hostnames/sources
 import type { KubeObject } from "../resources/kube_object.ts";
 import { Reflector, type ReflectorOptions, type ReflectorStatus } from "../reflector/reflector.ts";
 import type { StoreView } from "../reflector/store.ts";
-import { GATEWAY, type Gateway } from "../resources/gateway.ts";
-import { GRPC_ROUTE, type GrpcRoute } from "../resources/grpc_route.ts";
-import { HTTP_ROUTE, type HttpRoute } from "../resources/http_route.ts";
-import { INGRESS, type Ingress } from "../resources/ingress.ts";
+import { GATEWAY } from "../resources/gateway.ts";
+import { GRPC_ROUTE } from "../resources/grpc_route.ts";
+import { HTTP_ROUTE } from "../resources/http_route.ts";
+import { INGRESS } from "../resources/ingress.ts";
 import type { ResourceType } from "../resources/resource_type.ts";
-import { TLS_ROUTE_VERSIONS, type TlsRoute } from "../resources/tls_route.ts";
+import { TLS_ROUTE_VERSIONS } from "../resources/tls_route.ts";
 import type { WatchObject, WatchRole } from "./modes/sink.ts";
+import type { LoopSources } from "./loop_caches.ts";
 
 /** Makes list-watchers; `KubeClient` is one. */
 export interface ListWatcherFactory {
@@ -51,13 +52,7 @@ export interface SourcesOptions {
 }
 
 /** The running caches. */
-export interface ControllerSources {
-  readonly ingresses: StoreView<Ingress>;
-  readonly gateways?: StoreView<Gateway>;
-  /** HTTPRoutes. */
-  readonly routes?: StoreView<HttpRoute>;
-  readonly grpcRoutes?: StoreView<GrpcRoute>;
-  readonly tlsRoutes?: StoreView<TlsRoute>;
+export interface ControllerSources extends LoopSources {
   /** Registers one more object to watch by name; only before {@linkcode ControllerSources.run}. */
   readonly watch: WatchObject;
   /** Every reflector with its kind and role, sources first, then the mode's in the order asked. */

@@ -14,7 +14,12 @@
 import type { Clock } from "../util/clock.ts";
 import type { Log } from "../util/logging.ts";
 import { type LoopState, type LoopStep, type LoopTrigger, nextLoopStep } from "./loop_step.ts";
-import type { ReconcileRetry } from "./retry_pacing.ts";
+import {
+  type FailingRun,
+  type FailureStreakOptions,
+  ReconcileRetry,
+  type RetryPacingOptions,
+} from "./retry_pacing.ts";
 
 /** Whether this replica may write now, and how to hear when that changes (a `LeaseElector`). */
 export interface Leadership {
@@ -47,7 +52,12 @@ export interface ControlLoopOptions<T extends LoopTrigger> {
   /** Wires cache changes to reasons; returns the unsubscribe. */
   readonly subscribe: (add: (reasons: Partial<T>) => void) => () => void;
   readonly pass: (trigger: T, signal: AbortSignal) => Promise<PassVerdict>;
-  readonly retry: ReconcileRetry;
+  /** Retry delays after a failed pass. @default {RETRY_PACING: 1–1.5 s doubling to 2 min} */
+  readonly pacing?: RetryPacingOptions;
+  /** When failures turn from WARN to ERROR. @default {3 attempts and 30 s} */
+  readonly persistence?: FailureStreakOptions;
+  /** Numbers in [0, 1) for the backoff jitter. @default {Math.random} */
+  readonly random?: () => number;
   readonly log: Log;
   readonly clock: Clock;
   /** How long changes are collected before a pass. */
@@ -74,6 +84,7 @@ export class ControlLoop<T extends LoopTrigger> {
   readonly #options: ControlLoopOptions<T>;
   readonly #leadership: Leadership;
   readonly #recheck: RecheckTimer;
+  readonly #retry: ReconcileRetry;
   #state: LoopState<T> = { kind: "new" };
   #pending: T;
   #wake: (() => void) | undefined;
@@ -85,12 +96,25 @@ export class ControlLoop<T extends LoopTrigger> {
     this.#options = options;
     this.#leadership = options.leadership ?? ALWAYS_LEADING;
     this.#recheck = new RecheckTimer(options.clock);
+    this.#retry = new ReconcileRetry({
+      clock: options.clock,
+      random: options.random ?? Math.random,
+      log: options.log,
+      target: options.target,
+      ...(options.pacing === undefined ? {} : { pacing: options.pacing }),
+      ...(options.persistence === undefined ? {} : { persistence: options.persistence }),
+    });
     this.#pending = options.none;
   }
 
   /** Where the loop is. */
   get state(): LoopState<T> {
     return this.#state;
+  }
+
+  /** The current run of failed passes; absent when the last pass did not fail. */
+  failing(): FailingRun | undefined {
+    return this.#retry.failing();
   }
 
   /** True once this replica stood by while another led; never goes back. */
@@ -180,7 +204,7 @@ export class ControlLoop<T extends LoopTrigger> {
       case "follow":
         if (this.#state.kind !== "following") {
           this.#options.onFollow?.();
-          this.#options.retry.reset();
+          this.#retry.reset();
           this.#stoodBy = true;
           this.#enter({ kind: "following" });
         }
@@ -202,7 +226,7 @@ export class ControlLoop<T extends LoopTrigger> {
       this.#recheck.schedule(verdict.recheckAfterMs, { signal, fire: () => this.add(recheck) });
     }
     if (verdict.kind !== "failed") {
-      if (verdict.kind === "done") this.#options.retry.succeeded();
+      if (verdict.kind === "done") this.#retry.succeeded();
       return;
     }
     // An abandoned pass at shutdown is no failure.
@@ -219,13 +243,13 @@ export class ControlLoop<T extends LoopTrigger> {
       log.error("reconcile failed", { target, error: verdict.message });
       return;
     }
-    const delayMs = this.#options.retry.failed(verdict.message);
+    const delayMs = this.#retry.failed(verdict.message);
     this.add({ retry: true } as Partial<T>);
     this.#enter({
       kind: "backing-off",
       delayMs,
       until: clock.now() + delayMs,
-      attempt: this.#options.retry.attempt,
+      attempt: this.#retry.attempt,
       error: verdict.message,
     });
   }

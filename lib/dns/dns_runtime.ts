@@ -18,7 +18,6 @@ import type { KubeClient } from "../kube/client.ts";
 import type { Service } from "../resources/service.ts";
 import { ControlLoop } from "../daemon/control_loop.ts";
 import type { LoopTrigger } from "../daemon/loop_step.ts";
-import { ReconcileRetry } from "../daemon/retry_pacing.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Log } from "../util/logging.ts";
 import { buildAnswerer } from "./answer/build_answerer.ts";
@@ -145,8 +144,6 @@ export class DnsRuntime {
         const failed = outcomes.some((outcome) => outcome.kind === "failed");
         return failed ? { kind: "done", recheckAfterMs: RETRY_MS } : { kind: "done" };
       },
-      // Never used: a pass does not fail as a whole (each par write says its own failure).
-      retry: new ReconcileRetry({ clock, random: Math.random, log, target: "dns answers" }),
       log,
       clock,
       debounceMs: 0,

@@ -14,7 +14,6 @@
 import type { HealthRoutes } from "../daemon/health_handler.ts";
 import { ALWAYS_LEADING, ControlLoop, type PassVerdict } from "../daemon/control_loop.ts";
 import type { LoopTrigger } from "../daemon/loop_step.ts";
-import { ReconcileRetry } from "../daemon/retry_pacing.ts";
 import type { LeaseElector } from "../election/lease_elector.ts";
 import type { EventRecorder } from "../kube/event_recorder.ts";
 import type { KubeClient } from "../kube/client.ts";
@@ -98,7 +97,6 @@ export class KubertureRuntime {
   #lastSuccess: number | undefined;
   #lastReport: PassReport | undefined;
   #stopping = false;
-  readonly #retry: ReconcileRetry;
   readonly #passLog: PassLog;
 
   /** Builds the caches and the metrics; nothing runs until {@linkcode run} or {@linkcode once}. */
@@ -107,12 +105,6 @@ export class KubertureRuntime {
     this.#clock = options.clock ?? systemClock;
     this.#log = options.log;
     this.#config = options.config;
-    this.#retry = new ReconcileRetry({
-      clock: this.#clock,
-      random: options.random ?? Math.random,
-      log: options.log,
-      target: `kuberture ${options.namespace}/${options.instance}`,
-    });
     const election = options.election;
     this.#metrics = createKubertureMetrics({
       ...(options.moreMetrics === undefined ? {} : { more: options.moreMetrics }),
@@ -233,7 +225,7 @@ export class KubertureRuntime {
         };
       },
       pass: (_trigger, passSignal) => this.#pass(passSignal),
-      retry: this.#retry,
+      random: this.#options.random ?? Math.random,
       log: this.#log,
       clock: this.#clock,
       debounceMs: this.#options.debounceMs ?? DEFAULTS.debounceMs,
