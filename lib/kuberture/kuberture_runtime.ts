@@ -96,6 +96,9 @@ export class KubertureRuntime {
   #unsubscribeNodes: (() => void) | undefined;
   #lastSuccess: number | undefined;
   #lastReport: PassReport | undefined;
+  /** A pass has listed this instance's objects of both kinds; no `crd` output since start. */
+  #endpointsPruned = false;
+  #crdSinceStart = false;
   #stopping = false;
   readonly #passLog: PassLog;
 
@@ -250,6 +253,7 @@ export class KubertureRuntime {
   async #pass(signal: AbortSignal): Promise<PassVerdict> {
     const options = this.#options;
     const config = this.#config;
+    this.#crdSinceStart ||= config.outputs.some((output) => output.kind === "crd");
     const report = await runPass({
       config,
       slices: this.#slices.store.list(),
@@ -257,7 +261,9 @@ export class KubertureRuntime {
       namespace: options.namespace,
       instance: options.instance,
       owner: options.owner,
+      listDnsEndpoints: !this.#endpointsPruned || this.#crdSinceStart,
     }, { api: options.api, dryRun: options.dryRun, signal });
+    this.#endpointsPruned ||= report.listFailed === undefined;
     this.#lastReport = report;
     await this.#passLog.say(report, signal);
     const problem = passProblem(report);

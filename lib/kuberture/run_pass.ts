@@ -107,6 +107,12 @@ export interface PassInput {
   readonly namespace: string;
   readonly instance: string;
   readonly owner: Owner | undefined;
+  /**
+   * Whether to list DNSEndpoints although no output writes them, to prune one left by an earlier
+   * `crd` output. The runtime asks for it at its first pass and while a `crd` output has been
+   * configured since start, so a cluster that never used one is not asked on every pass.
+   */
+  readonly listDnsEndpoints: boolean;
 }
 
 /** How a pass runs. */
@@ -134,7 +140,10 @@ export async function runPass(input: PassInput, options: RunPassOptions): Promis
   const listFailures: string[] = [];
   let endpointsUnlisted: string | undefined;
   const writesCrd = plan.outputs.some((step) => step.objectKind === "DNSEndpoint");
-  for (const kind of ["Service", "DNSEndpoint"] as const) {
+  const kinds = writesCrd || input.listDnsEndpoints
+    ? ["Service", "DNSEndpoint"] as const
+    : ["Service"] as const;
+  for (const kind of kinds) {
     const writer = new OwnedObjectWriter(
       ownedObjectApi({
         client: options.api,

@@ -93,15 +93,106 @@ Deno.test("kuberture runtime: the requeue repeats the pass every 2 minutes; read
       await clock.advance(30_000);
       return (await routes.readiness()).ready;
     });
-    // The failures were paced and said as the controller's are (WARN while transient; the ERROR
-    // once persistent is the shared rule's own test), and the recovery is one INFO counting them.
+    // The failures were paced and said as the controller's are (WARN while transient, ERROR once
+    // persistent: how many of each depends on when the retries fall, the shared rule's own test
+    // pins that), each counting its attempt, and the recovery is one INFO counting them all.
     const warned = log.find("warn", "reconcile failed; retrying after backoff");
+    const failed = [...warned, ...log.find("error", "reconcile keeps failing; retrying after backoff")];
     assert.ok(warned.length >= 1);
-    assert.deepEqual(warned.map((line) => line.properties.attempts), warned.map((_, i) => i + 1));
+    assert.deepEqual(failed.map((line) => line.properties.attempts), failed.map((_, i) => i + 1));
     assert.equal(warned[0]!.properties.target, "kuberture kuberture/kuberture");
     assert.match(String(warned[0]!.properties.error), /^cannot list this instance's objects: Services: /);
     const recovered = log.find("info", "reconcile recovered");
-    assert.deepEqual(recovered.map((line) => line.properties.attempts), [warned.length]);
+    assert.deepEqual(recovered.map((line) => line.properties.attempts), [failed.length]);
+  } finally {
+    stop.abort();
+    await running;
+  }
+});
+
+Deno.test("kuberture runtime: DNSEndpoints are listed at the first pass and, after a crd output, on every pass; never otherwise", async () => {
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  server.create({
+    apiVersion: "discovery.k8s.io/v1",
+    kind: "EndpointSlice",
+    metadata: {
+      namespace: "default",
+      name: "kubernetes",
+      labels: { "kubernetes.io/service-name": "kubernetes" },
+    },
+    addressType: "IPv4",
+    endpoints: [{ addresses: ["192.0.2.10"] }],
+  });
+  const config = (text: string) => {
+    const parsed = parseKubertureConfig(text, { path: "config.yaml" });
+    assert.ok(parsed.ok, parsed.ok ? "" : parsed.problems.join("\n"));
+    return parsed.config;
+  };
+  const serviceOnly = config(
+    "outputs:\n  - name: api\n    hostname: [api.example.com]\n    serviceName: kuberture-api\n",
+  );
+  using client = new KubeClient({ server: server.url });
+  const clock = new FakeClock();
+  const runtime = new KubertureRuntime({
+    api: client,
+    config: serviceOnly,
+    namespace: "kuberture",
+    instance: "kuberture",
+    owner: undefined,
+    recorder: { record: () => Promise.resolve({ kind: "suppressed" }) },
+    dryRun: false,
+    version: "test",
+    log: new LogRecorder(),
+    clock,
+    random: () => 0,
+    rss: () => 0,
+  });
+  const routes = runtime.healthRoutes();
+  const passes = async () =>
+    Number(
+      (await routes.metrics()).split("\n").find((l) =>
+        l.startsWith('kuberture_reconcile_total{status="success"}')
+      )
+        ?.split(" ")[1] ?? 0,
+    );
+  const endpointLists = () =>
+    server.audit.filter((entry) =>
+      entry.method === "GET" && !entry.watch && /\/dnsendpoints$/.test(entry.path)
+    )
+      .length;
+  const passUntil = async (count: number) =>
+    await waitFor(`pass ${count}`, async () => {
+      await clock.advance(1_000);
+      return (await passes()) >= count;
+    });
+  const stop = new AbortController();
+  const running = runtime.run(stop.signal);
+  try {
+    await passUntil(1);
+    assert.equal(endpointLists(), 1, "the first pass looks for a DNSEndpoint left by an earlier crd output");
+    await clock.advance(119_000);
+    await passUntil(2);
+    assert.equal(
+      endpointLists(),
+      1,
+      "no crd output since start: the requeued pass does not list DNSEndpoints",
+    );
+    runtime.setConfig(
+      config(
+        "outputs:\n  - name: api\n    hostname: [api.example.com]\n    serviceName: kuberture-api\n" +
+          "  - name: crd\n    hostname: [crd.example.com]\n    serviceName: kuberture-crd\n    output: crd\n",
+      ),
+    );
+    await passUntil(3);
+    assert.ok(server.get("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "kuberture", "kuberture-crd"));
+    runtime.setConfig(serviceOnly);
+    await passUntil(4);
+    assert.equal(endpointLists(), 3, "a crd output since start: each pass lists them");
+    assert.equal(
+      server.get("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "kuberture", "kuberture-crd"),
+      undefined,
+      "the removed crd output's DNSEndpoint is pruned",
+    );
   } finally {
     stop.abort();
     await running;
