@@ -1,28 +1,37 @@
+/**
+ * The README and the pages of `docs/` keep what tests can hold them to: each generated block equals
+ * what `deno task docs` renders, in the file it lives in; the README's quick start is the two
+ * commands that work on a fresh machine; the floors table of docs/architecture.md is the layer
+ * order; the kuberture config example of docs/kuberture.md is a valid config.
+ */
+
 import assert from "node:assert/strict";
 import { parseKubertureConfig } from "../lib/kuberture/config/kuberture_config.ts";
 import { LAYERS } from "./support/layers.ts";
 import { generatedBlocks, normaliseTable, readBlock } from "./support/readme_tables.ts";
 
-const README = await Deno.readTextFile(new URL("../README.md", import.meta.url));
+const ROOT = new URL("../", import.meta.url);
+const read = (file: string) => Deno.readTextFileSync(new URL(file, ROOT));
 
-Deno.test("README flag tables equal the option tables (run `deno task docs` after changing a flag)", () => {
-  for (const [name, body] of Object.entries(generatedBlocks())) {
-    const current = readBlock(README, name);
-    assert.ok(current !== undefined, `README lacks the generated block "${name}"`);
-    assert.equal(normaliseTable(current), normaliseTable(body), `README block "${name}" is stale`);
+Deno.test("docs flag tables equal the option tables (run `deno task docs` after changing a flag)", () => {
+  for (const [name, { file, body }] of Object.entries(generatedBlocks())) {
+    const current = readBlock(read(file), name);
+    assert.ok(current !== undefined, `${file} lacks the generated block "${name}"`);
+    assert.equal(normaliseTable(current), normaliseTable(body), `${file} block "${name}" is stale`);
   }
 });
 
 Deno.test("README quick start is the two commands that work on a fresh machine with Node", () => {
-  assert.match(README, /npx --yes deno@2\.9\.6 task demo/);
-  assert.match(README, /npx --yes deno@2\.9\.6 task test/);
+  const readme = read("README.md");
+  assert.match(readme, /npx --yes deno@2\.9\.6 task demo/);
+  assert.match(readme, /npx --yes deno@2\.9\.6 task test/);
 });
 
-Deno.test("README Layout lists the floors of lib/ in the order the layering test enforces", () => {
-  const section = README.slice(
-    README.indexOf("## Layout"),
-    README.indexOf("\n## ", README.indexOf("## Layout") + 1),
-  );
+Deno.test("docs/architecture.md's Layout lists the floors of lib/ in the order the layering test enforces", () => {
+  const page = read("docs/architecture.md");
+  const start = page.indexOf("## Layout");
+  assert.ok(start >= 0, "docs/architecture.md has a Layout section");
+  const section = page.slice(start, page.indexOf("\n## ", start + 1));
   const floors = [...section.matchAll(/^\| (\d+) +\| ([^|]+)\|/gm)].map(([, floor, folders]) => ({
     floor: Number(floor),
     folders: [...folders!.matchAll(/`([a-z_]+)\/`/g)].map(([, folder]) => folder),
@@ -30,10 +39,10 @@ Deno.test("README Layout lists the floors of lib/ in the order the layering test
   assert.deepEqual(floors, LAYERS.map((folders, index) => ({ floor: index + 1, folders: [...folders] })));
 });
 
-Deno.test("README: the kuberture config example is a valid config with two outputs", () => {
-  const block = /```yaml\n(source:[\s\S]*?)```/.exec(README)?.[1];
-  assert.ok(block !== undefined, "the README's kuberture section has a YAML example starting with source:");
-  const parsed = parseKubertureConfig(block, { path: "README.md" });
+Deno.test("docs/kuberture.md: the kuberture config example is a valid config with two outputs", () => {
+  const block = /```yaml\n(source:[\s\S]*?)```/.exec(read("docs/kuberture.md"))?.[1];
+  assert.ok(block !== undefined, "docs/kuberture.md has a YAML example starting with source:");
+  const parsed = parseKubertureConfig(block, { path: "docs/kuberture.md" });
   assert.ok(parsed.ok, parsed.ok ? "" : parsed.problems.join("\n"));
   assert.deepEqual(parsed.config.outputs.map((output) => output.annotationPrefix), [
     "external-dns.alpha.kubernetes.io/",

@@ -1,5 +1,5 @@
 /**
- * Help text and README tables rendered from option tables, so neither can drift from the parser.
+ * Help text and the docs' flag tables, rendered from option tables so neither drifts from the parser.
  *
  * Pure: returns strings.
  *
@@ -57,7 +57,7 @@ export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table:
   return `${lines.join("\n")}\n`;
 }
 
-/** Renders the README's Markdown table for a command: flag, env var, default and notes. */
+/** Renders the Markdown flag table of a command's docs page: flag, env var, default and notes. */
 export function renderMarkdownTable<T extends Record<string, OptionSpec<unknown>>>(
   table: OptionTable<T>,
 ): string {

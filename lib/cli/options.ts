@@ -39,7 +39,7 @@ export interface OptionSpec<T> {
   readonly kind: ValueKind<T>;
   /** Default as raw text, parsed by `kind` like any other value. */
   readonly default: string;
-  /** How help and the README show the default when the raw text alone would mislead. */
+  /** How help and the docs' flag tables show the default when the raw text alone would mislead. */
   readonly defaultText?: string;
   readonly help: string;
   /** The flag may be given several times; the value is the list. No environment variable. */

@@ -1,5 +1,5 @@
 /**
- * The proxy's Prometheus metrics, declared once so `/metrics`, the README and the tests agree.
+ * The proxy's Prometheus metrics, declared once so `/metrics`, docs/proxy.md and the tests agree.
  *
  * Pure: no I/O.
  *

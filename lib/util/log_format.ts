@@ -1,7 +1,7 @@
 /**
  * Log line formats: JSON lines (the default) and `key=value` text like Go's slog text handler.
  *
- * For every line, whatever the call site passed (the README's "Logging" section promises it): an
+ * For every line, whatever the call site passed (docs/operations.md, Logging, promises it): an
  * `Error` field `k` becomes strings `k`, `kName`, `kCode`; an empty field is left out; control and
  * invisible characters are escaped, so a hostile value can neither forge a line nor recolour a tty.
  *

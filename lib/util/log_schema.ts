@@ -1,5 +1,5 @@
 /**
- * The log schema every line obeys (the README's "Logging" section), as a checker a test can hold
+ * The log schema every line obeys (docs/operations.md, Logging), as a checker a test can hold
  * every subcommand's output to.
  *
  * Keys are checked only at the top level; inside nested values keys may be data, so only values.

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { parse } from "yaml";
 import { container, type K8sObject, ofKind } from "./support.ts";
 
-/** The README's "Example: single external-dns instance" `values:` block. */
+/** The cozystack package README's "Example: single external-dns instance" `values:` block (not ours). */
 export const SEED_SINGLE = `
 kuberture:
   config:
@@ -23,7 +23,7 @@ kuberture:
         recordTTL: 60
 `;
 
-/** The README's "Example: routing to multiple external-dns instances" `values:` block. */
+/** The cozystack package README's "Example: routing to multiple external-dns instances" `values:` block. */
 export const SEED_MULTIPLE = `
 kuberture:
   config:

@@ -75,7 +75,7 @@ Deno.test("switches are listed without a value and flag-only rows say so", () =>
   );
 });
 
-Deno.test("the README table has one row per option with four cells each", async (t) => {
+Deno.test("the docs flag table has one row per option with four cells each", async (t) => {
   for (const table of [PROXY_OPTIONS, SMALL] as const) {
     await t.step(table.command, () => {
       const markdown = renderMarkdownTable(table as OptionTable<Record<string, OptionSpec<unknown>>>);

@@ -413,7 +413,7 @@ Deno.test("a repeatable flag collects every occurrence in order and reports each
   }
 });
 
-Deno.test("help and the README table show env-only rows under their variable and mark repeatable flags", () => {
+Deno.test("help and the docs flag table show env-only rows under their variable and mark repeatable flags", () => {
   const help = renderHelp(EXTRAS);
   assert.match(help, /Environment variables without a flag:\n\n {2}OUROBOROS_INSTANCE=NAME/);
   assert.match(help, /--label=KEY=VALUE \(repeatable\)\n/);

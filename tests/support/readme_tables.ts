@@ -1,8 +1,9 @@
 /**
- * Keeps the README's flag tables equal to the option tables, its kuberture config reference
- * equal to the config key table, and chart/README.md's values reference equal to chart/values.yaml. The tables live between
- * `<!-- BEGIN GENERATED: <name> -->` and `<!-- END GENERATED: <name> -->` markers; `deno task docs`
- * rewrites them and `tests/readme_test.ts` fails when they differ.
+ * Keeps the flag tables of the subcommands' pages in `docs/` equal to the option tables, the
+ * kuberture config reference equal to the config key table, and chart/README.md's values reference
+ * equal to chart/values.yaml. The tables live between `<!-- BEGIN GENERATED: <name> -->` and
+ * `<!-- END GENERATED: <name> -->` markers, each in the file {@linkcode generatedBlocks} names;
+ * `deno task docs` rewrites them and `tests/readme_test.ts` fails when they differ.
  *
  * @module
  */
@@ -16,16 +17,29 @@ import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 import { renderKubertureConfigReference } from "../../lib/kuberture/config/render_kuberture_config_reference.ts";
 import { renderValuesTable, valuesReference } from "./values_reference.ts";
 
-/** Generated README blocks by marker name. */
-export function generatedBlocks(): Record<string, string> {
+/** A generated block: the file it lives in (from the repository root) and its text. */
+export interface GeneratedBlock {
+  readonly file: string;
+  readonly body: string;
+}
+
+/** The generated blocks of the docs by marker name, each with the page it lives in. */
+export function generatedBlocks(): Record<string, GeneratedBlock> {
   return {
-    "proxy flags": renderMarkdownTable(PROXY_OPTIONS),
-    "controller flags": renderMarkdownTable(CONTROLLER_OPTIONS),
-    "kuberture flags": renderMarkdownTable(KUBERTURE_OPTIONS),
-    "dns flags": renderMarkdownTable(DNS_OPTIONS),
-    "doctor flags": renderMarkdownTable(DOCTOR_OPTIONS),
-    "kuberture config": renderKubertureConfigReference(),
+    "proxy flags": { file: "docs/proxy.md", body: renderMarkdownTable(PROXY_OPTIONS) },
+    "controller flags": { file: "docs/controller.md", body: renderMarkdownTable(CONTROLLER_OPTIONS) },
+    "kuberture flags": { file: "docs/kuberture.md", body: renderMarkdownTable(KUBERTURE_OPTIONS) },
+    "kuberture config": { file: "docs/kuberture.md", body: renderKubertureConfigReference() },
+    "dns flags": { file: "docs/dns.md", body: renderMarkdownTable(DNS_OPTIONS) },
+    "doctor flags": { file: "docs/doctor.md", body: renderMarkdownTable(DOCTOR_OPTIONS) },
   };
+}
+
+/** The blocks grouped by the file they live in: `{ file: { name: body } }`. */
+export function blocksByFile(blocks: Record<string, GeneratedBlock>): Record<string, Record<string, string>> {
+  const files: Record<string, Record<string, string>> = {};
+  for (const [name, { file, body }] of Object.entries(blocks)) (files[file] ??= {})[name] = body;
+  return files;
 }
 
 /** The text between a block's markers, or `undefined` when the markers are missing. */
@@ -57,7 +71,7 @@ export function replaceBlocks(readme: string, blocks: Record<string, string>): s
   let out = readme;
   for (const [name, body] of Object.entries(blocks)) {
     const current = readBlock(out, name);
-    if (current === undefined) throw new Error(`README has no markers for the generated block "${name}"`);
+    if (current === undefined) throw new Error(`no markers for the generated block "${name}"`);
     const begin = `<!-- BEGIN GENERATED: ${name} -->\n`;
     out = out.replace(`${begin}${current}`, `${begin}${body}`);
   }
@@ -69,14 +83,16 @@ export function chartGeneratedBlocks(valuesYaml: string): Record<string, string>
   return { values: renderValuesTable(valuesReference(valuesYaml)) };
 }
 
+/** Rewrites the blocks of one file (from the repository root) when they changed. */
+async function rewrite(file: string, blocks: Record<string, string>): Promise<void> {
+  const path = new URL(`../../${file}`, import.meta.url).pathname;
+  const text = await Deno.readTextFile(path);
+  const updated = replaceBlocks(text, blocks);
+  if (updated !== text) await Deno.writeTextFile(path, updated);
+}
+
 if (import.meta.main) {
-  const path = new URL("../../README.md", import.meta.url).pathname;
-  const readme = await Deno.readTextFile(path);
-  const updated = replaceBlocks(readme, generatedBlocks());
-  if (updated !== readme) await Deno.writeTextFile(path, updated);
-  const chartPath = new URL("../../chart/README.md", import.meta.url).pathname;
+  for (const [file, blocks] of Object.entries(blocksByFile(generatedBlocks()))) await rewrite(file, blocks);
   const values = await Deno.readTextFile(new URL("../../chart/values.yaml", import.meta.url));
-  const chartReadme = await Deno.readTextFile(chartPath);
-  const chartUpdated = replaceBlocks(chartReadme, chartGeneratedBlocks(values));
-  if (chartUpdated !== chartReadme) await Deno.writeTextFile(chartPath, chartUpdated);
+  await rewrite("chart/README.md", chartGeneratedBlocks(values));
 }

@@ -3,7 +3,7 @@
  * `node-*` sources, the Nodes (an endpoint's Node by `nodeName`, else any Node listing its IP).
  * Ready endpoints only (no `ready` condition counts as ready); canonical, sorted, unique.
  *
- * Where we differ from kuberture, on purpose (the README lists these too):
+ * Where we differ from kuberture, on purpose (docs/differences.md, From kuberture, lists these too):
  * - no `addressType` means both families;
  * - `node-*` sources filter each Node's addresses by family, not the slices: kuberture took the
  *   first address of the type whatever its family, so an `IPv6` output found nothing when the

@@ -1,7 +1,7 @@
 /**
  * kuberture's YAML config file, with kuberture's keys, defaults and rules, so `ouroboros kuberture`
- * reads the ConfigMap kuberture used; every problem is reported at once. The README's kuberture
- * section lists where we differ on purpose (unknown keys, explicit empty values and `recordTTL: 0`
+ * reads the ConfigMap kuberture used; every problem is reported at once. docs/differences.md (From
+ * kuberture) lists where we differ on purpose (unknown keys, explicit empty values and `recordTTL: 0`
  * refused; no `addressType` means both families; `output: crd`).
  *
  * Pure: no I/O.

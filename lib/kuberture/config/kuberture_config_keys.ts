@@ -1,6 +1,6 @@
 /**
  * Every key of kuberture's config file with its default, what it accepts and whether a change
- * needs a restart: one table for the parser's messages, the restart test and the README reference.
+ * needs a restart: one table for the parser's messages, the restart test and the docs reference.
  *
  * Pure: data only.
  *

@@ -1,6 +1,6 @@
 /**
- * The README's kuberture config reference, rendered from the key table so it cannot drift from
- * the parser (`deno task docs` rewrites the README block; a test keeps the two equal).
+ * The kuberture config reference (docs/kuberture.md, Config file), rendered from the key table so
+ * it cannot drift from the parser (`deno task docs` rewrites the block; a test keeps the two equal).
  *
  * Pure: returns a string.
  *
