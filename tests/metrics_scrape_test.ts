@@ -2,7 +2,7 @@
  * Every subcommand's `/metrics`, scraped from the real processes (each with exactly its
  * permission set) the way Prometheus would: the exposition passes `promtool check metrics`, the
  * standard process series are there under their conventional names (and the fd ones absent, as
- * the README says, because Deno refuses `/proc` reads under a permission set), the API client
+ * docs/operations.md says, because Deno refuses `/proc` reads under a permission set), the API client
  * series count the traffic to the fake API server, build info names the revision, and counters
  * with known label values exist at zero before their first event.
  *
@@ -59,7 +59,7 @@ function assertProcessSeries(what: string, samples: readonly Sample[]): void {
   assert.ok(one(samples, "deno_heap_size_used_bytes") > 0, `${what}: heap used`);
   assert.ok(one(samples, "deno_heap_size_total_bytes") > 0, `${what}: heap total`);
   assert.ok(one(samples, "deno_external_memory_bytes") >= 0, `${what}: external memory`);
-  // Deno refuses /proc reads unless the process has every permission; the README says so.
+  // Deno refuses /proc reads unless the process has every permission; docs/operations.md says so.
   assert.equal(find(samples, "process_open_fds").length, 0, `${what}: no open fds under a permission set`);
   assert.equal(find(samples, "process_max_fds").length, 0, `${what}: no max fds under a permission set`);
   const build = find(samples, "ouroboros_build_info");

@@ -9,7 +9,7 @@
  *   path minus the median of direct, so noise in one round cannot flip its sign alone.
  * - Goals compare "ours" (N workers when the proxy offers `--workers`, else the one
  *   configuration) with HAProxy at threads = CPUs, as the issue sets them; bulk throughput is
- *   compared with the README's recorded figure because HAProxy is not the bar there.
+ *   compared with the figure recorded in docs/performance.md because HAProxy is not the bar there.
  *
  * @module
  */
@@ -122,7 +122,7 @@ export interface GoalInputs {
   readonly latencyClients: readonly number[];
   /** Idle-memory metrics with their labels, e.g. [["idleSmall", "1,000"], ["idleLarge", "9,900"]]. */
   readonly idle: readonly (readonly [string, string])[];
-  /** Bulk throughput recorded in the README (MiB/s), the floor for today's figures. */
+  /** Bulk throughput recorded in docs/performance.md (MiB/s), the floor for today's figures. */
   readonly bulkBaseline: { readonly download: number; readonly upload: number; readonly date: string };
 }
 
@@ -133,7 +133,7 @@ function verdict(pass: boolean, text: string): Goal {
 /**
  * The issue's goals as verdicts: connection rate ≥ HAProxy's at every concurrency, added p99 ≤
  * HAProxy's at every concurrency, idle memory per connection ≤ 2× HAProxy's at every count,
- * bulk throughput not below the README's figure. A goal whose figures are missing is a MISS:
+ * bulk throughput not below the figure in docs/performance.md. A goal whose figures are missing is a MISS:
  * an absent measurement proves nothing.
  */
 export function judgeGoals(inputs: GoalInputs): Goal[] {
@@ -174,9 +174,9 @@ export function judgeGoals(inputs: GoalInputs): Goal[] {
     const floor = inputs.bulkBaseline[kind];
     goals.push(verdict(
       known(a) && a >= floor,
-      `${kind} throughput not below the README's ${figure(floor)} MiB/s (${inputs.bulkBaseline.date}): ${
-        figure(a)
-      } MiB/s (${ratio(a, floor)})`,
+      `${kind} throughput not below docs/performance.md's ${
+        figure(floor)
+      } MiB/s (${inputs.bulkBaseline.date}): ${figure(a)} MiB/s (${ratio(a, floor)})`,
     ));
   }
   return goals;

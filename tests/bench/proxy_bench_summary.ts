@@ -22,7 +22,7 @@ import {
 import { LATENCY_CLIENTS, RATE_CLIENTS, type Settings } from "./proxy_bench_settings.ts";
 
 /**
- * Bulk throughput of ours in the README's run of 2026-12-02 (medians of 5 rounds, 1 GiB):
+ * Bulk throughput of ours in the run of 2026-12-02 recorded in docs/performance.md (medians of 5 rounds, 1 GiB):
  * the floor of the "bulk not below today's" goal.
  */
 export const BULK_BASELINE = { download: 1304, upload: 1182, date: "2026-12-02" } as const;
@@ -135,7 +135,7 @@ export function report(inputs: ReportInputs): void {
   }
   if (ours === undefined || haproxy === undefined || direct === undefined) return;
   print();
-  print(`Goals (${ours.label} against ${haproxy.label}; bulk against the README)`);
+  print(`Goals (${ours.label} against ${haproxy.label}; bulk against docs/performance.md)`);
   const goals = judgeGoals({
     samples,
     ours,

@@ -170,7 +170,7 @@ Deno.test("judgeGoals: each goal passes at its bound and misses just beyond it",
       misses: ["idle"],
     },
     {
-      name: "download below the README's figure",
+      name: "download below the recorded figure",
       change: { download: { "ours-2": [999] } },
       misses: ["download"],
     },

@@ -673,7 +673,10 @@ const schemaProblems = [...controllerLogs, ...otherLogs].flatMap(({ label, logs 
   logs.flatMap((line) => logLineProblems(JSON.stringify(line)).map((problem) => `${label}: ${problem}`))
 );
 for (const problem of schemaProblems.slice(0, 20)) say(`   log schema: ${problem}`);
-check("every process's every log line obeys the log schema (README, Logging)", schemaProblems.length === 0);
+check(
+  "every process's every log line obeys the log schema (docs/operations.md, Logging)",
+  schemaProblems.length === 0,
+);
 check(
   "no controller logged an ERROR",
   controllerLogs.every(({ logs }) => logs.every((line) => line.level !== "ERROR")),

@@ -1,6 +1,6 @@
 /**
  * The layer order of `lib/`, written once: `tests/layering_test.ts` enforces it on every import,
- * and `tests/readme_test.ts` checks that the README's Layout table lists the same floors.
+ * and `tests/readme_test.ts` checks that the Layout table of docs/architecture.md lists the same floors.
  *
  * @module
  */

@@ -123,7 +123,7 @@ Deno.test("real: coredns mode — the controller's Corefile edits are served by 
 
     // The merge patches make the controller (field manager `ouroboros`) the manager of the whole
     // data.Corefile string, so a tool applying another Corefile server-side without
-    // --force-conflicts is refused naming it, and nothing changes (the README says so for GitOps).
+    // --force-conflicts is refused naming it, and nothing changes (docs/controller.md says so for GitOps).
     const managers = JSON.parse(
       await stack.kubectlOk([
         "get",

@@ -122,7 +122,7 @@ Deno.test("real: external-dns mode — the controller's DNSEndpoints are publish
       );
     }
     // A DNS wildcard record (RFC 4592) answers any depth under its domain, unlike coredns mode's
-    // one-label rewrite: the README says so for external-dns mode.
+    // one-label rewrite: docs/controller.md says so for external-dns mode.
     assert.equal(await answer(bind, "a.b.apps.example.org"), published, "two labels under a DNS wildcard");
     assert.equal(
       await answer(bind, "apps.example.org"),
