@@ -50,12 +50,59 @@ Deno.test("bench runs every bench:* task once, one after another, in deno.json's
   );
 });
 
-Deno.test("fmt and lint work on the whole tree; check runs the format check, lint and type check", () => {
+Deno.test("fmt and lint work on the whole tree; check runs the format check, lint, type check and examples' check", () => {
   assert.equal(taskCommand("fmt"), "deno fmt");
   assert.equal(taskCommand("lint"), "deno lint");
   assert.deepEqual(taskCommand("check").split(" && "), [
     "deno fmt --check",
     "deno lint",
     "deno check main.ts tests/",
+    "deno check --doc-only main.ts lib/",
   ]);
+});
+
+/**
+ * What a test file may not do when `deno task test` runs several files at once in one process:
+ * change process-wide state (environment, working folder, umask, signal handlers) or listen on a
+ * fixed port (two files would race for it). Child processes are free to do either.
+ */
+export function parallelHazards(source: string): string[] {
+  const found: string[] = [];
+  for (
+    const call of ["Deno.env.set", "Deno.env.delete", "Deno.chdir", "Deno.umask", "Deno.addSignalListener"]
+  ) {
+    if (source.includes(`${call}(`)) found.push(call);
+  }
+  if (/\blisten(?:Datagram|Tls)?\(\{[^}]*\bport: [1-9]/.test(source)) {
+    found.push("a listener on a fixed port");
+  }
+  return found;
+}
+
+Deno.test("test runs test files in parallel, and no test file touches process-wide state or a fixed port", async () => {
+  assert.match(taskCommand("test"), /^DENO_JOBS=\d+ deno test --parallel /);
+  assert.deepEqual(
+    parallelHazards(
+      ["Deno.env.set", '("A", "1"); Deno.listen({ hostname: "::1", port', ": 8080 });"].join(""),
+    ),
+    [
+      "Deno.env.set",
+      "a listener on a fixed port",
+    ],
+  );
+  assert.deepEqual(parallelHazards("Deno.listen({ port: 0 }); Deno.env.get('A');"), []);
+  const problems: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    for await (const entry of Deno.readDir(dir)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) await walk(path);
+      else if (entry.name.endsWith("_test.ts") || (dir.includes("/support") && entry.name.endsWith(".ts"))) {
+        for (const hazard of parallelHazards(await Deno.readTextFile(path))) {
+          problems.push(`${path.slice(ROOT.length)}: ${hazard}`);
+        }
+      }
+    }
+  };
+  await walk(ROOT + "tests");
+  assert.deepEqual(problems, []);
 });
