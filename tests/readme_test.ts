@@ -7,6 +7,7 @@
 
 import assert from "node:assert/strict";
 import { parseKubertureConfig } from "../lib/kuberture/config/kuberture_config.ts";
+import { SUBCOMMANDS } from "../main.ts";
 import { LAYERS } from "./support/layers.ts";
 import { generatedBlocks, normaliseTable, readBlock } from "./support/readme_tables.ts";
 
@@ -49,3 +50,47 @@ Deno.test("docs/kuberture.md: the kuberture config example is a valid config wit
     "internal-dns.example.com/",
   ]);
 });
+
+/** Every file a diagram names (`proxy/relay.ts`, or a bare `relay.ts` of the subcommand's own folder). */
+function diagramFiles(diagram: string): string[] {
+  return [...diagram.replaceAll("<br/>", " ").matchAll(/[a-z_]+(?:\/[a-z_]+)*(?:\.ts|\/)/g)].map(([path]) =>
+    path
+  );
+}
+
+Deno.test("docs/architecture.md draws each subcommand's data path once, naming only files that exist", async () => {
+  const text = read("docs/architecture.md");
+  const missing: string[] = [];
+  for (const { name } of SUBCOMMANDS) {
+    const start = text.indexOf(`### \`ouroboros ${name}\``);
+    assert.ok(start >= 0, `docs/architecture.md has a "### \`ouroboros ${name}\`" section`);
+    const section = text.slice(start, text.indexOf("\n#", start + 1));
+    const diagrams = [...section.matchAll(/```mermaid\n([\s\S]*?)```/g)].map(([, body]) => body!);
+    assert.equal(diagrams.length, 1, `one Mermaid diagram for ${name}`);
+    assert.match(diagrams[0]!, /^flowchart /);
+    for (const path of diagramFiles(diagrams[0]!)) {
+      const found = path.includes("/")
+        ? exists(`lib/${path}`) || exists(`lib/${name}/${path}`)
+        : await foundUnder(`lib/${name}`, path);
+      if (!found) missing.push(`${name}: ${path}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
+
+function exists(path: string): boolean {
+  try {
+    Deno.statSync(new URL(path, ROOT));
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function foundUnder(folder: string, file: string): Promise<boolean> {
+  for await (const entry of Deno.readDir(new URL(folder, ROOT))) {
+    if (entry.isFile && entry.name === file) return true;
+    if (entry.isDirectory && await foundUnder(`${folder}/${entry.name}`, file)) return true;
+  }
+  return false;
+}
