@@ -50,6 +50,17 @@ Deno.test("bench runs every bench:* task once, one after another, in deno.json's
   );
 });
 
+Deno.test("test:bench smoke-runs every bench:* task with --quick, in deno.json's order", () => {
+  const benches = Object.keys(DENO_JSON.tasks).filter((name) => name.startsWith("bench:"));
+  const steps = taskCommand("test:bench").split(" && ");
+  assert.deepEqual(
+    steps.map((step) => step.split(" ").slice(0, 3).join(" ")),
+    benches.map((name) => `deno task ${name}`),
+    "a new bench:* task belongs in test:bench too",
+  );
+  for (const step of steps) assert.match(step, / --quick( |$)/, step);
+});
+
 Deno.test("fmt and lint work on the whole tree; check runs the format check, lint, type check and examples' check", () => {
   assert.equal(taskCommand("fmt"), "deno fmt");
   assert.equal(taskCommand("lint"), "deno lint");
