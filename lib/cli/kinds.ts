@@ -54,10 +54,11 @@ export { MAX_TIMER_MS };
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { duration } from "./kinds.ts";
  *
- * duration().parse("1m30s"); // { ok: true, value: 90000 }
- * duration().parse("0s"); // { ok: false, reason: "must be greater than 0" }
+ * assert.deepEqual(duration().parse("1m30s"), { ok: true, value: 90000 });
+ * assert.deepEqual(duration().parse("0s"), { ok: false, reason: "must be greater than 0" });
  * ```
  */
 export function duration(options: DurationOptions = {}): ValueKind<number> {

@@ -126,6 +126,7 @@ export interface ParseInput {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { duration } from "./kinds.ts";
  * import { parseOptions } from "./options.ts";
  *
@@ -137,7 +138,8 @@ export interface ParseInput {
  *   },
  * } as const;
  * const outcome = parseOptions(TABLE, { argv: ["--dial-timeout=2s"], getEnv: (name) => Deno.env.get(name) });
- * if (outcome.kind === "ok") outcome.values.dialTimeout; // 2000
+ * assert.ok(outcome.kind === "ok");
+ * assert.equal(outcome.values.dialTimeout, 2000);
  * ```
  */
 export function parseOptions<T extends Record<string, OptionSpec<unknown>>>(

@@ -42,10 +42,11 @@ export function tolerance(typed: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { closestName } from "./suggest.ts";
  *
- * closestName("dial-timout", ["listen-http", "dial-timeout"]); // "dial-timeout"
- * closestName("bogus", ["listen-http", "dial-timeout"]); // undefined
+ * assert.equal(closestName("dial-timout", ["listen-http", "dial-timeout"]), "dial-timeout");
+ * assert.equal(closestName("bogus", ["listen-http", "dial-timeout"]), undefined);
  * ```
  */
 export function closestName(typed: string, candidates: readonly string[]): string | undefined {

@@ -41,12 +41,13 @@ export const PREVIEW_MESSAGE = "dry run: the target would change; nothing writte
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { changeWording } from "./change_wording.ts";
  *
  * const previewed = { kind: "previewed", hosts: 1, added: 1, removed: 0, diff: "--- a/x\n+++ b/x\n…" } as const;
  * const first = changeWording(previewed, undefined);
- * first.lines[0]?.level; // "info"
- * changeWording(previewed, first.preview).lines[0]?.level; // "debug": the same diff again
+ * assert.equal(first.lines[0]?.level, "info");
+ * assert.equal(changeWording(previewed, first.preview).lines[0]?.level, "debug"); // the same diff again
  * ```
  */
 export function changeWording(change: Change, lastPreview: string | undefined): ChangeWording {

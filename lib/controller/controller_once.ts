@@ -33,10 +33,12 @@ export interface OnceReport {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { onceReport } from "./controller_once.ts";
  *
- * onceReport({ kind: "reconciled", outcome: { kind: "unchanged", hosts: 3 } }).code; // 0
- * onceReport({ kind: "timed-out", reason: "waiting for the first list of: Ingress (listing)" }).code; // 1
+ * assert.equal(onceReport({ kind: "reconciled", outcome: { kind: "unchanged", hosts: 3 } }).code, 0);
+ * const timedOut = { kind: "timed-out", reason: "waiting for the first list of: Ingress (listing)" } as const;
+ * assert.equal(onceReport(timedOut).code, 1);
  * ```
  */
 export function onceReport(result: OnceResult): OnceReport {

@@ -154,7 +154,8 @@ function collect(
  *
  * @example
  * ```ts
- * import { parseOptions } from "../cli/options.ts";
+ * import assert from "node:assert/strict";
+ * import { ConfigError, parseOptions } from "../cli/options.ts";
  * import { CONTROLLER_OPTIONS } from "./controller_options.ts";
  * import { controllerSettings } from "./controller_settings.ts";
  *
@@ -162,15 +163,15 @@ function collect(
  *   argv: ["--proxy-service-namespace=ouroboros"],
  *   getEnv: () => undefined,
  * });
- * if (parsed.kind === "ok") {
- *   const settings = controllerSettings({
- *     values: parsed.values,
- *     clusterDomainSource: parsed.sources.clusterDomain,
- *     readResolvConf: () => undefined,
- *     podNamespace: "ouroboros",
- *   });
- *   // settings.proxyFqdn === "ouroboros-proxy.ouroboros.svc.cluster.local."
- * }
+ * assert.ok(parsed.kind === "ok");
+ * const settings = controllerSettings({
+ *   values: parsed.values,
+ *   clusterDomainSource: parsed.sources.clusterDomain,
+ *   readResolvConf: () => undefined,
+ *   podNamespace: "ouroboros",
+ * });
+ * assert.ok(!(settings instanceof ConfigError));
+ * assert.equal(settings.proxyFqdn, "ouroboros-proxy.ouroboros.svc.cluster.local.");
  * ```
  */
 export function controllerSettings(input: ControllerSettingsInput): ControllerSettings | ConfigError {

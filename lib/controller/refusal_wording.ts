@@ -49,6 +49,7 @@ export interface RefusalLine {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { type Refusal, refusalLine } from "./refusal_wording.ts";
  *
  * const refusal: Refusal = {
@@ -58,9 +59,9 @@ export interface RefusalLine {
  *   scope: "nothing-written",
  * };
  * const first = refusalLine(refusal, undefined);
- * first.level; // "error"
- * first.message; // "write refused; nothing was written, retrying on the next change or resync"
- * refusalLine(refusal, first.identity).level; // "debug": the same refusal again
+ * assert.equal(first.level, "error");
+ * assert.equal(first.message, "write refused; nothing was written, retrying on the next change or resync");
+ * assert.equal(refusalLine(refusal, first.identity).level, "debug"); // the same refusal again
  * ```
  */
 export function refusalLine(refusal: Refusal, lastLogged: string | undefined): RefusalLine {

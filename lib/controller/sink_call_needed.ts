@@ -30,12 +30,17 @@ export interface SinkCallInput {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { NO_TRIGGER } from "./trigger.ts";
  * import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
  *
- * declare const accepted: DesiredInput;
- * sinkCallNeeded({ trigger: { ...NO_TRIGGER, sources: true }, accepted, desired: accepted }); // false
- * sinkCallNeeded({ trigger: { ...NO_TRIGGER, resync: true }, accepted, desired: accepted }); // true
+ * const accepted: DesiredInput = {
+ *   hosts: ["a.example.com"],
+ *   sources: new Map([["a.example.com", ["ingress"]]]),
+ * };
+ * const unchanged = { accepted, desired: accepted };
+ * assert.equal(sinkCallNeeded({ trigger: { ...NO_TRIGGER, sources: true }, ...unchanged }), false);
+ * assert.equal(sinkCallNeeded({ trigger: { ...NO_TRIGGER, resync: true }, ...unchanged }), true);
  * ```
  */
 export function sinkCallNeeded(input: SinkCallInput): boolean {

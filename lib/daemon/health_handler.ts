@@ -37,11 +37,14 @@ function text(body: string, status: number): Response {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { healthHandler } from "./health_handler.ts";
  *
  * const readiness = () => ({ ready: false, text: "starting" }) as const;
  * const handler = healthHandler({ readiness, metrics: () => "" });
- * (await handler(new Request("http://health/readyz"))).status; // 503, body "starting\n"
+ * const response = await handler(new Request("http://health/readyz"));
+ * assert.equal(response.status, 503);
+ * assert.equal(await response.text(), "starting\n");
  * ```
  */
 export function healthHandler(routes: HealthRoutes): (request: Request) => Promise<Response> {

@@ -86,9 +86,10 @@ export interface LoopStepInput<T extends LoopTrigger = LoopTrigger> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nextLoopStep } from "./loop_step.ts";
  *
- * nextLoopStep({
+ * const step = nextLoopStep({
  *   state: { kind: "idle" },
  *   pending: { resync: true, retry: false, leadership: false, recheck: false },
  *   now: 5,
@@ -96,7 +97,8 @@ export interface LoopStepInput<T extends LoopTrigger = LoopTrigger> {
  *   unsynced: [],
  *   debounceMs: 100,
  *   leading: true,
- * }); // { kind: "debounce", until: 105 }
+ * });
+ * assert.deepEqual(step, { kind: "debounce", until: 105 });
  * ```
  */
 export function nextLoopStep<T extends LoopTrigger>(input: LoopStepInput<T>): LoopStep {

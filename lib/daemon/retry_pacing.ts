@@ -41,12 +41,13 @@ export const RETRY_PACING: Required<RetryPacingOptions> = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RetryPacing } from "./retry_pacing.ts";
  *
  * const pacing = new RetryPacing(() => 0.5);
- * pacing.failed(0); // 1250: 1 s plus a quarter
+ * assert.equal(pacing.failed(0), 1250); // 1 s plus a quarter
  * pacing.succeeded(4_000);
- * pacing.failed(10_000); // 2500: only 6 s of health, the delays keep growing
+ * assert.equal(pacing.failed(10_000), 2500); // only 6 s of health, the delays keep growing
  * ```
  */
 export class RetryPacing {

@@ -46,10 +46,13 @@ function parseOne(raw: string): Upstream | string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseUpstreams } from "./upstream_list.ts";
  *
- * parseUpstreams("10.96.0.10, [fd00::a]:5353");
- * // { ok: true, upstreams: [{ host: "10.96.0.10", port: 53 }, { host: "fd00::a", port: 5353 }] }
+ * assert.deepEqual(parseUpstreams("10.96.0.10, [fd00::a]:5353"), {
+ *   ok: true,
+ *   upstreams: [{ host: "10.96.0.10", port: 53 }, { host: "fd00::a", port: 5353 }],
+ * });
  * ```
  */
 export function parseUpstreams(

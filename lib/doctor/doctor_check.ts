@@ -39,9 +39,10 @@ export interface DoctorCheck<C> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { exitStatus } from "./doctor_check.ts";
  *
- * exitStatus([{ check: "need", subject: "cluster", verdict: "warning", saw: "…" }]); // 0
+ * assert.equal(exitStatus([{ check: "need", subject: "cluster", verdict: "warning", saw: "…" }]), 0);
  * ```
  */
 export function exitStatus(findings: readonly Finding[]): 0 | 1 {

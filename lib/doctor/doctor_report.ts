@@ -35,10 +35,13 @@ function counts(reports: readonly CheckReport[]): Record<Verdict, number> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { renderTextReport } from "./doctor_report.ts";
  *
- * renderTextReport([{ id: "need", title: "Do you need ouroboros?", findings: [] }]);
- * // "Do you need ouroboros?\n  (nothing to report)\n\n0 ok, 0 warnings, 0 could not be checked, 0 problems\n"
+ * assert.equal(
+ *   renderTextReport([{ id: "need", title: "Do you need ouroboros?", findings: [] }]),
+ *   "Do you need ouroboros?\n  (nothing to report)\n\n0 ok, 0 warnings, 0 could not be checked, 0 problems\n",
+ * );
  * ```
  */
 export function renderTextReport(reports: readonly CheckReport[]): string {

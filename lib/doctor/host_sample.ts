@@ -23,10 +23,14 @@ export interface HostSample {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { sampleHosts } from "./host_sample.ts";
  *
- * sampleHosts(["b.example.com", "*.apps.example.com", "a.example.com", "b.example.com"], 2);
- * // { hosts: ["a.example.com", "doctor-probe.apps.example.com"], total: 3 }
+ * const names = ["web.example.com", "*.apps.example.com", "shop.example.com", "web.example.com"];
+ * assert.deepEqual(sampleHosts(names, 2), {
+ *   hosts: ["doctor-probe.apps.example.com", "shop.example.com"],
+ *   total: 3,
+ * });
  * ```
  */
 export function sampleHosts(names: readonly string[], limit: number): HostSample {

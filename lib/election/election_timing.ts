@@ -33,10 +33,13 @@ export const RETRY_JITTER = 1.2;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { electionTimingProblem } from "./election_timing.ts";
  *
- * electionTimingProblem({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 });
- * // "the lease duration (10s) must be longer than the renew deadline (10s)"
+ * assert.equal(
+ *   electionTimingProblem({ leaseDurationMs: 10_000, renewDeadlineMs: 10_000, retryPeriodMs: 2_000 }),
+ *   "the lease duration (10s) must be longer than the renew deadline (10s)",
+ * );
  * ```
  */
 export function electionTimingProblem(

@@ -57,11 +57,12 @@ export interface LeaseAttempt {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { planLeaseAttempt } from "./lease_plan.ts";
  *
  * const input = { identity: "a", lease: undefined, observed: undefined, now: 0 };
- * planLeaseAttempt({ ...input, wallTime: "2026-12-03T13:37:03.123000Z", leaseDurationMs: 15_000 })
- *   .action.kind; // "create"
+ * const plan = planLeaseAttempt({ ...input, wallTime: "2026-12-03T13:37:03.123000Z", leaseDurationMs: 15_000 });
+ * assert.equal(plan.action.kind, "create");
  * ```
  */
 export function planLeaseAttempt(input: LeaseAttemptInput): LeaseAttempt {

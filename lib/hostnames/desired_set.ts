@@ -126,16 +126,21 @@ export function createDesiredSetMemo(): DesiredSetMemo {
  *
  * @example
  * ```ts
- * import type { Ingress } from "../resources/ingress.ts";
+ * import assert from "node:assert/strict";
+ * import { decodeIngress } from "../resources/ingress.ts";
  * import { desiredHostnames } from "./desired_set.ts";
  *
- * declare const ingresses: readonly Ingress[]; // TLS hosts shop.example.com and api.example.com
+ * const ingress = decodeIngress({
+ *   metadata: { name: "web", namespace: "shop", resourceVersion: "1" },
+ *   spec: { tls: [{ hosts: ["shop.example.com", "api.example.com"] }] },
+ * });
+ * assert.ok(ingress.ok);
  * const { hosts, sources } = desiredHostnames(
- *   { ingresses, gateways: [], routes: [] },
+ *   { ingresses: [ingress.value], gateways: [], routes: [] },
  *   { clusterDomain: "cluster.local", ingressHosts: "tls" },
  * );
- * // hosts: ["api.example.com", "shop.example.com"]
- * // sources: Map { "api.example.com" => ["ingress"], "shop.example.com" => ["ingress"] }
+ * assert.deepEqual(hosts, ["api.example.com", "shop.example.com"]);
+ * assert.deepEqual(sources, new Map([["api.example.com", ["ingress"]], ["shop.example.com", ["ingress"]]]));
  * ```
  */
 export function desiredHostnames(sources: HostnameSources, options: DesiredHostnamesOptions): DesiredSet {

@@ -75,10 +75,11 @@ export function filterGatewayApi(objects: GatewayApiObjects, gatewayClass: strin
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parentGatewayKey } from "./filters.ts";
  *
- * parentGatewayKey({ group: "", kind: "", namespace: "", name: "gw" }, "shop"); // "shop/gw"
- * parentGatewayKey({ group: "", kind: "Service", namespace: "", name: "db" }, "shop"); // undefined
+ * assert.equal(parentGatewayKey({ group: "", kind: "", namespace: "", name: "gw" }, "shop"), "shop/gw");
+ * assert.equal(parentGatewayKey({ group: "", kind: "Service", namespace: "", name: "db" }, "shop"), undefined);
  * ```
  */
 export function parentGatewayKey(ref: ParentReference, routeNamespace: string): string | undefined {

@@ -97,12 +97,20 @@ const PADDING = /^[ \t]+|[ \t]+$/g;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { checkHostname } from "./hostname.ts";
  *
  * const options = { clusterDomain: "cluster.local" };
- * checkHostname(" Shop.Example.COM. ", options); // { kind: "accepted", host: "shop.example.com" }
- * checkHostname("*.example.com", options); // { kind: "dropped", why: "wildcard" }
- * checkHostname("web.svc.cluster.local", options).kind; // "rejected" (reason "cluster-domain")
+ * assert.deepEqual(checkHostname(" Shop.Example.COM. ", options), {
+ *   kind: "accepted",
+ *   host: "shop.example.com",
+ * });
+ * assert.deepEqual(checkHostname("*.example.com", options), { kind: "dropped", why: "wildcard" });
+ * assert.deepEqual(checkHostname("web.svc.cluster.local", options), {
+ *   kind: "rejected",
+ *   reason: "cluster-domain",
+ *   text: "is under the cluster domain 'cluster.local'; rewriting it would hijack in-cluster names",
+ * });
  * ```
  */
 export function checkHostname(raw: string, options: HostnameCheckOptions): HostnameCheck {

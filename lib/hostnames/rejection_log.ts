@@ -46,10 +46,11 @@ export const MAX_LOGGED_VALUE_LENGTH = 256;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { formatLoggedValue } from "./rejection_log.ts";
  *
- * formatLoggedValue("evil.com\n}"); // '"evil.com\\n}"': quoted, the line break written as \n
- * formatLoggedValue("bücher.example"); // '"b\\u00fccher.example"'
+ * assert.equal(formatLoggedValue("evil.com\n}"), '"evil.com\\n}"'); // quoted, the line break written as \n
+ * assert.equal(formatLoggedValue("bücher.example"), '"b\\u00fccher.example"');
  * ```
  */
 export function formatLoggedValue(value: string, maxLength: number = MAX_LOGGED_VALUE_LENGTH): string {

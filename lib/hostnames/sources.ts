@@ -55,12 +55,17 @@ export type IngressHostsMode = "tls" | "all";
  *
  * @example
  * ```ts
- * import type { Ingress } from "../resources/ingress.ts";
+ * import assert from "node:assert/strict";
+ * import { decodeIngress } from "../resources/ingress.ts";
  * import { ingressHostnames } from "./sources.ts";
  *
- * declare const ingress: Ingress; // TLS host shop.example.com; a rule for plain.example.com
- * ingressHostnames(ingress, "tls"); // ["shop.example.com"]
- * ingressHostnames(ingress, "all"); // ["shop.example.com", "plain.example.com"]
+ * const ingress = decodeIngress({
+ *   metadata: { name: "web", namespace: "shop", resourceVersion: "1" },
+ *   spec: { tls: [{ hosts: ["shop.example.com"] }], rules: [{ host: "plain.example.com" }] },
+ * });
+ * assert.ok(ingress.ok);
+ * assert.deepEqual(ingressHostnames(ingress.value, "tls"), ["shop.example.com"]);
+ * assert.deepEqual(ingressHostnames(ingress.value, "all"), ["shop.example.com", "plain.example.com"]);
  * ```
  */
 export function ingressHostnames(ingress: Ingress, mode: IngressHostsMode): string[] {

@@ -65,12 +65,13 @@ export function blockOrderOf(hosts: readonly string[]): readonly string[] {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { HostnameMatcher } from "./wildcard.ts";
  *
  * const matcher = new HostnameMatcher(["api.example.com", "*.apps.example.com"]);
- * matcher.match("api.example.com"); // "exact"
- * matcher.match("shop.apps.example.com"); // "wildcard"
- * matcher.match("apps.example.com"); // undefined
+ * assert.equal(matcher.match("api.example.com"), "exact");
+ * assert.equal(matcher.match("shop.apps.example.com"), "wildcard");
+ * assert.equal(matcher.match("apps.example.com"), undefined);
  * ```
  */
 export class HostnameMatcher {

@@ -130,10 +130,15 @@ export interface StatusAnswer {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { statusFromResponse } from "./errors.ts";
  *
- * statusFromResponse(404, { body: undefined }); // { code: 404, reason: "NotFound", … }
- * statusFromResponse(429, { body: undefined, retryAfter: "3" }).retryAfterSeconds; // 3
+ * assert.deepEqual(statusFromResponse(404, { body: undefined }), {
+ *   code: 404,
+ *   reason: "NotFound",
+ *   message: "HTTP 404",
+ * });
+ * assert.equal(statusFromResponse(429, { body: undefined, retryAfter: "3" }).retryAfterSeconds, 3);
  * ```
  */
 export function statusFromResponse(code: number, answer: StatusAnswer): StatusDetails {

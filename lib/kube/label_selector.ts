@@ -66,10 +66,14 @@ function requirementProblem(requirement: string): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { labelSelectorProblem } from "./label_selector.ts";
  *
- * labelSelectorProblem("app in (cert-manager,web),tier!=batch"); // undefined
- * labelSelectorProblem("app=cert manager"); // a message naming the requirement
+ * assert.equal(labelSelectorProblem("app in (cert-manager,web),tier!=batch"), undefined);
+ * assert.equal(
+ *   labelSelectorProblem("app=cert manager"),
+ *   '"app=cert manager" is none of key, !key, key=value, key!=value, key in (…), key notin (…)',
+ * );
  * ```
  */
 export function labelSelectorProblem(selector: string): string | undefined {

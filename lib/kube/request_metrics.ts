@@ -45,13 +45,16 @@ export function requestVerb(request: { readonly method: string; readonly verb?: 
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { requestResource } from "./request_metrics.ts";
  *
- * requestResource("/api/v1/namespaces/kube-system/configmaps/coredns"); // "configmaps"
- * requestResource("/apis/networking.k8s.io/v1/namespaces/a/ingresses/b/status");
- * // "ingresses/status"
- * requestResource("/api/v1/namespaces/default"); // "namespaces"
- * requestResource("/version"); // "/version"
+ * assert.equal(requestResource("/api/v1/namespaces/kube-system/configmaps/coredns"), "configmaps");
+ * assert.equal(
+ *   requestResource("/apis/networking.k8s.io/v1/namespaces/a/ingresses/b/status"),
+ *   "ingresses/status",
+ * );
+ * assert.equal(requestResource("/api/v1/namespaces/default"), "namespaces");
+ * assert.equal(requestResource("/version"), "/version");
  * ```
  */
 export function requestResource(path: string): string {

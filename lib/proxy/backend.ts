@@ -20,11 +20,13 @@ export interface BackendSettings {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { resolveBackendHost } from "./backend.ts";
  *
  * const service = { targetServiceName: "ingress", targetServiceNamespace: "nginx" };
- * resolveBackendHost({ targetHost: "", ...service, clusterDomain: "cozy.local" });
- * // { host: "ingress.nginx.svc.cozy.local" }
+ * assert.deepEqual(resolveBackendHost({ targetHost: "", ...service, clusterDomain: "cozy.local" }), {
+ *   host: "ingress.nginx.svc.cozy.local",
+ * });
  * ```
  */
 export function resolveBackendHost(settings: BackendSettings): { host: string } | { problem: string } {

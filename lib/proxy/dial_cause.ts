@@ -47,10 +47,11 @@ const TIMED_OUT = new Set(["TimedOut", "ETIMEDOUT", DIAL_TIMEOUT_ERROR]);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { classifyDialError } from "./dial_cause.ts";
  *
- * classifyDialError(new Error("failed to lookup address information: Name or service not known"));
- * // "dns-nxdomain"
+ * const error = new Error("failed to lookup address information: Name or service not known");
+ * assert.equal(classifyDialError(error), "dns-nxdomain");
  * ```
  */
 export function classifyDialError(error: unknown): DialCause {

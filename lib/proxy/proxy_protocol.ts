@@ -134,11 +134,12 @@ export interface EncodeOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { encodeProxyHeader } from "./proxy_protocol.ts";
  *
  * const client = { hostname: "::ffff:10.0.0.7", port: 51234 };
- * encodeProxyHeader("v1", { client, local: { hostname: "10.0.0.2", port: 8443 } });
- * // the bytes of "PROXY TCP4 10.0.0.7 10.0.0.2 51234 8443\r\n"
+ * const header = encodeProxyHeader("v1", { client, local: { hostname: "10.0.0.2", port: 8443 } });
+ * assert.equal(new TextDecoder().decode(header), "PROXY TCP4 10.0.0.7 10.0.0.2 51234 8443\r\n");
  * ```
  */
 export function encodeProxyHeader(

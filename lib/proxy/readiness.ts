@@ -31,10 +31,11 @@ export type ReadinessLog =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nextReadiness } from "./readiness.ts";
  *
  * const first = nextReadiness({ kind: "unprobed" }, { ok: false, cause: "timeout", error: "…" });
- * nextReadiness(first.state, { ok: true }).log; // { level: "info" }: recovered
+ * assert.deepEqual(nextReadiness(first.state, { ok: true }).log, { level: "info" }); // recovered
  * ```
  */
 export function nextReadiness(

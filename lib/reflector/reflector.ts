@@ -81,9 +81,11 @@ type Lifecycle = "new" | "running" | "done";
  *
  * declare const client: KubeClient;
  * declare const signal: AbortSignal;
+ * // `run` lists and watches until `signal` aborts; once the store has synced, read
+ * // reflector.store.list() on each update.
  * const reflector = new Reflector(client.listWatcher(INGRESS));
  * const running = reflector.run(signal);
- * await reflector.store.whenSynced(signal); // then read reflector.store.list() on each update
+ * await reflector.store.whenSynced(signal);
  * await running;
  * ```
  */

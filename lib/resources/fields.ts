@@ -208,6 +208,7 @@ export type ObjectBuilder<W, T> = (root: Fields<W>, metadata: ObjectMeta) => T;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import type { V1ConfigMap } from "@kubernetes/client-node";
  * import { objectDecoder } from "./fields.ts";
  * import type { KubeObject } from "./kube_object.ts";
@@ -219,8 +220,10 @@ export type ObjectBuilder<W, T> = (root: Fields<W>, metadata: ObjectMeta) => T;
  *   { apiVersion: "v1", kind: "ConfigMap" },
  *   (root, metadata) => ({ metadata, data: root.stringMap("data") }),
  * );
- * decode({ metadata: { name: "a", resourceVersion: "1" }, data: { k: 1 } });
- * // { ok: false, reason: "data.k is a number, not a string" }
+ * assert.deepEqual(decode({ metadata: { name: "a", resourceVersion: "1" }, data: { k: 1 } }), {
+ *   ok: false,
+ *   reason: "data.k is a number, not a string",
+ * });
  * ```
  */
 export function objectDecoder<W, T>(

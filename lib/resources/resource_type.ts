@@ -32,11 +32,14 @@ export function apiVersion(type: Pick<ResourceType<KubeObject>, "group" | "versi
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { INGRESS } from "./ingress.ts";
  * import { resourcePath } from "./resource_type.ts";
  *
- * resourcePath(INGRESS, { namespace: "shop", name: "web" });
- * // "/apis/networking.k8s.io/v1/namespaces/shop/ingresses/web"
+ * assert.equal(
+ *   resourcePath(INGRESS, { namespace: "shop", name: "web" }),
+ *   "/apis/networking.k8s.io/v1/namespaces/shop/ingresses/web",
+ * );
  * ```
  */
 export function resourcePath(

@@ -22,14 +22,17 @@ export interface DeadlineEntry<T> {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DeadlineWheel } from "./deadline_wheel.ts";
  *
  * const wheel = new DeadlineWheel<string>(100);
- * const entry = wheel.add(1_250, "dial a"); // rounded up to 1,300
+ * const entry = wheel.add(1_250, "dial a");
+ * assert.equal(entry.slot, 13); // rounded up to 1,300
  * wheel.add(1_400, "dial b");
  * wheel.cancel(entry); // "dial a" connected in time
  * const due: string[] = [];
- * wheel.expire(1_450, (item) => due.push(item)); // due = ["dial b"]
+ * wheel.expire(1_450, (item) => due.push(item));
+ * assert.deepEqual(due, ["dial b"]);
  * ```
  */
 export class DeadlineWheel<T> {

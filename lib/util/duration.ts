@@ -29,11 +29,12 @@ export const MAX_DURATION_MS = 9_223_372_036_854.775;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseDuration } from "./duration.ts";
  *
- * parseDuration("1m30s"); // 90000
- * parseDuration("250ms"); // 250
- * parseDuration("5"); // undefined: a unit is required
+ * assert.equal(parseDuration("1m30s"), 90000);
+ * assert.equal(parseDuration("250ms"), 250);
+ * assert.equal(parseDuration("5"), undefined); // a unit is required
  * ```
  */
 export function parseDuration(text: string): number | undefined {

@@ -77,11 +77,14 @@ export function parseExposition(text: string): Exposition {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseExposition, renderExposition, sumExpositions } from "./exposition_sum.ts";
  *
  * const worker = "# TYPE accepted_total counter\naccepted_total{listener=\"http\"} 3\n";
- * renderExposition(sumExpositions([parseExposition(worker), parseExposition(worker)]));
- * // '# TYPE accepted_total counter\naccepted_total{listener="http"} 6\n'
+ * assert.equal(
+ *   renderExposition(sumExpositions([parseExposition(worker), parseExposition(worker)])),
+ *   '# TYPE accepted_total counter\naccepted_total{listener="http"} 6\n',
+ * );
  * ```
  */
 export function sumExpositions(parts: readonly Exposition[]): Exposition {

@@ -129,10 +129,12 @@ export function mapIpv4(address: IpAddress): Ipv6Address {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { formatIp, parseIp } from "./ip.ts";
  *
  * const address = parseIp("2001:DB8:0:0:1:0:0:1");
- * if (address !== undefined) formatIp(address); // "2001:db8::1:0:0:1"
+ * assert.ok(address !== undefined);
+ * assert.equal(formatIp(address), "2001:db8::1:0:0:1");
  * ```
  */
 export function formatIp(address: IpAddress): string {

@@ -219,14 +219,17 @@ function checkLabelNames(metric: string, labelNames: readonly string[], histogra
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { MetricsRegistry } from "./metrics.ts";
  *
  * const registry = new MetricsRegistry();
  * const accepted = registry.counter("connections_total", "Connections accepted.", ["listener"]);
  * accepted.labels({ listener: "http" }).value += 1;
- * registry.render();
- * // "# HELP connections_total Connections accepted.\n# TYPE connections_total counter\n" +
- * // 'connections_total{listener="http"} 1\n'
+ * assert.equal(
+ *   registry.render(),
+ *   "# HELP connections_total Connections accepted.\n# TYPE connections_total counter\n" +
+ *     'connections_total{listener="http"} 1\n',
+ * );
  * ```
  */
 export class MetricsRegistry {

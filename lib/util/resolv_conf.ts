@@ -19,10 +19,11 @@ export const DEFAULT_CLUSTER_DOMAIN = "cluster.local";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { detectClusterDomain } from "./resolv_conf.ts";
  *
- * detectClusterDomain("search ns.svc.cozy.local svc.cozy.local cozy.local\n"); // "cozy.local"
- * detectClusterDomain(undefined); // "cluster.local"
+ * assert.equal(detectClusterDomain("search ns.svc.cozy.local svc.cozy.local cozy.local\n"), "cozy.local");
+ * assert.equal(detectClusterDomain(undefined), "cluster.local");
  * ```
  */
 export function detectClusterDomain(text: string | undefined): string {

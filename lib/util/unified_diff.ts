@@ -57,11 +57,14 @@ export function diffLines(before: readonly string[], after: readonly string[]): 
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { unifiedDiff } from "./unified_diff.ts";
  *
- * unifiedDiff("a\nb\n", "a\nc\n", { label: "kube-system/coredns[Corefile]" });
- * // "--- a/kube-system/coredns[Corefile]\n+++ b/kube-system/coredns[Corefile]\n" +
- * // "@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
+ * assert.equal(
+ *   unifiedDiff("a\nb\n", "a\nc\n", { label: "kube-system/coredns[Corefile]" }),
+ *   "--- a/kube-system/coredns[Corefile]\n+++ b/kube-system/coredns[Corefile]\n" +
+ *     "@@ -1,2 +1,2 @@\n a\n-b\n+c\n",
+ * );
  * ```
  */
 export function unifiedDiff(before: string, after: string, options: UnifiedDiffOptions = {}): string {

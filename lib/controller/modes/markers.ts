@@ -43,9 +43,10 @@ export const MARKER_LIKE = /^#+\s*(?:=+\s*)?(?:begin|end)\s+ouroboros(?![\w-])/i
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { blockMarkers } from "./markers.ts";
  *
- * blockMarkers("edge").end; // "# === END ouroboros edge ==="
+ * assert.equal(blockMarkers("edge").end, "# === END ouroboros edge ===");
  * ```
  */
 export function blockMarkers(id = ""): BlockMarkers {

@@ -53,10 +53,14 @@ export interface HostnameChange {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hostnameChange } from "./sink.ts";
  *
- * hostnameChange(["a.example.com", "b.example.com"], ["b.example.com", "c.example.com"]);
- * // { added: 1, removed: 1, names: { added: ["c.example.com"], removed: ["a.example.com"] } }
+ * assert.deepEqual(hostnameChange(["a.example.com", "b.example.com"], ["b.example.com", "c.example.com"]), {
+ *   added: 1,
+ *   removed: 1,
+ *   names: { added: ["c.example.com"], removed: ["a.example.com"] },
+ * });
  * ```
  */
 export function hostnameChange(

@@ -26,10 +26,11 @@ export interface TextLine {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { splitLines } from "./text_lines.ts";
  *
- * splitLines(".:53 {\r\n}\n").map((line) => line.terminator); // ["\r\n", "\n"]
- * splitLines("}").map((line) => line.terminator); // [""]
+ * assert.deepEqual(splitLines(".:53 {\r\n}\n").map((line) => line.terminator), ["\r\n", "\n"]);
+ * assert.deepEqual(splitLines("}").map((line) => line.terminator), [""]);
  * ```
  */
 export function splitLines(text: string): TextLine[] {

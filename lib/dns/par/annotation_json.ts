@@ -14,10 +14,11 @@ import { asObject, type JsonObject } from "../../resources/json.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readAnnotationJson } from "./annotation_json.ts";
  *
- * readAnnotationJson('{"resolver":"10.96.0.53"}'); // { resolver: "10.96.0.53" }
- * readAnnotationJson("{"); // "is not JSON"
+ * assert.deepEqual(readAnnotationJson('{"resolver":"10.96.0.53"}'), { resolver: "10.96.0.53" });
+ * assert.equal(readAnnotationJson("{"), "is not JSON");
  * ```
  */
 export function readAnnotationJson(text: string): JsonObject | string {

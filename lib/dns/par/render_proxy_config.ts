@@ -75,12 +75,18 @@ function sortedRecord(entries: Iterable<[string, string]>): Record<string, strin
  *
  * @example
  * ```ts
- * import type { ConfigMap } from "../../resources/config_map.ts";
+ * import assert from "node:assert/strict";
+ * import { decodeConfigMap } from "../../resources/config_map.ts";
  * import { renderProxyConfig } from "./render_proxy_config.ts";
  *
- * declare const configMap: ConfigMap; // data: { "nginx.conf": "resolver {{ .dnsResolver }};" }
- * const result = renderProxyConfig(configMap, "10.96.0.53");
- * // { kind: "write", rendered: { "nginx.conf": "resolver 10.96.0.53;" }, patch: …, … }
+ * const configMap = decodeConfigMap({
+ *   metadata: { name: "nginx", namespace: "ingress", resourceVersion: "1" },
+ *   data: { "nginx.conf": "resolver {{ .dnsResolver }};" },
+ * });
+ * assert.ok(configMap.ok);
+ * const result = renderProxyConfig(configMap.value, "10.96.0.53");
+ * assert.ok(result.kind === "write");
+ * assert.deepEqual(result.rendered, { "nginx.conf": "resolver 10.96.0.53;" });
  * ```
  */
 export function renderProxyConfig(configMap: ConfigMap, resolver: string): ProxyConfigRender {

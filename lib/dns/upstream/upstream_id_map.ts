@@ -15,11 +15,13 @@ const DRAWS = 32;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { UpstreamIdMap } from "./upstream_id_map.ts";
  *
  * const waiting = new UpstreamIdMap<string>(Math.random);
  * const id = waiting.allocate("query for shop.example.com");
- * if (id !== undefined) waiting.take(id); // "query for shop.example.com"
+ * assert.ok(id !== undefined);
+ * assert.equal(waiting.take(id), "query for shop.example.com");
  * ```
  */
 export class UpstreamIdMap<T> {

@@ -55,9 +55,10 @@ function wireName(name: string): Uint8Array {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { addressQuery } from "./address_query.ts";
  *
- * addressQuery("shop.example.com", { type: "AAAA" }).length; // 12 + 18 + 4 + 11
+ * assert.equal(addressQuery("shop.example.com", { type: "AAAA" }).length, 12 + 18 + 4 + 11);
  * ```
  */
 export function addressQuery(name: string, options: AddressQueryOptions): Uint8Array {

@@ -87,11 +87,13 @@ export function responseLimit(opt: OptView | undefined, options: ClassifyOptions
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { classifyQuery } from "./classify_query.ts";
  *
  * const query = new Uint8Array([0, 7, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x41, 0, 0, 1, 0, 1]);
  * const verdict = classifyQuery(query, { transport: "udp", maxUdpPayload: 1232 });
- * if (verdict.kind === "ask") verdict.question; // { name: "a", type: "A" }
+ * assert.ok(verdict.kind === "ask");
+ * assert.deepEqual(verdict.question, { name: "a", type: "A" });
  * ```
  */
 export function classifyQuery(bytes: Uint8Array, options: ClassifyOptions): QueryVerdict {

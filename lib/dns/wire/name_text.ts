@@ -19,9 +19,10 @@ const scratch = new Uint8Array(255 * 4);
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nameText } from "./name_text.ts";
  *
- * nameText(new Uint8Array([3, 0x57, 0x57, 0x57, 1, 0x2e, 0]), 0); // "www.\\."
+ * assert.equal(nameText(new Uint8Array([3, 0x57, 0x57, 0x57, 1, 0x2e, 0]), 0), "www.\\.");
  * ```
  */
 export function nameText(bytes: Uint8Array, offset: number): string {

@@ -41,11 +41,17 @@ function u16(bytes: Uint8Array, offset: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readAnswerAddresses } from "./read_answer_addresses.ts";
  *
  * const reply = new Uint8Array([0, 0, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0, 1, 0x61, 0, 0, 1, 0, 1,
  *   0xc0, 12, 0, 1, 0, 1, 0, 0, 0, 30, 0, 4, 10, 96, 0, 7]);
- * readAnswerAddresses(reply); // { rcode: 0, addresses: ["10.96.0.7"], ttl: 30, truncated: false }
+ * assert.deepEqual(readAnswerAddresses(reply), {
+ *   rcode: 0,
+ *   addresses: ["10.96.0.7"],
+ *   ttl: 30,
+ *   truncated: false,
+ * });
  * ```
  */
 export function readAnswerAddresses(reply: Uint8Array): AnswerAddresses | UnreadableAnswer {

@@ -114,11 +114,13 @@ export function nameEnd(bytes: Uint8Array, offset: number): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readMessage } from "./read_message.ts";
  *
  * const query = new Uint8Array([0, 7, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0, 1, 0x61, 0, 0, 1, 0, 1]);
  * const view = readMessage(query);
- * if (!("malformed" in view)) view.question?.type; // 1 (A)
+ * assert.ok(!("malformed" in view));
+ * assert.equal(view.question?.type, 1); // A
  * ```
  */
 export function readMessage(bytes: Uint8Array): MessageView | MalformedMessage {

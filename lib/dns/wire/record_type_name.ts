@@ -51,10 +51,11 @@ const NAMES: ReadonlyMap<number, string> = new Map([
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { recordTypeName } from "./record_type_name.ts";
  *
- * recordTypeName(28); // "AAAA"
- * recordTypeName(65280); // "TYPE65280"
+ * assert.equal(recordTypeName(28), "AAAA");
+ * assert.equal(recordTypeName(65280), "TYPE65280");
  * ```
  */
 export function recordTypeName(type: number): string {

@@ -11,11 +11,12 @@
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { TcpFrameReader } from "./tcp_frames.ts";
  *
  * const reader = new TcpFrameReader();
- * reader.push(new Uint8Array([0, 2, 7]));
- * reader.push(new Uint8Array([8, 0, 1, 9])); // [Uint8Array [7, 8], Uint8Array [9]]
+ * assert.deepEqual(reader.push(new Uint8Array([0, 2, 7])), []);
+ * assert.deepEqual(reader.push(new Uint8Array([8, 0, 1, 9])), [new Uint8Array([7, 8]), new Uint8Array([9])]);
  * ```
  */
 export class TcpFrameReader {

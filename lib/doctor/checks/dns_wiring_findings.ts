@@ -49,10 +49,13 @@ export function sample(names: readonly string[]): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hostDiff } from "./dns_wiring_findings.ts";
  *
- * hostDiff(["a.example.com"], { desired: ["a.example.com", "b.example.com"], where: "the block" });
- * // { verdict: "problem", saw: "the block lacks 1 wanted (b.example.com)" }
+ * assert.deepEqual(
+ *   hostDiff(["a.example.com"], { desired: ["a.example.com", "b.example.com"], where: "the block" }),
+ *   { verdict: "problem", saw: "the block lacks 1 wanted (b.example.com)" },
+ * );
  * ```
  */
 export function hostDiff(

@@ -44,12 +44,13 @@ export interface HostsFileExpectation {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { DEFAULT_MARKERS } from "../../controller/modes/markers.ts";
  * import { hostsFileFindings } from "./etc_hosts_wiring_findings.ts";
  *
  * const bytes = new TextEncoder().encode("127.0.0.1 localhost\n");
  * const expected = { subject: "hosts file", hosts: ["shop.example.com"], proxyIp: "10.96.0.20", markers: DEFAULT_MARKERS };
- * hostsFileFindings(bytes, expected)[0]?.verdict; // "problem": no ouroboros block
+ * assert.equal(hostsFileFindings(bytes, expected)[0]?.verdict, "problem"); // no ouroboros block
  * ```
  */
 export function hostsFileFindings(bytes: Uint8Array, expected: HostsFileExpectation): Finding[] {

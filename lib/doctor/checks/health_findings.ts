@@ -73,10 +73,13 @@ export function ago(ms: number): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { readyzCause } from "./health_findings.ts";
  *
- * readyzCause("backend unreachable (dns-nxdomain): failed to lookup address information\n");
- * // { cause: "dns-nxdomain", error: "failed to lookup address information" }
+ * assert.deepEqual(readyzCause("backend unreachable (dns-nxdomain): failed to lookup address information\n"), {
+ *   cause: "dns-nxdomain",
+ *   error: "failed to lookup address information",
+ * });
  * ```
  */
 export function readyzCause(text: string): { readonly cause: string; readonly error: string } | undefined {

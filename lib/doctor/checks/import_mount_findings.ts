@@ -25,10 +25,13 @@ const COREFILE_DIR = "/etc/coredns";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { importDirectories } from "./import_mount_findings.ts";
  *
- * importDirectories(".:53 {\n    import custom/*.override\n}\n", { key: "ouroboros.override", corefileKey: "Corefile" });
- * // ["/etc/coredns/custom"]
+ * const corefile = ".:53 {\n    import custom/*.override\n}\n";
+ * assert.deepEqual(importDirectories(corefile, { key: "ouroboros.override", corefileKey: "Corefile" }), [
+ *   "/etc/coredns/custom",
+ * ]);
  * ```
  */
 export function importDirectories(

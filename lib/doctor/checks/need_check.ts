@@ -43,11 +43,17 @@ function where(service: Service): string {
  *
  * @example
  * ```ts
- * import type { Service } from "../../resources/service.ts";
+ * import assert from "node:assert/strict";
+ * import { decodeService } from "../../resources/service.ts";
  * import { needFindings } from "./need_check.ts";
  *
- * declare const lb: Service; // type LoadBalancer, status ingress [{ ip: "203.0.113.10", ipMode: "Proxy" }]
- * needFindings({ version: { major: 1, minor: 32 }, services: [lb] })[0]?.verdict; // "warning"
+ * const lb = decodeService({
+ *   metadata: { name: "ingress-nginx", namespace: "ingress", resourceVersion: "1" },
+ *   spec: { type: "LoadBalancer" },
+ *   status: { loadBalancer: { ingress: [{ ip: "203.0.113.10", ipMode: "Proxy" }] } },
+ * });
+ * assert.ok(lb.ok);
+ * assert.equal(needFindings({ version: { major: 1, minor: 32 }, services: [lb.value] })[0]?.verdict, "warning");
  * ```
  */
 export function needFindings(input: NeedInput): Finding[] {

@@ -27,11 +27,16 @@ function pick(ports: readonly ServicePort[], name: string, number: number): numb
  *
  * @example
  * ```ts
- * import type { Service } from "../../resources/service.ts";
+ * import assert from "node:assert/strict";
+ * import { decodeService } from "../../resources/service.ts";
  * import { serviceTargets } from "./service_targets.ts";
  *
- * declare const proxy: Service; // clusterIPs ["10.96.0.50"], ports http 80 and https 443
- * serviceTargets(proxy); // { addresses: ["10.96.0.50"], httpPort: 80, httpsPort: 443 }
+ * const proxy = decodeService({
+ *   metadata: { name: "ouroboros-proxy", namespace: "ouroboros", resourceVersion: "1" },
+ *   spec: { clusterIPs: ["10.96.0.50"], ports: [{ name: "http", port: 80 }, { name: "https", port: 443 }] },
+ * });
+ * assert.ok(proxy.ok);
+ * assert.deepEqual(serviceTargets(proxy.value), { addresses: ["10.96.0.50"], httpPort: 80, httpsPort: 443 });
  * ```
  */
 export function serviceTargets(service: Service): ServiceTargets {

@@ -33,9 +33,11 @@ export interface WarningEventInput {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { warningEventFindings } from "./warning_event_findings.ts";
  *
- * warningEventFindings({ events: [], namespaces: ["kube-system"], now: Date.now() })[0]?.verdict; // "ok"
+ * const findings = warningEventFindings({ events: [], namespaces: ["kube-system"], now: Date.now() });
+ * assert.equal(findings[0]?.verdict, "ok");
  * ```
  */
 export function warningEventFindings(input: WarningEventInput): Finding[] {

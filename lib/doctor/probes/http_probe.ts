@@ -37,10 +37,15 @@ function sample(bytes: Uint8Array): string {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { classifyHttpAnswer } from "./http_probe.ts";
  *
  * const bytes = new TextEncoder().encode("HTTP/1.1 404 Not Found\r\nServer: nginx\r\n");
- * classifyHttpAnswer(bytes, false); // { kind: "answered", statusLine: "HTTP/1.1 404 Not Found", status: 404 }
+ * assert.deepEqual(classifyHttpAnswer(bytes, false), {
+ *   kind: "answered",
+ *   statusLine: "HTTP/1.1 404 Not Found",
+ *   status: 404,
+ * });
  * ```
  */
 export function classifyHttpAnswer(bytes: Uint8Array, ended: boolean): HttpProbeResult | undefined {

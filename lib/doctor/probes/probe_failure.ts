@@ -62,9 +62,11 @@ function stringField(value: unknown, key: string): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { classifyProbeFailure } from "./probe_failure.ts";
  *
- * classifyProbeFailure(Object.assign(new Error("socket hang up"), { code: "ECONNRESET" }), "answer"); // { kind: "reset" }
+ * const reset = Object.assign(new Error("socket hang up"), { code: "ECONNRESET" });
+ * assert.deepEqual(classifyProbeFailure(reset, "answer"), { kind: "reset" });
  * ```
  */
 export function classifyProbeFailure(error: unknown, phase: ProbePhase): ProbeFailure {

@@ -64,10 +64,11 @@ export function certificateNames(
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { certificateCovers } from "./tls_probe.ts";
  *
- * certificateCovers("shop.example.com", ["*.example.com"]); // true
- * certificateCovers("a.shop.example.com", ["*.example.com"]); // false
+ * assert.equal(certificateCovers("shop.example.com", ["*.example.com"]), true);
+ * assert.equal(certificateCovers("a.shop.example.com", ["*.example.com"]), false);
  * ```
  */
 export function certificateCovers(host: string, names: readonly string[]): boolean {

@@ -70,11 +70,12 @@ function contains(range: ParsedRange, address: IpAddress): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { isPublicAddress } from "./public_address.ts";
  *
- * isPublicAddress("192.168.1.10"); // false: RFC 1918
- * isPublicAddress("100.64.7.1"); // false: carrier-grade NAT
- * isPublicAddress("2a01:4f8::1"); // true
+ * assert.equal(isPublicAddress("192.168.1.10"), false); // RFC 1918
+ * assert.equal(isPublicAddress("100.64.7.1"), false); // carrier-grade NAT
+ * assert.equal(isPublicAddress("2a01:4f8::1"), true);
  * ```
  */
 export function isPublicAddress(address: string | IpAddress): boolean {

@@ -97,11 +97,13 @@ const OUTPUT_HINTS = {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { parseKubertureConfig } from "./kuberture_config.ts";
  *
  * const text = "outputs:\n  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n";
  * const parsed = parseKubertureConfig(text, { path: "/etc/kuberture/config.yaml" });
- * if (parsed.ok) parsed.config.outputs[0]?.recordTTL; // 60
+ * assert.ok(parsed.ok);
+ * assert.equal(parsed.config.outputs[0]?.recordTTL, 60);
  * ```
  */
 export function parseKubertureConfig(

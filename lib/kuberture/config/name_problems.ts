@@ -20,10 +20,14 @@ const LABEL_CHARACTER = /[A-Za-z0-9-]/;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hostnameProblem } from "./name_problems.ts";
  *
- * hostnameProblem("*.example.com."); // undefined
- * hostnameProblem("localhost"); // "\"localhost\" is a single label; give a name of at least two labels, …"
+ * assert.equal(hostnameProblem("*.example.com."), undefined);
+ * assert.equal(
+ *   hostnameProblem("localhost"),
+ *   '"localhost" is a single label; give a name of at least two labels, such as api.example.com',
+ * );
  * ```
  */
 export function hostnameProblem(host: string): string | undefined {

@@ -15,11 +15,23 @@ import type { ProxyServerConfig } from "../server.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { boundConfig } from "./bound_config.ts";
  * import type { ProxyServerConfig } from "../server.ts";
  *
- * declare const config: ProxyServerConfig; // --listen-http=:0
- * boundConfig(config, { http: "[::]:41234" }).listeners[0]?.address; // { host: "::", port: 41234 }
+ * const config: ProxyServerConfig = {
+ *   listeners: [{ name: "http", address: { host: undefined, port: 0 }, backendPort: 80 }], // --listen-http=:0
+ *   backendHost: "ingress.nginx.svc.cluster.local",
+ *   readinessPort: 80,
+ *   proxyProtocol: "v1",
+ *   dialTimeoutMs: 5_000,
+ *   readyTimeoutMs: 2_000,
+ *   shutdownGraceMs: 10_000,
+ *   drainDelayMs: 0,
+ *   idleTimeoutMs: 0,
+ * };
+ * const bound = boundConfig(config, { http: "[::]:41234" });
+ * assert.deepEqual(bound.listeners[0]?.address, { host: "::", port: 41234 });
  * ```
  */
 export function boundConfig(

@@ -18,9 +18,10 @@ export const RESTART_STABLE_MS = 30_000;
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { restartDelay } from "./restart_delay.ts";
  *
- * restartDelay(4); // 800 ms; capped at 30 s
+ * assert.equal(restartDelay(4), 800); // ms; capped at 30 s
  * ```
  */
 export function restartDelay(failures: number): number {

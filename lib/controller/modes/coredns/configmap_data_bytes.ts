@@ -43,9 +43,10 @@ export function base64DecodedLength(encoded: string): number {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { configMapDataBytes } from "./configmap_data_bytes.ts";
  *
- * configMapDataBytes({ Corefile: ".:53 {\n}\n" }); // 8 + 9 = 17
+ * assert.equal(configMapDataBytes({ Corefile: ".:53 {\n}\n" }), 8 + 9);
  * ```
  */
 export function configMapDataBytes(

@@ -32,13 +32,15 @@ export function pairedSink(first: Sink, second: Sink): Sink {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { foldOutcomes } from "./paired_sink.ts";
  *
  * const folded = foldOutcomes(
  *   { kind: "unchanged", hosts: 1 },
  *   { kind: "refused", problem: "end-before-begin", message: "…", scope: "nothing-written" },
  * );
- * if (folded.kind === "refused") folded.problem; // "node-local-dns-end-before-begin"
+ * assert.ok(folded.kind === "refused");
+ * assert.equal(folded.problem, "node-local-dns-end-before-begin");
  * ```
  */
 export function foldOutcomes(first: SinkOutcome, second: SinkOutcome): SinkOutcome {

@@ -62,10 +62,11 @@ export const COREDNS_IMPORT_SINK_PROBLEMS: readonly string[] = [
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { COREDNS_IMPORT_SINK_PROBLEMS, modeRefusalProblems } from "./refusal_problems.ts";
  *
- * modeRefusalProblems(COREDNS_IMPORT_SINK_PROBLEMS, "warn").includes("too-large"); // true
- * modeRefusalProblems(COREDNS_IMPORT_SINK_PROBLEMS, "manage").includes("node-local-dns-too-large"); // true
+ * assert.ok(modeRefusalProblems(COREDNS_IMPORT_SINK_PROBLEMS, "warn").includes("too-large"));
+ * assert.ok(modeRefusalProblems(COREDNS_IMPORT_SINK_PROBLEMS, "manage").includes("node-local-dns-too-large"));
  * ```
  */
 export function modeRefusalProblems(

@@ -17,13 +17,15 @@ import type { CorefileEditFn } from "./coredns_sink.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { applyCorefileBlock } from "./corefile/apply_corefile_block.ts";
  * import { rememberedEdit } from "./remembered_edit.ts";
  *
  * const fqdn = "p.ns.svc.cluster.local.";
  * const edit = rememberedEdit((corefile, hosts) => applyCorefileBlock(corefile, { hosts, fqdn }));
- * const first = edit(".:53 {\n    errors\n}\n", ["a.example.com"]); // "changed"
- * if (first.kind === "changed") edit(first.corefile, ["a.example.com"]); // "unchanged", not re-read
+ * const first = edit(".:53 {\n    errors\n}\n", ["a.example.com"]);
+ * assert.ok(first.kind === "changed");
+ * assert.equal(edit(first.corefile, ["a.example.com"]).kind, "unchanged"); // remembered, not re-read
  * ```
  */
 export function rememberedEdit(edit: CorefileEditFn): CorefileEditFn {

@@ -56,13 +56,14 @@ export type WriteGate =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { RevertGuard } from "./revert_guard.ts";
  *
  * const guard = new RevertGuard(); // a fight starts at the third revert in 30 minutes
- * guard.observeRevert(1_000); // { kind: "counted", reverts: 1 }
- * guard.observeRevert(2_000); // { kind: "counted", reverts: 2 }
- * guard.observeRevert(3_000); // { kind: "fight-started", reverts: 3, holdOffMs: 30000 }
- * guard.writeGate(4_000, 3_500); // { allowed: false, waitMs: 29500, reverts: 3 }
+ * assert.deepEqual(guard.observeRevert(1_000), { kind: "counted", reverts: 1 });
+ * assert.deepEqual(guard.observeRevert(2_000), { kind: "counted", reverts: 2 });
+ * assert.deepEqual(guard.observeRevert(3_000), { kind: "fight-started", reverts: 3, holdOffMs: 30000 });
+ * assert.deepEqual(guard.writeGate(4_000, 3_500), { allowed: false, waitMs: 29500, reverts: 3 });
  * ```
  */
 export class RevertGuard {

@@ -64,10 +64,11 @@ export function sameInode(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { osErrorCode } from "./file_bytes.ts";
  *
- * osErrorCode(Object.assign(new Error("No space left on device"), { code: "ENOSPC" })); // "ENOSPC"
- * osErrorCode(new TypeError("x is undefined")); // undefined
+ * assert.equal(osErrorCode(Object.assign(new Error("No space left on device"), { code: "ENOSPC" })), "ENOSPC");
+ * assert.equal(osErrorCode(new TypeError("x is undefined")), undefined);
  * ```
  */
 export function osErrorCode(error: unknown): string | undefined {

@@ -45,12 +45,16 @@ export interface HostsBlockOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { applyHostsBlock } from "./hosts_block.ts";
  *
  * const edit = applyHostsBlock("127.0.0.1 localhost\n", { ip: "10.96.0.10", hosts: ["app.example.com"] });
- * // edit.kind === "changed"; edit.text === "127.0.0.1 localhost\n" +
- * //   "# === BEGIN ouroboros (do not edit by hand) ===\n" +
- * //   "10.96.0.10 app.example.com\n# === END ouroboros ===\n"
+ * assert.ok(edit.kind === "changed");
+ * assert.equal(
+ *   edit.text,
+ *   "127.0.0.1 localhost\n# === BEGIN ouroboros (do not edit by hand) ===\n" +
+ *     "10.96.0.10 app.example.com\n# === END ouroboros ===\n",
+ * );
  * ```
  */
 export function applyHostsBlock(text: string, options: HostsBlockOptions): HostsEdit {

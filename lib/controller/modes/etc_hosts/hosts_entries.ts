@@ -32,11 +32,15 @@ export interface EntryPlan {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { planEntries } from "./hosts_entries.ts";
  *
- * planEntries("2001:DB8::0:1", ["b.example.com", "a.example.com"]);
- * // { kind: "entries", ip: "2001:db8::1", hosts: ["b.example.com", "a.example.com"] }
- * planEntries("10.0.0", ["a.example.com"]).kind; // "refused"
+ * assert.deepEqual(planEntries("2001:DB8::0:1", ["b.example.com", "a.example.com"]), {
+ *   kind: "entries",
+ *   ip: "2001:db8::1",
+ *   hosts: ["b.example.com", "a.example.com"],
+ * });
+ * assert.equal(planEntries("10.0.0", ["a.example.com"]).kind, "refused");
  * ```
  */
 export function planEntries(ip: string, hosts: readonly string[]): EntryPlan | HostsRefusal {

@@ -38,12 +38,16 @@ export type WritePlan =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { planWrite } from "./hosts_layout.ts";
  *
  * const end = "# === END ouroboros ===\n";
- * planWrite(`a\n${end}`, `a\n${end}`); // { kind: "none" }
- * planWrite(`abc\n${end}`, `a\n${end}`); // { kind: "overwrite", text: "a\n# === END ouroboros ===  \n" }
- * planWrite("127.0.0.1 localhost\n", ""); // { kind: "shrink", text: "", filler: 20 }
+ * assert.deepEqual(planWrite(`a\n${end}`, `a\n${end}`), { kind: "none" });
+ * assert.deepEqual(planWrite(`abc\n${end}`, `a\n${end}`), {
+ *   kind: "overwrite",
+ *   text: "a\n# === END ouroboros ===  \n",
+ * });
+ * assert.deepEqual(planWrite("127.0.0.1 localhost\n", ""), { kind: "shrink", text: "", filler: 20 });
  * ```
  */
 export function planWrite(current: string, desired: string, options: MarkersOption = {}): WritePlan {

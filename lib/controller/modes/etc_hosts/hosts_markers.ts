@@ -52,13 +52,18 @@ export type HostsMarkerScan =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { splitLines } from "../text_lines.ts";
  * import { scanHostsMarkers } from "./hosts_markers.ts";
  *
  * const text = "127.0.0.1 localhost\n# === BEGIN ouroboros (do not edit by hand) ===\n" +
  *   "10.96.0.10 app.example.com\n# === END ouroboros ===\n";
- * scanHostsMarkers(text, splitLines(text));
- * // { kind: "present", beginLine: 1, endLine: 3, entries: [{ ip: "10.96.0.10", host: "app.example.com" }] }
+ * assert.deepEqual(scanHostsMarkers(text, splitLines(text)), {
+ *   kind: "present",
+ *   beginLine: 1,
+ *   endLine: 3,
+ *   entries: [{ ip: "10.96.0.10", host: "app.example.com" }],
+ * });
  * ```
  */
 export function scanHostsMarkers(

@@ -19,10 +19,11 @@ export const HOSTS_BASENAME = "hosts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hostsPathProblem } from "./hosts_path.ts";
  *
- * hostsPathProblem("/host/etc/hosts"); // undefined
- * hostsPathProblem("/host/etc/shadow")?.problem; // "unsafe-path"
+ * assert.equal(hostsPathProblem("/host/etc/hosts"), undefined);
+ * assert.equal(hostsPathProblem("/host/etc/shadow")?.problem, "unsafe-path");
  * ```
  */
 export function hostsPathProblem(path: string): HostsRefusal | undefined {

@@ -35,10 +35,14 @@ export type TargetsResult =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { targetsFromAddresses } from "./targets.ts";
  *
- * targetsFromAddresses(["10.96.0.7", "FD00:0:0:0:0:0:0:7"], "--external-dns-proxy-ip");
- * // { kind: "resolved", targets: { ipv4: ["10.96.0.7"], ipv6: ["fd00::7"] }, origin: … }
+ * assert.deepEqual(targetsFromAddresses(["10.96.0.7", "FD00:0:0:0:0:0:0:7"], "--external-dns-proxy-ip"), {
+ *   kind: "resolved",
+ *   targets: { ipv4: ["10.96.0.7"], ipv6: ["fd00::7"] },
+ *   origin: "--external-dns-proxy-ip",
+ * });
  * ```
  */
 export function targetsFromAddresses(addresses: readonly string[], origin: string): TargetsResult {

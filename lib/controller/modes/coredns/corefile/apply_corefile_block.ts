@@ -54,13 +54,17 @@ export type CorefileEdit =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { applyCorefileBlock } from "./apply_corefile_block.ts";
  *
  * const fqdn = "p.ns.svc.cluster.local.";
  * const edit = applyCorefileBlock(".:53 {\n    errors\n}\n", { hosts: ["app.example.com"], fqdn });
- * // edit.kind === "changed"; edit.corefile ===
- * // ".:53 {\n    errors\n    # === BEGIN ouroboros (do not edit by hand) ===\n" +
- * // "    rewrite name app.example.com p.ns.svc.cluster.local.\n    # === END ouroboros ===\n}\n"
+ * assert.ok(edit.kind === "changed");
+ * assert.equal(
+ *   edit.corefile,
+ *   ".:53 {\n    errors\n    # === BEGIN ouroboros (do not edit by hand) ===\n" +
+ *     "    rewrite name app.example.com p.ns.svc.cluster.local.\n    # === END ouroboros ===\n}\n",
+ * );
  * ```
  */
 export function applyCorefileBlock(corefile: string, block: CorefileBlock): CorefileEdit {

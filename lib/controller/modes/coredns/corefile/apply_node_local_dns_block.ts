@@ -45,14 +45,19 @@ export type NodeLocalDnsEdit =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { applyNodeLocalDnsBlock } from "./apply_node_local_dns_block.ts";
  * import { nodeLocalDnsMarkers } from "./node_local_dns_markers.ts";
  *
  * const corefile = "cluster.local:53 {\n    forward . 10.96.0.11\n}\n";
  * const request = { clusterName: "p.ns.svc.cluster.local.", markers: nodeLocalDnsMarkers() };
  * const edit = applyNodeLocalDnsBlock(corefile, { ...request, hosts: ["a.example.com"] });
- * // edit.kind === "changed"; edit.corefile starts with
- * // "# === BEGIN ouroboros-node-local-dns (do not edit by hand) ===\na.example.com:53 {\n"
+ * assert.ok(edit.kind === "changed");
+ * assert.ok(
+ *   edit.corefile.startsWith(
+ *     "# === BEGIN ouroboros-node-local-dns (do not edit by hand) ===\na.example.com:53 {\n",
+ *   ),
+ * );
  * ```
  */
 export function applyNodeLocalDnsBlock(

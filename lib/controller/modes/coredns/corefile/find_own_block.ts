@@ -46,11 +46,12 @@ export interface FindOwnBlockOptions {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { findOwnBlock } from "./find_own_block.ts";
  *
  * const text = ".:53 {\n    # === BEGIN ouroboros (do not edit by hand) ===\n" +
  *   "    rewrite name a.example.com p.ns.svc.cluster.local.\n    # === END ouroboros ===\n}\n";
- * findOwnBlock(text)?.hosts; // ["a.example.com"]
+ * assert.deepEqual(findOwnBlock(text)?.hosts, ["a.example.com"]);
  * ```
  */
 export function findOwnBlock(text: string, options: FindOwnBlockOptions = {}): OwnBlock | undefined {

@@ -18,10 +18,11 @@ import { type CorefileToken, tokenizeCorefile } from "./tokenize_corefile.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hasReloadPlugin } from "./has_reload_plugin.ts";
  *
- * hasReloadPlugin(".:53 {\n    errors\n    reload 5s\n}\n"); // true
- * hasReloadPlugin(".:53 {\n    # reload\n}\n"); // false
+ * assert.equal(hasReloadPlugin(".:53 {\n    errors\n    reload 5s\n}\n"), true);
+ * assert.equal(hasReloadPlugin(".:53 {\n    # reload\n}\n"), false);
  * ```
  */
 export function hasReloadPlugin(corefile: string): boolean {

@@ -21,9 +21,10 @@ import { tokenizeCorefile } from "./tokenize_corefile.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { importLineFor } from "./import_line.ts";
  *
- * importLineFor("ouroboros.override"); // "import /etc/coredns/custom/*.override"
+ * assert.equal(importLineFor("ouroboros.override"), "import /etc/coredns/custom/*.override");
  * ```
  */
 export function importLineFor(key: string): string {

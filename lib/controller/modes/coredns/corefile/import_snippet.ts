@@ -21,11 +21,14 @@ import { blockOrder, ownRuleHost, rewriteInputProblem, rewriteRule } from "./rew
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { importSnippet } from "./import_snippet.ts";
  *
- * importSnippet(["a.example.com", "b.example.com"], "p.ns.svc.cluster.local.");
- * // "rewrite name a.example.com p.ns.svc.cluster.local.\n" +
- * // "rewrite name b.example.com p.ns.svc.cluster.local.\n"
+ * assert.equal(
+ *   importSnippet(["a.example.com", "b.example.com"], "p.ns.svc.cluster.local."),
+ *   "rewrite name a.example.com p.ns.svc.cluster.local.\n" +
+ *     "rewrite name b.example.com p.ns.svc.cluster.local.\n",
+ * );
  * ```
  */
 export function importSnippet(hosts: readonly string[], fqdn: string): string | undefined {

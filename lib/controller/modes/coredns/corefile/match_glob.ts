@@ -23,12 +23,13 @@ type Element =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { matchGlob } from "./match_glob.ts";
  *
- * matchGlob("*.override", "ouroboros.override"); // true
- * matchGlob("*.server", "ouroboros.override"); // false
- * matchGlob("[a-o]*.override", "ouroboros.override"); // true
- * matchGlob("[", "x"); // false: malformed
+ * assert.equal(matchGlob("*.override", "ouroboros.override"), true);
+ * assert.equal(matchGlob("*.server", "ouroboros.override"), false);
+ * assert.equal(matchGlob("[a-o]*.override", "ouroboros.override"), true);
+ * assert.equal(matchGlob("[", "x"), false); // malformed
  * ```
  */
 export function matchGlob(pattern: string, name: string): boolean {

@@ -39,11 +39,14 @@ export type ZonesResult =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nodeLocalDnsZones } from "./node_local_dns_block.ts";
  *
- * nodeLocalDnsZones(["shop.example.com", "*.example.com", "blog.example.org"]);
- * // { ok: true, zones: ["blog.example.org", "example.com"] }
- * nodeLocalDnsZones(["a.example.com:80"]); // { ok: false, host: "a.example.com:80" }
+ * assert.deepEqual(nodeLocalDnsZones(["shop.example.com", "*.example.com", "blog.example.org"]), {
+ *   ok: true,
+ *   zones: ["blog.example.org", "example.com"],
+ * });
+ * assert.deepEqual(nodeLocalDnsZones(["a.example.com:80"]), { ok: false, host: "a.example.com:80" });
  * ```
  */
 export function nodeLocalDnsZones(hosts: readonly string[]): ZonesResult {

@@ -33,9 +33,10 @@ export const NODE_LOCAL_DNS_MARKER_LIKE =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { nodeLocalDnsMarkers } from "./node_local_dns_markers.ts";
  *
- * nodeLocalDnsMarkers("edge").end; // "# === END ouroboros-node-local-dns edge ==="
+ * assert.equal(nodeLocalDnsMarkers("edge").end, "# === END ouroboros-node-local-dns edge ===");
  * ```
  */
 export function nodeLocalDnsMarkers(id = ""): BlockMarkers {

@@ -51,11 +51,14 @@ function unsafeCharacter(value: string): string | undefined {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { hostProblem } from "./rewrite_rule.ts";
  *
- * hostProblem("app.example.com"); // undefined
- * hostProblem("a.example.com\nerrors");
- * // 'host "a.example.com\\nerrors" contains character U+000A at position 14'
+ * assert.equal(hostProblem("app.example.com"), undefined);
+ * assert.equal(
+ *   hostProblem("a.example.com\nerrors"),
+ *   'host "a.example.com\\nerrors" contains character U+000A at position 14',
+ * );
  * ```
  */
 export function hostProblem(host: string): string | undefined {

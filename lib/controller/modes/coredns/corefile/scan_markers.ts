@@ -60,6 +60,7 @@ export type MarkerScan =
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { splitLines } from "../../text_lines.ts";
  * import { scanMarkers } from "./scan_markers.ts";
  * import { findRootBlock, serverBlocks } from "./server_blocks.ts";
@@ -68,12 +69,16 @@ export type MarkerScan =
  * const text = ".:53 {\n    # === BEGIN ouroboros (do not edit by hand) ===\n" +
  *   "    rewrite name a.example.com p.ns.svc.cluster.local.\n    # === END ouroboros ===\n}\n";
  * const tokenized = tokenizeCorefile(text);
- * const root = tokenized.ok ? findRootBlock(serverBlocks(tokenized.tokens)) : undefined;
- * if (tokenized.ok && root !== undefined) {
- *   const { tokens, comments } = tokenized;
- *   scanMarkers({ text, lines: splitLines(text), tokens, comments, root });
- *   // { kind: "present", beginLine: 1, endLine: 3, hosts: ["a.example.com"] }
- * }
+ * assert.ok(tokenized.ok);
+ * const { tokens, comments } = tokenized;
+ * const root = findRootBlock(serverBlocks(tokens));
+ * assert.ok(root !== undefined);
+ * assert.deepEqual(scanMarkers({ text, lines: splitLines(text), tokens, comments, root }), {
+ *   kind: "present",
+ *   beginLine: 1,
+ *   endLine: 3,
+ *   hosts: ["a.example.com"],
+ * });
  * ```
  */
 export function scanMarkers(input: MarkerScanInput): MarkerScan {

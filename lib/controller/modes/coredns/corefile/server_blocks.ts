@@ -78,11 +78,13 @@ export function isRootKey(key: string): boolean {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { findRootBlock, serverBlocks } from "./server_blocks.ts";
  * import { tokenizeCorefile } from "./tokenize_corefile.ts";
  *
  * const tokenized = tokenizeCorefile("example.org:53 {\n}\n.:53 {\n}\n");
- * if (tokenized.ok) findRootBlock(serverBlocks(tokenized.tokens))?.keys; // [".:53"]: the second block
+ * assert.ok(tokenized.ok);
+ * assert.deepEqual(findRootBlock(serverBlocks(tokenized.tokens))?.keys, [".:53"]); // the second block
  * ```
  */
 export function findRootBlock(blocks: readonly ServerBlock[]): ServerBlock | undefined {

@@ -75,10 +75,12 @@ export interface TokenizeSkip {
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { tokenizeCorefile } from "./tokenize_corefile.ts";
  *
  * const result = tokenizeCorefile(".:53 { # a { comment\n    errors\n}\n");
- * if (result.ok) result.tokens.map((t) => t.text); // [".:53", "{", "errors", "}"]
+ * assert.ok(result.ok);
+ * assert.deepEqual(result.tokens.map((t) => t.text), [".:53", "{", "errors", "}"]);
  * ```
  */
 export function tokenizeCorefile(text: string, skip?: TokenizeSkip): TokenizeResult {

@@ -21,10 +21,14 @@ import type { CorefileToken } from "./tokenize_corefile.ts";
  *
  * @example
  * ```ts
+ * import assert from "node:assert/strict";
  * import { verifyCorefileEdit } from "./verify_corefile_edit.ts";
  *
- * verifyCorefileEdit(".:53 {\n}\n", ".:53 {\n}\n}\n", { hosts: [], fqdn: "p.ns.svc.cluster.local." });
- * // 'edited Corefile: the Corefile does not parse: the "}" on line 3 closes nothing: …'
+ * assert.equal(
+ *   verifyCorefileEdit(".:53 {\n}\n", ".:53 {\n}\n}\n", { hosts: [], fqdn: "p.ns.svc.cluster.local." }),
+ *   'edited Corefile: the Corefile does not parse: the "}" on line 3 closes nothing: there is no "{" open ' +
+ *     "at that point; fix its syntax first",
+ * );
  * ```
  */
 export function verifyCorefileEdit(
