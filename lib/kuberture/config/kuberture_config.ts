@@ -308,7 +308,7 @@ function readTtl(doc: ConfigDocument, entry: ConfigEntry | undefined): number | 
   const ttl = doc.integer(entry, accepts);
   if (ttl === undefined || (ttl >= RECORD_TTL_RANGE.min && ttl <= RECORD_TTL_RANGE.max)) return ttl;
   const why = ttl === 0
-    ? "0 is not accepted, although kuberture's chart schema allowed it"
+    ? "0 is not accepted (kuberture's chart schema refuses it too; its code read 0 as 60)"
     : `${ttl} is out of range`;
   doc.problem(
     entry!.value,

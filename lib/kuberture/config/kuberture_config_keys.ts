@@ -100,7 +100,8 @@ export const KUBERTURE_CONFIG_KEYS: readonly ConfigKeyDoc[] = [
     key: "outputs[].recordTTL",
     default: `\`${DEFAULT_RECORD_TTL}\``,
     accepts: `a whole number of seconds from ${RECORD_TTL_RANGE.min} to ${RECORD_TTL_RANGE.max}`,
-    notes: "TTL of the published records. 0 is refused (kuberture's chart schema allowed it).",
+    notes:
+      "TTL of the published records. 0 is refused, as kuberture's chart schema refuses it (minimum 1); kuberture's code would read 0 as 60.",
     restart: false,
   },
   {

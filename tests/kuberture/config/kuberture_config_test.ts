@@ -575,10 +575,10 @@ Deno.test("annotationPrefix, recordTTL, addressSource, addressType and output ta
       ],
     ],
     [
-      "recordTTL 0, which kuberture's chart schema allowed",
+      "recordTTL 0, which kuberture's chart schema refuses too",
       withKey("    recordTTL: 0"),
       [
-        `${PATH}:5:16: outputs[0].recordTTL: 0 is not accepted, although kuberture's chart schema allowed it; ` +
+        `${PATH}:5:16: outputs[0].recordTTL: 0 is not accepted (kuberture's chart schema refuses it too; its code read 0 as 60); ` +
         `give ${TTL_ACCEPTS}, or leave the key out for 60`,
       ],
     ],
@@ -810,7 +810,7 @@ Deno.test("every problem of a file is reported at once, in the order of the file
     `${PATH}:5:16: outputs[0].hostname[0]: "localhost" is a single label; give a name of at least two labels, ` +
     "such as api.example.com",
     `${PATH}:6:18: outputs[0].serviceName: "Svc" is not accepted; give ${SERVICE_ACCEPTS}`,
-    `${PATH}:7:16: outputs[0].recordTTL: 0 is not accepted, although kuberture's chart schema allowed it; give ` +
+    `${PATH}:7:16: outputs[0].recordTTL: 0 is not accepted (kuberture's chart schema refuses it too; its code read 0 as 60); give ` +
     `${TTL_ACCEPTS}, or leave the key out for 60`,
     `${PATH}:8:11: outputs[1].name: outputs[1] and outputs[0] are both named "a"; output names must be unique`,
     `${PATH}:11:20: outputs[1].addressSource: "node" is not accepted; give one of endpointslice, node-internal, ` +
