@@ -32,7 +32,7 @@ function output(name: string, extra: Partial<KubertureOutput> = {}): KubertureOu
     serviceName: `kuberture-${name}`,
     recordTTL: 60,
     addressSource: "endpointslice",
-    addressType: undefined,
+    addressType: "IPv4",
     kind: "service",
     ...extra,
   };

@@ -297,13 +297,14 @@ Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack
         "  - name: clash\n    hostname: [clash.example.com]\n    serviceName: taken\n" +
         "  - name: nodepub\n    hostname: [pub.example.com]\n    serviceName: kuberture-nodepub\n" +
         "    addressSource: node-public\n    addressType: IPv4\n" +
-        "  - name: viacrd\n    hostname: [crd.example.com]\n    serviceName: kuberture-crd\n    output: crd\n",
+        "  - name: viacrd\n    hostname: [crd.example.com]\n    serviceName: kuberture-crd\n    output: crd\n" +
+        "    addressType: Both\n",
     ),
   );
   await using kuberture = await startKuberture(env.flags, { env: env.env });
 
   await t.step(
-    "node-external and node-public give the node's ExternalIP; omitted addressType gives both families",
+    "node-external and node-public give the node's ExternalIP; addressType left out is IPv4, as kuberture; Both is both",
     async () => {
       await waitForTarget(server, "kuberture-public", "203.0.113.7");
       // node-public: the Node's private InternalIP is skipped, its ExternalIP is public.
@@ -322,9 +323,7 @@ Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack
       ]);
       await waitFor(
         "the internal output's Service",
-        () =>
-          annotations(server, "kuberture-internal")?.["internal-dns.example.com/target"] ===
-            "10.0.0.1,fd00::1",
+        () => annotations(server, "kuberture-internal")?.["internal-dns.example.com/target"] === "10.0.0.1",
       );
       const internal = annotations(server, "kuberture-internal")!;
       assert.equal(internal[`${PREFIX}target`], undefined, "only its own prefix");

@@ -4,7 +4,7 @@
  * Ready endpoints only (no `ready` condition counts as ready); canonical, sorted, unique.
  *
  * Where we differ from kuberture, on purpose (docs/differences.md, From kuberture, lists these too):
- * - no `addressType` means both families;
+ * - `addressType: Both` publishes both families in one target (kuberture has one family per output);
  * - `node-*` sources filter each Node's addresses by family, not the slices: kuberture took the
  *   first address of the type whatever its family, so an `IPv6` output found nothing when the
  *   `kubernetes` slice was IPv4 only (the usual dual-stack case);
@@ -25,8 +25,8 @@ import { isPublicAddress } from "./public_address.ts";
 /** What an output asks for (structurally a `Pick` of `KubertureOutput`). */
 export interface AddressSelection {
   readonly addressSource: "endpointslice" | "node-internal" | "node-external" | "node-public";
-  /** One family, or `undefined` for both. */
-  readonly addressType: "IPv4" | "IPv6" | undefined;
+  /** One family, or both. */
+  readonly addressType: "IPv4" | "IPv6" | "Both";
 }
 
 /** A Node a ready endpoint led to that gave no address. */
@@ -66,7 +66,7 @@ const NODE_ADDRESS_TYPES: Readonly<Record<AddressSelection["addressSource"], str
 };
 
 function familiesOf(addressType: AddressSelection["addressType"]): readonly Family[] {
-  if (addressType === undefined) return [4, 6];
+  if (addressType === "Both") return [4, 6];
   return [addressType === "IPv4" ? 4 : 6];
 }
 

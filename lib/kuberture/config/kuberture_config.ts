@@ -2,7 +2,7 @@
  * kuberture's YAML config file, with kuberture's keys, defaults and rules, so `ouroboros kuberture`
  * reads the ConfigMap kuberture used; every problem is reported at once. docs/differences.md (From
  * kuberture) lists where we differ on purpose (unknown keys, explicit empty values and `recordTTL: 0`
- * refused; no `addressType` means both families; `output: crd`).
+ * refused; `addressType: Both` for both families; `output: crd`).
  *
  * Pure: no I/O.
  *
@@ -46,8 +46,8 @@ export interface KubertureOutput {
   /** Seconds, 1–86400; 60 when left out. */
   readonly recordTTL: number;
   readonly addressSource: AddressSource;
-  /** `undefined` = both families (dual-stack); kuberture's default would be IPv4. */
-  readonly addressType: AddressFamily | undefined;
+  /** The family published: `IPv4` (kuberture's default), `IPv6`, or `Both` (not in kuberture). */
+  readonly addressType: AddressFamily;
   /** The YAML key `output`; `service` when left out. */
   readonly kind: OutputKind;
 }
@@ -232,7 +232,7 @@ function readOutput(doc: ConfigDocument, input: OutputInput): ReadOutput {
         serviceName: service,
         recordTTL: recordTTL ?? DEFAULT_RECORD_TTL,
         addressSource: addressSource ?? "endpointslice",
-        addressType,
+        addressType: addressType ?? "IPv4",
         kind,
       }
       : undefined,
@@ -331,7 +331,7 @@ function readListen(doc: ConfigDocument, entry: ConfigEntry | undefined, key: st
   return undefined;
 }
 
-/** A reference default as plain words: "`60`" → "60", "(both families)" → "both families". */
+/** A reference default as plain words: "`60`" → "60", "(none)" → "none". */
 function plain(markdown: string): string {
   return markdown.replaceAll("`", "").replace(/^\((.*)\)$/, "$1");
 }

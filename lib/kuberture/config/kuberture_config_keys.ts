@@ -19,7 +19,7 @@ export const RECORD_TTL_RANGE = { min: 1, max: 86_400 } as const;
 /** Where an output takes its addresses from. */
 export const ADDRESS_SOURCES = ["endpointslice", "node-internal", "node-external", "node-public"] as const;
 /** The address families an output may be limited to. */
-export const ADDRESS_FAMILIES = ["IPv4", "IPv6"] as const;
+export const ADDRESS_FAMILIES = ["IPv4", "IPv6", "Both"] as const;
 /** What an output writes: an annotated headless Service (kuberture's) or a DNSEndpoint (ours). */
 export const OUTPUT_KINDS = ["service", "crd"] as const;
 /** The log levels `logLevel` takes (kuberture's, which are also ours). */
@@ -114,10 +114,10 @@ export const KUBERTURE_CONFIG_KEYS: readonly ConfigKeyDoc[] = [
   },
   {
     key: "outputs[].addressType",
-    default: "(both families)",
+    default: "`IPv4`",
     accepts: `one of ${ADDRESS_FAMILIES.join(", ")}`,
-    notes: "Publishes only that family. Left out, both families are published (dual-stack); kuberture " +
-      "defaults to IPv4, so set IPv4 to keep its behaviour on a dual-stack cluster.",
+    notes: "Publishes only that family, as kuberture does (left out: IPv4, kuberture's default); not in " +
+      "kuberture: Both publishes IPv4 and IPv6 addresses in one target, for a dual-stack cluster.",
     restart: false,
   },
   {

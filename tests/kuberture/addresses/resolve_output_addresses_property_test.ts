@@ -56,7 +56,7 @@ const SOURCES: readonly AddressSelection["addressSource"][] = [
   "node-external",
   "node-public",
 ];
-const FAMILIES: readonly AddressSelection["addressType"][] = ["IPv4", "IPv6", undefined];
+const FAMILIES: readonly AddressSelection["addressType"][] = ["IPv4", "IPv6", "Both"];
 
 function meta(name: string): ObjectMeta {
   return {
@@ -180,7 +180,7 @@ Deno.test("resolveOutputAddresses over random clusters: sorted, unique, canonica
     for (let i = 1; i < addresses.length; i++) {
       assert.ok(addresses[i - 1]! < addresses[i]!, `sorted and unique: ${addresses.join(",")}\n${where}`);
     }
-    const families = input.output.addressType === undefined
+    const families = input.output.addressType === "Both"
       ? [4, 6]
       : [input.output.addressType === "IPv4" ? 4 : 6];
     const origins = possibleOrigins(input);
@@ -218,7 +218,7 @@ Deno.test("resolveOutputAddresses over random clusters: dual-stack is the union 
     const at = (addressType: AddressSelection["addressType"]) =>
       resolveOutputAddresses({ ...input, output: { ...input.output, addressType } }).addresses;
     assert.deepEqual(
-      at(undefined),
+      at("Both"),
       [...at("IPv4"), ...at("IPv6")].sort(),
       `case ${index}: ${JSON.stringify(input)}`,
     );

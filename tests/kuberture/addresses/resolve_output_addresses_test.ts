@@ -87,7 +87,7 @@ Deno.test("resolveOutputAddresses, endpointslice: ready endpoints of the family,
       "192.168.1.11",
     ]],
     ["IPv6: spelled canonically", [V4, V6, FQDN], "IPv6", ["fd00::10", "fd00::11"]],
-    ["both families when addressType is absent; FQDN ignored", [V4, V6, FQDN], undefined, [
+    ["both families with addressType Both; FQDN ignored", [V4, V6, FQDN], "Both", [
       "192.168.1.10",
       "192.168.1.11",
       "fd00::10",
@@ -127,7 +127,7 @@ Deno.test("resolveOutputAddresses, endpointslice: ready endpoints of the family,
       ["10.0.0.1"],
     ],
     ["every endpoint not ready: nothing", [slice("IPv4", [at("10.0.0.1", "cp-1", false)])], "IPv4", []],
-    ["no slices: nothing", [], undefined, []],
+    ["no slices: nothing", [], "Both", []],
     ["only an IPv4 slice, IPv6 asked: nothing", [V4], "IPv6", []],
   ];
   for (const [name, slices, addressType, addresses] of cases) {
@@ -154,7 +154,7 @@ Deno.test("resolveOutputAddresses, node sources: each serving Node's first addre
       "192.168.1.11",
     ]],
     ["node-internal IPv6 from an IPv4-only slice", [V4], "node-internal", "IPv6", ["fd00::10", "fd00::11"]],
-    ["node-internal, both families", [V4], "node-internal", undefined, [
+    ["node-internal, both families", [V4], "node-internal", "Both", [
       "192.168.1.10",
       "192.168.1.11",
       "fd00::10",
@@ -167,7 +167,7 @@ Deno.test("resolveOutputAddresses, node sources: each serving Node's first addre
       "203.0.113.11",
     ]],
     ["not-ready cp-3 contributes nothing", [V4], "node-internal", "IPv4", ["192.168.1.10", "192.168.1.11"]],
-    ["FQDN slices lead to no Node", [FQDN], "node-internal", undefined, []],
+    ["FQDN slices lead to no Node", [FQDN], "node-internal", "Both", []],
   ];
   for (const [name, slices, source, addressType, addresses] of cases) {
     await t.step(name, () => assert.deepEqual(resolve(slices, source, addressType).addresses, addresses));
@@ -224,7 +224,7 @@ Deno.test("resolveOutputAddresses: Nodes that give nothing are reported, the oth
     unmatched: [],
     skippedNodes: [{ name: "cp-3", reason: "no-address" }, { name: "gone", reason: "not-found" }],
   });
-  assert.deepEqual(resolve(slices, "node-public", undefined).skippedNodes, [{
+  assert.deepEqual(resolve(slices, "node-public", "Both").skippedNodes, [{
     name: "gone",
     reason: "not-found",
   }]);

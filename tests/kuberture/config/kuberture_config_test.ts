@@ -24,7 +24,7 @@ function config(text: string): KubertureConfig {
   return parsed.config;
 }
 
-/** An output with every default, as kuberture's (except addressType: both families). */
+/** An output with every default, as kuberture's. */
 function output(
   fields: Pick<KubertureOutput, "name" | "hostnames" | "serviceName"> & Partial<KubertureOutput>,
 ) {
@@ -32,7 +32,7 @@ function output(
     annotationPrefix: "external-dns.alpha.kubernetes.io/",
     recordTTL: 60,
     addressSource: "endpointslice",
-    addressType: undefined,
+    addressType: "IPv4",
     kind: "service",
     ...fields,
   } satisfies KubertureOutput;
@@ -626,19 +626,18 @@ Deno.test("annotationPrefix, recordTTL, addressSource, addressType and output ta
     [
       "an addressType in the wrong case",
       withKey("    addressType: ipv6"),
-      [`${PATH}:5:18: outputs[0].addressType: "ipv6" is not accepted (did you mean IPv6?); give one of IPv4, IPv6`],
+      [`${PATH}:5:18: outputs[0].addressType: "ipv6" is not accepted (did you mean IPv6?); give one of IPv4, IPv6, Both`],
     ],
     [
       "an unknown addressType",
       withKey("    addressType: IPv8"),
-      [`${PATH}:5:18: outputs[0].addressType: "IPv8" is not accepted; give one of IPv4, IPv6`],
+      [`${PATH}:5:18: outputs[0].addressType: "IPv8" is not accepted; give one of IPv4, IPv6, Both`],
     ],
     [
       "an empty addressType",
       withKey('    addressType: ""'),
       [
-        `${PATH}:5:18: outputs[0].addressType: empty; give one of IPv4, IPv6, or leave the key out for both ` +
-        "families",
+        `${PATH}:5:18: outputs[0].addressType: empty; give one of IPv4, IPv6, Both, or leave the key out for IPv4`,
       ],
     ],
     [

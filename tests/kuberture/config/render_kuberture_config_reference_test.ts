@@ -39,13 +39,13 @@ Deno.test("the reference's defaults are the values the parser fills in", () => {
     "outputs[].annotationPrefix": output.annotationPrefix,
     "outputs[].recordTTL": output.recordTTL,
     "outputs[].addressSource": output.addressSource,
+    "outputs[].addressType": output.addressType,
     "outputs[].output": output.kind,
   };
   const documented = KUBERTURE_CONFIG_KEYS.filter((doc) => doc.default.startsWith("`"));
   assert.deepEqual(documented.map((doc) => doc.key).sort(), Object.keys(filled).sort());
   for (const doc of documented) assert.equal(doc.default, `\`${filled[doc.key]}\``, doc.key);
   // The defaults in words: left out, these stay undefined for the caller to decide.
-  assert.equal(output.addressType, undefined);
   assert.equal(config.logLevel, undefined);
 });
 

@@ -12,7 +12,7 @@ const RUNNING: KubertureConfig = {
     serviceName: "kuberture-api",
     recordTTL: 60,
     addressSource: "endpointslice",
-    addressType: undefined,
+    addressType: "IPv4",
     kind: "service",
   }],
   metricsBindAddress: ":8080",
