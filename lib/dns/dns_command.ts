@@ -17,7 +17,7 @@ import { createDnsMetrics } from "./dns_metrics.ts";
 import { DnsRuntime, FORWARD_ALL } from "./dns_runtime.ts";
 import { restoreAllWorkloads } from "./par/restore_all_workloads.ts";
 import { DnsServer } from "./server/dns_server.ts";
-import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { runningNamespace } from "../kube/kube_access.ts";
 import { connectToCluster } from "../election/cluster_connection.ts";
 import { systemClock } from "../util/clock.ts";
 import { toSeconds } from "../util/duration.ts";
@@ -51,8 +51,7 @@ export const DNS = defineSubcommand({
     dnsSettings({
       values,
       resolvConf: readTextOrUndefined(RESOLV_CONF),
-      podNamespace: Deno.env.get("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() ||
-        undefined,
+      podNamespace: runningNamespace("", { env: (name) => Deno.env.get(name) }),
     }),
   start: (settings) => settings.values.restoreWorkloads ? startRestore(settings) : startServer(settings),
 });

@@ -11,7 +11,7 @@ import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { exitStatus } from "./doctor_check.ts";
 import { renderJsonReport, renderTextReport } from "./doctor_report.ts";
 import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
-import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { runningNamespace } from "../kube/kube_access.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { type DoctorSettings, doctorSettings } from "./doctor_settings.ts";
 import { KubeClient } from "../kube/client.ts";
@@ -30,8 +30,7 @@ export const DOCTOR = defineSubcommand({
       values,
       sources,
       readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
-      podNamespace: Deno.env.get("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() ||
-        undefined,
+      podNamespace: runningNamespace("", { env: (name) => Deno.env.get(name) }),
     }),
   start: startDoctor,
 });

@@ -10,6 +10,8 @@
 import { type ClusterConfig, loadInClusterConfig, loadKubeconfig, SERVICE_ACCOUNT_DIR } from "./config.ts";
 import { KubeConfigError } from "./config_error.ts";
 import { ExecCredentialSource } from "./exec_plugin.ts";
+import { parseKubeconfig, resolvePath, type YamlParse } from "./kubeconfig.ts";
+import { selectContext } from "./select_context.ts";
 import { errorMessage } from "../util/error_message.ts";
 
 /** The start failed for a reason the operator can fix; `message` says how. */
@@ -22,6 +24,40 @@ export class KubeAccessError extends Error {
 
 /** The service account's namespace file: the namespace a subcommand runs in. */
 export const POD_NAMESPACE_FILE = `${SERVICE_ACCOUNT_DIR}/namespace`;
+
+/** Where {@linkcode runningNamespace} looks. */
+export interface RunningNamespaceOptions {
+  readonly env: (name: string) => string | undefined;
+  /** Given: a kubeconfig's context may name the namespace (the caller has the YAML parser loaded). */
+  readonly parseYaml?: YamlParse;
+}
+
+/**
+ * The namespace a subcommand works in when no flag names one: `POD_NAMESPACE`, else the service
+ * account's namespace file, else (outside a pod, with `--kubeconfig` and a YAML parser) the
+ * namespace of the kubeconfig's current context, `default` when it names none, as kubectl does.
+ * `undefined` when none is known; a kubeconfig that cannot be used is reported at start.
+ */
+export function runningNamespace(kubeconfig: string, options: RunningNamespaceOptions): string | undefined {
+  const fromPod = options.env("POD_NAMESPACE") || readOrUndefined(POD_NAMESPACE_FILE)?.trim();
+  if (fromPod) return fromPod;
+  if (kubeconfig === "" || options.parseYaml === undefined) return undefined;
+  const absolute = resolvePath(Deno.cwd(), kubeconfig);
+  const text = readOrUndefined(absolute);
+  if (text === undefined) return undefined;
+  const baseDir = absolute.slice(0, absolute.lastIndexOf("/")) || "/";
+  const parsed = parseKubeconfig(text, { baseDir, parseYaml: options.parseYaml });
+  const selected = parsed.ok ? selectContext(parsed.value) : undefined;
+  return selected?.ok === true ? selected.value.namespace : undefined;
+}
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
 
 /** The environment variables in-cluster configuration reads. */
 export const IN_CLUSTER_ENV = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"] as const;

@@ -11,11 +11,11 @@
 
 import { errorFields } from "../util/error_message.ts";
 import type { ConfigError } from "../cli/options.ts";
-import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { connectToCluster } from "../election/cluster_connection.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
-import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
+import { runningNamespace } from "../kube/kube_access.ts";
+import { parse } from "yaml";
 import { ConfigWatcher } from "./config/config_watcher.ts";
 import { readKubertureConfig } from "./config/read_kuberture_config.ts";
 import { KubertureRuntime } from "./kuberture_runtime.ts";
@@ -48,8 +48,10 @@ export const KUBERTURE = defineSubcommand({
       values,
       sources,
       configFile: readKubertureConfig(values.config),
-      podNamespace: Deno.env.get("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() ||
-        undefined,
+      podNamespace: runningNamespace(values.kubeconfig, {
+        env: (name) => Deno.env.get(name),
+        parseYaml: parse,
+      }),
     }),
   start: startKuberture,
 });

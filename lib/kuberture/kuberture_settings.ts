@@ -36,7 +36,10 @@ export interface KubertureSettingsInput {
   readonly values: KubertureValues;
   readonly sources: { readonly logLevel: ValueSource; readonly leaderElect: ValueSource };
   readonly configFile: ReadKubertureConfig;
-  /** `POD_NAMESPACE`, else the service account's namespace; `undefined` when neither is known. */
+  /**
+   * `POD_NAMESPACE`, else the service account's namespace, else the `--kubeconfig` context's;
+   * `undefined` when none is known.
+   */
   readonly podNamespace: string | undefined;
 }
 
@@ -52,7 +55,8 @@ export function kubertureSettings(input: KubertureSettingsInput): KubertureSetti
   const namespace = input.podNamespace ?? "";
   if (namespace === "") {
     problems.push(
-      "the namespace to write to is unknown: set POD_NAMESPACE (the chart passes it through the downward API)",
+      "the namespace to write to is unknown: set POD_NAMESPACE (the chart passes it through the downward API) " +
+        "or, outside a pod, give --kubeconfig (its current context's namespace is used, as kubectl does)",
     );
   }
   const previewing = values.once || values.dryRun;

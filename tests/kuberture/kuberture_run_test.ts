@@ -447,6 +447,43 @@ Deno.test("kuberture --once --dry-run: exit 3 with the diff, nothing written; --
   assert.equal(again.code, 0, again.stderr);
 });
 
+Deno.test("kuberture outside a pod: with --kubeconfig and no POD_NAMESPACE it writes to the context's namespace, as kubectl", async () => {
+  await using env = await setUp();
+  slice(env.server, "IPv4", [{ addresses: ["192.0.2.10"] }]);
+  await Deno.writeTextFile(
+    env.config,
+    configYaml("  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n"),
+  );
+  await writeKubeconfig(env.kubeconfig, { server: env.server.url, token: TOKEN, namespace: "team-a" });
+  const flags = env.flags.filter((flag) => !flag.startsWith("--leader-elect"));
+  const { POD_NAMESPACE: _, ...outside } = env.env;
+  const write = await runOuroboros(["kuberture", ...flags, "--once"], {
+    env: outside,
+    permissionSet: "kuberture",
+  });
+  assert.equal(write.code, 3, write.stderr);
+  const service = env.server.get("v1", "Service", "team-a", "kuberture-api");
+  assert.equal(
+    (service?.metadata as { annotations?: Record<string, string> }).annotations?.[`${PREFIX}target`],
+    "192.0.2.10",
+  );
+
+  // A context without a namespace is kubectl's `default`; no kubeconfig at all (and no pod) names the fix.
+  await writeKubeconfig(env.kubeconfig, { server: env.server.url, token: TOKEN });
+  assert.equal(
+    (await runOuroboros(["kuberture", ...flags, "--once"], { env: outside, permissionSet: "kuberture" }))
+      .code,
+    3,
+  );
+  assert.ok(env.server.get("v1", "Service", "default", "kuberture-api"));
+  const inPod = await runOuroboros(
+    ["kuberture", ...flags.filter((flag) => !flag.startsWith("--kubeconfig")), "--once"],
+    { env: outside, permissionSet: "kuberture" },
+  );
+  assert.equal(inPod.code, 2);
+  assert.match(inPod.stderr, /the namespace to write to is unknown: set POD_NAMESPACE .* give --kubeconfig/);
+});
+
 Deno.test("kuberture: two replicas elect one writer (kuberture-leader); on SIGTERM the other takes over and keeps publishing", async () => {
   const server = await startFakeApiServer({
     users: { "token-a": "a", "token-b": "b" },
