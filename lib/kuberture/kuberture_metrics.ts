@@ -35,6 +35,8 @@ export interface KubertureMetrics {
   resolved(output: string, addresses: number): void;
   /** Whether an output is held back by the zero-address guard now. */
   heldBack(output: string, held: boolean): void;
+  /** Whether an output's name is held by an object that is not this instance's. */
+  refused(output: string, refused: boolean): void;
   /** Forgets the series of outputs no longer configured. */
   retain(outputs: readonly string[]): void;
   /** A leadership change of this replica. */
@@ -68,6 +70,11 @@ export function createKubertureMetrics(options: KubertureMetricsOptions): Kubert
     "1 while an output resolves no address and its published object is kept as it was (the split-brain guard).",
     ["output"],
   );
+  const refusedOutputs: NumberFamily<"output"> = registry.gauge(
+    "ouroboros_kuberture_output_refused",
+    "1 while an output's name is held by an object this instance did not write (left alone; the output is not published).",
+    ["output"],
+  );
   registry.sampledGauge(
     "ouroboros_leader",
     "1 while this replica may write (it holds the leader-election Lease, or election is off); 0 while it stands by.",
@@ -94,11 +101,16 @@ export function createKubertureMetrics(options: KubertureMetricsOptions): Kubert
       known.add(output);
       held.labels({ output }).value = isHeld ? 1 : 0;
     },
+    refused(output, isRefused): void {
+      known.add(output);
+      refusedOutputs.labels({ output }).value = isRefused ? 1 : 0;
+    },
     retain(outputs): void {
       for (const output of known) {
         if (outputs.includes(output)) continue;
         resolved.labels({ output }).value = 0;
         held.labels({ output }).value = 0;
+        refusedOutputs.labels({ output }).value = 0;
       }
     },
     transition(change): void {

@@ -74,6 +74,7 @@ export class PassLog {
       } else if (!held && this.#held.delete(result.output)) {
         log.info("the output resolves addresses again", { output: result.output });
       }
+      this.#metrics.refused(result.output, result.kind === "refused");
       if (result.kind !== "refused") this.#refused.delete(result.output);
       switch (result.kind) {
         case "written":

@@ -85,15 +85,16 @@ export interface PassReport {
 }
 
 /**
- * What kept a pass from succeeding (an output failed or refused, a prune failed, a listing failed),
- * in words, the first such thing; `undefined` when every output and prune went through.
+ * What kept a pass from succeeding (an output failed, a prune failed, a listing failed), in words,
+ * the first such thing; `undefined` when every output and prune went through. A refusal (an
+ * object of the output's name that is not ours) is no failure of the pass: retrying cannot clear
+ * it, and counting it would keep the replica unready and block a rollout while the other outputs
+ * publish. It stays visible: ERROR once per change, a Warning Event, a metric.
  */
 export function passProblem(report: PassReport): string | undefined {
   if (report.listFailed !== undefined) return `cannot list this instance's objects: ${report.listFailed}`;
-  const output = report.outputs.find((result) => result.kind === "failed" || result.kind === "refused");
-  if (output?.kind === "failed" || output?.kind === "refused") {
-    return `output ${output.output}: ${output.message}`;
-  }
+  const output = report.outputs.find((result) => result.kind === "failed");
+  if (output?.kind === "failed") return `output ${output.output}: ${output.message}`;
   const prune = report.prune.find((result) => result.kind === "failed");
   if (prune?.kind === "failed") return `deleting ${prune.objectKind} ${prune.name}: ${prune.message}`;
   return undefined;

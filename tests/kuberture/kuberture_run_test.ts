@@ -330,20 +330,37 @@ Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack
     },
   );
 
-  await t.step("a Service of the same name that is not ours is left alone: ERROR and Event", async () => {
-    const line = await kuberture.waitForLog("the refusal", (entry) => entry.msg === "output refused");
-    assert.equal(line.level, "ERROR");
-    assert.equal(line.output, "clash");
-    const taken = server.get("v1", "Service", NAMESPACE, "taken")!;
-    assert.equal((taken.metadata as { annotations?: unknown }).annotations, undefined);
-    await waitFor(
-      "a Warning Event on it",
-      () =>
-        server.list("v1", "Event", NAMESPACE).some((event) =>
-          (event.involvedObject as { name?: string } | undefined)?.name === "taken"
-        ),
-    );
-  });
+  await t.step(
+    "a Service of the same name that is not ours is left alone: ERROR, Event, metric; still ready",
+    async () => {
+      const line = await kuberture.waitForLog("the refusal", (entry) => entry.msg === "output refused");
+      assert.equal(line.level, "ERROR");
+      assert.equal(line.output, "clash");
+      const taken = server.get("v1", "Service", NAMESPACE, "taken")!;
+      assert.equal((taken.metadata as { annotations?: unknown }).annotations, undefined);
+      await waitFor(
+        "a Warning Event on it",
+        () =>
+          server.list("v1", "Event", NAMESPACE).some((event) =>
+            (event.involvedObject as { name?: string } | undefined)?.name === "taken"
+          ),
+      );
+      // The object in the way cannot be cleared by retrying: the pass counts as done, so the
+      // replica is ready (a rollout is not blocked) and the refusal shows in the metrics.
+      await waitFor(
+        "/readyz 200 with one output refused",
+        async () => (await kuberture.get("/readyz")).status === 200,
+      );
+      const metrics = (await kuberture.get("/metrics")).body;
+      assert.match(metrics, /^ouroboros_kuberture_output_refused\{output="clash"\} 1$/m);
+      assert.match(metrics, /^ouroboros_kuberture_output_refused\{output="public"\} 0$/m);
+      assert.equal(
+        kuberture.logs.filter((entry) => entry.msg === "output refused").length,
+        1,
+        "one ERROR while the refusal does not change",
+      );
+    },
+  );
 
   await t.step("hot reload: an invalid file is refused and the old config keeps running", async () => {
     await Deno.writeTextFile(env.config, configYaml("  - name: api\n    hostname: []\n"));
