@@ -35,16 +35,31 @@ export interface DoctorCheck<C> {
 }
 
 /**
- * The exit status of a report: 1 when any finding is a problem, else 0.
+ * The doctor's exit codes. 2 is taken by bad flags and 3 by the controller's `--once` (changes), so a
+ * run that could not make a check is 4: `helm test` must not pass having checked nothing.
+ */
+export const DOCTOR_EXIT = { ok: 0, problem: 1, unchecked: 4 } as const;
+
+/**
+ * The exit status of a report: 1 when any finding is a problem, else 4 when a check could not be
+ * made (0 with `allowUnchecked`, the verdict before the code existed), else 0.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
  * import { exitStatus } from "./doctor_check.ts";
  *
+ * const unchecked = { check: "need", subject: "cluster", verdict: "could-not-check", saw: "403" } as const;
  * assert.equal(exitStatus([{ check: "need", subject: "cluster", verdict: "warning", saw: "…" }]), 0);
+ * assert.equal(exitStatus([unchecked]), 4);
+ * assert.equal(exitStatus([unchecked], { allowUnchecked: true }), 0);
  * ```
  */
-export function exitStatus(findings: readonly Finding[]): 0 | 1 {
-  return findings.some((finding) => finding.verdict === "problem") ? 1 : 0;
+export function exitStatus(
+  findings: readonly Finding[],
+  options: { readonly allowUnchecked?: boolean } = {},
+): 0 | 1 | 4 {
+  if (findings.some((finding) => finding.verdict === "problem")) return DOCTOR_EXIT.problem;
+  const unchecked = findings.some((finding) => finding.verdict === "could-not-check");
+  return unchecked && options.allowUnchecked !== true ? DOCTOR_EXIT.unchecked : DOCTOR_EXIT.ok;
 }

@@ -56,8 +56,9 @@ async function startDoctor(settings: DoctorSettings): Promise<Service> {
           release: Deno.env.get("OUROBOROS_INSTANCE") || undefined,
         },
       });
-      printStdout(values.output === "json" ? renderJsonReport(reports) : renderTextReport(reports));
-      return exitStatus(reports.flatMap((report) => report.findings));
+      const verdict = { allowUnchecked: values.allowUnchecked };
+      printStdout(values.output === "json" ? renderJsonReport(reports, verdict) : renderTextReport(reports));
+      return exitStatus(reports.flatMap((report) => report.findings), verdict);
     },
     close: () => client.close(),
   };

@@ -68,12 +68,15 @@ export function renderTextReport(reports: readonly CheckReport[]): string {
  * The report as JSON: `{ exitStatus, summary: { <verdict>: count }, checks: [{ id, title,
  * findings }] }`.
  */
-export function renderJsonReport(reports: readonly CheckReport[]): string {
+export function renderJsonReport(
+  reports: readonly CheckReport[],
+  options: { readonly allowUnchecked?: boolean } = {},
+): string {
   const findings = reports.flatMap((report) => report.findings);
   return `${
     JSON.stringify(
       {
-        exitStatus: exitStatus(findings),
+        exitStatus: exitStatus(findings, options),
         summary: counts(reports),
         checks: reports.map(({ id, title, findings }) => ({ id, title, findings })),
       },

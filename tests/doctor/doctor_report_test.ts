@@ -19,9 +19,14 @@ const REPORTS = [
   { id: "dns", title: "DNS wiring", findings: FINDINGS.slice(2) },
 ];
 
-Deno.test("exitStatus: 1 only when a finding is a problem", () => {
+Deno.test("exitStatus: 1 with a problem; else 4 when a check could not be made, unless that is allowed; else 0", () => {
+  const noProblem = FINDINGS.filter((finding) => finding.verdict !== "problem");
+  const allChecked = noProblem.filter((finding) => finding.verdict !== "could-not-check");
   assert.equal(exitStatus(FINDINGS), 1);
-  assert.equal(exitStatus(FINDINGS.filter((finding) => finding.verdict !== "problem")), 0);
+  assert.equal(exitStatus(FINDINGS, { allowUnchecked: true }), 1, "a problem is 1 whatever is allowed");
+  assert.equal(exitStatus(noProblem), 4);
+  assert.equal(exitStatus(noProblem, { allowUnchecked: true }), 0);
+  assert.equal(exitStatus(allChecked), 0);
   assert.equal(exitStatus([]), 0);
 });
 

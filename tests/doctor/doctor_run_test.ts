@@ -112,3 +112,25 @@ Deno.test("doctor: a missing CoreDNS ConfigMap is a problem, exit 1, with the fl
   assert.match(run.stdout, /PROBLEM .*kube-system\/coredns/);
   assert.match(run.stdout, /--coredns-namespace/);
 });
+
+Deno.test("doctor: an API server it cannot reach checks nothing and exits 4; --allow-unchecked gives the old 0", async () => {
+  await using dir = await tempDir("doctor-");
+  // A port nothing listens on: every check that needs the API server cannot be made.
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = listener.addr.port;
+  listener.close();
+  const kubeconfig = await writeKubeconfig(`${dir.path}/kubeconfig`, {
+    server: `http://127.0.0.1:${port}`,
+    token: TOKEN,
+  });
+  const flags = ["doctor", `--kubeconfig=${kubeconfig}`, "--check-timeout=2s", ...CONTROLLER_FLAGS];
+  const strict = await runOuroboros([...flags, "--output=json"], { permissionSet: "doctor" });
+  assert.equal(strict.code, 4, strict.stderr);
+  const report = JSON.parse(strict.stdout) as { exitStatus: number; summary: Record<string, number> };
+  assert.equal(report.exitStatus, 4);
+  assert.ok(report.summary["could-not-check"]! > 0);
+  assert.equal(report.summary.problem, 0);
+  const lenient = await runOuroboros([...flags, "--allow-unchecked"], { permissionSet: "doctor" });
+  assert.equal(lenient.code, 0, lenient.stderr);
+  assert.match(lenient.stdout, /could not be checked/);
+});
