@@ -15,6 +15,7 @@ import { parseMetrics } from "../support/scrape.ts";
 import { tempDir } from "../support/temp_dir.ts";
 import { waitFor } from "../support/wait.ts";
 import { ignoreWithoutKubectl, ok, withKubectl } from "../fake_apiserver/kubectl_run.ts";
+import { leaderThenFollower } from "../election/election_fixture.ts";
 
 const TOKEN = "kuberture-test-token";
 const NAMESPACE = "kuberture";
@@ -479,11 +480,11 @@ Deno.test("kuberture: two replicas elect one writer (kuberture-leader); on SIGTE
         "_",
       )[0];
     };
-    await using a = await replica("a");
-    await waitFor("a to hold kuberture-leader", () => holder() === "a");
-    await waitForTarget(server, "kuberture-api", "192.0.2.10");
-    await using b = await replica("b");
-    await b.waitForLog("b following a", (line) => line.msg.startsWith("following the leader"));
+    await using replicas = await leaderThenFollower(replica, async () => {
+      await waitFor("a to hold kuberture-leader", () => holder() === "a");
+      await waitForTarget(server, "kuberture-api", "192.0.2.10");
+    });
+    const { a, b } = replicas;
     await waitFor("b's /readyz 200 as a standby", async () => (await b.get("/readyz")).status === 200);
     const killedAt = Date.now();
     a.kill("SIGTERM");
