@@ -26,7 +26,6 @@
  */
 
 import { DEFAULT_RELAY_BUFFERS } from "../../lib/proxy/relay.ts";
-import { freePort, startNginx } from "../support/daemons.ts";
 import { requireTool } from "../support/tools.ts";
 import { figure } from "./bench_report.ts";
 import { capture, HOST, print, readProc } from "./proxy_bench_io.ts";
@@ -40,7 +39,7 @@ import {
   sanityCheck,
   wrk,
 } from "./proxy_bench_measure.ts";
-import { nginxHttpBlock, peerJson, startSink, writeBigFile } from "./proxy_bench_peers.ts";
+import { peerJson, startBenchNginx, startSink, writeBigFile } from "./proxy_bench_peers.ts";
 import {
   type Backends,
   buildGoRelay,
@@ -124,17 +123,12 @@ async function main(): Promise<void> {
     await writeBigFile(bigPath, settings.fileMiB);
     const sink = await startSink();
     cleanups.push(() => sink.stop());
-    const nginxPP = freePort();
-    const nginxPlain = freePort();
-    const nginx = await startNginx(nginxHttpBlock(dir, nginxPP, nginxPlain), [[HOST, nginxPP], [
-      HOST,
-      nginxPlain,
-    ]]);
+    const nginx = await startBenchNginx(dir);
     cleanups.push(() => nginx.stop());
-    const backends: Backends = { nginxPP, sinkPP: sink.pp };
+    const backends: Backends = { nginxPP: nginx.pp, sinkPP: sink.pp };
     const direct: Target = {
       info: { id: "direct", label: "direct", kind: "direct" },
-      httpPort: nginxPlain,
+      httpPort: nginx.plain,
       sinkPort: sink.plain,
     };
     const plans = planPaths(cpus, {
@@ -146,7 +140,7 @@ async function main(): Promise<void> {
     const paths = plans.map((plan) => plan.info);
 
     print("Set-up");
-    print(`  backend:   nginx (1 process, sendfile) :${nginxPP} proxy_protocol, :${nginxPlain} plain;`);
+    print(`  backend:   nginx (1 process, sendfile) :${nginx.pp} proxy_protocol, :${nginx.plain} plain;`);
     print(`             bench_peer.py sink :${sink.pp} strips the PROXY header, :${sink.plain} plain`);
     print(`  ours:      deno run -P=proxy main.ts proxy --target-host=127.0.0.1 --log-level=warn, PROXY v1,`);
     print(

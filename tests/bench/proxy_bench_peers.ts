@@ -1,7 +1,8 @@
 /**
- * Backends and clients of the proxy benchmark, identical for every path measured: nginx (small
- * body, large file), the Python sink that counts bytes after an optional PROXY header, the
- * Python idle-connection holder, the bulk download/upload client, and the large test file.
+ * Backends and clients of the proxy benchmarks (`proxy_bench.ts`, `proxy_tail.ts`), identical for
+ * every path measured: nginx ({@linkcode startBenchNginx}: small body, large file), the Python sink
+ * that counts bytes after an optional PROXY header, the Python idle-connection holder, the bulk
+ * download/upload client, and the large test file.
  *
  * Decision: the sink and the clients are separate processes (`bench_peer.py`), so their
  * descriptors and CPU time never count against the proxy under test.
@@ -9,6 +10,7 @@
  * @module
  */
 
+import { freePort, startNginx } from "../support/daemons.ts";
 import { capture, HOST, lineReader, withFdLimit } from "./proxy_bench_io.ts";
 
 const PEER = new URL("./bench_peer.py", import.meta.url).pathname;
@@ -113,7 +115,7 @@ export async function writeBigFile(path: string, mib: number): Promise<void> {
 }
 
 /** nginx's `http {}` body: a PROXY-protocol listener and a plain one, /small, /whoami, files. */
-export function nginxHttpBlock(root: string, pp: number, plain: number): string {
+function nginxHttpBlock(root: string, pp: number, plain: number): string {
   return `  sendfile on;
   tcp_nopush on;
   tcp_nodelay on;
@@ -126,4 +128,25 @@ export function nginxHttpBlock(root: string, pp: number, plain: number): string 
     location = /small { default_type text/plain; return 200 "${SMALL_BODY.trimEnd()}\\n"; }
     location = /whoami { default_type text/plain; return 200 "$proxy_protocol_addr\\n"; }
   }`;
+}
+
+/** The benchmarks' nginx: its PROXY-protocol and plain ports on {@linkcode HOST}. */
+export interface BenchNginx {
+  /** Takes a PROXY header first. */
+  readonly pp: number;
+  readonly plain: number;
+  /** Stops nginx and removes its configuration folder. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts nginx (one process, sendfile) serving {@linkcode SMALL_BODY} at /small, the PROXY
+ * header's source at /whoami and the files under `root`, on two fresh ports; returns once both
+ * accept connections.
+ */
+export async function startBenchNginx(root: string): Promise<BenchNginx> {
+  const pp = freePort(HOST);
+  const plain = freePort(HOST);
+  const daemon = await startNginx(nginxHttpBlock(root, pp, plain), [[HOST, pp], [HOST, plain]]);
+  return { pp, plain, stop: () => daemon.stop() };
 }

@@ -13,12 +13,12 @@
  * @module
  */
 
-import { freePort, startNginx, waitForPort } from "../support/daemons.ts";
+import { freePort, waitForPort } from "../support/daemons.ts";
 import { denoArgs, ROOT } from "../support/ouroboros_process.ts";
 import { requireTool } from "../support/tools.ts";
 import { figure, median, renderTable } from "./bench_report.ts";
 import { capture, cpuTicks, HOST, lineReader, print, readProc, rssKib } from "./proxy_bench_io.ts";
-import { nginxHttpBlock } from "./proxy_bench_peers.ts";
+import { startBenchNginx } from "./proxy_bench_peers.ts";
 import { startHaproxyPath } from "./proxy_bench_paths.ts";
 import {
   gcBound,
@@ -116,24 +116,19 @@ async function main(): Promise<void> {
   try {
     const script = `${dir}/tail.lua`;
     await Deno.writeTextFile(script, WRK_TAIL_SCRIPT);
-    const nginxPP = freePort();
-    const nginxPlain = freePort();
-    const nginx = await startNginx(nginxHttpBlock(dir, nginxPP, nginxPlain), [[HOST, nginxPP], [
-      HOST,
-      nginxPlain,
-    ]]);
+    const nginx = await startBenchNginx(dir);
     cleanups.push(() => nginx.stop());
     const hap = await startHaproxyPath({ id: "haproxy-1", label: "hap t=1", kind: "haproxy", threads: 1 }, {
-      nginxPP,
-      sinkPP: nginxPP,
+      nginxPP: nginx.pp,
+      sinkPP: nginx.pp,
     }, 4000);
     cleanups.push(() => hap.stop());
     const paths: Path[] = [
-      { id: "direct", label: "direct", port: nginxPlain, stop: () => Promise.resolve() },
+      { id: "direct", label: "direct", port: nginx.plain, stop: () => Promise.resolve() },
       { id: "haproxy", label: "hap t=1", port: hap.httpPort, stop: () => Promise.resolve() },
     ];
     for (const variant of VARIANTS) {
-      const path = await startTraced(variant, nginxPP);
+      const path = await startTraced(variant, nginx.pp);
       cleanups.push(() => path.stop());
       paths.push(path);
     }

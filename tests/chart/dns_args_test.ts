@@ -12,8 +12,8 @@ import { ConfigError, parseOptions } from "../../lib/cli/options.ts";
 import { DNS_OPTIONS } from "../../lib/dns/dns_options.ts";
 import { type DnsSettings, dnsSettings } from "../../lib/dns/dns_settings.ts";
 import {
-  bothHelms,
   CHART_DIR,
+  chartHelms,
   type Container,
   container,
   find,
@@ -23,7 +23,7 @@ import {
 } from "./support.ts";
 import { DNS_ALONE, DNS_EVERYTHING, dnsContainer } from "./dns_support.ts";
 
-const { helms, test } = await bothHelms("chart dns argument check");
+const { helms, test } = await chartHelms("chart dns argument check");
 
 const RESOLV_CONF =
   "nameserver 10.96.0.10\nsearch ouroboros.svc.cluster.local svc.cluster.local cluster.local\n";

@@ -7,11 +7,11 @@
  */
 
 import assert from "node:assert/strict";
-import { bothHelms, CHART_DIR, namesKey, renderFails, renderOk, type RenderOptions } from "./support.ts";
+import { CHART_DIR, chartHelms, namesKey, renderFails, renderOk, type RenderOptions } from "./support.ts";
 import { runHelm } from "../support/helm.ts";
 import { DNS_ALONE, DNS_EVERYTHING } from "./dns_support.ts";
 
-const { helms, test } = await bothHelms("chart dns schema tests");
+const { helms, test } = await chartHelms("chart dns schema tests");
 
 const VALUES_TEXT = await Deno.readTextFile(`${CHART_DIR}/values.yaml`);
 const SCHEMA = JSON.parse(await Deno.readTextFile(`${CHART_DIR}/values.schema.json`)) as {

@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { Ajv } from "npm:ajv@8.20.0";
 import {
-  bothHelms,
   CHART_DIR,
+  chartHelms,
   container,
   envOf,
   find,
@@ -41,8 +41,7 @@ import {
   validateAll,
 } from "./dns_support.ts";
 
-const { helms, test } = await bothHelms("chart dns tests");
-const helm4 = () => helms()[0]!;
+const { helm4, helms, test } = await chartHelms("chart dns tests");
 
 const DEFAULTS = once(() => renderOk(helm4()));
 const ON = once(() => renderOk(helm4(), { set: ["dns.enabled=true"] }));

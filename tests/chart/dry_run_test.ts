@@ -7,7 +7,7 @@
 
 import assert from "node:assert/strict";
 import {
-  bothHelms,
+  chartHelms,
   container,
   find,
   isHook,
@@ -20,7 +20,7 @@ import {
   rules,
 } from "./support.ts";
 
-const { helms, test } = await bothHelms("chart dry-run tests");
+const { helm4, helms, test } = await chartHelms("chart dry-run tests");
 
 const DRY_RUN = "controller.dryRun=true";
 const READ_VERBS = new Set(["get", "list", "watch"]);
@@ -166,7 +166,7 @@ test("refused: a preview with more than one replica or with leader election, nam
 
 test("NOTES of a preview: where to read the diffs, and that uninstalling cleans nothing", async () => {
   // Helm 4 only: `helm install --dry-run=client` of Helm 3 still asks a cluster for its version.
-  const helm = helms()[0]!;
+  const helm = helm4();
   const text = await notes(helm, { set: [DRY_RUN] });
   assert.match(text, /Preview only \(controller\.dryRun=true\): the controller writes nothing/);
   assert.match(

@@ -10,9 +10,9 @@ import assert from "node:assert/strict";
 import { parseOptions } from "../../lib/cli/options.ts";
 import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
 import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
-import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import { output, withOutputs } from "./kuberture_support.ts";
 import {
+  chartHelms,
   container,
   envOf,
   find,
@@ -30,13 +30,7 @@ import {
   validateObject,
 } from "./support.ts";
 
-const helm4 = await installHelm4();
-const ignore = skipWithoutHelm("chart extension tests", helm4);
-const helm = (): Helm => requireHelm(helm4);
-
-function test(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ignore, fn });
-}
+const { helm4, test } = await chartHelms("chart extension tests", { helm3: false });
 
 const CONTROLLER = ["Deployment", "ouroboros", "controller"] as const;
 const PROXY = ["Deployment", "ouroboros-proxy", "proxy"] as const;
@@ -64,20 +58,20 @@ function parsed(
 // --- Extension points ----------------------------------------------------------------------------
 
 test("extraArgs come after the chart's own and win, as the same setting given through the chart's value", async () => {
-  const plain = await renderOk(helm());
-  const extra = await renderOk(helm(), {
+  const plain = await renderOk(helm4());
+  const extra = await renderOk(helm4(), {
     set: ["controller.extraArgs={--resync=1m,--log-level=debug}", "proxy.extraArgs={--idle-timeout=30m}"],
   });
   assert.deepEqual(argv(extra, CONTROLLER), [...argv(plain, CONTROLLER), "--resync=1m", "--log-level=debug"]);
   assert.deepEqual(argv(extra, PROXY), [...argv(plain, PROXY), "--idle-timeout=30m"]);
-  const viaValues = await renderOk(helm(), {
+  const viaValues = await renderOk(helm4(), {
     set: ["controller.resync=1m", "controller.logLevel=debug", "proxy.idleTimeout=30m"],
   });
   assert.deepEqual(parsed(extra, CONTROLLER), parsed(viaValues, CONTROLLER));
   assert.deepEqual(parsed(extra, PROXY), parsed(viaValues, PROXY));
   assert.notDeepEqual(parsed(plain, PROXY), parsed(viaValues, PROXY), "the extra argument changes something");
   // The etc-hosts DaemonSet takes the controller's.
-  const etcHosts = await renderOk(helm(), {
+  const etcHosts = await renderOk(helm4(), {
     set: [...MODES["etc-hosts"], "controller.extraArgs={--resync=1m}"],
   });
   const daemonArgs = argv(etcHosts, ETC_HOSTS);
@@ -94,7 +88,7 @@ test("extraEnv, extraVolumes and extraVolumeMounts reach the controller, the etc
   const mounts = [{ name: "ca", mountPath: "/etc/corp-ca", readOnly: true }];
   const extras = { extraEnv: env, extraVolumes: volumes, extraVolumeMounts: mounts };
   for (const [mode, set] of [["coredns", []], ["etc-hosts", MODES["etc-hosts"]]] as const) {
-    const objects = await renderOk(helm(), { set, values: { controller: extras, proxy: extras } });
+    const objects = await renderOk(helm4(), { set, values: { controller: extras, proxy: extras } });
     const where = mode === "etc-hosts" ? ETC_HOSTS : CONTROLLER;
     const workload = find(objects, where[0], where[1]);
     const c = container(workload, where[2]);
@@ -112,7 +106,7 @@ test("extraEnv, extraVolumes and extraVolumeMounts reach the controller, the etc
     for (const object of objects) await validateObject(object);
   }
   // Nothing by default: no env, volumes or mounts on the proxy, none added to the controller.
-  const plain = await renderOk(helm());
+  const plain = await renderOk(helm4());
   const proxy = find(plain, PROXY[0], PROXY[1]);
   assert.equal(container(proxy, "proxy").env, undefined);
   assert.equal(podSpec(proxy).volumes, undefined);
@@ -123,12 +117,12 @@ test("priorityClassName: on the controller, the etc-hosts DaemonSet and the prox
   const priority = (object: K8sObject): unknown =>
     (podSpec(object) as { priorityClassName?: string }).priorityClassName;
   const set = ["controller.priorityClassName=system-cluster-critical", "proxy.priorityClassName=edge-high"];
-  const objects = await renderOk(helm(), { set });
+  const objects = await renderOk(helm4(), { set });
   assert.equal(priority(find(objects, CONTROLLER[0], CONTROLLER[1])), "system-cluster-critical");
   assert.equal(priority(find(objects, PROXY[0], PROXY[1])), "edge-high");
-  const etcHosts = await renderOk(helm(), { set: [...MODES["etc-hosts"], ...set] });
+  const etcHosts = await renderOk(helm4(), { set: [...MODES["etc-hosts"], ...set] });
   assert.equal(priority(find(etcHosts, ETC_HOSTS[0], ETC_HOSTS[1])), "system-cluster-critical");
-  const plain = await renderOk(helm());
+  const plain = await renderOk(helm4());
   for (const object of [...ofKind(plain, "Deployment"), ...ofKind(plain, "DaemonSet")]) {
     assert.equal(priority(object), undefined, object.metadata.name);
   }
@@ -136,7 +130,7 @@ test("priorityClassName: on the controller, the etc-hosts DaemonSet and the prox
 
 test("serviceAccount.create=false: no ServiceAccount, the pods and every binding use serviceAccount.name; refused without a name", async () => {
   for (const set of [[], MODES["etc-hosts"]]) {
-    const objects = await renderOk(helm(), {
+    const objects = await renderOk(helm4(), {
       set: [...set, "serviceAccount.create=false", "serviceAccount.name=corp-dns-writer"],
     });
     assert.deepEqual(ofKind(objects, "ServiceAccount").filter((o) => !isHook(o)), []);
@@ -153,20 +147,20 @@ test("serviceAccount.create=false: no ServiceAccount, the pods and every binding
       assert.deepEqual(subjects.map((s) => s.name), ["corp-dns-writer"], binding.metadata.name);
     }
   }
-  const created = await renderOk(helm(), { set: ["serviceAccount.name=corp-dns-writer"] });
+  const created = await renderOk(helm4(), { set: ["serviceAccount.name=corp-dns-writer"] });
   assert.deepEqual(ofKind(created, "ServiceAccount").filter((o) => !isHook(o)).map((o) => o.metadata.name), [
     "corp-dns-writer",
   ]);
-  const refused = await renderFails(helm(), { set: ["serviceAccount.create=false"] });
+  const refused = await renderFails(helm4(), { set: ["serviceAccount.create=false"] });
   assert.match(refused, /serviceAccount\.create=false needs serviceAccount\.name/);
 });
 
 test("the proxy Service's ipFamilyPolicy and ipFamilies when given (dual-stack AAAA records), omitted otherwise", async () => {
   const service = (objects: readonly K8sObject[]) =>
     find(objects, "Service", "ouroboros-proxy").spec as Record<string, unknown>;
-  const plain = service(await renderOk(helm()));
+  const plain = service(await renderOk(helm4()));
   assert.ok(!("ipFamilyPolicy" in plain) && !("ipFamilies" in plain));
-  const dual = await renderOk(helm(), {
+  const dual = await renderOk(helm4(), {
     set: ["proxy.service.ipFamilyPolicy=PreferDualStack", "proxy.service.ipFamilies={IPv6,IPv4}"],
   });
   assert.equal(service(dual).ipFamilyPolicy, "PreferDualStack");
@@ -191,7 +185,7 @@ test("every pod the chart runs carries the common labels and its component; sele
   ];
   const seen = new Set<string>();
   for (const options of renders) {
-    const objects = await renderOk(helm(), options);
+    const objects = await renderOk(helm4(), options);
     for (const object of objects) {
       if (!["Deployment", "DaemonSet", "Job", "Pod"].includes(object.kind)) continue;
       const labels = object.kind === "Pod"
@@ -230,7 +224,7 @@ test("every pod the chart runs carries the common labels and its component; sele
     assert.ok(seen.has(expected), `no ${expected} was checked`);
   }
   // The operator's pod labels are added to them.
-  const labelled = await renderOk(helm(), { set: ["proxy.podLabels.team=edge"] });
+  const labelled = await renderOk(helm4(), { set: ["proxy.podLabels.team=edge"] });
   const labels = podTemplate(find(labelled, PROXY[0], PROXY[1])).metadata.labels ?? {};
   assert.equal(labels.team, "edge");
   assert.equal(labels["app.kubernetes.io/component"], "proxy");
@@ -239,7 +233,7 @@ test("every pod the chart runs carries the common labels and its component; sele
 // --- Proxy availability ----------------------------------------------------------------------------
 
 test("the proxy by default: one pod per node preferred, spread over zones and nodes, and a budget of one", async () => {
-  const objects = await renderOk(helm());
+  const objects = await renderOk(helm4());
   const spec = podSpec(find(objects, PROXY[0], PROXY[1]));
   const selector = { matchLabels: selectorLabels("proxy") };
   assert.deepEqual(spec.affinity, {
@@ -272,13 +266,13 @@ test("the proxy by default: one pod per node preferred, spread over zones and no
     ],
   );
   // One replica: nothing to spread, and no budget that would block every drain.
-  const single = await renderOk(helm(), { set: ["proxy.replicaCount=1"] });
+  const single = await renderOk(helm4(), { set: ["proxy.replicaCount=1"] });
   const singleSpec = podSpec(find(single, PROXY[0], PROXY[1]));
   assert.equal(singleSpec.affinity, undefined);
   assert.equal(singleSpec.topologySpreadConstraints, undefined);
   assert.deepEqual(ofKind(single, "PodDisruptionBudget"), []);
   // The operator's own replace the defaults; the budget can still be turned off.
-  const own = await renderOk(helm(), {
+  const own = await renderOk(helm4(), {
     set: ["podDisruptionBudget.enabled=false"],
     values: {
       proxy: {
@@ -306,7 +300,7 @@ test("termination grace: the proxy's from shutdownGrace + 10 s, 30 s for the oth
   const grace = (objects: readonly K8sObject[], kind: string, name: string): unknown =>
     (podSpec(find(objects, kind, name)) as { terminationGracePeriodSeconds?: number })
       .terminationGracePeriodSeconds;
-  const plain = await renderOk(helm(), {
+  const plain = await renderOk(helm4(), {
     set: ["dns.enabled=true"],
     values: withOutputs([output("public")]),
   });
@@ -315,20 +309,22 @@ test("termination grace: the proxy's from shutdownGrace + 10 s, 30 s for the oth
   assert.equal(grace(plain, "Deployment", "ouroboros-dns"), 30);
   assert.equal(grace(plain, "Deployment", "ouroboros-kuberture"), 30);
   // Fractions round up: the kubelet counts whole seconds.
-  const longer = await renderOk(helm(), { set: ["proxy.shutdownGrace=1m30.5s", ...MODES["etc-hosts"]] });
+  const longer = await renderOk(helm4(), { set: ["proxy.shutdownGrace=1m30.5s", ...MODES["etc-hosts"]] });
   assert.equal(grace(longer, PROXY[0], PROXY[1]), 101);
   assert.equal(grace(longer, ETC_HOSTS[0], ETC_HOSTS[1]), 30);
-  const given = await renderOk(helm(), { set: ["terminationGracePeriodSeconds=45"] });
+  const given = await renderOk(helm4(), { set: ["terminationGracePeriodSeconds=45"] });
   assert.equal(grace(given, PROXY[0], PROXY[1]), 45);
   assert.equal(grace(given, CONTROLLER[0], CONTROLLER[1]), 45);
   for (const value of [30, 12]) {
-    const refused = await renderFails(helm(), { set: [`terminationGracePeriodSeconds=${value}`] });
+    const refused = await renderFails(helm4(), { set: [`terminationGracePeriodSeconds=${value}`] });
     assert.match(
       refused,
       new RegExp(`terminationGracePeriodSeconds=${value} must exceed proxy\\.shutdownGrace=30s`),
     );
   }
   // Without the proxy there is no drain to protect.
-  const noProxy = await renderOk(helm(), { set: ["terminationGracePeriodSeconds=5", "proxy.enabled=false"] });
+  const noProxy = await renderOk(helm4(), {
+    set: ["terminationGracePeriodSeconds=5", "proxy.enabled=false"],
+  });
   assert.equal(grace(noProxy, CONTROLLER[0], CONTROLLER[1]), 5);
 });

@@ -7,8 +7,7 @@
 import assert from "node:assert/strict";
 import { type OptionSpec, type OptionTable, parseOptions } from "../../lib/cli/options.ts";
 import { KUBERTURE_OPTIONS } from "../../lib/kuberture/kuberture_options.ts";
-import { installHelm3, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
-import { container, envOf, renderOk } from "./support.ts";
+import { chartHelms, container, envOf, renderOk } from "./support.ts";
 import {
   KUBERTURE_ONLY,
   kubertureDeployment,
@@ -19,9 +18,7 @@ import {
   withOutputs,
 } from "./kuberture_support.ts";
 
-const helm4 = await installHelm4();
-const helm3 = await installHelm3();
-const withoutHelm = skipWithoutHelm("chart kuberture argument check", helm4, helm3);
+const { helms, test } = await chartHelms("chart kuberture argument check");
 
 /** The row of a flag, or undefined. */
 function row(
@@ -53,38 +50,34 @@ const VARIANTS: { release?: string; values: Record<string, unknown>; set?: reado
   },
 ];
 
-Deno.test({
-  name: "every argument and variable the chart gives the kuberture container is one the binary accepts",
-  ignore: withoutHelm,
-  async fn() {
-    const table: OptionTable<Record<string, OptionSpec<unknown>>> = KUBERTURE_OPTIONS;
-    const instance = Object.values(table.options).find((spec) => spec.env === "KUBERTURE_INSTANCE");
-    assert.ok(instance !== undefined, "the table reads KUBERTURE_INSTANCE, which the chart sets");
-    // The drop-in defaults the chart's values repeat: election on, kuberture's Lease name.
-    assert.equal(
-      row(table, "leader-elect")?.default,
-      "true",
-      "--leader-elect defaults to true, as kuberture's",
-    );
-    assert.equal(row(table, "leader-election-id")?.default, "kuberture-leader");
-    for (const helm of [requireHelm(helm4), requireHelm(helm3)]) {
-      for (const variant of VARIANTS) {
-        const objects = await renderOk(helm, {
-          ...variant,
-          set: [...KUBERTURE_ONLY, ...(variant.set ?? [])],
-        });
-        const c = container(kubertureDeployment(objects), "kuberture");
-        const [command, ...argv] = c.args ?? [];
-        assert.equal(command, "kuberture");
-        // POD_NAMESPACE comes from the downward API: give it the value the kubelet would.
-        const env: Record<string, string> = { ...envOf(c), POD_NAMESPACE: "ouroboros" };
-        const outcome = parseOptions(table, { argv, getEnv: (name) => env[name] });
-        assert.equal(
-          outcome.kind,
-          "ok",
-          `${helm.label} ${JSON.stringify(variant)}: ${JSON.stringify(outcome)}`,
-        );
-      }
+test("every argument and variable the chart gives the kuberture container is one the binary accepts", async () => {
+  const table: OptionTable<Record<string, OptionSpec<unknown>>> = KUBERTURE_OPTIONS;
+  const instance = Object.values(table.options).find((spec) => spec.env === "KUBERTURE_INSTANCE");
+  assert.ok(instance !== undefined, "the table reads KUBERTURE_INSTANCE, which the chart sets");
+  // The drop-in defaults the chart's values repeat: election on, kuberture's Lease name.
+  assert.equal(
+    row(table, "leader-elect")?.default,
+    "true",
+    "--leader-elect defaults to true, as kuberture's",
+  );
+  assert.equal(row(table, "leader-election-id")?.default, "kuberture-leader");
+  for (const helm of helms()) {
+    for (const variant of VARIANTS) {
+      const objects = await renderOk(helm, {
+        ...variant,
+        set: [...KUBERTURE_ONLY, ...(variant.set ?? [])],
+      });
+      const c = container(kubertureDeployment(objects), "kuberture");
+      const [command, ...argv] = c.args ?? [];
+      assert.equal(command, "kuberture");
+      // POD_NAMESPACE comes from the downward API: give it the value the kubelet would.
+      const env: Record<string, string> = { ...envOf(c), POD_NAMESPACE: "ouroboros" };
+      const outcome = parseOptions(table, { argv, getEnv: (name) => env[name] });
+      assert.equal(
+        outcome.kind,
+        "ok",
+        `${helm.label} ${JSON.stringify(variant)}: ${JSON.stringify(outcome)}`,
+      );
     }
-  },
+  }
 });

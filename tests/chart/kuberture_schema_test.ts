@@ -9,10 +9,10 @@
 
 import assert from "node:assert/strict";
 import { parse } from "yaml";
-import { bothHelms, CHART_DIR, namesKey, renderFails, renderOk, valueAt } from "./support.ts";
+import { CHART_DIR, chartHelms, namesKey, renderFails, renderOk, valueAt } from "./support.ts";
 import { output, SEED_MULTIPLE, SEED_SINGLE, valuesOf, withOutputs } from "./kuberture_support.ts";
 
-const { helms, test } = await bothHelms("chart kuberture schema tests");
+const { helms, test } = await chartHelms("chart kuberture schema tests");
 
 const VALUES = parse(await Deno.readTextFile(`${CHART_DIR}/values.yaml`)) as { kuberture: unknown };
 

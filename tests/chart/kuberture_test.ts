@@ -8,7 +8,7 @@
 
 import assert from "node:assert/strict";
 import {
-  bothHelms,
+  chartHelms,
   container,
   envOf,
   find,
@@ -40,7 +40,7 @@ import {
   withOutputs,
 } from "./kuberture_support.ts";
 
-const { helms, test } = await bothHelms("chart kuberture tests");
+const { helm4, helms, test } = await chartHelms("chart kuberture tests");
 
 const APP_VERSION = /^appVersion: "([^"]+)"$/m.exec(
   await Deno.readTextFile(new URL("../../chart/Chart.yaml", import.meta.url)),
@@ -310,7 +310,7 @@ test("the instance is named as kuberture's chart names its release, so a switch 
 
 test("RBAC, compared as sets: Nodes only with a node-* source, DNSEndpoints written only with output crd (else list and delete, to prune)", async () => {
   const matrix = async (outputs: ReturnType<typeof output>[], set: string[] = []) => {
-    const helm = helms()[0]!;
+    const helm = helm4();
     return rbacMatrix(
       await renderOk(helm, { values: withOutputs(outputs), set: [...KUBERTURE_ONLY, ...set] }),
     );

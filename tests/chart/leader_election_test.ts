@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import {
-  bothHelms,
+  chartHelms,
   container,
   DEPLOYMENT_MODES,
   find,
@@ -28,7 +28,7 @@ import {
   selectorOf,
 } from "./support.ts";
 
-const { helms, test } = await bothHelms("chart leader-election tests");
+const { helm4, helms, test } = await chartHelms("chart leader-election tests");
 
 /** Three replicas electing a leader. */
 const HA = ["controller.replicaCount=3", "controller.leaderElection.enabled=true"];
@@ -346,7 +346,7 @@ test("durations: refused unless leaseDuration > renewDeadline > 1.2 × retryPeri
 
 test("NOTES: the Lease and how to see its holder, only when electing", async () => {
   // Helm 4 only: `helm install --dry-run=client` of Helm 3 still asks a cluster for its version.
-  const helm = helms()[0]!;
+  const helm = helm4();
   const text = await notes(helm, { release: "edge", set: HA });
   assert.match(
     text,

@@ -5,23 +5,13 @@
  */
 
 import assert from "node:assert/strict";
-import {
-  type Helm,
-  installHelm3,
-  installHelm4,
-  requireHelm,
-  runHelm,
-  skipWithoutHelm,
-} from "../support/helm.ts";
+import { type Helm, runHelm } from "../support/helm.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
 import { hookScript } from "./hook_script.ts";
-import { CHART_DIR, container, find, parseObjects, renderOk } from "./support.ts";
+import { CHART_DIR, chartHelms, container, find, parseObjects, renderOk } from "./support.ts";
 import { tempDir } from "../support/temp_dir.ts";
 
-const helm4 = await installHelm4();
-const helm3 = await installHelm3();
-const ignore = skipWithoutHelm("chart lint tests", helm4, helm3);
-const helms = (): Helm[] => [requireHelm(helm4), requireHelm(helm3)];
+const { helm4, helms, ignore, test } = await chartHelms("chart lint tests");
 
 const VALUE_SETS: Record<string, string[]> = {
   "defaults": [],
@@ -77,41 +67,33 @@ async function lint(helm: Helm, set: readonly string[]): Promise<{ code: number;
   return { code: run.code, output: run.stdout + run.stderr };
 }
 
-Deno.test({
-  name: "helm lint --strict passes with Helm 4 and Helm 3, for the defaults and every mode",
-  ignore,
-  async fn() {
-    for (const helm of helms()) {
-      for (const [what, set] of Object.entries(VALUE_SETS)) {
-        const { code, output } = await lint(helm, set);
-        assert.equal(code, 0, `${helm.label} ${helm.version}, ${what}:\n${output}`);
-        assert.match(output, /1 chart\(s\) linted, 0 chart\(s\) failed/);
-        assert.doesNotMatch(output, /\[(WARNING|ERROR)\]/, `${helm.label}, ${what}:\n${output}`);
-      }
+test("helm lint --strict passes with Helm 4 and Helm 3, for the defaults and every mode", async () => {
+  for (const helm of helms()) {
+    for (const [what, set] of Object.entries(VALUE_SETS)) {
+      const { code, output } = await lint(helm, set);
+      assert.equal(code, 0, `${helm.label} ${helm.version}, ${what}:\n${output}`);
+      assert.match(output, /1 chart\(s\) linted, 0 chart\(s\) failed/);
+      assert.doesNotMatch(output, /\[(WARNING|ERROR)\]/, `${helm.label}, ${what}:\n${output}`);
     }
-  },
+  }
 });
 
-Deno.test({
-  name: "helm lint --strict fails on a value the chart refuses (so the passes above mean something)",
-  ignore,
-  async fn() {
-    for (const helm of helms()) {
-      // Schema violations: lint mode forgives `required` and `fail` (render_test.ts checks those).
-      for (const set of [["controller.mode=bogus"], ["externalDns.recordTTL=0"]]) {
-        const { code, output } = await lint(helm, set);
-        assert.notEqual(code, 0, `${helm.label} accepted ${set.join(" ")}`);
-        assert.match(output, /1 chart\(s\) failed/);
-      }
+test("helm lint --strict fails on a value the chart refuses (so the passes above mean something)", async () => {
+  for (const helm of helms()) {
+    // Schema violations: lint mode forgives `required` and `fail` (render_test.ts checks those).
+    for (const set of [["controller.mode=bogus"], ["externalDns.recordTTL=0"]]) {
+      const { code, output } = await lint(helm, set);
+      assert.notEqual(code, 0, `${helm.label} accepted ${set.join(" ")}`);
+      assert.match(output, /1 chart\(s\) failed/);
     }
-  },
+  }
 });
 
 Deno.test({
   name: "the packaged chart holds the hook scripts and lib files, not the quickstart, and renders its hooks",
   ignore: ignore || skipWithout("the chart package test", ["tar"]),
   async fn() {
-    const helm = requireHelm(helm4);
+    const helm = helm4();
     await using temp = await tempDir("ouroboros-package-");
     const out = temp.path;
     const run = await runHelm(helm, ["package", CHART_DIR, "--destination", out]);

@@ -14,7 +14,6 @@ import { parseOptions } from "../../lib/cli/options.ts";
 import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
 import { applyNodeLocalDnsBlock } from "../../lib/controller/modes/coredns/corefile/apply_node_local_dns_block.ts";
 import { nodeLocalDnsMarkers } from "../../lib/controller/modes/coredns/corefile/node_local_dns_markers.ts";
-import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import {
   NODE_LOCAL_INSTALLED,
@@ -22,6 +21,7 @@ import {
 } from "../controller/modes/coredns/fixtures/node_local_dns_corefiles.ts";
 import { hookSandbox, ignoreShell, SHELLS, writes } from "./hook_support.ts";
 import {
+  chartHelms,
   container,
   envOf,
   find,
@@ -32,9 +32,7 @@ import {
   rules,
 } from "./support.ts";
 
-const helm4 = await installHelm4();
-const ignore = skipWithoutHelm("chart node-local-dns tests", helm4);
-const helm = (): Helm => requireHelm(helm4);
+const { helm4, test } = await chartHelms("chart node-local-dns tests", { helm3: false });
 const MANAGE = "controller.nodeLocalDns.mode=manage";
 
 function controller(objects: readonly K8sObject[], name = "ouroboros") {
@@ -55,166 +53,144 @@ function nodeLocalRules(objects: readonly K8sObject[], namespace = "kube-system"
   return role.rules;
 }
 
-Deno.test({
-  name: "default (warn): no flag, no variables, no hook; a Role to get the one node-local-dns ConfigMap",
-  ignore,
-  fn: async () => {
-    for (const mode of ["coredns", "coredns-import"]) {
-      const objects = await renderOk(helm(), { set: [`controller.mode=${mode}`] });
-      assert.ok(!(controller(objects).args ?? []).some((arg) => arg.startsWith("--node-local-dns")), mode);
-      assert.deepEqual(nodeLocalEnv(objects), {}, `${mode}: the binary's defaults name the same ConfigMap`);
-      // Exactly get, on that one ConfigMap by name: the start-up check's read, so its warning can be given.
-      assert.deepEqual(nodeLocalRules(objects), [
-        { apiGroups: [""], resources: ["configmaps"], resourceNames: ["node-local-dns"], verbs: ["get"] },
-      ], mode);
-      const binding = find(objects, "RoleBinding", "ouroboros:ouroboros-node-local-dns");
-      assert.equal(binding.metadata.namespace, "kube-system");
-      assert.deepEqual(binding.roleRef, {
-        apiGroup: "rbac.authorization.k8s.io",
-        kind: "Role",
-        name: "ouroboros:ouroboros-node-local-dns",
-      });
-      assert.deepEqual(binding.subjects, [{
-        kind: "ServiceAccount",
-        name: "ouroboros",
-        namespace: "ouroboros",
-      }]);
-      const named = objects.filter((object) => object.metadata.name.includes("node-local-dns"));
-      assert.deepEqual(named.map((object) => object.kind).sort(), ["Role", "RoleBinding"], mode);
-      // A preview keeps the read: it writes nothing either way.
-      const dry = await renderOk(helm(), { set: [`controller.mode=${mode}`, "controller.dryRun=true"] });
-      assert.deepEqual(
-        rbacMatrix(dry)["Role kube-system/ouroboros:ouroboros-node-local-dns"],
-        rules("core/configmaps/node-local-dns: get"),
-        mode,
-      );
-    }
-    // The other modes never read node-local-dns: nothing of it is rendered.
-    for (
-      const set of [["controller.mode=external-dns"], ["etcHosts.enabled=true", "etcHosts.proxyIP=10.0.0.5"]]
-    ) {
-      const objects = await renderOk(helm(), { set });
-      assert.ok(!objects.some((object) => object.metadata.name.includes("node-local-dns")), set.join(" "));
-    }
-  },
+test("default (warn): no flag, no variables, no hook; a Role to get the one node-local-dns ConfigMap", async () => {
+  for (const mode of ["coredns", "coredns-import"]) {
+    const objects = await renderOk(helm4(), { set: [`controller.mode=${mode}`] });
+    assert.ok(!(controller(objects).args ?? []).some((arg) => arg.startsWith("--node-local-dns")), mode);
+    assert.deepEqual(nodeLocalEnv(objects), {}, `${mode}: the binary's defaults name the same ConfigMap`);
+    // Exactly get, on that one ConfigMap by name: the start-up check's read, so its warning can be given.
+    assert.deepEqual(nodeLocalRules(objects), [
+      { apiGroups: [""], resources: ["configmaps"], resourceNames: ["node-local-dns"], verbs: ["get"] },
+    ], mode);
+    const binding = find(objects, "RoleBinding", "ouroboros:ouroboros-node-local-dns");
+    assert.equal(binding.metadata.namespace, "kube-system");
+    assert.deepEqual(binding.roleRef, {
+      apiGroup: "rbac.authorization.k8s.io",
+      kind: "Role",
+      name: "ouroboros:ouroboros-node-local-dns",
+    });
+    assert.deepEqual(binding.subjects, [{
+      kind: "ServiceAccount",
+      name: "ouroboros",
+      namespace: "ouroboros",
+    }]);
+    const named = objects.filter((object) => object.metadata.name.includes("node-local-dns"));
+    assert.deepEqual(named.map((object) => object.kind).sort(), ["Role", "RoleBinding"], mode);
+    // A preview keeps the read: it writes nothing either way.
+    const dry = await renderOk(helm4(), { set: [`controller.mode=${mode}`, "controller.dryRun=true"] });
+    assert.deepEqual(
+      rbacMatrix(dry)["Role kube-system/ouroboros:ouroboros-node-local-dns"],
+      rules("core/configmaps/node-local-dns: get"),
+      mode,
+    );
+  }
+  // The other modes never read node-local-dns: nothing of it is rendered.
+  for (
+    const set of [["controller.mode=external-dns"], ["etcHosts.enabled=true", "etcHosts.proxyIP=10.0.0.5"]]
+  ) {
+    const objects = await renderOk(helm4(), { set });
+    assert.ok(!objects.some((object) => object.metadata.name.includes("node-local-dns")), set.join(" "));
+  }
 });
 
-Deno.test({
-  name: "warn elsewhere: the coordinates are passed only when not the defaults, and the get follows them",
-  ignore,
-  fn: async () => {
-    const moved = await renderOk(helm(), {
-      set: ["controller.nodeLocalDns.namespace=dns-cache", "controller.nodeLocalDns.configmap=nodelocaldns"],
+test("warn elsewhere: the coordinates are passed only when not the defaults, and the get follows them", async () => {
+  const moved = await renderOk(helm4(), {
+    set: ["controller.nodeLocalDns.namespace=dns-cache", "controller.nodeLocalDns.configmap=nodelocaldns"],
+  });
+  const c = controller(moved);
+  assert.ok(
+    !(c.args ?? []).some((arg) => arg.startsWith("--node-local-dns")),
+    "warn is the binary's default",
+  );
+  const env = envOf(c);
+  const [, ...argv] = c.args ?? [];
+  const parsed = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
+  assert.ok(parsed.kind === "ok", JSON.stringify(parsed));
+  assert.equal(parsed.values.nodeLocalDns, "warn");
+  assert.equal(parsed.values.nodeLocalDnsNamespace, "dns-cache");
+  assert.equal(parsed.values.nodeLocalDnsConfigmap, "nodelocaldns");
+  assert.deepEqual(nodeLocalRules(moved, "dns-cache"), [
+    { apiGroups: [""], resources: ["configmaps"], resourceNames: ["nodelocaldns"], verbs: ["get"] },
+  ]);
+  // Either coordinate alone is enough to pass all three; the key alone is not (warn never reads it).
+  const all = [
+    "OUROBOROS_NODE_LOCAL_DNS_CONFIGMAP",
+    "OUROBOROS_NODE_LOCAL_DNS_KEY",
+    "OUROBOROS_NODE_LOCAL_DNS_NAMESPACE",
+  ];
+  for (
+    const set of [
+      "controller.nodeLocalDns.namespace=dns-cache",
+      "controller.nodeLocalDns.configmap=nodelocaldns",
+    ]
+  ) {
+    assert.deepEqual(Object.keys(nodeLocalEnv(await renderOk(helm4(), { set: [set] }))).sort(), all, set);
+  }
+  const keyOnly = await renderOk(helm4(), { set: ["controller.nodeLocalDns.key=Corefile.base"] });
+  assert.deepEqual(nodeLocalEnv(keyOnly), {});
+  // Values equal to the defaults pass nothing.
+  const same = await renderOk(helm4(), {
+    set: [
+      "controller.nodeLocalDns.namespace=kube-system",
+      "controller.nodeLocalDns.configmap=node-local-dns",
+    ],
+  });
+  assert.deepEqual(nodeLocalEnv(same), {});
+});
+
+test("manage in both CoreDNS modes: the flag and coordinates parse as the binary reads them, one Role by name", async () => {
+  for (const mode of ["coredns", "coredns-import"]) {
+    const objects = await renderOk(helm4(), {
+      release: "edge",
+      set: [`controller.mode=${mode}`, MANAGE, "controller.nodeLocalDns.configmap=nodelocaldns"],
     });
-    const c = controller(moved);
-    assert.ok(
-      !(c.args ?? []).some((arg) => arg.startsWith("--node-local-dns")),
-      "warn is the binary's default",
-    );
+    const c = controller(objects, "edge-ouroboros");
     const env = envOf(c);
     const [, ...argv] = c.args ?? [];
     const parsed = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
     assert.ok(parsed.kind === "ok", JSON.stringify(parsed));
-    assert.equal(parsed.values.nodeLocalDns, "warn");
-    assert.equal(parsed.values.nodeLocalDnsNamespace, "dns-cache");
+    assert.equal(parsed.values.nodeLocalDns, "manage");
     assert.equal(parsed.values.nodeLocalDnsConfigmap, "nodelocaldns");
-    assert.deepEqual(nodeLocalRules(moved, "dns-cache"), [
-      { apiGroups: [""], resources: ["configmaps"], resourceNames: ["nodelocaldns"], verbs: ["get"] },
-    ]);
-    // Either coordinate alone is enough to pass all three; the key alone is not (warn never reads it).
-    const all = [
-      "OUROBOROS_NODE_LOCAL_DNS_CONFIGMAP",
-      "OUROBOROS_NODE_LOCAL_DNS_KEY",
-      "OUROBOROS_NODE_LOCAL_DNS_NAMESPACE",
-    ];
-    for (
-      const set of [
-        "controller.nodeLocalDns.namespace=dns-cache",
-        "controller.nodeLocalDns.configmap=nodelocaldns",
-      ]
-    ) {
-      assert.deepEqual(Object.keys(nodeLocalEnv(await renderOk(helm(), { set: [set] }))).sort(), all, set);
-    }
-    const keyOnly = await renderOk(helm(), { set: ["controller.nodeLocalDns.key=Corefile.base"] });
-    assert.deepEqual(nodeLocalEnv(keyOnly), {});
-    // Values equal to the defaults pass nothing.
-    const same = await renderOk(helm(), {
-      set: [
-        "controller.nodeLocalDns.namespace=kube-system",
-        "controller.nodeLocalDns.configmap=node-local-dns",
-      ],
-    });
-    assert.deepEqual(nodeLocalEnv(same), {});
-  },
-});
-
-Deno.test({
-  name:
-    "manage in both CoreDNS modes: the flag and coordinates parse as the binary reads them, one Role by name",
-  ignore,
-  fn: async () => {
-    for (const mode of ["coredns", "coredns-import"]) {
-      const objects = await renderOk(helm(), {
-        release: "edge",
-        set: [`controller.mode=${mode}`, MANAGE, "controller.nodeLocalDns.configmap=nodelocaldns"],
-      });
-      const c = controller(objects, "edge-ouroboros");
-      const env = envOf(c);
-      const [, ...argv] = c.args ?? [];
-      const parsed = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => env[name] });
-      assert.ok(parsed.kind === "ok", JSON.stringify(parsed));
-      assert.equal(parsed.values.nodeLocalDns, "manage");
-      assert.equal(parsed.values.nodeLocalDnsConfigmap, "nodelocaldns");
-      assert.equal(parsed.values.nodeLocalDnsKey, "Corefile");
-      assert.equal(parsed.values.markerId, "edge", `${mode}: the release's markers name the block`);
-      const matrix = rbacMatrix(objects);
-      assert.deepEqual(
-        matrix["Role kube-system/ouroboros:edge-ouroboros-node-local-dns"],
-        rules("core/configmaps/nodelocaldns: get,list,watch,patch"),
-      );
-      assert.deepEqual(
-        matrix["Role kube-system/ouroboros:edge-ouroboros-node-local-dns-cleanup"],
-        rules("core/configmaps/nodelocaldns: get,patch"),
-      );
-      const job = find(objects, "Job", "edge-ouroboros-node-local-dns-cleanup");
-      const jobEnv = envOf(container(job, "cleanup"));
-      assert.equal(jobEnv.TARGET_CONFIGMAP, "nodelocaldns");
-      assert.equal(jobEnv.MARKER_BEGIN, nodeLocalDnsMarkers("edge").begin);
-      assert.equal(jobEnv.MARKER_END, nodeLocalDnsMarkers("edge").end);
-    }
-  },
-});
-
-Deno.test({
-  name: "manage with a dry run reads only and has no hook; cleanupOnUninstall=false drops the hook",
-  ignore,
-  fn: async () => {
-    const dry = rbacMatrix(await renderOk(helm(), { set: [MANAGE, "controller.dryRun=true"] }));
+    assert.equal(parsed.values.nodeLocalDnsKey, "Corefile");
+    assert.equal(parsed.values.markerId, "edge", `${mode}: the release's markers name the block`);
+    const matrix = rbacMatrix(objects);
     assert.deepEqual(
-      dry["Role kube-system/ouroboros:ouroboros-node-local-dns"],
-      rules("core/configmaps/node-local-dns: get,list,watch"),
+      matrix["Role kube-system/ouroboros:edge-ouroboros-node-local-dns"],
+      rules("core/configmaps/nodelocaldns: get,list,watch,patch"),
     );
-    assert.equal(dry["Role kube-system/ouroboros:ouroboros-node-local-dns-cleanup"], undefined);
-    const kept = await renderOk(helm(), {
-      set: [MANAGE, "controller.nodeLocalDns.cleanupOnUninstall=false"],
-    });
-    assert.ok(
-      !kept.some((object) => object.kind === "Job" && object.metadata.name.includes("node-local-dns")),
+    assert.deepEqual(
+      matrix["Role kube-system/ouroboros:edge-ouroboros-node-local-dns-cleanup"],
+      rules("core/configmaps/nodelocaldns: get,patch"),
     );
-  },
+    const job = find(objects, "Job", "edge-ouroboros-node-local-dns-cleanup");
+    const jobEnv = envOf(container(job, "cleanup"));
+    assert.equal(jobEnv.TARGET_CONFIGMAP, "nodelocaldns");
+    assert.equal(jobEnv.MARKER_BEGIN, nodeLocalDnsMarkers("edge").begin);
+    assert.equal(jobEnv.MARKER_END, nodeLocalDnsMarkers("edge").end);
+  }
 });
 
-Deno.test({
-  name:
-    "manage outside the CoreDNS modes fails the render with the reason; a bad mode value fails the schema",
-  ignore,
-  fn: async () => {
-    const hosts = await renderFails(helm(), {
-      set: ["controller.mode=external-dns", "externalDns.proxyIP=10.0.0.5", MANAGE],
-    });
-    assert.match(hosts, /nodeLocalDns.mode=manage works in coredns and coredns-import modes only/);
-    assert.match(await renderFails(helm(), { set: ["controller.nodeLocalDns.mode=fix"] }), /nodeLocalDns/);
-  },
+test("manage with a dry run reads only and has no hook; cleanupOnUninstall=false drops the hook", async () => {
+  const dry = rbacMatrix(await renderOk(helm4(), { set: [MANAGE, "controller.dryRun=true"] }));
+  assert.deepEqual(
+    dry["Role kube-system/ouroboros:ouroboros-node-local-dns"],
+    rules("core/configmaps/node-local-dns: get,list,watch"),
+  );
+  assert.equal(dry["Role kube-system/ouroboros:ouroboros-node-local-dns-cleanup"], undefined);
+  const kept = await renderOk(helm4(), {
+    set: [MANAGE, "controller.nodeLocalDns.cleanupOnUninstall=false"],
+  });
+  assert.ok(
+    !kept.some((object) => object.kind === "Job" && object.metadata.name.includes("node-local-dns")),
+  );
+});
+
+test("manage outside the CoreDNS modes fails the render with the reason; a bad mode value fails the schema", async () => {
+  const hosts = await renderFails(helm4(), {
+    set: ["controller.mode=external-dns", "externalDns.proxyIP=10.0.0.5", MANAGE],
+  });
+  assert.match(hosts, /nodeLocalDns.mode=manage works in coredns and coredns-import modes only/);
+  assert.match(await renderFails(helm4(), { set: ["controller.nodeLocalDns.mode=fix"] }), /nodeLocalDns/);
 });
 
 for (const shell of SHELLS) {

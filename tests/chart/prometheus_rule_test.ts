@@ -6,14 +6,19 @@
 
 import assert from "node:assert/strict";
 import { stringify } from "yaml";
-import { installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
-import { requireTool, skipWithout } from "../support/tools.ts";
+import { requireTool } from "../support/tools.ts";
 import { tempDir } from "../support/temp_dir.ts";
-import { type K8sObject, namesKey, ofKind, renderFails, renderOk, validateObject } from "./support.ts";
+import {
+  chartHelms,
+  type K8sObject,
+  namesKey,
+  ofKind,
+  renderFails,
+  renderOk,
+  validateObject,
+} from "./support.ts";
 
-const helm4 = await installHelm4();
-const ignore = skipWithoutHelm("chart PrometheusRule", helm4) ||
-  skipWithout("chart PrometheusRule", ["promtool"]);
+const { helm4, test } = await chartHelms("chart PrometheusRule", { helm3: false, tools: ["promtool"] });
 
 async function promtool(args: readonly string[], cwd: string): Promise<{ code: number; output: string }> {
   const run = await new Deno.Command(requireTool("promtool"), {
@@ -208,54 +213,44 @@ function expectedLabels(alertname: string): Record<string, string> {
   }
 }
 
-Deno.test({
-  name:
-    "PrometheusRule: off by default; promtool checks the rules and every alert fires when, and only when, it should",
-  ignore,
-  async fn() {
-    const helm = requireHelm(helm4);
-    assert.deepEqual(ofKind(await renderOk(helm, {}), "PrometheusRule"), []);
-    const objects = await renderOk(helm, {
-      set: ["metrics.prometheusRule.enabled=true", "metrics.prometheusRule.labels.release=kube-prometheus"],
-    });
-    const [rule] = ofKind(objects, "PrometheusRule");
-    assert.ok(rule !== undefined);
-    assert.equal(rule.metadata.labels?.release, "kube-prometheus");
-    await validateObject(rule);
-    await using dir = await tempDir("prometheus-rule-");
-    await Deno.writeTextFile(`${dir.path}/rules.yaml`, rulesFile(rule));
-    const checked = await promtool(["check", "rules", "rules.yaml"], dir.path);
-    assert.equal(checked.code, 0, checked.output);
-    assert.match(checked.output, /SUCCESS: 7 rules found/);
-    const alerts = (rule.spec as { groups: { rules: RuleAlert[] }[] }).groups.flatMap((group) => group.rules);
-    assert.deepEqual(alerts.map((alert) => alert.alert), ALERTS);
-    await Deno.writeTextFile(`${dir.path}/tests.yaml`, testFile(CASES, alerts));
-    const tested = await promtool(["test", "rules", "tests.yaml"], dir.path);
-    assert.equal(tested.code, 0, tested.output);
-  },
+test("PrometheusRule: off by default; promtool checks the rules and every alert fires when, and only when, it should", async () => {
+  const helm = helm4();
+  assert.deepEqual(ofKind(await renderOk(helm, {}), "PrometheusRule"), []);
+  const objects = await renderOk(helm, {
+    set: ["metrics.prometheusRule.enabled=true", "metrics.prometheusRule.labels.release=kube-prometheus"],
+  });
+  const [rule] = ofKind(objects, "PrometheusRule");
+  assert.ok(rule !== undefined);
+  assert.equal(rule.metadata.labels?.release, "kube-prometheus");
+  await validateObject(rule);
+  await using dir = await tempDir("prometheus-rule-");
+  await Deno.writeTextFile(`${dir.path}/rules.yaml`, rulesFile(rule));
+  const checked = await promtool(["check", "rules", "rules.yaml"], dir.path);
+  assert.equal(checked.code, 0, checked.output);
+  assert.match(checked.output, /SUCCESS: 7 rules found/);
+  const alerts = (rule.spec as { groups: { rules: RuleAlert[] }[] }).groups.flatMap((group) => group.rules);
+  assert.deepEqual(alerts.map((alert) => alert.alert), ALERTS);
+  await Deno.writeTextFile(`${dir.path}/tests.yaml`, testFile(CASES, alerts));
+  const tested = await promtool(["test", "rules", "tests.yaml"], dir.path);
+  assert.equal(tested.code, 0, tested.output);
 });
 
-Deno.test({
-  name:
-    "PrometheusRule: the selector narrows every alert's series, and a bad selector is refused by the schema",
-  ignore,
-  async fn() {
-    const helm = requireHelm(helm4);
-    const objects = await renderOk(helm, {
-      set: ["metrics.prometheusRule.enabled=true"],
-      setString: ['metrics.prometheusRule.selector=service=~"ouroboros-.*"'],
-    });
-    const rule = ofKind(objects, "PrometheusRule")[0]!;
-    const exprs = (rule.spec as { groups: { rules: { expr: string }[] }[] }).groups.flatMap((group) =>
-      group.rules.map((entry) => entry.expr)
-    );
-    assert.equal(exprs.length, 7);
-    for (const expr of exprs) {
-      assert.match(expr, /\{namespace="ouroboros",service=~"ouroboros-\.\*"[,}]/, expr);
-    }
-    const refused = await renderFails(helm, {
-      set: ["metrics.prometheusRule.enabled=true", "metrics.prometheusRule.selector=service"],
-    });
-    assert.ok(namesKey(refused, "selector"), refused);
-  },
+test("PrometheusRule: the selector narrows every alert's series, and a bad selector is refused by the schema", async () => {
+  const helm = helm4();
+  const objects = await renderOk(helm, {
+    set: ["metrics.prometheusRule.enabled=true"],
+    setString: ['metrics.prometheusRule.selector=service=~"ouroboros-.*"'],
+  });
+  const rule = ofKind(objects, "PrometheusRule")[0]!;
+  const exprs = (rule.spec as { groups: { rules: { expr: string }[] }[] }).groups.flatMap((group) =>
+    group.rules.map((entry) => entry.expr)
+  );
+  assert.equal(exprs.length, 7);
+  for (const expr of exprs) {
+    assert.match(expr, /\{namespace="ouroboros",service=~"ouroboros-\.\*"[,}]/, expr);
+  }
+  const refused = await renderFails(helm, {
+    set: ["metrics.prometheusRule.enabled=true", "metrics.prometheusRule.selector=service"],
+  });
+  assert.ok(namesKey(refused, "selector"), refused);
 });

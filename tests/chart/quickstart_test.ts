@@ -6,9 +6,9 @@
  */
 
 import assert from "node:assert/strict";
-import { installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import { QUICKSTART_PATH, renderQuickstart } from "./quickstart.ts";
 import {
+  chartHelms,
   CLUSTER_SCOPED,
   ids,
   isHook,
@@ -19,56 +19,47 @@ import {
   validateObject,
 } from "./support.ts";
 
-const helm4 = await installHelm4();
-const ignore = skipWithoutHelm("quickstart tests", helm4);
+const { helm4, test } = await chartHelms("quickstart tests", { helm3: false });
 const TEXT = await Deno.readTextFile(QUICKSTART_PATH);
 
-Deno.test({
-  name: "chart/quickstart.yaml is in step with the chart (regenerate with `deno task chart:quickstart`)",
-  ignore,
-  async fn() {
-    const expected = await renderQuickstart(requireHelm(helm4));
-    assert.ok(TEXT === expected, "chart/quickstart.yaml is stale: run `deno task chart:quickstart`");
-  },
+test("chart/quickstart.yaml is in step with the chart (regenerate with `deno task chart:quickstart`)", async () => {
+  const expected = await renderQuickstart(helm4());
+  assert.ok(TEXT === expected, "chart/quickstart.yaml is stale: run `deno task chart:quickstart`");
 });
 
-Deno.test({
-  name: "the quickstart is the default install without hooks, after its Namespace, every object in place",
-  ignore,
-  async fn() {
-    const objects = parseObjects(TEXT);
-    const [namespace, ...rest] = objects;
-    assert.equal(namespace?.kind, "Namespace");
-    assert.equal(namespace.metadata.name, "ouroboros");
-    assert.equal(namespace.metadata.labels?.["pod-security.kubernetes.io/enforce"], "restricted");
-    const chart = (await renderOk(requireHelm(helm4))).filter((object) => !isHook(object));
-    assert.deepEqual(rest, chart, "the quickstart holds exactly the chart's non-hook objects");
-    assert.deepEqual(ids(objects), [
-      "ClusterRole /ouroboros:ouroboros",
-      "ClusterRoleBinding /ouroboros:ouroboros",
-      "Deployment ouroboros/ouroboros",
-      "Deployment ouroboros/ouroboros-proxy",
-      "Namespace /ouroboros",
-      "PodDisruptionBudget ouroboros/ouroboros-proxy",
-      "Role kube-system/ouroboros:ouroboros-coredns",
-      "Role kube-system/ouroboros:ouroboros-node-local-dns",
-      "RoleBinding kube-system/ouroboros:ouroboros-coredns",
-      "RoleBinding kube-system/ouroboros:ouroboros-node-local-dns",
-      "Service ouroboros/ouroboros-proxy",
-      "ServiceAccount ouroboros/ouroboros",
-    ]);
-    for (const object of objects) {
-      assert.ok(!isHook(object), `${object.kind} ${object.metadata.name} is a hook`);
-      assert.notEqual(object.kind, "Job", "no Job: applied by kubectl it would run at once");
-      if (!CLUSTER_SCOPED.has(object.kind)) {
-        assert.ok(object.metadata.namespace, `${object.kind} ${object.metadata.name} has no namespace`);
-      }
-      await validateObject(object);
+test("the quickstart is the default install without hooks, after its Namespace, every object in place", async () => {
+  const objects = parseObjects(TEXT);
+  const [namespace, ...rest] = objects;
+  assert.equal(namespace?.kind, "Namespace");
+  assert.equal(namespace.metadata.name, "ouroboros");
+  assert.equal(namespace.metadata.labels?.["pod-security.kubernetes.io/enforce"], "restricted");
+  const chart = (await renderOk(helm4())).filter((object) => !isHook(object));
+  assert.deepEqual(rest, chart, "the quickstart holds exactly the chart's non-hook objects");
+  assert.deepEqual(ids(objects), [
+    "ClusterRole /ouroboros:ouroboros",
+    "ClusterRoleBinding /ouroboros:ouroboros",
+    "Deployment ouroboros/ouroboros",
+    "Deployment ouroboros/ouroboros-proxy",
+    "Namespace /ouroboros",
+    "PodDisruptionBudget ouroboros/ouroboros-proxy",
+    "Role kube-system/ouroboros:ouroboros-coredns",
+    "Role kube-system/ouroboros:ouroboros-node-local-dns",
+    "RoleBinding kube-system/ouroboros:ouroboros-coredns",
+    "RoleBinding kube-system/ouroboros:ouroboros-node-local-dns",
+    "Service ouroboros/ouroboros-proxy",
+    "ServiceAccount ouroboros/ouroboros",
+  ]);
+  for (const object of objects) {
+    assert.ok(!isHook(object), `${object.kind} ${object.metadata.name} is a hook`);
+    assert.notEqual(object.kind, "Job", "no Job: applied by kubectl it would run at once");
+    if (!CLUSTER_SCOPED.has(object.kind)) {
+      assert.ok(object.metadata.namespace, `${object.kind} ${object.metadata.name} has no namespace`);
     }
-    for (const deployment of objects.filter((object) => object.kind === "Deployment")) {
-      assert.deepEqual(restrictedViolations(podSpec(deployment)), [], deployment.metadata.name);
-    }
-  },
+    await validateObject(object);
+  }
+  for (const deployment of objects.filter((object) => object.kind === "Deployment")) {
+    assert.deepEqual(restrictedViolations(podSpec(deployment)), [], deployment.metadata.name);
+  }
 });
 
 Deno.test("the quickstart's header says how to install, and how to uninstall without the hooks", () => {

@@ -10,11 +10,12 @@ import { ConfigError, parseOptions } from "../../lib/cli/options.ts";
 import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
 import { controllerSettings } from "../../lib/controller/controller_settings.ts";
 import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
-import { type Helm, installHelm4, requireHelm, runHelm, skipWithoutHelm } from "../support/helm.ts";
+import { runHelm } from "../support/helm.ts";
 import { type HookScript, hookScript } from "./hook_script.ts";
 import { SEED_SINGLE, valuesOf } from "./kuberture_support.ts";
 import {
   CHART_DIR,
+  chartHelms,
   CLUSTER_SCOPED,
   container,
   DEPLOYMENT_MODES,
@@ -41,13 +42,7 @@ import {
 } from "./support.ts";
 import { tempDir } from "../support/temp_dir.ts";
 
-const helm4 = await installHelm4();
-const ignore = skipWithoutHelm("chart render tests", helm4);
-const helm = (): Helm => requireHelm(helm4);
-
-function test(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ignore, fn });
-}
+const { helm4, test } = await chartHelms("chart render tests", { helm3: false });
 
 function args(objects: readonly K8sObject[], kind: string, name: string, containerName: string): string[] {
   return container(find(objects, kind, name), containerName).args ?? [];
@@ -80,7 +75,7 @@ const PROXY_TAIL = [
 // --- Arguments -------------------------------------------------------------------------------
 
 test("coredns mode: the controller composes the rewrite target at run time unless the cluster domain is set", async () => {
-  assert.deepEqual(controllerArgs(await renderOk(helm())), [
+  assert.deepEqual(controllerArgs(await renderOk(helm4())), [
     "controller",
     "--mode=coredns",
     "--resync=30s",
@@ -92,7 +87,7 @@ test("coredns mode: the controller composes the rewrite target at run time unles
     "--proxy-service-namespace=ouroboros",
     ...NEW_ARGS,
   ]);
-  const baked = await renderOk(helm(), {
+  const baked = await renderOk(helm4(), {
     set: [
       "controller.clusterDomain=cozy.local.",
       "controller.coredns.configmap=dns",
@@ -115,7 +110,7 @@ test("coredns mode: the controller composes the rewrite target at run time unles
 
 test("coredns-import mode: the import trio, the Corefile trio its start-up check reads, the same rewrite-target choice", async () => {
   const base = ["controller.mode=coredns-import", "controller.corednsImport.key=edge.override"];
-  assert.deepEqual(controllerArgs(await renderOk(helm(), { set: base })), [
+  assert.deepEqual(controllerArgs(await renderOk(helm4(), { set: base })), [
     "controller",
     "--mode=coredns-import",
     "--resync=30s",
@@ -131,7 +126,7 @@ test("coredns-import mode: the import trio, the Corefile trio its start-up check
     "--proxy-service-namespace=ouroboros",
     ...NEW_ARGS,
   ]);
-  const baked = await renderOk(helm(), { set: [...base, "controller.clusterDomain=k8s.example.com"] });
+  const baked = await renderOk(helm4(), { set: [...base, "controller.clusterDomain=k8s.example.com"] });
   const list = controllerArgs(baked);
   assert.ok(list.includes("--proxy-fqdn=ouroboros-proxy.ouroboros.svc.k8s.example.com."));
   assert.ok(list.includes("--cluster-domain=k8s.example.com"));
@@ -139,7 +134,7 @@ test("coredns-import mode: the import trio, the Corefile trio its start-up check
 });
 
 test("external-dns mode: records settings, annotations and labels sorted by key, the proxy IP when given", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     set: ["controller.mode=external-dns"],
     values: {
       externalDns: {
@@ -170,7 +165,7 @@ test("external-dns mode: records settings, annotations and labels sorted by key,
     "--external-dns-label=team=edge",
     ...NEW_ARGS,
   ]);
-  const defaults = controllerArgs(await renderOk(helm(), { set: ["controller.mode=external-dns"] }));
+  const defaults = controllerArgs(await renderOk(helm4(), { set: ["controller.mode=external-dns"] }));
   assert.deepEqual(defaults.slice(4, 9), [
     "--external-dns-namespace=ouroboros",
     "--external-dns-record-ttl=60",
@@ -208,7 +203,7 @@ test("the source filters, resync, log level and cluster domain reach the control
     "--cluster-domain=cozy.local",
   ];
   for (const [mode, set] of Object.entries(MODES)) {
-    const objects = await renderOk(helm(), { set: [...set, ...filters] });
+    const objects = await renderOk(helm4(), { set: [...set, ...filters] });
     const list = mode === "etc-hosts"
       ? args(objects, "DaemonSet", "ouroboros-etc-hosts", "controller")
       : controllerArgs(objects);
@@ -223,7 +218,7 @@ test("the source filters, resync, log level and cluster domain reach the control
 });
 
 test("etc-hosts mode: a DaemonSet replaces the Deployment, with the hosts file mounted alone where the binary may write", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     set: [...MODES["etc-hosts"], "etcHosts.hostsPath=/var/lib/hosts"],
   });
   assert.equal(ofKind(objects, "Deployment").filter((d) => d.metadata.name === "ouroboros").length, 0);
@@ -246,14 +241,14 @@ test("etc-hosts mode: a DaemonSet replaces the Deployment, with the hosts file m
   assert.deepEqual(spec.tolerations, [{ operator: "Exists" }]);
   assert.notEqual(spec.hostNetwork, true, "the DaemonSet needs no host network");
   // controller.mode=etc-hosts is the same as etcHosts.enabled=true.
-  const byMode = await renderOk(helm(), {
+  const byMode = await renderOk(helm4(), {
     set: ["controller.mode=etc-hosts", "etcHosts.proxyIP=10.96.0.50"],
   });
   assert.deepEqual(ids(byMode), ids(objects));
 });
 
 test("the proxy: a baked backend host, or runtime composition with the cluster domain when it is set", async () => {
-  assert.deepEqual(proxyArgs(await renderOk(helm())), [
+  assert.deepEqual(proxyArgs(await renderOk(helm4())), [
     "proxy",
     "--listen-http=:8080",
     "--listen-https=:8443",
@@ -263,7 +258,7 @@ test("the proxy: a baked backend host, or runtime composition with the cluster d
     ...PROXY_TAIL,
   ]);
   const composed = proxyArgs(
-    await renderOk(helm(), {
+    await renderOk(helm4(), {
       set: [
         "controller.clusterDomain=cozy.local",
         "proxy.target.serviceName=traefik",
@@ -277,7 +272,7 @@ test("the proxy: a baked backend host, or runtime composition with the cluster d
     "--cluster-domain=cozy.local",
   ]);
   const host = proxyArgs(
-    await renderOk(helm(), {
+    await renderOk(helm4(), {
       set: [
         "proxy.target.host=ingress.example.net",
         "controller.clusterDomain=cozy.local",
@@ -334,7 +329,7 @@ test("every argument the chart passes is one the binary accepts, and the control
   ];
   const resolvConf = () => "search ouroboros.svc.cluster.local svc.cluster.local cluster.local\n";
   for (const variant of variants) {
-    const objects = await renderOk(helm(), {
+    const objects = await renderOk(helm4(), {
       ...variant,
       values: { externalDns: { labels: { team: "edge" } } },
     });
@@ -370,7 +365,7 @@ test("every argument the chart passes is one the binary accepts, and the control
 
 test("the controller Deployment never runs two controllers during a rollout, in every mode, and knows its release", async () => {
   for (const mode of ["coredns", "coredns-import", "external-dns"] as const) {
-    const objects = await renderOk(helm(), { release: "edge", set: MODES[mode] });
+    const objects = await renderOk(helm4(), { release: "edge", set: MODES[mode] });
     const deployment = find(objects, "Deployment", "edge-ouroboros");
     assert.deepEqual((deployment.spec as { strategy: unknown }).strategy, {
       type: "RollingUpdate",
@@ -379,7 +374,7 @@ test("the controller Deployment never runs two controllers during a rollout, in 
     assert.equal(envOf(container(deployment, "controller")).OUROBOROS_INSTANCE, "edge");
   }
   const daemonSet = find(
-    await renderOk(helm(), { release: "edge", set: MODES["etc-hosts"] }),
+    await renderOk(helm4(), { release: "edge", set: MODES["etc-hosts"] }),
     "DaemonSet",
     "edge-ouroboros-etc-hosts",
   );
@@ -390,9 +385,9 @@ test("the controller Deployment never runs two controllers during a rollout, in 
 
 // Replicas, leader election and dry-run refusals: leader_election_test.ts and dry_run_test.ts.
 test("refused: a missing etcHosts.proxyIP, gatewayClass without gatewayApi", async () => {
-  const proxyIp = await renderFails(helm(), { set: ["etcHosts.enabled=true"] });
+  const proxyIp = await renderFails(helm4(), { set: ["etcHosts.enabled=true"] });
   assert.match(proxyIp, /etcHosts\.proxyIP is required when etcHosts\.enabled=true/);
-  const gateway = await renderFails(helm(), { set: ["controller.gatewayClass=eg"] });
+  const gateway = await renderFails(helm4(), { set: ["controller.gatewayClass=eg"] });
   assert.match(gateway, /controller\.gatewayClass=eg .*controller\.gatewayApi\.enabled/);
 });
 
@@ -410,7 +405,7 @@ const CONTROLLER_SELECTOR =
   "app.kubernetes.io/name=ouroboros,app.kubernetes.io/instance=ouroboros,app.kubernetes.io/component=controller";
 
 test("RBAC, coredns mode: the Corefile ConfigMap by name, get on the node-local-dns one, the hook's narrower rights and the quiesce Role", async () => {
-  assert.deepEqual(rbacMatrix(await renderOk(helm())), {
+  assert.deepEqual(rbacMatrix(await renderOk(helm4())), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role kube-system/ouroboros:ouroboros-coredns": rules(
       "core/configmaps/coredns: get,list,watch,patch",
@@ -421,7 +416,7 @@ test("RBAC, coredns mode: the Corefile ConfigMap by name, get on the node-local-
   });
   // Without the hook, only the controller's rights remain.
   assert.deepEqual(
-    rbacMatrix(await renderOk(helm(), { set: ["controller.coredns.cleanupOnUninstall=false"] })),
+    rbacMatrix(await renderOk(helm4(), { set: ["controller.coredns.cleanupOnUninstall=false"] })),
     {
       "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
       "Role kube-system/ouroboros:ouroboros-coredns": rules(
@@ -433,7 +428,7 @@ test("RBAC, coredns mode: the Corefile ConfigMap by name, get on the node-local-
 });
 
 test("RBAC, coredns-import mode: the import ConfigMap, and only get on the main Corefile (never a write)", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     set: [
       "controller.mode=coredns-import",
       "controller.corednsImport.namespace=dns",
@@ -455,7 +450,7 @@ test("RBAC, coredns-import mode: the import ConfigMap, and only get on the main 
 });
 
 test("RBAC, external-dns mode: records of the active kind, list of the other, the discover Role only without a proxy IP", async () => {
-  assert.deepEqual(rbacMatrix(await renderOk(helm(), { set: ["controller.mode=external-dns"] })), {
+  assert.deepEqual(rbacMatrix(await renderOk(helm4(), { set: ["controller.mode=external-dns"] })), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role ouroboros/ouroboros:ouroboros-externaldns": rules(
       "externaldns.k8s.io/dnsendpoints: get,list,create,patch,delete",
@@ -467,7 +462,7 @@ test("RBAC, external-dns mode: records of the active kind, list of the other, th
       "externaldns.k8s.io/dnsendpoints: list,delete",
     ),
   });
-  const service = await renderOk(helm(), {
+  const service = await renderOk(helm4(), {
     set: [
       "controller.mode=external-dns",
       "externalDns.output=service",
@@ -483,7 +478,7 @@ test("RBAC, external-dns mode: records of the active kind, list of the other, th
     ),
     "Role dns/ouroboros:ouroboros-cleanup": rules("core/services: list,delete"),
   });
-  const named = await renderOk(helm(), {
+  const named = await renderOk(helm4(), {
     set: ["controller.mode=external-dns", "externalDns.proxyService=edge-proxy"],
   });
   assert.deepEqual(
@@ -493,7 +488,7 @@ test("RBAC, external-dns mode: records of the active kind, list of the other, th
 });
 
 test("RBAC, etc-hosts mode: no Role for the controller; the hooks may touch only their two DaemonSets", async () => {
-  assert.deepEqual(rbacMatrix(await renderOk(helm(), { set: MODES["etc-hosts"] })), {
+  assert.deepEqual(rbacMatrix(await renderOk(helm4(), { set: MODES["etc-hosts"] })), {
     "ClusterRole /ouroboros:ouroboros": CLUSTER_ROLE,
     "Role ouroboros/ouroboros-etc-hosts-hook": rules(
       "apps/daemonsets/ouroboros-etc-hosts: get,delete",
@@ -503,7 +498,7 @@ test("RBAC, etc-hosts mode: no Role for the controller; the hooks may touch only
 });
 
 test("RBAC options: Gateway API reads when enabled, no Events rule with rbac.events=false", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     set: ["controller.gatewayApi.enabled=true", "rbac.events=false"],
   });
   assert.deepEqual(
@@ -519,7 +514,7 @@ test("RBAC options: Gateway API reads when enabled, no Events rule with rbac.eve
 });
 
 test("Gateway API route kinds: the chosen kinds reach the flag and exactly their reads are granted", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     set: ["controller.gatewayApi.enabled=true", "controller.gatewayApi.routeKinds={TLSRoute,GRPCRoute}"],
   });
   assert.deepEqual(
@@ -539,17 +534,17 @@ test("Gateway API route kinds: the chosen kinds reach the flag and exactly their
   assert.ok(parsed.kind === "ok", JSON.stringify(parsed));
   assert.deepEqual(parsed.values.gatewayRouteKinds, ["GRPCRoute", "TLSRoute"]);
   // Off: neither the flag nor any Gateway API rule.
-  const off = await renderOk(helm());
+  const off = await renderOk(helm4());
   assert.ok(!controllerArgs(off).some((arg) => arg.startsWith("--gateway-route-kinds")));
   assert.ok(!JSON.stringify(rbacMatrix(off)).includes("gateway.networking.k8s.io"));
 });
 
 test("Gateway API route kinds: the schema refuses an unknown kind and an empty list", async () => {
-  const unknown = await renderFails(helm(), {
+  const unknown = await renderFails(helm4(), {
     set: ["controller.gatewayApi.enabled=true", "controller.gatewayApi.routeKinds={HTTPRoute,TCPRoute}"],
   });
   assert.match(unknown, /routeKinds/);
-  const empty = await renderFails(helm(), {
+  const empty = await renderFails(helm4(), {
     set: ["controller.gatewayApi.enabled=true", "controller.gatewayApi.routeKinds=null"],
   });
   assert.match(empty, /routeKinds/);
@@ -562,7 +557,7 @@ test("RBAC everywhere: no Secrets, no wildcards, every binding names a rendered 
     ["controller.gatewayApi.enabled=true", "serviceAccount.name=custom-sa"],
   ];
   for (const set of variants) {
-    const objects = await renderOk(helm(), { set, tests: true });
+    const objects = await renderOk(helm4(), { set, tests: true });
     for (const [role, granted] of Object.entries(rbacMatrix(objects))) {
       for (const grant of granted) {
         assert.doesNotMatch(grant, /secrets|\*/, `${role} grants ${grant}`);
@@ -585,7 +580,7 @@ test("RBAC everywhere: no Secrets, no wildcards, every binding names a rendered 
       }
     }
   }
-  const custom = await renderOk(helm(), { set: ["serviceAccount.name=custom-sa"] });
+  const custom = await renderOk(helm4(), { set: ["serviceAccount.name=custom-sa"] });
   assert.equal(podSpec(find(custom, "Deployment", "ouroboros")).serviceAccountName, "custom-sa");
 });
 
@@ -608,7 +603,7 @@ test("the image is this project's own, ghcr.io/ouroboros-ts/ouroboros at the app
   const chart = await Deno.readTextFile(`${CHART_DIR}/Chart.yaml`);
   const appVersion = /^appVersion: "?([^"\n]+)"?$/m.exec(chart)?.[1];
   assert.ok(appVersion !== undefined);
-  const objects = await renderOk(helm(), { set: [...MODES["etc-hosts"], "dns.enabled=true"] });
+  const objects = await renderOk(helm4(), { set: [...MODES["etc-hosts"], "dns.enabled=true"] });
   const ours = [...imagesOf(objects)].filter(([, image]) => image.startsWith(`${OUR_IMAGE}:`));
   assert.ok(ours.length >= 3, JSON.stringify(ours));
   for (const [where, image] of ours) assert.equal(image, `${OUR_IMAGE}:${appVersion}`, where);
@@ -618,7 +613,7 @@ test("the image is this project's own, ghcr.io/ouroboros-ts/ouroboros at the app
 test("image.digest: every ouroboros container, kuberture's too, runs repository@digest and the tag is ignored", async () => {
   const digest = `sha256:${"0123456789abcdef".repeat(4)}`;
   const render = (set: string[]) =>
-    renderOk(helm(), {
+    renderOk(helm4(), {
       values: valuesOf(SEED_SINGLE),
       set: ["dns.enabled=true", ...set, `image.digest=${digest}`],
       setString: ["image.tag=9.9.9"],
@@ -645,7 +640,7 @@ test("image.digest: every ouroboros container, kuberture's too, runs repository@
 
 test("Pod Security: controller, proxy and hook Jobs are 'restricted' (uid 65532); the proxy has no token", async () => {
   for (const [mode, set] of Object.entries(MODES)) {
-    const objects = await renderOk(helm(), { set });
+    const objects = await renderOk(helm4(), { set });
     const workloads = [
       ...ofKind(objects, "Deployment"),
       ...ofKind(objects, "Job"),
@@ -660,7 +655,7 @@ test("Pod Security: controller, proxy and hook Jobs are 'restricted' (uid 65532)
     assert.equal(podSpec(find(objects, "Deployment", "ouroboros-proxy")).automountServiceAccountToken, false);
   }
   // The judge is real: the original's root-capable settings are caught.
-  const loose = await renderOk(helm(), {
+  const loose = await renderOk(helm4(), {
     values: { securityContext: { allowPrivilegeEscalation: true, capabilities: null } },
   });
   assert.deepEqual(restrictedViolations(podSpec(find(loose, "Deployment", "ouroboros-proxy"))), [
@@ -670,7 +665,7 @@ test("Pod Security: controller, proxy and hook Jobs are 'restricted' (uid 65532)
 });
 
 test("Pod Security: the etc-hosts pods run as root with a hostPath (privileged namespace), and nothing more", async () => {
-  const objects = await renderOk(helm(), { set: MODES["etc-hosts"] });
+  const objects = await renderOk(helm4(), { set: MODES["etc-hosts"] });
   for (const name of ["ouroboros-etc-hosts", "ouroboros-etc-hosts-cleanup"]) {
     const spec = podSpec(find(objects, "DaemonSet", name));
     const problems = restrictedViolations(spec);
@@ -691,7 +686,7 @@ test("probes: controller /healthz and /readyz on 8082, proxy on 8081, etc-hosts 
     assert.deepEqual(c.livenessProbe?.httpGet, { path: "/healthz", port: "health" });
     assert.deepEqual(c.readinessProbe?.httpGet, { path: "/readyz", port: "health" });
   };
-  const objects = await renderOk(helm());
+  const objects = await renderOk(helm4());
   check(find(objects, "Deployment", "ouroboros"), "controller", 8082);
   check(find(objects, "Deployment", "ouroboros-proxy"), "proxy", 8081);
   assert.deepEqual(proxyArgs(objects).slice(1, 4), [
@@ -700,14 +695,14 @@ test("probes: controller /healthz and /readyz on 8082, proxy on 8081, etc-hosts 
     "--listen-health=:8081",
   ]);
   check(
-    find(await renderOk(helm(), { set: MODES["etc-hosts"] }), "DaemonSet", "ouroboros-etc-hosts"),
+    find(await renderOk(helm4(), { set: MODES["etc-hosts"] }), "DaemonSet", "ouroboros-etc-hosts"),
     "controller",
     8082,
   );
 });
 
 test("metrics: prometheus.io annotations by default (operator's win), optional ServiceMonitor on the health ports", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     values: { proxy: { podAnnotations: { "prometheus.io/path": "/custom", team: "edge" } } },
   });
   assert.deepEqual(podTemplate(find(objects, "Deployment", "ouroboros")).metadata.annotations, {
@@ -723,10 +718,10 @@ test("metrics: prometheus.io annotations by default (operator's win), optional S
   });
   assert.equal(ofKind(objects, "ServiceMonitor").length, 0);
 
-  const off = await renderOk(helm(), { set: ["metrics.podAnnotations=false"] });
+  const off = await renderOk(helm4(), { set: ["metrics.podAnnotations=false"] });
   assert.equal(podTemplate(find(off, "Deployment", "ouroboros")).metadata.annotations, undefined);
 
-  const monitored = await renderOk(helm(), {
+  const monitored = await renderOk(helm4(), {
     set: ["metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.interval=15s"],
     values: { metrics: { serviceMonitor: { labels: { release: "kube-prometheus" } } } },
   });
@@ -811,7 +806,7 @@ function assertHookJob(job: K8sObject, image: string, script: HookScript): void 
 }
 
 test("coredns hook: pre-delete RBAC at -10, the Job at 0 running coredns-cleanup.sh with this release's markers", async () => {
-  const objects = await renderOk(helm());
+  const objects = await renderOk(helm4());
   const hooks = objects.filter(isHook);
   assert.deepEqual(
     hooks.map((o) => `${o.kind} ${o.metadata.name} ${JSON.stringify(hookOf(o))}`).sort(),
@@ -856,7 +851,7 @@ test("coredns hook: pre-delete RBAC at -10, the Job at 0 running coredns-cleanup
     MARKER_END: "# === END ouroboros ===",
     ATTEMPTS: "5",
   });
-  const custom = await renderOk(helm(), {
+  const custom = await renderOk(helm4(), {
     set: [
       "controller.cleanupHookImage.repository=registry.example/kubectl",
       "controller.cleanupHookImage.pullPolicy=Always",
@@ -869,7 +864,7 @@ test("coredns hook: pre-delete RBAC at -10, the Job at 0 running coredns-cleanup
 });
 
 test("coredns-import hook: the same quiesce, then coredns-import-cleanup.sh on the import key", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     set: ["controller.mode=coredns-import", "controller.corednsImport.key=a.override"],
   });
   const job = find(objects, "Job", "ouroboros-coredns-cleanup");
@@ -885,14 +880,14 @@ test("coredns-import hook: the same quiesce, then coredns-import-cleanup.sh on t
     TARGET_CONFIGMAP: "coredns-custom",
     TARGET_KEY: "a.override",
   });
-  const off = await renderOk(helm(), {
+  const off = await renderOk(helm4(), {
     set: ["controller.mode=coredns-import", "controller.corednsImport.cleanupOnUninstall=false"],
   });
   assert.deepEqual(off.filter(isHook), []);
 });
 
 test("external-dns hook: post-delete, deleting this release's records of the output kind", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     release: "edge",
     set: ["controller.mode=external-dns", "externalDns.output=service", "externalDns.namespace=dns"],
     setString: ["externalDns.cleanupHookImage.tag=1.30.0"],
@@ -909,9 +904,9 @@ test("external-dns hook: post-delete, deleting this release's records of the out
     assert.equal(hookOf(object).hook, "post-delete", `${object.kind} ${object.metadata.name}`);
     assert.equal(hookOf(object).weight, object.kind === "Job" ? "0" : "-10");
   }
-  const crd = await renderOk(helm(), { set: ["controller.mode=external-dns"] });
+  const crd = await renderOk(helm4(), { set: ["controller.mode=external-dns"] });
   assert.equal(envOf(container(find(crd, "Job", "ouroboros-cleanup"), "cleanup")).OUTPUT, "crd");
-  const off = await renderOk(helm(), {
+  const off = await renderOk(helm4(), {
     set: ["controller.mode=external-dns", "externalDns.cleanupOnUninstall=false"],
   });
   assert.deepEqual(off.filter(isHook), []);
@@ -928,7 +923,7 @@ const AFFINITY = {
 };
 
 test("etc-hosts: both DaemonSets target the same nodes, Linux by default (etcHosts.nodeSelector, affinity)", async () => {
-  const objects = await renderOk(helm(), { set: MODES["etc-hosts"] });
+  const objects = await renderOk(helm4(), { set: MODES["etc-hosts"] });
   for (const name of ["ouroboros-etc-hosts", "ouroboros-etc-hosts-cleanup"]) {
     const spec = podSpec(find(objects, "DaemonSet", name));
     assert.deepEqual(spec.nodeSelector, { "kubernetes.io/os": "linux" }, name);
@@ -936,7 +931,7 @@ test("etc-hosts: both DaemonSets target the same nodes, Linux by default (etcHos
     assert.deepEqual(spec.tolerations, [{ operator: "Exists" }], name);
   }
   // Dropping the default key leaves no node selector on either.
-  const none = await renderOk(helm(), {
+  const none = await renderOk(helm4(), {
     set: [...MODES["etc-hosts"], "etcHosts.nodeSelector.kubernetes\\.io/os=null"],
   });
   for (const name of ["ouroboros-etc-hosts", "ouroboros-etc-hosts-cleanup"]) {
@@ -945,7 +940,7 @@ test("etc-hosts: both DaemonSets target the same nodes, Linux by default (etcHos
 });
 
 test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and remove the cleanup DaemonSet (5)", async () => {
-  const objects = await renderOk(helm(), {
+  const objects = await renderOk(helm4(), {
     release: "edge",
     set: [...MODES["etc-hosts"], "etcHosts.hostsPath=/etc/hosts"],
     values: {
@@ -1012,7 +1007,7 @@ test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and r
   assert.equal(init.image, "ghcr.io/ouroboros-ts/ouroboros:0.1.0");
   assert.deepEqual(pod.containers.map((c) => c.image), ["registry.k8s.io/pause:3.10"]);
 
-  const off = await renderOk(helm(), { set: [...MODES["etc-hosts"], "etcHosts.cleanupOnUninstall=false"] });
+  const off = await renderOk(helm4(), { set: [...MODES["etc-hosts"], "etcHosts.cleanupOnUninstall=false"] });
   assert.deepEqual(off.filter(isHook), []);
 });
 
@@ -1038,7 +1033,7 @@ test("a hook Job's script or shared lib file missing or empty fails the render, 
     await copyDir(CHART_DIR, chart);
     if (missing) await Deno.remove(`${chart}/${file}`);
     else await Deno.writeTextFile(`${chart}/${file}`, " \n\n");
-    const run = await runHelm(helm(), [
+    const run = await runHelm(helm4(), [
       "template",
       "ouroboros",
       chart,
@@ -1098,7 +1093,7 @@ test("each hook's Roles grant what its script's kubectl calls need (names aside)
     { set: MODES["etc-hosts"], job: "ouroboros-etc-hosts-cleanup-wait", resource: "" },
   ];
   for (const { set, job, resource } of cases) {
-    const objects = await renderOk(helm(), { set });
+    const objects = await renderOk(helm4(), { set });
     const granted = new Set(
       objects.filter((o) => isHook(o) && o.kind === "Role").flatMap((role) =>
         (rbacMatrix([role])[`Role ${role.metadata.namespace}/${role.metadata.name}`] ?? []).map((grant) => {
@@ -1143,7 +1138,7 @@ test("hook pods never match a workload's selector, and each mode renders only it
     "etc-hosts": [],
   };
   for (const [mode, set] of Object.entries(MODES)) {
-    const objects = await renderOk(helm(), { set });
+    const objects = await renderOk(helm4(), { set });
     const hookWorkloads = objects.filter((o) => isHook(o) && (o.kind === "Job" || o.kind === "DaemonSet"));
     assert.deepEqual(
       hookWorkloads.map((o) => `${o.kind} ${o.metadata.name}`).sort(),
@@ -1183,9 +1178,9 @@ test("hook pods never match a workload's selector, and each mode renders only it
 
 test("marker id: none for the release 'ouroboros', the release name otherwise, controller.markerId as given", async () => {
   const markerArgs = (list: string[]): string[] => list.filter((arg) => arg.startsWith("--marker-id"));
-  assert.deepEqual(markerArgs(controllerArgs(await renderOk(helm()))), []);
+  assert.deepEqual(markerArgs(controllerArgs(await renderOk(helm4()))), []);
 
-  const edge = await renderOk(helm(), { release: "edge" });
+  const edge = await renderOk(helm4(), { release: "edge" });
   assert.deepEqual(markerArgs(args(edge, "Deployment", "edge-ouroboros", "controller")), [
     "--marker-id=edge",
   ]);
@@ -1196,12 +1191,12 @@ test("marker id: none for the release 'ouroboros', the release name otherwise, c
     [["# === BEGIN ouroboros edge (do not edit by hand) ===", "# === END ouroboros edge ==="]],
   );
   // A release name with dots becomes a DNS label.
-  const dotted = await renderOk(helm(), { release: "edge.v2" });
+  const dotted = await renderOk(helm4(), { release: "edge.v2" });
   assert.deepEqual(markerArgs(args(dotted, "Deployment", "edge.v2-ouroboros", "controller")), [
     "--marker-id=edge-v2",
   ]);
   // An explicit id wins, also for the release "ouroboros", and reaches the etc-hosts cleanup too.
-  const given = await renderOk(helm(), { set: [...MODES["etc-hosts"], "controller.markerId=public"] });
+  const given = await renderOk(helm4(), { set: [...MODES["etc-hosts"], "controller.markerId=public"] });
   assert.deepEqual(markerArgs(args(given, "DaemonSet", "ouroboros-etc-hosts", "controller")), [
     "--marker-id=public",
   ]);
@@ -1210,7 +1205,7 @@ test("marker id: none for the release 'ouroboros', the release name otherwise, c
   ]);
   // Not passed in the modes that have no marker lines.
   for (const mode of ["coredns-import", "external-dns"] as const) {
-    const objects = await renderOk(helm(), { release: "edge", set: MODES[mode] });
+    const objects = await renderOk(helm4(), { release: "edge", set: MODES[mode] });
     assert.deepEqual(markerArgs(args(objects, "Deployment", "edge-ouroboros", "controller")), [], mode);
   }
 });
@@ -1220,7 +1215,7 @@ test("marker id: none for the release 'ouroboros', the release name otherwise, c
 test("names: a 53-character release keeps every pod-bearing and labelled name within 63 characters", async () => {
   const release = `r${"x".repeat(52)}`;
   for (const set of Object.values(MODES)) {
-    const objects = await renderOk(helm(), {
+    const objects = await renderOk(helm4(), {
       release,
       set: [...set, "metrics.serviceMonitor.enabled=true"],
       tests: true,
@@ -1239,7 +1234,7 @@ test("names: a 53-character release keeps every pod-bearing and labelled name wi
   }
   // The original's proxy name ran to 69 characters here; this one is cut to fit.
   const proxy = find(
-    await renderOk(helm(), { release }),
+    await renderOk(helm4(), { release }),
     "Service",
     `${`${release}-ouroboros`.slice(0, 57)}-proxy`,
   );
@@ -1248,7 +1243,7 @@ test("names: a 53-character release keeps every pod-bearing and labelled name wi
 
 test("namespaces: every namespaced object names its namespace; cluster-wide RBAC names carry the namespace", async () => {
   for (const set of Object.values(MODES)) {
-    const objects = await renderOk(helm(), { namespace: "edge-system", set });
+    const objects = await renderOk(helm4(), { namespace: "edge-system", set });
     for (const object of objects) {
       if (CLUSTER_SCOPED.has(object.kind)) {
         assert.equal(object.metadata.namespace, undefined);
@@ -1262,7 +1257,7 @@ test("namespaces: every namespaced object names its namespace; cluster-wide RBAC
 
 test("PodDisruptionBudget: one of minAvailable/maxUnavailable, never below 2 proxy replicas", async () => {
   const pdb = async (set: readonly string[]): Promise<Record<string, unknown> | undefined> => {
-    const objects = await renderOk(helm(), { set: ["podDisruptionBudget.enabled=true", ...set] });
+    const objects = await renderOk(helm4(), { set: ["podDisruptionBudget.enabled=true", ...set] });
     const found = ofKind(objects, "PodDisruptionBudget");
     if (found.length === 0) return undefined;
     const spec = { ...(found[0]!.spec as Record<string, unknown>) };
@@ -1271,14 +1266,14 @@ test("PodDisruptionBudget: one of minAvailable/maxUnavailable, never below 2 pro
     return spec;
   };
   assert.equal(
-    ofKind(await renderOk(helm(), { set: ["podDisruptionBudget.enabled=false"] }), "PodDisruptionBudget")
+    ofKind(await renderOk(helm4(), { set: ["podDisruptionBudget.enabled=false"] }), "PodDisruptionBudget")
       .length,
     0,
     "off when disabled",
   );
   // On by default (unlike the original chart): minAvailable 1 of the 2 default replicas.
   assert.deepEqual(
-    ofKind(await renderOk(helm()), "PodDisruptionBudget").map((o) => o.spec),
+    ofKind(await renderOk(helm4()), "PodDisruptionBudget").map((o) => o.spec),
     [{ minAvailable: 1, selector: { matchLabels: selectorLabels("proxy") } }],
   );
   assert.deepEqual(await pdb([]), { minAvailable: 1 });
@@ -1289,22 +1284,22 @@ test("PodDisruptionBudget: one of minAvailable/maxUnavailable, never below 2 pro
   assert.deepEqual(await pdb(["podDisruptionBudget.minAvailable=50%"]), { minAvailable: "50%" });
   assert.equal(await pdb(["proxy.replicaCount=1"]), undefined);
   assert.equal(await pdb(["proxy.enabled=false"]), undefined);
-  const blocking = await renderFails(helm(), {
+  const blocking = await renderFails(helm4(), {
     set: ["podDisruptionBudget.enabled=true", "podDisruptionBudget.minAvailable=2"],
   });
   assert.match(
     blocking,
     /podDisruptionBudget\.minAvailable=2 with proxy\.replicaCount=2 would block every node drain/,
   );
-  const neither = await renderFails(helm(), {
+  const neither = await renderFails(helm4(), {
     set: ["podDisruptionBudget.enabled=true", "podDisruptionBudget.minAvailable=null"],
   });
   assert.match(neither, /needs podDisruptionBudget\.minAvailable or podDisruptionBudget\.maxUnavailable/);
 });
 
 test("NetworkPolicy: traffic ports from every source by default, health ports only from metrics.from and the doctor", async () => {
-  assert.equal(ofKind(await renderOk(helm()), "NetworkPolicy").length, 0, "off by default");
-  const objects = await renderOk(helm(), { set: ["networkPolicy.enabled=true"] });
+  assert.equal(ofKind(await renderOk(helm4()), "NetworkPolicy").length, 0, "off by default");
+  const objects = await renderOk(helm4(), { set: ["networkPolicy.enabled=true"] });
   const proxy = find(objects, "NetworkPolicy", "ouroboros-proxy");
   // The `helm test` doctor (doctor.enabled, on by default) reads the health ports.
   const doctor = (port: number) => ({
@@ -1323,7 +1318,7 @@ test("NetworkPolicy: traffic ports from every source by default, health ports on
     policyTypes: ["Ingress"],
     ingress: [doctor(8082)],
   });
-  const closed = await renderOk(helm(), { set: ["networkPolicy.enabled=true", "doctor.enabled=false"] });
+  const closed = await renderOk(helm4(), { set: ["networkPolicy.enabled=true", "doctor.enabled=false"] });
   assert.deepEqual((find(closed, "NetworkPolicy", "ouroboros").spec as { ingress: unknown[] }).ingress, []);
   assert.deepEqual(
     (find(closed, "NetworkPolicy", "ouroboros-proxy").spec as { ingress: unknown[] }).ingress,
@@ -1335,7 +1330,7 @@ test("NetworkPolicy: traffic ports from every source by default, health ports on
     namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": "monitoring" } },
   }];
   const peers = [{ podSelector: { matchLabels: { app: "client" } } }];
-  const open = await renderOk(helm(), {
+  const open = await renderOk(helm4(), {
     set: [...MODES["etc-hosts"], "networkPolicy.enabled=true"],
     values: { networkPolicy: { ingress: { from: peers }, metrics: { from: monitoring } } },
   });
@@ -1363,14 +1358,14 @@ test("NetworkPolicy: traffic ports from every source by default, health ports on
 });
 
 test("disabling parts: no proxy objects without the proxy, no controller objects without the controller", async () => {
-  const noProxy = await renderOk(helm(), {
+  const noProxy = await renderOk(helm4(), {
     set: ["proxy.enabled=false", "podDisruptionBudget.enabled=true", "networkPolicy.enabled=true"],
   });
   assert.ok(!noProxy.some((o) => o.metadata.name === "ouroboros-proxy"), ids(noProxy).join());
   // With the controller disabled no hook renders either, whatever cleanupOnUninstall says: there is nothing
   // to stop and nothing it wrote.
   for (const mode of ["coredns", "coredns-import", "external-dns"] as const) {
-    const noController = await renderOk(helm(), { set: [...MODES[mode], "controller.enabled=false"] });
+    const noController = await renderOk(helm4(), { set: [...MODES[mode], "controller.enabled=false"] });
     assert.deepEqual(ids(noController), [
       "Deployment ouroboros/ouroboros-proxy",
       "PodDisruptionBudget ouroboros/ouroboros-proxy",
@@ -1378,7 +1373,7 @@ test("disabling parts: no proxy objects without the proxy, no controller objects
     ], mode);
     assert.deepEqual(noController.filter(isHook), [], mode);
   }
-  const noDaemonSet = await renderOk(helm(), {
+  const noDaemonSet = await renderOk(helm4(), {
     set: ["controller.mode=etc-hosts", "controller.enabled=false"],
   });
   assert.deepEqual(
@@ -1387,7 +1382,7 @@ test("disabling parts: no proxy objects without the proxy, no controller objects
     "etc-hosts via controller.mode with the controller disabled",
   );
   // etcHosts.enabled renders the DaemonSet even with controller.enabled=false (as the original), and its hooks.
-  const forced = await renderOk(helm(), { set: [...MODES["etc-hosts"], "controller.enabled=false"] });
+  const forced = await renderOk(helm4(), { set: [...MODES["etc-hosts"], "controller.enabled=false"] });
   assert.ok(forced.some((o) => isHook(o) && o.kind === "DaemonSet"), ids(forced).join());
 });
 
@@ -1417,14 +1412,14 @@ test("every rendered object of every mode and option, hooks included, validates 
   ];
   let count = 0;
   for (const variant of variants) {
-    for (const object of await renderOk(helm(), variant)) {
+    for (const object of await renderOk(helm4(), variant)) {
       await validateObject(object);
       count++;
     }
   }
   assert.ok(count > 100, `validated ${count} objects`);
   // The judge is real: a wrong type is refused.
-  const broken = structuredClone(find(await renderOk(helm()), "Deployment", "ouroboros")) as K8sObject & {
+  const broken = structuredClone(find(await renderOk(helm4()), "Deployment", "ouroboros")) as K8sObject & {
     spec: { replicas: unknown };
   };
   broken.spec.replicas = "one";
@@ -1434,7 +1429,7 @@ test("every rendered object of every mode and option, hooks included, validates 
 // --- NOTES ------------------------------------------------------------------------------------
 
 test("NOTES: the real cluster domain or run-time detection, and each mode's verification commands", async () => {
-  const detected = await notes(helm());
+  const detected = await notes(helm4());
   assert.match(detected, /detected at run time/);
   assert.match(detected, /logs deployment\/ouroboros \| grep 'controller starting'/);
   assert.doesNotMatch(detected, /cluster\.local/, "no cluster domain is made up");
@@ -1443,23 +1438,25 @@ test("NOTES: the real cluster domain or run-time detection, and each mode's veri
     /get configmap coredns .*\n.*sed -n '\/# === BEGIN ouroboros \(do not edit by hand\) ===\/,\/# === END ouroboros ===\/p'/,
   );
 
-  const baked = await notes(helm(), { release: "edge", set: ["controller.clusterDomain=cozy.local"] });
+  const baked = await notes(helm4(), { release: "edge", set: ["controller.clusterDomain=cozy.local"] });
   assert.match(baked, /edge-ouroboros-proxy\.ouroboros\.svc\.cozy\.local\./);
   assert.match(baked, /BEGIN ouroboros edge \(do not edit by hand\)/);
 
-  const imported = await notes(helm(), { set: ["controller.mode=coredns-import"] });
+  const imported = await notes(helm4(), { set: ["controller.mode=coredns-import"] });
   assert.match(
     imported,
     /get configmap coredns-custom --output go-template='\{\{index \.data "ouroboros\.override"\}\}'/,
   );
 
-  const records = await notes(helm(), { set: ["controller.mode=external-dns", "externalDns.namespace=dns"] });
+  const records = await notes(helm4(), {
+    set: ["controller.mode=external-dns", "externalDns.namespace=dns"],
+  });
   assert.match(
     records,
     /--namespace dns get dnsendpoints\.externaldns\.k8s\.io --selector 'app\.kubernetes\.io\/managed-by=ouroboros,ouroboros\.lexfrei\.tech\/instance=ouroboros'/,
   );
 
-  const hosts = await notes(helm(), { set: MODES["etc-hosts"] });
+  const hosts = await notes(helm4(), { set: MODES["etc-hosts"] });
   assert.match(hosts, /pod-security\.kubernetes\.io\/enforce=privileged/);
   assert.match(hosts, /maps them to 10\.96\.0\.50/);
   assert.match(hosts, /get daemonset ouroboros-etc-hosts/);
@@ -1468,7 +1465,7 @@ test("NOTES: the real cluster domain or run-time detection, and each mode's veri
 test("NOTES: the resolution check fits the mode, and the Corefile step names the hostnames that count", async () => {
   // CoreDNS modes and external-dns without a proxy IP: from a pod, to the proxy's ClusterIP.
   for (const set of [MODES.coredns, MODES["coredns-import"], MODES["external-dns"]]) {
-    const text = await notes(helm(), { set });
+    const text = await notes(helm4(), { set });
     assert.match(
       text,
       /3\. From any pod, a public hostname .* resolves to that ClusterIP:\n.*nslookup <hostname>/,
@@ -1476,19 +1473,22 @@ test("NOTES: the resolution check fits the mode, and the Corefile step names the
     assert.doesNotMatch(text, /getent/);
   }
   // etc-hosts: pods do not read the node's hosts file, so the check runs on a node.
-  const hosts = await notes(helm(), { set: MODES["etc-hosts"] });
+  const hosts = await notes(helm4(), { set: MODES["etc-hosts"] });
   assert.match(hosts, /3\. On a node \(pods do not read the node's hosts file\)/);
   assert.match(hosts, /\n {7}getent hosts <hostname>\n/);
   assert.match(hosts, /chroot \/host getent hosts <hostname>/);
   assert.match(hosts, /resolves to\n {5}10\.96\.0\.50/);
   assert.doesNotMatch(hosts, /nslookup|From any pod/);
   // external-dns with a proxy IP: the records hold that IP, not the ClusterIP.
-  const pinned = await notes(helm(), { set: [...MODES["external-dns"], "externalDns.proxyIP=10.0.0.5"] });
+  const pinned = await notes(helm4(), { set: [...MODES["external-dns"], "externalDns.proxyIP=10.0.0.5"] });
   assert.match(pinned, /resolves to\n {5}10\.0\.0\.5 \(externalDns\.proxyIP\)/);
   assert.doesNotMatch(pinned, /resolves to that ClusterIP/);
 
-  assert.match(await notes(helm()), /one rewrite line per hostname:\n {5}the TLS hosts of your Ingresses\):/);
-  const wide = await notes(helm(), {
+  assert.match(
+    await notes(helm4()),
+    /one rewrite line per hostname:\n {5}the TLS hosts of your Ingresses\):/,
+  );
+  const wide = await notes(helm4(), {
     set: ["controller.ingressHosts=all", "controller.gatewayApi.enabled=true"],
   });
   assert.match(
@@ -1503,27 +1503,27 @@ test("controller.v8Flags reaches the controller as DENO_V8_FLAGS in both workloa
   // `--set` splits on commas, so a comma inside the value is escaped, as an operator would type it.
   const setting = `controller.v8Flags=${flags.replaceAll(",", "\\,")}`;
   const deployment = find(
-    await renderOk(helm(), { set: [setting] }),
+    await renderOk(helm4(), { set: [setting] }),
     "Deployment",
     "ouroboros",
   );
   assert.equal(envOf(container(deployment, "controller")).DENO_V8_FLAGS, flags);
   const daemonSet = find(
-    await renderOk(helm(), { set: [...MODES["etc-hosts"], setting] }),
+    await renderOk(helm4(), { set: [...MODES["etc-hosts"], setting] }),
     "DaemonSet",
     "ouroboros-etc-hosts",
   );
   assert.equal(envOf(container(daemonSet, "controller")).DENO_V8_FLAGS, flags);
-  const plain = find(await renderOk(helm()), "Deployment", "ouroboros");
+  const plain = find(await renderOk(helm4()), "Deployment", "ouroboros");
   assert.equal(
     envOf(container(plain, "controller")).DENO_V8_FLAGS,
     "--max-semi-space-size=8,--heap-growing-percent=50",
     "no hard cap on the heap by default",
   );
-  const empty = find(await renderOk(helm(), { set: ["controller.v8Flags="] }), "Deployment", "ouroboros");
+  const empty = find(await renderOk(helm4(), { set: ["controller.v8Flags="] }), "Deployment", "ouroboros");
   assert.equal(envOf(container(empty, "controller")).DENO_V8_FLAGS, undefined, "empty: V8's defaults");
   const proxy = find(
-    await renderOk(helm(), { set: [setting] }),
+    await renderOk(helm4(), { set: [setting] }),
     "Deployment",
     "ouroboros-proxy",
   );

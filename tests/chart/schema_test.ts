@@ -6,13 +6,9 @@
 
 import assert from "node:assert/strict";
 import { parseDocument } from "yaml";
-import { installHelm3, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
-import { CHART_DIR, namesKey, renderFails, renderOk, valueAt } from "./support.ts";
+import { CHART_DIR, chartHelms, namesKey, renderFails, renderOk, valueAt } from "./support.ts";
 
-const helm4 = await installHelm4();
-const helm3 = await installHelm3();
-const ignore = skipWithoutHelm("chart schema tests", helm4, helm3);
-const helms = () => [requireHelm(helm4), requireHelm(helm3)];
+const { helms, test } = await chartHelms("chart schema tests");
 
 const VALUES_TEXT = await Deno.readTextFile(`${CHART_DIR}/values.yaml`);
 const VALUES: unknown = parseDocument(VALUES_TEXT).toJS();
@@ -360,70 +356,62 @@ const BAD: { set?: string[]; setString?: string[]; key: string }[] = [
   { set: ["replicas=2"], key: "replicas" },
 ];
 
-Deno.test({
-  name: "the schema refuses each bad value, naming the key, in Helm 4 and Helm 3",
-  ignore,
-  async fn() {
-    for (const helm of helms()) {
-      for (const bad of BAD) {
-        const stderr = await renderFails(helm, { set: bad.set ?? [], setString: bad.setString ?? [] });
-        assert.match(
-          stderr,
-          /values don't meet the specifications of the schema/,
-          `${helm.label} ${JSON.stringify(bad)}`,
-        );
-        assert.ok(
-          namesKey(stderr, bad.key),
-          `${helm.label}: the error for ${JSON.stringify(bad)} does not name ${bad.key}:\n${stderr}`,
-        );
-      }
+test("the schema refuses each bad value, naming the key, in Helm 4 and Helm 3", async () => {
+  for (const helm of helms()) {
+    for (const bad of BAD) {
+      const stderr = await renderFails(helm, { set: bad.set ?? [], setString: bad.setString ?? [] });
+      assert.match(
+        stderr,
+        /values don't meet the specifications of the schema/,
+        `${helm.label} ${JSON.stringify(bad)}`,
+      );
+      assert.ok(
+        namesKey(stderr, bad.key),
+        `${helm.label}: the error for ${JSON.stringify(bad)} does not name ${bad.key}:\n${stderr}`,
+      );
     }
-  },
+  }
 });
 
-Deno.test({
-  name: "the schema accepts the defaults, every mode and the legitimate spellings of each value",
-  ignore,
-  async fn() {
-    const good: string[][] = [
-      [],
-      ["controller.mode=coredns-import"],
-      ["controller.mode=external-dns", "externalDns.output=service", "externalDns.proxyIP=fd00::10"],
-      ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.10"],
-      ["controller.mode=etc-hosts", "etcHosts.proxyIP=fd00::1"],
-      [
-        "controller.clusterDomain=cozy.local.",
-        "controller.resync=1m30s",
-        "proxy.drainDelay=0",
-        "proxy.idleTimeout=0",
-      ],
-      ["controller.logLevel=warning", "proxy.logFormat=text", "controller.markerId=edge-1"],
-      [
-        "proxy.target.host=10.0.0.1",
-        "podDisruptionBudget.enabled=true",
-        "podDisruptionBudget.maxUnavailable=50%",
-      ],
-      ["proxy.target.host=ingress.example.net", "externalDns.namespace=dns", "serviceAccount.name=my-sa"],
-      [
-        "proxy.target.host=[fd00::1]",
-        "metrics.serviceMonitor.enabled=true",
-        "metrics.serviceMonitor.interval=1m",
-      ],
-      ["podDisruptionBudget.minAvailable=null", "podDisruptionBudget.maxUnavailable=1"],
-      [
-        "controller.replicaCount=2",
-        "controller.leaderElection.enabled=true",
-        "controller.leaderElection.id=edge.lease-1",
-        "controller.leaderElection.namespace=kube-system",
-        "controller.leaderElection.leaseDuration=1m30s",
-        "controller.leaderElection.renewDeadline=45.5s",
-        "controller.leaderElection.retryPeriod=500ms",
-      ],
-      ["controller.dryRun=true", "controller.mode=external-dns"],
-      [`image.digest=sha256:${"0a".repeat(32)}`],
-    ];
-    for (const helm of helms()) {
-      for (const set of good) await renderOk(helm, { set, setString: ["image.tag=1.10"] });
-    }
-  },
+test("the schema accepts the defaults, every mode and the legitimate spellings of each value", async () => {
+  const good: string[][] = [
+    [],
+    ["controller.mode=coredns-import"],
+    ["controller.mode=external-dns", "externalDns.output=service", "externalDns.proxyIP=fd00::10"],
+    ["etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.10"],
+    ["controller.mode=etc-hosts", "etcHosts.proxyIP=fd00::1"],
+    [
+      "controller.clusterDomain=cozy.local.",
+      "controller.resync=1m30s",
+      "proxy.drainDelay=0",
+      "proxy.idleTimeout=0",
+    ],
+    ["controller.logLevel=warning", "proxy.logFormat=text", "controller.markerId=edge-1"],
+    [
+      "proxy.target.host=10.0.0.1",
+      "podDisruptionBudget.enabled=true",
+      "podDisruptionBudget.maxUnavailable=50%",
+    ],
+    ["proxy.target.host=ingress.example.net", "externalDns.namespace=dns", "serviceAccount.name=my-sa"],
+    [
+      "proxy.target.host=[fd00::1]",
+      "metrics.serviceMonitor.enabled=true",
+      "metrics.serviceMonitor.interval=1m",
+    ],
+    ["podDisruptionBudget.minAvailable=null", "podDisruptionBudget.maxUnavailable=1"],
+    [
+      "controller.replicaCount=2",
+      "controller.leaderElection.enabled=true",
+      "controller.leaderElection.id=edge.lease-1",
+      "controller.leaderElection.namespace=kube-system",
+      "controller.leaderElection.leaseDuration=1m30s",
+      "controller.leaderElection.renewDeadline=45.5s",
+      "controller.leaderElection.retryPeriod=500ms",
+    ],
+    ["controller.dryRun=true", "controller.mode=external-dns"],
+    [`image.digest=sha256:${"0a".repeat(32)}`],
+  ];
+  for (const helm of helms()) {
+    for (const set of good) await renderOk(helm, { set, setString: ["image.tag=1.10"] });
+  }
 });

@@ -25,8 +25,8 @@ import type { KubeClient } from "../../lib/kube/client.ts";
 import type { ResourceNames } from "../../lib/resources/resource_type.ts";
 import { runStartupProbes } from "../../lib/controller/modes/coredns/startup_probes.ts";
 import { probeOrphans } from "../../lib/controller/modes/external_dns/orphan_probe.ts";
-import { type Helm, installHelm4, requireHelm, skipWithoutHelm } from "../support/helm.ts";
 import {
+  chartHelms,
   container,
   envOf,
   find,
@@ -40,13 +40,7 @@ import {
   rules,
 } from "./support.ts";
 
-const helm4 = await installHelm4();
-const ignore = skipWithoutHelm("chart start-up check RBAC tests", helm4);
-const helm = (): Helm => requireHelm(helm4);
-
-function test(name: string, fn: () => Promise<void>): void {
-  Deno.test({ name, ignore, fn });
-}
+const { helm4, test } = await chartHelms("chart start-up check RBAC tests", { helm3: false });
 
 const DRY_RUN = "controller.dryRun=true";
 
@@ -174,7 +168,7 @@ test("coredns-import mode: the Corefile check's get is granted, on that one Conf
   for (const variant of variants) {
     for (const dry of [[], [DRY_RUN]]) {
       const label = [...variant.set, ...dry].join(" ") || "defaults";
-      const objects = await renderOk(helm(), {
+      const objects = await renderOk(helm4(), {
         set: ["controller.mode=coredns-import", ...variant.set, ...dry],
       });
       // The controller is told the coordinates the chart grants: they are always passed.
@@ -226,27 +220,27 @@ test("coredns-import mode: the Corefile check's get is granted, on that one Conf
     }
   }
   // Without the Role, the same read would be refused: the check above is not vacuous.
-  const objects = await renderOk(helm(), { set: ["controller.mode=coredns-import"] });
+  const objects = await renderOk(helm4(), { set: ["controller.mode=coredns-import"] });
   const without = objects.filter((object) => object.metadata.name !== "ouroboros:ouroboros-coredns");
   const corefile = (await corednsImportReads(objects)).find((read) => read.name === "coredns")!;
   assert.ok(!allowed(without, corefile));
 });
 
 test("coredns-import mode: the import ConfigMap's Role is unchanged, and the other modes never get the Corefile's read-only Role", async () => {
-  const objects = await renderOk(helm(), { set: ["controller.mode=coredns-import"] });
+  const objects = await renderOk(helm4(), { set: ["controller.mode=coredns-import"] });
   assert.deepEqual(
     rbacMatrix(objects)["Role kube-system/ouroboros:ouroboros-coredns-import"],
     rules("core/configmaps/coredns-custom: get,list,watch,patch"),
   );
   // coredns mode keeps its editing rights on the same Role name.
   assert.deepEqual(
-    rbacMatrix(await renderOk(helm()))["Role kube-system/ouroboros:ouroboros-coredns"],
+    rbacMatrix(await renderOk(helm4()))["Role kube-system/ouroboros:ouroboros-coredns"],
     rules("core/configmaps/coredns: get,list,watch,patch"),
   );
   for (
     const set of [["controller.mode=external-dns"], ["etcHosts.enabled=true", "etcHosts.proxyIP=10.0.0.5"]]
   ) {
-    const other = await renderOk(helm(), { set });
+    const other = await renderOk(helm4(), { set });
     assert.ok(!other.some((object) => object.metadata.name === "ouroboros:ouroboros-coredns"), set.join(" "));
     const args = other
       .filter((o) => !isHook(o) && (o.kind === "Deployment" || o.kind === "DaemonSet"))
@@ -273,7 +267,7 @@ test("external-dns mode: the orphan probe's list of the inactive kind is granted
         ];
         const label = set.join(" ");
         const records = namespace === "" ? "ouroboros" : namespace;
-        const objects = await renderOk(helm(), { set });
+        const objects = await renderOk(helm4(), { set });
         const role = find(objects, "Role", "ouroboros:ouroboros-externaldns");
         assert.equal(role.metadata.namespace, records, label);
         const active = dry.length > 0 ? ["get", "list"] : ["get", "list", "create", "patch", "delete"];

@@ -1,5 +1,7 @@
 /**
- * Rendering the chart with the real Helm and reading what it rendered: parsed objects with the
+ * The opening every chart test file shares (which Helms it runs with, whether its tests are
+ * ignored: {@linkcode chartHelms}), rendering the chart with the real Helm and reading what it
+ * rendered: parsed objects with the
  * few typed views the chart tests need (pods, containers, RBAC rules), the RBAC rules as sets,
  * the Pod Security "restricted" rules, and validation of every object with `kubernetes-models`.
  *
@@ -17,6 +19,7 @@ import {
   runHelm,
   skipWithoutHelm,
 } from "../support/helm.ts";
+import { skipWithout } from "../support/tools.ts";
 
 /** The chart folder. */
 export const CHART_DIR = new URL("../../chart", import.meta.url).pathname;
@@ -117,21 +120,41 @@ export interface PolicyRule {
   readonly verbs: string[];
 }
 
-/** Test registration for a file whose tests run with Helm 4 and Helm 3. */
-export interface BothHelms {
-  /** Helm 4, then Helm 3 (inside a test body: throws when one is missing). */
+/** Which Helms a chart test file runs with, and what else its tests need. */
+export interface ChartHelmsOptions {
+  /** Helm 3 as well as Helm 4 (default true). */
+  readonly helm3?: boolean;
+  /** Tools on PATH every test of the file needs besides Helm (see `skipWithout`). */
+  readonly tools?: readonly string[];
+}
+
+/** The Helms of a chart test file and how it registers its tests. */
+export interface ChartHelms {
+  /** Helm 4 (inside a test body: throws when it is missing). */
+  readonly helm4: () => Helm;
+  /** Helm 4, then Helm 3 when the file runs both (inside a test body: throws when one is missing). */
   readonly helms: () => Helm[];
-  /** Registers a test, ignored (outside CI) when a Helm could not be installed. */
+  /** Whether the file's tests are ignored: outside CI, when a Helm or a tool could not be found. */
+  readonly ignore: boolean;
+  /** Registers a test, ignored when {@linkcode ChartHelms.ignore} is. */
   readonly test: (name: string, fn: () => Promise<void>) => void;
 }
 
-/** Installs Helm 4 and Helm 3 (from the cache when there) for the tests of `what`. */
-export async function bothHelms(what: string): Promise<BothHelms> {
+/**
+ * The opening of every chart test file: installs Helm 4 and, unless `options.helm3` is false,
+ * Helm 3 (from the cache when there), and decides whether the tests of `what` are ignored, saying
+ * why when they are.
+ */
+export async function chartHelms(what: string, options: ChartHelmsOptions = {}): Promise<ChartHelms> {
   const helm4 = await installHelm4();
-  const helm3 = await installHelm3();
-  const ignore = skipWithoutHelm(what, helm4, helm3);
+  const helm3 = options.helm3 === false ? undefined : await installHelm3();
+  const results = helm3 === undefined ? [helm4] : [helm4, helm3];
+  const ignore = skipWithoutHelm(what, ...results) ||
+    (options.tools !== undefined && skipWithout(what, options.tools));
   return {
-    helms: () => [requireHelm(helm4), requireHelm(helm3)],
+    helm4: () => requireHelm(helm4),
+    helms: () => results.map(requireHelm),
+    ignore,
     test: (name, fn) => Deno.test({ name, ignore, fn }),
   };
 }

@@ -11,6 +11,7 @@
 
 import assert from "node:assert/strict";
 import { type Cluster, startCluster } from "./cluster_fixture.ts";
+import { leaderThenFollower, type Replicas } from "../election/election_fixture.ts";
 import { type ControllerProcess, runOuroboros, startController } from "../support/ouroboros_process.ts";
 import { metric } from "../support/scrape.ts";
 import { waitFor } from "../support/wait.ts";
@@ -68,6 +69,17 @@ function waitForLeader(cluster: Cluster, among: readonly string[], timeoutMs = 2
   }, { timeoutMs });
 }
 
+/**
+ * Replica `a` leads and has written `shop.example.com` (an Ingress the caller created), then `b`
+ * follows it.
+ */
+function leadingWithShop(cluster: Cluster): Promise<Replicas<ControllerProcess>> {
+  return leaderThenFollower((user) => replica(cluster, user), async () => {
+    await waitForLeader(cluster, ["a"]);
+    await waitForHosts(cluster, ["shop.example.com"]);
+  });
+}
+
 Deno.test("T-7.2, T-7.8: three replicas race; exactly one leads and writes, the followers are ready and never write", async () => {
   await using cluster = await startCluster({ users: ["a", "b", "c"] });
   cluster.ingress("shop/web", { tls: ["shop.example.com"] });
@@ -118,10 +130,11 @@ Deno.test("T-7.6: SIGTERM on the leader releases the lease; the follower, watchi
     "--leader-election-renew-deadline=30s",
     "--leader-election-retry-period=20s",
   ];
-  await using a = await replica(cluster, "a", slow);
-  await waitForLeader(cluster, ["a"]);
-  await using b = await replica(cluster, "b", slow);
-  await b.waitForLog("b following a", (line) => line.msg.startsWith("following the leader"));
+  await using replicas = await leaderThenFollower(
+    (user) => replica(cluster, user, slow),
+    () => waitForLeader(cluster, ["a"]),
+  );
+  const { a } = replicas;
   a.kill("SIGTERM");
   const status = await a.status;
   assert.equal(status.code, 0);
@@ -135,11 +148,8 @@ Deno.test("T-7.6: SIGTERM on the leader releases the lease; the follower, watchi
 Deno.test("failover on SIGKILL: the follower takes over after the lease duration and writes what changed meanwhile", async () => {
   await using cluster = await startCluster({ users: ["a", "b"] });
   cluster.ingress("shop/web", { tls: ["shop.example.com"] });
-  await using a = await replica(cluster, "a");
-  await waitForLeader(cluster, ["a"]);
-  await waitForHosts(cluster, ["shop.example.com"]);
-  await using b = await replica(cluster, "b");
-  await b.waitForLog("b following a", (line) => line.msg.startsWith("following the leader"));
+  await using replicas = await leadingWithShop(cluster);
+  const { a, b } = replicas;
   a.kill("SIGKILL");
   await a.status;
   cluster.ingress("blog/site", { tls: ["blog.example.com"] });
@@ -155,11 +165,8 @@ Deno.test("failover on SIGKILL: the follower takes over after the lease duration
 Deno.test("T-7.3: a partitioned leader stops writing; the follower takes over; healed, the old leader stands by and never writes", async () => {
   await using cluster = await startCluster({ users: ["a", "b"] });
   cluster.ingress("shop/web", { tls: ["shop.example.com"] });
-  await using a = await replica(cluster, "a");
-  await waitForLeader(cluster, ["a"]);
-  await waitForHosts(cluster, ["shop.example.com"]);
-  await using b = await replica(cluster, "b");
-  await b.waitForLog("b following a", (line) => line.msg.startsWith("following the leader"));
+  await using replicas = await leadingWithShop(cluster);
+  const { a } = replicas;
   const partitionedAt = Date.now();
   cluster.server.partition("a");
   cluster.ingress("blog/site", { tls: ["blog.example.com"] });
@@ -184,11 +191,8 @@ Deno.test("T-7.3: a partitioned leader stops writing; the follower takes over; h
 Deno.test("T-7.4, T-7.7: a paused leader (SIGSTOP past the lease) does not write from its stale view when resumed; the final Corefile is the current desired set", async () => {
   await using cluster = await startCluster({ users: ["a", "b"] });
   cluster.ingress("shop/web", { tls: ["shop.example.com"] });
-  await using a = await replica(cluster, "a");
-  await waitForLeader(cluster, ["a"]);
-  await waitForHosts(cluster, ["shop.example.com"]);
-  await using b = await replica(cluster, "b");
-  await b.waitForLog("b following a", (line) => line.msg.startsWith("following the leader"));
+  await using replicas = await leadingWithShop(cluster);
+  const { a } = replicas;
   const stoppedAt = Date.now();
   a.kill("SIGSTOP");
   try {

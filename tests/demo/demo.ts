@@ -80,10 +80,10 @@ import {
   type KuberturePublisher,
   publishedService,
   publishedTarget,
-  putApiEndpointSlice,
   startPublisher,
 } from "./kuberture_publisher.ts";
 import { ingressManifest } from "../support/ingress_manifest.ts";
+import { putApiServerSlice } from "../support/api_server_slice.ts";
 
 function say(text = ""): void {
   // deno-lint-ignore no-console
@@ -483,7 +483,7 @@ try {
   say();
   say("Part 4: kuberture publishes the API server's addresses for external-dns");
   say();
-  putApiEndpointSlice(server, ["192.0.2.10"]);
+  putApiServerSlice(server, ["192.0.2.10"]);
   say("11. ouroboros kuberture is a drop-in for kuberture. The same API server now holds the");
   say("   EndpointSlice default/kubernetes (IPv4) with one API server endpoint, 192.0.2.10. A config file");
   say(`   names one output, api: hostname ${API_HOSTNAME}, headless Service ${KUBERTURE_SERVICE}. Start it`);
@@ -522,7 +522,7 @@ try {
   );
   say();
 
-  putApiEndpointSlice(server, ["192.0.2.10", "192.0.2.11"]);
+  putApiServerSlice(server, ["192.0.2.10", "192.0.2.11"]);
   say("12. A second API server joins: the EndpointSlice gets 192.0.2.11; the target follows:");
   await waitFor(
     "kuberture to publish both addresses",

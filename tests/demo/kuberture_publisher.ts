@@ -7,9 +7,9 @@
  * (the controller part already shows an election); both listeners on 127.0.0.1 port 0 so that the
  * demo never clashes with a port in use.
  *
- * Effects: writes the EndpointSlice into the fake API server, a config file into a temporary
- * directory (removed on dispose) and starts a child process; the readers are pure over the fake
- * API server's state.
+ * Effects: writes a config file into a temporary directory (removed on dispose) and starts a child
+ * process; the readers are pure over the fake API server's state. The EndpointSlice it reads is
+ * `putApiServerSlice`'s (tests/support/api_server_slice.ts).
  *
  * @module
  */
@@ -37,28 +37,6 @@ export const KUBERTURE_CONFIG = [
   `    serviceName: ${KUBERTURE_SERVICE}`,
   "",
 ].join("\n");
-
-/**
- * Creates or replaces the `default/kubernetes` IPv4 EndpointSlice with one ready endpoint per
- * address, as the API servers of a control plane register themselves.
- */
-export function putApiEndpointSlice(server: FakeApiServer, addresses: readonly string[]): void {
-  const object = {
-    apiVersion: "discovery.k8s.io/v1",
-    kind: "EndpointSlice",
-    metadata: {
-      namespace: "default",
-      name: "kubernetes",
-      labels: { "kubernetes.io/service-name": "kubernetes" },
-    },
-    addressType: "IPv4",
-    endpoints: addresses.map((address) => ({ addresses: [address], conditions: { ready: true } })),
-    ports: [{ name: "https", port: 6443, protocol: "TCP" }],
-  };
-  if (server.get("discovery.k8s.io/v1", "EndpointSlice", "default", "kubernetes") === undefined) {
-    server.create(object);
-  } else server.update(object);
-}
 
 /** What the demo shows of the published Service. */
 export interface PublishedService {

@@ -9,35 +9,14 @@
 
 import assert from "node:assert/strict";
 import { DEFAULT_ELECTION_TIMING } from "../../lib/election/election_timing.ts";
-import { LeaseElector } from "../../lib/election/lease_elector.ts";
 import { WriteFencedError } from "../../lib/kube/errors.ts";
 import { FakeClock, settle } from "../support/fake_clock.ts";
-import { LogRecorder } from "../support/log_recorder.ts";
+import { candidate, leaderAndFollower, stopAll } from "./election_fixture.ts";
 import { MemoryLeases } from "./memory_lease_api.ts";
 
 const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = DEFAULT_ELECTION_TIMING;
 /** The longest a jittered retry waits. */
 const MAX_RETRY_MS = retryPeriodMs * 2.2;
-
-function candidate(store: MemoryLeases, name: string, clock: FakeClock, random = () => 0.5) {
-  const log = new LogRecorder();
-  /** The state kinds entered, in order. */
-  const transitions: string[] = [];
-  const elector = new LeaseElector({
-    api: store.client(name),
-    lease: { namespace: "ns", name: "lease" },
-    identity: name,
-    timing: DEFAULT_ELECTION_TIMING,
-    log,
-    clock,
-    wallClock: () => new Date(Date.UTC(2026, 11, 3, 12, 0, 0) + clock.now()),
-    random,
-  });
-  elector.subscribe(() => transitions.push(elector.state.kind));
-  const stop = new AbortController();
-  const running = elector.run(stop.signal);
-  return { elector, log, transitions, stop, running };
-}
 
 Deno.test("T-7.2: two candidates racing for a missing lease: exactly one wins, the other follows it", async () => {
   const clock = new FakeClock();
@@ -54,18 +33,11 @@ Deno.test("T-7.2: two candidates racing for a missing lease: exactly one wins, t
   assert.deepEqual(store.lease?.spec.holderIdentity, winner);
   assert.deepEqual(store.writes.filter((write) => write.verb === "create").length, 1);
   assert.deepEqual(loser.log.find("info", "following the leader")[0]?.properties.leader, winner);
-  a.stop.abort();
-  b.stop.abort();
-  await Promise.all([a.running, b.running]);
+  await stopAll(a, b);
 });
 
 Deno.test("T-7.3: a partitioned leader stops writing at the renew deadline; the follower takes over only after the lease duration of its own clock", async () => {
-  const clock = new FakeClock();
-  const store = new MemoryLeases(clock);
-  const a = candidate(store, "a", clock);
-  await settle();
-  assert(a.elector.isLeader());
-  const b = candidate(store, "b", clock);
+  const { clock, store, a, b } = await leaderAndFollower();
   await settle();
   assert.deepEqual(b.elector.state, { kind: "candidate", holder: "a" });
   // A renews every retry period while healthy.
@@ -101,9 +73,7 @@ Deno.test("T-7.3: a partitioned leader stops writing at the renew deadline; the 
   assert.deepEqual(a.elector.state, { kind: "candidate", holder: "b" });
   assert.deepEqual(a.transitions, ["leader", "candidate", "candidate"]);
   assert.deepEqual(a.log.find("info", "leadership lost").length, 1);
-  a.stop.abort();
-  b.stop.abort();
-  await Promise.all([a.running, b.running]);
+  await stopAll(a, b);
 });
 
 Deno.test("the holder's timestamps are never trusted: an old renewTime still waits a full lease duration", async () => {
@@ -130,26 +100,16 @@ Deno.test("the holder's timestamps are never trusted: an old renewTime still wai
 });
 
 Deno.test("a record that keeps changing is never expired, whatever its renewTime says", async () => {
-  const clock = new FakeClock();
-  const store = new MemoryLeases(clock);
-  const a = candidate(store, "a", clock);
-  await settle();
-  const b = candidate(store, "b", clock);
+  const { clock, store, a, b } = await leaderAndFollower();
   for (let i = 0; i < 20; i++) await clock.advance(retryPeriodMs);
   assert(a.elector.isLeader());
   assert.deepEqual(b.elector.isLeader(), false);
   assert.deepEqual(store.writes.filter((write) => write.client === "b").length, 0);
-  a.stop.abort();
-  b.stop.abort();
-  await Promise.all([a.running, b.running]);
+  await stopAll(a, b);
 });
 
 Deno.test("T-7.6: a leader releases the lease on shutdown and the follower takes over at its next retry", async () => {
-  const clock = new FakeClock();
-  const store = new MemoryLeases(clock);
-  const a = candidate(store, "a", clock);
-  await settle();
-  const b = candidate(store, "b", clock);
+  const { clock, store, a, b } = await leaderAndFollower();
   await clock.advance(retryPeriodMs);
   a.stop.abort();
   await a.running;
@@ -211,9 +171,7 @@ Deno.test("retries are jittered between one and 2.2 retry periods", async () => 
     retryPeriodMs,
     retryPeriodMs * (1 + 0.999 * 1.2),
   ]);
-  low.stop.abort();
-  high.stop.abort();
-  await Promise.all([low.running, high.running]);
+  await stopAll(low, high);
 });
 
 /** The shared clock as seen by a process whose clock runs `rate` times as fast. */
@@ -232,37 +190,24 @@ Deno.test("T-7.5: clock rates: a follower's clock may run up to lease duration Ã
         overlapExpected ? "two writers at once" : "never two writers"
       }`,
       async () => {
-        const clock = new FakeClock();
-        const store = new MemoryLeases(clock);
-        const a = candidate(store, "a", clock);
-        await settle();
-        const log = new LogRecorder();
-        const b = new LeaseElector({
-          api: store.client("b"),
-          lease: { namespace: "ns", name: "lease" },
-          identity: "b",
-          timing: DEFAULT_ELECTION_TIMING,
-          log,
-          clock: scaledClock(clock, rate),
-          random: () => 0,
+        const { clock, store, a, b } = await leaderAndFollower({
+          followerClock: (shared) => scaledClock(shared, rate),
+          followerRandom: () => 0,
         });
-        const stopB = new AbortController();
-        const runningB = b.run(stopB.signal);
         let overlap = false;
         try {
           await clock.advance(retryPeriodMs);
           store.partition("a", "hang");
-          for (let step = 0; step < 400 && !b.isLeader(); step++) {
+          for (let step = 0; step < 400 && !b.elector.isLeader(); step++) {
             await clock.advance(50);
-            if (a.elector.isLeader() && b.isLeader()) overlap = true;
+            if (a.elector.isLeader() && b.elector.isLeader()) overlap = true;
           }
-          assert.ok(b.isLeader(), "the follower took over");
+          assert.ok(b.elector.isLeader(), "the follower took over");
         } finally {
-          a.stop.abort();
-          stopB.abort();
+          const stopped = stopAll(a, b);
           // A partitioned leader's release waits for its request deadline.
           await clock.advance(10_000);
-          await Promise.all([a.running, runningB]);
+          await stopped;
         }
         assert.equal(overlap, overlapExpected);
       },

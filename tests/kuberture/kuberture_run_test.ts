@@ -8,6 +8,7 @@
  */
 
 import assert from "node:assert/strict";
+import { putApiServerSlice } from "../support/api_server_slice.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { writeKubeconfig } from "../support/kubeconfig.ts";
 import { type KubertureProcess, runOuroboros, startKuberture } from "../support/ouroboros_process.ts";
@@ -15,36 +16,11 @@ import { parseMetrics } from "../support/scrape.ts";
 import { tempDir } from "../support/temp_dir.ts";
 import { waitFor } from "../support/wait.ts";
 import { ignoreWithoutKubectl, ok, withKubectl } from "../fake_apiserver/kubectl_run.ts";
+import { leaderThenFollower } from "../election/election_fixture.ts";
 
 const TOKEN = "kuberture-test-token";
 const NAMESPACE = "kuberture";
 const PREFIX = "external-dns.alpha.kubernetes.io/";
-
-interface Endpoint {
-  readonly addresses: readonly string[];
-  readonly ready?: boolean;
-  readonly nodeName?: string;
-}
-
-/** The `default/kubernetes` EndpointSlice of one family. */
-function slice(server: FakeApiServer, family: "IPv4" | "IPv6", endpoints: readonly Endpoint[]): void {
-  const name = `kubernetes${family === "IPv6" ? "-v6" : ""}`;
-  const object = {
-    apiVersion: "discovery.k8s.io/v1",
-    kind: "EndpointSlice",
-    metadata: { namespace: "default", name, labels: { "kubernetes.io/service-name": "kubernetes" } },
-    addressType: family,
-    endpoints: endpoints.map((endpoint) => ({
-      addresses: endpoint.addresses,
-      ...(endpoint.ready === undefined ? {} : { conditions: { ready: endpoint.ready } }),
-      ...(endpoint.nodeName === undefined ? {} : { nodeName: endpoint.nodeName }),
-    })),
-    ports: [{ name: "https", port: 6443, protocol: "TCP" }],
-  };
-  if (server.get("discovery.k8s.io/v1", "EndpointSlice", "default", name) === undefined) {
-    server.create(object);
-  } else server.update(object);
-}
 
 function node(server: FakeApiServer, name: string, addresses: Record<string, string>): void {
   server.create({
@@ -98,7 +74,7 @@ function waitForTarget(server: FakeApiServer, name: string, target: string | und
 Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints left out; zero addresses keep the Service; readiness and metrics", async (t) => {
   await using env = await setUp();
   const { server } = env;
-  slice(server, "IPv4", [{ addresses: ["192.0.2.11"] }, { addresses: ["192.0.2.10"], ready: true }, {
+  putApiServerSlice(server, [{ addresses: ["192.0.2.11"] }, { addresses: ["192.0.2.10"], ready: true }, {
     addresses: ["192.0.2.12"],
     ready: false,
   }]);
@@ -250,7 +226,7 @@ Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints lef
   });
 
   await t.step("an endpoint that turns ready is added", async () => {
-    slice(server, "IPv4", [{ addresses: ["192.0.2.11"] }, { addresses: ["192.0.2.10"], ready: true }, {
+    putApiServerSlice(server, [{ addresses: ["192.0.2.11"] }, { addresses: ["192.0.2.10"], ready: true }, {
       addresses: ["192.0.2.12"],
       ready: true,
     }]);
@@ -258,13 +234,13 @@ Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints lef
   });
 
   await t.step("no ready endpoint at all: the Service is kept as it was, with one WARN", async () => {
-    slice(server, "IPv4", [{ addresses: ["192.0.2.10"], ready: false }]);
+    putApiServerSlice(server, [{ addresses: ["192.0.2.10"], ready: false }]);
     await kuberture.waitForLog("the zero-address WARN", (line) => line.msg.startsWith("no address resolved"));
     assert.equal(
       annotations(server, "kuberture-api")?.[`${PREFIX}target`],
       "192.0.2.10,192.0.2.11,192.0.2.12",
     );
-    slice(server, "IPv4", [{ addresses: ["192.0.2.20"] }]);
+    putApiServerSlice(server, [{ addresses: ["192.0.2.20"] }]);
     await waitForTarget(server, "kuberture-api", "192.0.2.20");
     assert.equal(kuberture.logs.filter((line) => line.msg.startsWith("no address resolved")).length, 1);
   });
@@ -278,8 +254,8 @@ Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints lef
 Deno.test("kuberture: the seed's two outputs with different prefixes, dual-stack, node sources, a foreign Service, hot reload", async (t) => {
   await using env = await setUp();
   const { server } = env;
-  slice(server, "IPv4", [{ addresses: ["10.0.0.1"], nodeName: "cp-1" }]);
-  slice(server, "IPv6", [{ addresses: ["fd00::1"], nodeName: "cp-1" }]);
+  putApiServerSlice(server, [{ addresses: ["10.0.0.1"], nodeName: "cp-1" }]);
+  putApiServerSlice(server, [{ addresses: ["fd00::1"], nodeName: "cp-1" }], { family: "IPv6" });
   node(server, "cp-1", { InternalIP: "10.0.0.1", ExternalIP: "203.0.113.7" });
   server.create({
     apiVersion: "v1",
@@ -435,7 +411,7 @@ Deno.test("kuberture: a config file that cannot be read exits 2 with the words a
 
 Deno.test("kuberture --once --dry-run: exit 3 with the diff, nothing written; --once writes; then exit 0", async () => {
   await using env = await setUp();
-  slice(env.server, "IPv4", [{ addresses: ["192.0.2.10"] }]);
+  putApiServerSlice(env.server, [{ addresses: ["192.0.2.10"] }]);
   await Deno.writeTextFile(
     env.config,
     configYaml("  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n"),
@@ -517,7 +493,7 @@ Deno.test("kuberture: two replicas elect one writer (kuberture-leader); on SIGTE
       config,
       configYaml("  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n"),
     );
-    slice(server, "IPv4", [{ addresses: ["192.0.2.10"] }]);
+    putApiServerSlice(server, [{ addresses: ["192.0.2.10"] }]);
     const replica = (user: string) =>
       startKuberture([
         `--kubeconfig=${dir.path}/kubeconfig-${user}`,
@@ -532,17 +508,17 @@ Deno.test("kuberture: two replicas elect one writer (kuberture-leader); on SIGTE
         "_",
       )[0];
     };
-    await using a = await replica("a");
-    await waitFor("a to hold kuberture-leader", () => holder() === "a");
-    await waitForTarget(server, "kuberture-api", "192.0.2.10");
-    await using b = await replica("b");
-    await b.waitForLog("b following a", (line) => line.msg.startsWith("following the leader"));
+    await using replicas = await leaderThenFollower(replica, async () => {
+      await waitFor("a to hold kuberture-leader", () => holder() === "a");
+      await waitForTarget(server, "kuberture-api", "192.0.2.10");
+    });
+    const { a, b } = replicas;
     await waitFor("b's /readyz 200 as a standby", async () => (await b.get("/readyz")).status === 200);
     const killedAt = Date.now();
     a.kill("SIGTERM");
     assert.equal((await a.status).code, 0);
     await waitFor("b to hold kuberture-leader", () => holder() === "b");
-    slice(server, "IPv4", [{ addresses: ["192.0.2.20"] }]);
+    putApiServerSlice(server, [{ addresses: ["192.0.2.20"] }]);
     await waitForTarget(server, "kuberture-api", "192.0.2.20");
     const serviceWrites = server.audit.filter((entry) =>
       entry.method === "PATCH" && entry.path.includes("/services/")

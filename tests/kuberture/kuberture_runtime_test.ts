@@ -11,6 +11,7 @@ import assert from "node:assert/strict";
 import { KubeClient } from "../../lib/kube/client.ts";
 import { parseKubertureConfig } from "../../lib/kuberture/config/kuberture_config.ts";
 import { KubertureRuntime } from "../../lib/kuberture/kuberture_runtime.ts";
+import { apiServerSlice } from "../support/api_server_slice.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { FakeClock } from "../support/fake_clock.ts";
 import { LogRecorder } from "../support/log_recorder.ts";
@@ -18,17 +19,7 @@ import { waitFor } from "../support/wait.ts";
 
 Deno.test("kuberture runtime: the requeue repeats the pass every 2 minutes; readiness goes stale after 5 minutes without a success", async () => {
   await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  server.create({
-    apiVersion: "discovery.k8s.io/v1",
-    kind: "EndpointSlice",
-    metadata: {
-      namespace: "default",
-      name: "kubernetes",
-      labels: { "kubernetes.io/service-name": "kubernetes" },
-    },
-    addressType: "IPv4",
-    endpoints: [{ addresses: ["192.0.2.10"] }],
-  });
+  server.create(apiServerSlice([{ addresses: ["192.0.2.10"] }]));
   const parsed = parseKubertureConfig(
     "outputs:\n  - name: api\n    hostname: [api.example.com]\n    serviceName: kuberture-api\n",
     { path: "config.yaml" },
@@ -112,17 +103,7 @@ Deno.test("kuberture runtime: the requeue repeats the pass every 2 minutes; read
 
 Deno.test("kuberture runtime: DNSEndpoints are listed at the first pass and, after a crd output, on every pass; never otherwise", async () => {
   await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
-  server.create({
-    apiVersion: "discovery.k8s.io/v1",
-    kind: "EndpointSlice",
-    metadata: {
-      namespace: "default",
-      name: "kubernetes",
-      labels: { "kubernetes.io/service-name": "kubernetes" },
-    },
-    addressType: "IPv4",
-    endpoints: [{ addresses: ["192.0.2.10"] }],
-  });
+  server.create(apiServerSlice([{ addresses: ["192.0.2.10"] }]));
   const config = (text: string) => {
     const parsed = parseKubertureConfig(text, { path: "config.yaml" });
     assert.ok(parsed.ok, parsed.ok ? "" : parsed.problems.join("\n"));

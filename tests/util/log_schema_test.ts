@@ -11,7 +11,8 @@ import {
 } from "../support/ouroboros_process.ts";
 import { tempDir } from "../support/temp_dir.ts";
 import { waitFor } from "../support/wait.ts";
-import { KUBERTURE_CONFIG, putApiEndpointSlice, startPublisher } from "../demo/kuberture_publisher.ts";
+import { KUBERTURE_CONFIG, startPublisher } from "../demo/kuberture_publisher.ts";
+import { putApiServerSlice } from "../support/api_server_slice.ts";
 import { askFrom, CERT_MANAGER_IP, putClientPods, startResponder } from "../demo/dns_responder.ts";
 
 const HEAD = '"time":"2026-12-04T10:00:00.000Z","level":"INFO","logger":"ouroboros.controller","msg":"m"';
@@ -159,11 +160,11 @@ Deno.test("log schema: a fatal error's line obeys it, its error a string with it
 
 Deno.test("log schema: kuberture's start-up, a publish, a reload needing a restart, a refused config and its stop obey it", async () => {
   await using cluster = await startCluster();
-  putApiEndpointSlice(cluster.server, ["192.0.2.10"]);
+  putApiServerSlice(cluster.server, ["192.0.2.10"]);
   await using publisher = await startPublisher(cluster.kubeconfig);
   const kuberture = publisher.process;
   await kuberture.waitForLog("the first publish", (line) => line.msg === "output published");
-  putApiEndpointSlice(cluster.server, ["192.0.2.10", "192.0.2.11"]);
+  putApiServerSlice(cluster.server, ["192.0.2.10", "192.0.2.11"]);
   await kuberture.waitForLog(
     "the change published",
     (line) => line.msg === "output published" && line.addresses === 2,

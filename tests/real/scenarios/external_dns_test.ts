@@ -32,7 +32,7 @@ import { waitFor } from "../../support/wait.ts";
 import { type Bind, startBind, type ZoneRecord } from "../bind.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
 import { deploymentChain } from "../running_pod.ts";
-import { apiServerSlice } from "../api_server_slice.ts";
+import { apiServerSlice, SECOND_SLICE } from "../../support/api_server_slice.ts";
 import { mirrorConfigMap } from "../configmap_volume.ts";
 import { dnsEndpointCrd, externalDnsAccount, startExternalDns } from "../external_dns.ts";
 import { type AuditedRequest, CONTROLLER_EVENT_GRANTS, describeRequest, forbidden } from "../rbac_usage.ts";
@@ -250,7 +250,7 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
   try {
     const release = releaseNamed(stack, "kuberture");
     // The API server's addresses, as kuberture reads them (see apiServerSlice).
-    await stack.apply([apiServerSlice(["192.0.2.10", "192.0.2.11"])]);
+    await stack.apply([apiServerSlice(["192.0.2.10", "192.0.2.11"], { name: SECOND_SLICE })]);
 
     // The rendered config file, its listeners moved to free loopback ports (the one change), in the
     // ConfigMap the chart renders; the kubelet-style copy is the pod's /etc/kuberture.
@@ -420,7 +420,7 @@ Deno.test("real: kuberture — the seed's two outputs, two annotation prefixes, 
       spec: { endpoints: [{ dnsName: "retired.k8s.example.com", recordType: "A", targets: ["192.0.2.99"] }] },
     }]);
     // An address leaves the EndpointSlice: both records follow.
-    await stack.apply([apiServerSlice(["192.0.2.10"])]);
+    await stack.apply([apiServerSlice(["192.0.2.10"], { name: SECOND_SLICE })]);
     await until("an address gone from the slice", "api.k8s.example.com", "60 192.0.2.10");
     await until("an address gone from the slice", "api-internal.k8s.example.internal", "60 192.0.2.10");
     await explain(() =>

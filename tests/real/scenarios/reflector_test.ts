@@ -28,7 +28,7 @@ import { prng } from "../../support/random.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
 import type { AuditedRequest } from "../rbac_usage.ts";
-import { apiServerSlice } from "../api_server_slice.ts";
+import { apiServerSlice, SECOND_SLICE } from "../../support/api_server_slice.ts";
 import { markPodRunning } from "../running_pod.ts";
 import { type RenderedRelease, type Stack, startStack } from "../stack.ts";
 
@@ -193,7 +193,7 @@ Deno.test("real: the reflectors against a real watch cache — 2,000 Ingresses, 
         metadata: { name: "coredns", namespace: "kube-system" },
         data: { Corefile: COREFILE },
       },
-      apiServerSlice(["192.0.2.1"]),
+      apiServerSlice(["192.0.2.1"], { name: SECOND_SLICE }),
       {
         apiVersion: "v1",
         kind: "Pod",
@@ -342,7 +342,7 @@ Deno.test("real: the reflectors against a real watch cache — 2,000 Ingresses, 
       await changes.done;
       // The EndpointSlice moves after the fault: only a kuberture whose watch resumed sees it.
       const address = `192.0.2.${number + 2}`;
-      await stack.apply([apiServerSlice([address])]);
+      await stack.apply([apiServerSlice([address], { name: SECOND_SLICE })]);
       await converged(`after ${phase.name}`, changes.changed, address);
       windows.push({ name: phase.name, from, to: new Date(Date.now() + 1_000).toISOString() });
     }
