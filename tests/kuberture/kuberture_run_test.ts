@@ -442,7 +442,7 @@ Deno.test("kuberture --once --dry-run: exit 3 with the diff, nothing written; --
 
 Deno.test("kuberture outside a pod: with --kubeconfig and no POD_NAMESPACE it writes to the context's namespace, as kubectl", async () => {
   await using env = await setUp();
-  slice(env.server, "IPv4", [{ addresses: ["192.0.2.10"] }]);
+  putApiServerSlice(env.server, ["192.0.2.10"]);
   await Deno.writeTextFile(
     env.config,
     configYaml("  - name: api\n    hostname: [api.k8s.example.com]\n    serviceName: kuberture-api\n"),
