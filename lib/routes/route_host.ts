@@ -1,86 +1,104 @@
 /**
- * The hostname rules of routing, one set for the route table (written by the controller, read by
- * the proxy) and for the names clients send (TLS SNI, HTTP `Host`), so a name is judged the same
- * way on both sides.
+ * The hostnames of routing, judged by the one hostname check, `checkHostname` of
+ * `hostnames/hostname.ts`, so the route table and the names clients send (TLS SNI, HTTP `Host`)
+ * meet the rules every other sink of the controller meets: RFC 1123 labels, two labels or more,
+ * no IP literal, a wildcard only as one whole leading `*.` label (matched as `hostnames/wildcard.ts`
+ * says). The cluster domain is not refused here: which names get a route is the controller's call.
  *
- * The shape rules are those of `hostnames/hostname.ts` (RFC 1123 labels of 1–63 characters, at
- * most 253 characters, a numeric last label is an IP literal, a wildcard is one whole leading `*.`
- * label), written again here because `hostnames/` is a sibling on this floor. A table host must
- * have two labels or more, as the controller's check demands; a name a client sends may be a
- * single label (`localhost`): well-formed, it simply matches no route. Underscores are refused on
- * both sides, so a client name holding one can never be mistaken for a table entry.
+ * What routing adds: a table host is written in the form the check gives back (lower case, no
+ * trailing dot, no spaces around it), so one host has one spelling and a duplicate is seen; a
+ * name a client sends is normalised instead, and one the check refuses (`localhost`, an IP
+ * literal, `a_b.example.com`) simply matches no route.
  *
  * Pure: no I/O.
  *
  * @module
  */
 
-/** The longest name in text form, without the trailing dot (RFC 1035 §2.3.4). */
-export const MAX_HOSTNAME_LENGTH = 253;
+import { checkHostname, type HostnameCheck, type HostnameCheckOptions } from "../hostnames/hostname.ts";
+import { formatLoggedValue } from "../hostnames/rejection_log.ts";
 
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-/** A last label resolvers read as part of an IPv4 address (`10.1`, `0x7f`). */
-const NUMERIC_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/;
-const PRINTABLE = /^[\x21-\x7e]*$/;
-
-/** Lower case and one trailing dot dropped: `App.Example.COM.` is `app.example.com`. */
-export function normaliseHostname(name: string): string {
-  const lower = name.toLowerCase();
-  return lower.endsWith(".") ? lower.slice(0, -1) : lower;
-}
+/** Table hosts and client names alike: wildcards are read as such, the cluster domain is allowed. */
+const ROUTING: HostnameCheckOptions = { clusterDomain: "", wildcards: true };
 
 /**
- * Why the normalised `name` is not a hostname, in words that follow the quoted name
- * (`"a_b.com" has the label …`), or `undefined` when it is one.
+ * Why `host` cannot be a route table host, or `undefined`: a hostname or a `*.<domain>` wildcard
+ * that `checkHostname` accepts, written as it gives it back.
  *
  * @example
  * ```ts
  * import assert from "node:assert/strict";
- * import { hostnameProblem } from "./route_host.ts";
+ * import { routeHostProblem } from "./route_host.ts";
  *
- * assert.equal(hostnameProblem("app.example.com"), undefined);
- * assert.equal(hostnameProblem("10.0.0.1"), "ends in a numeric label: an IP address is not a hostname");
+ * assert.equal(routeHostProblem("*.apps.example.com"), undefined);
+ * assert.equal(
+ *   routeHostProblem("App.example.com."),
+ *   'is not in normal form (lower case, no trailing dot, no padding); write "app.example.com"',
+ * );
  * ```
  */
-export function hostnameProblem(name: string): string | undefined {
-  if (name === "") return "is empty";
-  if (name.length > MAX_HOSTNAME_LENGTH) {
-    return `is ${name.length} characters long; a hostname has at most ${MAX_HOSTNAME_LENGTH}`;
-  }
-  if (!PRINTABLE.test(name)) return "holds a space, a control or a non-ASCII character";
-  const labels = name.split(".");
-  for (const label of labels) {
-    if (LABEL.test(label)) continue;
-    if (label === "") return "has an empty label (a leading dot or two dots in a row)";
-    if (label.length > 63) return `has a label of ${label.length} characters; a label has at most 63`;
-    return `has the label ${JSON.stringify(label)}; a label holds only a-z, 0-9 and '-' (not at either end)`;
-  }
-  if (NUMERIC_LABEL.test(labels[labels.length - 1] ?? "")) {
-    return "ends in a numeric label: an IP address is not a hostname";
-  }
-  return undefined;
+export function routeHostProblem(host: string): string | undefined {
+  return spellingProblem(host, checkHostname(host, ROUTING));
 }
 
+/** Why `name` cannot be a backend's DNS address, or `undefined`: as a table host, but not a wildcard. */
+export function backendNameProblem(name: string): string | undefined {
+  const check = checkHostname(name, ROUTING);
+  return check.kind === "wildcard" ? "is a wildcard; a backend is one host" : spellingProblem(name, check);
+}
+
+/** The outcome of {@linkcode checkRequestedName}. */
+export type RequestedName =
+  | { readonly kind: "routable"; readonly name: string }
+  /** No route can match the name: `reason` is the name, quoted and cut, and why (printable ASCII). */
+  | { readonly kind: "unroutable"; readonly reason: string };
+
+/** How much of a refused client name a reason shows: enough to recognise, not a 16 KiB echo. */
+const SHOWN_LENGTH = 40;
+
 /**
- * Why `host` cannot be a route table host, or `undefined`: a normalised name of two labels or
- * more, or `*.` and such a name (the `*` matches exactly one label, see `route_lookup.ts`).
+ * The name a client sent, normalised as `checkHostname` normalises (case, one trailing dot,
+ * spaces and tabs around it) so it can be looked up, or why no route can ever match it.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { checkRequestedName } from "./route_host.ts";
+ *
+ * assert.deepEqual(checkRequestedName("Shop.Example.com."), { kind: "routable", name: "shop.example.com" });
+ * assert.deepEqual(checkRequestedName("localhost"), {
+ *   kind: "unroutable",
+ *   reason: '"localhost" has a single label; only names with a dot can be public hostnames',
+ * });
+ * ```
  */
-export function routeHostProblem(host: string): string | undefined {
-  const wildcard = host.startsWith("*.");
-  const domain = wildcard ? host.slice(2) : host;
-  if (domain.includes("*")) {
-    return "has '*' other than as a whole first label; a wildcard is written *.example.com";
+export function checkRequestedName(raw: string): RequestedName {
+  const check = checkHostname(raw, ROUTING);
+  if (check.kind === "accepted") return { kind: "routable", name: check.host };
+  const why = check.kind === "rejected"
+    ? check.text
+    : check.kind === "wildcard"
+    ? "is a wildcard; a client names one host"
+    : blank(raw);
+  return { kind: "unroutable", reason: `${formatLoggedValue(raw, SHOWN_LENGTH)} ${why}` };
+}
+
+/** The check's refusal, else whether `raw` is spelt as the check gives it back. */
+function spellingProblem(raw: string, check: HostnameCheck): string | undefined {
+  switch (check.kind) {
+    case "rejected":
+      return check.text;
+    case "dropped":
+      return blank(raw);
+    default: {
+      if (check.host === raw) return undefined;
+      const written = JSON.stringify(check.host);
+      return `is not in normal form (lower case, no trailing dot, no padding); write ${written}`;
+    }
   }
-  if (host !== normaliseHostname(host)) {
-    return `is not lower case without a trailing dot; write ${JSON.stringify(normaliseHostname(host))}`;
-  }
-  if (host.length > MAX_HOSTNAME_LENGTH) {
-    return `is ${host.length} characters long; a hostname has at most ${MAX_HOSTNAME_LENGTH}`;
-  }
-  const problem = hostnameProblem(domain);
-  if (problem !== undefined) return wildcard ? `after its '*.' ${problem}` : problem;
-  if (!domain.includes(".")) {
-    return `has a single label${wildcard ? " after its '*.'" : ""}; a routed name has two or more`;
-  }
-  return undefined;
+}
+
+/** What is wrong with a name `checkHostname` dropped as empty (with `wildcards`, the only drop). */
+function blank(raw: string): string {
+  return raw === "" ? "is empty" : "is only spaces and tabs";
 }

@@ -2,17 +2,18 @@
  * Which backend a hostname a client sent is routed to, asked once per connection.
  *
  * The table is compiled into two `Map`s once per table, so a lookup is at most two probes: the
- * exact name, then the wildcard of its parent. A wildcard matches exactly one more label, as in
- * TLS (RFC 6125 §6.4.3), Gateway API listeners and `hostnames/wildcard.ts`: `*.example.com` matches
- * `shop.example.com`, not `example.com` nor `a.shop.example.com`. So at most one wildcard can
- * match a name (the "longest" wildcard is the only one), and an exact name always wins over it.
+ * exact name, then the wildcard of its parent. The wildcard rule is `hostnames/wildcard.ts`'s (as
+ * TLS, RFC 6125 §6.4.3, and Gateway API listeners): the `*` is exactly one label, so
+ * `*.example.com` matches `shop.example.com`, not `example.com` nor `a.shop.example.com`. So at
+ * most one wildcard can match a name, and an exact name always wins over it.
  *
  * Pure: no I/O.
  *
  * @module
  */
 
-import { normaliseHostname } from "./route_host.ts";
+import { normaliseHostname } from "../hostnames/hostname.ts";
+import { parentDomain, wildcardDomain } from "../hostnames/wildcard.ts";
 import type { RouteBackend, RouteTable } from "./route_table.ts";
 
 /** A backend with its name, the `route` label of its connections; one object per backend. */
@@ -36,8 +37,9 @@ export function compileRoutes(table: RouteTable): CompiledRoutes {
   for (const { host, backend } of table.routes) {
     const target = targets.get(backend);
     if (target === undefined) continue;
-    if (host.startsWith("*.")) wildcards.set(host.slice(2), target);
-    else exact.set(host, target);
+    const domain = wildcardDomain(host);
+    if (domain === undefined) exact.set(host, target);
+    else wildcards.set(domain, target);
   }
   return { exact, wildcards };
 }
@@ -64,6 +66,6 @@ export function lookupRoute(routes: CompiledRoutes, hostname: string): RouteTarg
   const name = normaliseHostname(hostname);
   const exact = routes.exact.get(name);
   if (exact !== undefined || routes.wildcards.size === 0) return exact;
-  const dot = name.indexOf(".");
-  return dot <= 0 ? undefined : routes.wildcards.get(name.slice(dot + 1));
+  const parent = parentDomain(name);
+  return parent === undefined ? undefined : routes.wildcards.get(parent);
 }

@@ -17,9 +17,10 @@
  *   older than its controller keeps its last good table rather than misread a newer one.
  * - Routes name backends: a backend's name is the only `route` label of the proxy's metrics, so no
  *   label comes from what a client sends; `default` is kept for the default target.
- * - One spelling: hosts are lower case without a trailing dot, IP addresses canonical (RFC 5952),
- *   and unknown keys are refused at every level (a misspelt `httpsport` must not route silently to
- *   the default). Both ports are required: a Service without one is the controller's to report.
+ * - One spelling: hosts and DNS addresses are names `hostnames/hostname.ts` accepts, written lower
+ *   case without a trailing dot (`route_host.ts`), IP addresses canonical (RFC 5952), and unknown
+ *   keys are refused at every level (a misspelt `httpsport` must not route silently to the
+ *   default). Both ports are required: a Service without one is the controller's to report.
  * - A backend no route names is allowed. A key written twice in one JSON object is not seen
  *   (`JSON.parse` keeps the last); the controller renders from a `Map`, so it never writes one.
  * - Rendering sorts routes by host and backends by name, with a fixed key order: the same table
@@ -32,7 +33,7 @@
 
 import { errorMessage } from "../util/error_message.ts";
 import { formatIp, parseIp } from "../util/ip.ts";
-import { hostnameProblem, routeHostProblem } from "./route_host.ts";
+import { backendNameProblem, routeHostProblem } from "./route_host.ts";
 
 /** The format version this code reads and writes. */
 export const ROUTE_TABLE_VERSION = 1;
@@ -182,7 +183,7 @@ function readAddress(value: unknown, path: string, problems: string[]): string |
   else {
     const ip = parseIp(value);
     const canonical = ip === undefined ? undefined : formatIp(ip);
-    const nameProblem = ip === undefined ? hostnameProblem(value) : undefined;
+    const nameProblem = ip === undefined ? backendNameProblem(value) : undefined;
     if (canonical !== undefined && canonical !== value) {
       problem = `${JSON.stringify(value)} is not canonical; write "${canonical}"`;
     } else if (nameProblem !== undefined) problem = `${JSON.stringify(value)} ${nameProblem}; ${accepted}`;

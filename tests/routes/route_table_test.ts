@@ -143,13 +143,17 @@ Deno.test("parseRouteTable names every problem by JSON path and says what is acc
           { host: "a.*.example.com", backend: "gateway" },
           { host: "app.example.com", backend: "gateway" },
           { host: 7, backend: "gateway" },
+          { host: "localhost", backend: "gateway" },
+          { host: "*.com", backend: "gateway" },
         );
       }),
       problems: [
-        '$.routes[2].host: "App.example.com" is not lower case without a trailing dot; write "app.example.com"',
-        `$.routes[3].host: "a.*.example.com" has '*' other than as a whole first label; a wildcard is written *.example.com`,
+        '$.routes[2].host: "App.example.com" is not in normal form (lower case, no trailing dot, no padding); write "app.example.com"',
+        `$.routes[3].host: "a.*.example.com" uses '*' or '?' other than as one whole leading label; only '*.<domain>' is a wildcard`,
         '$.routes[4].host: "app.example.com" is routed already by $.routes[1]; give each host once',
         "$.routes[5].host: 7; give a hostname or a *.<domain> wildcard",
+        `$.routes[6].host: "localhost" has a single label; only names with a dot can be public hostnames`,
+        `$.routes[7].host: "*.com" after its '*.' has a single label; only names with a dot can be public hostnames`,
       ],
     },
     {
@@ -177,13 +181,26 @@ Deno.test("parseRouteTable names every problem by JSON path and says what is acc
         json.backends["ingress-nginx/controller"]!.address = "::FFFF:10.0.0.1";
       }),
       problems: [
-        `$.backends["gateway"].address: "10.96.0.012" ends in a numeric label: an IP address is not a hostname; give a Service's ClusterIP or a DNS name such as web.ns.svc.cluster.local`,
+        `$.backends["gateway"].address: "10.96.0.012" ends in the numeric label '012', which resolvers read as an IPv4 address; give a Service's ClusterIP or a DNS name such as web.ns.svc.cluster.local`,
         '$.backends["gateway"].httpPort: 0 is not a port; give an integer from 1 to 65535',
         '$.backends["gateway"].httpsPort: 65536 is not a port; give an integer from 1 to 65535',
         '$.backends["gateway"].proxyProtocol: "v3"; give "v1" or "v2"',
         '$.backends["ingress-nginx/controller"].address: "::FFFF:10.0.0.1" is not canonical; write "::ffff:10.0.0.1"',
         '$.backends["ingress-nginx/controller"].httpPort: "80" is not a port; give an integer from 1 to 65535',
         '$.backends["ingress-nginx/controller"].httpsPort: 443.5 is not a port; give an integer from 1 to 65535',
+      ],
+    },
+    {
+      name: "DNS addresses: one host of two labels or more, in normal form",
+      text: table((json) => {
+        json.backends.gateway!.address = "web";
+        json.backends["ingress-nginx/controller"]!.address = "*.ingress-nginx.svc.cluster.local";
+        json.backends.spare = { ...json.backends.gateway!, address: "Web.NS.svc.cluster.local." };
+      }),
+      problems: [
+        `$.backends["gateway"].address: "web" has a single label; only names with a dot can be public hostnames; give a Service's ClusterIP or a DNS name such as web.ns.svc.cluster.local`,
+        `$.backends["ingress-nginx/controller"].address: "*.ingress-nginx.svc.cluster.local" is a wildcard; a backend is one host; give a Service's ClusterIP or a DNS name such as web.ns.svc.cluster.local`,
+        `$.backends["spare"].address: "Web.NS.svc.cluster.local." is not in normal form (lower case, no trailing dot, no padding); write "web.ns.svc.cluster.local"; give a Service's ClusterIP or a DNS name such as web.ns.svc.cluster.local`,
       ],
     },
     {

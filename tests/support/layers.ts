@@ -8,7 +8,8 @@
 /** Highest first; folders in one entry are siblings of one floor. */
 export const LAYERS: readonly (readonly string[])[] = [
   ["controller", "dns", "doctor", "kuberture", "proxy"],
-  ["election", "hostnames", "publisher", "reflector", "routes"],
+  ["routes"],
+  ["election", "hostnames", "publisher", "reflector"],
   ["kube"],
   ["resources"],
   ["daemon"],

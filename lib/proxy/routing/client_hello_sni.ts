@@ -11,9 +11,10 @@
  *   skipped, read as length-prefixed as Go's crypto/tls does. Two server_name extensions are
  *   `invalid` (RFC 8446 §4.2): routing by one while the backend read the other is not worth it.
  * - With Encrypted Client Hello, this is the outer hello's public name, which is what routes.
- * - The name is returned normalised (lower case, no trailing dot); one that is not a hostname
- *   (`route_host.ts`: an IP literal, `_`, a control byte) is `invalid`, a reason naming at most
- *   its first 40 characters.
+ * - The name is returned normalised (lower case, no trailing dot). One the hostname check refuses
+ *   (`routes/route_host.ts`: a single label such as `localhost`, an IP literal, `_`, a control
+ *   byte) is `unroutable`: the hello is sound, but no route can match its name, so it can only go
+ *   to the default target. An empty name breaks RFC 6066 §3 and is `invalid`.
  * - A first byte other than 22 (handshake), or a record version other than 3.x, is `not-tls`:
  *   an SSLv2-style hello (first byte ≥ 0x80) and plain HTTP among them.
  *
@@ -22,7 +23,7 @@
  * @module
  */
 
-import { hostnameProblem, normaliseHostname } from "../../routes/route_host.ts";
+import { checkRequestedName } from "../../routes/route_host.ts";
 
 /** The outcome of {@linkcode readClientHelloSni}. */
 export type ClientHelloSni =
@@ -31,6 +32,8 @@ export type ClientHelloSni =
   | { readonly kind: "need-more"; readonly atLeast: number }
   | { readonly kind: "no-sni" }
   | { readonly kind: "not-tls" }
+  /** The name is quoted and cut in `reason`, with why no route can match it. */
+  | { readonly kind: "unroutable"; readonly reason: string }
   | { readonly kind: "invalid"; readonly reason: string };
 
 const HANDSHAKE_RECORD = 22;
@@ -199,12 +202,11 @@ function readServerName(data: Reader): ClientHelloSni {
     const name = list.vector(2);
     if (type === undefined || name === undefined) return invalid("a server_name entry runs past its list");
     if (type !== HOST_NAME) continue;
-    const text = name.text();
-    const normalised = normaliseHostname(text);
-    const problem = hostnameProblem(normalised);
-    if (problem === undefined) return { kind: "sni", name: normalised };
-    const shown = text.length > 40 ? `${text.slice(0, 40)}…` : text;
-    return invalid(`the server name ${JSON.stringify(shown)} ${problem}`);
+    if (name.done) return invalid("an empty host_name (RFC 6066 §3)");
+    const checked = checkRequestedName(name.text());
+    return checked.kind === "routable"
+      ? { kind: "sni", name: checked.name }
+      : { kind: "unroutable", reason: `the server name ${checked.reason}` };
   }
   return NO_SNI;
 }

@@ -10,8 +10,10 @@
  * - An absolute-form target (`GET http://h/ HTTP/1.1`) wins over `Host` (RFC 9112 §3.2.2); two
  *   `Host` lines, an obs-fold line or whitespace before a colon are `invalid` (RFC 9112 §3.2,
  *   §5.1, §5.2), as the backend would answer 400 to them anyway.
- * - The port is dropped; an IP literal (`10.0.0.5:80`, `[::1]:80`) or an empty `Host` names no
- *   route (`no-host`); any other name that is not a hostname (`route_host.ts`) is `invalid`.
+ * - The port is dropped; an IP literal (`10.0.0.5:80`, `[::1]:80`) or an empty host names no host
+ *   (`no-host`). Any other name the hostname check refuses (`routes/route_host.ts`: a single label
+ *   such as `localhost`, `_`, a space) is `unroutable`: no route can match it, so the request can
+ *   only go to the default target, whose server answers it as it would have.
  * - The name is returned normalised (lower case, no trailing dot).
  *
  * Pure: no I/O; never throws.
@@ -20,7 +22,7 @@
  */
 
 import { parseIpv4, parseIpv6 } from "../../util/ip.ts";
-import { hostnameProblem, normaliseHostname } from "../../routes/route_host.ts";
+import { checkRequestedName } from "../../routes/route_host.ts";
 
 /** The outcome of {@linkcode readRequestHost}. */
 export type RequestHost =
@@ -28,6 +30,8 @@ export type RequestHost =
   /** The head has not ended yet. */
   | { readonly kind: "need-more" }
   | { readonly kind: "no-host" }
+  /** The name is quoted and cut in `reason`, with why no route can match it. */
+  | { readonly kind: "unroutable"; readonly reason: string }
   | { readonly kind: "invalid"; readonly reason: string };
 
 const LF = 0x0a;
@@ -120,12 +124,11 @@ function authorityHost(authority: string): RequestHost {
   const colon = authority.indexOf(":");
   const name = colon < 0 ? authority : authority.slice(0, colon);
   if (colon >= 0 && !/^[0-9]*$/.test(authority.slice(colon + 1))) return invalid("a host with a bad port");
-  if (parseIpv4(name) !== undefined) return NO_HOST;
-  const normalised = normaliseHostname(name);
-  const problem = hostnameProblem(normalised);
-  if (problem === undefined) return { kind: "host", name: normalised };
-  const shown = name.length > 40 ? `${name.slice(0, 40)}…` : name;
-  return invalid(`the host ${JSON.stringify(shown)} ${problem}`);
+  if (name === "" || parseIpv4(name) !== undefined) return NO_HOST;
+  const checked = checkRequestedName(name);
+  return checked.kind === "routable"
+    ? { kind: "host", name: checked.name }
+    : { kind: "unroutable", reason: `the host ${checked.reason}` };
 }
 
 function invalid(reason: string): RequestHost {

@@ -69,9 +69,11 @@ Deno.test("readClientHelloSni reads the name, or says why there is none", async 
       expected: { kind: "sni", name: "app.example.com" },
     },
     {
-      name: "a single label is a name",
+      name: "a single label is well-formed, but no route can match it",
       bytes: hello([serverName([0, "localhost"])]),
-      expected: sni("localhost"),
+      expected: unroutable(
+        'the server name "localhost" has a single label; only names with a dot can be public hostnames',
+      ),
     },
     { name: "no extensions block", bytes: hello(undefined), expected: { kind: "no-sni" } },
     { name: "an empty extensions block", bytes: hello([]), expected: { kind: "no-sni" } },
@@ -96,30 +98,56 @@ Deno.test("readClientHelloSni reads the name, or says why there is none", async 
       expected: invalid("two server_name extensions (RFC 8446 §4.2)"),
     },
     {
-      name: "an empty name",
+      name: "an empty name (RFC 6066 §3: at least one byte)",
       bytes: hello([serverName([0, ""])]),
-      expected: invalid('the server name "" is empty'),
+      expected: invalid("an empty host_name (RFC 6066 §3)"),
     },
     {
-      name: "an IP literal",
+      name: "a name of spaces",
+      bytes: hello([serverName([0, "  "])]),
+      expected: unroutable('the server name "  " is only spaces and tabs'),
+    },
+    {
+      name: "spaces around a name are padding, as checkHostname trims them",
+      bytes: hello([serverName([0, " app.example.com "])]),
+      expected: sni("app.example.com"),
+    },
+    {
+      name: "an IP literal (RFC 6066 §3 forbids it)",
       bytes: hello([serverName([0, "10.0.0.1"])]),
-      expected: invalid(
-        'the server name "10.0.0.1" ends in a numeric label: an IP address is not a hostname',
+      expected: unroutable('the server name "10.0.0.1" is an IPv4 address, not a hostname'),
+    },
+    {
+      name: "an IPv6 literal",
+      bytes: hello([serverName([0, "fd00::1"])]),
+      expected: unroutable('the server name "fd00::1" is an IPv6 address, not a hostname'),
+    },
+    {
+      name: "a wildcard",
+      bytes: hello([serverName([0, "*.example.com"])]),
+      expected: unroutable('the server name "*.example.com" is a wildcard; a client names one host'),
+    },
+    {
+      name: "a control character, escaped in the reason",
+      bytes: hello([serverName([0, "a\r\nb.example.com"])]),
+      expected: unroutable(
+        'the server name "a\\r\\nb.example.com" contains the control character U+000D',
       ),
     },
     {
-      name: "a control character",
-      bytes: hello([serverName([0, "a\r\nb.example.com"])]),
-      expected: invalid(
-        'the server name "a\\r\\nb.example.com" holds a space, a control or a non-ASCII character',
+      name: "a U-label in UTF-8, read byte by byte and escaped in the reason",
+      bytes: hello([serverName([0, "b\u00fccher.example"])]),
+      expected: unroutable(
+        'the server name "b\\u00c3\\u00bccher.example" contains the non-ASCII character U+00C3; ' +
+          "write internationalised names as xn-- A-labels",
       ),
     },
     {
       name: "a long name is quoted in part",
       bytes: hello([serverName([0, `${"a_".repeat(30)}.com`])]),
-      expected: invalid(
-        `the server name "${"a_".repeat(20)}…" has the label "${"a_".repeat(30)}"; ` +
-          "a label holds only a-z, 0-9 and '-' (not at either end)",
+      expected: unroutable(
+        `the server name "${"a_".repeat(20)}" (cut, 24 more characters) ` +
+          "contains '_'; a hostname has only letters, digits, '-' and '.'",
       ),
     },
     {
@@ -151,6 +179,10 @@ function sni(name: string): ClientHelloSni {
 
 function invalid(reason: string): ClientHelloSni {
   return { kind: "invalid", reason };
+}
+
+function unroutable(reason: string): ClientHelloSni {
+  return { kind: "unroutable", reason };
 }
 
 Deno.test("readClientHelloSni: what is not TLS, and broken records and hellos", async (t) => {
@@ -301,7 +333,7 @@ Deno.test({
   },
 });
 
-const KINDS = new Set(["sni", "need-more", "no-sni", "not-tls", "invalid"]);
+const KINDS = new Set(["sni", "need-more", "no-sni", "not-tls", "unroutable", "invalid"]);
 
 /** Checks the contract on any input: never throws, a known kind, and need-more asks for more. */
 function checkAnswer(bytes: Uint8Array, what: string): ClientHelloSni {
@@ -310,6 +342,8 @@ function checkAnswer(bytes: Uint8Array, what: string): ClientHelloSni {
   if (answer.kind === "need-more") {
     assert.ok(answer.atLeast > bytes.length, `${what}: ${JSON.stringify(answer)}`);
   }
+  if (answer.kind === "sni") assert.match(answer.name, /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/, what);
+  if (answer.kind === "unroutable") assert.match(answer.reason, /^[\x20-\x7e]+$/, what);
   return answer;
 }
 

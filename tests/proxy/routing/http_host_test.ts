@@ -12,6 +12,10 @@ function invalid(reason: string): RequestHost {
   return { kind: "invalid", reason };
 }
 
+function unroutable(reason: string): RequestHost {
+  return { kind: "unroutable", reason };
+}
+
 const NO_HOST: RequestHost = { kind: "no-host" };
 const NEED_MORE: RequestHost = { kind: "need-more" };
 
@@ -52,7 +56,26 @@ Deno.test("readRequestHost takes the Host of a request head", async (t) => {
     ],
     ["an absolute-form IP target", "GET http://10.0.0.5/ HTTP/1.1\r\nHost: a.example.com\r\n\r\n", NO_HOST],
     ["an asterisk-form target", "OPTIONS * HTTP/1.1\r\nHost: a.example.com\r\n\r\n", host("a.example.com")],
-    ["a single-label host", "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n", host("localhost")],
+    [
+      "a single-label host names no route",
+      "GET / HTTP/1.1\r\nHost: localhost\r\n\r\n",
+      unroutable(
+        'the host "localhost" has a single label; only names with a dot can be public hostnames',
+      ),
+    ],
+    ["a port without a host", "GET / HTTP/1.1\r\nHost: :8080\r\n\r\n", NO_HOST],
+    [
+      "a name ending in a numeric label",
+      "GET / HTTP/1.1\r\nHost: app.0x7f:80\r\n\r\n",
+      unroutable(
+        `the host "app.0x7f" ends in the numeric label '0x7f', which resolvers read as an IPv4 address`,
+      ),
+    ],
+    [
+      "a wildcard",
+      "GET / HTTP/1.1\r\nHost: *.example.com\r\n\r\n",
+      unroutable('the host "*.example.com" is a wildcard; a client names one host'),
+    ],
     [
       "two Host lines (RFC 9112 §3.2)",
       "GET / HTTP/1.1\r\nHost: a.example.com\r\nHOST: a.example.com\r\n\r\n",
@@ -82,20 +105,33 @@ Deno.test("readRequestHost takes the Host of a request head", async (t) => {
     [
       "two names in one Host",
       "GET / HTTP/1.1\r\nHost: a.example.com, b.example.com\r\n\r\n",
-      invalid(`the host "a.example.com, b.example.com" holds a space, a control or a non-ASCII character`),
+      unroutable(`the host "a.example.com, b.example.com" contains whitespace`),
+    ],
+    [
+      "two names in one Host without a space",
+      "GET / HTTP/1.1\r\nHost: a.example.com,b.example.com\r\n\r\n",
+      unroutable(
+        `the host "a.example.com,b.example.com" contains ',', which has a meaning in DNS configuration`,
+      ),
     ],
     [
       "an underscore",
       "GET / HTTP/1.1\r\nHost: a_b.example.com\r\n\r\n",
-      invalid(
-        `the host "a_b.example.com" has the label "a_b"; a label holds only a-z, 0-9 and '-' (not at either end)`,
-      ),
+      unroutable(`the host "a_b.example.com" contains '_'; a hostname has only letters, digits, '-' and '.'`),
     ],
     [
       "userinfo in an absolute-form target",
       "GET http://user@a.example.com/ HTTP/1.1\r\n\r\n",
-      invalid(
-        `the host "user@a.example.com" has the label "user@a"; a label holds only a-z, 0-9 and '-' (not at either end)`,
+      unroutable(
+        `the host "user@a.example.com" contains '@', which has a meaning in DNS configuration`,
+      ),
+    ],
+    [
+      "a U-label in UTF-8, read byte by byte and escaped in the reason",
+      "GET / HTTP/1.1\r\nHost: b\u00fccher.example\r\n\r\n",
+      unroutable(
+        'the host "b\\u00c3\\u00bccher.example" contains the non-ASCII character U+00C3; ' +
+          "write internationalised names as xn-- A-labels",
       ),
     ],
     ["a bad port", "GET / HTTP/1.1\r\nHost: a.example.com:http\r\n\r\n", invalid("a host with a bad port")],
@@ -107,12 +143,16 @@ Deno.test("readRequestHost takes the Host of a request head", async (t) => {
     [
       "a long name is quoted in part",
       `GET / HTTP/1.1\r\nHost: ${"a".repeat(300)}\r\n\r\n`,
-      invalid(`the host "${"a".repeat(40)}…" is 300 characters long; a hostname has at most 253`),
+      unroutable(
+        `the host "${
+          "a".repeat(40)
+        }" (cut, 260 more characters) is 300 characters long; a DNS name has at most 253`,
+      ),
     ],
     [
       "16 KB of spaces inside a Host value",
       `GET / HTTP/1.1\r\nHost: a${" ".repeat(16000)}b\r\n\r\n`,
-      invalid(`the host "a${" ".repeat(39)}…" is 16002 characters long; a hostname has at most 253`),
+      unroutable(`the host "a${" ".repeat(39)}" (cut, 15962 more characters) contains whitespace`),
     ],
     ["HTTP/2's preface", "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n", invalid("not an HTTP/1.x request line")],
     ["HTTP/0.9", "GET /\r\n\r\n", invalid("not an HTTP/1.x request line")],
@@ -153,9 +193,9 @@ Deno.test("every prefix of a head is need-more, the whole head its host", () => 
   assert.deepEqual(readRequestHost(head), host("shop.example.com"));
 });
 
-const KINDS = new Set(["host", "need-more", "no-host", "invalid"]);
+const KINDS = new Set(["host", "need-more", "no-host", "unroutable", "invalid"]);
 
-Deno.test("fuzz: random and mutated heads never throw, and a host is always a clean name", () => {
+Deno.test("fuzz: random and mutated heads never throw, a host is always a clean name, a reason printable", () => {
   const heads = [
     "GET / HTTP/1.1\r\nHost: app.example.com:8443\r\nAccept: */*\r\n\r\n",
     "GET http://a.example.com/ HTTP/1.1\r\nHost: [::1]:80\r\n\r\n",
@@ -177,7 +217,10 @@ Deno.test("fuzz: random and mutated heads never throw, and a host is always a cl
     const answer = readRequestHost(bytes);
     assert.ok(KINDS.has(answer.kind), JSON.stringify(answer));
     if (answer.kind === "host") {
-      assert.match(answer.name, /^[a-z0-9.-]+$/, `round ${round}: ${JSON.stringify(text)}`);
+      assert.match(answer.name, /^[a-z0-9-]+(?:\.[a-z0-9-]+)+$/, `round ${round}: ${JSON.stringify(text)}`);
+    }
+    if (answer.kind === "unroutable") {
+      assert.match(answer.reason, /^[\x20-\x7e]+$/, `round ${round}: ${JSON.stringify(text)}`);
     }
   }
 });
