@@ -5,13 +5,14 @@
  * |-------|----------------------------------|-----------------------------------------------------------|
  * | 1     | `controller`, `dns`, `doctor`,   | one room per subcommand: its entry (`<name>_command.ts`), |
  * |       | `kuberture`, `proxy`             | option table, settings and everything it knows            |
- * | 2     | `election`, `hostnames`,         | the Lease elector; hostnames from objects; the one writer |
+ * | 2     | `routes`                         | the route table the controller writes, the proxy reads    |
+ * | 3     | `election`, `hostnames`,         | the Lease elector; hostnames from objects; the one writer |
  * |       | `publisher`, `reflector`         | of external-dns objects; the list-watch cache             |
- * | 3     | `kube`                           | the API client, credentials, Events                       |
- * | 4     | `resources`                      | object shapes and their decoders                          |
- * | 5     | `daemon`                         | what every long-running subcommand shares                 |
- * | 6     | `cli`                            | option tables, parsing, help                              |
- * | 7     | `util`                           | clocks, addresses, logging, metrics                       |
+ * | 4     | `kube`                           | the API client, credentials, Events                       |
+ * | 5     | `resources`                      | object shapes and their decoders                          |
+ * | 6     | `daemon`                         | what every long-running subcommand shares                 |
+ * | 7     | `cli`                            | option tables, parsing, help                              |
+ * | 8     | `util`                           | clocks, addresses, logging, metrics                       |
  *
  * `main.ts` sits above them all. A module may import from its own folder and from any lower
  * layer; never from a higher one, and never from another folder of its own layer (two rooms of

@@ -82,8 +82,6 @@ const LABEL_CHARACTERS = /^[a-z0-9-]*$/;
 const LABEL_BAD_CHARACTER = /[^a-z0-9-]/;
 /** A last label that resolvers read as part of an IPv4 address (`127.1`, `10.0.0.010`, `1.0x7f`). */
 const NUMERIC_LABEL = /^(?:[0-9]+|0x[0-9a-f]*)$/;
-/** Padding a person may type around a value; line breaks are not padding (see checkHostname). */
-const PADDING = /^[ \t]+|[ \t]+$/g;
 
 /**
  * Normalises and checks one hostname: characters first, then the name's shape, then what it
@@ -115,7 +113,7 @@ const PADDING = /^[ \t]+|[ \t]+$/g;
  */
 export function checkHostname(raw: string, options: HostnameCheckOptions): HostnameCheck {
   const { clusterDomain, proxyFqdn } = options;
-  const trimmed = raw.replace(PADDING, "");
+  const trimmed = withoutPadding(raw);
   if (trimmed === "") return { kind: "dropped", why: "empty" };
 
   const control = firstCodePoint(trimmed, isControl);
@@ -144,7 +142,7 @@ export function checkHostname(raw: string, options: HostnameCheckOptions): Hostn
       : { kind: "dropped", why: "wildcard" };
   }
 
-  const name = withoutRootDot(trimmed.toLowerCase());
+  const name = normaliseHostname(trimmed);
   if (name === "") return reject("empty-label", "is only the root '.'");
 
   if ((name.includes(":") || name.startsWith("[")) && parseIpv6(name) !== undefined) {
@@ -232,13 +230,39 @@ function labelProblem(label: string): HostnameCheck | undefined {
   return undefined;
 }
 
-function normaliseSuffix(domain: string): string {
-  return withoutRootDot(domain.trim().toLowerCase());
+/**
+ * The case and root dot {@linkcode checkHostname} ignores: lower case, one trailing dot dropped
+ * (`a.example.com.` written fully-qualified is the same name as `a.example.com`). Only that: it
+ * checks nothing, so apply it to a name known to be a hostname, or to compare with one.
+ *
+ * @example
+ * ```ts
+ * import assert from "node:assert/strict";
+ * import { normaliseHostname } from "./hostname.ts";
+ *
+ * assert.equal(normaliseHostname("Shop.Example.COM."), "shop.example.com");
+ * ```
+ */
+export function normaliseHostname(name: string): string {
+  const lower = name.toLowerCase();
+  return lower.endsWith(".") ? lower.slice(0, -1) : lower;
 }
 
-/** `a.example.com.` written fully-qualified is the same name as `a.example.com`. */
-function withoutRootDot(name: string): string {
-  return name.endsWith(".") ? name.slice(0, -1) : name;
+function normaliseSuffix(domain: string): string {
+  return normaliseHostname(domain.trim());
+}
+
+/**
+ * `text` without the spaces and tabs a person may type around a value (line breaks are not
+ * padding, see checkHostname), in linear time: `/[ \t]+$/` is quadratic on a long inner run of
+ * spaces, and the proxy checks names clients send.
+ */
+function withoutPadding(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (text[start] === " " || text[start] === "\t") start++;
+  while (end > start && (text[end - 1] === " " || text[end - 1] === "\t")) end--;
+  return start === 0 && end === text.length ? text : text.slice(start, end);
 }
 
 /** C0 controls except tab (tab counts as whitespace), DEL, and the C1 controls. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { checkHostname, type RejectionReason } from "../../lib/hostnames/hostname.ts";
+import { checkHostname, normaliseHostname, type RejectionReason } from "../../lib/hostnames/hostname.ts";
 import { formatLoggedValue } from "../../lib/hostnames/rejection_log.ts";
 
 const CLUSTER = "cluster.local";
@@ -268,4 +268,19 @@ Deno.test("checkHostname's rejection text never echoes control or non-ASCII char
     assert.ok(check.kind === "rejected");
     assert.match(check.text, /^[\u0020-\u007e]+$/, JSON.stringify(check.text));
   }
+});
+
+Deno.test("normaliseHostname lower-cases and drops one trailing dot, and checks nothing", () => {
+  assert.equal(normaliseHostname("App.Example.COM."), "app.example.com");
+  assert.equal(normaliseHostname("a.example.com.."), "a.example.com.");
+  assert.equal(normaliseHostname("localhost"), "localhost");
+  assert.equal(normaliseHostname(" A_B "), " a_b ");
+});
+
+Deno.test("checkHostname trims padding in linear time: a long inner run of spaces is cheap to refuse", () => {
+  const raw = `a${" ".repeat(256 * 1024)}b.example.com`;
+  const started = performance.now();
+  const check = checkHostname(raw, { clusterDomain: CLUSTER });
+  assert.ok(performance.now() - started < 1_000, "a quadratic trim takes over a minute here");
+  assert.deepEqual(check, { kind: "rejected", reason: "whitespace", text: "contains whitespace" });
 });

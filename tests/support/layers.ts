@@ -8,6 +8,7 @@
 /** Highest first; folders in one entry are siblings of one floor. */
 export const LAYERS: readonly (readonly string[])[] = [
   ["controller", "dns", "doctor", "kuberture", "proxy"],
+  ["routes"],
   ["election", "hostnames", "publisher", "reflector"],
   ["kube"],
   ["resources"],
