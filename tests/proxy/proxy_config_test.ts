@@ -75,7 +75,10 @@ function safeArgs(busyPort: number, except: string): string[] {
   );
 }
 
-/** Asserts a config-error run: exit 2, and stderr names `origin`, quotes `value` and says what is accepted. */
+/**
+ * Asserts a config-error run: exit 2, and one line of stderr names `origin` with the quoted
+ * `value` and says what is accepted (a run reports every problem, one line each).
+ */
 function assertRejected(
   result: { code: number; stderr: string },
   origin: string,
@@ -84,34 +87,56 @@ function assertRejected(
 ): void {
   const context = `${origin}=${JSON.stringify(value)}; stderr:\n${result.stderr}`;
   assert.equal(result.code, 2, context);
-  assert.ok(result.stderr.includes(origin), `stderr does not name ${context}`);
-  assert.ok(result.stderr.includes(JSON.stringify(value)), `stderr does not quote the value: ${context}`);
-  assert.ok(result.stderr.includes(spec.kind.accepted), `stderr does not say what is accepted: ${context}`);
+  const line = result.stderr.split("\n").find((text) => text.includes(`${origin}=${JSON.stringify(value)}`));
+  assert.ok(line !== undefined, `stderr does not name ${origin} with the quoted value: ${context}`);
+  assert.ok(line.includes(spec.kind.accepted), `stderr does not say what is accepted: ${context}`);
+}
+
+/**
+ * The bad values in rounds: round k gives every option its k-th bad value, so one run checks
+ * many options at once (each problem is its own line) and the test spawns a few processes, not
+ * one per value. Every option's every bad value is in exactly one round.
+ */
+function rounds(): { spec: (typeof PROXY_SPECS)[number]; value: string }[][] {
+  const out: { spec: (typeof PROXY_SPECS)[number]; value: string }[][] = [];
+  for (const spec of PROXY_SPECS) {
+    badValues(spec).forEach((value, round) => (out[round] ??= []).push({ spec, value }));
+  }
+  return out;
 }
 
 Deno.test("every proxy flag rejects bad values given as a flag: exit 2, naming flag, value and accepted text", async () => {
   using busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const tasks = PROXY_SPECS.flatMap((spec) =>
-    badValues(spec).map((value) => async () => {
-      const args = safeArgs(busy.addr.port, spec.flag);
-      const result = await runOuroboros(["proxy", ...args, `--${spec.flag}=${value}`]);
-      assertRejected(result, `--${spec.flag}`, value, spec);
-    })
-  );
+  const tasks = rounds().map((round) => async () => {
+    const tested = new Set(round.map(({ spec }) => spec.flag));
+    const args = safeArgs(busy.addr.port, "").filter((arg) => !tested.has(arg.slice(2, arg.indexOf("="))));
+    const result = await runOuroboros([
+      "proxy",
+      ...args,
+      ...round.map(({ spec, value }) => `--${spec.flag}=${value}`),
+    ]);
+    for (const { spec, value } of round) assertRejected(result, `--${spec.flag}`, value, spec);
+  });
   await inBatches(tasks);
 });
 
 Deno.test("every proxy env var rejects bad values: exit 2, naming variable, value and accepted text", async () => {
   using busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const tasks = PROXY_SPECS.flatMap((spec) =>
-    badValues(spec).map((value) => async () => {
+  const tasks = rounds().map((round) => async () => {
+    const env: Record<string, string> = {};
+    for (const { spec, value } of round) {
       const variable = envName(PROXY_OPTIONS.command, spec);
       assert.ok(variable !== null, `--${spec.flag} has no environment variable`);
-      const args = safeArgs(busy.addr.port, spec.flag);
-      const result = await runOuroboros(["proxy", ...args], { env: { [variable]: value } });
-      assertRejected(result, variable, value, spec);
-    })
-  );
+      env[variable] = value;
+    }
+    // Flags win over env vars: only the flags of options not under test are given.
+    const tested = new Set(round.map(({ spec }) => spec.flag));
+    const args = safeArgs(busy.addr.port, "").filter((arg) => !tested.has(arg.slice(2, arg.indexOf("="))));
+    const result = await runOuroboros(["proxy", ...args], { env });
+    for (const { spec, value } of round) {
+      assertRejected(result, envName(PROXY_OPTIONS.command, spec)!, value, spec);
+    }
+  });
   await inBatches(tasks);
 });
 
