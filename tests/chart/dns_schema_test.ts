@@ -7,7 +7,7 @@
  */
 
 import assert from "node:assert/strict";
-import { CHART_DIR, chartHelms, namesKey, renderFails, renderOk, type RenderOptions } from "./support.ts";
+import { assertSchemaRefuses, CHART_DIR, chartHelms, renderOk, type RenderOptions } from "./support.ts";
 import { runHelm } from "../support/helm.ts";
 import { DNS_ALONE, DNS_EVERYTHING } from "./dns_support.ts";
 
@@ -97,14 +97,7 @@ const BAD: (RenderOptions & { key: string })[] = [
 ];
 
 test("the schema refuses each bad dns value, naming the key, in Helm 4 and Helm 3", async () => {
-  for (const helm of helms()) {
-    for (const { key, ...options } of BAD) {
-      const stderr = await renderFails(helm, options);
-      const label = `${helm.label} ${JSON.stringify(options)}`;
-      assert.match(stderr, /values don't meet the specifications of the schema/, label);
-      assert.ok(namesKey(stderr, key), `${label}: the error does not name ${key}:\n${stderr}`);
-    }
-  }
+  for (const helm of helms()) await assertSchemaRefuses(helm, BAD);
 });
 
 test("the schema accepts the legitimate spellings of each dns value", async () => {

@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { parseDocument } from "yaml";
-import { CHART_DIR, chartHelms, namesKey, renderFails, renderOk, valueAt } from "./support.ts";
+import { assertSchemaRefuses, CHART_DIR, chartHelms, renderOk, valueAt } from "./support.ts";
 
 const { helms, test } = await chartHelms("chart schema tests");
 
@@ -357,20 +357,7 @@ const BAD: { set?: string[]; setString?: string[]; key: string }[] = [
 ];
 
 test("the schema refuses each bad value, naming the key, in Helm 4 and Helm 3", async () => {
-  for (const helm of helms()) {
-    for (const bad of BAD) {
-      const stderr = await renderFails(helm, { set: bad.set ?? [], setString: bad.setString ?? [] });
-      assert.match(
-        stderr,
-        /values don't meet the specifications of the schema/,
-        `${helm.label} ${JSON.stringify(bad)}`,
-      );
-      assert.ok(
-        namesKey(stderr, bad.key),
-        `${helm.label}: the error for ${JSON.stringify(bad)} does not name ${bad.key}:\n${stderr}`,
-      );
-    }
-  }
+  for (const helm of helms()) await assertSchemaRefuses(helm, BAD);
 });
 
 test("the schema accepts the defaults, every mode and the legitimate spellings of each value", async () => {

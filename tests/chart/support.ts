@@ -565,3 +565,62 @@ export function valueAt(tree: unknown, path: string): unknown {
 export function namesKey(stderr: string, key: string): boolean {
   return stderr.includes(key) || stderr.includes(`/${key.replaceAll(".", "/")}`);
 }
+
+/** A bad value and the key its schema error must name. */
+export interface SchemaRefusal extends RenderOptions {
+  readonly key: string;
+}
+
+function mergeValues(into: Record<string, unknown>, from: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...into };
+  for (const [key, value] of Object.entries(from)) {
+    const existing = out[key];
+    const bothMaps = [existing, value].every((item) =>
+      typeof item === "object" && item !== null && !Array.isArray(item)
+    );
+    out[key] = bothMaps
+      ? mergeValues(existing as Record<string, unknown>, value as Record<string, unknown>)
+      : value;
+  }
+  return out;
+}
+
+/**
+ * The cases in rounds of unrelated keys (in no round does one key contain another), each round
+ * one set of render options: Helm 3 and Helm 4 both report every schema error at once, so one
+ * render checks a round, and a value wrongly accepted still leaves its own key unnamed.
+ */
+export function refusalRounds(cases: readonly SchemaRefusal[]): { options: RenderOptions; keys: string[] }[] {
+  const rounds: SchemaRefusal[][] = [];
+  const related = (a: string, b: string) =>
+    a.toLowerCase().includes(b.toLowerCase()) ||
+    b.toLowerCase().includes(a.toLowerCase());
+  for (const refusal of cases) {
+    const round = rounds.find((members) => members.every((member) => !related(member.key, refusal.key)));
+    if (round === undefined) rounds.push([refusal]);
+    else round.push(refusal);
+  }
+  return rounds.map((members) => ({
+    keys: members.map((member) => member.key),
+    options: {
+      set: members.flatMap((member) => member.set ?? []),
+      setString: members.flatMap((member) => member.setString ?? []),
+      values: members.reduce<Record<string, unknown>>(
+        (all, member) => mergeValues(all, member.values ?? {}),
+        {},
+      ),
+    },
+  }));
+}
+
+/** Asserts `helm` refuses every case with a schema error naming its key, a round per render. */
+export async function assertSchemaRefuses(helm: Helm, cases: readonly SchemaRefusal[]): Promise<void> {
+  for (const { options, keys } of refusalRounds(cases)) {
+    const stderr = await renderFails(helm, options);
+    const label = `${helm.label} ${JSON.stringify(options)}`;
+    assert.match(stderr, /values don't meet the specifications of the schema/, label);
+    for (const key of keys) {
+      assert.ok(namesKey(stderr, key), `${label}: the error does not name ${key}:\n${stderr}`);
+    }
+  }
+}
