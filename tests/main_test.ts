@@ -94,10 +94,21 @@ Deno.test(`every subcommand's --help fits ${HELP_WIDTH} columns and still lists 
       assert.equal(result.code, 0, result.stderr);
       const lines = result.stdout.split("\n");
       for (const line of lines) assert.ok(line.length <= HELP_WIDTH, `${line.length}: ${line}`);
-      const listed = lines.flatMap((line) => /^ {2}--([a-z0-9-]+)/.exec(line)?.[1] ?? []);
+      // Every flag is described once (a row starting "  --flag") or, in a collapsed group, named.
+      const described = lines.flatMap((line) => /^ {2}--([a-z0-9-]+)/.exec(line)?.[1] ?? []);
+      const named = new Set(
+        [...result.stdout.matchAll(/--([a-z0-9-]+)(?![a-z0-9-])/g)].map(([, flag]) => flag),
+      );
       const variables = lines.flatMap((line) => /^ {2}([A-Z][A-Z0-9_]*)=/.exec(line)?.[1] ?? []);
       const specs = Object.values(TABLES[name]!.options);
-      assert.deepEqual(listed, specs.flatMap((spec) => spec.flag ?? []));
+      const flags = specs.flatMap((spec) => spec.flag ?? []);
+      assert.deepEqual(
+        described.filter((flag, index) => described.indexOf(flag) !== index),
+        [],
+        "described twice",
+      );
+      assert.deepEqual(described.filter((flag) => !flags.includes(flag)), [], "described but not a flag");
+      assert.deepEqual(flags.filter((flag) => !named.has(flag)), [], "flags --help does not name");
       assert.deepEqual(
         variables,
         specs.flatMap((spec) => spec.flag === null ? envName(name, spec) ?? [] : []),

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { envName, type OptionSpec, type OptionTable } from "./options.ts";
+import { envName, type HelpGroup, type OptionSpec, type OptionTable } from "./options.ts";
 
 /** The widest line `--help` prints, so a 100-column terminal shows it unbroken. */
 export const HELP_WIDTH = 100;
@@ -30,11 +30,7 @@ export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table:
   ];
   const detail = (text: string) => wrapText(text, HELP_WIDTH - 8).map((line) => `        ${line}`);
   const envOnly: OptionSpec<unknown>[] = [];
-  for (const spec of Object.values(table.options)) {
-    if (spec.flag === null) {
-      envOnly.push(spec);
-      continue;
-    }
+  const row = (spec: OptionSpec<unknown>) => {
     const value = spec.kind.isSwitch ? "" : `=${spec.kind.placeholder}`;
     lines.push(`  --${spec.flag}${value}${spec.repeatable ? " (repeatable)" : ""}`);
     lines.push(...wrapText(spec.help, 72).map((line) => `        ${line}`));
@@ -44,8 +40,29 @@ export function renderHelp<T extends Record<string, OptionSpec<unknown>>>(table:
       ...detail(`${env}; default ${shownDefault(spec)}`),
       ...detail(`accepts ${spec.kind.accepted}`),
     );
-  }
-  lines.push("  -h, --help", "        Print this help and exit.");
+  };
+  const options: Record<string, OptionSpec<unknown>> = table.options;
+  const groups: readonly HelpGroup<string>[] = table.groups ?? [{ title: "", options: Object.keys(options) }];
+  groups.forEach((group, index) => {
+    const specs = group.options.map((key) => options[key]!);
+    if (group.title !== "") lines.push(...(index === 0 ? [] : [""]), `${group.title}:`, "");
+    if (group.collapsed !== undefined) {
+      const names = specs.flatMap((spec) => spec.flag === null ? [] : [`--${spec.flag}`]).join(", ");
+      const texts = [group.collapsed, `Flags: ${names}`];
+      lines.push(...texts.flatMap((text) => wrapText(text, HELP_WIDTH - 2)).map((line) => `  ${line}`));
+      envOnly.push(...specs.filter((spec) => spec.flag === null));
+      return;
+    }
+    for (const spec of specs) {
+      if (spec.flag === null) envOnly.push(spec);
+      else row(spec);
+    }
+  });
+  lines.push(
+    ...(table.groups === undefined ? [] : ["", "Help:", ""]),
+    "  -h, --help",
+    "        Print this help and exit.",
+  );
   if (envOnly.length > 0) {
     lines.push("", "Environment variables without a flag:", "");
     for (const spec of envOnly) {

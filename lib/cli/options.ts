@@ -46,12 +46,24 @@ export interface OptionSpec<T> {
   readonly repeatable?: boolean;
 }
 
+/**
+ * One heading of `--help`: its rows in the order given, or, `collapsed`, that text and only the
+ * rows' flag names (for rows a reader looks up elsewhere, such as the controller's in the doctor).
+ */
+export interface HelpGroup<K extends string> {
+  readonly title: string;
+  readonly options: readonly K[];
+  readonly collapsed?: string;
+}
+
 /** A whole option table for one subcommand. */
 export interface OptionTable<T extends Record<string, OptionSpec<unknown>>> {
   readonly command: string;
   readonly summary: string;
   /** The rows, keyed by the property name the typed values use. */
   readonly options: T;
+  /** `--help`'s headings, every row in exactly one; absent: one flat list. */
+  readonly groups?: readonly HelpGroup<Extract<keyof T, string>>[];
 }
 
 /** The typed value of one row: a list for repeatable flags. */

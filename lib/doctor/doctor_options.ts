@@ -117,4 +117,30 @@ export const DOCTOR_OPTIONS = {
     },
     ...controllerRows(),
   },
+  groups: [
+    {
+      title: "The doctor's flags",
+      options: [
+        "output",
+        "ingressService",
+        "checkTimeout",
+        "allowUnchecked",
+        "probeDirect",
+        "host",
+        "hostLimit",
+        "clusterDnsService",
+        "reach",
+        "controllerSelector",
+      ],
+    },
+    {
+      title: "The controller's flags, accepted to judge its set-up",
+      options: Object.keys(CONTROLLER_OPTIONS.options) as (keyof ControllerRows)[],
+      collapsed:
+        "Give the doctor the controller's own arguments (the chart does) and it judges that set-up; " +
+        "`ouroboros controller --help` says what each one means. Their environment variables are " +
+        "OUROBOROS_DOCTOR_*. Ignored here, as they mean nothing to a read-only run: " +
+        IGNORED_CONTROLLER_ROWS.map((key) => `--${CONTROLLER_OPTIONS.options[key].flag}`).join(", ") + ".",
+    },
+  ],
 } as const satisfies OptionTable<Record<string, OptionSpec<unknown>>>;

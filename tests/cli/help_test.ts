@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { renderHelp, renderMarkdownTable, shownDefault } from "../../lib/cli/help.ts";
 import { boolean, duration, text } from "../../lib/cli/kinds.ts";
 import { envName, type OptionSpec, type OptionTable } from "../../lib/cli/options.ts";
+import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
+import { DOCTOR_OPTIONS } from "../../lib/doctor/doctor_options.ts";
 import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 
 const ROWS = Object.values(PROXY_OPTIONS.options) as (OptionSpec<unknown> & { readonly flag: string })[];
@@ -101,4 +103,27 @@ Deno.test("the docs flag table has one row per option with four cells each", asy
   assert.match(small, /\| `a\\\|b` \|/, "a | in a default is escaped");
   assert.match(small, /\| 5s \\\| never \|/, "a | in a default text is escaped");
   assert.match(small, /Watch routes \\\| gateways\./, "a | in help is escaped");
+});
+
+Deno.test("grouped help: every row in exactly one group; the doctor's own flags first, the controller's collapsed", () => {
+  for (const table of [CONTROLLER_OPTIONS, DOCTOR_OPTIONS]) {
+    const grouped = table.groups.flatMap((group) => [...group.options] as string[]);
+    assert.deepEqual(
+      [...grouped].sort(),
+      Object.keys(table.options).sort(),
+      `${table.command}: each row once`,
+    );
+  }
+  const help = renderHelp(DOCTOR_OPTIONS);
+  const lines = help.split("\n");
+  assert.ok(lines.length < 120, `doctor --help is ${lines.length} lines`);
+  const collapsed = lines.indexOf("The controller's flags, accepted to judge its set-up:");
+  assert.ok(collapsed > lines.indexOf("  --allow-unchecked"), "the doctor's own flags come first");
+  assert.ok(
+    !lines.slice(collapsed).some((line) => line.startsWith("  --mode")),
+    "controller rows are not described",
+  );
+  assert.match(oneLine(help.slice(help.indexOf("The controller's flags"))), /Flags: --mode, --kubeconfig, /);
+  // Ungrouped tables keep one flat list.
+  assert.ok(!renderHelp(PROXY_OPTIONS).includes("Help:"));
 });
