@@ -74,7 +74,9 @@ export const DNS_OPTIONS = {
       kind: duration(),
       default: "2s",
       help:
-        "How long to wait for one upstream before trying the next; when all fail the client gets SERVFAIL.",
+        "How long one try at an upstream may take before the next try: the next upstream, or with one " +
+        "upstream a second try at it. Every upstream is tried once and at least two tries are made, so a " +
+        "client gets SERVFAIL after at most max(2, upstreams) times this.",
     },
     tcpIdleTimeout: {
       flag: "tcp-idle-timeout",
