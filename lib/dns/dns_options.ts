@@ -73,8 +73,7 @@ export const DNS_OPTIONS = {
       flag: "upstream-timeout",
       kind: duration(),
       default: "2s",
-      help:
-        "How long one try at an upstream may take before the next try: the next upstream, or with one " +
+      help: "How long one try at an upstream may take before the next try: the next upstream, or with one " +
         "upstream a second try at it. Every upstream is tried once and at least two tries are made, so a " +
         "client gets SERVFAIL after at most max(2, upstreams) times this.",
     },

@@ -94,6 +94,8 @@ export class DnsRuntime {
   readonly #workloads: WorkloadManager | undefined;
   readonly #proxyConfig: ProxyConfigManager | undefined;
   readonly #rejections = new RejectionLog();
+  /** Per target, 409s in a row (the first is retried quietly). */
+  readonly #conflicts = new Map<string, number>();
   #summary: AnswerSummary | undefined;
   #reported = new Set<string>();
 
@@ -245,13 +247,19 @@ export class DnsRuntime {
     }
     const notices: string[] = [];
     for (const outcome of outcomes) {
+      if (outcome.kind !== "failed") this.#conflicts.delete(outcome.target);
       if (outcome.kind === "written") {
         log.info(`${outcome.target}: ${outcome.action}`, { detail: outcome.detail });
         if (outcome.notice !== undefined) notices.push(`${outcome.target}: ${outcome.notice}`);
       } else if (outcome.kind === "failed") {
-        log.error(`${outcome.target}: ${outcome.action} failed; tried again on the next change or in 10s`, {
-          reason: outcome.reason,
-        });
+        // A first 409 in a row is usually our own write not yet in the cache: retried quietly. A
+        // second in a row, or any other failure, is an ERROR.
+        const conflicts = outcome.conflict === true ? (this.#conflicts.get(outcome.target) ?? 0) + 1 : 0;
+        this.#conflicts.set(outcome.target, conflicts);
+        log[conflicts === 1 ? "debug" : "error"](
+          `${outcome.target}: ${outcome.action} failed; tried again on the next change or in 10s`,
+          { reason: outcome.reason },
+        );
       } else if (outcome.kind === "skipped") {
         notices.push(`${outcome.target} is left alone: ${outcome.reason}`);
       } else if (outcome.notice !== undefined) {

@@ -40,7 +40,14 @@ export type ParOutcome =
   }
   | { readonly kind: "unchanged"; readonly target: string; readonly notice?: string }
   | { readonly kind: "skipped"; readonly target: string; readonly reason: string }
-  | { readonly kind: "failed"; readonly target: string; readonly action: ParAction; readonly reason: string };
+  | {
+    readonly kind: "failed";
+    readonly target: string;
+    readonly action: ParAction;
+    readonly reason: string;
+    /** A 409: the object changed after the plan read it (often our own write not yet seen). */
+    readonly conflict?: boolean;
+  };
 
 /** The part of the API client the par side writes with. */
 export type ParWriteApi = Pick<KubeClient, "mergePatch">;
@@ -88,10 +95,9 @@ export async function patchObject<T extends KubeObject>(
     };
   } catch (error) {
     if (signal.aborted) throw signal.reason;
-    const reason = isConflict(error)
-      ? `it changed while this pass planned (${errorMessage(error)}); the next pass plans again`
-      : errorMessage(error);
-    return { kind: "failed", target, action, reason };
+    if (!isConflict(error)) return { kind: "failed", target, action, reason: errorMessage(error) };
+    const reason = `it changed while this pass planned (${errorMessage(error)}); the next pass plans again`;
+    return { kind: "failed", target, action, reason, conflict: true };
   }
 }
 

@@ -1,7 +1,10 @@
 /**
  * Responses the server writes itself: an error code, or address records from a local decision.
  * The question bytes are echoed exactly (a client's mixed case, the "0x20" defence, survives), and
- * answers name it by a pointer to offset 12. Too large for the client: TC and no records.
+ * answers name it by a pointer to offset 12. Address records beyond the client's limit are left
+ * out with TC set, the ones that fit kept (RFC 2181 §9), whatever the limit. A NODATA answer
+ * carries a synthesized SOA for the asked name in its authority section, with the answer TTL as
+ * TTL and minimum, so resolvers may cache the negative answer (RFC 2308 §3).
  *
  * Pure: no I/O.
  *
@@ -35,7 +38,7 @@ export interface BuiltResponse {
 function writeHeader(
   out: Uint8Array,
   query: ParsedQuery,
-  fields: { flags: number; questions: number; answers: number; additionals: number },
+  fields: { flags: number; questions: number; answers: number; authorities: number; additionals: number },
 ): void {
   out[0] = query.id >> 8;
   out[1] = query.id & 0xff;
@@ -46,7 +49,7 @@ function writeHeader(
   out[6] = fields.answers >> 8;
   out[7] = fields.answers & 0xff;
   out[8] = 0;
-  out[9] = 0;
+  out[9] = fields.authorities;
   out[10] = 0;
   out[11] = fields.additionals;
 }
@@ -79,7 +82,11 @@ function assemble(
     readonly authoritative: boolean;
     /** Truncate whatever the size (a relayed reply too large for the client). */
     readonly truncate?: boolean;
+    /** Records were left out to fit: TC, with the records given. */
+    readonly partial?: boolean;
     readonly recordCount: number;
+    /** Of `recordCount`, how many are in the authority section (after the answers). */
+    readonly authorityCount?: number;
     readonly recordOctets: number;
     readonly writeRecords?: (out: Uint8Array, offset: number) => void;
   },
@@ -91,11 +98,13 @@ function assemble(
   const size = truncated ? 12 + echo + opt : full;
   const out = new Uint8Array(size);
   const flags = FLAG_QR | (query.flags & ECHOED_FLAGS) | FLAG_RA | (options.authoritative ? FLAG_AA : 0) |
-    (truncated ? FLAG_TC : 0) | (options.rcode & 0xf);
+    (truncated || options.partial === true ? FLAG_TC : 0) | (options.rcode & 0xf);
+  const authorities = truncated ? 0 : options.authorityCount ?? 0;
   writeHeader(out, query, {
     flags,
     questions: echo > 0 ? 1 : 0,
-    answers: truncated ? 0 : options.recordCount,
+    answers: truncated ? 0 : options.recordCount - authorities,
+    authorities,
     additionals: opt > 0 ? 1 : 0,
   });
   out.set(query.bytes.subarray(12, query.echoEnd), 12);
@@ -105,7 +114,7 @@ function assemble(
     offset += options.recordOctets;
   }
   if (opt > 0) writeOpt(out, offset, query, { ...options, extendedRcode: options.rcode >> 4 });
-  return { bytes: out, truncated };
+  return { bytes: out, truncated: truncated || options.partial === true };
 }
 
 /** A response carrying only `rcode` (BADVERS's upper bits go in the OPT record). */
@@ -138,14 +147,47 @@ export interface AddressResponseOptions extends ResponseOptions {
   readonly addresses: readonly Uint8Array[];
 }
 
-/** An authoritative NOERROR response with one record per address. */
+/** The octets of the synthesized SOA: owner, MNAME and RNAME pointers to the question, five numbers. */
+const SOA_OCTETS = 12 + 2 + 2 + 20;
+const TYPE_SOA = 6;
+
+/**
+ * An authoritative NOERROR response with one record per address that fits the client's limit
+ * (TC when some did not), or, for none, NODATA with the synthesized SOA.
+ */
 export function buildAddressResponse(query: ParsedQuery, options: AddressResponseOptions): BuiltResponse {
   const ttl = Math.min(MAX_TTL, Math.max(0, Math.floor(options.ttl)));
-  const { type, addresses } = options;
+  const { type } = options;
+  const fixed = query.echoEnd + (query.opt === undefined ? 0 : OPT_OCTETS);
+  const room = Math.max(0, query.limit - fixed);
+  const addresses: Uint8Array[] = [];
   let recordOctets = 0;
-  for (const address of addresses) recordOctets += 12 + address.length;
+  for (const address of options.addresses) {
+    if (recordOctets + 12 + address.length > room) break;
+    addresses.push(address);
+    recordOctets += 12 + address.length;
+  }
+  const soa = options.addresses.length === 0;
+  if (soa) recordOctets = SOA_OCTETS;
+  const writeTtl = (out: Uint8Array, offset: number) => {
+    out[offset] = ttl >>> 24;
+    out[offset + 1] = (ttl >>> 16) & 0xff;
+    out[offset + 2] = (ttl >>> 8) & 0xff;
+    out[offset + 3] = ttl & 0xff;
+  };
   const writeRecords = (out: Uint8Array, start: number) => {
     let offset = start;
+    if (soa) {
+      out.set([0xc0, 12, 0, TYPE_SOA, 0, 1], offset);
+      writeTtl(out, offset + 6);
+      out.set([0, 24, 0xc0, 12, 0xc0, 12, 0, 0, 0, 1], offset + 10);
+      // Refresh, retry and expire: plausible secondary timers; no secondary ever asks.
+      for (const [at, value] of [[20, 7200], [24, 1800], [28, 86400]] as const) {
+        out.set([value >>> 24, (value >>> 16) & 0xff, (value >>> 8) & 0xff, value & 0xff], offset + at);
+      }
+      writeTtl(out, offset + 32);
+      return;
+    }
     for (const address of addresses) {
       out[offset] = 0xc0;
       out[offset + 1] = 12;
@@ -153,10 +195,7 @@ export function buildAddressResponse(query: ParsedQuery, options: AddressRespons
       out[offset + 3] = type & 0xff;
       out[offset + 4] = 0;
       out[offset + 5] = 1;
-      out[offset + 6] = ttl >>> 24;
-      out[offset + 7] = (ttl >>> 16) & 0xff;
-      out[offset + 8] = (ttl >>> 8) & 0xff;
-      out[offset + 9] = ttl & 0xff;
+      writeTtl(out, offset + 6);
       out[offset + 10] = address.length >> 8;
       out[offset + 11] = address.length & 0xff;
       out.set(address, offset + 12);
@@ -167,7 +206,9 @@ export function buildAddressResponse(query: ParsedQuery, options: AddressRespons
     ...options,
     rcode: 0,
     authoritative: true,
-    recordCount: addresses.length,
+    partial: addresses.length < options.addresses.length,
+    recordCount: soa ? 1 : addresses.length,
+    authorityCount: soa ? 1 : 0,
     recordOctets,
     writeRecords,
   });

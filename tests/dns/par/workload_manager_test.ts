@@ -130,6 +130,7 @@ Deno.test("WorkloadManager: a Deployment changed since the plan is a failed outc
   assert.ok(conflict?.kind === "failed", JSON.stringify(conflict));
   assert.equal(conflict.action, "opt-in");
   assert.match(conflict.reason, /^it changed while this pass planned \(.*\); the next pass plans again$/);
+  assert.equal(conflict.conflict, true, "a 409 is marked, so the runtime retries it quietly once");
   assert.equal(
     (template(server, "web").spec as { dnsPolicy?: string }).dnsPolicy,
     "ClusterFirst",

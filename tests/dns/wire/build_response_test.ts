@@ -50,26 +50,45 @@ Deno.test("buildAddressResponse: AAAA records, and no records at all (NODATA)", 
     buildAddressResponse(query, { type: 28, ttl: 5, addresses: [], maxUdpPayload: 1232 }).bytes,
   );
   assert.deepEqual([empty.rcode, empty.answers.length, empty.flag_aa], ["NOERROR", 0, true]);
+  // RFC 2308 §3: the negative answer carries an SOA whose TTL and minimum are the answer TTL.
+  assert.equal(empty.authorities.length, 1);
+  const soa = empty.authorities[0]!;
+  assert.equal(soa.type, "SOA");
+  assert.equal(soa.name, "a.example");
+  assert.equal(soa.ttl, 5);
+  assert.deepEqual(soa.data, {
+    mname: "a.example",
+    rname: "a.example",
+    serial: 1,
+    refresh: 7200,
+    retry: 1800,
+    expire: 86400,
+    minimum: 5,
+  });
 });
 
-Deno.test("buildAddressResponse: over the client's limit it is truncated, question and OPT kept", async (t) => {
+Deno.test("buildAddressResponse: over the client's limit, the records that fit with TC, question and OPT kept", async (t) => {
   const addresses = Array.from({ length: 40 }, (_, i) => v4(10, 0, 1, i));
-  const cases: [string, ParsedQuery, boolean, number][] = [
-    // 12 + 18 + 40 × 16 = 670 > 512.
-    ["UDP without EDNS: 512", parsedQuery("many.example"), true, 12 + 18],
-    ["UDP, client's 1232", parsedQuery("many.example", { edns: 1232 }), false, 12 + 18 + 640 + 11],
-    ["UDP, client's 600", parsedQuery("many.example", { edns: 600 }), true, 12 + 18 + 11],
-    ["TCP without EDNS", parsedQuery("many.example", { transport: "tcp" }), false, 12 + 18 + 640],
+  const cases: [string, ParsedQuery, number, number][] = [
+    // 12 + 18 + 40 × 16 = 670 > 512: 30 records fit in the 482 octets left.
+    ["UDP without EDNS: 512", parsedQuery("many.example"), 30, 12 + 18 + 30 * 16],
+    ["UDP, client's 1232", parsedQuery("many.example", { edns: 1232 }), 40, 12 + 18 + 640 + 11],
+    // The same rule at any limit: 559 octets left after the OPT hold 34 records.
+    ["UDP, client's 600", parsedQuery("many.example", { edns: 600 }), 34, 12 + 18 + 34 * 16 + 11],
+    ["TCP without EDNS", parsedQuery("many.example", { transport: "tcp" }), 40, 12 + 18 + 640],
   ];
-  for (const [name, query, truncated, size] of cases) {
+  for (const [name, query, answers, size] of cases) {
     await t.step(name, () => {
       const built = buildAddressResponse(query, { type: 1, ttl: 30, addresses, maxUdpPayload: 1232 });
-      assert.equal(built.truncated, truncated);
+      assert.equal(built.truncated, answers < 40);
       assert.equal(built.bytes.length, size);
       assert.ok(built.bytes.length <= query.limit);
       const message = decodeMessage(built.bytes);
-      assert.equal(message.flag_tc, truncated);
-      assert.equal(message.answers.length, truncated ? 0 : 40);
+      assert.equal(message.flag_tc, answers < 40);
+      assert.deepEqual(
+        message.answers.map((answer) => answer.data),
+        addresses.slice(0, answers).map((a) => a.join(".")),
+      );
       assert.deepEqual(message.questions.map((q) => q.name), ["many.example"]);
     });
   }
