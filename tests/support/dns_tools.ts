@@ -211,6 +211,8 @@ export interface DnsReply {
   /** Header flags in lower case: qr, aa, tc, rd, ra, ad, cd. */
   readonly flags: readonly string[];
   readonly answers: readonly DnsRecord[];
+  /** The authority section (a NODATA answer's SOA). */
+  readonly authorities: readonly DnsRecord[];
   /** The UDP size of the response's OPT record, when it had one. */
   readonly ednsUdpSize: number | undefined;
   /** Size of the response in bytes. */
@@ -261,20 +263,23 @@ export function parseDigOutput(output: string): DnsReply[] {
     const udp = /; EDNS: version: \d+, flags:[^;]*; udp: (\d+)/.exec(block)?.[1] ??
       /UDP size: (\d+) B/.exec(block)?.[1];
     const size = /MSG SIZE\s+rcvd: (\d+)/.exec(block)?.[1] ?? /;; Received (\d+) B/.exec(block)?.[1];
-    const answers: DnsRecord[] = [];
-    const start = lines.findIndex((line) => /^;; ANSWER SECTION:/.test(line));
-    if (start >= 0) {
+    const section = (title: string) => {
+      const records: DnsRecord[] = [];
+      const start = lines.findIndex((line) => line.startsWith(`;; ${title} SECTION:`));
+      if (start < 0) return records;
       for (const line of lines.slice(start + 1)) {
         if (line.trim() === "" || line.startsWith(";")) break;
         const record = parseRecord(line);
-        if (record !== undefined) answers.push(record);
+        if (record !== undefined) records.push(record);
       }
-    }
+      return records;
+    };
     return {
       status,
       id,
       flags: flags.map((flag) => flag.toLowerCase()),
-      answers,
+      answers: section("ANSWER"),
+      authorities: section("AUTHORITY"),
       ednsUdpSize: udp === undefined ? undefined : Number(udp),
       size: size === undefined ? undefined : Number(size),
     };

@@ -46,10 +46,19 @@ Deno.test({
       assert.equal(reply?.ednsUdpSize, 1232);
     });
 
-    await t.step("kdig: a local name without AAAA is NOERROR with no data", async () => {
-      const [reply] = await queryDns(server, [{ name: "www.local.test", type: "AAAA" }], { client: "kdig" });
-      assert.deepEqual([reply?.status, reply?.answers.length], ["NOERROR", 0]);
-    });
+    await t.step(
+      "kdig and dig: a local name without AAAA is NOERROR with no data and an SOA to cache it by",
+      async () => {
+        for (const client of ["kdig", "dig"] as const) {
+          const [reply] = await queryDns(server, [{ name: "www.local.test", type: "AAAA" }], { client });
+          assert.deepEqual([reply?.status, reply?.answers.length], ["NOERROR", 0], client);
+          assert.deepEqual(reply?.authorities.map((record) => [record.name, record.type]), [[
+            "www.local.test.",
+            "SOA",
+          ]]);
+        }
+      },
+    );
 
     await t.step("forwarded answers over UDP and TCP, both clients", async () => {
       for (const [client, tcp] of [["dig", false], ["dig", true], ["kdig", false], ["kdig", true]] as const) {
