@@ -32,13 +32,46 @@ export class KubeApiError extends Error {
   }
 }
 
+/**
+ * The messages of an error and its causes, outermost first, each said once: `fetch` says only
+ * "fetch failed" and keeps what went wrong (rustls's words) in its causes.
+ */
+function causeChain(error: unknown): string {
+  const messages: string[] = [];
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current !== undefined && current !== null; depth++) {
+    const message = errorMessage(current).trim();
+    if (message !== "" && !messages.some((seen) => seen.includes(message))) messages.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return messages.join(": ");
+}
+
+/** What an operator can do about a TLS failure, for the words rustls used. */
+function tlsHint(text: string): string {
+  if (/CaUsedAsEndEntity/i.test(text)) {
+    return " (the API server presents a CA certificate as its own, which kubectl accepts and rustls refuses: " +
+      "serve a leaf certificate signed by that CA, or trust the CA that signed it in certificate-authority)";
+  }
+  if (/UnknownIssuer|BadSignature/i.test(text)) {
+    return " (the kubeconfig's certificate-authority did not sign the API server's certificate: give the CA " +
+      "that did)";
+  }
+  if (/NotValidForName/i.test(text)) {
+    return " (the API server's certificate does not name the host of the server URL: use a URL whose host it " +
+      "names)";
+  }
+  return "";
+}
+
 /** The API server could not be reached or did not answer in time; no Status exists. */
 export class KubeTransportError extends Error {
   readonly kind: "refused" | "timeout" | "reset" | "tls" | "dns" | "other";
   readonly request: string;
 
   constructor(request: string, kind: KubeTransportError["kind"], cause: unknown) {
-    super(`${request}: ${kind}: ${errorMessage(cause)}`, { cause });
+    const text = causeChain(cause);
+    super(`${request}: ${kind}: ${text}${kind === "tls" ? tlsHint(text) : ""}`, { cause });
     this.name = "KubeTransportError";
     this.kind = kind;
     this.request = request;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { KubeTransportError } from "../../lib/kube/errors.ts";
 import { transportErrorKind } from "../../lib/kube/transport_error.ts";
 
 function fetchFailed(cause: string): TypeError {
@@ -63,4 +64,38 @@ Deno.test("transportErrorKind classifies a real refused connection and a real DN
   assert.equal(transportErrorKind(refused), "refused");
   const dns = await fetch("http://no-such-host.invalid/").then(() => undefined, (error) => error);
   assert.equal(transportErrorKind(dns), "dns");
+});
+
+Deno.test("KubeTransportError keeps what fetch hid in its causes, and says what to do about a TLS failure", () => {
+  const url = "error sending request for url (https://127.0.0.1:6443/api)";
+  const caAsLeaf = new KubeTransportError(
+    "GET /api",
+    "tls",
+    fetchFailed(
+      `${url}: client error (Connect): invalid peer certificate: Other(OtherError(CaUsedAsEndEntity))`,
+    ),
+  );
+  assert.match(
+    caAsLeaf.message,
+    /^GET \/api: tls: fetch failed: .*invalid peer certificate: .*CaUsedAsEndEntity/,
+  );
+  assert.match(
+    caAsLeaf.message,
+    /presents a CA certificate as its own, which kubectl accepts and rustls refuses/,
+  );
+  const unknown = new KubeTransportError(
+    "GET /api",
+    "tls",
+    fetchFailed("invalid peer certificate: UnknownIssuer"),
+  );
+  assert.match(unknown.message, /did not sign the API server's certificate/);
+  const refused = new KubeTransportError(
+    "GET /api",
+    "refused",
+    fetchFailed("Connection refused (os error 111)"),
+  );
+  assert.equal(refused.message, "GET /api: refused: fetch failed: Connection refused (os error 111)");
+  // A cause that repeats its wrapper's words is said once.
+  const nested = new Error("outer: inner", { cause: new Error("inner") });
+  assert.equal(new KubeTransportError("GET /x", "other", nested).message, "GET /x: other: outer: inner");
 });

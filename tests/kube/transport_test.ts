@@ -10,7 +10,8 @@ import { staticCredentials } from "../../lib/kube/credentials.ts";
 import type { KubeRequestRecord } from "../../lib/kube/request_metrics.ts";
 import { Transport, USER_AGENT } from "../../lib/kube/transport.ts";
 import { VERSION } from "../../lib/util/version.ts";
-import { skipWithout } from "../support/tools.ts";
+import { requireTool, skipWithout } from "../support/tools.ts";
+import { tempDir } from "../support/temp_dir.ts";
 import { waitFor } from "../support/wait.ts";
 import { FakeClock } from "../support/fake_clock.ts";
 import { startOpensslServer } from "./openssl_server.ts";
@@ -75,8 +76,58 @@ Deno.test({
       assert.ok(error instanceof KubeTransportError, String(error));
       assert.equal(error.kind, "tls");
       assert.equal(error.request, "GET /api");
+      // rustls's own words survive fetch's "fetch failed", with what to do about them.
+      assert.match(error.message, /UnknownIssuer.*did not sign the API server's certificate/, error.message);
     }
     assert.equal(reached, 0, "no request may reach a server whose certificate was not verified");
+  },
+});
+
+Deno.test({
+  name:
+    "a self-signed serving certificate with CA:TRUE, which kubectl accepts, fails with its cause and the fix",
+  ignore: NO_OPENSSL,
+  fn: async () => {
+    await using dir = await tempDir("ca-as-leaf-");
+    const output = await new Deno.Command(requireTool("openssl"), {
+      args: [
+        "req",
+        "-x509",
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:prime256v1",
+        "-nodes",
+        "-days",
+        "1",
+        "-subj",
+        "/CN=apiserver",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "cert.pem",
+      ],
+      cwd: dir.path,
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    assert.ok(output.success, new TextDecoder().decode(output.stderr));
+    const cert = await Deno.readTextFile(`${dir.path}/cert.pem`);
+    const key = await Deno.readTextFile(`${dir.path}/key.pem`);
+    await using server = Deno.serve(
+      { hostname: "127.0.0.1", port: 0, cert, key, onListen: () => {} },
+      () => Response.json({}),
+    );
+    using transport = new Transport({ server: `https://127.0.0.1:${server.addr.port}`, caCerts: [cert] });
+    const error = await transport.json({ method: "GET", path: "/api" }).then(() => undefined, (e) => e);
+    assert.ok(error instanceof KubeTransportError, String(error));
+    assert.equal(error.kind, "tls");
+    assert.match(error.message, /CaUsedAsEndEntity/, error.message);
+    assert.match(error.message, /serve a leaf certificate signed by that CA/);
   },
 });
 
