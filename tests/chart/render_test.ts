@@ -610,6 +610,20 @@ test("the image is this project's own, ghcr.io/ouroboros-ts/ouroboros at the app
   for (const [where, image] of imagesOf(objects)) assert.ok(!image.includes("lexfrei"), `${where}: ${image}`);
 });
 
+test("Chart.yaml names this project (home, first source, an icon that is in the chart), the original as a source", async () => {
+  const chart = await Deno.readTextFile(`${CHART_DIR}/Chart.yaml`);
+  const project = "https://github.com/ouroboros-ts/ouroboros";
+  assert.match(chart, new RegExp(`^home: ${project}$`, "m"));
+  const sources = [...chart.matchAll(/^ {2}- (https:\S+)$/gm)].map(([, url]) => url);
+  assert.deepEqual(sources, [project, "https://github.com/lexfrei/ouroboros"]);
+  const icon = /^icon: (\S+)$/m.exec(chart)?.[1] ?? "";
+  const inRepo = /^https:\/\/raw\.githubusercontent\.com\/ouroboros-ts\/ouroboros\/main\/(chart\/.+)$/.exec(
+    icon,
+  )?.[1];
+  assert.ok(inRepo !== undefined, `icon ${icon} is not a file of this repository`);
+  assert.match(await Deno.readTextFile(`${CHART_DIR}/../${inRepo}`), /^<svg /);
+});
+
 test("image.digest: every ouroboros container, kuberture's too, runs repository@digest and the tag is ignored", async () => {
   const digest = `sha256:${"0123456789abcdef".repeat(4)}`;
   const render = (set: string[]) =>
