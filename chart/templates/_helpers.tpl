@@ -675,3 +675,16 @@ a flow list for an RBAC rule's resources.
 {{- end -}}
 {{- toJson $resources -}}
 {{- end -}}
+
+{{/*
+The address every node's hosts file maps the hairpinned names to: etcHosts.proxyIP, else the proxy
+Service's pinned proxy.service.clusterIP (so etc-hosts mode installs in one step). Both set must agree.
+*/}}
+{{- define "ouroboros.etcHostsProxyIP" -}}
+{{- $given := .Values.etcHosts.proxyIP -}}
+{{- $pinned := .Values.proxy.service.clusterIP -}}
+{{- if and $given $pinned (ne $given $pinned) -}}
+{{- fail (printf "etcHosts.proxyIP=%s and proxy.service.clusterIP=%s differ: the hosts files would point away from the proxy Service. Set one of them, or both to the same address." $given $pinned) -}}
+{{- end -}}
+{{- $given | default $pinned -}}
+{{- end -}}

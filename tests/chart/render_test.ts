@@ -384,9 +384,32 @@ test("the controller Deployment never runs two controllers during a rollout, in 
 // --- Refusals ----------------------------------------------------------------------------------
 
 // Replicas, leader election and dry-run refusals: leader_election_test.ts and dry_run_test.ts.
+test("proxy.service.clusterIP pins the proxy's address and installs etc-hosts mode in one step", async () => {
+  const objects = await renderOk(helm4(), {
+    set: ["etcHosts.enabled=true", "proxy.service.clusterIP=10.96.0.77"],
+  });
+  const service = ofKind(objects, "Service").find((object) => object.metadata.name === "ouroboros-proxy");
+  assert.equal((service?.spec as { clusterIP?: string }).clusterIP, "10.96.0.77");
+  const daemonSet = ofKind(objects, "DaemonSet").find((object) => !isHook(object));
+  assert.ok(daemonSet !== undefined);
+  assert.ok(podSpec(daemonSet).containers.some((c) => c.args?.includes("--proxy-ip=10.96.0.77")));
+  const differ = await renderFails(helm4(), {
+    set: ["etcHosts.enabled=true", "proxy.service.clusterIP=10.96.0.77", "etcHosts.proxyIP=10.96.0.78"],
+  });
+  assert.match(differ, /etcHosts\.proxyIP=10\.96\.0\.78 and proxy\.service\.clusterIP=10\.96\.0\.77 differ/);
+  // Not pinned: allocated, as before.
+  const plain = ofKind(await renderOk(helm4()), "Service").find((object) =>
+    object.metadata.name === "ouroboros-proxy"
+  );
+  assert.equal((plain?.spec as { clusterIP?: string }).clusterIP, undefined);
+});
+
 test("refused: a missing etcHosts.proxyIP, gatewayClass without gatewayApi", async () => {
   const proxyIp = await renderFails(helm4(), { set: ["etcHosts.enabled=true"] });
-  assert.match(proxyIp, /etcHosts\.proxyIP is required when etcHosts\.enabled=true/);
+  assert.match(
+    proxyIp,
+    /etcHosts\.proxyIP is required when etcHosts\.enabled=true\. Pin .*proxy\.service\.clusterIP/,
+  );
   const gateway = await renderFails(helm4(), { set: ["controller.gatewayClass=eg"] });
   assert.match(gateway, /controller\.gatewayClass=eg .*controller\.gatewayApi\.enabled/);
 });
