@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { stringify } from "yaml";
 import { requireTool } from "../support/tools.ts";
 import { tempDir } from "../support/temp_dir.ts";
+import { anchorsOf } from "../support/markdown_links.ts";
 import {
   chartHelms,
   type K8sObject,
@@ -253,4 +254,39 @@ test("PrometheusRule: the selector narrows every alert's series, and a bad selec
     set: ["metrics.prometheusRule.enabled=true", "metrics.prometheusRule.selector=service"],
   });
   assert.ok(namesKey(refused, "selector"), refused);
+});
+
+test("PrometheusRule: every alert's runbook_url leads to its own section of docs/troubleshooting.md; extraRules are appended", async () => {
+  const helm = helm4();
+  const extra = {
+    record: "ouroboros:reconciles:rate5m",
+    expr: "sum(rate(ouroboros_controller_reconciles_total[5m]))",
+  };
+  const objects = await renderOk(helm, {
+    set: ["metrics.prometheusRule.enabled=true"],
+    values: { metrics: { prometheusRule: { extraRules: [extra] } } },
+  });
+  const rule = ofKind(objects, "PrometheusRule")[0]!;
+  const rules = (rule.spec as { groups: { rules: Partial<RuleAlert>[] }[] }).groups.flatMap((group) =>
+    group.rules
+  );
+  assert.deepEqual(rules.at(-1), extra, "the extra rule comes last, as given");
+  const anchors = anchorsOf(
+    await Deno.readTextFile(new URL("../../docs/troubleshooting.md", import.meta.url)),
+  );
+  const base = "https://github.com/ouroboros-ts/ouroboros/blob/main/docs/troubleshooting.md#";
+  for (const alert of rules.filter((entry) => entry.alert !== undefined)) {
+    const url = alert.annotations?.runbook_url ?? "";
+    assert.ok(url.startsWith(base), `${alert.alert}: ${url}`);
+    assert.equal(url.slice(base.length), alert.alert!.toLowerCase());
+    assert.ok(
+      anchors.has(url.slice(base.length)),
+      `docs/troubleshooting.md has no section for ${alert.alert}`,
+    );
+  }
+  await using dir = await tempDir("prometheus-rule-extra-");
+  await Deno.writeTextFile(`${dir.path}/rules.yaml`, rulesFile(rule));
+  const checked = await promtool(["check", "rules", "rules.yaml"], dir.path);
+  assert.equal(checked.code, 0, checked.output);
+  assert.match(checked.output, /SUCCESS: 8 rules found/);
 });

@@ -769,6 +769,39 @@ test("metrics: prometheus.io annotations by default (operator's win), optional S
     endpoints: Record<string, string>[];
   };
   assert.deepEqual(spec.endpoints, [{ port: "health", path: "/metrics", interval: "15s" }]);
+  assert.equal(monitor.metadata.namespace, "ouroboros");
+
+  // Every extension point a Prometheus Operator setup may need, passed through as given.
+  const relabel = [{ sourceLabels: ["__meta_kubernetes_pod_node_name"], targetLabel: "node" }];
+  const drop = [{ sourceLabels: ["__name__"], regex: "go_.*", action: "drop" }];
+  const tuned = find(
+    await renderOk(helm4(), {
+      set: ["metrics.serviceMonitor.enabled=true", "metrics.serviceMonitor.scrapeTimeout=5s"],
+      values: {
+        metrics: {
+          serviceMonitor: {
+            namespace: "monitoring",
+            honorLabels: true,
+            relabelings: relabel,
+            metricRelabelings: drop,
+          },
+        },
+      },
+    }),
+    "ServiceMonitor",
+    "ouroboros",
+  );
+  assert.equal(tuned.metadata.namespace, "monitoring");
+  const tunedSpec = tuned.spec as { namespaceSelector: unknown; endpoints: Record<string, unknown>[] };
+  assert.deepEqual(tunedSpec.namespaceSelector, { matchNames: ["ouroboros"] }, "still scrapes the release's");
+  assert.deepEqual(tunedSpec.endpoints, [{
+    port: "health",
+    path: "/metrics",
+    scrapeTimeout: "5s",
+    honorLabels: true,
+    relabelings: relabel,
+    metricRelabelings: drop,
+  }]);
   const selected = ofKind(monitored, "Service").filter((s) =>
     matches(spec.selector.matchLabels, s.metadata.labels)
   );
