@@ -153,7 +153,11 @@ export class LeaseElector {
     }
   }
 
-  /** Wakes a waiting candidate when the Lease is released or deleted; a 403 turns it off. */
+  /**
+   * Wakes a waiting candidate when the Lease is released or deleted, and closes a leader's fence at
+   * once when its Lease is deleted or written by someone else (not at its next renewal); a 403
+   * turns it off.
+   */
   async #watchForRelease(signal: AbortSignal): Promise<void> {
     const { api, lease, timing, log } = this.#options;
     const watch = api.watch?.bind(api);
@@ -169,8 +173,19 @@ export class LeaseElector {
           signal,
         });
         for await (const event of events) {
-          const released = event.type === "DELETED" ||
-            (event.type === "MODIFIED" && (event.object.spec.holderIdentity ?? "") === "");
+          if (event.type !== "ADDED" && event.type !== "MODIFIED" && event.type !== "DELETED") continue;
+          const holder = event.type === "DELETED" ? "" : event.object.spec.holderIdentity ?? "";
+          if (this.#state.kind === "leader" && (event.type === "DELETED" || holder !== this.identity)) {
+            if (newerThan(event.object, this.#written)) {
+              this.#lose(
+                event.type === "DELETED" ? "the lease was deleted" : "another replica wrote the lease",
+                holder,
+              );
+              this.#nudge.abort();
+            }
+            continue;
+          }
+          const released = event.type === "DELETED" || (event.type === "MODIFIED" && holder === "");
           if (released && this.#state.kind === "candidate") this.#nudge.abort();
         }
       } catch (error) {
@@ -341,4 +356,17 @@ export class LeaseElector {
     this.#state = state;
     for (const listener of [...this.#listeners]) listener();
   }
+}
+
+/**
+ * Whether `seen` is a later version of the Lease than `written`, by resourceVersion compared as
+ * numbers (KEP-5504); a version that is not a number is never taken as later, so a stale event
+ * can never end a leadership, and the next renewal decides instead.
+ */
+function newerThan(seen: Lease, written: Lease | undefined): boolean {
+  if (written === undefined) return false;
+  const parse = (version: string) => /^[0-9]+$/.test(version) ? BigInt(version) : undefined;
+  const after = parse(seen.metadata.resourceVersion);
+  const before = parse(written.metadata.resourceVersion);
+  return after !== undefined && before !== undefined && after > before;
 }

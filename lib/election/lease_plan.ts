@@ -4,7 +4,9 @@
  * client-go's rules: a record is judged by the candidate's own clock, never the holder's
  * timestamps (it expires `leaseDurationSeconds` after the record was last seen to change); a
  * released Lease (no holder) may be taken at once; every update carries the resourceVersion read,
- * so of two racing candidates one gets 409 Conflict.
+ * so of two racing candidates one gets 409 Conflict. Beyond client-go: a Lease that vanishes
+ * (deleted by hand) while another's record was unexpired is waited out for one lease duration from
+ * when it was seen gone, as its holder may still be inside its renew deadline and writing.
  *
  * Pure: no I/O; `now` is a monotonic clock for expiry, `wallTime` only written for people to read.
  *
@@ -74,7 +76,22 @@ export function planLeaseAttempt(input: LeaseAttemptInput): LeaseAttempt {
     renewTime: wallTime,
     leaseTransitions: 0,
   };
-  if (lease === undefined) return { action: { kind: "create", spec: fresh }, observed: input.observed };
+  if (lease === undefined) {
+    const seen = input.observed;
+    const holderMayWrite = seen !== undefined && seen.holder !== "" && seen.holder !== identity &&
+      (seen.record === VANISHED || now < seen.since + seen.durationMs);
+    if (!holderMayWrite) return { action: { kind: "create", spec: fresh }, observed: seen };
+    const gone = seen.record === VANISHED
+      ? seen
+      : { record: VANISHED, holder: seen.holder, durationMs: input.leaseDurationMs, since: now };
+    if (now >= gone.since + gone.durationMs) {
+      return { action: { kind: "create", spec: fresh }, observed: gone };
+    }
+    return {
+      action: { kind: "wait", holder: gone.holder, expiresInMs: gone.since + gone.durationMs - now },
+      observed: gone,
+    };
+  }
   const observed = observe(lease.spec, { previous: input.observed, now });
   const holder = observed.holder;
   const expiresAt = observed.since + observed.durationMs;
@@ -104,6 +121,9 @@ export function releasedLeaseSpec(held: LeaseSpec, wallTime: string): LeaseSpec 
     leaseTransitions: held.leaseTransitions ?? 0,
   };
 }
+
+/** The record of a Lease seen missing after another's was seen. */
+const VANISHED = "(deleted)";
 
 /** What is observed after reading `spec` at `now`: the same unless the record changed. */
 export function observe(

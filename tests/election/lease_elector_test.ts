@@ -214,3 +214,31 @@ Deno.test("T-7.5: clock rates: a follower's clock may run up to lease duration Ã
     );
   }
 });
+
+Deno.test("a Lease deleted by hand under a leader whose watch lags: the follower waits a lease duration, never two writers", async () => {
+  const { clock, store, a, b } = await leaderAndFollower();
+  await clock.advance(retryPeriodMs);
+  assert(a.elector.isLeader());
+  // The Lease vanishes, and the leader's renewals stop getting through (it may still write until
+  // its renew deadline); the follower sees the Lease gone at its next retry.
+  store.delete();
+  store.partition("a", "hang");
+  const deletedAt = clock.now();
+  let bFirstLeading: number | undefined;
+  while (clock.now() - deletedAt < leaseDurationMs + 2 * MAX_RETRY_MS) {
+    await clock.advance(100);
+    assert.ok(
+      !(a.elector.isLeader() && b.elector.isLeader()),
+      `two writers at ${clock.now() - deletedAt} ms`,
+    );
+    if (b.elector.isLeader()) bFirstLeading ??= clock.now();
+  }
+  assert.ok(bFirstLeading !== undefined, "the follower took over in the end");
+  // It waited a full lease duration from when it saw the Lease gone (no sooner than the deletion).
+  assert.ok(bFirstLeading - deletedAt >= leaseDurationMs, `took over ${bFirstLeading - deletedAt} ms after`);
+  const bWrites = store.writes.filter((write) => write.client === "b").map((write) => write.verb);
+  assert.equal(bWrites[0], "create", "it re-created the Lease, then renewed it");
+  assert.equal(bWrites.filter((verb) => verb === "create").length, 1);
+  store.heal("a");
+  await stopAll(a, b);
+});

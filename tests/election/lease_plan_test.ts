@@ -180,3 +180,42 @@ Deno.test("releasedLeaseSpec keeps the transition count and clears the holder", 
 Deno.test("microTime writes six fractional digits in UTC, as the API server stores MicroTime", () => {
   assert.equal(microTime(new Date(Date.UTC(2026, 0, 2, 3, 4, 5, 6))), "2026-01-02T03:04:05.006000Z");
 });
+
+Deno.test("planLeaseAttempt: a Lease deleted under a live holder is waited out one duration from when it was seen gone", () => {
+  const base = { identity: "me", wallTime: WALL, leaseDurationMs: 15_000 };
+  // Seen held by another at 1,000 (unexpired), then gone at 5,000: its holder may still be writing.
+  const held = planLeaseAttempt({
+    ...base,
+    lease: lease({ holderIdentity: "other", leaseDurationSeconds: 15 }),
+    observed: undefined,
+    now: 1_000,
+  });
+  const gone = planLeaseAttempt({ ...base, lease: undefined, observed: held.observed, now: 5_000 });
+  assert.deepEqual(gone.action, { kind: "wait", holder: "other", expiresInMs: 15_000 });
+  const still = planLeaseAttempt({ ...base, lease: undefined, observed: gone.observed, now: 19_999 });
+  assert.deepEqual(still.action, { kind: "wait", holder: "other", expiresInMs: 1 });
+  const after = planLeaseAttempt({ ...base, lease: undefined, observed: still.observed, now: 20_000 });
+  assert.equal(after.action.kind, "create");
+  // A holder already expired by our clock, our own record, or nothing seen: create at once, as before.
+  for (const [observed, now] of [[held.observed, 16_000], [undefined, 5_000]] as const) {
+    assert.equal(planLeaseAttempt({ ...base, lease: undefined, observed, now }).action.kind, "create");
+  }
+  const mine = planLeaseAttempt({
+    ...base,
+    lease: lease({ holderIdentity: "me", leaseDurationSeconds: 15 }),
+    observed: undefined,
+    now: 1_000,
+  });
+  assert.equal(
+    planLeaseAttempt({ ...base, lease: undefined, observed: mine.observed, now: 2_000 }).action.kind,
+    "create",
+  );
+  // The Lease back meanwhile (its holder re-created it): judged as a fresh record.
+  const back = planLeaseAttempt({
+    ...base,
+    lease: lease({ holderIdentity: "other", leaseDurationSeconds: 15 }),
+    observed: gone.observed,
+    now: 6_000,
+  });
+  assert.deepEqual(back.action, { kind: "wait", holder: "other", expiresInMs: 15_000 });
+});

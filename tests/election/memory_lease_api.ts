@@ -44,6 +44,11 @@ export class MemoryLeases {
     this.#lease = { metadata: this.#meta(), spec };
   }
 
+  /** Deletes the Lease, as `kubectl delete lease` would. */
+  delete(): void {
+    this.#lease = undefined;
+  }
+
   /** Makes every call of `client` fail (`refuse`) or never answer (`hang`) until {@linkcode heal}. */
   partition(client: string, how: "refuse" | "hang" = "refuse"): void {
     this.#partitioned.set(client, how);
