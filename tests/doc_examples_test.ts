@@ -84,16 +84,23 @@ async function* sourceFiles(path: string): AsyncGenerator<string> {
   }
 }
 
-Deno.test("the @example blocks of main.ts and lib/ type-check", async () => {
+/** Runs this Deno with `args` in the repository, returning its exit code and its output. */
+async function deno(args: readonly string[]): Promise<{ code: number; text: string }> {
   const output = await new Deno.Command(Deno.execPath(), {
-    args: ["check", "--quiet", "--doc", ...DOCUMENTED],
+    args: [...args],
     cwd: ROOT,
     env: { NO_COLOR: "1" },
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
   }).output();
-  assert.equal(output.code, 0, new TextDecoder().decode(output.stderr));
+  const decoder = new TextDecoder();
+  return { code: output.code, text: decoder.decode(output.stdout) + decoder.decode(output.stderr) };
+}
+
+Deno.test("the @example blocks of main.ts and lib/ type-check", async () => {
+  const output = await deno(["check", "--quiet", "--doc", ...DOCUMENTED]);
+  assert.equal(output.code, 0, output.text);
 });
 
 Deno.test("every @example of main.ts and lib/ is a ts block that imports from the module it documents", async () => {
@@ -147,15 +154,15 @@ Deno.test("the @example blocks that assert run and pass", async () => {
       `only ${tests.length} asserting @example blocks found: is the scan still finding them?`,
     );
     await Deno.writeTextFile(join(folder, "examples_test.ts"), tests.join(""));
-    const output = await new Deno.Command(Deno.execPath(), {
-      args: ["test", "--no-prompt", "--no-check", "-P=test", `--config=${join(ROOT, "deno.json")}`, folder],
-      cwd: ROOT,
-      env: { NO_COLOR: "1" },
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    const text = new TextDecoder().decode(output.stdout) + new TextDecoder().decode(output.stderr);
+    const output = await deno([
+      "test",
+      "--no-prompt",
+      "--no-check",
+      "-P=test",
+      `--config=${join(ROOT, "deno.json")}`,
+      folder,
+    ]);
+    const text = output.text;
     const failed = [...text.matchAll(/^(\S+:\d+) \.\.\. FAILED/gm)].map((match) => match[1]!);
     assert.equal(output.code, 0, `these @example blocks failed: ${failed.join(", ")}\n${text}`);
     assert.match(text, new RegExp(`ok \\| ${tests.length} passed \\| 0 failed`));

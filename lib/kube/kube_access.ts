@@ -12,6 +12,7 @@ import { KubeConfigError } from "./config_error.ts";
 import { ExecCredentialSource } from "./exec_plugin.ts";
 import { parseKubeconfig, resolvePath, type YamlParse } from "./kubeconfig.ts";
 import { selectContext } from "./select_context.ts";
+import { readTextOrUndefined } from "../daemon/read_text_or_undefined.ts";
 import { errorMessage } from "../util/error_message.ts";
 
 /** The start failed for a reason the operator can fix; `message` says how. */
@@ -39,24 +40,16 @@ export interface RunningNamespaceOptions {
  * `undefined` when none is known; a kubeconfig that cannot be used is reported at start.
  */
 export function runningNamespace(kubeconfig: string, options: RunningNamespaceOptions): string | undefined {
-  const fromPod = options.env("POD_NAMESPACE") || readOrUndefined(POD_NAMESPACE_FILE)?.trim();
+  const fromPod = options.env("POD_NAMESPACE") || readTextOrUndefined(POD_NAMESPACE_FILE)?.trim();
   if (fromPod) return fromPod;
   if (kubeconfig === "" || options.parseYaml === undefined) return undefined;
   const absolute = resolvePath(Deno.cwd(), kubeconfig);
-  const text = readOrUndefined(absolute);
+  const text = readTextOrUndefined(absolute);
   if (text === undefined) return undefined;
   const baseDir = absolute.slice(0, absolute.lastIndexOf("/")) || "/";
   const parsed = parseKubeconfig(text, { baseDir, parseYaml: options.parseYaml });
   const selected = parsed.ok ? selectContext(parsed.value) : undefined;
   return selected?.ok === true ? selected.value.namespace : undefined;
-}
-
-function readOrUndefined(path: string): string | undefined {
-  try {
-    return Deno.readTextFileSync(path);
-  } catch {
-    return undefined;
-  }
 }
 
 /** The environment variables in-cluster configuration reads. */

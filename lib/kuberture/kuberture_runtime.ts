@@ -96,8 +96,9 @@ export class KubertureRuntime {
   #unsubscribeNodes: (() => void) | undefined;
   #lastSuccess: number | undefined;
   #lastReport: PassReport | undefined;
-  /** A pass has listed this instance's objects of both kinds; no `crd` output since start. */
+  /** A pass has listed this instance's objects (its first, DNSEndpoints included) without failing. */
   #endpointsPruned = false;
+  /** An output has been `crd` at some pass since start: DNSEndpoints are listed on every pass. */
   #crdSinceStart = false;
   #stopping = false;
   readonly #passLog: PassLog;

@@ -10,7 +10,8 @@ import { staticCredentials } from "../../lib/kube/credentials.ts";
 import type { KubeRequestRecord } from "../../lib/kube/request_metrics.ts";
 import { Transport, USER_AGENT } from "../../lib/kube/transport.ts";
 import { VERSION } from "../../lib/util/version.ts";
-import { requireTool, skipWithout } from "../support/tools.ts";
+import { skipWithout } from "../support/tools.ts";
+import { selfSignedCertificate } from "../support/tls_certificate.ts";
 import { tempDir } from "../support/temp_dir.ts";
 import { waitFor } from "../support/wait.ts";
 import { FakeClock } from "../support/fake_clock.ts";
@@ -89,35 +90,9 @@ Deno.test({
   ignore: NO_OPENSSL,
   fn: async () => {
     await using dir = await tempDir("ca-as-leaf-");
-    const output = await new Deno.Command(requireTool("openssl"), {
-      args: [
-        "req",
-        "-x509",
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:prime256v1",
-        "-nodes",
-        "-days",
-        "1",
-        "-subj",
-        "/CN=apiserver",
-        "-addext",
-        "subjectAltName=IP:127.0.0.1",
-        "-addext",
-        "basicConstraints=critical,CA:TRUE",
-        "-keyout",
-        "key.pem",
-        "-out",
-        "cert.pem",
-      ],
-      cwd: dir.path,
-      stdout: "null",
-      stderr: "piped",
-    }).output();
-    assert.ok(output.success, new TextDecoder().decode(output.stderr));
-    const cert = await Deno.readTextFile(`${dir.path}/cert.pem`);
-    const key = await Deno.readTextFile(`${dir.path}/key.pem`);
+    const files = await selfSignedCertificate(dir.path, "apiserver", ["127.0.0.1"], { ca: true });
+    const cert = await Deno.readTextFile(files.certPath);
+    const key = await Deno.readTextFile(files.keyPath);
     await using server = Deno.serve(
       { hostname: "127.0.0.1", port: 0, cert, key, onListen: () => {} },
       () => Response.json({}),

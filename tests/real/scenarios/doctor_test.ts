@@ -38,7 +38,7 @@ import { type DoctorRun, podViewAvailable, runDoctorInPod, runDoctorWithKubeconf
 import { describeRequest, forbidden } from "../rbac_usage.ts";
 import { markPodRunning, podFromTemplate, templatePort } from "../running_pod.ts";
 import { startStack } from "../stack.ts";
-import { selfSignedCertificate } from "../tls_certificate.ts";
+import { selfSignedCertificate } from "../../support/tls_certificate.ts";
 
 /** The load balancer's address, as the cloud controller would report it (ipMode VIP). */
 const LOAD_BALANCER_IP = "127.0.57.20";
