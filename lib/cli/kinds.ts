@@ -27,6 +27,18 @@ export function text(placeholder = "STRING", accepted = "any text"): ValueKind<s
   return { placeholder, accepted, parse: (raw) => ok(raw) };
 }
 
+/**
+ * A path to a file, or empty for "not set": a value ending in `/` names a folder (`--routes-file`
+ * wants the file in it), and a NUL byte names nothing.
+ */
+export function filePath(what: string): ValueKind<string> {
+  return {
+    placeholder: "PATH",
+    accepted: `a path to ${what}, not ending in / (empty: not set)`,
+    parse: (raw) => raw.endsWith("/") || raw.includes("\0") ? bad() : ok(raw),
+  };
+}
+
 /** A TCP port from 1 to 65535. */
 export function port(): ValueKind<number> {
   return {

@@ -18,6 +18,9 @@ import type { IdleReaper } from "./idle_reaper.ts";
 import { type Activity, DEFAULT_RELAY_BUFFERS, type FirstRead, relay, type RelayBuffers } from "./relay.ts";
 import type { BufferPool } from "./buffer_pool.ts";
 import type { Log } from "../util/logging.ts";
+import { type FirstBytes, type ReadDeadlines, readFirstBytes } from "./routing/first_bytes.ts";
+import type { RouteHolder } from "./routing/route_holder.ts";
+import { NAME_OUTCOMES, type NameOutcome } from "./routing/requested_name.ts";
 
 /** A listener's metric series, resolved once so each connection only bumps numbers. */
 export interface ListenerSeries {
@@ -50,6 +53,34 @@ export function listenerSeries(metrics: ProxyMetrics, listener: ListenerName): L
   };
 }
 
+/** What a connection reads ahead with when `--routes-file` is set. */
+export interface RoutingContext {
+  readonly holder: RouteHolder;
+  readonly deadlines: ReadDeadlines;
+  readonly maxBytes: number;
+  /** This listener's `ouroboros_proxy_route_reads_total` series by outcome. */
+  readonly reads: Readonly<Record<NameOutcome, NumberSeries>>;
+}
+
+/** Resolves the route-read series of one listener. */
+export function routeReadSeries(
+  metrics: ProxyMetrics,
+  listener: ListenerName,
+): Record<NameOutcome, NumberSeries> {
+  return Object.fromEntries(
+    NAME_OUTCOMES.map((outcome) => [outcome, metrics.routeReads.labels({ listener, outcome })]),
+  ) as Record<NameOutcome, NumberSeries>;
+}
+
+/** Where one connection is sent: the default target or a route's backend. */
+interface Destination {
+  readonly host: string;
+  readonly port: number;
+  readonly proxyProtocol: ProxyProtocolVersion;
+  /** The route-table entry, for the debug line; `undefined` without routing. */
+  readonly route?: string;
+}
+
 /** Everything a connection needs from its listener. */
 export interface ConnectionContext {
   readonly listener: ListenerName;
@@ -69,6 +100,8 @@ export interface ConnectionContext {
   /** Whether debug lines are wanted; checked once so the hot path builds no log objects. */
   readonly debug: boolean;
   readonly buffers?: RelayBuffers;
+  /** Set with `--routes-file`: the backend is chosen by the hostname the first bytes name. */
+  readonly routing?: RoutingContext;
 }
 
 const NO_ADDRESS: SocketAddress = { hostname: "", port: 0 };
@@ -138,8 +171,9 @@ export interface ConnectionJob {
 }
 
 /**
- * Serves one client connection to completion; never rejects. Client bytes read during the dial
- * leave with the header, which never waits for them (a backend may speak first).
+ * Serves one client connection to completion; never rejects. Without routing, client bytes read
+ * during the dial leave with the header, which never waits for them (a backend may speak first).
+ * With routing, the first bytes are read before the dial, as they choose the backend.
  */
 export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob): Promise<void> {
   const { context, stop } = job;
@@ -154,21 +188,41 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
     stop.abort("idle");
   });
   const buffers = context.buffers ?? DEFAULT_RELAY_BUFFERS;
+  const closeClient = () => closeQuietly(client);
   let early: EarlyRead | undefined;
+  let ahead: Uint8Array | undefined;
   try {
     try {
       client.setNoDelay(true);
     } catch {
       // The client already went away; the dial below will fail to matter.
     }
-    early = new EarlyRead(client, buffers.smallPool?.take() ?? new Uint8Array(buffers.small), activity);
-    const closeClient = () => closeQuietly(client);
     stop.signal.addEventListener("abort", closeClient, { once: true });
+    let destination: Destination = {
+      host: context.backendHost,
+      port: context.backendPort,
+      proxyProtocol: context.proxyProtocol,
+    };
+    const routing = context.routing;
+    if (routing !== undefined && routing.holder.active) {
+      const first = await readFirstBytes(client, { listener: context.listener, ...routing });
+      routing.reads[first.kind === "found" ? "found" : first.outcome].value += 1;
+      if (first.kind === "ended") {
+        closeQuietly(client);
+        return;
+      }
+      activity.count += 1;
+      ahead = first.bytes;
+      destination = routedDestination(context, routing.holder, first);
+    } else {
+      early = new EarlyRead(client, buffers.smallPool?.take() ?? new Uint8Array(buffers.small), activity);
+      if (routing !== undefined) destination = routedDestination(context, routing.holder, undefined);
+    }
     let backend: Deno.TcpConn;
     try {
       backend = await dialWithTimeout(context.dial, {
-        host: context.backendHost,
-        port: context.backendPort,
+        host: destination.host,
+        port: destination.port,
         timeoutMs: context.dialTimeoutMs,
         deadlines: context.deadlines,
       });
@@ -179,29 +233,36 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       if (decision.emit) {
         log.warn("backend dial failed; closing the client connection", {
           listener: context.listener,
-          backend: formatHostPort(context.backendHost, context.backendPort),
+          backend: formatHostPort(destination.host, destination.port),
+          ...(destination.route === undefined ? {} : { route: destination.route }),
           cause,
           error,
           suppressed: decision.suppressed,
         });
       }
+      closeQuietly(client);
       return;
     } finally {
       stop.signal.removeEventListener("abort", closeClient);
     }
     if (stop.signal.aborted) {
       closeQuietly(backend);
+      closeQuietly(client);
       return;
     }
-    const sent = early.settled && early.n !== null ? early.n : 0;
+    const payload = ahead ??
+      (early !== undefined && early.settled && early.n !== null
+        ? early.buffer.subarray(0, early.n)
+        : undefined);
+    const sent = payload?.length ?? 0;
     try {
       backend.setNoDelay(true);
       const ends = { client: clientAddress, local: peer(client.localAddr) };
       await writeAll(
         backend,
-        sent > 0
-          ? encodeProxyHeader(context.proxyProtocol, ends, { payload: early.buffer.subarray(0, sent) })
-          : encodeProxyHeader(context.proxyProtocol, ends),
+        payload !== undefined && sent > 0
+          ? encodeProxyHeader(destination.proxyProtocol, ends, { payload })
+          : encodeProxyHeader(destination.proxyProtocol, ends),
       );
     } catch (error) {
       series.headerFailures.value += 1;
@@ -209,16 +270,19 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       if (decision.emit) {
         log.warn("could not write the PROXY header to the backend; closing the connection", {
           listener: context.listener,
-          backend: formatHostPort(context.backendHost, context.backendPort),
+          backend: formatHostPort(destination.host, destination.port),
           error,
           suppressed: decision.suppressed,
         });
       }
       closeQuietly(backend);
+      closeQuietly(client);
       return;
     }
     let firstRead: FirstRead;
-    if (sent > 0) {
+    if (early === undefined) {
+      firstRead = { buffer: undefined, pending: undefined, sent };
+    } else if (sent > 0) {
       // Copied into the header's buffer and written: the read's buffer is free again.
       activity.count += 1;
       buffers.smallPool?.give(early.buffer);
@@ -240,6 +304,7 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       log.debug("connection closed", {
         listener: context.listener,
         client: formatHostPort(clientAddress.hostname, clientAddress.port),
+        ...(destination.route === undefined ? {} : { route: destination.route }),
         end: result.end.kind === "aborted" && result.end.reason === "idle" ? "idle-timeout" : result.end.kind,
         upstreamBytes: result.upstreamBytes,
         downstreamBytes: result.downstreamBytes,
@@ -247,6 +312,7 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       });
     }
   } finally {
+    stop.signal.removeEventListener("abort", closeClient);
     if (early !== undefined) {
       // Ended before the relay: close the client so its read ends, then reuse the buffer.
       closeQuietly(client);
@@ -256,4 +322,30 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
     series.active.value -= 1;
     series.duration.observe((context.clock.now() - started) / 1000);
   }
+}
+
+/** The backend `first` chooses (the default target unless a route names it), counted. */
+function routedDestination(
+  context: ConnectionContext,
+  holder: RouteHolder,
+  first: FirstBytes | undefined,
+): Destination {
+  const choice = holder.choose(first?.kind === "found" ? first.name : undefined);
+  choice.connections.value += 1;
+  const target = choice.target;
+  if (target === undefined) {
+    return {
+      host: context.backendHost,
+      port: context.backendPort,
+      proxyProtocol: context.proxyProtocol,
+      route: "default",
+    };
+  }
+  const { backend } = target;
+  return {
+    host: backend.address,
+    port: context.listener === "http" ? backend.httpPort : backend.httpsPort,
+    proxyProtocol: backend.proxyProtocol,
+    route: target.name,
+  };
 }

@@ -9,6 +9,8 @@
 
 import { backendReadiness } from "./backend_readiness.ts";
 import { systemDialer, systemTrafficDialer } from "./dialer.ts";
+import { RouteFile } from "./routing/route_file.ts";
+import type { RouteTable } from "../routes/route_table.ts";
 import { createProxyMetrics } from "./proxy_metrics.ts";
 import { ProxyServer } from "./server.ts";
 import { WorkerPool } from "./workers/worker_pool.ts";
@@ -70,7 +72,8 @@ export const PROXY = defineSubcommand({
 async function startProxy(settings: ProxySettings): Promise<Service> {
   const { values, server: config } = settings;
   const log = logger("proxy");
-  const metrics = createProxyMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION });
+  const routing = values.routesFile !== "";
+  const metrics = createProxyMetrics({ rss: () => Deno.memoryUsage().rss, version: VERSION, routing });
   registerProcessMetrics(metrics.registry, systemProcessSources());
   const debugLogging = values.logLevel === "debug";
   let serving: {
@@ -81,7 +84,13 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
     readonly revoke: readonly RevocableDescriptor[];
     readonly run: (signals: ShutdownSignals) => Promise<void>;
     readonly close: () => void;
+    readonly setRoutes: (table: RouteTable) => void;
   };
+  // Read before binding, so the first connections are already routed.
+  const routeFile = routing
+    ? RouteFile.load(values.routesFile, { clock: systemClock, log, metrics })
+    : undefined;
+  const initialRoutes = routeFile?.table;
   if (settings.workers <= 1) {
     const server = ProxyServer.start(config, {
       dial: systemTrafficDialer(systemClock),
@@ -90,6 +99,7 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
       metrics,
       debugLogging,
     });
+    if (initialRoutes !== undefined) server.setRoutes(initialRoutes);
     serving = {
       addresses: server.addresses,
       draining: () => server.phase.kind !== "serving",
@@ -97,6 +107,7 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
       revoke: PROXY_REVOKED_PERMISSIONS,
       run: (signals) => server.run(signals),
       close: () => server.close(),
+      setRoutes: (table) => server.setRoutes(table),
     };
   } else {
     const pool = await WorkerPool.start(config, {
@@ -104,6 +115,7 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
       debug: debugLogging,
       log,
       clock: systemClock,
+      routes: initialRoutes,
     });
     let draining = false;
     serving = {
@@ -118,6 +130,7 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
         return pool.run(signals);
       },
       close: () => pool.close(),
+      setRoutes: (table) => pool.setRoutes(table),
     };
   }
   const readiness = backendReadiness({
@@ -132,7 +145,9 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
   });
   return {
     health: { address: values.listenHealth, routes: { readiness, metrics: serving.metrics } },
-    revoke: serving.revoke,
+    // The route file is read for as long as the proxy runs: Deno cannot give up the rest of a
+    // granted folder and keep one path, so with --routes-file no read permission is given up.
+    revoke: routing ? serving.revoke.filter((descriptor) => descriptor.name !== "read") : serving.revoke,
     async run({ signals, healthAddress }) {
       log.info("proxy starting", {
         ...serving.addresses,
@@ -148,11 +163,21 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
         shutdownGraceSeconds: toSeconds(config.shutdownGraceMs),
         drainDelaySeconds: toSeconds(config.drainDelayMs),
         idleTimeoutSeconds: toSeconds(config.idleTimeoutMs),
+        ...(routing
+          ? { routesFile: values.routesFile, routeReadTimeoutSeconds: toSeconds(values.routeReadTimeout) }
+          : {}),
         workers: settings.workers,
         workersSource: settings.workersSource,
         version: VERSION,
       });
-      await serving.run(signals);
+      const watchStop = new AbortController();
+      const watching = routeFile?.run(watchStop.signal, serving.setRoutes);
+      try {
+        await serving.run(signals);
+      } finally {
+        watchStop.abort();
+        await watching;
+      }
       return 0;
     },
     close: serving.close,

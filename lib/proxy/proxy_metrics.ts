@@ -10,6 +10,8 @@ import { type HistogramFamily, MetricsRegistry, type NumberFamily } from "../uti
 import { registerBuildInfo } from "../util/process_metrics.ts";
 import { REVISION } from "../util/revision.ts";
 import { DIAL_CAUSES } from "./dial_cause.ts";
+import { NAME_OUTCOMES } from "./routing/requested_name.ts";
+import { DEFAULT_ROUTE } from "../routes/route_table.ts";
 
 /** Which listener a connection arrived on. */
 export type ListenerName = "http" | "https";
@@ -29,6 +31,14 @@ export interface ProxyMetrics {
   readonly idleTimeouts: NumberFamily<"listener">;
   readonly duration: HistogramFamily<"listener">;
   readonly backendReady: NumberFamily<never>;
+  /** Connections by the table entry that chose their backend (`default`: the default target). */
+  readonly routeConnections: NumberFamily<"route">;
+  /** How each routed connection's first bytes ended (`found`, `timeout`, ...). */
+  readonly routeReads: NumberFamily<"listener" | "outcome">;
+  /** Route-file loads: `ok`, or `invalid` (the last good table stays). */
+  readonly routeTableLoads: NumberFamily<"result">;
+  /** Routes in the table being served. */
+  readonly routeTableRoutes: NumberFamily<never>;
 }
 
 /** Options for {@linkcode createProxyMetrics}. */
@@ -36,6 +46,8 @@ export interface ProxyMetricsOptions {
   /** Resident set size in bytes, sampled at scrape time. */
   readonly rss: () => number;
   readonly version: string;
+  /** `--routes-file` is set: the routing series start at zero. @default false */
+  readonly routing?: boolean;
   /** @default the build's revision (`unknown` when run from source) */
   readonly revision?: string;
 }
@@ -93,6 +105,26 @@ export function createProxyMetrics(options: ProxyMetricsOptions): ProxyMetrics {
       "ouroboros_proxy_backend_ready",
       "1 when the last readiness probe reached the backend, 0 when it failed or none ran yet.",
     ),
+    routeConnections: registry.counter(
+      "ouroboros_proxy_route_connections_total",
+      "Connections by the route-table backend that served them; default is the default target.",
+      ["route"],
+    ),
+    routeReads: registry.counter(
+      "ouroboros_proxy_route_reads_total",
+      "How the first bytes of routed connections ended, by listener and outcome (found, no-name, not-tls, " +
+        "unroutable, invalid, too-large, timeout, closed).",
+      ["listener", "outcome"],
+    ),
+    routeTableLoads: registry.counter(
+      "ouroboros_proxy_route_table_loads_total",
+      "Reads of --routes-file, by result: ok, or invalid (the last good table is kept).",
+      ["result"],
+    ),
+    routeTableRoutes: registry.gauge(
+      "ouroboros_proxy_route_table_routes",
+      "Routes in the table being served (0: every connection goes to the default target).",
+    ),
   };
   registry.sampledGauge("process_resident_memory_bytes", "Resident memory size in bytes.", options.rss);
   for (const listener of ["http", "https"] as const) {
@@ -107,5 +139,14 @@ export function createProxyMetrics(options: ProxyMetricsOptions): ProxyMetrics {
     metrics.duration.labels({ listener });
   }
   metrics.backendReady.labels({});
+  if (options.routing === true) {
+    metrics.routeConnections.labels({ route: DEFAULT_ROUTE });
+    for (const listener of ["http", "https"] as const) {
+      for (const outcome of NAME_OUTCOMES) metrics.routeReads.labels({ listener, outcome });
+    }
+    metrics.routeTableLoads.labels({ result: "ok" });
+    metrics.routeTableLoads.labels({ result: "invalid" });
+    metrics.routeTableRoutes.labels({});
+  }
   return metrics;
 }

@@ -10,6 +10,7 @@
 import {
   domainName,
   duration,
+  filePath,
   hostName,
   integer,
   listenAddress,
@@ -128,6 +129,23 @@ export const PROXY_OPTIONS = {
       default: "v1",
       help: "PROXY protocol version sent to the backend: v1 (text) or v2 (binary). Must match what the " +
         "ingress controller expects.",
+    },
+    routesFile: {
+      flag: "routes-file",
+      kind: filePath("the controller's routes.json"),
+      default: "",
+      defaultText: "(empty: every connection goes to --target-host)",
+      help: "Route table the controller writes with --routes (the chart mounts it at " +
+        "/etc/ouroboros/routes/routes.json): each connection goes to the backend of the hostname its TLS SNI or " +
+        "HTTP Host names, else to --target-host. Re-read when it changes; an invalid table keeps the last good one.",
+    },
+    routeReadTimeout: {
+      flag: "route-read-timeout",
+      kind: duration(),
+      default: "5s",
+      help:
+        "With --routes-file, how long a new connection may take to send its TLS ClientHello or HTTP request " +
+        "head (the hostname) before it is closed.",
     },
     workers: {
       flag: "workers",

@@ -13,6 +13,9 @@ import { availableCpus } from "../util/available_cpus.ts";
 import { detectClusterDomain } from "../util/resolv_conf.ts";
 import type { PROXY_OPTIONS } from "./proxy_options.ts";
 
+/** The most bytes a routed connection reads ahead: one full TLS record, or a generous request head. */
+export const ROUTE_READ_MAX_BYTES = 16 * 1024;
+
 /** The proxy's parsed option values. */
 export type ProxyValues = OptionValues<typeof PROXY_OPTIONS.options>;
 
@@ -73,6 +76,9 @@ export function proxySettings(input: ProxySettingsInput): ProxySettings | Config
       shutdownGraceMs: values.shutdownGrace,
       drainDelayMs: values.drainDelay,
       idleTimeoutMs: values.idleTimeout,
+      ...(values.routesFile === ""
+        ? {}
+        : { routing: { readTimeoutMs: values.routeReadTimeout, maxBytes: ROUTE_READ_MAX_BYTES } }),
     },
   };
 }

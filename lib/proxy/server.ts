@@ -15,7 +15,7 @@ import type { Clock } from "../util/clock.ts";
 import { toSeconds } from "../util/duration.ts";
 import type { ListenAddress } from "../util/listen_address.ts";
 import { Throttle } from "../util/throttle.ts";
-import { type ConnectionContext, handleConnection, listenerSeries } from "./connection.ts";
+import { type ConnectionContext, handleConnection, listenerSeries, routeReadSeries } from "./connection.ts";
 import { DialDeadlines, type Dialer } from "./dialer.ts";
 import { IdleReaper } from "./idle_reaper.ts";
 import { acceptLoop, boundAddress } from "./listener.ts";
@@ -25,6 +25,9 @@ import type { ListenerName, ProxyMetrics } from "./proxy_metrics.ts";
 import type { RelayBuffers } from "./relay.ts";
 import type { Log } from "../util/logging.ts";
 import type { ShutdownSignals } from "../daemon/shutdown_signals.ts";
+import type { RouteTable } from "../routes/route_table.ts";
+import { ReadDeadlines } from "./routing/first_bytes.ts";
+import { RouteHolder } from "./routing/route_holder.ts";
 
 /** One traffic listener and the backend port it forwards to. */
 export interface TrafficListenerConfig {
@@ -46,6 +49,16 @@ export interface ProxyServerConfig {
   readonly drainDelayMs: number;
   /** Close connections silent this long in both directions; 0 disables. */
   readonly idleTimeoutMs: number;
+  /** Set with `--routes-file`: read each connection's first bytes to choose its backend. */
+  readonly routing?: RoutingConfig;
+}
+
+/** How connections read their first bytes when routing. */
+export interface RoutingConfig {
+  /** `--route-read-timeout`: a client that has not named its host by then is closed. */
+  readonly readTimeoutMs: number;
+  /** The most bytes read ahead (16 KiB): a longer hello or head goes to the default target. */
+  readonly maxBytes: number;
 }
 
 /** What the server uses from the outside world. */
@@ -82,12 +95,15 @@ export class ProxyServer {
   readonly #acceptStop = new AbortController();
   /** Live connections: their completion and the controller that closes them. */
   readonly #connections = new Map<Promise<void>, AbortController>();
+  /** The route table served, with `config.routing`. */
+  readonly #routes: RouteHolder | undefined;
   #phase: ProxyPhase = { kind: "serving" };
 
   private constructor(config: ProxyServerConfig, deps: ProxyServerDeps, listeners: readonly BoundListener[]) {
     this.#config = config;
     this.#deps = deps;
     this.#listeners = listeners;
+    this.#routes = config.routing === undefined ? undefined : new RouteHolder(deps.metrics.routeConnections);
   }
 
   /** Binds every traffic listener, or none: on a failure, closes those bound and throws. */
@@ -127,6 +143,14 @@ export class ProxyServer {
     }
   }
 
+  /**
+   * Serves `table` from the next connection on (connections in flight keep their backend).
+   * Ignored without `config.routing`.
+   */
+  setRoutes(table: RouteTable): void {
+    this.#routes?.set(table);
+  }
+
   /** The current phase. */
   get phase(): ProxyPhase {
     return this.#phase;
@@ -147,6 +171,9 @@ export class ProxyServer {
     const deadlines = new DialDeadlines(clock, this.#config.dialTimeoutMs);
     const ticking = deadlines.run(reaperStop.signal);
     const debug = this.#deps.debugLogging ?? false;
+    const routing = this.#config.routing;
+    const readDeadlines = routing === undefined ? undefined : new ReadDeadlines(clock, routing.readTimeoutMs);
+    const reading = readDeadlines?.run(reaperStop.signal);
     const loops = this.#listeners.map(({ config, listener }) => {
       const series = listenerSeries(this.#deps.metrics, config.name);
       const context: ConnectionContext = {
@@ -164,6 +191,14 @@ export class ProxyServer {
         idle,
         debug,
         ...(this.#deps.buffers === undefined ? {} : { buffers: this.#deps.buffers }),
+        ...(routing === undefined || readDeadlines === undefined || this.#routes === undefined ? {} : {
+          routing: {
+            holder: this.#routes,
+            deadlines: readDeadlines,
+            maxBytes: routing.maxBytes,
+            reads: routeReadSeries(this.#deps.metrics, config.name),
+          },
+        }),
       };
       return acceptLoop(listener, {
         name: config.name,
@@ -239,7 +274,7 @@ export class ProxyServer {
     for (const stop of this.#connections.values()) stop.abort("shutdown");
     await Promise.all([...this.#connections.keys()]);
     reaperStop.abort();
-    await Promise.all([reaper, ticking]);
+    await Promise.all([reaper, ticking, reading]);
     this.#phase = { kind: "stopped" };
     log.info("proxy stopped", { durationSeconds: toSeconds(clock.now() - start) });
   }

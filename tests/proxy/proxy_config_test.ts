@@ -23,6 +23,7 @@ const BAD_VALUES: Readonly<Record<string, readonly string[]>> = {
   PORT: ["0", "65536", "http"],
   DURATION: ["soon", "-5s", "5"],
   N: ["-1", "two", "1025"],
+  PATH: ["/etc/ouroboros/routes/"],
 };
 const CHOICE_BAD_VALUES = ["not-a-choice"];
 

@@ -17,6 +17,7 @@ import { systemTrafficDialer } from "../dialer.ts";
 import { createProxyMetrics, type ProxyMetrics } from "../proxy_metrics.ts";
 import { ProxyServer } from "../server.ts";
 import type { FromWorker, ToWorker, WorkerLogLevel } from "./worker_messages.ts";
+import type { RouteTable } from "../../routes/route_table.ts";
 
 /** The parts of a worker's global scope this module uses. */
 export interface WorkerScope {
@@ -48,15 +49,22 @@ export function runProxyWorker(scope: WorkerScope): void {
   const shutdown = new AbortController();
   const force = new AbortController();
   let metrics: ProxyMetrics | undefined;
+  let server: ProxyServer | undefined;
+  /** A table that came before the server was bound (messages are handled in order, binding is not). */
+  let routes: RouteTable | undefined;
   const log = postingLog(scope);
 
   const serve = async (message: Extract<ToWorker, { kind: "start" }>): Promise<void> => {
     // Process-wide series (build info, memory, backend readiness) are the main thread's.
-    const own = createProxyMetrics({ rss: () => 0, version: "" });
+    const own = createProxyMetrics({
+      rss: () => 0,
+      version: "",
+      routing: message.config.routing !== undefined,
+    });
     metrics = own;
-    let server: ProxyServer;
+    let started: ProxyServer;
     try {
-      server = ProxyServer.start(message.config, {
+      started = ProxyServer.start(message.config, {
         dial: systemTrafficDialer(systemClock),
         clock: systemClock,
         log,
@@ -69,8 +77,10 @@ export function runProxyWorker(scope: WorkerScope): void {
       scope.close();
       return;
     }
-    scope.postMessage({ kind: "listening", addresses: server.addresses });
-    await server.run({ shutdown: shutdown.signal, force: force.signal });
+    server = started;
+    if (routes !== undefined) started.setRoutes(routes);
+    scope.postMessage({ kind: "listening", addresses: started.addresses });
+    await started.run({ shutdown: shutdown.signal, force: force.signal });
     scope.postMessage({ kind: "stopped", text: own.registry.render() });
     scope.close();
   };
@@ -85,6 +95,10 @@ export function runProxyWorker(scope: WorkerScope): void {
             throw error;
           })
         );
+        return;
+      case "routes":
+        routes = message.table;
+        server?.setRoutes(message.table);
         return;
       case "shutdown":
         shutdown.abort();

@@ -8,6 +8,7 @@
  */
 
 import type { ProxyServerConfig } from "../server.ts";
+import type { RouteTable } from "../../routes/route_table.ts";
 
 /** Log levels a worker forwards; the main thread logs them under its own logger. */
 export type WorkerLogLevel = "debug" | "info" | "warn" | "error";
@@ -21,6 +22,8 @@ export type ToWorker =
     readonly config: ProxyServerConfig;
     readonly debug: boolean;
   }
+  /** Serve this route table from the next connection on (sent after `start`, then on each change). */
+  | { readonly kind: "routes"; readonly table: RouteTable }
   /** Begin the drain (the first SIGTERM/SIGINT). */
   | { readonly kind: "shutdown" }
   /** Close everything now (a second signal). */

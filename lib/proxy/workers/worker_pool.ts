@@ -29,6 +29,7 @@ import { boundConfig } from "./bound_config.ts";
 import { nextFailures, restartDelay } from "./restart_delay.ts";
 import { type FromWorker, isFromWorker, type ToWorker } from "./worker_messages.ts";
 import { toSeconds } from "../../util/duration.ts";
+import type { RouteTable } from "../../routes/route_table.ts";
 
 /** What the pool needs of a worker; Deno's `Worker` fits. */
 export interface WorkerHandle {
@@ -51,6 +52,8 @@ const PROCESS_FAMILIES: ReadonlySet<string> = new Set([
   "ouroboros_build_info",
   "process_resident_memory_bytes",
   "ouroboros_proxy_backend_ready",
+  "ouroboros_proxy_route_table_loads_total",
+  "ouroboros_proxy_route_table_routes",
   ...PROCESS_METRIC_NAMES,
 ]);
 const ACCEPTED = "ouroboros_proxy_connections_accepted_total";
@@ -67,6 +70,8 @@ export interface WorkerPoolOptions {
   readonly clock: Clock;
   /** @default spawnProxyWorker */
   readonly spawn?: (index: number) => WorkerHandle;
+  /** The route table workers start with (`--routes-file`); later ones come by `setRoutes`. */
+  readonly routes?: RouteTable | undefined;
 }
 
 type SlotState = "starting" | "accepting" | "down" | "stopped";
@@ -108,6 +113,8 @@ export class WorkerPool {
   readonly #pending = new Map<number, (text: string | undefined) => void>();
   #nextId = 0;
   #stopping = false;
+  /** The route table every worker serves, and a restarted one starts with. */
+  #routes: RouteTable | undefined;
   #allStopped: (() => void) | undefined;
 
   private constructor(
@@ -119,6 +126,7 @@ export class WorkerPool {
     this.#options = options;
     this.#slots = init.slots;
     this.#addresses = init.addresses;
+    this.#routes = options.routes;
     this.#registry.gauge("ouroboros_proxy_workers", "Proxy workers configured (--workers).").labels({})
       .value = options.count;
     this.#registry.sampledGauge(
@@ -156,7 +164,7 @@ export class WorkerPool {
     const launch = (slot: Slot, target: ProxyServerConfig): Promise<string | undefined> =>
       new Promise((resolve) => {
         slot.onStarted = resolve;
-        attach(slot, options, { config: target, route, died });
+        attach(slot, options, { config: target, routes: options.routes, route, died });
       });
     const all = slots.slice();
     try {
@@ -174,6 +182,14 @@ export class WorkerPool {
     } catch (error) {
       for (const slot of all) slot.worker?.terminate();
       throw error;
+    }
+  }
+
+  /** Sends `table` to every worker, and to each one started later. */
+  setRoutes(table: RouteTable): void {
+    this.#routes = table;
+    for (const slot of this.#slots) {
+      if (slot.state !== "stopped") slot.worker?.postMessage({ kind: "routes", table });
     }
   }
 
@@ -276,6 +292,7 @@ export class WorkerPool {
       slot.startedAt = clock.now();
       attach(slot, this.#options, {
         config: this.#config,
+        routes: this.#routes,
         route: (s, w) => (message) => this.#onMessage(s, w, message),
         died: (s, w) => (why) => this.#onDeath(s, w, why),
       });
@@ -340,6 +357,7 @@ function attach(
   options: WorkerPoolOptions,
   wiring: {
     readonly config: ProxyServerConfig;
+    readonly routes: RouteTable | undefined;
     readonly route: (slot: Slot, worker: WorkerHandle) => (message: FromWorker) => void;
     readonly died: (slot: Slot, worker: WorkerHandle) => (error: string) => void;
   },
@@ -359,4 +377,5 @@ function attach(
     died(event.message);
   });
   worker.postMessage({ kind: "start", index: slot.index, config: wiring.config, debug: options.debug });
+  if (wiring.routes !== undefined) worker.postMessage({ kind: "routes", table: wiring.routes });
 }
