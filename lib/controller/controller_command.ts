@@ -23,6 +23,7 @@ import { corednsImportMode, corednsMode } from "./modes/coredns/coredns_mode.ts"
 import { etcHostsMode } from "./modes/etc_hosts/etc_hosts_mode.ts";
 import { externalDnsMode } from "./modes/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "./modes/markers.ts";
+import { recordOwnership } from "./modes/external_dns/ownership.ts";
 import type { ModeBuilder, ModeContext } from "./modes/sink.ts";
 import { toSeconds } from "../util/duration.ts";
 import { logger } from "../util/logging.ts";
@@ -113,6 +114,18 @@ async function startController(settings: ControllerSettings): Promise<Service> {
       moreMetrics: (registry) => cluster.registerMetrics(registry),
       log,
       ...(elector === undefined ? {} : { election: elector }),
+      ...(settings.routes === undefined ? {} : {
+        routes: {
+          target: {
+            namespace: settings.routes.namespace,
+            name: settings.routes.configmap,
+            ownership: recordOwnership(settings.routes.instance),
+          },
+          proxyProtocol: settings.routes.proxyProtocol,
+          client,
+          dryRun,
+        },
+      }),
     });
   } catch (error) {
     closeClients();
@@ -146,6 +159,9 @@ async function startController(settings: ControllerSettings): Promise<Service> {
         kubeConfig: config.source,
         readAccess: permissions.read,
         writeAccess: permissions.write,
+        routes: settings.routes === undefined
+          ? "off"
+          : `${settings.routes.namespace}/${settings.routes.configmap}[routes.json]`,
         leaderElection: elector === undefined ? "off" : elector.lease,
         ...(elector === undefined ? {} : { identity: elector.identity }),
         version: VERSION,

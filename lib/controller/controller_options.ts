@@ -269,6 +269,37 @@ export const CONTROLLER_OPTIONS = {
       default: "Corefile",
       help: "Data key of the node-local-dns ConfigMap holding its Corefile (--node-local-dns=manage).",
     },
+    routes: {
+      flag: "routes",
+      kind: boolean(),
+      default: "false",
+      help:
+        "Also publish a route table for the proxy's --routes-file: each hairpinned hostname goes to the " +
+        "LoadBalancer Service holding the address its Ingress or Gateway reports, so an ingress controller " +
+        "and a Gateway (or several Gateways) each get their own hostnames. Watches Services (read-only).",
+    },
+    routesConfigmap: {
+      flag: "routes-configmap",
+      kind: text("NAME", "a ConfigMap name"),
+      default: "",
+      defaultText: "(<OUROBOROS_INSTANCE>-routes, or ouroboros-routes)",
+      help:
+        "ConfigMap the route table is written to (key routes.json); the controller creates it and owns it.",
+    },
+    routesNamespace: {
+      flag: "routes-namespace",
+      kind: namespaceName(),
+      default: "",
+      defaultText: "(the controller's own namespace)",
+      help: "Namespace of the route table ConfigMap (the proxy's, which mounts it).",
+    },
+    routesProxyProtocol: {
+      flag: "routes-proxy-protocol",
+      kind: oneOf(["v1", "v2"]),
+      default: "v1",
+      help: "PROXY protocol version of every backend in the table, unless its Service's annotation " +
+        "ouroboros.lexfrei.tech/proxy-protocol says v1 or v2. Match the proxy's --proxy-protocol.",
+    },
     ...electionOptionRows({
       elect: "false",
       electHelp:
@@ -336,6 +367,10 @@ export const CONTROLLER_OPTIONS = {
         "externalDnsOutput",
         "externalDnsAnnotationPrefix",
       ],
+    },
+    {
+      title: "Routing to several ingress controllers (--routes)",
+      options: ["routes", "routesConfigmap", "routesNamespace", "routesProxyProtocol"],
     },
     {
       title: "Running",

@@ -15,6 +15,7 @@ import { ConfigError, type OptionValues, type ValueSource } from "../cli/options
 import { detectClusterDomain } from "../util/resolv_conf.ts";
 import { type ElectionChoice, electionSettings } from "./controller_election.ts";
 import type { CONTROLLER_OPTIONS } from "./controller_options.ts";
+import { type RoutesSettings, routesSettings } from "./routing/routes_settings.ts";
 
 /** The controller's parsed option values. */
 export type ControllerValues = OptionValues<typeof CONTROLLER_OPTIONS.options>;
@@ -55,6 +56,8 @@ export interface ControllerSettings {
   /** The service account's namespace, `undefined` when unknown. */
   readonly podNamespace: string | undefined;
   readonly election: ElectionChoice;
+  /** `--routes`: where the route table goes, whose it is, and its backends' PROXY version. */
+  readonly routes: RoutesSettings | undefined;
 }
 
 /** Inputs of {@linkcode controllerSettings}. */
@@ -321,6 +324,9 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
     }
   }
 
+  const { routes, problems: routesProblems } = routesSettings(values, podNamespace);
+  problems.push(...routesProblems);
+
   const { election, problems: electionProblems } = electionSettings(values, { podNamespace });
   problems.push(...electionProblems);
 
@@ -335,6 +341,7 @@ export function controllerSettings(input: ControllerSettingsInput): ControllerSe
     externalDns,
     podNamespace,
     election,
+    routes,
   };
 }
 

@@ -16,6 +16,7 @@ import type { Ingress } from "../resources/ingress.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import type { TlsRoute } from "../resources/tls_route.ts";
 import { hostnamesMayChange } from "./desired_recompute.ts";
+import type { HostnameSources } from "../hostnames/desired_set.ts";
 import type { Trigger } from "./trigger.ts";
 
 /** The caches hostnames come from; leave out the stores of kinds not watched. */
@@ -26,6 +27,17 @@ export interface LoopSources {
   readonly routes?: StoreView<HttpRoute>;
   readonly grpcRoutes?: StoreView<GrpcRoute>;
   readonly tlsRoutes?: StoreView<TlsRoute>;
+}
+
+/** What the caches hold now, as the desired set and the route plan read it. */
+export function sourceLists(sources: LoopSources): HostnameSources {
+  return {
+    ingresses: sources.ingresses.list(),
+    gateways: sources.gateways?.list() ?? [],
+    routes: sources.routes?.list() ?? [],
+    grpcRoutes: sources.grpcRoutes?.list() ?? [],
+    tlsRoutes: sources.tlsRoutes?.list() ?? [],
+  };
 }
 
 /** A cache the sink reads besides the sources (the proxy Service); `kind` names it in logs. */
@@ -42,6 +54,8 @@ export interface LoopCaches {
   readonly targets: readonly StoreView<KubeObject>[];
   /** Their changes set `prerequisite`; they hold back the first pass until listed. */
   readonly prerequisites: readonly Prerequisite[];
+  /** A source's status-only change sets `prerequisite` (the sink reads status). @default false */
+  readonly statusMatters?: boolean;
 }
 
 /** Every cache the first pass waits for, with the kind logs name it by. */
@@ -70,10 +84,12 @@ export function subscribeCaches(caches: LoopCaches, add: (reasons: Partial<Trigg
     if (store !== undefined) sources.push(store);
   }
   const unsubscribes = [
-    // A status-only update cannot change the desired set: it wakes nothing.
+    // A status-only update cannot change the desired set: it wakes nothing, unless the sink reads
+    // status (the route table reads the addresses owners report).
     ...sources.map((store) =>
       store.subscribe((change) => {
         if (hostnamesMayChange(change)) add({ sources: true });
+        else if (caches.statusMatters === true) add({ prerequisite: true });
       })
     ),
     ...targets.map((store) => store.subscribe(() => add({ target: true }))),

@@ -14,7 +14,7 @@
  * @module
  */
 
-import type { DesiredSetOptions, HostnameSources } from "../hostnames/desired_set.ts";
+import type { DesiredSetOptions } from "../hostnames/desired_set.ts";
 import type { StoreView } from "../reflector/store.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import type { Sink, SinkOutcome } from "./modes/sink.ts";
@@ -34,7 +34,13 @@ import {
 import { changeWording } from "./change_wording.ts";
 import { refusalLine } from "./refusal_wording.ts";
 import { type DesiredInput, sinkCallNeeded } from "./sink_call_needed.ts";
-import { type LoopSources, type Prerequisite, subscribeCaches, unsyncedCaches } from "./loop_caches.ts";
+import {
+  type LoopSources,
+  type Prerequisite,
+  sourceLists,
+  subscribeCaches,
+  unsyncedCaches,
+} from "./loop_caches.ts";
 import { callSink } from "./call_sink.ts";
 import { DesiredRecompute } from "./desired_recompute.ts";
 import { toSeconds } from "../util/duration.ts";
@@ -46,6 +52,11 @@ export interface ReconcileLoopOptions {
   readonly targets?: readonly StoreView<KubeObject>[];
   /** Caches the sink reads besides the hostnames: waited for first; a change calls the sink. */
   readonly prerequisites?: readonly Prerequisite[];
+  /**
+   * The sink reads the sources' status too (`--routes`: the addresses owners report), so a
+   * status-only change calls it, as a prerequisite's change does. @default false
+   */
+  readonly statusMatters?: boolean;
   readonly sink: Sink;
   readonly desired: DesiredSetOptions;
   /** `--resync`: period of the sink call that repairs drift; 0 turns it off. */
@@ -107,6 +118,7 @@ export class ReconcileLoop {
       sources: options.sources,
       targets: options.targets ?? [],
       prerequisites: options.prerequisites ?? [],
+      statusMatters: options.statusMatters ?? false,
     };
     this.#loop = new ControlLoop<Trigger>({
       none: NO_TRIGGER,
@@ -185,13 +197,7 @@ export class ReconcileLoop {
 
   /** One recompute and, when needed, one sink call; `undefined` when the sink was not called. */
   async #pass(trigger: Trigger, signal: AbortSignal): Promise<ReconcileResult | undefined> {
-    const lists: HostnameSources = {
-      ingresses: this.#sources.ingresses.list(),
-      gateways: this.#sources.gateways?.list() ?? [],
-      routes: this.#sources.routes?.list() ?? [],
-      grpcRoutes: this.#sources.grpcRoutes?.list() ?? [],
-      tlsRoutes: this.#sources.tlsRoutes?.list() ?? [],
-    };
+    const lists = sourceLists(this.#sources);
     let desired: DesiredInput;
     try {
       desired = this.#recompute.run(lists);

@@ -22,6 +22,18 @@ import { controllerReadiness, type Readiness } from "./readiness.ts";
 import type { LoopState } from "../daemon/loop_step.ts";
 import type { Trigger } from "./trigger.ts";
 import { ReconcileLoop } from "./reconcile_loop.ts";
+import { sourceLists } from "./loop_caches.ts";
+import { pairedSink } from "./modes/paired_sink.ts";
+import {
+  ROUTES_REFUSAL_PROBLEMS,
+  RoutesSink,
+  type RoutesSinkOptions,
+  type RoutesTarget,
+} from "./routing/routes_sink.ts";
+import { registerRoutesMetrics } from "./routing/routes_metrics.ts";
+import { planRoutes, PROXY_PROTOCOL_ANNOTATION, type RoutePlan } from "../routes/route_plan.ts";
+import { CONFIG_MAP } from "../resources/config_map.ts";
+import { serviceType } from "../resources/service.ts";
 import {
   type ControllerSources,
   createSources,
@@ -61,7 +73,24 @@ export interface ControllerRuntimeOptions {
    * stopped. The writing client must carry the elector's fence. Absent: always write.
    */
   readonly election?: Pick<LeaseElector, "state" | "isLeader" | "subscribe" | "run">;
+  /** `--routes`: also publish the route table, through this client (fenced like the mode's). */
+  readonly routes?: RuntimeRoutes;
 }
+
+/** What `--routes` needs at run time. */
+export interface RuntimeRoutes {
+  readonly target: RoutesTarget;
+  readonly proxyProtocol: "v1" | "v2";
+  readonly client: RoutesSinkOptions["client"];
+  readonly dryRun?: boolean;
+}
+
+/** The Service type the route table's cache holds: identity and the one annotation it reads. */
+const ROUTED_SERVICE = serviceType({
+  annotations: [PROXY_PROTOCOL_ANNOTATION],
+  labels: false,
+  ownerReferences: false,
+});
 
 /** What {@linkcode ControllerRuntime.once} found. */
 export type OnceResult =
@@ -86,18 +115,35 @@ export class ControllerRuntime {
     const log = options.log;
     this.#log = log;
     this.#clock = options.clock ?? systemClock;
+    const routing = options.routes;
     this.#sources = createSources(options.api, {
       gatewayApi: options.gatewayApi,
+      ...(routing === undefined ? {} : { services: ROUTED_SERVICE }),
       ...(options.routeKinds === undefined ? {} : { routeKinds: options.routeKinds }),
       ...(options.reflector === undefined ? {} : { reflector: options.reflector }),
     });
     this.#mode = options.mode(this.#sources.watch);
+    const desired = this.#mode.wildcards === true || options.desired.wildcards === undefined
+      ? options.desired
+      : { ...options.desired, wildcards: "exclude" as const };
+    let report: ((plan: RoutePlan) => void) | undefined;
+    const sink = routing === undefined ? this.#mode.sink : pairedSink(
+      [this.#mode.sink, this.#routesSink(routing, desired, (plan) => report?.(plan))],
+      "",
+    );
     const watched = this.#sources.watched();
     const election = options.election;
     this.#election = election;
+    const refusalProblems = [
+      ...this.#mode.refusalProblems ?? [],
+      ...(routing === undefined ? [] : ROUTES_REFUSAL_PROBLEMS),
+    ];
     this.#metrics = createControllerMetrics({
-      ...(options.moreMetrics === undefined ? {} : { more: options.moreMetrics }),
-      ...(this.#mode.refusalProblems === undefined ? {} : { refusalProblems: this.#mode.refusalProblems }),
+      more: (registry) => {
+        if (routing !== undefined) report = registerRoutesMetrics(registry);
+        options.moreMetrics?.(registry);
+      },
+      ...(refusalProblems.length === 0 ? {} : { refusalProblems }),
       rss: options.rss ?? (() => Deno.memoryUsage().rss),
       version: options.version,
       ...(election === undefined ? {} : { leading: () => election.isLeader() }),
@@ -121,10 +167,9 @@ export class ControllerRuntime {
       },
       targets: watched.filter((entry) => entry.role === "target").map((entry) => entry.store),
       prerequisites: watched.filter((entry) => entry.role === "prerequisite"),
-      sink: this.#mode.sink,
-      desired: this.#mode.wildcards === true || options.desired.wildcards === undefined
-        ? options.desired
-        : { ...options.desired, wildcards: "exclude" },
+      sink,
+      desired,
+      statusMatters: routing !== undefined,
       resyncMs: options.resyncMs,
       log,
       observer: this.#metrics.observer,
@@ -135,6 +180,31 @@ export class ControllerRuntime {
       ...(options.random === undefined ? {} : { random: options.random }),
       ...(options.observe === undefined ? {} : { observe: options.observe }),
       ...(election === undefined ? {} : { leadership: election }),
+    });
+  }
+
+  /** The route table's sink, planning from the caches with the loop's desired-set options. */
+  #routesSink(
+    routing: RuntimeRoutes,
+    desired: DesiredSetOptions,
+    report: (plan: RoutePlan) => void,
+  ): RoutesSink {
+    const { namespace, name } = routing.target;
+    const sources = this.#sources;
+    const current = sources.watch(CONFIG_MAP, { namespace, name }, "target");
+    return new RoutesSink({
+      client: routing.client,
+      target: routing.target,
+      current,
+      plan: () =>
+        planRoutes({
+          sources: sourceLists(sources),
+          services: sources.services?.list() ?? [],
+          options: desired,
+          defaultProxyProtocol: routing.proxyProtocol,
+        }),
+      report,
+      ...(routing.dryRun === undefined ? {} : { dryRun: routing.dryRun }),
     });
   }
 

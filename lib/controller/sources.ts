@@ -1,7 +1,7 @@
 /**
  * What the controller watches: Ingresses in every namespace, with `--gateway-api` Gateways and the
- * route kinds of `--gateway-route-kinds`, and the single objects the mode asked for (by name, with
- * a field selector), each kept by its own {@linkcode Reflector}. A Gateway API kind the cluster
+ * route kinds of `--gateway-route-kinds`, with `--routes` every Service, and the single objects the
+ * mode asked for (by name, with a field selector), each kept by its own {@linkcode Reflector}. A Gateway API kind the cluster
  * does not serve counts as synced and empty, so it never blocks the others.
  *
  * Effects: none until `run`, which runs the reflectors.
@@ -21,6 +21,7 @@ import { GRPC_ROUTE } from "../resources/grpc_route.ts";
 import { HTTP_ROUTE } from "../resources/http_route.ts";
 import { INGRESS } from "../resources/ingress.ts";
 import type { ResourceType } from "../resources/resource_type.ts";
+import type { Service } from "../resources/service.ts";
 import { TLS_ROUTE_VERSIONS } from "../resources/tls_route.ts";
 import type { WatchObject, WatchRole } from "./modes/sink.ts";
 import type { LoopSources } from "./loop_caches.ts";
@@ -47,12 +48,19 @@ export interface SourcesOptions {
   readonly gatewayApi: boolean;
   /** `--gateway-route-kinds`; default every kind. Ignored without `gatewayApi`. */
   readonly routeKinds?: readonly GatewayRouteKind[];
+  /**
+   * `--routes`: also keep every Service (a prerequisite: the route table reads the LoadBalancer
+   * ones), decoded as this type.
+   */
+  readonly services?: ResourceType<Service>;
   /** Reflector tuning shared by every kind (tests pass a clock and short timeouts). */
   readonly reflector?: Omit<ReflectorOptions<KubeObject>, "observe" | "labelSelector" | "fieldSelector">;
 }
 
 /** The running caches. */
 export interface ControllerSources extends LoopSources {
+  /** Every Service, with `services`. */
+  readonly services?: StoreView<Service>;
   /** Registers one more object to watch by name; only before {@linkcode ControllerSources.run}. */
   readonly watch: WatchObject;
   /** Every reflector with its kind and role, sources first, then the mode's in the order asked. */
@@ -91,6 +99,10 @@ export function createSources(api: ListWatcherFactory, options: SourcesOptions):
   if (routes !== undefined) entries.push(entry("HTTPRoute", "source", routes));
   if (grpcRoutes !== undefined) entries.push(entry("GRPCRoute", "source", grpcRoutes));
   if (tlsRoutes !== undefined) entries.push(entry("TLSRoute", "source", tlsRoutes));
+  const services = options.services === undefined
+    ? undefined
+    : new Reflector(api.listWatcher(options.services), tuning);
+  if (services !== undefined) entries.push(entry("Service", "prerequisite", services));
   let running = false;
   return {
     ingresses: ingresses.store,
@@ -98,6 +110,7 @@ export function createSources(api: ListWatcherFactory, options: SourcesOptions):
     ...(routes === undefined ? {} : { routes: routes.store }),
     ...(grpcRoutes === undefined ? {} : { grpcRoutes: grpcRoutes.store }),
     ...(tlsRoutes === undefined ? {} : { tlsRoutes: tlsRoutes.store }),
+    ...(services === undefined ? {} : { services: services.store }),
     watch<T extends KubeObject>(
       type: ResourceType<T>,
       ref: Required<ObjectRef>,

@@ -8,7 +8,8 @@
 
 import type { V1Service } from "@kubernetes/client-node";
 import type { Decoder } from "./json.ts";
-import type { KubeObject } from "./kube_object.ts";
+import type { Fields } from "./fields.ts";
+import type { KubeObject, MetadataShape, ObjectMeta } from "./kube_object.ts";
 import { defineResourceType, type ResourceType } from "./resource_type.ts";
 
 /** One port of a Service. */
@@ -45,47 +46,65 @@ export interface Service extends KubeObject {
   };
 }
 
-/** The Service resource type. */
-export const SERVICE: ResourceType<Service> = defineResourceType<V1Service, Service>(
-  { group: "", version: "v1", kind: "Service", plural: "services", namespaced: true },
-  (root, metadata) => {
-    const spec = root.object("spec");
-    const clusterIP = spec.optionalString("clusterIP");
-    return {
-      metadata,
-      spec: {
-        type: spec.optionalString("type") || "ClusterIP",
-        ...(clusterIP === undefined || clusterIP === "" ? {} : { clusterIP }),
-        clusterIPs: spec.strings("clusterIPs"),
-        ports: spec.objects("ports").map((port) => {
-          const name = port.optionalString("name");
-          const targetPort = port.optionalIntOrString("targetPort");
+/** Reads a Service from the wire. */
+function buildService(root: Fields<V1Service>, metadata: ObjectMeta): Service {
+  const spec = root.object("spec");
+  const clusterIP = spec.optionalString("clusterIP");
+  return {
+    metadata,
+    spec: {
+      type: spec.optionalString("type") || "ClusterIP",
+      ...(clusterIP === undefined || clusterIP === "" ? {} : { clusterIP }),
+      clusterIPs: spec.strings("clusterIPs"),
+      ports: spec.objects("ports").map((port) => {
+        const name = port.optionalString("name");
+        const targetPort = port.optionalIntOrString("targetPort");
+        return {
+          ...(name === undefined || name === "" ? {} : { name }),
+          protocol: port.optionalString("protocol") || "TCP",
+          port: port.port("port"),
+          ...(targetPort === undefined ? {} : { targetPort }),
+        };
+      }),
+      selector: spec.stringMap("selector"),
+    },
+    status: {
+      loadBalancer: {
+        ingress: root.object("status").object("loadBalancer").objects("ingress").map((entry) => {
+          const ip = entry.optionalString("ip");
+          const hostname = entry.optionalString("hostname");
+          const ipMode = entry.optionalString("ipMode");
           return {
-            ...(name === undefined || name === "" ? {} : { name }),
-            protocol: port.optionalString("protocol") || "TCP",
-            port: port.port("port"),
-            ...(targetPort === undefined ? {} : { targetPort }),
+            ...(ip === undefined ? {} : { ip }),
+            ...(hostname === undefined ? {} : { hostname }),
+            ...(ipMode === undefined ? {} : { ipMode }),
           };
         }),
-        selector: spec.stringMap("selector"),
       },
-      status: {
-        loadBalancer: {
-          ingress: root.object("status").object("loadBalancer").objects("ingress").map((entry) => {
-            const ip = entry.optionalString("ip");
-            const hostname = entry.optionalString("hostname");
-            const ipMode = entry.optionalString("ipMode");
-            return {
-              ...(ip === undefined ? {} : { ip }),
-              ...(hostname === undefined ? {} : { hostname }),
-              ...(ipMode === undefined ? {} : { ipMode }),
-            };
-          }),
-        },
-      },
-    };
-  },
-);
+    },
+  };
+}
+
+/**
+ * The Service resource type keeping only the metadata `shape` names, for a cache of every Service
+ * in the cluster (`--routes` reads one annotation; `last-applied-configuration` would be held too).
+ */
+export function serviceType(shape?: MetadataShape): ResourceType<Service> {
+  return defineResourceType<V1Service, Service>(
+    {
+      group: "",
+      version: "v1",
+      kind: "Service",
+      plural: "services",
+      namespaced: true,
+      ...(shape === undefined ? {} : { metadata: shape }),
+    },
+    buildService,
+  );
+}
+
+/** The Service resource type. */
+export const SERVICE: ResourceType<Service> = serviceType();
 
 /** Decodes a raw Service; never throws. */
 export const decodeService: Decoder<Service> = SERVICE.decode;

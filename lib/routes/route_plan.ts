@@ -72,7 +72,7 @@ export const ROUTE_FALLBACK_REASONS = [
 export type RouteFallbackReason = typeof ROUTE_FALLBACK_REASONS[number];
 
 /** The Service annotation that overrides the default PROXY protocol version: `v1` or `v2`. */
-export const PROXY_PROTOCOL_ANNOTATION = "ouroboros.io/proxy-protocol";
+export const PROXY_PROTOCOL_ANNOTATION = "ouroboros.lexfrei.tech/proxy-protocol";
 
 /** A hostname left to the default target: why, and a sentence naming the objects and the fix. */
 export interface RouteFallback {

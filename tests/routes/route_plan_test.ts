@@ -429,7 +429,7 @@ Deno.test("planRoutes: hostnames to the LoadBalancer Service behind their owner'
         host: "shop.example.com",
         reason: "bad-annotation",
         detail: "Ingress shop/web reports 203.0.113.7, the address of Service ingress-nginx/controller, " +
-          'which has ouroboros.io/proxy-protocol: "V1"; give "v1" or "v2", or remove it',
+          'which has ouroboros.lexfrei.tech/proxy-protocol: "V1"; give "v1" or "v2", or remove it',
       }],
     },
     {

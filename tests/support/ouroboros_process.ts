@@ -6,6 +6,7 @@
  * @module
  */
 
+import { DENO_JSON } from "./deno_json.ts";
 import { waitFor } from "./wait.ts";
 
 /** Absolute path of `main.ts`. */
@@ -23,9 +24,31 @@ export interface RunResult {
   readonly stderr: string;
 }
 
-/** The `deno run` arguments for a subcommand, with its permission set. */
-export function denoArgs(permissionSet: string, args: readonly string[]): string[] {
-  return ["run", "--quiet", "--no-prompt", `-P=${permissionSet}`, MAIN, ...args];
+/**
+ * The `deno run` arguments for a subcommand: with its permission set (`-P=<set>`), or with explicit
+ * permission flags (see {@linkcode permissionFlags}).
+ */
+export function denoArgs(permissions: string | readonly string[], args: readonly string[]): string[] {
+  const flags = typeof permissions === "string" ? [`-P=${permissions}`] : permissions;
+  return ["run", "--quiet", "--no-prompt", ...flags, MAIN, ...args];
+}
+
+/**
+ * deno.json's permission set `set` spelt out as `--allow-*` flags, with `extraRead` added to its
+ * read list. Why not `-P=<set> --allow-read=<extra>`: Deno then REPLACES the set's read list
+ * instead of adding to it. Spelling the set out from deno.json keeps deno.json the single source of
+ * truth while a test lets the child read one more folder (a temporary `--routes-file`). Relative
+ * entries (`./lib`) are resolved against {@linkcode ROOT}, as Deno resolves them against deno.json.
+ */
+export function permissionFlags(set: string, extraRead: string): string[] {
+  const permissions = DENO_JSON.permissions[set];
+  if (permissions === undefined) throw new Error(`deno.json has no permission set ${set}`);
+  const resolve = (entry: string) => entry.startsWith("./") ? `${ROOT}${entry.slice(2)}` : entry;
+  return Object.entries({ read: false, ...permissions }).flatMap(([name, value]) => {
+    if (value === true) return [`--allow-${name}`];
+    const list = [...(value === false ? [] : value), ...(name === "read" ? [extraRead] : [])];
+    return list.length === 0 ? [] : [`--allow-${name}=${list.map(resolve).join(",")}`];
+  });
 }
 
 /**
@@ -102,10 +125,16 @@ export interface ProxyProcess extends AsyncDisposable {
 /** Options for {@linkcode startProxy}. */
 export interface StartProxyOptions {
   readonly env?: Record<string, string>;
-  /** Extra `deno run` flags placed before the script (rarely needed). */
+  /** The deno.json permission set the child runs with (default `proxy`). */
   readonly permissionSet?: string;
   /** Wrap the command, e.g. `["prlimit", "--nofile=64"]`. */
   readonly wrapper?: readonly string[];
+  /**
+   * One more folder the child may read beyond its permission set, e.g. a test's temporary
+   * `--routes-file` folder (the `proxy` set reads only /etc/ouroboros/routes). The set is then
+   * given as explicit flags ({@linkcode permissionFlags}), still taken from deno.json.
+   */
+  readonly extraRead?: string;
 }
 
 /** A subcommand running as a child, with its parsed log and the shared controls. */
@@ -222,10 +251,9 @@ export async function startProxy(
     "--drain-delay=0s",
     `--workers=${testProxyWorkers()}`,
   ].filter((flag) => !args.some((arg) => arg.startsWith(flag.split("=")[0] + "=")));
-  const command = [
-    Deno.execPath(),
-    ...denoArgs(options.permissionSet ?? "proxy", ["proxy", ...defaults, ...args]),
-  ];
+  const set = options.permissionSet ?? "proxy";
+  const permissions = options.extraRead === undefined ? set : permissionFlags(set, options.extraRead);
+  const command = [Deno.execPath(), ...denoArgs(permissions, ["proxy", ...defaults, ...args])];
   const wrapped = [...(options.wrapper ?? []), ...command];
   const { child, starting, logs, status, waitForLog, kill } = await spawnLogged(
     "proxy",

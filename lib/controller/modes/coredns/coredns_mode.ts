@@ -23,7 +23,7 @@ import { knownConfigMapApi } from "./known_configmap.ts";
 import { rememberedEdit } from "./remembered_edit.ts";
 import { applyCorefileBlock } from "./corefile/apply_corefile_block.ts";
 import { nodeLocalDnsSink } from "./node_local_dns_sink.ts";
-import { pairedSink } from "./paired_sink.ts";
+import { pairedSink } from "../paired_sink.ts";
 import {
   COREDNS_IMPORT_SINK_PROBLEMS,
   COREDNS_SINK_PROBLEMS,
@@ -54,7 +54,7 @@ function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: Mo
   if (nodeLocal.mode !== "manage") return sink;
   const client = watchTarget(context, nodeLocal);
   const { namespace, configmap, key } = nodeLocal;
-  return pairedSink(
+  return pairedSink([
     sink,
     nodeLocalDnsSink({
       client,
@@ -64,7 +64,7 @@ function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: Mo
       markers: nodeLocalDnsMarkers(settings.markers.id),
       dryRun: context.dryRun ?? false,
     }),
-  );
+  ], "node-local-dns-");
 }
 
 /** Watches the target (metadata only); the returned client skips re-reading a held version. */

@@ -1,11 +1,11 @@
 /**
- * How the pair of a CoreDNS mode's sink and the node-local-dns sink answers as one: the folding
- * table, and that both sinks run every pass even when the first refuses.
+ * How a pair of sinks (a CoreDNS mode's and node-local-dns's, a mode's and the route table's)
+ * answers as one: the folding table, and that both sinks run every pass even when the first refuses.
  */
 
 import assert from "node:assert/strict";
-import { foldOutcomes, pairedSink } from "../../../../lib/controller/modes/coredns/paired_sink.ts";
-import type { Sink, SinkOutcome } from "../../../../lib/controller/modes/sink.ts";
+import { foldOutcomes, pairedSink } from "../../../lib/controller/modes/paired_sink.ts";
+import type { Sink, SinkOutcome } from "../../../lib/controller/modes/sink.ts";
 
 const unchanged: SinkOutcome = { kind: "unchanged", hosts: 2 };
 const written = (diff: string): SinkOutcome => ({ kind: "written", hosts: 2, added: 1, removed: 0, diff });
@@ -16,6 +16,7 @@ const refused = (problem: string): SinkOutcome => ({
   scope: "nothing-written",
 });
 const failed = (message: string): SinkOutcome => ({ kind: "failed", message });
+const PAIRING = { secondPrefix: "node-local-dns-", names: ["coredns", "node-local-dns"] } as const;
 
 Deno.test("folding two outcomes: failed beats refused beats written beats unchanged", () => {
   const cases: [string, SinkOutcome, SinkOutcome, Partial<Record<string, unknown>>][] = [
@@ -47,13 +48,22 @@ Deno.test("folding two outcomes: failed beats refused beats written beats unchan
     ["two failures: messages joined", failed("a"), failed("b"), { kind: "failed", message: "a; b" }],
   ];
   for (const [name, first, second, expected] of cases) {
-    const folded = foldOutcomes(first, second) as unknown as Record<string, unknown>;
+    const folded = foldOutcomes([first, second], PAIRING) as unknown as Record<string, unknown>;
     for (const [key, value] of Object.entries(expected)) {
       assert.deepEqual(folded[key], value, `${name}: ${key}`);
     }
   }
-  const withWrite = foldOutcomes(written("A"), refused("x"));
-  assert.deepEqual(withWrite.notices?.map((notice) => notice.level), ["info"], "the write is still told");
+  const withWrite = foldOutcomes([written("A"), refused("x")], PAIRING);
+  assert.deepEqual(withWrite.notices?.map((notice) => [notice.level, notice.message]), [
+    ["info", "coredns was written"],
+  ], "the write is still told, naming the target written");
+  const routes = foldOutcomes([refused("immutable"), written("B")], {
+    secondPrefix: "",
+    names: ["coredns", "routes"],
+  });
+  assert.ok(routes.kind === "refused");
+  assert.equal(routes.problem, "immutable");
+  assert.deepEqual(routes.notices?.map((notice) => notice.message), ["routes was written"]);
 });
 
 Deno.test("both sinks run every pass, in order, with the same hosts; notices of both are kept", async () => {
@@ -65,7 +75,10 @@ Deno.test("both sinks run every pass, in order, with the same hosts; notices of 
       return Promise.resolve({ ...outcome, notices: [{ level: "debug", message: name }] });
     },
   });
-  const pair = pairedSink(sink("coredns", refused("immutable")), sink("node-local-dns", unchanged));
+  const pair = pairedSink(
+    [sink("coredns", refused("immutable")), sink("node-local-dns", unchanged)],
+    "node-local-dns-",
+  );
   assert.equal(pair.description, "coredns + node-local-dns");
   const outcome = await pair.reconcile(["a.example.com"], new AbortController().signal);
   assert.deepEqual(calls, ["coredns:a.example.com", "node-local-dns:a.example.com"]);

@@ -1,28 +1,39 @@
 /**
- * Two sinks answering as one: a CoreDNS mode's own sink and, with `--node-local-dns=manage`, the
- * node-local-dns sink, both reconciled every pass with the same hosts.
+ * Two sinks answering as one, both reconciled every pass with the same hosts: a CoreDNS mode's
+ * sink and, with `--node-local-dns=manage`, the node-local-dns sink; any mode's sink and, with
+ * `--routes`, the route table's.
  *
  * Effects: none of its own; the sinks do the I/O.
  *
- * One's refusal never holds the other back (each block helps on its own). Folding: any `failed`
- * wins (retrying the other is a no-op); then a refusal, its problem prefixed `node-local-dns-` for
- * the second, scope `some-hosts` if the other wrote (told in an INFO notice); else the writes.
+ * One's refusal never holds the other back (each target helps on its own). Folding: any `failed`
+ * wins (retrying the other is a no-op); then a refusal, its problem prefixed for the second (so a
+ * metric tells them apart), scope `some-hosts` if the other wrote (told in an INFO notice naming
+ * it); else the writes.
  *
  * @module
  */
 
-import type { Notice, ReconcileContext, Sink, SinkOutcome } from "../sink.ts";
+import type { Notice, ReconcileContext, Sink, SinkOutcome } from "./sink.ts";
+
+/** How the pair names its parts: the second's refusal prefix, and each one's target for notices. */
+export interface Pairing {
+  /** Put before the second sink's refusal problems (`node-local-dns-`); may be empty. */
+  readonly secondPrefix: string;
+  /** Each sink's description, in the notice that the other one wrote. */
+  readonly names: readonly [string, string];
+}
 
 type Refused = Extract<SinkOutcome, { kind: "refused" }>;
 
-/** The pair of `first` (the mode's sink) and `second` (the node-local-dns sink). */
-export function pairedSink(first: Sink, second: Sink): Sink {
+/** The pair of `first` (the mode's sink) and `second`; `secondPrefix` as {@linkcode Pairing}'s. */
+export function pairedSink([first, second]: readonly [Sink, Sink], secondPrefix: string): Sink {
+  const pairing: Pairing = { secondPrefix, names: [first.description, second.description] };
   return {
     description: `${first.description} + ${second.description}`,
     async reconcile(hosts: readonly string[], signal: AbortSignal, context?: ReconcileContext) {
       const a = await first.reconcile(hosts, signal, context);
       const b = await second.reconcile(hosts, signal, context);
-      return foldOutcomes(a, b);
+      return foldOutcomes([a, b], pairing);
     },
   };
 }
@@ -35,15 +46,18 @@ export function pairedSink(first: Sink, second: Sink): Sink {
  * import assert from "node:assert/strict";
  * import { foldOutcomes } from "./paired_sink.ts";
  *
- * const folded = foldOutcomes(
+ * const folded = foldOutcomes([
  *   { kind: "unchanged", hosts: 1 },
  *   { kind: "refused", problem: "end-before-begin", message: "…", scope: "nothing-written" },
- * );
+ * ], { secondPrefix: "node-local-dns-", names: ["coredns", "node-local-dns"] });
  * assert.ok(folded.kind === "refused");
  * assert.equal(folded.problem, "node-local-dns-end-before-begin");
  * ```
  */
-export function foldOutcomes(first: SinkOutcome, second: SinkOutcome): SinkOutcome {
+export function foldOutcomes(
+  [first, second]: readonly [SinkOutcome, SinkOutcome],
+  pairing: Pairing,
+): SinkOutcome {
   const notices = [...(first.notices ?? []), ...(second.notices ?? [])];
   const out = (outcome: SinkOutcome, extra: readonly Notice[] = []): SinkOutcome => {
     const all = [...notices, ...extra];
@@ -58,15 +72,16 @@ export function foldOutcomes(first: SinkOutcome, second: SinkOutcome): SinkOutco
   if (first.kind === "refused" || second.kind === "refused") {
     const refusal: Refused = first.kind === "refused"
       ? first
-      : { ...(second as Refused), problem: `node-local-dns-${(second as Refused).problem}` };
+      : { ...(second as Refused), problem: `${pairing.secondPrefix}${(second as Refused).problem}` };
     const other = first.kind === "refused" ? second : first;
+    const otherName = pairing.names[first.kind === "refused" ? 1 : 0];
     const wrote = other.kind === "written" || other.kind === "previewed";
     const extra: Notice[] = wrote
       ? [{
         level: "info",
         message: other.kind === "written"
-          ? "the other Corefile was written"
-          : "the other Corefile would be written (dry run)",
+          ? `${otherName} was written`
+          : `${otherName} would be written (dry run)`,
         properties: { added: other.added, removed: other.removed, diff: other.diff },
       }]
       : [];
