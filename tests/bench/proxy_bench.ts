@@ -42,6 +42,7 @@ import {
 import { peerJson, startBenchNginx, startSink, writeBigFile } from "./proxy_bench_peers.ts";
 import {
   type Backends,
+  BENCH_HOST,
   buildGoRelay,
   HAPROXY_MAXCONN_SLACK,
   type ProxyInstance,
@@ -51,7 +52,7 @@ import {
   startOurs,
   type Target,
 } from "./proxy_bench_paths.ts";
-import { type PathInfo, Samples } from "./proxy_bench_report.ts";
+import { type PathInfo, ROUTED_PATH, Samples } from "./proxy_bench_report.ts";
 import { LATENCY_CLIENTS, parseBenchArgs, RATE_CLIENTS } from "./proxy_bench_settings.ts";
 import { environment, report } from "./proxy_bench_summary.ts";
 
@@ -69,7 +70,7 @@ function rotate<T>(items: readonly T[], by: number): T[] {
 /** The paths of this run: ours (1 and N workers when offered), HAProxy 1 and N, Go, direct. */
 function planPaths(
   cpus: number,
-  options: { workers: boolean; goBinary?: string; backends: Backends; direct: Target },
+  options: { workers: boolean; goBinary?: string; backends: Backends; direct: Target; routesDir?: string },
 ): PathPlan[] {
   const { backends } = options;
   const plans: PathPlan[] = [];
@@ -78,7 +79,12 @@ function planPaths(
     const info: PathInfo = workers === undefined
       ? { id: "ours", label: "ours", kind: "ours", threads: 1 }
       : { id: `ours-${workers}`, label: `ours w=${workers}`, kind: "ours", threads: workers };
-    plans.push({ info, start: () => startOurs(info, backends, workers) });
+    plans.push({ info, start: () => startOurs(info, backends, workers === undefined ? {} : { workers }) });
+  }
+  if (options.routesDir !== undefined) {
+    const routesDir = options.routesDir;
+    const info: PathInfo = { id: ROUTED_PATH, label: "ours w=1 routed", kind: "ours", threads: 1 };
+    plans.push({ info, start: () => startOurs(info, backends, { workers: 1, routesDir }) });
   }
   for (const threads of [...new Set([1, cpus])]) {
     const info = { id: `haproxy-${threads}`, label: `hap t=${threads}`, kind: "haproxy", threads } as const;
@@ -135,6 +141,7 @@ async function main(): Promise<void> {
       workers,
       backends,
       direct,
+      routesDir: dir,
       ...("binary" in go ? { goBinary: go.binary } : {}),
     });
     const paths = plans.map((plan) => plan.info);
@@ -143,6 +150,7 @@ async function main(): Promise<void> {
     print(`  backend:   nginx (1 process, sendfile) :${nginx.pp} proxy_protocol, :${nginx.plain} plain;`);
     print(`             bench_peer.py sink :${sink.pp} strips the PROXY header, :${sink.plain} plain`);
     print(`  ours:      deno run -P=proxy main.ts proxy --target-host=127.0.0.1 --log-level=warn, PROXY v1,`);
+    print(`  routed:    ours at 1 worker with --routes-file (200 routes; wrk's Host ${BENCH_HOST} is one)`);
     print(
       `             relay buffers ${DEFAULT_RELAY_BUFFERS.small} B own, borrowing ${DEFAULT_RELAY_BUFFERS.pool.size} B ` +
         `while streaming; ${
@@ -229,8 +237,11 @@ async function main(): Promise<void> {
     print();
 
     // Idle connections: a fresh instance per path and round, so earlier loads do not colour it.
+    // The routed path is left out: it dials nothing for a client that has not named its host, and
+    // closes it at --route-read-timeout, so silent idle clients never reach the sink.
     const idlePlans = plans.filter((plan) =>
-      plan.start !== undefined && !(plan.info.kind === "haproxy" && plan.info.threads !== cpus)
+      plan.start !== undefined && !(plan.info.kind === "haproxy" && plan.info.threads !== cpus) &&
+      plan.info.id !== ROUTED_PATH
     );
     print(
       `Idle connections (${idlePlans.map((plan) => plan.info.label).join(", ")}): ` +

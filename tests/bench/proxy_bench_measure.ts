@@ -13,6 +13,7 @@
  * @module
  */
 
+import { BENCH_HOST } from "./proxy_bench_paths.ts";
 import { parseWrk, type WrkResult } from "./bench_report.ts";
 import { waitFor } from "../support/wait.ts";
 import { capture, cpuTicks, fdLimit, HOST, openFds, rssKib } from "./proxy_bench_io.ts";
@@ -65,6 +66,9 @@ export async function wrk(
     "-t1",
     `-c${options.connections}`,
     `-d${options.seconds}s`,
+    // A name of the routed path's table: every path gets the same request.
+    "-H",
+    `Host: ${BENCH_HOST}`,
     ...options.extra,
     `http://${HOST}:${port}/small`,
   ]);

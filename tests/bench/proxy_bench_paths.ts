@@ -1,7 +1,9 @@
 /**
  * The programs under test in the proxy benchmark and how each is started:
  *   - ours: `ouroboros proxy` as a child (`deno run -P=proxy main.ts proxy`), with
- *     `--workers=<n>` when the proxy offers that flag (detected from `proxy --help`);
+ *     `--workers=<n>` when the proxy offers that flag (detected from `proxy --help`); once more at
+ *     one worker with `--routes-file` (a 200-route table whose backends are the same targets, and
+ *     wrk's `Host` one of its names), to price routing against the same proxy without it;
  *   - HAProxy `mode tcp` with `server … send-proxy` (the hairpin-proxy set-up) at a given
  *     `nbthread`: 1 (today's comparison) and the machine's CPUs (how it ships);
  *   - the Go anchor (`go_relay/`): accept, dial, PROXY v1 header, two io.Copy goroutines,
@@ -12,7 +14,8 @@
  */
 
 import { freePort, startHaproxy, waitForPort } from "../support/daemons.ts";
-import { denoArgs, ROOT } from "../support/ouroboros_process.ts";
+import { denoArgs, permissionFlags, ROOT } from "../support/ouroboros_process.ts";
+import { renderRouteTable, type RouteBackend, type RouteTable } from "../../lib/routes/route_table.ts";
 import { findTool } from "../support/tools.ts";
 import { capture, HOST, withFdLimit } from "./proxy_bench_io.ts";
 import { helpOffersWorkers, type PathInfo } from "./proxy_bench_report.ts";
@@ -94,11 +97,18 @@ async function spawnRelay(
  * Starts `ouroboros proxy` with `--log-level=warn` (readiness is detected by polling the
  * listen ports) and, when `workers` is given, `--workers=<workers>`.
  */
-export function startOurs(info: PathInfo, backends: Backends, workers?: number): Promise<ProxyInstance> {
+export async function startOurs(
+  info: PathInfo,
+  backends: Backends,
+  options: { workers?: number; routesDir?: string } = {},
+): Promise<ProxyInstance> {
+  const { workers, routesDir } = options;
   const http = freePort();
   const https = freePort();
   const health = freePort();
-  const args = denoArgs("proxy", [
+  const routesFile = routesDir === undefined ? undefined : await writeBenchRoutes(routesDir, backends);
+  const permissions = routesDir === undefined ? "proxy" : permissionFlags("proxy", routesDir);
+  const args = denoArgs(permissions, [
     "proxy",
     `--listen-http=${HOST}:${http}`,
     `--listen-https=${HOST}:${https}`,
@@ -108,12 +118,39 @@ export function startOurs(info: PathInfo, backends: Backends, workers?: number):
     `--target-https-port=${backends.sinkPP}`,
     "--log-level=warn",
     ...(workers === undefined ? [] : [`--workers=${workers}`]),
+    ...(routesFile === undefined ? [] : [`--routes-file=${routesFile}`]),
   ]);
-  return spawnRelay(info, Deno.execPath(), args, {
+  return await spawnRelay(info, Deno.execPath(), args, {
     ports: [http, https],
     cwd: ROOT,
     env: { NO_COLOR: "1" },
   });
+}
+
+/** The Host every wrk request sends: an exact route of the bench table. */
+export const BENCH_HOST = "app.bench.example.com";
+
+/**
+ * A route table of 100 exact names and 100 wildcards, every backend the same nginx and sink as
+ * the default target, so a routed path relays to the same places: `BENCH_HOST` is one of them.
+ */
+async function writeBenchRoutes(dir: string, backends: Backends): Promise<string> {
+  const routes: RouteTable["routes"][number][] = [];
+  const names = new Map<string, RouteBackend>();
+  for (let i = 0; i < 100; i++) {
+    const backend = `bench/ingress-${i % 4}`;
+    names.set(backend, {
+      address: HOST,
+      httpPort: backends.nginxPP,
+      httpsPort: backends.sinkPP,
+      proxyProtocol: "v1",
+    });
+    routes.push({ host: i === 0 ? BENCH_HOST : `app${i}.bench.example.com`, backend });
+    routes.push({ host: `*.zone${i}.example.com`, backend });
+  }
+  const path = `${dir}/routes.json`;
+  await Deno.writeTextFile(path, renderRouteTable({ routes, backends: names }));
+  return path;
 }
 
 /** The HAProxy configuration body (after startHaproxy's global/defaults), printed in the header. */

@@ -19,6 +19,9 @@ import { figure, median, ratio } from "./bench_report.ts";
 /** What kind of program carries a path; direct has no program between client and backend. */
 export type PathKind = "ours" | "haproxy" | "go" | "direct";
 
+/** The id of ours at one worker with `--routes-file`. */
+export const ROUTED_PATH = "ours-1-routed";
+
 /** One way from the load generators to the backends. */
 export interface PathInfo {
   /** Stable key, such as `ours-2` or `haproxy-1`. */
@@ -230,4 +233,31 @@ export function processTree(psOutput: string, root: number): number[] {
 /** Whether `ouroboros proxy --help` offers the workers flag (another branch adds it). */
 export function helpOffersWorkers(helpText: string): boolean {
   return /^\s*--workers[=\s]/m.test(helpText);
+}
+
+/** What routing costs: one row per metric, routed / unrouted at one worker (issue 30's goal). */
+export interface RoutingCost {
+  readonly label: string;
+  readonly unrouted: number;
+  readonly routed: number;
+  /** routed / unrouted; higher is better for every metric listed but p99. */
+  readonly ratio: number;
+}
+
+/**
+ * The cost of routing, from the medians of the routed path and the same proxy without a table
+ * (`ours-1`, or `ours` when workers are not offered); empty when either path is missing.
+ */
+export function routingCost(
+  samples: Samples,
+  metrics: readonly (readonly [string, string])[],
+): RoutingCost[] {
+  const base = samples.values(metrics[0]?.[0] ?? "", "ours-1").length > 0 ? "ours-1" : "ours";
+  return metrics.flatMap(([metric, label]) => {
+    const unrouted = median(samples.values(metric, base));
+    const routed = median(samples.values(metric, ROUTED_PATH));
+    return Number.isFinite(unrouted) && Number.isFinite(routed) && unrouted > 0
+      ? [{ label, unrouted, routed, ratio: routed / unrouted }]
+      : [];
+  });
 }

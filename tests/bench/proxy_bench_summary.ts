@@ -18,6 +18,7 @@ import {
   type MetricRow,
   type PathInfo,
   ratioRows,
+  routingCost,
 } from "./proxy_bench_report.ts";
 import { LATENCY_CLIENTS, RATE_CLIENTS, type Settings } from "./proxy_bench_settings.ts";
 
@@ -127,6 +128,27 @@ export function report(inputs: ReportInputs): void {
       row.slice(1).some((cell) => cell !== "-")
     );
     print(renderTable(["metric", ...others.map((path) => path.label)], ratios));
+  }
+  const routing = routingCost(samples, [
+    ...RATE_CLIENTS.map((c) => [`rate@${c}`, `new connections/s, ${c} client(s)`] as const),
+    ["download", "download, MiB/s"],
+    ["upload", "upload, MiB/s"],
+    ...LATENCY_CLIENTS.map((c) => [`p99@${c}`, `keep-alive p99, ${c} client(s), ms`] as const),
+  ]);
+  if (routing.length > 0) {
+    print();
+    print("Routing (--routes-file, 200 routes) against the same proxy without it, both at one worker");
+    print(renderTable(
+      ["metric", "without", "routed", "routed/without"],
+      routing.map((row) => [row.label, figure(row.unrouted), figure(row.routed), row.ratio.toFixed(2)]),
+    ));
+    const rates = routing.filter((row) => row.label.startsWith("new connections"));
+    const worst = Math.min(...rates.map((row) => row.ratio));
+    print(
+      `  goal: connection rate within 10% of routing off: ${worst >= 0.9 ? "met" : "missed"} (worst ${
+        worst.toFixed(2)
+      })`,
+    );
   }
   if (recorder.problems.length > 0) {
     print();

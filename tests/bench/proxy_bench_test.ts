@@ -12,6 +12,8 @@ import {
   type PathInfo,
   processTree,
   ratioRows,
+  ROUTED_PATH,
+  routingCost,
   Samples,
 } from "./proxy_bench_report.ts";
 import { FULL, parseBenchArgs, QUICK } from "./proxy_bench_settings.ts";
@@ -254,4 +256,18 @@ Deno.test("parseBenchArgs: full by default, --quick is one round, anything else 
   assert.equal(FULL.rounds, 5);
   const error = parseBenchArgs(["--rounds=3"]);
   assert.ok("error" in error && error.error.includes("--rounds=3"));
+});
+
+Deno.test("routingCost: routed medians over the same proxy's without a table, per metric; nothing without both", () => {
+  const samples = new Samples();
+  for (const value of [900, 1000, 1100]) samples.add("rate@1", "ours-1", value);
+  for (const value of [880, 950, 990]) samples.add("rate@1", ROUTED_PATH, value);
+  samples.add("download", "ours-1", 1000);
+  assert.deepEqual(routingCost(samples, [["rate@1", "rate"], ["download", "download"]]), [
+    { label: "rate", unrouted: 1000, routed: 950, ratio: 0.95 },
+  ]);
+  const single = new Samples();
+  single.add("rate@1", "ours", 500);
+  single.add("rate@1", ROUTED_PATH, 400);
+  assert.deepEqual(routingCost(single, [["rate@1", "rate"]]).map((row) => row.ratio), [0.8]);
 });
