@@ -2,7 +2,6 @@
  * `--routes-file` in process, on the real file system: the table read at start, a ConfigMap-style
  * symlink swap picked up through the folder watch, an invalid table refused with one ERROR and a
  * count while the last good one keeps serving, and a start that can never get a table refused.
- * Reliability row: "route table replaced by an invalid one".
  */
 
 import assert from "node:assert/strict";

@@ -2,8 +2,9 @@
  * Routing in a running proxy server (in process, real loopback sockets): each connection reaches
  * the backend its SNI or Host names, with its own PROXY version, then exactly the bytes the client
  * sent; everything unroutable reaches the default target; a silent client is closed at the
- * deadline; a table swap under load drops nothing. Reliability rows: "hostile ClientHello",
- * "silent client", "route table swap under load".
+ * deadline; a table swap under load drops nothing. A client that sends its own PROXY header first
+ * still cannot spoof its address with routing on (reliability matrix T-6.4): it reaches the default
+ * target behind ours.
  */
 
 import assert from "node:assert/strict";
@@ -235,6 +236,15 @@ const CASES: readonly {
     name: "two Host lines",
     listener: "http",
     bytes: encoder.encode("GET / HTTP/1.1\r\nHost: a.example.com\r\nHost: app.example.com\r\n\r\n"),
+    backend: "default",
+    outcome: "invalid",
+  },
+  {
+    name: "a client's own PROXY header (T-6.4)",
+    listener: "http",
+    bytes: encoder.encode(
+      "PROXY TCP4 1.2.3.4 10.0.0.1 1111 80\r\nGET / HTTP/1.1\r\nHost: app.example.com\r\n\r\n",
+    ),
     backend: "default",
     outcome: "invalid",
   },
