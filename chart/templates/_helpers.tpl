@@ -411,6 +411,39 @@ leader election (the Deployment only) and the dry-run preview.
 {{- end }}
 {{- end -}}
 
+{{/*
+The route table's ConfigMap (routing.enabled): "<fullname>-routes" in the release namespace. The
+controller creates and owns it; the chart never renders it (Helm would revert the controller's writes),
+it only grants the controller that one name, mounts it into the proxy and, on uninstall, deletes it.
+*/}}
+{{- define "ouroboros.routesConfigmap" -}}
+{{- include "ouroboros.suffixed" (list . "routes") -}}
+{{- end -}}
+
+{{/*
+Where the proxy reads the route table: the folder the ConfigMap is mounted at, the only one besides
+its own files that deno.json's proxy permission set may read (tests/chart/routing_test.ts checks it).
+*/}}
+{{- define "ouroboros.routesDir" -}}
+/etc/ouroboros/routes
+{{- end -}}
+
+{{/*
+The controller's routing arguments (routing.enabled), the Deployment's and the etc-hosts DaemonSet's
+alike, and the `helm test` doctor's (it takes the controller's flags, and reads the table where the
+controller writes it): publish the table in this release's ConfigMap, in the release namespace (where
+the proxy mounts it), with the PROXY version the proxy itself sends (proxy.proxyProtocol) as every
+backend's default.
+*/}}
+{{- define "ouroboros.controllerRoutesArgs" -}}
+{{- if .Values.routing.enabled }}
+- --routes
+- --routes-configmap={{ include "ouroboros.routesConfigmap" . }}
+- --routes-namespace={{ .Release.Namespace }}
+- --routes-proxy-protocol={{ .Values.proxy.proxyProtocol }}
+{{- end }}
+{{- end -}}
+
 {{/* The rewrite target: a baked FQDN when the cluster domain is given, else runtime composition. */}}
 {{- define "ouroboros.proxyTargetArgs" -}}
 {{- if include "ouroboros.clusterDomain" . }}

@@ -14,7 +14,8 @@ export type HookScript =
   | "coredns-import-cleanup.sh"
   | "external-dns-cleanup.sh"
   | "etc-hosts-quiesce.sh"
-  | "etc-hosts-cleanup.sh";
+  | "etc-hosts-cleanup.sh"
+  | "routes-cleanup.sh";
 
 /**
  * The shared files (in `chart/scripts/lib/`) each script runs after, in order: the `libs` each template
@@ -27,6 +28,7 @@ export const HOOK_LIBS: Readonly<Record<HookScript, readonly string[]>> = {
   "external-dns-cleanup.sh": ["common.sh"],
   "etc-hosts-quiesce.sh": ["common.sh"],
   "etc-hosts-cleanup.sh": ["common.sh"],
+  "routes-cleanup.sh": ["common.sh"],
 };
 
 /**

@@ -35,6 +35,8 @@ const VALUE_SETS: Record<string, string[]> = {
     "controller.leaderElection.namespace=kube-system",
   ],
   "dry run, etc-hosts": ["controller.dryRun=true", "etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.10"],
+  "routing": ["routing.enabled=true", "proxy.proxyProtocol=v2"],
+  "routing, etc-hosts": ["routing.enabled=true", "etcHosts.enabled=true", "etcHosts.proxyIP=10.96.0.10"],
   "every option": [
     "podDisruptionBudget.enabled=true",
     "networkPolicy.enabled=true",
@@ -109,6 +111,7 @@ Deno.test({
         "external-dns-cleanup.sh",
         "etc-hosts-quiesce.sh",
         "etc-hosts-cleanup.sh",
+        "routes-cleanup.sh",
         "lib/common.sh",
         "lib/quiesce.sh",
       ]
