@@ -11,6 +11,9 @@
  * - The current value is read from the watched ConfigMap (a change to it wakes the loop), so a
  *   pass whose table did not change makes no request. A stale cache costs one redundant patch.
  * - The table's bytes are stable for a given table, so "unchanged" is a text comparison.
+ * - Another writer first (a 409: every node's controller in etc-hosts mode writes the same table)
+ *   is not a failure: its change reaches the watched ConfigMap, which calls this sink again to
+ *   compare; the pass answers `unchanged` with a DEBUG notice instead of a WARN and a retry.
  * - Hostnames left to the default target are said once per change of that list (a WARN naming
  *   each with its reason), and counted by reason through `report` on every pass.
  *
@@ -19,7 +22,7 @@
  * @module
  */
 
-import { isInvalid, isNotFound } from "../../kube/errors.ts";
+import { isAlreadyExists, isConflict, isInvalid, isNotFound } from "../../kube/errors.ts";
 import type { KubeClient } from "../../kube/client.ts";
 import type { StoreView } from "../../reflector/store.ts";
 import { type ObjectOwnership, otherInstance, ownerLabels } from "../../publisher/object_ownership.ts";
@@ -124,6 +127,18 @@ export class RoutesSink implements Sink {
         });
       }
     } catch (error) {
+      if (isConflict(error) || isAlreadyExists(error)) {
+        return {
+          kind: "unchanged",
+          hosts,
+          notices: [...notices, {
+            level: "debug",
+            message:
+              "another writer changed the route table first; its change calls this sink again to compare",
+            properties: { configMap: this.#where },
+          }],
+        };
+      }
       if (isInvalid(error)) {
         return with_({
           kind: "refused",

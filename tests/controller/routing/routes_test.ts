@@ -225,3 +225,29 @@ Deno.test("--routes --dry-run: the table is previewed as a diff and nothing is c
   assert.match(previewed.properties.diff as string, /\+\s+"host": "shop\.example\.com"/);
   assert.equal(server.get("v1", "ConfigMap", NAMESPACE, NAME), undefined);
 });
+
+// Both start at once, so their first writes race (measured: one of the two creates meets
+// AlreadyExists on every run); the loser must say nothing above DEBUG.
+Deno.test("--routes: two controllers writing one table (etc-hosts mode: one per node) converge without a failure", async () => {
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  loadBalancer(server, "ingress-nginx/controller", "203.0.113.7", "10.96.0.10");
+  ingress(server, "shop.example.com", "203.0.113.7");
+  await using first = await controller(server);
+  await using second = await controller(server);
+  await waitFor("the table", () => hosts(table(server))["shop.example.com"] === "ingress-nginx/controller");
+  ingress(server, "app.example.com", "203.0.113.7");
+  await waitFor(
+    "the changed table",
+    () => hosts(table(server))["app.example.com"] === "ingress-nginx/controller",
+  );
+  for (const running of [first, second]) {
+    await waitFor(
+      "each controller to see the table as it wrote it",
+      async () => /^ouroboros_controller_routes 1$/m.test(await running.runtime.healthRoutes().metrics()),
+    );
+    assert.deepEqual(
+      running.log.entries.filter((entry) => entry.level === "warn" || entry.level === "error"),
+      [],
+    );
+  }
+});
