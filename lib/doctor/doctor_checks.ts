@@ -303,9 +303,10 @@ export async function runDoctorChecks(
   }));
   const expected = expectedAddresses(api, settings, prepare);
   const proxyService = proxyServiceRef(settings);
+  const routes = settings.controller.routes;
   const etcHosts = settings.controller.values.mode === "etc-hosts";
   const resolution = resolutionCheck();
-  const path = pathCheck();
+  const path = pathCheck({ routes: routes !== undefined });
   const runs: Promise<CheckReport>[] = [
     runCheck(needCheck(), {
       context: {
@@ -360,7 +361,13 @@ export async function runDoctorChecks(
       path,
       chosen.then((hosts) =>
         "unknown" in hosts ? hostsUnknown(path.id, hosts.unknown) : {
-          context: { api, ...(proxyService === undefined ? {} : { proxyService }), ...hosts, inCluster },
+          context: {
+            api,
+            ...(proxyService === undefined ? {} : { proxyService }),
+            ...hosts,
+            inCluster,
+            ...(routes === undefined ? {} : { routes }),
+          },
         }
       ),
       timeoutMs,

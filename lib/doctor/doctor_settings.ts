@@ -2,6 +2,11 @@
  * The doctor's validated settings, the controller's checked by the controller's own rules so a
  * flag it would refuse is refused here with the same words.
  *
+ * One difference, for a run outside a pod: with `--routes` and no `--routes-namespace`, the
+ * controller would take its own namespace, which a workstation does not have; the doctor then
+ * takes `--proxy-service-namespace`, where the table must be anyway (the proxy mounts it, and a
+ * ConfigMap volume comes from the pod's own namespace).
+ *
  * Pure: the environment and files come in through {@linkcode DoctorSettingsInput}.
  *
  * @module
@@ -56,8 +61,11 @@ export function doctorSettings(input: DoctorSettingsInput): DoctorSettings | Con
   const problems: string[] = [];
   const ingressService = serviceRef("ingress-service", values.ingressService, problems);
   const clusterDnsService = serviceRef("cluster-dns-service", values.clusterDnsService, problems);
+  const routesNamespace = values.routes && values.routesNamespace === "" && input.podNamespace === undefined
+    ? values.proxyServiceNamespace
+    : values.routesNamespace;
   const controller = controllerSettings({
-    values,
+    values: { ...values, routesNamespace },
     clusterDomainSource: input.sources.clusterDomain,
     readResolvConf: input.readResolvConf,
     podNamespace: input.podNamespace,

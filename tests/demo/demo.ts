@@ -33,6 +33,11 @@
  * the controller's flags reports on every check, read-only: the load balancer, the Corefile block
  * against the Ingresses, resolution, the path through the proxy, and our parts' health.
  *
+ * Part 7, routing (`routing_stage.ts`): an Ingress served by one ingress stand-in (ingress-nginx)
+ * and a Gateway by another (Envoy Gateway), each behind its own LoadBalancer Service; the
+ * controller with `--routes` publishes the route table, the proxy with `--routes-file` follows it,
+ * and a request for each hostname reaches its own stand-in, an unknown one the default target.
+ *
  * The demo exits 1 (and says so) if anything it shows did not happen as described.
  *
  * @module
@@ -70,6 +75,7 @@ import {
 } from "./dns_responder.ts";
 import { call, startIngressStandIn } from "./ingress_stand_in.ts";
 import { type DoctorStage, stageForDoctor } from "./doctor_stage.ts";
+import { runRoutingStage } from "./routing_stage.ts";
 import {
   API_HOSTNAME,
   appliedBy,
@@ -658,6 +664,14 @@ try {
     "the doctor wrote nothing (no write reached the API server while it ran)",
     apiWrites() === writesBefore,
   );
+
+  say();
+  say("Part 7: one proxy, two ingress controllers: each hostname reaches its own");
+  say();
+  // Part 6's controller watches no Gateways: it would take the Gateway's hostname back out of the block.
+  await doctorStage[Symbol.asyncDispose]();
+  doctorStage = undefined;
+  await runRoutingStage(cluster, { say, check, controllerLogs, otherLogs });
 } catch (error) {
   check(`the demo ran to the end (${error instanceof Error ? error.message : String(error)})`, false);
 } finally {
@@ -689,7 +703,8 @@ if (failed.length === 0) {
   say("Ingresses through a failover, the hairpinned call reaches the ingress with the caller's address,");
   say("kuberture keeps the API server's addresses published for external-dns, and ouroboros dns");
   say("answers the hairpinned name for the chosen workload only; the doctor finds the wiring, resolution,");
-  say("the path through the proxy and our parts sound.");
+  say("the path through the proxy and our parts sound; and with a route table, one proxy sends an");
+  say("Ingress's and a Gateway's hostnames each to its own ingress controller.");
 } else {
   say("Demo FAILED:");
   for (const entry of failed) say(`  - not as described: ${entry.what}`);

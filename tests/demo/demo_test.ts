@@ -53,7 +53,7 @@ function capture(text: string, pattern: RegExp): string {
   return found;
 }
 
-Deno.test("`deno task demo`: a preview first, then the Corefile block follows the Ingresses through a failover, only the proxied call gets through with the caller's address, and kuberture publishes the API server's addresses", async () => {
+Deno.test("`deno task demo`: a preview first, then the Corefile block follows the Ingresses through a failover, only the proxied call gets through with the caller's address, kuberture publishes the API server's addresses, and one proxy sends an Ingress's and a Gateway's hostnames each to its own ingress stand-in", async () => {
   const { code, stdout, stderr } = await runDemo();
   assert.equal(code, 0, `demo failed:\n${stdout}\n${stderr}`);
 
@@ -186,6 +186,51 @@ Deno.test("`deno task demo`: a preview first, then the Corefile block follows th
   const stopped = step(stdout, 13);
   assert.match(stopped, /\n {3}kuberture log: INFO kuberture stopped signal=SIGTERM\n/);
   assert.match(stopped, /\n {3}kuberture exit status 0\n/);
+  // Routing: the controller's table sends the Ingress's and the Gateway's hostnames to their own
+  // LoadBalancer Services; through the proxy each reaches its own stand-in, an unknown one the default.
+  const table = step(stdout, 19);
+  assert.match(
+    table,
+    /\n {3}controller log: INFO hostnames updated target=.*routes ouroboros\/ouroboros-routes\[routes\.json\]/,
+  );
+  assert.match(
+    table,
+    /\n {3}app\.example\.com +-> envoy-gateway-system\/envoy-public +127\.0\.0\.1:\d+, PROXY v2\n/,
+  );
+  for (const host of ["api", "news", "shop", "www.shop"]) {
+    assert.match(
+      table,
+      new RegExp(
+        `\\n {3}${
+          host.replace(".", "\\.")
+        }\\.example\\.com +-> ingress-nginx/ingress-nginx-controller +127\\.0\\.0\\.1:\\d+, PROXY v1\\n`,
+      ),
+    );
+  }
+  assert.doesNotMatch(table, /wiki\.example\.com/, "a plain-HTTP Ingress is not hairpinned, so not routed");
+  const routed = step(stdout, 20);
+  assert.match(routed, /\n {3}proxy log: INFO route table loaded routes=5 /);
+  for (
+    const [host, owner, standIn, version] of [
+      ["shop", "Ingress shop/web", "ingress-nginx", "v1"],
+      ["app", "Gateway web/public", "envoy-gateway", "v2"],
+      ["unknown", "no route", "default-backend", "v1"],
+    ]
+  ) {
+    assert.match(
+      routed,
+      new RegExp(
+        `\\n {3}${host}\\.example\\.com +\\(${owner}\\) +-> proxy -> ${standIn}: HTTP/1\\.1 200 OK\\n +its PROXY ` +
+          `${version} header named [\\d.:]+, the caller's own address\\n`,
+      ),
+    );
+  }
+  for (
+    const route of ["ingress-nginx/ingress-nginx-controller", "envoy-gateway-system/envoy-public", "default"]
+  ) {
+    assert.match(routed, new RegExp(`\\n {5}\\{route="${route}"\\} 1\\n`));
+  }
+  assert.match(step(stdout, 21), /\n {3}controller exit status 0, proxy exit status 0\n/);
   assert.doesNotMatch(stdout, / ERROR /, "a controller, the proxy or kuberture logged an ERROR");
   assert.match(stdout, /Demo finished:/);
   assert.doesNotMatch(stdout, /FAILED/);

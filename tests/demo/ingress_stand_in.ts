@@ -2,7 +2,8 @@
  * The demo's ingress controller: a tiny HTTP server on 127.0.0.1 that behaves like
  * ingress-nginx with `use-proxy-protocol: true`. A connection must start with a PROXY header;
  * the answer then names the client address the header carried. Anything else gets 400, which is
- * what a pod sees when kube-proxy short-circuits the load balancer (the hairpin problem).
+ * what a pod sees when kube-proxy short-circuits the load balancer (the hairpin problem). A named
+ * stand-in (the routing part has one per ingress controller) starts its answers with its name.
  *
  * Also the demo's HTTP client ({@linkcode call}), so the demo needs nothing but Deno.
  *
@@ -58,7 +59,8 @@ function response(status: string, body: string): string {
 }
 
 /** Answers one connection: 200 naming the PROXY header's source, or 400 without a header. */
-async function answer(conn: Deno.TcpConn): Promise<void> {
+async function answer(conn: Deno.TcpConn, name: string | undefined): Promise<void> {
+  const from = name === undefined ? "" : `${name}: `;
   try {
     let received = new Uint8Array(0);
     const chunk = new Uint8Array(4096);
@@ -69,14 +71,14 @@ async function answer(conn: Deno.TcpConn): Promise<void> {
         const who = source ? `${source.hostname}:${source.port}` : "unknown";
         await writeAll(
           conn,
-          response("200 OK", `hello ${who}: the PROXY v${parsed.header.version} header named you\n`),
+          response("200 OK", `${from}hello ${who}: the PROXY v${parsed.header.version} header named you\n`),
         );
         return;
       }
       if (parsed.kind === "invalid") {
         await writeAll(
           conn,
-          response("400 Bad Request", "rejected: the connection did not start with a PROXY header\n"),
+          response("400 Bad Request", `${from}rejected: the connection did not start with a PROXY header\n`),
         );
         return;
       }
@@ -96,15 +98,15 @@ async function answer(conn: Deno.TcpConn): Promise<void> {
   }
 }
 
-/** Starts the stand-in on 127.0.0.1 and a free port. */
-export function startIngressStandIn(): IngressStandIn {
+/** Starts the stand-in on 127.0.0.1 and a free port; `name` starts its answers. */
+export function startIngressStandIn(options: { readonly name?: string } = {}): IngressStandIn {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const open = new Set<Promise<void>>();
   const accepting = (async () => {
     while (true) {
       const conn = await listener.accept().catch(() => undefined);
       if (conn === undefined) return;
-      const done = answer(conn);
+      const done = answer(conn, options.name);
       open.add(done);
       done.finally(() => open.delete(done));
     }

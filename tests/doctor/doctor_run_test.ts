@@ -134,3 +134,37 @@ Deno.test("doctor: an API server it cannot reach checks nothing and exits 4; --a
   assert.equal(lenient.code, 0, lenient.stderr);
   assert.match(lenient.stdout, /could not be checked/);
 });
+
+Deno.test("doctor: with the controller's --routes it reads the route table the proxy mounts, and says when there is none", async () => {
+  await using server = await startFakeApiServer({ token: TOKEN, bookmarkIntervalMs: 0 });
+  await using dir = await tempDir("doctor-");
+  const kubeconfig = await writeKubeconfig(`${dir.path}/kubeconfig`, { server: server.url, token: TOKEN });
+  seedCoredns(server);
+  server.create({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { namespace: "ouroboros", name: "ouroboros-proxy" },
+    spec: { clusterIP: "10.96.0.50", clusterIPs: ["10.96.0.50"], ports: [{ name: "http", port: 80 }] },
+  });
+  // From a workstation the table is looked for in the proxy Service's namespace.
+  const flags = ["doctor", `--kubeconfig=${kubeconfig}`, ...CONTROLLER_FLAGS, "--routes"];
+  const missing = await runOuroboros(flags, { permissionSet: "doctor" });
+  assert.equal(missing.code, 1, missing.stderr);
+  assert.match(
+    missing.stdout,
+    /PROBLEM ConfigMap ouroboros\/ouroboros-routes\[routes\.json\]: ConfigMap ouroboros\/ouroboros-routes does not exist/,
+  );
+  server.create({
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { namespace: "ouroboros", name: "ouroboros-routes" },
+    data: { "routes.json": '{"version": 1, "routes": [], "backends": {}}' },
+  });
+  const found = await runOuroboros(flags, { permissionSet: "doctor" });
+  assert.match(found.stdout, /\nThe path: through the proxy Service to each host's own ingress \(/);
+  assert.match(
+    found.stdout,
+    /ok {6}ConfigMap ouroboros\/ouroboros-routes\[routes\.json\]: the route table sends 0/,
+  );
+  assert.ok(server.audit.every((entry) => entry.method === "GET"), "the doctor only reads");
+});

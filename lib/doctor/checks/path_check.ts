@@ -1,7 +1,9 @@
 /**
  * Check 5, "the path": does a hairpinned call get through the proxy to the ingress? Per host and
  * proxy ClusterIP, an HTTP request (`Host`) and a TLS handshake (SNI). The Service is read from
- * the API, since its ClusterIPs and ports are what DNS answers point at.
+ * the API, since its ClusterIPs and ports are what DNS answers point at. With `--routes`, the
+ * route table too, and each routed host's certificate through the proxy is compared with the one
+ * its own backend presents directly (`route_findings.ts` says how and why).
  *
  * Effects: one GET through the injected client; TCP and TLS connections.
  *
@@ -17,6 +19,15 @@ import { type Dialer, httpProbe } from "../probes/http_probe.ts";
 import { probeAll } from "../probes/probe_all.ts";
 import { type TlsHandshaker, tlsProbe } from "../probes/tls_probe.ts";
 import { PATH_CHECK_ID, pathFindings, type PathProbe } from "./path_findings.ts";
+import {
+  expectedBackends,
+  routeFindings,
+  type RouteProbe,
+  type RouteTableOutcome,
+  routeTableOutcome,
+  type RouteTableRef,
+} from "./route_findings.ts";
+import { probeBackends, readRouteTable } from "./route_probes.ts";
 import { serviceTargets } from "./service_targets.ts";
 
 /** What the check runs against. */
@@ -29,6 +40,8 @@ export interface PathContext {
   /** Present when `hosts` is a sample. */
   readonly sampledFrom?: number;
   readonly inCluster: boolean;
+  /** With `--routes`: the route table the proxy mounts; each host is then followed to its own backend. */
+  readonly routes?: RouteTableRef;
 }
 
 /** Options of {@linkcode pathCheck}. */
@@ -41,6 +54,8 @@ export interface PathCheckOptions {
   readonly dial?: Dialer;
   /** @default `node:tls` without chain verification */
   readonly handshake?: TlsHandshaker;
+  /** `--routes` is on: the title says the route table is followed. @default false */
+  readonly routes?: boolean;
 }
 
 function finding(subject: string, verdict: Finding["verdict"], saw: string, todo?: string): Finding {
@@ -52,7 +67,10 @@ export function pathCheck(options: PathCheckOptions = {}): DoctorCheck<PathConte
   const timeoutMs = options.probeTimeoutMs ?? 5_000;
   return {
     id: PATH_CHECK_ID,
-    title: "The path: through the proxy Service to the ingress (HTTP Host and TLS SNI per host)",
+    title: options.routes === true
+      ? "The path: through the proxy Service to each host's own ingress (HTTP Host and TLS SNI per host, " +
+        "the route table followed)"
+      : "The path: through the proxy Service to the ingress (HTTP Host and TLS SNI per host)",
     async run(context, signal) {
       const { proxyService } = context;
       if (proxyService === undefined) {
@@ -114,6 +132,11 @@ export function pathCheck(options: PathCheckOptions = {}): DoctorCheck<PathConte
           ));
         }
       }
+      const routing = context.routes === undefined ? undefined : routeTableOutcome(
+        await readRouteTable(context.api, { ref: context.routes, signal, timeoutMs }),
+        context.routes,
+      );
+      if (routing !== undefined) findings.push(routing.finding);
       if (context.hosts.length === 0) {
         findings.push(finding(
           subject,
@@ -125,6 +148,7 @@ export function pathCheck(options: PathCheckOptions = {}): DoctorCheck<PathConte
       }
       const pairs = context.hosts.flatMap((host) => targets.addresses.map((address) => ({ host, address })));
       const { httpPort, httpsPort } = targets;
+      const direct = routedProbes(context, routing, { signal, timeoutMs, options });
       const results = await probeAll(pairs, {
         signal,
         concurrency: options.concurrency ?? 16,
@@ -165,6 +189,7 @@ export function pathCheck(options: PathCheckOptions = {}): DoctorCheck<PathConte
           ...(httpsPort === undefined ? {} : { https: { port: httpsPort, result } }),
         };
       });
+      const routed = await direct;
       return [
         ...findings,
         ...pathFindings({
@@ -174,7 +199,46 @@ export function pathCheck(options: PathCheckOptions = {}): DoctorCheck<PathConte
           probes,
           ...(context.sampledFrom === undefined ? {} : { sampledFrom: context.sampledFrom }),
         }),
+        ...(routed === undefined || context.routes === undefined ? [] : routeFindings({
+          table: routed.table,
+          ref: context.routes,
+          inCluster: context.inCluster,
+          timeoutMs,
+          probes: probes.map((probe): RouteProbe => {
+            const expected = routed.expected.get(probe.host);
+            return {
+              host: probe.host,
+              address: probe.address,
+              ...(probe.https === undefined ? {} : { through: probe.https.result }),
+              ...(expected === undefined ? {} : { expected }),
+              direct: routed.direct.get(probe.host) ?? new Map(),
+            };
+          }),
+        })),
       ];
     },
   };
+}
+
+/**
+ * With a table to follow: each host's expected backend, and what every backend presents directly
+ * for the hosts the table routes (called while the proxy is probed).
+ */
+async function routedProbes(
+  context: PathContext,
+  routing: RouteTableOutcome | undefined,
+  call: { readonly signal: AbortSignal; readonly timeoutMs: number; readonly options: PathCheckOptions },
+) {
+  const table = routing?.table;
+  if (table === undefined) return undefined;
+  const expected = expectedBackends(table, context.hosts);
+  const hosts = context.hosts.filter((host) => expected.get(host) !== undefined);
+  const direct = await probeBackends(hosts, {
+    table,
+    signal: call.signal,
+    timeoutMs: call.timeoutMs,
+    ...(call.options.concurrency === undefined ? {} : { concurrency: call.options.concurrency }),
+    ...(call.options.handshake === undefined ? {} : { handshake: call.options.handshake }),
+  });
+  return { table, expected, direct };
 }

@@ -1,7 +1,9 @@
 /**
  * The doctor's TLS probe: a handshake with a chosen SNI, reporting whether it completed and the
- * certificate shown. Uses `node:tls` without chain verification (`Deno.connectTls` cannot skip
- * it, and ingress default certificates are often self-signed); trust and coverage are reported.
+ * certificate shown (its names and SHA-256 fingerprint). Uses `node:tls` without chain
+ * verification (`Deno.connectTls` cannot skip it, and ingress default certificates are often
+ * self-signed); trust and coverage are reported. With a `preface` (a PROXY header), those bytes
+ * go first on the TCP connection and the handshake follows, as the proxy does for an ingress.
  *
  * Pure: {@linkcode certificateNames}, {@linkcode certificateCovers}. Effects: {@linkcode tlsProbe}
  * opens one TLS connection.
@@ -9,6 +11,7 @@
  * @module
  */
 
+import net from "node:net";
 import tls from "node:tls";
 import { classifyProbeFailure, type ProbeFailure, type ProbePhase } from "./probe_failure.ts";
 import { probeDeadline, untilAborted } from "./probe_deadline.ts";
@@ -19,6 +22,8 @@ export interface CertificateSummary {
   /** See {@linkcode certificateNames}. */
   readonly names: readonly string[];
   readonly coversHost: boolean;
+  /** SHA-256 of the certificate, colon-separated upper-case hex (`9F:BA:…`): who presented it. */
+  readonly fingerprint?: string;
   /** Why the chain did not verify (`DEPTH_ZERO_SELF_SIGNED_CERT`, …); absent when it did. */
   readonly untrustedBecause?: string;
 }
@@ -38,6 +43,8 @@ export interface TlsHandshake {
   readonly commonName?: string;
   /** `subjectaltname` as `node:tls` writes it: `DNS:a.example.com, IP Address:10.0.0.1`. */
   readonly subjectAltName?: string;
+  /** `fingerprint256` as `node:tls` writes it. */
+  readonly fingerprint256?: string;
   readonly authorized: boolean;
   readonly authorizationError?: string;
 }
@@ -45,7 +52,13 @@ export interface TlsHandshake {
 /** Performs one handshake; calls `connected` once TCP is up (the answer phase begins). */
 export type TlsHandshaker = (
   target: { readonly hostname: string; readonly port: number },
-  options: { readonly servername: string; readonly signal: AbortSignal; readonly connected: () => void },
+  options: {
+    readonly servername: string;
+    readonly signal: AbortSignal;
+    readonly connected: () => void;
+    /** Bytes written on the TCP connection before the handshake (a PROXY header). */
+    readonly preface?: Uint8Array;
+  },
 ) => Promise<TlsHandshake>;
 
 /** The names a certificate covers: its `DNS:` subject alternative names, else its common name. */
@@ -87,46 +100,73 @@ function firstString(value: unknown): string | undefined {
   return Array.isArray(value) && typeof value[0] === "string" ? value[0] : undefined;
 }
 
-/** The default handshaker: `node:tls` without chain verification, `http/1.1` offered by ALPN. */
+/** What a finished handshake on `socket` showed. */
+function shownBy(socket: tls.TLSSocket): TlsHandshake {
+  const peer = socket.getPeerCertificate();
+  const commonName = firstString(peer.subject?.CN);
+  const protocol = socket.getProtocol();
+  const authorizationError = socket.authorizationError === undefined || socket.authorizationError === null
+    ? undefined
+    : String(socket.authorizationError);
+  return {
+    authorized: socket.authorized,
+    ...(protocol === null ? {} : { protocol }),
+    ...(commonName === undefined ? {} : { commonName }),
+    ...(typeof peer.subjectaltname === "string" ? { subjectAltName: peer.subjectaltname } : {}),
+    ...(typeof peer.fingerprint256 === "string" && peer.fingerprint256 !== ""
+      ? { fingerprint256: peer.fingerprint256 }
+      : {}),
+    ...(authorizationError === undefined ? {} : { authorizationError }),
+  };
+}
+
+/**
+ * The default handshaker: `node:tls` without chain verification, `http/1.1` offered by ALPN. With
+ * a preface, a plain TCP connection first, the preface written once it is up, then TLS over it.
+ */
 const nodeHandshake: TlsHandshaker = (target, options) =>
   new Promise((resolve, reject) => {
-    const socket = tls.connect({
-      host: target.hostname,
-      port: target.port,
+    const tlsOptions = {
       servername: options.servername,
       rejectUnauthorized: false,
       ALPNProtocols: ["http/1.1"],
-    });
-    const stop = () => socket.destroy();
+    };
+    const sockets: { destroy(): void }[] = [];
+    const stop = () => sockets.forEach((socket) => socket.destroy());
     options.signal.addEventListener("abort", stop, { once: true });
     const settle = (action: () => void) => {
       options.signal.removeEventListener("abort", stop);
-      socket.destroy();
+      stop();
       action();
     };
-    socket.once("connect", options.connected);
-    socket.once("secureConnect", () => {
-      const peer = socket.getPeerCertificate();
-      const commonName = firstString(peer.subject?.CN);
-      const protocol = socket.getProtocol();
-      const authorizationError = socket.authorizationError === undefined || socket.authorizationError === null
-        ? undefined
-        : String(socket.authorizationError);
-      settle(() =>
-        resolve({
-          authorized: socket.authorized,
-          ...(protocol === null ? {} : { protocol }),
-          ...(commonName === undefined ? {} : { commonName }),
-          ...(typeof peer.subjectaltname === "string" ? { subjectAltName: peer.subjectaltname } : {}),
-          ...(authorizationError === undefined ? {} : { authorizationError }),
-        })
-      );
-    });
-    socket.once("error", (error) => settle(() => reject(error)));
-    socket.once("close", () =>
+    const closed = () =>
       settle(() =>
         reject(Object.assign(new Error("closed before the handshake finished"), { name: "UnexpectedEof" }))
-      ));
+      );
+    const handshake = (socket: tls.TLSSocket) => {
+      sockets.push(socket);
+      socket.once("secureConnect", () => {
+        const shown = shownBy(socket);
+        settle(() => resolve(shown));
+      });
+      socket.once("error", (error) => settle(() => reject(error)));
+      socket.once("close", closed);
+    };
+    const { preface } = options;
+    if (preface === undefined) {
+      const socket = tls.connect({ host: target.hostname, port: target.port, ...tlsOptions });
+      socket.once("connect", options.connected);
+      handshake(socket);
+      return;
+    }
+    const raw = net.connect({ host: target.hostname, port: target.port });
+    sockets.push(raw);
+    raw.on("error", (error) => settle(() => reject(error)));
+    raw.once("connect", () => {
+      options.connected();
+      raw.write(preface);
+      handshake(tls.connect({ socket: raw, ...tlsOptions }));
+    });
   });
 
 /** Where to probe and how. */
@@ -139,6 +179,8 @@ export interface TlsProbeOptions {
   readonly signal: AbortSignal;
   /** @default `node:tls` without chain verification */
   readonly handshake?: TlsHandshaker;
+  /** Bytes to send before the handshake: a PROXY header, for an ingress reached directly. */
+  readonly preface?: Uint8Array;
 }
 
 /** Performs a TLS handshake with `servername` as SNI; never rejects. */
@@ -155,6 +197,7 @@ export async function tlsProbe(
         servername: options.servername,
         signal: deadline.signal,
         connected: () => state.phase = "answer",
+        ...(options.preface === undefined ? {} : { preface: options.preface }),
       }),
       deadline.signal,
     );
@@ -167,6 +210,7 @@ export async function tlsProbe(
         ...(shown.commonName === undefined ? {} : { commonName: shown.commonName }),
         names,
         coversHost: certificateCovers(options.servername, names),
+        ...(shown.fingerprint256 === undefined ? {} : { fingerprint: shown.fingerprint256.toUpperCase() }),
         ...(untrustedBecause === undefined ? {} : { untrustedBecause }),
       },
     };

@@ -68,9 +68,11 @@ for (const reach of ["direct", "apiserver"] as const) {
   Deno.test(`health (${reach}): the real proxy is ready with its backend up, and not ready with the cause when it is down`, async () => {
     await using cluster = await startCluster();
     using backend = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    // A loopback address no test listens on (they use 127.0.0.1 or port 0 on a wildcard), so the
+    // port stays refused even while parallel tests bind the free port it was picked from.
     const down = freePort();
     await using up = await startProxy(["--target-host=127.0.0.1", `--target-http-port=${backend.addr.port}`]);
-    await using broken = await startProxy(["--target-host=127.0.0.1", `--target-http-port=${down}`]);
+    await using broken = await startProxy(["--target-host=127.0.0.231", `--target-http-port=${down}`]);
     assert.ok(up.health && broken.health);
     proxyService(cluster);
     cluster.server.create(runningPod(`${NS}/proxy-up`, { labels: PROXY_LABELS, health: up.health }));

@@ -6,9 +6,13 @@ import {
   type TlsHandshaker,
   tlsProbe,
 } from "../../../lib/doctor/probes/tls_probe.ts";
+import { probeProxyHeader } from "../../../lib/doctor/probes/proxy_header.ts";
 import { selfSignedCertificate } from "../../support/peer_configs.ts";
-import { skipWithout } from "../../support/tools.ts";
+import { selfSignedCertificate as certificateFiles } from "../../support/tls_certificate.ts";
+import { tempDir } from "../../support/temp_dir.ts";
+import { requireTool, skipWithout } from "../../support/tools.ts";
 import { refusingPort, startListener, startNginxIngress } from "../ingress_stand_ins.ts";
+import { startTlsBackend } from "../tls_backends.ts";
 
 Deno.test("certificateNames: DNS subject alternative names first, the common name only without them", () => {
   const cases: readonly [string, string | undefined, string | undefined, string[]][] = [
@@ -74,6 +78,60 @@ Deno.test("tlsProbe: a finished handshake reports the protocol, the names and wh
     kind: "handshake",
     certificate: { names: ["*.example.com"], coversHost: true },
   });
+  const fingerprinted = await probe(() => Promise.resolve({ authorized: true, fingerprint256: "9f:ba:01" }));
+  assert.deepEqual(fingerprinted, {
+    kind: "handshake",
+    certificate: { names: [], coversHost: false, fingerprint: "9F:BA:01" },
+  });
+});
+
+Deno.test("tlsProbe: a preface goes to the handshaker, which sends it before the handshake", async () => {
+  const seen: (Uint8Array | undefined)[] = [];
+  const handshake: TlsHandshaker = (_, options) => {
+    seen.push(options.preface);
+    return Promise.resolve({ authorized: true });
+  };
+  await tlsProbe({ hostname: "10.96.0.50", port: 443 }, {
+    servername: "shop.example.com",
+    timeoutMs: 1_000,
+    signal: new AbortController().signal,
+    handshake,
+    preface: probeProxyHeader("v2"),
+  });
+  await probe(handshake);
+  assert.deepEqual(seen, [probeProxyHeader("v2"), undefined]);
+});
+
+Deno.test({
+  name:
+    "tlsProbe with a PROXY header first: a stand-in that insists on one shows its certificate's fingerprint",
+  ignore: skipWithout("tls probe with a PROXY header", ["openssl"]),
+  fn: async () => {
+    await using dir = await tempDir("doctor-tls-");
+    const files = await certificateFiles(dir.path, "gateway", ["app.example.com"]);
+    await using backend = await startTlsBackend("gateway", files);
+    const openssl = await new Deno.Command(requireTool("openssl"), {
+      args: ["x509", "-in", files.certPath, "-noout", "-fingerprint", "-sha256"],
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const fingerprint = new TextDecoder().decode(openssl.stdout).trim().split("=")[1];
+    for (const version of ["v1", "v2"] as const) {
+      const result = await tlsProbe({ hostname: "127.0.0.1", port: backend.https.port }, {
+        servername: "app.example.com",
+        timeoutMs: 5_000,
+        signal: AbortSignal.timeout(20_000),
+        preface: probeProxyHeader(version),
+      });
+      assert.ok(result.kind === "handshake", JSON.stringify(result));
+      assert.equal(result.certificate?.fingerprint, fingerprint, version);
+      assert.equal(result.certificate?.coversHost, true, version);
+    }
+    assert.deepEqual(backend.https.headers.map((header) => [header.version, header.family]), [
+      [1, "UNKNOWN"],
+      [2, "UNKNOWN"],
+    ]);
+  },
 });
 
 Deno.test("tlsProbe: failures are told apart by phase", async () => {
@@ -127,6 +185,19 @@ Deno.test({
     assert.ok(other.kind === "handshake" && other.certificate?.coversHost === false, JSON.stringify(other));
     const hungUp = await at(insisting.httpsPort, "localhost");
     assert.ok(hungUp.kind === "closed" || hungUp.kind === "reset", JSON.stringify(hungUp));
+    for (const version of ["v1", "v2"] as const) {
+      const withHeader = await tlsProbe({ hostname: "127.0.0.1", port: insisting.httpsPort }, {
+        servername: "localhost",
+        timeoutMs: 5_000,
+        signal: AbortSignal.timeout(20_000),
+        preface: probeProxyHeader(version),
+      });
+      assert.ok(
+        withHeader.kind === "handshake",
+        `nginx takes the ${version} header: ${JSON.stringify(withHeader)}`,
+      );
+      assert.match(withHeader.certificate?.fingerprint ?? "", /^([0-9A-F]{2}:){31}[0-9A-F]{2}$/);
+    }
     assert.deepEqual(await at(silent.port, "localhost", 200), { kind: "answer-timeout" });
     assert.deepEqual(await at(refusingPort(), "localhost"), { kind: "refused" });
   },
