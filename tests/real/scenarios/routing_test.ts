@@ -1,5 +1,5 @@
 /**
- * Scenario 12 of the real-component suite: routing (issue 30) against the real apiserver. Two
+ * Scenario 9 of the real-component suite: routing (issue 30) against the real apiserver. Two
  * ingress controllers, each behind its own LoadBalancer Service whose status holds the address its
  * Ingresses report (written through the real status subresource), each a real nginx insisting on
  * the PROXY header on its Service's ClusterIP. The controller, with the chart's `routing.enabled`
