@@ -191,6 +191,8 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
   const closeClient = () => closeQuietly(client);
   let early: EarlyRead | undefined;
   let ahead: Uint8Array | undefined;
+  /** The pooled buffer `ahead` lives in, given back once its bytes are written. */
+  let aheadBuffer: Uint8Array | undefined;
   try {
     try {
       client.setNoDelay(true);
@@ -205,7 +207,11 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
     };
     const routing = context.routing;
     if (routing !== undefined && routing.holder.active) {
-      const first = await readFirstBytes(client, { listener: context.listener, ...routing });
+      const first = await readFirstBytes(client, {
+        listener: context.listener,
+        ...routing,
+        pool: buffers.smallPool,
+      });
       routing.reads[first.kind === "found" ? "found" : first.outcome].value += 1;
       if (first.kind === "ended") {
         closeQuietly(client);
@@ -213,6 +219,7 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       }
       activity.count += 1;
       ahead = first.bytes;
+      aheadBuffer = first.pooled;
       destination = routedDestination(context, routing.holder, first);
     } else {
       early = new EarlyRead(client, buffers.smallPool?.take() ?? new Uint8Array(buffers.small), activity);
@@ -279,6 +286,11 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
       closeQuietly(client);
       return;
     }
+    if (aheadBuffer !== undefined) {
+      // Copied into the header's buffer and written.
+      buffers.smallPool?.give(aheadBuffer);
+      aheadBuffer = undefined;
+    }
     let firstRead: FirstRead;
     if (early === undefined) {
       firstRead = { buffer: undefined, pending: undefined, sent };
@@ -313,6 +325,7 @@ export async function handleConnection(client: Deno.TcpConn, job: ConnectionJob)
     }
   } finally {
     stop.signal.removeEventListener("abort", closeClient);
+    if (aheadBuffer !== undefined) buffers.smallPool?.give(aheadBuffer);
     if (early !== undefined) {
       // Ended before the relay: close the client so its read ends, then reuse the buffer.
       closeQuietly(client);
