@@ -77,7 +77,7 @@ function hosts(routes: RouteTable | undefined): Record<string, string> {
   return Object.fromEntries((routes?.routes ?? []).map((route) => [route.host, route.backend]));
 }
 
-async function controller(server: FakeApiServer, options: { dryRun?: boolean } = {}) {
+function controller(server: FakeApiServer, options: { dryRun?: boolean } = {}) {
   const client = new KubeClient({ server: server.url });
   const log = new LogRecorder();
   const runtime = ControllerRuntime.start({
@@ -115,7 +115,7 @@ Deno.test("--routes: the table names each hostname's own Service, and follows an
   loadBalancer(server, "envoy/public", "203.0.113.8", "10.96.0.20");
   ingress(server, "shop.example.com", "203.0.113.7");
   gateway(server, "app.example.com", { type: "IPAddress", value: "203.0.113.8" });
-  await using running = await controller(server);
+  await using running = controller(server);
 
   const first = await waitFor("the route table", () => table(server));
   assert.deepEqual(hosts(first), {
@@ -158,7 +158,7 @@ Deno.test("--routes: hostnames without their own backend go to the default, said
   loadBalancer(server, "ingress-nginx/copy", "203.0.113.7", "10.96.0.12");
   ingress(server, "shop.example.com", "203.0.113.7");
   gateway(server, "app.example.com", { type: "Hostname", value: "lb.example.net" });
-  await using running = await controller(server);
+  await using running = controller(server);
 
   await waitFor("the table", () => table(server));
   assert.deepEqual(hosts(table(server)), {});
@@ -198,7 +198,7 @@ Deno.test("--routes: a ConfigMap of that name without our labels is refused and 
   });
   loadBalancer(server, "ingress-nginx/controller", "203.0.113.7", "10.96.0.10");
   ingress(server, "shop.example.com", "203.0.113.7");
-  await using running = await controller(server);
+  await using running = controller(server);
   await waitFor(
     "the refusal",
     () =>
@@ -214,7 +214,7 @@ Deno.test("--routes --dry-run: the table is previewed as a diff and nothing is c
   await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
   loadBalancer(server, "ingress-nginx/controller", "203.0.113.7", "10.96.0.10");
   ingress(server, "shop.example.com", "203.0.113.7");
-  await using running = await controller(server, { dryRun: true });
+  await using running = controller(server, { dryRun: true });
   const previewed = await waitFor(
     "the preview",
     () =>
@@ -232,8 +232,8 @@ Deno.test("--routes: two controllers writing one table (etc-hosts mode: one per 
   await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
   loadBalancer(server, "ingress-nginx/controller", "203.0.113.7", "10.96.0.10");
   ingress(server, "shop.example.com", "203.0.113.7");
-  await using first = await controller(server);
-  await using second = await controller(server);
+  await using first = controller(server);
+  await using second = controller(server);
   await waitFor("the table", () => hosts(table(server))["shop.example.com"] === "ingress-nginx/controller");
   ingress(server, "app.example.com", "203.0.113.7");
   await waitFor(
