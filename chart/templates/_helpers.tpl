@@ -110,15 +110,80 @@ app.kubernetes.io/component: {{ index . 1 }}
 {{- end -}}
 
 {{/*
-Labels of one component's pods: the common labels and the component (a superset of the selector
-labels, so selectors still match), then the operator's podLabels. Call with (list $ "component"
+Labels of one component's pods: the operator's podLabels, then the common labels and the component
+(a superset of the selector labels), which win over an operator's label of the same name, so the
+Deployment's or DaemonSet's selector always matches its pods. Call with (list $ "component"
 podLabels).
 */}}
 {{- define "ouroboros.podLabels" -}}
-{{ include "ouroboros.componentLabels" (list (index . 0) (index . 1)) }}
-{{- with index . 2 }}
+{{- $labels := include "ouroboros.componentLabels" (list (index . 0) (index . 1)) -}}
+{{- $own := $labels | fromYaml -}}
+{{- $theirs := dict -}}
+{{- range $key, $value := index . 2 | default dict }}
+{{- if not (hasKey $own $key) }}
+{{- $_ := set $theirs $key $value }}
+{{- end }}
+{{- end }}
+{{- $labels }}
+{{- with $theirs }}
 {{ toYaml . }}
 {{- end }}
+{{- end -}}
+
+{{/*
+The extension points every workload offers (controller, proxy, kuberture and dns Deployments, the
+etc-hosts DaemonSet), each rendered by the helpers below so that every workload renders them alike:
+extraArgs after the chart's arguments, extraEnv after its environment, extraVolumes and
+extraVolumeMounts after its own volumes and mounts (ouroboros.moreItems, ouroboros.field),
+podAnnotations and podLabels (ouroboros.podAnnotations, ouroboros.podLabels), priorityClassName,
+nodeSelector and tolerations (ouroboros.field), and the security contexts
+(ouroboros.securityContext). tests/chart/extension_points_test.ts holds every workload to it.
+*/}}
+
+{{/*
+Items appended to a list the chart starts (args, env, volumes, volumeMounts): each item of `items`
+on its own line at `indent`; nothing when empty. Call with (list items indent) right after the
+chart's own items.
+*/}}
+{{- define "ouroboros.moreItems" -}}
+{{- with index . 0 }}
+{{- toYaml . | nindent (index $ 1) }}
+{{- end }}
+{{- end -}}
+
+{{/*
+A pod or container field (priorityClassName, nodeSelector, tolerations, env, volumes,
+volumeMounts, rollingUpdate): `name:` at `indent` on a line of its own, then the value (a string on
+the same line, a list or map below); nothing when the value is empty. Call with (list "name" value
+indent).
+*/}}
+{{- define "ouroboros.field" -}}
+{{- with index . 1 }}
+{{ index $ 0 | indent (index $ 2) }}:
+{{- if kindIs "string" . }} {{ . }}
+{{- else }}
+{{- toYaml . | nindent (int (add (index $ 2) 2)) }}
+{{- end }}
+{{- end }}
+{{- end -}}
+
+{{/*
+A security context: the chart-wide one (podSecurityContext or securityContext), then the
+workload's own key by key (a workload's key replaces the chart-wide key of that name whole), then
+`required`, which nothing overrides (the etc-hosts DaemonSet's root user). Call with (list
+chart-wide workload's) or (list chart-wide workload's required); the caller writes the field name.
+*/}}
+{{- define "ouroboros.securityContext" -}}
+{{- $out := deepCopy (index . 0 | default dict) -}}
+{{- range $key, $value := index . 1 | default dict }}
+{{- $_ := set $out $key $value }}
+{{- end }}
+{{- if gt (len .) 2 }}
+{{- range $key, $value := index . 2 }}
+{{- $_ := set $out $key $value }}
+{{- end }}
+{{- end }}
+{{- toYaml $out -}}
 {{- end -}}
 
 {{/*
@@ -209,6 +274,28 @@ affinity:
 tolerations:
   {{- toYaml . | nindent 2 }}
 {{- end }}
+{{- end -}}
+
+{{/*
+The etc-hosts DaemonSet's extension points, read back with fromYaml. The DaemonSet is the
+controller run on every node, so it keeps taking controller.extraArgs, extraEnv, extraVolumes,
+extraVolumeMounts, podAnnotations, podLabels and priorityClassName (as before etcHosts had its
+own), and etcHosts.* adds to them: its list items after the controller's, its annotations and
+labels over the controller's, its priority class instead of the controller's. The security
+contexts are not the controller's (those are the Deployment's, which runs as non-root).
+*/}}
+{{- define "ouroboros.etcHostsExtensions" -}}
+{{- $c := .Values.controller -}}
+{{- $e := .Values.etcHosts -}}
+{{- $out := dict -}}
+{{- range list "extraArgs" "extraEnv" "extraVolumes" "extraVolumeMounts" }}
+{{- $_ := set $out . (concat (index $c . | default list) (index $e . | default list)) }}
+{{- end }}
+{{- range list "podAnnotations" "podLabels" }}
+{{- $_ := set $out . (merge (deepCopy (index $e . | default dict)) (index $c . | default dict)) }}
+{{- end }}
+{{- $_ := set $out "priorityClassName" (default $c.priorityClassName $e.priorityClassName) }}
+{{- toYaml $out -}}
 {{- end -}}
 
 {{/* The controller pods' component label: etc-hosts for the DaemonSet, controller otherwise. */}}
