@@ -25,7 +25,7 @@ if (unknown.length > 0) {
   print(`usage: deno task bench:proxy:routing [--quick]   (unknown: ${unknown.join(" ")})`);
   Deno.exit(2);
 }
-const rounds = quick ? 2 : 10;
+const rounds = quick ? 2 : 20;
 const seconds = quick ? 1 : 3;
 /** The goal of issue 30: routing keeps the connection rate within 10% of routing off. */
 const GOAL = 0.9;

@@ -12,7 +12,7 @@ const VALUES = parse(await Deno.readTextFile(new URL("../../chart/values.yaml", 
   proxy: { resources: { requests: { memory: string }; limits: { cpu: string } } };
 };
 
-/** `72Mi` in bytes; only the binary suffixes the chart uses. */
+/** `96Mi` in bytes; only the binary suffixes the chart uses. */
 function quantityBytes(quantity: string): number {
   const match = /^(\d+)(Ki|Mi|Gi)$/.exec(quantity);
   assert.ok(match, `a memory quantity in Ki, Mi or Gi: ${quantity}`);

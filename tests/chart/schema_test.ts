@@ -137,7 +137,7 @@ const CHANGED: Record<string, { value: unknown; says: RegExp }> = {
     says: /The 256Mi limit fits 10,000 with room to/,
   },
   "proxy.resources": {
-    value: { requests: { cpu: "50m", memory: "72Mi" }, limits: { cpu: "1000m", memory: "256Mi" } },
+    value: { requests: { cpu: "50m", memory: "96Mi" }, limits: { cpu: "1000m", memory: "256Mi" } },
     says: /about 20 KiB per open connection/,
   },
   "etcHosts.resources": {
