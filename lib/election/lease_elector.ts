@@ -21,6 +21,7 @@ import type { Log } from "../util/logging.ts";
 import { type ElectionTiming, RETRY_JITTER } from "./election_timing.ts";
 import {
   microTime,
+  newerThan,
   type Observation,
   observeWritten,
   planLeaseAttempt,
@@ -60,6 +61,8 @@ export interface LeaseElectorOptions {
 
 /** How long a release on shutdown may take at most. */
 const RELEASE_TIMEOUT_MS = 5_000;
+/** Release writes at most (each after a 409 and a fresh read naming this replica). */
+const RELEASE_ATTEMPTS = 3;
 
 /** One candidate in one Lease election. */
 export class LeaseElector {
@@ -76,6 +79,11 @@ export class LeaseElector {
   #failing = false;
   /** Ends a candidate's wait early: the Lease was released. */
   #nudge = new AbortController();
+  /**
+   * A release seen since the last attempt began: a release that arrives while an attempt is in
+   * flight (which read the Lease still held) must not wait for the next retry.
+   */
+  #releaseSeen = false;
   #started = false;
 
   /** Sets up; nothing happens until {@linkcode run}. */
@@ -138,13 +146,17 @@ export class LeaseElector {
           if (!await this.#clock.sleep(retryPeriodMs, signal)) break;
           await this.#renew(signal);
         } else {
-          if (await this.#attempt(signal)) continue;
-          const wait = retryPeriodMs * (1 + this.#random() * RETRY_JITTER);
+          this.#releaseSeen = false;
           this.#nudge = new AbortController();
+          if (await this.#attempt(signal)) continue;
+          if (this.#releaseSeen) continue;
+          const wait = retryPeriodMs * (1 + this.#random() * RETRY_JITTER);
           await this.#clock.sleep(wait, AbortSignal.any([signal, this.#nudge.signal]));
         }
       }
     } finally {
+      // A fence closed by time means renewals have failed for the renew deadline: a release would
+      // fail alike, and only delay the stop.
       const leading = this.isLeader();
       // Writes stop before the Lease is handed back, so no write can follow the release.
       this.#enter({ kind: "stopped" });
@@ -185,8 +197,11 @@ export class LeaseElector {
             }
             continue;
           }
-          const released = event.type === "DELETED" || (event.type === "MODIFIED" && holder === "");
-          if (released && this.#state.kind === "candidate") this.#nudge.abort();
+          // ADDED with no holder: a watch (re)opened after the release.
+          if (holder === "" && this.#state.kind === "candidate") {
+            this.#releaseSeen = true;
+            this.#nudge.abort();
+          }
         }
       } catch (error) {
         if (signal.aborted) return;
@@ -327,24 +342,46 @@ export class LeaseElector {
     this.#enter({ kind: "candidate", holder });
   }
 
-  /** Hands the Lease back (this replica held it until now); best effort, bounded. */
+  /**
+   * Hands the Lease back (this replica held it until now); best effort, bounded. A renewal cut
+   * short by the stop may still have landed, leaving the resourceVersion we know stale: on 409 the
+   * Lease is read again and, while it still names this replica, released at the version read.
+   */
   async #release(): Promise<void> {
-    const written = this.#written;
-    const { api, lease, log } = this.#options;
-    if (written === undefined) return;
+    let current = this.#written;
+    const { api, lease, identity, log } = this.#options;
+    if (current === undefined) return;
+    const deadline = this.#clock.now() + RELEASE_TIMEOUT_MS;
+    const call = () => ({ timeoutMs: Math.max(1, deadline - this.#clock.now()) });
     try {
-      await api.update(LEASE, {
-        apiVersion: "coordination.k8s.io/v1",
-        kind: "Lease",
-        metadata: {
-          name: lease.name,
-          namespace: lease.namespace,
-          resourceVersion: written.metadata.resourceVersion,
-        },
-        spec: releasedLeaseSpec(written.spec, microTime(this.#wallClock())),
-      }, { timeoutMs: RELEASE_TIMEOUT_MS });
-      log.info("leadership released", { lease: this.lease });
+      for (let attempt = 1;; attempt++) {
+        try {
+          await api.update(LEASE, {
+            apiVersion: "coordination.k8s.io/v1",
+            kind: "Lease",
+            metadata: {
+              name: lease.name,
+              namespace: lease.namespace,
+              resourceVersion: current.metadata.resourceVersion,
+            },
+            spec: releasedLeaseSpec(current.spec, microTime(this.#wallClock())),
+          }, call());
+          log.info("leadership released", { lease: this.lease });
+          return;
+        } catch (error) {
+          if (!isConflict(error) || attempt >= RELEASE_ATTEMPTS) throw error;
+        }
+        current = await api.get(LEASE, lease, call());
+        if (current.spec.holderIdentity !== identity) {
+          log.debug("the lease names another holder already; nothing to release", {
+            lease: this.lease,
+            leader: current.spec.holderIdentity ?? "",
+          });
+          return;
+        }
+      }
     } catch (error) {
+      if (isNotFound(error)) return; // Deleted: nothing left to hand back.
       log.warn("could not release the lease; a follower takes over once it expires", {
         lease: this.lease,
         error: errorMessage(error),
@@ -356,17 +393,4 @@ export class LeaseElector {
     this.#state = state;
     for (const listener of [...this.#listeners]) listener();
   }
-}
-
-/**
- * Whether `seen` is a later version of the Lease than `written`, by resourceVersion compared as
- * numbers (KEP-5504); a version that is not a number is never taken as later, so a stale event
- * can never end a leadership, and the next renewal decides instead.
- */
-function newerThan(seen: Lease, written: Lease | undefined): boolean {
-  if (written === undefined) return false;
-  const parse = (version: string) => /^[0-9]+$/.test(version) ? BigInt(version) : undefined;
-  const after = parse(seen.metadata.resourceVersion);
-  const before = parse(written.metadata.resourceVersion);
-  return after !== undefined && before !== undefined && after > before;
 }

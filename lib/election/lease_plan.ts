@@ -160,3 +160,16 @@ function serialise(spec: LeaseSpec): string {
 export function microTime(date: Date): string {
   return date.toISOString().replace(/\.(\d{3})Z$/, ".$1000Z");
 }
+
+/**
+ * Whether `seen` is a later version of the Lease than `written`, by resourceVersion compared as
+ * numbers (KEP-5504); a version that is not a number is never taken as later, so a stale event
+ * can never end a leadership, and the next renewal decides instead.
+ */
+export function newerThan(seen: Lease, written: Lease | undefined): boolean {
+  if (written === undefined) return false;
+  const parse = (version: string) => /^[0-9]+$/.test(version) ? BigInt(version) : undefined;
+  const after = parse(seen.metadata.resourceVersion);
+  const before = parse(written.metadata.resourceVersion);
+  return after !== undefined && before !== undefined && after > before;
+}

@@ -2,7 +2,7 @@
  * Leader election with real processes: two or three `ouroboros controller --leader-elect`
  * replicas against one fake API server, each with its own API user so the audit log says who
  * wrote what. Reliability matrix rows T-7.2 (race), T-7.3 (partition), T-7.4 and T-7.7 (a paused
- * leader with a stale cache), T-7.6 (hand-over on SIGTERM), T-7.8 (followers ready), T-2.21 (no
+ * leader with a stale cache), T-7.6 (hand-over on SIGTERM, once and twenty times over), T-7.8 (followers ready), T-2.21 (no
  * write without leadership). Durations are scaled down (lease 3 s, renew 2 s, retry 0.5 s) so a
  * failover takes seconds; waits are polls with deadlines, never sleeps.
  *
@@ -143,6 +143,45 @@ Deno.test("T-7.6: SIGTERM on the leader releases the lease; the follower, watchi
   cluster.ingress("blog/site", { tls: ["blog.example.com"] });
   await waitForHosts(cluster, ["blog.example.com", "shop.example.com"]);
   assert.ok(configMapWritesBy(cluster, "b").length >= 1);
+});
+
+Deno.test("T-7.6, twenty times: with three replicas, each SIGTERM of the leader hands the lease over at once", async () => {
+  const users = ["a", "b", "c", "d"];
+  await using cluster = await startCluster({ users });
+  cluster.ingress("shop/web", { tls: ["shop.example.com"] });
+  // A 60 s lease and a 20 s retry period: a hand-over that missed the release (refused, skipped or
+  // not seen) would take a retry period at least, longer than each wait below.
+  const slow = [
+    "--leader-election-lease-duration=60s",
+    "--leader-election-renew-deadline=30s",
+    "--leader-election-retry-period=20s",
+  ];
+  const running = new Map<string, ControllerProcess>();
+  try {
+    for (const user of ["a", "b", "c"]) running.set(user, await replica(cluster, user, slow));
+    let spare = "d";
+    for (let round = 1; round <= 20; round++) {
+      const leader = await waitForLeader(cluster, [...running.keys()]);
+      const stopping = running.get(leader)!;
+      stopping.kill("SIGTERM");
+      const others = [...running.keys()].filter((user) => user !== leader);
+      await stopping.explain(() => waitForLeader(cluster, others, 10_000));
+      assert.equal((await stopping.status).code, 0, `round ${round}: ${leader} exits 0`);
+      assert.ok(
+        stopping.logs.some((line) => line.msg === "leadership released"),
+        `round ${round}: ${leader} released the lease`,
+      );
+      running.delete(leader);
+      await stopping[Symbol.asyncDispose]();
+      // The stopped replica's name comes back as a new follower, as a rollout's next pod would.
+      running.set(spare, await replica(cluster, spare, slow));
+      spare = leader;
+    }
+    cluster.ingress("blog/site", { tls: ["blog.example.com"] });
+    await waitForHosts(cluster, ["blog.example.com", "shop.example.com"]);
+  } finally {
+    for (const process of running.values()) await process[Symbol.asyncDispose]();
+  }
 });
 
 Deno.test("failover on SIGKILL: the follower takes over after the lease duration and writes what changed meanwhile", async () => {

@@ -124,6 +124,44 @@ Deno.test("T-7.6: a leader releases the lease on shutdown and the follower takes
   await b.running;
 });
 
+Deno.test("T-7.6: a renewal cut short by the stop that the server took anyway does not keep the Lease from being released", async () => {
+  const { clock, store, a, b } = await leaderAndFollower();
+  store.loseNextAnswer("a");
+  await clock.advance(retryPeriodMs); // a's renewal: applied, its answer never comes
+  const renewed = store.writes.filter((write) => write.client === "a").length;
+  assert.equal(renewed, 2, "the create and the renewal the server took");
+  a.stop.abort();
+  await a.running;
+  // The resourceVersion a knew was one behind: it read the Lease again, found itself, released it.
+  assert.equal(store.lease?.spec.holderIdentity, "");
+  assert.equal(a.log.find("info", "leadership released").length, 1);
+  assert.equal(
+    a.log.find("warn", "could not release the lease; a follower takes over once it expires").length,
+    0,
+  );
+  await clock.advance(MAX_RETRY_MS);
+  assert(b.elector.isLeader());
+  b.stop.abort();
+  await b.running;
+});
+
+Deno.test("T-7.6: a stopping leader never releases a Lease another replica has taken since", async () => {
+  const { clock, store, a, b } = await leaderAndFollower();
+  store.loseNextAnswer("a");
+  await clock.advance(retryPeriodMs);
+  // Someone else writes the Lease before a stops (as a follower would after an expiry).
+  store.seed({ ...store.lease!.spec, holderIdentity: "c" });
+  a.stop.abort();
+  await a.running;
+  assert.equal(store.lease?.spec.holderIdentity, "c");
+  assert.equal(a.log.find("info", "leadership released").length, 0);
+  assert.equal(
+    a.log.find("warn", "could not release the lease; a follower takes over once it expires").length,
+    0,
+  );
+  await stopAll(b);
+});
+
 Deno.test("T-2.21: the fence closes the moment the renew deadline passes, even if the renew loop has not run", async () => {
   const clock = new FakeClock();
   const store = new MemoryLeases(clock);

@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import {
   microTime,
+  newerThan,
   type Observation,
   observe,
   planLeaseAttempt,
@@ -218,4 +219,25 @@ Deno.test("planLeaseAttempt: a Lease deleted under a live holder is waited out o
     now: 6_000,
   });
   assert.deepEqual(back.action, { kind: "wait", holder: "other", expiresInMs: 15_000 });
+});
+
+Deno.test("newerThan: resourceVersions compared as numbers; anything not a number is never later", () => {
+  const spec: LeaseSpec = { holderIdentity: "a" };
+  const cases: [seen: string, written: string | undefined, later: boolean][] = [
+    ["8", "7", true],
+    ["7", "7", false],
+    ["6", "7", false],
+    ["10", "9", true], // as numbers, not as strings
+    ["123456789012345678901", "123456789012345678900", true], // beyond a double's precision
+    ["abc", "7", false],
+    ["8", "abc", false],
+    ["8", undefined, false], // nothing written yet
+  ];
+  for (const [seen, written, later] of cases) {
+    assert.equal(
+      newerThan(lease(spec, seen), written === undefined ? undefined : lease(spec, written)),
+      later,
+      `${seen} after ${written}`,
+    );
+  }
 });

@@ -1,7 +1,8 @@
 /**
  * An in-memory Lease store for elector tests: resourceVersion preconditions (409 Conflict),
- * create races (409 AlreadyExists), 404 for a missing Lease, and per-client partitions (every call
- * of a partitioned client fails as a refused connection, or hangs until its signal aborts).
+ * create races (409 AlreadyExists), 404 for a missing Lease, per-client partitions (every call
+ * of a partitioned client fails as a refused connection, or hangs until its signal aborts), and a
+ * write applied whose answer is lost.
  *
  * @module
  */
@@ -27,6 +28,7 @@ export class MemoryLeases {
   #rv = 0;
   readonly writes: LeaseWrite[] = [];
   readonly #partitioned = new Map<string, "refuse" | "hang">();
+  readonly #answerLost = new Set<string>();
   readonly #clock: Clock | undefined;
 
   /** `clock` times out hanging calls after their `timeoutMs`, as the real transport does. */
@@ -56,6 +58,14 @@ export class MemoryLeases {
 
   heal(client: string): void {
     this.#partitioned.delete(client);
+  }
+
+  /**
+   * The next update by `client` is applied, but its answer never arrives: the call hangs until its
+   * signal aborts (a renewal cut short by a stop after the server took it).
+   */
+  loseNextAnswer(client: string): void {
+    this.#answerLost.add(client);
   }
 
   /**
@@ -115,6 +125,14 @@ export class MemoryLeases {
         const spec = manifest.spec as LeaseSpec;
         this.#lease = { metadata: this.#meta(), spec };
         this.writes.push({ client: name, verb: "update", spec });
+        if (this.#answerLost.delete(name)) {
+          return await new Promise<T>((_, reject) => {
+            const signal = options?.signal;
+            if (signal === undefined) return;
+            if (signal.aborted) return reject(signal.reason);
+            signal.addEventListener("abort", () => reject(signal.reason), { once: true });
+          });
+        }
         return structuredClone(this.#lease) as unknown as T;
       },
     };
