@@ -1,11 +1,14 @@
 /**
- * The kuberture drop-in chart (chart/drop-in/kuberture, issue 31): with the cozystack kuberture
+ * The drop-in charts (issue 31). kuberture (chart/drop-in/kuberture): with the cozystack kuberture
  * package's own values (the seed's two examples) it renders kuberture and nothing else, as Helm 4
  * and Helm 3 render it, both installed directly (kuberture's value paths at the top level) and as
  * the cozystack package uses kuberture's chart, as a dependency named `kuberture` of a wrapper
  * chart whose values nest them under `kuberture:`. Its objects are the ouroboros chart's own
  * kuberture objects (one copy of the templates), named as kuberture's chart names them; its
- * generated values and schema are in step with the ouroboros chart's `kuberture:` ones.
+ * generated values and schema are in step with the ouroboros chart's `kuberture:` ones. par
+ * (chart/drop-in/par): par's chart values (its README's table) install `ouroboros dns` alone with
+ * par's behaviour, each value landing where it should, the objects the ouroboros chart renders for
+ * the same dns settings.
  */
 
 import assert from "node:assert/strict";
@@ -44,17 +47,21 @@ function kinds(objects: readonly K8sObject[]): string[] {
 }
 
 /**
- * A copy of chart/ (the drop-in's dependency is the chart two folders up) with the drop-in's
- * dependency built, and a cozystack-style wrapper chart beside it; removed when disposed.
+ * A copy of chart/ (a drop-in's dependency is the chart two folders up) with the drop-ins'
+ * dependencies built, and a cozystack-style wrapper chart beside it; removed when disposed.
  */
 async function charts(helm: Helm) {
   const dir = await tempDir("ouroboros-drop-in-");
   const copy = await new Deno.Command("cp", { args: ["-r", CHART_DIR, `${dir.path}/chart`] }).output();
   assert.equal(copy.code, 0, "copy chart/");
   await Deno.remove(`${dir.path}/chart/drop-in/kuberture/charts`, { recursive: true }).catch(() => {});
+  await Deno.remove(`${dir.path}/chart/drop-in/par/charts`, { recursive: true }).catch(() => {});
   const dropIn = `${dir.path}/chart/drop-in/kuberture`;
-  const built = await runHelm(helm, ["dependency", "build", dropIn]);
-  assert.equal(built.code, 0, `helm dependency build: ${built.stderr}`);
+  const par = `${dir.path}/chart/drop-in/par`;
+  for (const chart of [dropIn, par]) {
+    const built = await runHelm(helm, ["dependency", "build", chart]);
+    assert.equal(built.code, 0, `helm dependency build ${chart}: ${built.stderr}`);
+  }
   // The cozystack package's shape: kuberture's chart as a dependency named kuberture, the package's
   // own values (its ServiceMonitor on) under `kuberture:`.
   const wrapper = `${dir.path}/cozy-kuberture`;
@@ -75,7 +82,7 @@ async function charts(helm: Helm) {
   await Deno.writeTextFile(`${wrapper}/values.yaml`, "kuberture:\n  serviceMonitor:\n    enabled: true\n");
   const wrapped = await runHelm(helm, ["dependency", "build", wrapper]);
   assert.equal(wrapped.code, 0, `helm dependency build (wrapper): ${wrapped.stderr}`);
-  return { dropIn, wrapper, [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() };
+  return { dropIn, par, wrapper, [Symbol.asyncDispose]: () => dir[Symbol.asyncDispose]() };
 }
 
 /** `helm template <release> <chart>` in namespace cozy-kuberture with `values`; the objects. */
@@ -102,6 +109,7 @@ async function template(
 
 /** `helm template` that must fail; its error output. */
 async function templateFails(helm: Helm, chart: string, values: unknown): Promise<string> {
+  // (A release named "kuberture" works for either drop-in.)
   await using dir = await tempDir("ouroboros-drop-in-values-");
   await Deno.writeTextFile(`${dir.path}/values.yaml`, JSON.stringify(values));
   const run = await runHelm(helm, ["template", "kuberture", chart, "--values", `${dir.path}/values.yaml`]);
@@ -193,5 +201,82 @@ test("kuberture drop-in: another release name gives kuberture's chart's names; o
     assert.match(await templateFails(helm, built.dropIn, { ...seed, enabled: false }), /enabled/);
     // No output: refused as kuberture's chart refuses it (a placeholder would publish wrong records).
     assert.match(await templateFails(helm, built.dropIn, {}), /output/);
+  }
+});
+
+/** par's chart values as its README's table lists them, with other settings than par's defaults. */
+const PAR_VALUES = {
+  image: { repository: "registry.example.com/ouroboros", tag: "0.1.0" },
+  kubernetesClusterDomain: "example.internal",
+  metrics: true,
+  requests: { cpu: "100m", memory: "128Mi" },
+  resources: { limits: { cpu: "1", memory: "300Mi" } },
+};
+
+/** What `ouroboros dns` with par's behaviour renders: the CRD, the server, its RBAC and restore hook. */
+const PAR_KINDS = [
+  "ClusterRole",
+  "ClusterRoleBinding",
+  "CustomResourceDefinition",
+  "Deployment",
+  "Job",
+  "PodDisruptionBudget",
+  "Role",
+  "RoleBinding",
+  "Service",
+  "ServiceAccount",
+];
+
+test("par drop-in: par's values install ouroboros dns alone, with par's behaviour, each value where it belongs", async () => {
+  for (const helm of helms()) {
+    await using built = await charts(helm);
+    const defaults = await template(helm, built.par, {}, "par");
+    const given = await template(helm, built.par, PAR_VALUES, "par");
+    for (const objects of [defaults, given]) {
+      assert.deepEqual(kinds(objects), PAR_KINDS, `${helm.label}: the kinds`);
+      assert.deepEqual(ofKind(objects, "CustomResourceDefinition").map((crd) => crd.metadata.name), [
+        "records.dns.par.dev",
+      ]);
+    }
+    const server = (objects: readonly K8sObject[]) =>
+      ofKind(objects, "Deployment").find((object) => object.metadata.name === "par-dns")!;
+    const args = (objects: readonly K8sObject[]) => container(server(objects), "dns").args ?? [];
+    for (const flag of ["--hairpin=false", "--manage-workloads", "--manage-proxy-config"]) {
+      assert.ok(args(given).includes(flag), `${helm.label}: ${flag} in ${args(given).join(" ")}`);
+    }
+    assert.ok(args(given).includes("--cluster-domain=example.internal"));
+    assert.ok(args(defaults).includes("--cluster-domain=cluster.local"));
+    assert.equal(container(server(given), "dns").image, "registry.example.com/ouroboros:0.1.0");
+    assert.equal(container(server(defaults), "dns").image, "ghcr.io/ouroboros-ts/ouroboros:0.1.0");
+    assert.deepEqual(container(server(given), "dns").resources, {
+      requests: { cpu: "100m", memory: "128Mi" },
+      limits: { cpu: "1", memory: "300Mi" },
+    });
+    const scraped = (objects: readonly K8sObject[]) =>
+      (server(objects).spec as { template: { metadata: { annotations?: Record<string, string> } } }).template
+        .metadata.annotations?.["prometheus.io/scrape"];
+    assert.equal(scraped(given), "true");
+    assert.equal(scraped(defaults), undefined);
+    // The same server the ouroboros chart renders for the same dns settings.
+    const main = await renderOk(helm, {
+      release: "par",
+      namespace: "cozy-kuberture",
+      set: [
+        ...KUBERTURE_ONLY,
+        "fullnameOverride=par", // the drop-in's names come from its chart name, par
+        "dns.enabled=true",
+        "dns.hairpin=false",
+        "dns.manageWorkloads=true",
+        "dns.manageProxyConfig=true",
+        "controller.clusterDomain=example.internal",
+      ],
+    });
+    const mainServer = ofKind(main, "Deployment").find((object) =>
+      object.metadata.labels?.["app.kubernetes.io/component"] === "dns"
+    )!;
+    assert.deepEqual(args(given), container(mainServer, "dns").args);
+    // Anything but par's keys (and the ouroboros block) is refused by name.
+    assert.match(await templateFails(helm, built.par, { ...PAR_VALUES, replicas: 3 }), /replicas/);
+    assert.match(await templateFails(helm, built.par, { ...PAR_VALUES, metrics: "yes" }), /metrics/);
   }
 });
