@@ -691,6 +691,63 @@ subjects:
 {{- end -}}
 
 {{/*
+A hook Job running the ouroboros image itself (the same editor, guards and refusals as the running
+parts). Failed pods are kept (no hook-failed delete policy on the Job) so `kubectl logs` shows why;
+the Job itself is removed 10 minutes after it finishes. Call with a dict: root, name, hook, weight,
+serviceAccount, container (its name), args (a list), deadline (seconds, optional, default 120).
+*/}}
+{{- define "ouroboros.ownHookJob" -}}
+{{- $root := .root -}}
+apiVersion: batch/v1
+kind: Job
+metadata:
+  name: {{ .name }}
+  namespace: {{ $root.Release.Namespace }}
+  labels:
+    {{- include "ouroboros.componentLabels" (list $root "cleanup-hook") | nindent 4 }}
+  annotations:
+    {{- include "ouroboros.hookAnnotations" (list .hook .weight "hook-succeeded,before-hook-creation") | nindent 4 }}
+spec:
+  activeDeadlineSeconds: {{ .deadline | default 120 }}
+  backoffLimit: 1
+  ttlSecondsAfterFinished: 600
+  template:
+    metadata:
+      labels:
+        {{- include "ouroboros.componentLabels" (list $root "cleanup-hook") | nindent 8 }}
+    spec:
+      serviceAccountName: {{ .serviceAccount }}
+      restartPolicy: Never
+      {{- with include "ouroboros.imagePullSecrets" $root }}
+      {{- . | nindent 6 }}
+      {{- end }}
+      securityContext:
+        {{- toYaml $root.Values.podSecurityContext | nindent 8 }}
+      containers:
+        - name: {{ .container }}
+          image: {{ include "ouroboros.image" $root }}
+          imagePullPolicy: {{ $root.Values.image.pullPolicy }}
+          args:
+            {{- range .args }}
+            - {{ . | quote }}
+            {{- end }}
+          env:
+            - name: POD_NAMESPACE
+              valueFrom:
+                fieldRef:
+                  fieldPath: metadata.namespace
+          securityContext:
+            {{- toYaml $root.Values.securityContext | nindent 12 }}
+          resources:
+            requests:
+              cpu: 10m
+              memory: 64Mi
+            limits:
+              cpu: 200m
+              memory: 192Mi
+{{- end -}}
+
+{{/*
 The text a hook Job runs with `/bin/sh -c`: the shared files scripts/lib/<lib>, in the order
 given, then scripts/<script>, each with a final newline added when it has none. The render fails
 when one of them is missing or empty. tests/chart/hook_script.ts builds the same text for the

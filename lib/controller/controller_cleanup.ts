@@ -1,6 +1,8 @@
 /**
- * `ouroboros controller --mode=etc-hosts --cleanup`: remove our block from the node's hosts file
- * and exit, without contacting the API server (the chart's uninstall runs it on every node).
+ * `ouroboros controller --cleanup`: remove what this controller wrote and exit, as the chart's
+ * uninstall hooks run it. etc-hosts mode removes our block from the node's hosts file without
+ * contacting the API server (the chart runs it on every node); the cluster modes live in
+ * `cluster_cleanup.ts`.
  *
  * `cleanupProblems` is pure; `hostsCleanup` edits the hosts file.
  *
@@ -14,15 +16,36 @@ import { blockMarkers } from "./modes/markers.ts";
 import { logger } from "../util/logging.ts";
 import type { ControllerValues } from "./controller_settings.ts";
 
+/** The modes `--cleanup` cleans. */
+const CLEANABLE = ["etc-hosts", "coredns", "coredns-import"];
+
 /** What is wrong with the flags `--cleanup` was given with. Pure. */
 export function cleanupProblems(values: ControllerValues): string[] {
   const problems: string[] = [];
-  if (values.mode !== "etc-hosts") {
+  if (!CLEANABLE.includes(values.mode)) {
     problems.push(
-      `--cleanup works only with --mode=etc-hosts (got --mode=${values.mode}): it removes the block from a ` +
-        "node's hosts file. The CoreDNS modes are cleaned up by the chart's pre-delete hook, external-dns " +
-        "records by its post-delete hook",
+      `--cleanup works with --mode=${
+        CLEANABLE.join(", ")
+      } (got --mode=${values.mode}); external-dns records ` +
+        "are removed by the chart's post-delete hook",
     );
+  }
+  if (values.cleanupQuiesce !== "") {
+    if (values.mode === "etc-hosts") {
+      problems.push(
+        "--cleanup-quiesce has no use in etc-hosts mode: each node's cleanup touches only its file",
+      );
+    }
+    if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?\/[a-z0-9]([-.a-z0-9]*[a-z0-9])?$/.test(values.cleanupQuiesce)) {
+      problems.push(`--cleanup-quiesce=${values.cleanupQuiesce}: expected a Deployment as namespace/name`);
+    }
+    if (values.cleanupQuiesceSelector === "") {
+      problems.push(
+        "--cleanup-quiesce needs --cleanup-quiesce-selector: the labels of the Deployment's pods",
+      );
+    }
+  } else if (values.cleanupQuiesceSelector !== "") {
+    problems.push("--cleanup-quiesce-selector is given without --cleanup-quiesce");
   }
   if (values.once) {
     problems.push("--once cannot be combined with --cleanup: --cleanup is a one-shot run of its own");
@@ -32,6 +55,7 @@ export function cleanupProblems(values: ControllerValues): string[] {
       "--dry-run cannot be combined with --cleanup: --cleanup only removes the block, it has nothing to preview",
     );
   }
+  if (values.mode !== "etc-hosts") return problems;
   if (values.etcHosts === "") problems.push("--cleanup needs --etc-hosts: the hosts file to clean");
   else {
     const unsafe = hostsPathProblem(values.etcHosts);

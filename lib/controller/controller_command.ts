@@ -30,6 +30,7 @@ import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { printStdout } from "../util/stdio.ts";
 import { VERSION } from "../util/version.ts";
+import { startClusterCleanup } from "./cluster_cleanup.ts";
 import { cleanupProblems, hostsCleanup } from "./controller_cleanup.ts";
 import { ONCE_DEADLINE_MS, onceReport } from "./controller_once.ts";
 import { CONTROLLER_OPTIONS } from "./controller_options.ts";
@@ -58,9 +59,14 @@ const MODES: Readonly<Record<ControllerValues["mode"], ModeBuilder<ControllerSet
     externalDnsMode({ ...externalDns, proxyServiceNamespace: values.proxyServiceNamespace }, context),
 };
 
-/** What a run does: clean the hosts file and exit, or watch and reconcile. */
+/** What a run does: clean the hosts file, or the cluster, and exit; or watch and reconcile. */
 type ControllerRun =
   | { readonly kind: "cleanup"; readonly values: ControllerValues }
+  | {
+    readonly kind: "cluster-cleanup";
+    readonly values: ControllerValues;
+    readonly settings: ControllerSettings;
+  }
   | { readonly kind: "watch"; readonly values: ControllerValues; readonly settings: ControllerSettings };
 
 /** The `controller` subcommand, for `main.ts`'s table. */
@@ -70,7 +76,8 @@ export const CONTROLLER = defineSubcommand({
   settings: ({ values, sources }): ControllerRun | ConfigError => {
     if (values.cleanup) {
       const problems = cleanupProblems(values);
-      return problems.length > 0 ? new ConfigError("controller", problems) : { kind: "cleanup", values };
+      if (problems.length > 0) return new ConfigError("controller", problems);
+      if (values.mode === "etc-hosts") return { kind: "cleanup", values };
     }
     const settings = controllerSettings({
       values,
@@ -78,9 +85,22 @@ export const CONTROLLER = defineSubcommand({
       readResolvConf: () => readTextOrUndefined(RESOLV_CONF),
       podNamespace: readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() || undefined,
     });
-    return settings instanceof ConfigError ? settings : { kind: "watch", values, settings };
+    if (settings instanceof ConfigError) return settings;
+    return { kind: values.cleanup ? "cluster-cleanup" : "watch", values, settings };
   },
-  start: (run) => run.kind === "cleanup" ? hostsCleanup(run.values) : startController(run.settings),
+  start: (run) => {
+    switch (run.kind) {
+      case "cleanup":
+        return hostsCleanup(run.values);
+      case "cluster-cleanup":
+        return startClusterCleanup(
+          run.settings,
+          (context) => MODES[run.settings.values.mode](run.settings, context),
+        );
+      case "watch":
+        return startController(run.settings);
+    }
+  },
 });
 
 /** Connects, builds the runtime for the mode, and returns the service that runs it. */

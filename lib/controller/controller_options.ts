@@ -1,5 +1,7 @@
 /**
  * The `ouroboros controller` option table; names, variables and defaults match the original's.
+ * Long because it is one table, a row per option (the original's flags and ours); split, the help
+ * groups and the docs' flag tables would be read from several places.
  *
  * Pure: data.
  *
@@ -155,8 +157,35 @@ export const CONTROLLER_OPTIONS = {
       env: null,
       kind: boolean(),
       default: "false",
-      help: "etc-hosts mode only: remove the ouroboros block from the --etc-hosts file and exit, without " +
-        "contacting the API server (run it on uninstall so nodes keep no stale entries).",
+      help:
+        "Remove what this controller wrote, and exit (the chart's uninstall hooks run it). etc-hosts mode: " +
+        "the ouroboros block of the --etc-hosts file, without contacting the API server. coredns and " +
+        "coredns-import modes: the block (or key) in the ConfigMap the same flags name, through the same " +
+        "editor and guards as a write, after --cleanup-quiesce. Not yet in external-dns mode.",
+    },
+    cleanupQuiesce: {
+      flag: "cleanup-quiesce",
+      env: null,
+      kind: text("NAMESPACE/NAME", "a Deployment as namespace/name"),
+      default: "",
+      help:
+        "With --cleanup: first scale this Deployment (the controller's) to 0 and wait until none of its " +
+        "pods is left (--cleanup-quiesce-selector), so it cannot write again what the cleanup removes. " +
+        "Empty: no quiesce.",
+    },
+    cleanupQuiesceSelector: {
+      flag: "cleanup-quiesce-selector",
+      env: null,
+      kind: text("SELECTOR", "a label selector such as a=b,c=d"),
+      default: "",
+      help: "The label selector of the --cleanup-quiesce Deployment's pods; required with it.",
+    },
+    cleanupQuiesceTimeout: {
+      flag: "cleanup-quiesce-timeout",
+      env: null,
+      kind: duration(),
+      default: "60s",
+      help: "How long --cleanup-quiesce waits for the pods to go; then it warns and cleans up anyway.",
     },
     externalDnsNamespace: {
       flag: "external-dns-namespace",
@@ -354,7 +383,11 @@ export const CONTROLLER_OPTIONS = {
         "nodeLocalDnsKey",
       ],
     },
-    { title: "etc-hosts mode", options: ["etcHosts", "proxyIp", "cleanup"] },
+    { title: "etc-hosts mode", options: ["etcHosts", "proxyIp"] },
+    {
+      title: "Cleanup on uninstall (--cleanup)",
+      options: ["cleanup", "cleanupQuiesce", "cleanupQuiesceSelector", "cleanupQuiesceTimeout"],
+    },
     {
       title: "external-dns mode",
       options: [

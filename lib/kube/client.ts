@@ -1,6 +1,6 @@
 /**
- * Our Kubernetes API client: typed get, list, create, update, merge patch, server-side apply,
- * delete and watch for any {@linkcode ResourceType}, plus raw GETs (`/version`, proxied `/readyz`).
+ * Our Kubernetes API client: typed get, list, create, update, merge patch, scale, server-side
+ * apply, delete and watch for any {@linkcode ResourceType}, plus raw GETs (`/version`, proxied `/readyz`).
  * Items and watch objects that fail to decode are reported as rejected instead of failing the call.
  *
  * Effects: HTTP through its {@linkcode Transport}; logs through the injected log.
@@ -242,6 +242,26 @@ export class KubeClient {
       body = { ...patch, metadata: { ...metadata, resourceVersion: options.resourceVersion } };
     }
     return await this.#write(type, { method: "PATCH", path, body, contentType: MERGE_PATCH }, options);
+  }
+
+  /**
+   * Sets the replicas of a scalable object (a Deployment) through its `scale` subresource, which
+   * RBAC grants apart from the object itself; the answer (a `Scale`) is not decoded.
+   */
+  async scale<T extends KubeObject>(
+    type: ResourceType<T>,
+    ref: ObjectRef,
+    replicas: number,
+    options: WriteOptions = {},
+  ): Promise<void> {
+    await this.#call({
+      method: "PATCH",
+      path: `${this.#path(type, ref.namespace, ref.name)}/scale`,
+      body: { spec: { replicas } },
+      contentType: MERGE_PATCH,
+      query: { fieldManager: options.fieldManager ?? this.#fieldManager, force: undefined },
+      ...this.#callOptions(options),
+    });
   }
 
   /**

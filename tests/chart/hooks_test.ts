@@ -193,18 +193,6 @@ const DAMAGED: readonly { name: string; corefile: string; problem: RegExp }[] = 
   },
 ];
 
-/** coredns-import: the import ConfigMap and our key in it. */
-const IMPORT_ENV = {
-  CONTROLLER_NAMESPACE: "ouroboros",
-  CONTROLLER_DEPLOYMENT: "ouroboros",
-  CONTROLLER_SELECTOR,
-  QUIESCE_SECONDS: "5",
-  TARGET_NAMESPACE: "kube-system",
-  TARGET_CONFIGMAP: "coredns-custom",
-  TARGET_KEY: "ouroboros.override",
-};
-const IMPORT_PATH = /^\/api\/v1\/namespaces\/kube-system\/configmaps\/coredns-custom$/;
-
 /** external-dns: the two record kinds. */
 const OUTPUTS = [
   { output: "crd", apiVersion: "externaldns.k8s.io/v1alpha1", kind: "DNSEndpoint", plural: "dnsendpoints" },
@@ -490,11 +478,11 @@ for (const shell of SHELLS) {
     const missing = await sandbox.run("coredns-cleanup.sh", withoutConfigMap);
     assertExit(missing, 1);
     assert.match(missing.stderr, /environment variable TARGET_CONFIGMAP is empty or unset/);
-    const { CONTROLLER_SELECTOR: __, ...withoutSelector } = IMPORT_ENV;
-    const noSelector = await sandbox.run("coredns-import-cleanup.sh", withoutSelector);
+    const { CONTROLLER_SELECTOR: __, ...withoutSelector } = COREDNS_ENV;
+    const noSelector = await sandbox.run("coredns-cleanup.sh", withoutSelector);
     assertExit(noSelector, 1);
     assert.match(noSelector.stderr, /environment variable CONTROLLER_SELECTOR is empty or unset/);
-    const badKey = await sandbox.run("coredns-import-cleanup.sh", { ...COREDNS_ENV, TARGET_KEY: 'a"b' });
+    const badKey = await sandbox.run("coredns-cleanup.sh", { ...COREDNS_ENV, TARGET_KEY: 'a"b' });
     assertExit(badKey, 1);
     assert.match(badKey.stderr, /TARGET_KEY 'a"b' is not a valid ConfigMap key/);
     const badOutput = await sandbox.run("external-dns-cleanup.sh", {
@@ -512,54 +500,6 @@ for (const shell of SHELLS) {
     assertExit(badInstance, 1);
     assert.match(badInstance.stderr, /INSTANCE 'a,b' is not a valid label value/);
     assert.deepEqual(writes(server, /./), []);
-  });
-
-  // --- coredns-import-cleanup.sh --------------------------------------------------------------------
-
-  test("coredns-import cleanup quiesces, then nulls our key and leaves the other keys", async () => {
-    await using server = await startFakeApiServer();
-    server.create(controllerDeployment(1));
-    server.create(pod("ouroboros-7d9c-a"));
-    const others = { "log.override": "log\n", "edge.override": "rewrite name x.example y.\r\n" };
-    server.create(
-      configMap("coredns-custom", { ...others, "ouroboros.override": "rewrite name a.example b.\n" }),
-    );
-    await using sandbox = await hookSandbox(shell, server);
-    const running = sandbox.start("coredns-import-cleanup.sh", { ...IMPORT_ENV, QUIESCE_SECONDS: "30" });
-    // The kubelet's part: the pod goes once the scale lands, after the script has seen it.
-    await waitFor("the scale to 0", () => writes(server, SCALE_PATH).length > 0, { timeoutMs: 20_000 });
-    const scaled = writes(server, SCALE_PATH)[0]!.index;
-    await waitFor("a poll that sees the pod", () => reads(server, PODS_PATH, scaled).length >= 1, {
-      timeoutMs: 20_000,
-    });
-    assert.deepEqual(writes(server, IMPORT_PATH), [], "no write while the controller pod is left");
-    const gone = podGone(server, "ouroboros-7d9c-a");
-    const result = await running.done;
-    assertExit(result, 0);
-    assert.deepEqual(dataOf(server, "coredns-custom"), others);
-    const patches = writes(server, IMPORT_PATH);
-    assert.deepEqual(patches.map((entry) => [entry.method, entry.status]), [["PATCH", 200]]);
-    assert.ok(patches[0]!.index >= gone, "the key was removed after the controller's pod was gone");
-    assert.equal(
-      (server.get("apps/v1", "Deployment", "ouroboros", "ouroboros")!.spec as { replicas: number }).replicas,
-      0,
-    );
-    assert.match(result.stdout, /removed key ouroboros.override from configmap kube-system\/coredns-custom/);
-  });
-
-  test("coredns-import cleanup exits 0 when the ConfigMap or the key is missing", async () => {
-    await using server = await startFakeApiServer();
-    await using sandbox = await hookSandbox(shell, server);
-    const missing = await sandbox.run("coredns-import-cleanup.sh", IMPORT_ENV);
-    assertExit(missing, 0);
-    assert.match(missing.stdout, /configmap kube-system\/coredns-custom not found: nothing to clean/);
-    assert.deepEqual(writes(server, IMPORT_PATH), []);
-
-    server.create(configMap("coredns-custom", { "log.override": "log\n" }));
-    const noKey = await sandbox.run("coredns-import-cleanup.sh", IMPORT_ENV);
-    assertExit(noKey, 0);
-    assert.match(noKey.stdout, /has no key ouroboros.override: nothing to clean/);
-    assert.deepEqual(dataOf(server, "coredns-custom"), { "log.override": "log\n" });
   });
 
   // --- external-dns-cleanup.sh ----------------------------------------------------------------------

@@ -107,7 +107,6 @@ Deno.test({
     for (
       const script of [
         "coredns-cleanup.sh",
-        "coredns-import-cleanup.sh",
         "external-dns-cleanup.sh",
         "etc-hosts-quiesce.sh",
         "etc-hosts-cleanup.sh",
@@ -126,14 +125,19 @@ Deno.test({
       !files.some((file) => file.endsWith("quickstart.yaml")),
       "the quickstart is not part of the chart",
     );
-    // Rendered from the package, the hook Job carries the lib files and the script themselves.
-    const rendered = await runHelm(helm, ["template", "ouroboros", archive]);
+    assert.ok(
+      !files.some((file) => file.includes("/drop-in/")),
+      "the drop-in charts are charts of their own",
+    );
+    // Rendered from the package, a script hook Job carries the lib files and the script themselves.
+    const manage = ["--set", "controller.nodeLocalDns.mode=manage"];
+    const rendered = await runHelm(helm, ["template", "ouroboros", archive, ...manage]);
     assert.equal(rendered.code, 0, rendered.stderr);
-    const fromDir = await renderOk(helm);
-    const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-coredns-cleanup");
+    const fromDir = await renderOk(helm, { set: ["controller.nodeLocalDns.mode=manage"] });
+    const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-node-local-dns-cleanup");
     assert.deepEqual(
       container(job, "cleanup").command,
-      container(find(fromDir, "Job", "ouroboros-coredns-cleanup"), "cleanup").command,
+      container(find(fromDir, "Job", "ouroboros-node-local-dns-cleanup"), "cleanup").command,
     );
     assert.equal(container(job, "cleanup").command?.[2], hookScript("coredns-cleanup.sh"));
   },

@@ -419,10 +419,10 @@ test("refused: a missing etcHosts.proxyIP, gatewayClass without gatewayApi", asy
 const CLUSTER_ROLE = rules("networking.k8s.io/ingresses: list,watch", "core/events: create,patch");
 /** The CoreDNS modes' default (warn): the start-up check may read the one node-local-dns ConfigMap. */
 const NODE_LOCAL_DNS_WARN = rules("core/configmaps/node-local-dns: get");
+/** The coredns cleanup hook's quiesce: scale the controller to 0, list its pods until none is left. */
 const QUIESCE = rules(
-  "apps/deployments/scale/ouroboros: get,patch,update",
-  "apps/deployments/ouroboros: get",
-  "core/pods: get,list",
+  "apps/deployments/scale/ouroboros: patch",
+  "core/pods: list",
 );
 const CONTROLLER_SELECTOR =
   "app.kubernetes.io/name=ouroboros,app.kubernetes.io/instance=ouroboros,app.kubernetes.io/component=controller";
@@ -875,7 +875,7 @@ function assertHookJob(job: K8sObject, image: string, script: HookScript): void 
   );
 }
 
-test("coredns hook: pre-delete RBAC at -10, the Job at 0 running coredns-cleanup.sh with this release's markers", async () => {
+test("coredns hook: pre-delete RBAC at -10, the Job at 0 running controller --cleanup with the controller's target flags", async () => {
   const objects = await renderOk(helm4());
   const hooks = objects.filter(isHook);
   assert.deepEqual(
@@ -906,50 +906,52 @@ test("coredns hook: pre-delete RBAC at -10, the Job at 0 running coredns-cleanup
     ].map(([kind, name, view]) => `${kind} ${name} ${JSON.stringify(view)}`).sort(),
   );
   const job = find(objects, "Job", "ouroboros-coredns-cleanup");
-  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.36.3", "coredns-cleanup.sh");
   assert.equal(podSpec(job).serviceAccountName, "ouroboros-coredns-cleanup");
-  assert.deepEqual(envOf(container(job, "cleanup")), {
-    HOME: "/tmp",
-    CONTROLLER_NAMESPACE: "ouroboros",
-    CONTROLLER_DEPLOYMENT: "ouroboros",
-    CONTROLLER_SELECTOR,
-    QUIESCE_SECONDS: "60",
-    TARGET_NAMESPACE: "kube-system",
-    TARGET_CONFIGMAP: "coredns",
-    TARGET_KEY: "Corefile",
-    MARKER_BEGIN: "# === BEGIN ouroboros (do not edit by hand) ===",
-    MARKER_END: "# === END ouroboros ===",
-    ATTEMPTS: "5",
-  });
-  const custom = await renderOk(helm4(), {
-    set: [
-      "controller.cleanupHookImage.repository=registry.example/kubectl",
-      "controller.cleanupHookImage.pullPolicy=Always",
-    ],
-    setString: ["controller.cleanupHookImage.tag=1.35"],
-  });
-  const customJob = container(find(custom, "Job", "ouroboros-coredns-cleanup"), "cleanup");
-  assert.equal(customJob.image, "registry.example/kubectl:1.35");
-  assert.equal(customJob.imagePullPolicy, "Always");
+  // The ouroboros image itself, the controller's own target flags, no shell (one cleanup path).
+  const c = container(job, "cleanup");
+  assert.equal(c.image, "ghcr.io/ouroboros-ts/ouroboros:0.1.0");
+  assert.equal(c.command, undefined);
+  assert.deepEqual(c.args, [
+    "controller",
+    "--mode=coredns",
+    "--resync=30s",
+    "--log-level=info",
+    "--coredns-namespace=kube-system",
+    "--coredns-configmap=coredns",
+    "--coredns-key=Corefile",
+    "--proxy-service-name=ouroboros-proxy",
+    "--proxy-service-namespace=ouroboros",
+    "--log-format=json",
+    "--cleanup",
+    "--cleanup-quiesce=ouroboros/ouroboros",
+    `--cleanup-quiesce-selector=${CONTROLLER_SELECTOR}`,
+    "--cleanup-quiesce-timeout=60s",
+  ]);
+  const other = container(
+    find(await renderOk(helm4(), { release: "edge" }), "Job", "edge-ouroboros-coredns-cleanup"),
+    "cleanup",
+  );
+  assert.ok(other.args?.includes("--marker-id=edge"), "another release's own markers");
 });
 
-test("coredns-import hook: the same quiesce, then coredns-import-cleanup.sh on the import key", async () => {
+test("coredns-import hook: the same quiesce, then controller --cleanup on the import key", async () => {
   const objects = await renderOk(helm4(), {
     set: ["controller.mode=coredns-import", "controller.corednsImport.key=a.override"],
   });
   const job = find(objects, "Job", "ouroboros-coredns-cleanup");
-  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.36.3", "coredns-import-cleanup.sh");
   assert.deepEqual(hookOf(job), { hook: "pre-delete", weight: "0", policy: JOB_HOOK });
-  assert.deepEqual(envOf(container(job, "cleanup")), {
-    HOME: "/tmp",
-    CONTROLLER_NAMESPACE: "ouroboros",
-    CONTROLLER_DEPLOYMENT: "ouroboros",
-    CONTROLLER_SELECTOR,
-    QUIESCE_SECONDS: "60",
-    TARGET_NAMESPACE: "kube-system",
-    TARGET_CONFIGMAP: "coredns-custom",
-    TARGET_KEY: "a.override",
-  });
+  const args = container(job, "cleanup").args ?? [];
+  for (
+    const flag of [
+      "--mode=coredns-import",
+      "--coredns-import-configmap=coredns-custom",
+      "--coredns-import-key=a.override",
+      "--cleanup",
+    ]
+  ) {
+    assert.ok(args.includes(flag), `${flag} in ${args.join(" ")}`);
+  }
+  assert.ok(!args.some((arg) => arg.startsWith("--marker-id")), "import mode has no markers");
   const off = await renderOk(helm4(), {
     set: ["controller.mode=coredns-import", "controller.corednsImport.cleanupOnUninstall=false"],
   });
@@ -1092,13 +1094,19 @@ async function copyDir(from: string, to: string): Promise<void> {
 test("a hook Job's script or shared lib file missing or empty fails the render, naming the file", async () => {
   await using temp = await tempDir("ouroboros-chart-");
   const root = temp.path;
-  const cases: { mode: Mode; file: string; missing: boolean }[] = [
-    { mode: "coredns", file: "scripts/lib/quiesce.sh", missing: true },
-    { mode: "coredns-import", file: "scripts/lib/common.sh", missing: false },
+  // (The coredns and coredns-import hook runs the ouroboros image: no script; node-local-dns's still does.)
+  const cases: { mode: Mode; more?: string[]; file: string; missing: boolean }[] = [
+    {
+      mode: "coredns",
+      more: ["controller.nodeLocalDns.mode=manage"],
+      file: "scripts/lib/quiesce.sh",
+      missing: true,
+    },
+    { mode: "coredns-import", more: ["routing.enabled=true"], file: "scripts/lib/common.sh", missing: false },
     { mode: "external-dns", file: "scripts/lib/common.sh", missing: true },
     { mode: "etc-hosts", file: "scripts/etc-hosts-cleanup.sh", missing: false },
   ];
-  for (const [index, { mode, file, missing }] of cases.entries()) {
+  for (const [index, { mode, more = [], file, missing }] of cases.entries()) {
     const chart = `${root}/${index}/ouroboros`;
     await copyDir(CHART_DIR, chart);
     if (missing) await Deno.remove(`${chart}/${file}`);
@@ -1107,7 +1115,7 @@ test("a hook Job's script or shared lib file missing or empty fails the render, 
       "template",
       "ouroboros",
       chart,
-      ...MODES[mode].flatMap((v) => ["--set", v]),
+      ...[...MODES[mode], ...more].flatMap((v) => ["--set", v]),
     ]);
     assert.notEqual(run.code, 0, `${mode}: rendered without ${file}`);
     assert.ok(
@@ -1151,8 +1159,13 @@ function kubectlNeeds(text: string, resource: string): string[][] {
 
 test("each hook's Roles grant what its script's kubectl calls need (names aside)", async () => {
   const cases: { set: readonly string[]; job: string; resource: string }[] = [
-    { set: MODES.coredns, job: "ouroboros-coredns-cleanup", resource: "" },
-    { set: MODES["coredns-import"], job: "ouroboros-coredns-cleanup", resource: "" },
+    // (The coredns and coredns-import hook runs ouroboros itself: coredns_cleanup_hook_test.ts runs it
+    // under its Roles' judgement.)
+    {
+      set: [...MODES.coredns, "controller.nodeLocalDns.mode=manage"],
+      job: "ouroboros-node-local-dns-cleanup",
+      resource: "",
+    },
     { set: MODES["external-dns"], job: "ouroboros-cleanup", resource: "dnsendpoints.externaldns.k8s.io" },
     {
       set: [...MODES["external-dns"], "externalDns.output=service"],
@@ -1254,12 +1267,9 @@ test("marker id: none for the release 'ouroboros', the release name otherwise, c
   assert.deepEqual(markerArgs(args(edge, "Deployment", "edge-ouroboros", "controller")), [
     "--marker-id=edge",
   ]);
-  assert.deepEqual(
-    [envOf(container(find(edge, "Job", "edge-ouroboros-coredns-cleanup"), "cleanup"))].map((
-      e,
-    ) => [e.MARKER_BEGIN, e.MARKER_END]),
-    [["# === BEGIN ouroboros edge (do not edit by hand) ===", "# === END ouroboros edge ==="]],
-  );
+  assert.deepEqual(markerArgs(args(edge, "Job", "edge-ouroboros-coredns-cleanup", "cleanup")), [
+    "--marker-id=edge",
+  ]);
   // A release name with dots becomes a DNS label.
   const dotted = await renderOk(helm4(), { release: "edge.v2" });
   assert.deepEqual(markerArgs(args(dotted, "Deployment", "edge.v2-ouroboros", "controller")), [

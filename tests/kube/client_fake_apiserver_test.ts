@@ -25,6 +25,7 @@ import type { WatchEvent } from "../../lib/kube/list_watch.ts";
 import { TokenFileSource } from "../../lib/kube/token_file.ts";
 import { USER_AGENT } from "../../lib/kube/transport.ts";
 import { CONFIG_MAP, type ConfigMap } from "../../lib/resources/config_map.ts";
+import { DEPLOYMENT } from "../../lib/resources/deployment.ts";
 import { INGRESS } from "../../lib/resources/ingress.ts";
 import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { waitFor } from "../support/wait.ts";
@@ -132,6 +133,28 @@ Deno.test("create, get, update, merge patch and delete round-trip through the fa
 
   assert.ok(server.audit.length > 0);
   assert.ok(server.audit.every((entry) => entry.userAgent === USER_AGENT));
+});
+
+Deno.test("scale sets a Deployment's replicas through its scale subresource; a missing one is NotFound", async () => {
+  await using server = await startFakeApiServer();
+  using client = new KubeClient({ server: server.url });
+  const labels = { app: "x" };
+  server.create({
+    apiVersion: "apps/v1",
+    kind: "Deployment",
+    metadata: { namespace: "ns", name: "web", labels },
+    spec: {
+      replicas: 3,
+      selector: { matchLabels: labels },
+      template: { metadata: { labels }, spec: { containers: [{ name: "c", image: "i" }] } },
+    },
+  });
+  await client.scale(DEPLOYMENT, { namespace: "ns", name: "web" }, 0);
+  assert.equal((server.get("apps/v1", "Deployment", "ns", "web")!.spec as { replicas: number }).replicas, 0);
+  assert.ok(
+    server.audit.some((entry) => entry.method === "PATCH" && entry.path.endsWith("/deployments/web/scale")),
+  );
+  await assert.rejects(client.scale(DEPLOYMENT, { namespace: "ns", name: "gone" }, 0), isNotFound);
 });
 
 Deno.test("the fake's validation errors arrive as 422 Invalid", async () => {

@@ -1,0 +1,202 @@
+/**
+ * The coredns and coredns-import pre-delete hook as the chart renders it (issue 31: one cleanup
+ * path): its Job runs the ouroboros image with `controller --cleanup` and the controller's own
+ * mode and target flags, no shell script. Each rendered Job's arguments are run for real against
+ * the fake API server holding a controller Deployment whose pod stops only when the test removes
+ * it: the controller is scaled to 0, the block or key goes once the pod is gone and nothing else
+ * changes, and every request it made is granted by the hook's own Roles (none is refused).
+ */
+
+import assert from "node:assert/strict";
+import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { writeKubeconfig } from "../support/kubeconfig.ts";
+import { runOuroboros } from "../support/ouroboros_process.ts";
+import { tempDir } from "../support/temp_dir.ts";
+import { waitFor } from "../support/wait.ts";
+import {
+  chartHelms,
+  container,
+  find,
+  isHook,
+  type K8sObject,
+  MODES,
+  ofKind,
+  podSpec,
+  type PolicyRule,
+  renderOk,
+} from "./support.ts";
+
+const { helm4, test } = await chartHelms("chart coredns cleanup hook tests", { helm3: false });
+
+const OPERATOR = ".:53 {\n    errors\n    forward . /etc/resolv.conf\n}\n";
+
+/** `OPERATOR` with a block between `begin` and `end`. */
+function withBlock(begin: string, end: string): string {
+  return OPERATOR.replace(
+    "}\n",
+    `    ${begin}\n    rewrite name shop.example.com ouroboros-proxy.ouroboros.svc.cluster.local.\n    ${end}\n}\n`,
+  );
+}
+
+/** One API request, as RBAC judges it. */
+interface Access {
+  readonly verb: string;
+  readonly group: string;
+  readonly resource: string;
+  readonly namespace: string;
+  readonly name: string | undefined;
+}
+
+/** What RBAC sees in an audited request path and method. */
+function access(method: string, path: string): Access {
+  const match =
+    /^\/(?:api\/v1|apis\/([^/]+)\/[^/]+)\/namespaces\/([^/]+)\/([^/]+)(?:\/([^/]+))?(?:\/([^/]+))?$/
+      .exec(path);
+  assert.ok(match, `an API path: ${path}`);
+  const [, group = "", namespace, plural, name, sub] = match;
+  const verb = method === "GET"
+    ? (name === undefined ? "list" : "get")
+    : method === "PATCH"
+    ? "patch"
+    : method;
+  return {
+    verb,
+    group,
+    resource: sub === undefined ? plural! : `${plural}/${sub}`,
+    namespace: namespace!,
+    name,
+  };
+}
+
+/** Whether the hook ServiceAccount's Roles in `access.namespace` allow it. */
+function granted(objects: readonly K8sObject[], account: string, request: Access): boolean {
+  const bound = new Set(
+    ofKind(objects, "RoleBinding")
+      .filter((binding) =>
+        isHook(binding) && binding.metadata.namespace === request.namespace &&
+        ((binding.subjects ?? []) as { name: string }[]).some((subject) => subject.name === account)
+      )
+      .map((binding) => (binding.roleRef as { name: string }).name),
+  );
+  return ofKind(objects, "Role")
+    .filter((role) => role.metadata.namespace === request.namespace && bound.has(role.metadata.name))
+    .flatMap((role) => (role.rules ?? []) as PolicyRule[])
+    .some((rule) =>
+      (rule.apiGroups ?? []).includes(request.group) && (rule.resources ?? []).includes(request.resource) &&
+      rule.verbs.includes(request.verb) &&
+      (rule.resourceNames === undefined ||
+        (request.name !== undefined && rule.resourceNames.includes(request.name)))
+    );
+}
+
+interface Case {
+  readonly name: string;
+  readonly set: readonly string[];
+  readonly release: string;
+  /** The ConfigMaps before, by name in kube-system. */
+  readonly before: Record<string, Record<string, string>>;
+  /** And after the hook. */
+  readonly after: Record<string, Record<string, string>>;
+}
+
+const CASES: readonly Case[] = [
+  {
+    name: "coredns, release ouroboros (the original's markers)",
+    set: MODES.coredns,
+    release: "ouroboros",
+    before: {
+      coredns: {
+        Corefile: withBlock("# === BEGIN ouroboros (do not edit by hand) ===", "# === END ouroboros ==="),
+      },
+    },
+    after: { coredns: { Corefile: OPERATOR } },
+  },
+  {
+    name: "coredns, release edge (its own marker id)",
+    set: MODES.coredns,
+    release: "edge",
+    before: {
+      coredns: {
+        Corefile: withBlock(
+          "# === BEGIN ouroboros edge (do not edit by hand) ===",
+          "# === END ouroboros edge ===",
+        ),
+      },
+    },
+    after: { coredns: { Corefile: OPERATOR } },
+  },
+  {
+    name: "coredns-import",
+    set: MODES["coredns-import"],
+    release: "ouroboros",
+    before: {
+      coredns: { Corefile: OPERATOR },
+      "coredns-custom": { "ouroboros.override": "rewrite name a b\n", "other.server": "x\n" },
+    },
+    after: { coredns: { Corefile: OPERATOR }, "coredns-custom": { "other.server": "x\n" } },
+  },
+];
+
+for (const testCase of CASES) {
+  test(`coredns cleanup hook (${testCase.name}): the rendered Job quiesces the controller, then cleans with no request refused`, async () => {
+    const objects = await renderOk(helm4(), { release: testCase.release, set: testCase.set });
+    const jobName = `${
+      testCase.release === "ouroboros" ? "ouroboros" : `${testCase.release}-ouroboros`
+    }-coredns-cleanup`;
+    const job = find(objects, "Job", jobName);
+    const account = podSpec(job).serviceAccountName!;
+    const args = container(job, "cleanup").args ?? [];
+    assert.equal(container(job, "cleanup").command, undefined, "the image's own entrypoint, no shell");
+    assert.ok(args.includes("--cleanup"));
+
+    await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+    for (const [name, data] of Object.entries(testCase.before)) {
+      server.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: "kube-system", name },
+        data,
+      });
+    }
+    const controller = find(
+      objects,
+      "Deployment",
+      testCase.release === "ouroboros" ? "ouroboros" : "edge-ouroboros",
+    );
+    const labels =
+      (controller.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+    server.create({ ...controller, metadata: { ...controller.metadata, namespace: "ouroboros" } });
+    server.create({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { namespace: "ouroboros", name: "controller-pod", labels },
+      spec: { containers: [{ name: "controller", image: "x" }] },
+    });
+    await using dir = await tempDir("ouroboros-cleanup-hook-");
+    const kubeconfig = `${dir.path}/kubeconfig`;
+    await writeKubeconfig(kubeconfig, { server: server.url });
+    const running = runOuroboros([...args, `--kubeconfig=${kubeconfig}`, "--cluster-domain=cluster.local"]);
+    const replicas = () =>
+      (server.get("apps/v1", "Deployment", "ouroboros", controller.metadata.name)?.spec as {
+        replicas?: number;
+      })
+        .replicas;
+    await waitFor("the controller scaled to 0", () => replicas() === 0);
+    assert.deepEqual(
+      server.audit.filter((entry) => entry.method === "PATCH" && /configmaps/.test(entry.path)),
+      [],
+      "nothing cleaned while the controller's pod is left",
+    );
+    server.remove("v1", "Pod", "ouroboros", "controller-pod");
+    const run = await running;
+    assert.equal(run.code, 0, run.stderr);
+    for (const [name, data] of Object.entries(testCase.after)) {
+      assert.deepEqual(server.get("v1", "ConfigMap", "kube-system", name)?.data, data, name);
+    }
+    const refused = server.audit
+      .filter((entry) => !entry.watch)
+      .map((entry) => access(entry.method, entry.path))
+      .filter((request) => !granted(objects, account, request));
+    assert.deepEqual(refused, [], "every request the cleanup made is granted by the hook's Roles");
+  });
+}
