@@ -694,7 +694,8 @@ subjects:
 A hook Job running the ouroboros image itself (the same editor, guards and refusals as the running
 parts). Failed pods are kept (no hook-failed delete policy on the Job) so `kubectl logs` shows why;
 the Job itself is removed 10 minutes after it finishes. Call with a dict: root, name, hook, weight,
-serviceAccount, container (its name), args (a list), deadline (seconds, optional, default 120).
+serviceAccount, container (its name), args (a list), env (a list of {name, value}, optional),
+deadline (seconds, optional, default 120).
 */}}
 {{- define "ouroboros.ownHookJob" -}}
 {{- $root := .root -}}
@@ -736,6 +737,10 @@ spec:
               valueFrom:
                 fieldRef:
                   fieldPath: metadata.namespace
+            {{- range .env }}
+            - name: {{ .name }}
+              value: {{ .value | toString | quote }}
+            {{- end }}
           securityContext:
             {{- toYaml $root.Values.securityContext | nindent 12 }}
           resources:

@@ -58,11 +58,13 @@ export function cleanupVerdict(outcome: SinkOutcome, target: string): {
         },
       };
     case "refused":
-      if (NOTHING_THERE.has(outcome.problem)) {
+      if (NOTHING_THERE.has(outcome.problem.replace(/^node-local-dns-/, ""))) {
         return {
           code: 0,
           level: "info",
-          message: "nothing to clean: the target is not there",
+          message: outcome.scope === "some-hosts"
+            ? "removed what this controller wrote; one of its targets is not there"
+            : "nothing to clean: the target is not there",
           properties: { target, reason: outcome.message },
         };
       }

@@ -30,6 +30,9 @@ export function cleanupProblems(values: ControllerValues): string[] {
         "are removed by the chart's post-delete hook",
     );
   }
+  if (values.cleanupNodeLocalDnsOnly && (!values.cleanup || values.nodeLocalDns !== "manage")) {
+    problems.push("--cleanup-node-local-dns-only needs --cleanup and --node-local-dns=manage");
+  }
   if (values.cleanupQuiesce !== "") {
     if (values.mode === "etc-hosts") {
       problems.push(

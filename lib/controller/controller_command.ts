@@ -19,7 +19,7 @@ import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { connectToCluster } from "../election/cluster_connection.ts";
 import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
-import { corednsImportMode, corednsMode } from "./modes/coredns/coredns_mode.ts";
+import { corednsImportMode, corednsMode, nodeLocalDnsOnlyMode } from "./modes/coredns/coredns_mode.ts";
 import { etcHostsMode } from "./modes/etc_hosts/etc_hosts_mode.ts";
 import { externalDnsMode } from "./modes/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "./modes/markers.ts";
@@ -95,7 +95,10 @@ export const CONTROLLER = defineSubcommand({
       case "cluster-cleanup":
         return startClusterCleanup(
           run.settings,
-          (context) => MODES[run.settings.values.mode](run.settings, context),
+          (context) =>
+            run.values.cleanupNodeLocalDnsOnly
+              ? nodeLocalDnsOnlyMode(corednsSettings(run.settings), context)
+              : MODES[run.values.mode](run.settings, context),
         );
       case "watch":
         return startController(run.settings);

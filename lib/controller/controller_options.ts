@@ -163,6 +163,15 @@ export const CONTROLLER_OPTIONS = {
         "coredns-import modes: the block (or key) in the ConfigMap the same flags name, through the same " +
         "editor and guards as a write, after --cleanup-quiesce. Not yet in external-dns mode.",
     },
+    cleanupNodeLocalDnsOnly: {
+      flag: "cleanup-node-local-dns-only",
+      env: null,
+      kind: boolean(),
+      default: "false",
+      help:
+        "With --cleanup and --node-local-dns=manage: remove only the node-local-dns block and leave the " +
+        "Corefile's block (or the import key) as it is.",
+    },
     cleanupQuiesce: {
       flag: "cleanup-quiesce",
       env: null,
@@ -386,7 +395,13 @@ export const CONTROLLER_OPTIONS = {
     { title: "etc-hosts mode", options: ["etcHosts", "proxyIp"] },
     {
       title: "Cleanup on uninstall (--cleanup)",
-      options: ["cleanup", "cleanupQuiesce", "cleanupQuiesceSelector", "cleanupQuiesceTimeout"],
+      options: [
+        "cleanup",
+        "cleanupNodeLocalDnsOnly",
+        "cleanupQuiesce",
+        "cleanupQuiesceSelector",
+        "cleanupQuiesceTimeout",
+      ],
     },
     {
       title: "external-dns mode",

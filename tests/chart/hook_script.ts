@@ -10,7 +10,6 @@ export const SCRIPTS_DIR = new URL("../../chart/scripts/", import.meta.url).path
 
 /** The chart's hook scripts. */
 export type HookScript =
-  | "coredns-cleanup.sh"
   | "external-dns-cleanup.sh"
   | "etc-hosts-quiesce.sh"
   | "etc-hosts-cleanup.sh"
@@ -22,7 +21,6 @@ export type HookScript =
  * so this table and the templates cannot drift apart.
  */
 export const HOOK_LIBS: Readonly<Record<HookScript, readonly string[]>> = {
-  "coredns-cleanup.sh": ["common.sh", "quiesce.sh"],
   "external-dns-cleanup.sh": ["common.sh"],
   "etc-hosts-quiesce.sh": ["common.sh"],
   "etc-hosts-cleanup.sh": ["common.sh"],

@@ -106,13 +106,11 @@ Deno.test({
     const files = new TextDecoder().decode(listing.stdout).trim().split("\n").sort();
     for (
       const script of [
-        "coredns-cleanup.sh",
         "external-dns-cleanup.sh",
         "etc-hosts-quiesce.sh",
         "etc-hosts-cleanup.sh",
         "routes-cleanup.sh",
         "lib/common.sh",
-        "lib/quiesce.sh",
       ]
     ) {
       assert.ok(
@@ -130,15 +128,20 @@ Deno.test({
       "the drop-in charts are charts of their own",
     );
     // Rendered from the package, a script hook Job carries the lib files and the script themselves.
-    const manage = ["--set", "controller.nodeLocalDns.mode=manage"];
-    const rendered = await runHelm(helm, ["template", "ouroboros", archive, ...manage]);
+    const mode = ["controller.mode=external-dns", "externalDns.proxyIP=10.0.0.5"];
+    const rendered = await runHelm(helm, [
+      "template",
+      "ouroboros",
+      archive,
+      ...mode.flatMap((v) => ["--set", v]),
+    ]);
     assert.equal(rendered.code, 0, rendered.stderr);
-    const fromDir = await renderOk(helm, { set: ["controller.nodeLocalDns.mode=manage"] });
-    const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-node-local-dns-cleanup");
+    const fromDir = await renderOk(helm, { set: mode });
+    const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-cleanup");
     assert.deepEqual(
       container(job, "cleanup").command,
-      container(find(fromDir, "Job", "ouroboros-node-local-dns-cleanup"), "cleanup").command,
+      container(find(fromDir, "Job", "ouroboros-cleanup"), "cleanup").command,
     );
-    assert.equal(container(job, "cleanup").command?.[2], hookScript("coredns-cleanup.sh"));
+    assert.equal(container(job, "cleanup").command?.[2], hookScript("external-dns-cleanup.sh"));
   },
 });

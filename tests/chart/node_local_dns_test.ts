@@ -4,8 +4,8 @@
  * nothing else) and gets the ConfigMap's coordinates only when they are not the defaults; with
  * `mode=manage` in the CoreDNS modes the controller gets the flag, the coordinates, a Role to read,
  * watch and patch that one ConfigMap, and a pre-delete hook that removes this release's block with
- * `coredns-cleanup.sh` (run here for real against the fake API server, on a Corefile the
- * controller's own editor wrote). `manage` in the other modes fails the render, as the binary would
+ * `ouroboros controller --cleanup` in the one cleanup Job (its rendered arguments run here for real
+ * against the fake API server, on a Corefile the controller's own editor wrote). `manage` in the other modes fails the render, as the binary would
  * refuse to start.
  */
 
@@ -19,7 +19,9 @@ import {
   NODE_LOCAL_INSTALLED,
   PROXY,
 } from "../controller/modes/coredns/fixtures/node_local_dns_corefiles.ts";
-import { hookSandbox, ignoreShell, SHELLS, writes } from "./hook_support.ts";
+import { writeKubeconfig } from "../support/kubeconfig.ts";
+import { runOuroboros } from "../support/ouroboros_process.ts";
+import { tempDir } from "../support/temp_dir.ts";
 import {
   chartHelms,
   container,
@@ -162,27 +164,48 @@ test("manage in both CoreDNS modes: the flag and coordinates parse as the binary
       matrix["Role kube-system/ouroboros:edge-ouroboros-node-local-dns-cleanup"],
       rules("core/configmaps/nodelocaldns: get,patch"),
     );
-    const job = find(objects, "Job", "edge-ouroboros-node-local-dns-cleanup");
-    const jobEnv = envOf(container(job, "cleanup"));
-    assert.equal(jobEnv.TARGET_CONFIGMAP, "nodelocaldns");
-    assert.equal(jobEnv.MARKER_BEGIN, nodeLocalDnsMarkers("edge").begin);
-    assert.equal(jobEnv.MARKER_END, nodeLocalDnsMarkers("edge").end);
+    // The one cleanup Job cleans this block too, its settings parsed as the binary reads them.
+    const job = container(find(objects, "Job", "edge-ouroboros-coredns-cleanup"), "cleanup");
+    const jobEnv = envOf(job);
+    const [, ...jobArgv] = job.args ?? [];
+    const cleanup = parseOptions(CONTROLLER_OPTIONS, { argv: jobArgv, getEnv: (name) => jobEnv[name] });
+    assert.ok(cleanup.kind === "ok", JSON.stringify(cleanup));
+    assert.equal(cleanup.values.cleanup, true);
+    assert.equal(cleanup.values.nodeLocalDns, "manage");
+    assert.equal(cleanup.values.nodeLocalDnsConfigmap, "nodelocaldns");
+    assert.equal(cleanup.values.markerId, "edge");
+    assert.equal(cleanup.values.cleanupNodeLocalDnsOnly, false);
   }
 });
 
-test("manage with a dry run reads only and has no hook; cleanupOnUninstall=false drops the hook", async () => {
+test("manage with a dry run reads only and has no hook; each cleanupOnUninstall=false leaves its block", async () => {
   const dry = rbacMatrix(await renderOk(helm4(), { set: [MANAGE, "controller.dryRun=true"] }));
   assert.deepEqual(
     dry["Role kube-system/ouroboros:ouroboros-node-local-dns"],
     rules("core/configmaps/node-local-dns: get,list,watch"),
   );
   assert.equal(dry["Role kube-system/ouroboros:ouroboros-node-local-dns-cleanup"], undefined);
-  const kept = await renderOk(helm4(), {
-    set: [MANAGE, "controller.nodeLocalDns.cleanupOnUninstall=false"],
+  const args = (objects: readonly K8sObject[]) =>
+    container(find(objects, "Job", "ouroboros-coredns-cleanup"), "cleanup").args ?? [];
+  // The node-local-dns block kept: the Job cleans the Corefile's alone, and may not touch the other.
+  const kept = await renderOk(helm4(), { set: [MANAGE, "controller.nodeLocalDns.cleanupOnUninstall=false"] });
+  assert.ok(!args(kept).includes("--node-local-dns=manage"));
+  assert.equal(rbacMatrix(kept)["Role kube-system/ouroboros:ouroboros-node-local-dns-cleanup"], undefined);
+  // The Corefile's block kept: the Job cleans the node-local-dns block alone.
+  const nodeLocalOnly = await renderOk(helm4(), {
+    set: [MANAGE, "controller.coredns.cleanupOnUninstall=false"],
   });
-  assert.ok(
-    !kept.some((object) => object.kind === "Job" && object.metadata.name.includes("node-local-dns")),
-  );
+  assert.ok(args(nodeLocalOnly).includes("--cleanup-node-local-dns-only"));
+  assert.equal(rbacMatrix(nodeLocalOnly)["Role kube-system/ouroboros:ouroboros-coredns-cleanup"], undefined);
+  // Both kept: no hook at all.
+  const none = await renderOk(helm4(), {
+    set: [
+      MANAGE,
+      "controller.coredns.cleanupOnUninstall=false",
+      "controller.nodeLocalDns.cleanupOnUninstall=false",
+    ],
+  });
+  assert.ok(!none.some((object) => object.kind === "Job"));
 });
 
 test("manage outside the CoreDNS modes fails the render with the reason; a bad mode value fails the schema", async () => {
@@ -193,51 +216,51 @@ test("manage outside the CoreDNS modes fails the render with the reason; a bad m
   assert.match(await renderFails(helm4(), { set: ["controller.nodeLocalDns.mode=fix"] }), /nodeLocalDns/);
 });
 
-for (const shell of SHELLS) {
-  Deno.test({
-    name:
-      `${shell.name}: the node-local-dns cleanup hook removes this release's block byte for byte, and only it`,
-    ignore: ignoreShell(shell),
-    fn: async () => {
-      const write = (corefile: string, id: string, host: string): string => {
-        const edit = applyNodeLocalDnsBlock(corefile, {
-          hosts: [host],
-          clusterName: PROXY,
-          markers: nodeLocalDnsMarkers(id),
-        });
-        assert.ok(edit.kind === "changed");
-        return edit.corefile;
-      };
-      const otherRelease = write(NODE_LOCAL_INSTALLED, "blue", "blog.example.com");
-      const both = write(otherRelease, "", "shop.example.com");
-      await using server = await startFakeApiServer();
+for (
+  const [which, more] of [["both blocks", []], ["the node-local-dns block alone", [
+    "controller.coredns.cleanupOnUninstall=false",
+  ]]] as const
+) {
+  test(`the cleanup hook removes ${which} byte for byte: this release's, and nothing of another's`, async () => {
+    const write = (corefile: string, id: string, host: string): string => {
+      const edit = applyNodeLocalDnsBlock(corefile, {
+        hosts: [host],
+        clusterName: PROXY,
+        markers: nodeLocalDnsMarkers(id),
+      });
+      assert.ok(edit.kind === "changed");
+      return edit.corefile;
+    };
+    const otherRelease = write(NODE_LOCAL_INSTALLED, "blue", "blog.example.com");
+    const both = write(otherRelease, "", "shop.example.com");
+    const corefile = ".:53 {\n    errors\n    # === BEGIN ouroboros (do not edit by hand) ===\n" +
+      "    rewrite name shop.example.com ouroboros-proxy.ouroboros.svc.cluster.local.\n    # === END ouroboros ===\n}\n";
+    const objects = await renderOk(helm4(), { set: [MANAGE, ...more] });
+    const job = container(find(objects, "Job", "ouroboros-coredns-cleanup"), "cleanup");
+    await using server = await startFakeApiServer();
+    for (const [name, text] of [["node-local-dns", both], ["coredns", corefile]]) {
       server.create({
         apiVersion: "v1",
         kind: "ConfigMap",
-        metadata: { name: "node-local-dns", namespace: "kube-system" },
-        data: { Corefile: both },
+        metadata: { name, namespace: "kube-system" },
+        data: { Corefile: text },
       });
-      await using sandbox = await hookSandbox(shell, server);
-      const result = await sandbox.run("coredns-cleanup.sh", {
-        CONTROLLER_NAMESPACE: "ouroboros",
-        CONTROLLER_DEPLOYMENT: "ouroboros",
-        CONTROLLER_SELECTOR: "app.kubernetes.io/component=controller",
-        QUIESCE_SECONDS: "5",
-        TARGET_NAMESPACE: "kube-system",
-        TARGET_CONFIGMAP: "node-local-dns",
-        TARGET_KEY: "Corefile",
-        MARKER_BEGIN: nodeLocalDnsMarkers().begin,
-        MARKER_END: nodeLocalDnsMarkers().end,
-        ATTEMPTS: "3",
-      });
-      assert.equal(result.code, 0, result.output);
-      const data = server.get("v1", "ConfigMap", "kube-system", "node-local-dns")?.data as Record<
-        string,
-        string
-      >;
-      assert.equal(data.Corefile, otherRelease, "the other release's block and every other byte stay");
-      const path = /^\/api\/v1\/namespaces\/kube-system\/configmaps\/node-local-dns$/;
-      assert.equal(writes(server, path).length, 1);
-    },
+    }
+    await using dir = await tempDir("ouroboros-node-local-cleanup-");
+    await writeKubeconfig(`${dir.path}/kubeconfig`, { server: server.url });
+    const run = await runOuroboros([
+      ...(job.args ?? []),
+      `--kubeconfig=${dir.path}/kubeconfig`,
+      "--cluster-domain=cluster.local",
+    ], {
+      env: envOf(job),
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const data = (name: string) =>
+      (server.get("v1", "ConfigMap", "kube-system", name)?.data as Record<string, string>).Corefile;
+    assert.equal(data("node-local-dns"), otherRelease, "the other release's block and every other byte stay");
+    const cleaned = data("coredns") ?? "";
+    if (more.length === 0) assert.ok(!cleaned.includes("ouroboros"), "the Corefile's block went too");
+    else assert.equal(cleaned, corefile, "coredns.cleanupOnUninstall=false: the Corefile's block stays");
   });
 }

@@ -1094,14 +1094,9 @@ async function copyDir(from: string, to: string): Promise<void> {
 test("a hook Job's script or shared lib file missing or empty fails the render, naming the file", async () => {
   await using temp = await tempDir("ouroboros-chart-");
   const root = temp.path;
-  // (The coredns and coredns-import hook runs the ouroboros image: no script; node-local-dns's still does.)
+  // (The coredns, coredns-import and node-local-dns hook runs the ouroboros image: no script.)
   const cases: { mode: Mode; more?: string[]; file: string; missing: boolean }[] = [
-    {
-      mode: "coredns",
-      more: ["controller.nodeLocalDns.mode=manage"],
-      file: "scripts/lib/quiesce.sh",
-      missing: true,
-    },
+    { mode: "coredns", more: ["routing.enabled=true"], file: "scripts/routes-cleanup.sh", missing: true },
     { mode: "coredns-import", more: ["routing.enabled=true"], file: "scripts/lib/common.sh", missing: false },
     { mode: "external-dns", file: "scripts/lib/common.sh", missing: true },
     { mode: "etc-hosts", file: "scripts/etc-hosts-cleanup.sh", missing: false },
@@ -1159,13 +1154,8 @@ function kubectlNeeds(text: string, resource: string): string[][] {
 
 test("each hook's Roles grant what its script's kubectl calls need (names aside)", async () => {
   const cases: { set: readonly string[]; job: string; resource: string }[] = [
-    // (The coredns and coredns-import hook runs ouroboros itself: coredns_cleanup_hook_test.ts runs it
-    // under its Roles' judgement.)
-    {
-      set: [...MODES.coredns, "controller.nodeLocalDns.mode=manage"],
-      job: "ouroboros-node-local-dns-cleanup",
-      resource: "",
-    },
+    // (The coredns, coredns-import and node-local-dns hook runs ouroboros itself:
+    // coredns_cleanup_hook_test.ts runs it under its Roles' judgement.)
     { set: MODES["external-dns"], job: "ouroboros-cleanup", resource: "dnsendpoints.externaldns.k8s.io" },
     {
       set: [...MODES["external-dns"], "externalDns.output=service"],

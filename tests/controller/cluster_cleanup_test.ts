@@ -50,6 +50,16 @@ Deno.test("cleanupVerdict: removed and nothing-there are exit 0, a refusal or fa
     [
       {
         kind: "refused",
+        problem: "node-local-dns-configmap-missing",
+        message: "no node-local-dns ConfigMap",
+        scope: "some-hosts",
+      },
+      0,
+      "removed what this controller wrote; one of its targets is not there",
+    ],
+    [
+      {
+        kind: "refused",
         problem: "markers-damaged",
         message: "an END without BEGIN",
         scope: "nothing-written",

@@ -50,21 +50,30 @@ export interface NodeLocalDnsSettings extends CorefileLocation {
 }
 
 function withNodeLocalDns(sink: Sink, settings: CorednsModeSettings, context: ModeContext): Sink {
+  if (settings.nodeLocalDns.mode !== "manage") return sink;
+  return pairedSink([sink, nodeLocalSink(settings, context)], "node-local-dns-");
+}
+
+/** The node-local-dns sink of `--node-local-dns=manage`. */
+function nodeLocalSink(settings: CorednsModeSettings, context: ModeContext): Sink {
   const nodeLocal = settings.nodeLocalDns;
-  if (nodeLocal.mode !== "manage") return sink;
-  const client = watchTarget(context, nodeLocal);
   const { namespace, configmap, key } = nodeLocal;
-  return pairedSink([
-    sink,
-    nodeLocalDnsSink({
-      client,
-      target: { namespace, configmap, key },
-      proxyFqdn: settings.proxyFqdn,
-      recorder: context.recorder,
-      markers: nodeLocalDnsMarkers(settings.markers.id),
-      dryRun: context.dryRun ?? false,
-    }),
-  ], "node-local-dns-");
+  return nodeLocalDnsSink({
+    client: watchTarget(context, nodeLocal),
+    target: { namespace, configmap, key },
+    proxyFqdn: settings.proxyFqdn,
+    recorder: context.recorder,
+    markers: nodeLocalDnsMarkers(settings.markers.id),
+    dryRun: context.dryRun ?? false,
+  });
+}
+
+/**
+ * The node-local-dns block alone, for `--cleanup --cleanup-node-local-dns-only`: the Corefile's
+ * block (or the import key) is left as it is.
+ */
+export function nodeLocalDnsOnlyMode(settings: CorednsModeSettings, context: ModeContext): Mode {
+  return { sink: nodeLocalSink(settings, context), details: { nodeLocalDns: settings.nodeLocalDns.mode } };
 }
 
 /** Watches the target (metadata only); the returned client skips re-reading a held version. */
