@@ -40,7 +40,7 @@ export function containerEnv(
   container: string,
 ): Record<string, string> {
   const found = objects.find((object) =>
-    ["Deployment", "DaemonSet"].includes(object.kind) && object.metadata.name === workload
+    ["Deployment", "DaemonSet", "Job"].includes(object.kind) && object.metadata.name === workload
   );
   const containers = (found?.spec as {
     template: { spec: { containers: { name: string; env?: { name: string; value?: string }[] }[] } };
@@ -58,7 +58,7 @@ export function containerEnv(
 /** The ServiceAccount a workload of the render runs as. */
 function accountOf(release: RenderedRelease, workload: string): string {
   const found = release.objects.find((object) =>
-    ["Deployment", "DaemonSet"].includes(object.kind) && object.metadata.name === workload
+    ["Deployment", "DaemonSet", "Job"].includes(object.kind) && object.metadata.name === workload
   );
   const spec = found?.spec as { template?: { spec?: { serviceAccountName?: string } } } | undefined;
   return spec?.template?.spec?.serviceAccountName ?? "default";

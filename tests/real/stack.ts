@@ -142,13 +142,14 @@ const INSTALLED_KINDS = new Set([
 ]);
 
 /**
- * The ServiceAccounts the workloads of a render run as: `[namespace, name]` pairs. A bare Pod of
- * the render (the `helm test` doctor, rendered with {@linkcode ReleaseSpec.tests}) counts too.
+ * The ServiceAccounts the workloads of a render run as: `[namespace, name]` pairs. A hook Job (the
+ * uninstall cleanup) and a bare Pod of the render (the `helm test` doctor, rendered with
+ * {@linkcode ReleaseSpec.tests}) count too.
  */
 export function workloadAccounts(objects: readonly K8sObject[], namespace: string): [string, string][] {
   const found = new Map<string, [string, string]>();
   for (const object of objects) {
-    if (!["Deployment", "DaemonSet", "StatefulSet", "Pod"].includes(object.kind)) continue;
+    if (!["Deployment", "DaemonSet", "StatefulSet", "Job", "Pod"].includes(object.kind)) continue;
     const spec = object.spec as
       | { serviceAccountName?: string; template?: { spec?: { serviceAccountName?: string } } }
       | undefined;
@@ -182,9 +183,11 @@ export function namespacesOf(objects: readonly Record<string, unknown>[]): strin
  */
 export function containerArgs(objects: readonly K8sObject[], workload: string, container: string): string[] {
   const found = objects.find((object) =>
-    ["Deployment", "DaemonSet"].includes(object.kind) && object.metadata.name === workload
+    ["Deployment", "DaemonSet", "Job"].includes(object.kind) && object.metadata.name === workload
   );
-  if (found === undefined) throw new Error(`the render has no Deployment or DaemonSet named ${workload}`);
+  if (found === undefined) {
+    throw new Error(`the render has no Deployment, DaemonSet or Job named ${workload}`);
+  }
   const containers =
     (found.spec as { template: { spec: { containers: { name: string; args?: string[] }[] } } })
       .template.spec.containers;

@@ -13,10 +13,11 @@
 import assert from "node:assert/strict";
 import { queryDns } from "../../support/dns_tools.ts";
 import { ingressManifest } from "../../support/ingress_manifest.ts";
-import { startController } from "../../support/ouroboros_process.ts";
+import { runOuroboros, startController } from "../../support/ouroboros_process.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
 import { COREDNS_ACCOUNT, startKubeadmCoredns } from "../coredns.ts";
+import { describeRequest, forbidden } from "../rbac_usage.ts";
 import { startStack } from "../stack.ts";
 
 /** The A records CoreDNS answers for `name`, or the status when there are none. */
@@ -182,6 +183,58 @@ Deno.test("real: coredns mode — the controller's Corefile edits are served by 
     );
     assert.deepEqual(coredns.configErrors(), [], "CoreDNS refused a Corefile the controllers wrote");
     assert.ok(coredns.volume.writes() >= 3, "the kubelet-style copy saw the seed and the edits");
+
+    // Uninstall: the chart's pre-delete Job, as rendered, as its own ServiceAccount under the chart's
+    // RBAC (issue 31: ouroboros controller --cleanup, no script). The controller is stopped first, as
+    // its quiesce would (it runs here as a process, so there is no Deployment to scale).
+    await stack.apply([ingressManifest({
+      namespace: "default",
+      name: "again",
+      tls: { hosts: ["again.example.com"], secretName: "again-tls" },
+      ruleHosts: ["again.example.com"],
+      service: { name: "again", port: 80 },
+    })]);
+    await controller.explain(() =>
+      waitFor(
+        "again.example.com to answer the proxy",
+        async () => await answer(coredns.address, "again.example.com") === mainIp,
+        { timeoutMs: 30_000, intervalMs: 250 },
+      )
+    );
+    controller.kill();
+    await controller.status;
+    const hook = await chartLaunch(stack, main, {
+      workload: "ouroboros-coredns-cleanup",
+      container: "cleanup",
+    });
+    const cleanup = await runOuroboros(["controller", ...hook.args], { env: hook.env });
+    assert.equal(cleanup.code, 0, cleanup.stderr);
+    await waitFor("again.example.com to stop answering once CoreDNS reloads", async () => {
+      const now = await answer(coredns.address, "again.example.com");
+      return now !== mainIp ? now : undefined;
+    }, { timeoutMs: 30_000, intervalMs: 250 });
+    const left = await stack.kubectlOk([
+      "get",
+      "configmap",
+      "-n",
+      "kube-system",
+      "coredns",
+      "-o",
+      "jsonpath={.data.Corefile}",
+    ]);
+    assert.ok(!left.includes("# === BEGIN ouroboros (do not edit by hand) ==="), left);
+    assert.ok(
+      left.includes("# === BEGIN ouroboros edge (do not edit by hand) ==="),
+      "the other release's block stays",
+    );
+    assert.equal(await answer(coredns.address, "edge.example.net"), edgeIp);
+    const hookUser = stack.identity("ouroboros", "ouroboros-coredns-cleanup").user;
+    assert.deepEqual(
+      forbidden(await stack.audited(), hookUser).map(describeRequest),
+      [],
+      "the cleanup hook was refused nothing",
+    );
+    assert.deepEqual(coredns.configErrors(), []);
     edgeController.kill();
   } catch (error) {
     stack.keep();
