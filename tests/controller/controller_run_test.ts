@@ -359,12 +359,15 @@ Deno.test("controller (etc-hosts): the hosts file block follows the Ingresses; -
   await t.step("--cleanup in another mode is a usage error (exit 2) naming what is accepted", async () => {
     const result = await runOuroboros([
       "controller",
-      "--mode=coredns",
+      "--mode=external-dns",
       "--cleanup",
-      `--proxy-fqdn=${PROXY_FQDN}`,
+      "--external-dns-proxy-ip=10.0.0.5",
     ]);
     assert.equal(result.code, 2, result.stderr);
-    assert.match(result.stderr, /--cleanup works only with --mode=etc-hosts \(got --mode=coredns\)/);
+    assert.match(
+      result.stderr,
+      /--cleanup works with --mode=etc-hosts, coredns, coredns-import \(got --mode=external-dns\)/,
+    );
   });
 });
 
