@@ -1,9 +1,10 @@
 /**
- * `ouroboros controller --cleanup` in the cluster modes (coredns, coredns-import): what the chart's
- * pre-delete hook runs with the controller's own flags. It stops the controller first
- * (`--cleanup-quiesce`), then hands the mode's own sink an empty set of hostnames, once: the same
- * editor, guards and refusals as every write remove the block (or the key), so a damaged block is
- * refused exactly as the controller refuses it, and nothing outside it changes.
+ * `ouroboros controller --cleanup` in the cluster modes (coredns, coredns-import, external-dns):
+ * what the chart's uninstall hooks run with the controller's own flags. It stops the controller
+ * first (`--cleanup-quiesce`), then hands the mode's own sink an empty set of hostnames, once: the
+ * same editor, guards and refusals as every write remove the block (or the key), so a damaged block
+ * is refused exactly as the controller refuses it, and nothing outside it changes. A sink whose
+ * empty pass a guard stops (external-dns's mass-prune guard) has a `cleanup` of its own instead.
  *
  * Decisions a reader could not guess:
  * - What a mode watches (the ConfigMap it edits, a Service it reads) is read once before the pass,
@@ -189,8 +190,13 @@ export async function startClusterCleanup(
           quiesce.selector,
         );
       }
-      await fill(signal);
-      const outcome = await mode.sink.reconcile([], signal);
+      const sink = mode.sink;
+      let outcome: SinkOutcome;
+      if (sink.cleanup !== undefined) outcome = await sink.cleanup(signal);
+      else {
+        await fill(signal);
+        outcome = await sink.reconcile([], signal);
+      }
       for (const notice of outcome.notices ?? []) logNotice(notice);
       const verdict = cleanupVerdict(outcome, target);
       log[verdict.level](verdict.message, verdict.properties);

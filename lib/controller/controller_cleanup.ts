@@ -16,20 +16,9 @@ import { blockMarkers } from "./modes/markers.ts";
 import { logger } from "../util/logging.ts";
 import type { ControllerValues } from "./controller_settings.ts";
 
-/** The modes `--cleanup` cleans. */
-const CLEANABLE = ["etc-hosts", "coredns", "coredns-import"];
-
 /** What is wrong with the flags `--cleanup` was given with. Pure. */
 export function cleanupProblems(values: ControllerValues): string[] {
   const problems: string[] = [];
-  if (!CLEANABLE.includes(values.mode)) {
-    problems.push(
-      `--cleanup works with --mode=${
-        CLEANABLE.join(", ")
-      } (got --mode=${values.mode}); external-dns records ` +
-        "are removed by the chart's post-delete hook",
-    );
-  }
   if (values.cleanupNodeLocalDnsOnly && (!values.cleanup || values.nodeLocalDns !== "manage")) {
     problems.push("--cleanup-node-local-dns-only needs --cleanup and --node-local-dns=manage");
   }

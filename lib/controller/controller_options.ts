@@ -161,7 +161,7 @@ export const CONTROLLER_OPTIONS = {
         "Remove what this controller wrote, and exit (the chart's uninstall hooks run it). etc-hosts mode: " +
         "the ouroboros block of the --etc-hosts file, without contacting the API server. coredns and " +
         "coredns-import modes: the block (or key) in the ConfigMap the same flags name, through the same " +
-        "editor and guards as a write, after --cleanup-quiesce. Not yet in external-dns mode.",
+        "editor and guards as a write, after --cleanup-quiesce. external-dns mode: this instance's records.",
     },
     cleanupNodeLocalDnsOnly: {
       flag: "cleanup-node-local-dns-only",

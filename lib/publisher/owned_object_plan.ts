@@ -113,6 +113,11 @@ export interface PlanInput<O extends ObservedObject = ObservedObject> {
    * changed, and fields dropped from the intent go only by applying it again).
    */
   readonly reapply?: boolean;
+  /**
+   * The caller means an empty set (an uninstall's cleanup removing everything it owns): the
+   * empty-desired guard, which stops a pass that lost every group by accident, does not hold.
+   */
+  readonly pruneAll?: boolean;
 }
 
 /** Why a plan stops everything (see rules 1 and 2 of the module documentation). */
@@ -209,7 +214,7 @@ type BuiltGroup = DesiredGroup & { readonly objects: readonly DesiredObject[] };
 /** Computes the plan; see the module documentation for the rules. */
 export function planOwnedObjects<O extends ObservedObject>(input: PlanInput<O>): OwnedObjectPlan<O> {
   const { groups, owned } = input;
-  if (groups.length === 0 && owned.length > 0) {
+  if (groups.length === 0 && owned.length > 0 && input.pruneAll !== true) {
     return { kind: "guarded", guard: "empty-desired", owned: owned.length };
   }
   const built = groups.filter((group): group is BuiltGroup => group.objects !== undefined);

@@ -127,7 +127,11 @@ export class OwnedObjectWriter<O extends ObservedObject> {
   }
 
   /** One pass over `groups`; it never logs. Rejects only when `signal` aborts. */
-  async write(groups: readonly DesiredGroup[], signal: AbortSignal): Promise<WriteResult<O>> {
+  async write(
+    groups: readonly DesiredGroup[],
+    signal: AbortSignal,
+    options: { readonly pruneAll?: boolean } = {},
+  ): Promise<WriteResult<O>> {
     signal.throwIfAborted();
     const ownership = this.#api.ownership;
     let listed: readonly O[];
@@ -141,6 +145,7 @@ export class OwnedObjectWriter<O extends ObservedObject> {
         owned: listing.owned,
         unreadable: listing.unreadable,
         reapply: this.#api.applies,
+        ...(options.pruneAll === true ? { pruneAll: true } : {}),
       });
       if (plan.kind === "apply" && plan.creates.length > 0) {
         plan = await this.#replanWithLookups(plan, groups, listing, signal);

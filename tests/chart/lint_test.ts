@@ -128,7 +128,7 @@ Deno.test({
       "the drop-in charts are charts of their own",
     );
     // Rendered from the package, a script hook Job carries the lib files and the script themselves.
-    const mode = ["controller.mode=external-dns", "externalDns.proxyIP=10.0.0.5"];
+    const mode = ["controller.mode=etc-hosts", "etcHosts.proxyIP=10.0.0.5"];
     const rendered = await runHelm(helm, [
       "template",
       "ouroboros",
@@ -137,11 +137,11 @@ Deno.test({
     ]);
     assert.equal(rendered.code, 0, rendered.stderr);
     const fromDir = await renderOk(helm, { set: mode });
-    const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-cleanup");
+    const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-etc-hosts-quiesce");
     assert.deepEqual(
       container(job, "cleanup").command,
-      container(find(fromDir, "Job", "ouroboros-cleanup"), "cleanup").command,
+      container(find(fromDir, "Job", "ouroboros-etc-hosts-quiesce"), "cleanup").command,
     );
-    assert.equal(container(job, "cleanup").command?.[2], hookScript("external-dns-cleanup.sh"));
+    assert.equal(container(job, "cleanup").command?.[2], hookScript("etc-hosts-quiesce.sh"));
   },
 });

@@ -958,26 +958,35 @@ test("coredns-import hook: the same quiesce, then controller --cleanup on the im
   assert.deepEqual(off.filter(isHook), []);
 });
 
-test("external-dns hook: post-delete, deleting this release's records of the output kind", async () => {
+test("external-dns hook: post-delete, controller --cleanup with the controller's record flags and its instance", async () => {
   const objects = await renderOk(helm4(), {
     release: "edge",
     set: ["controller.mode=external-dns", "externalDns.output=service", "externalDns.namespace=dns"],
-    setString: ["externalDns.cleanupHookImage.tag=1.30.0"],
   });
   const job = find(objects, "Job", "edge-ouroboros-cleanup");
-  assertHookJob(job, "mirror.gcr.io/alpine/kubectl:1.30.0", "external-dns-cleanup.sh");
-  assert.deepEqual(envOf(container(job, "cleanup")), {
-    HOME: "/tmp",
-    RECORDS_NAMESPACE: "dns",
-    INSTANCE: "edge",
-    OUTPUT: "service",
-  });
+  const c = container(job, "cleanup");
+  assert.equal(c.image, "ghcr.io/ouroboros-ts/ouroboros:0.1.0");
+  assert.equal(c.command, undefined);
+  const args = c.args ?? [];
+  for (
+    const flag of [
+      "--mode=external-dns",
+      "--external-dns-namespace=dns",
+      "--external-dns-output=service",
+      "--cleanup",
+    ]
+  ) {
+    assert.ok(args.includes(flag), `${flag} in ${args.join(" ")}`);
+  }
+  assert.equal(envOf(c).OUROBOROS_INSTANCE, "edge", "the records' owner is this release");
   for (const object of objects.filter(isHook)) {
     assert.equal(hookOf(object).hook, "post-delete", `${object.kind} ${object.metadata.name}`);
     assert.equal(hookOf(object).weight, object.kind === "Job" ? "0" : "-10");
   }
   const crd = await renderOk(helm4(), { set: ["controller.mode=external-dns"] });
-  assert.equal(envOf(container(find(crd, "Job", "ouroboros-cleanup"), "cleanup")).OUTPUT, "crd");
+  assert.ok(
+    container(find(crd, "Job", "ouroboros-cleanup"), "cleanup").args?.includes("--external-dns-output=crd"),
+  );
   const off = await renderOk(helm4(), {
     set: ["controller.mode=external-dns", "externalDns.cleanupOnUninstall=false"],
   });
@@ -1098,7 +1107,7 @@ test("a hook Job's script or shared lib file missing or empty fails the render, 
   const cases: { mode: Mode; more?: string[]; file: string; missing: boolean }[] = [
     { mode: "coredns", more: ["routing.enabled=true"], file: "scripts/routes-cleanup.sh", missing: true },
     { mode: "coredns-import", more: ["routing.enabled=true"], file: "scripts/lib/common.sh", missing: false },
-    { mode: "external-dns", file: "scripts/lib/common.sh", missing: true },
+    { mode: "external-dns", more: ["routing.enabled=true"], file: "scripts/lib/common.sh", missing: true },
     { mode: "etc-hosts", file: "scripts/etc-hosts-cleanup.sh", missing: false },
   ];
   for (const [index, { mode, more = [], file, missing }] of cases.entries()) {
@@ -1156,12 +1165,7 @@ test("each hook's Roles grant what its script's kubectl calls need (names aside)
   const cases: { set: readonly string[]; job: string; resource: string }[] = [
     // (The coredns, coredns-import and node-local-dns hook runs ouroboros itself:
     // coredns_cleanup_hook_test.ts runs it under its Roles' judgement.)
-    { set: MODES["external-dns"], job: "ouroboros-cleanup", resource: "dnsendpoints.externaldns.k8s.io" },
-    {
-      set: [...MODES["external-dns"], "externalDns.output=service"],
-      job: "ouroboros-cleanup",
-      resource: "services",
-    },
+    // (external-dns's hook runs ouroboros too.)
     { set: MODES["etc-hosts"], job: "ouroboros-etc-hosts-quiesce", resource: "" },
     { set: MODES["etc-hosts"], job: "ouroboros-etc-hosts-cleanup-wait", resource: "" },
   ];

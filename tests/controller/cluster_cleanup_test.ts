@@ -10,6 +10,7 @@
 
 import assert from "node:assert/strict";
 import { cleanupVerdict } from "../../lib/controller/cluster_cleanup.ts";
+import { ownershipLabels } from "../../lib/controller/modes/external_dns/ownership.ts";
 import { parseLogLines, runOuroboros } from "../support/ouroboros_process.ts";
 import { waitFor } from "../support/wait.ts";
 import { type Cluster, startCluster } from "./cluster_fixture.ts";
@@ -220,8 +221,8 @@ Deno.test("--cleanup's flag problems are refused before anything is contacted, e
   await using cluster = await startCluster({ corefile: WITH_BLOCK });
   const cases: [readonly string[], RegExp][] = [
     [
-      ["--mode=external-dns"],
-      /--cleanup works with --mode=etc-hosts, coredns, coredns-import \(got --mode=external-dns\)/,
+      ["--mode=coredns", "--cleanup-node-local-dns-only"],
+      /--cleanup-node-local-dns-only needs --cleanup and --node-local-dns=manage/,
     ],
     [
       ["--mode=coredns", "--cleanup-quiesce=ouroboros/ouroboros"],
@@ -244,4 +245,77 @@ Deno.test("--cleanup's flag problems are refused before anything is contacted, e
   }
   assert.equal(cluster.corefile(), WITH_BLOCK);
   assert.equal(cluster.server.audit.length, 0, "nothing was contacted");
+});
+
+const RECORD_KINDS = [
+  { output: "crd", apiVersion: "externaldns.k8s.io/v1alpha1", kind: "DNSEndpoint" },
+  { output: "service", apiVersion: "v1", kind: "Service" },
+] as const;
+
+for (const { output, apiVersion, kind } of RECORD_KINDS) {
+  Deno.test(`external-dns --cleanup (output=${output}) deletes only this instance's records, past the prune guard`, async () => {
+    await using cluster = await startCluster();
+    const record = (name: string, namespace: string, labels: Record<string, string>) =>
+      cluster.server.create({
+        apiVersion,
+        kind,
+        metadata: { name, namespace, labels },
+        spec: output === "crd" ? { endpoints: [] } : { clusterIP: "None" },
+      });
+    record("ours-a", "records", ownershipLabels("shop"));
+    record("ours-b", "records", { ...ownershipLabels("shop"), team: "web" });
+    record("other-release", "records", ownershipLabels("edge"));
+    record("managed-only", "records", { "app.kubernetes.io/managed-by": "ouroboros" });
+    record("foreign", "records", { "app.kubernetes.io/managed-by": "Helm" });
+    record("elsewhere", "other-ns", ownershipLabels("shop"));
+    const flags = [
+      "--mode=external-dns",
+      "--external-dns-namespace=records",
+      `--external-dns-output=${output}`,
+      // The proxy Service is gone by the post-delete hook: the cleanup needs no targets.
+      "--external-dns-proxy-service=ouroboros-proxy",
+      "--proxy-service-namespace=ouroboros",
+    ];
+    const run = await runOuroboros(["controller", ...cluster.flags, "--cleanup", ...flags], {
+      env: { OUROBOROS_INSTANCE: "shop" },
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const left = (namespace: string) =>
+      cluster.server.list(apiVersion, kind, namespace).map((item) => (item.metadata as { name: string }).name)
+        .sort();
+    assert.deepEqual(left("records"), ["foreign", "managed-only", "other-release"]);
+    assert.deepEqual(left("other-ns"), ["elsewhere"]);
+    assert.ok(parseLogLines(run.stderr).some((line) => line.msg === "removed what this controller wrote"));
+    const again = await runOuroboros(["controller", ...cluster.flags, "--cleanup", ...flags], {
+      env: { OUROBOROS_INSTANCE: "shop" },
+    });
+    assert.equal(again.code, 0, again.stderr);
+    assert.ok(parseLogLines(again.stderr).some((line) => line.msg === "nothing of ouroboros to remove"));
+  });
+}
+
+Deno.test("external-dns --cleanup with no DNSEndpoint kind served is nothing to clean; a refused delete is exit 1", async () => {
+  await using bare = await startCluster({ omitGroups: ["externaldns.k8s.io"] });
+  const flags = [
+    "--mode=external-dns",
+    "--external-dns-namespace=records",
+    "--external-dns-proxy-ip=10.0.0.5",
+  ];
+  const env = { env: { OUROBOROS_INSTANCE: "ouroboros" } };
+  const none = await runOuroboros(["controller", ...bare.flags, "--cleanup", ...flags], env);
+  assert.equal(none.code, 0, none.stderr);
+  await using cluster = await startCluster();
+  cluster.server.create({
+    apiVersion: "externaldns.k8s.io/v1alpha1",
+    kind: "DNSEndpoint",
+    metadata: { name: "ours", namespace: "records", labels: ownershipLabels("ouroboros") },
+    spec: { endpoints: [] },
+  });
+  cluster.server.faults.inject("delete", { type: "status", code: 403, reason: "Forbidden" }, {
+    path: /dnsendpoints/,
+  });
+  const refused = await runOuroboros(["controller", ...cluster.flags, "--cleanup", ...flags], env);
+  assert.equal(refused.code, 1, refused.stderr);
+  const error = parseLogLines(refused.stderr).find((line) => line.level === "ERROR");
+  assert.match(String(error?.reason), /could not be deleted, such as ours/);
 });

@@ -356,18 +356,17 @@ Deno.test("controller (etc-hosts): the hosts file block follows the Ingresses; -
     assert.equal(again.code, 0, again.stderr);
     assert.match(again.stderr, /has no ouroboros block; nothing to remove/);
   });
-  await t.step("--cleanup in another mode is a usage error (exit 2) naming what is accepted", async () => {
+  await t.step("--cleanup with a flag it cannot use is a usage error (exit 2) naming it", async () => {
     const result = await runOuroboros([
       "controller",
-      "--mode=external-dns",
+      "--mode=etc-hosts",
       "--cleanup",
-      "--external-dns-proxy-ip=10.0.0.5",
+      "--cleanup-quiesce=ouroboros/ouroboros",
+      "--cleanup-quiesce-selector=a=b",
+      "--proxy-ip=10.0.0.5",
     ]);
     assert.equal(result.code, 2, result.stderr);
-    assert.match(
-      result.stderr,
-      /--cleanup works with --mode=etc-hosts, coredns, coredns-import \(got --mode=external-dns\)/,
-    );
+    assert.match(result.stderr, /--cleanup-quiesce has no use in etc-hosts mode/);
   });
 });
 

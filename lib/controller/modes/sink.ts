@@ -132,6 +132,11 @@ export interface Sink {
    * Rejects only when `signal` aborts or for a bug; expected failures are `failed` outcomes.
    */
   reconcile(hosts: readonly string[], signal: AbortSignal, context?: ReconcileContext): Promise<SinkOutcome>;
+  /**
+   * Removes everything the sink owns, for `--cleanup`, past the guards that stop an accidental
+   * empty pass; absent: the sink is cleaned by reconciling no hostnames.
+   */
+  cleanup?(signal: AbortSignal): Promise<SinkOutcome>;
 }
 
 /**

@@ -12,6 +12,7 @@
  * @module
  */
 
+import { isNotFound } from "../../../kube/errors.ts";
 import { DNS_ENDPOINT } from "../../../resources/dns_endpoint.ts";
 import { SERVICE } from "../../../resources/service.ts";
 import { type Clock, systemClock } from "../../../util/clock.ts";
@@ -149,6 +150,43 @@ export class ExternalDnsSink implements Sink {
     );
     this.description = `external-dns ${kubectlResource(settings.output)} in ${settings.namespace} ` +
       `(instance ${settings.instance})`;
+  }
+
+  /**
+   * Deletes every record this instance owns (`--cleanup`), past the mass-prune guard that stops an
+   * ordinary pass from doing so; needs no targets. No record kind served (the DNSEndpoint CRD not
+   * installed) is nothing to clean. Rejects only when `signal` aborts.
+   */
+  async cleanup(signal: AbortSignal): Promise<SinkOutcome> {
+    const result = await this.#writer.write([], signal, { pruneAll: true });
+    switch (result.kind) {
+      case "failed":
+        if (isNotFound(result.error)) return { kind: "unchanged", hosts: 0 };
+        return { kind: "failed", message: errorMessage(result.error), cause: result.error };
+      case "guarded":
+        return {
+          kind: "refused",
+          problem: "mass-prune-guard",
+          message: "the prune guard held",
+          scope: "guard",
+        };
+      case "applied":
+      case "planned": {
+        const failures = result.kind === "applied" ? result.errors : [];
+        if (failures.length > 0) {
+          const first = failures[0]!;
+          return {
+            kind: "failed",
+            message: `${failures.length} record(s) could not be deleted, such as ${first.name}: ` +
+              errorMessage(first.error),
+            cause: first.error,
+          };
+        }
+        return result.removed === 0
+          ? { kind: "unchanged", hosts: 0 }
+          : { kind: "written", hosts: 0, added: 0, removed: result.removed, names: result.names };
+      }
+    }
   }
 
   /** One pass; `context.sources` feeds the source annotation. Rejects only when `signal` aborts. */

@@ -1,10 +1,11 @@
 /**
- * The coredns and coredns-import pre-delete hook as the chart renders it (issue 31: one cleanup
- * path): its Job runs the ouroboros image with `controller --cleanup` and the controller's own
- * mode and target flags, no shell script. Each rendered Job's arguments are run for real against
- * the fake API server holding a controller Deployment whose pod stops only when the test removes
- * it: the controller is scaled to 0, the block or key goes once the pod is gone and nothing else
- * changes, and every request it made is granted by the hook's own Roles (none is refused).
+ * The controller's uninstall hooks as the chart renders them (issue 31: one cleanup path): each Job
+ * runs the ouroboros image with `controller --cleanup` and the controller's own mode and target
+ * flags, no shell script. Each rendered Job's arguments are run for real against the fake API
+ * server, and every request it made must be granted by the hook's own Roles (none is refused).
+ * coredns and coredns-import (pre-delete): with a controller Deployment whose pod stops only when
+ * the test removes it, the controller is scaled to 0, then the block or key goes and nothing else
+ * changes. external-dns (post-delete): this release's records go, every other stays.
  */
 
 import assert from "node:assert/strict";
@@ -13,9 +14,11 @@ import { writeKubeconfig } from "../support/kubeconfig.ts";
 import { runOuroboros } from "../support/ouroboros_process.ts";
 import { tempDir } from "../support/temp_dir.ts";
 import { waitFor } from "../support/wait.ts";
+import { ownershipLabels } from "../../lib/controller/modes/external_dns/ownership.ts";
 import {
   chartHelms,
   container,
+  envOf,
   find,
   isHook,
   type K8sObject,
@@ -54,11 +57,7 @@ function access(method: string, path: string): Access {
       .exec(path);
   assert.ok(match, `an API path: ${path}`);
   const [, group = "", namespace, plural, name, sub] = match;
-  const verb = method === "GET"
-    ? (name === undefined ? "list" : "get")
-    : method === "PATCH"
-    ? "patch"
-    : method;
+  const verb = method === "GET" ? (name === undefined ? "list" : "get") : method.toLowerCase();
   return {
     verb,
     group,
@@ -197,6 +196,51 @@ for (const testCase of CASES) {
       .filter((entry) => !entry.watch)
       .map((entry) => access(entry.method, entry.path))
       .filter((request) => !granted(objects, account, request));
+    assert.deepEqual(refused, [], "every request the cleanup made is granted by the hook's Roles");
+  });
+}
+
+for (const output of ["crd", "service"] as const) {
+  test(`external-dns cleanup hook (output=${output}): the rendered Job deletes this release's records, no request refused`, async () => {
+    const objects = await renderOk(helm4(), {
+      release: "edge",
+      set: [...MODES["external-dns"], `externalDns.output=${output}`, "externalDns.namespace=records"],
+    });
+    const job = find(objects, "Job", "edge-ouroboros-cleanup");
+    const c = container(job, "cleanup");
+    assert.equal(c.command, undefined, "the image's own entrypoint, no shell");
+    const apiVersion = output === "crd" ? "externaldns.k8s.io/v1alpha1" : "v1";
+    const kind = output === "crd" ? "DNSEndpoint" : "Service";
+    await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+    const record = (name: string, labels: Record<string, string>) =>
+      server.create({
+        apiVersion,
+        kind,
+        metadata: { name, namespace: "records", labels },
+        spec: output === "crd" ? { endpoints: [] } : { clusterIP: "None" },
+      });
+    record("ours", ownershipLabels("edge"));
+    record("another-release", ownershipLabels("ouroboros"));
+    record("foreign", { "app.kubernetes.io/managed-by": "Helm" });
+    await using dir = await tempDir("ouroboros-cleanup-hook-");
+    const kubeconfig = `${dir.path}/kubeconfig`;
+    await writeKubeconfig(kubeconfig, { server: server.url });
+    const run = await runOuroboros([
+      ...(c.args ?? []),
+      `--kubeconfig=${kubeconfig}`,
+      "--cluster-domain=cluster.local",
+    ], {
+      env: envOf(c),
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(
+      server.list(apiVersion, kind, "records").map((item) => (item.metadata as { name: string }).name).sort(),
+      ["another-release", "foreign"],
+    );
+    const refused = server.audit
+      .filter((entry) => !entry.watch)
+      .map((entry) => access(entry.method, entry.path))
+      .filter((request) => !granted(objects, podSpec(job).serviceAccountName!, request));
     assert.deepEqual(refused, [], "every request the cleanup made is granted by the hook's Roles");
   });
 }
