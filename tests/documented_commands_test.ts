@@ -4,7 +4,7 @@
  * README's doctor line once was. What stands in for a real cluster is the only change: `~/.kube/config`
  * is a kubeconfig for the fake server; a kuberture line without `--kubeconfig` (one a pod runs,
  * with its service account) gets one, its config file is a temporary one, and a long-running line
- * gets `--once` so it ends after its first pass.
+ * gets `--once` (unless it is `--cleanup`, a one-shot run of its own) so it ends after its first pass.
  *
  * @module
  */
@@ -76,7 +76,8 @@ Deno.test("every documented doctor and kuberture command line runs as written: n
     if (subcommand === "kuberture") {
       args = args.map((arg) => arg.startsWith("--config=") ? `--config=${config}` : arg);
       if (!args.some((arg) => arg.startsWith("--kubeconfig"))) args.push(`--kubeconfig=${kubeconfig}`);
-      if (!args.includes("--once")) args.push("--once");
+      // `--cleanup` is a one-shot run already, and refuses --once.
+      if (!args.includes("--once") && !args.includes("--cleanup")) args.push("--once");
     }
     const result = await runOuroboros(args, {
       permissionSet: subcommand,

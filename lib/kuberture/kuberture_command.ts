@@ -10,7 +10,7 @@
  */
 
 import { errorFields } from "../util/error_message.ts";
-import type { ConfigError } from "../cli/options.ts";
+import { ConfigError } from "../cli/options.ts";
 import { defineSubcommand, type Service } from "../daemon/subcommand.ts";
 import { connectToCluster } from "../election/cluster_connection.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
@@ -27,7 +27,8 @@ import { logger } from "../util/logging.ts";
 import { printStdout } from "../util/stdio.ts";
 import { VERSION } from "../util/version.ts";
 import { KUBERTURE_OPTIONS } from "./kuberture_options.ts";
-import { type KubertureSettings, kubertureSettings } from "./kuberture_settings.ts";
+import { type KubertureSettings, kubertureSettings, type KubertureValues } from "./kuberture_settings.ts";
+import { startKubertureCleanup } from "./kuberture_cleanup.ts";
 
 /** `--once` gives up after this long without a pass (the caches never synced). */
 const ONCE_DEADLINE_MS = 120_000;
@@ -43,18 +44,40 @@ function bindAddress(text: string): ListenAddress | null {
 export const KUBERTURE = defineSubcommand({
   options: KUBERTURE_OPTIONS,
   usage: "publish the API server's addresses through external-dns (a drop-in for kuberture)",
-  settings: ({ values, sources }): KubertureSettings | ConfigError =>
-    kubertureSettings({
+  settings: ({ values, sources }): KubertureRun | ConfigError => {
+    const podNamespace = runningNamespace(values.kubeconfig, {
+      env: (name) => Deno.env.get(name),
+      parseYaml: parse,
+    });
+    if (values.cleanup) return cleanupRun(values, podNamespace);
+    const settings = kubertureSettings({
       values,
       sources,
       configFile: readKubertureConfig(values.config),
-      podNamespace: runningNamespace(values.kubeconfig, {
-        env: (name) => Deno.env.get(name),
-        parseYaml: parse,
-      }),
-    }),
-  start: startKuberture,
+      podNamespace,
+    });
+    return settings instanceof Error ? settings : { kind: "run", values: settings.values, settings };
+  },
+  start: (run) =>
+    run.kind === "cleanup" ? startKubertureCleanup(run.values, run.namespace) : startKuberture(run.settings),
 });
+
+/** What a run does: publish (the settings), or delete what this instance wrote and exit. */
+type KubertureRun =
+  | { readonly kind: "run"; readonly values: KubertureValues; readonly settings: KubertureSettings }
+  | { readonly kind: "cleanup"; readonly values: KubertureValues; readonly namespace: string };
+
+/** `--cleanup`'s run, or what is wrong with its flags; the config file is not read. */
+function cleanupRun(values: KubertureValues, podNamespace: string | undefined): KubertureRun | ConfigError {
+  const problems: string[] = [];
+  if (values.once || values.dryRun) problems.push("--cleanup is a run of its own: drop --once and --dry-run");
+  if (values.instance === "") problems.push("--instance (KUBERTURE_INSTANCE) must not be empty");
+  if (podNamespace === undefined || podNamespace === "") {
+    problems.push("the namespace to clean is unknown: set POD_NAMESPACE, or give --kubeconfig");
+  }
+  if (problems.length > 0) return new ConfigError("kuberture", problems);
+  return { kind: "cleanup", values, namespace: podNamespace! };
+}
 
 async function startKuberture(settings: KubertureSettings): Promise<Service> {
   const { values, config, namespace } = settings;

@@ -56,6 +56,16 @@ export const KUBERTURE_OPTIONS = {
       help: "Wait for the caches, run one pass, print what changed (with --dry-run: what would change) on " +
         "stdout and exit: 0 when nothing had to change, 3 when something changed or would change, 1 on errors.",
     },
+    cleanup: {
+      flag: "cleanup",
+      env: null,
+      kind: boolean(),
+      default: "false",
+      help:
+        "(not in kuberture) Delete every Service and DNSEndpoint this instance wrote in its namespace (the " +
+        "labels app.kubernetes.io/managed-by=kuberture and kuberture/instance=<instance>), and exit: 0 when none " +
+        "is left, 1 when one could not be deleted. The config file is not read (the chart's uninstall hook).",
+    },
     ...electionOptionRows({
       elect: "true",
       electHelp:

@@ -244,3 +244,55 @@ for (const output of ["crd", "service"] as const) {
     assert.deepEqual(refused, [], "every request the cleanup made is granted by the hook's Roles");
   });
 }
+
+test("kuberture cleanup hook: the rendered Job deletes this instance's objects, no request refused", async () => {
+  const objects = await renderOk(helm4(), {
+    release: "kuberture",
+    namespace: "cozy",
+    set: [
+      "controller.enabled=false",
+      "proxy.enabled=false",
+      "kuberture.config.outputs[0].name=api",
+      "kuberture.config.outputs[0].hostname[0]=api.example.com",
+      "kuberture.config.outputs[0].serviceName=kuberture-api",
+    ],
+  });
+  const job = find(objects, "Job", "kuberture-ouroboros-kuberture-cleanup");
+  const c = container(job, "cleanup");
+  assert.equal(c.command, undefined, "the image's own entrypoint, no shell");
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  const instance = envOf(c).KUBERTURE_INSTANCE!;
+  const ours = { "app.kubernetes.io/managed-by": "kuberture", "kuberture/instance": instance };
+  server.create({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "kuberture-api", namespace: "cozy", labels: ours },
+    spec: {},
+  });
+  server.create({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "foreign", namespace: "cozy" },
+    spec: {},
+  });
+  await using dir = await tempDir("ouroboros-cleanup-hook-");
+  await writeKubeconfig(`${dir.path}/kubeconfig`, { server: server.url });
+  const [subcommand, ...rest] = c.args ?? [];
+  assert.equal(subcommand, "kuberture");
+  const run = await runOuroboros(["kuberture", ...rest, `--kubeconfig=${dir.path}/kubeconfig`], {
+    permissionSet: "kuberture",
+    env: { ...envOf(c), POD_NAMESPACE: "cozy" },
+  });
+  assert.equal(run.code, 0, run.stderr);
+  assert.deepEqual(
+    server.list("v1", "Service", "cozy").map((item) => (item.metadata as { name: string }).name),
+    [
+      "foreign",
+    ],
+  );
+  const refused = server.audit
+    .filter((entry) => !entry.watch)
+    .map((entry) => access(entry.method, entry.path))
+    .filter((request) => !granted(objects, podSpec(job).serviceAccountName!, request));
+  assert.deepEqual(refused, [], "every request the cleanup made is granted by the hook's Roles");
+});

@@ -10,7 +10,6 @@ export const SCRIPTS_DIR = new URL("../../chart/scripts/", import.meta.url).path
 
 /** The chart's hook scripts. */
 export type HookScript =
-  | "external-dns-cleanup.sh"
   | "etc-hosts-quiesce.sh"
   | "etc-hosts-cleanup.sh"
   | "routes-cleanup.sh";
@@ -21,7 +20,6 @@ export type HookScript =
  * so this table and the templates cannot drift apart.
  */
 export const HOOK_LIBS: Readonly<Record<HookScript, readonly string[]>> = {
-  "external-dns-cleanup.sh": ["common.sh"],
   "etc-hosts-quiesce.sh": ["common.sh"],
   "etc-hosts-cleanup.sh": ["common.sh"],
   "routes-cleanup.sh": ["common.sh"],

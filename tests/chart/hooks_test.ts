@@ -3,15 +3,14 @@
  * hook image's shell and tools), the real kubectl 1.35, against the fake API server. What they wrote is
  * read back from the fake and from its audit log.
  *
- * (The coredns, coredns-import and node-local-dns cleanup is `ouroboros controller --cleanup`, no script:
- * tests/controller/cluster_cleanup_test.ts and tests/chart/coredns_cleanup_hook_test.ts.)
- * - external-dns: owned records go, foreign ones stay, for both outputs; no CRD means nothing to do.
+ * (The coredns, coredns-import, node-local-dns and external-dns cleanup is `ouroboros controller
+ * --cleanup`, kuberture's `ouroboros kuberture --cleanup`, no script: tests/controller/cluster_cleanup_test.ts,
+ * tests/kuberture/kuberture_cleanup_test.ts and tests/chart/cleanup_hooks_test.ts.)
  * - etc-hosts: the controller DaemonSet is deleted and waited for; the cleanup DaemonSet is waited for
  *   until every node is clean, then deleted; a timeout fails saying how many nodes are left.
  */
 
 import assert from "node:assert/strict";
-import { ownershipLabels } from "../../lib/controller/modes/external_dns/ownership.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { waitFor } from "../support/wait.ts";
 import {
@@ -32,12 +31,6 @@ function assertExit(result: HookResult, code: number): void {
   assert.equal(result.code, code, `exit ${result.code}, expected ${code}; output:\n${result.output}`);
   assert.deepEqual(unprefixedLines(result), [], `lines without ${PREFIX}:\n${result.output}`);
 }
-
-/** external-dns: the two record kinds. */
-const OUTPUTS = [
-  { output: "crd", apiVersion: "externaldns.k8s.io/v1alpha1", kind: "DNSEndpoint", plural: "dnsendpoints" },
-  { output: "service", apiVersion: "v1", kind: "Service", plural: "services" },
-] as const;
 
 /** etc-hosts: the controller DaemonSet (quiesce) and the cleanup DaemonSet. */
 const DS_PATH = (name: string) => new RegExp(`^/apis/apps/v1/namespaces/ouroboros/daemonsets/${name}$`);
@@ -96,178 +89,10 @@ for (const shell of SHELLS) {
   test("the cleanup scripts refuse to run without their settings", async () => {
     await using server = await startFakeApiServer();
     await using sandbox = await hookSandbox(shell, server);
-    const { RECORDS_NAMESPACE: _, ...withoutNamespace } = {
-      RECORDS_NAMESPACE: "ouroboros",
-      INSTANCE: "ouroboros",
-      OUTPUT: "crd",
-    };
-    const missing = await sandbox.run("external-dns-cleanup.sh", withoutNamespace);
+    const { NAMESPACE: _, ...withoutNamespace } = QUIESCE_ENV;
+    const missing = await sandbox.run("etc-hosts-quiesce.sh", withoutNamespace);
     assertExit(missing, 1);
-    assert.match(missing.stderr, /environment variable RECORDS_NAMESPACE is empty or unset/);
-    const badOutput = await sandbox.run("external-dns-cleanup.sh", {
-      RECORDS_NAMESPACE: "ouroboros",
-      INSTANCE: "ouroboros",
-      OUTPUT: "txt",
-    });
-    assertExit(badOutput, 1);
-    assert.match(badOutput.stderr, /OUTPUT must be crd or service, got 'txt'/);
-    const badInstance = await sandbox.run("external-dns-cleanup.sh", {
-      RECORDS_NAMESPACE: "ouroboros",
-      INSTANCE: "a,b",
-      OUTPUT: "crd",
-    });
-    assertExit(badInstance, 1);
-    assert.match(badInstance.stderr, /INSTANCE 'a,b' is not a valid label value/);
-    assert.deepEqual(writes(server, /./), []);
-  });
-
-  // --- external-dns-cleanup.sh ----------------------------------------------------------------------
-
-  for (const { output, apiVersion, kind, plural } of OUTPUTS) {
-    test(`external-dns cleanup (output=${output}) deletes only the records this release owns`, async () => {
-      await using server = await startFakeApiServer();
-      const record = (name: string, namespace: string, labels: Record<string, string>) =>
-        server.create({
-          apiVersion,
-          kind,
-          metadata: { name, namespace, labels },
-          spec: output === "crd" ? { endpoints: [] } : { clusterIP: "None" },
-        });
-      record("ours-a", "records", ownershipLabels("ouroboros"));
-      record("ours-b", "records", { ...ownershipLabels("ouroboros"), team: "web" });
-      record("other-release", "records", ownershipLabels("edge"));
-      record("managed-only", "records", { "app.kubernetes.io/managed-by": "ouroboros" });
-      record("foreign", "records", { "app.kubernetes.io/managed-by": "Helm" });
-      record("elsewhere", "other-ns", ownershipLabels("ouroboros"));
-      await using sandbox = await hookSandbox(shell, server);
-      const result = await sandbox.run("external-dns-cleanup.sh", {
-        RECORDS_NAMESPACE: "records",
-        INSTANCE: "ouroboros",
-        OUTPUT: output,
-      });
-      assertExit(result, 0);
-      const left = (namespace: string) =>
-        server.list(apiVersion, kind, namespace).map((item) => (item.metadata as { name: string }).name)
-          .sort();
-      assert.deepEqual(left("records"), ["foreign", "managed-only", "other-release"]);
-      assert.deepEqual(left("other-ns"), ["elsewhere"]);
-      const qualified = output === "crd" ? "dnsendpoint.externaldns.k8s.io" : "service";
-      assert.match(result.stdout, new RegExp(`deleting 2 ${plural}`));
-      assert.match(result.stdout, new RegExp(`\\] +${qualified.replaceAll(".", "\\.")}/ours-a\\n`));
-      assert.match(result.stdout, new RegExp(`\\] +${qualified.replaceAll(".", "\\.")}/ours-b\\n`));
-      const deletes = writes(server, new RegExp(`/namespaces/records/${plural}`));
-      assert.ok(deletes.every((entry) => entry.method === "DELETE" && entry.status === 200));
-      assert.equal(deletes.length, 2);
-    });
-  }
-
-  test("kuberture cleanup (OWNER=kuberture) deletes only this kuberture instance's Services", async () => {
-    await using server = await startFakeApiServer();
-    const service = (name: string, labels: Record<string, string>) =>
-      server.create({
-        apiVersion: "v1",
-        kind: "Service",
-        metadata: { name, namespace: "kns", labels },
-        spec: { clusterIP: "None" },
-      });
-    service("kuberture-api", {
-      "app.kubernetes.io/managed-by": "kuberture",
-      "kuberture/instance": "rel-kuberture",
-    });
-    service("other-instance", { "app.kubernetes.io/managed-by": "kuberture", "kuberture/instance": "edge" });
-    service("controller-record", ownershipLabels("rel-kuberture"));
-    service("foreign", { "app.kubernetes.io/managed-by": "Helm" });
-    await using sandbox = await hookSandbox(shell, server);
-    const result = await sandbox.run("external-dns-cleanup.sh", {
-      RECORDS_NAMESPACE: "kns",
-      INSTANCE: "rel-kuberture",
-      OUTPUT: "service",
-      OWNER: "kuberture",
-    });
-    assertExit(result, 0);
-    const left = server.list("v1", "Service", "kns").map((item) => (item.metadata as { name: string }).name)
-      .sort();
-    assert.deepEqual(left, ["controller-record", "foreign", "other-instance"]);
-    const badOwner = await sandbox.run("external-dns-cleanup.sh", {
-      RECORDS_NAMESPACE: "kns",
-      INSTANCE: "rel-kuberture",
-      OUTPUT: "service",
-      OWNER: "someone",
-    });
-    assertExit(badOwner, 1);
-    assert.match(badOwner.stderr, /OWNER must be ouroboros or kuberture, got 'someone'/);
-  });
-
-  test("external-dns cleanup exits 0 without deleting when the DNSEndpoint CRD is not installed", async () => {
-    await using server = await startFakeApiServer({ omitGroups: ["externaldns.k8s.io"] });
-    server.create({
-      apiVersion: "v1",
-      kind: "Service",
-      metadata: { name: "svc", namespace: "records", labels: ownershipLabels("ouroboros") },
-    });
-    await using sandbox = await hookSandbox(shell, server);
-    const result = await sandbox.run("external-dns-cleanup.sh", {
-      RECORDS_NAMESPACE: "records",
-      INSTANCE: "ouroboros",
-      OUTPUT: "crd",
-    });
-    assertExit(result, 0);
-    assert.match(result.stdout, /the DNSEndpoint CRD \(dnsendpoints.externaldns.k8s.io\) is not installed/);
-    assert.deepEqual(writes(server, /./), []);
-    assert.equal(server.list("v1", "Service", "records").length, 1, "a Service is not a DNSEndpoint");
-  });
-
-  test("external-dns cleanup exits 1 with the command to run by hand when a delete is refused", async () => {
-    await using server = await startFakeApiServer();
-    for (const name of ["ours-a", "ours-b"]) {
-      server.create({
-        apiVersion: "externaldns.k8s.io/v1alpha1",
-        kind: "DNSEndpoint",
-        metadata: { name, namespace: "records", labels: ownershipLabels("ouroboros") },
-        spec: { endpoints: [] },
-      });
-    }
-    server.faults.inject("delete", {
-      type: "status",
-      code: 403,
-      reason: "Forbidden",
-      message: 'dnsendpoints.externaldns.k8s.io "ours-a" is forbidden',
-    }, { path: /\/dnsendpoints\/ours-a$/ });
-    await using sandbox = await hookSandbox(shell, server);
-    const result = await sandbox.run("external-dns-cleanup.sh", {
-      RECORDS_NAMESPACE: "records",
-      INSTANCE: "ouroboros",
-      OUTPUT: "crd",
-    });
-    assertExit(result, 1);
-    assert.ok(
-      result.stderr.includes(
-        "Delete them by hand: kubectl --namespace records delete dnsendpoints.externaldns.k8s.io " +
-          "--selector='app.kubernetes.io/managed-by=ouroboros,ouroboros.lexfrei.tech/instance=ouroboros'",
-      ),
-      result.stderr,
-    );
-    assert.match(result.stderr, /is forbidden/);
-    const left = server.list("externaldns.k8s.io/v1alpha1", "DNSEndpoint", "records");
-    assert.deepEqual(left.map((item) => (item.metadata as { name: string }).name), ["ours-a"]);
-  });
-
-  test("external-dns cleanup exits 0 when the release owns no records", async () => {
-    await using server = await startFakeApiServer();
-    server.create({
-      apiVersion: "externaldns.k8s.io/v1alpha1",
-      kind: "DNSEndpoint",
-      metadata: { name: "theirs", namespace: "records", labels: ownershipLabels("edge") },
-      spec: { endpoints: [] },
-    });
-    await using sandbox = await hookSandbox(shell, server);
-    const result = await sandbox.run("external-dns-cleanup.sh", {
-      RECORDS_NAMESPACE: "records",
-      INSTANCE: "ouroboros",
-      OUTPUT: "crd",
-    });
-    assertExit(result, 0);
-    assert.match(result.stdout, /no dnsendpoints.externaldns.k8s.io owned by instance ouroboros/);
+    assert.match(missing.stderr, /environment variable NAMESPACE is empty or unset/);
     assert.deepEqual(writes(server, /./), []);
   });
 

@@ -60,7 +60,7 @@ const ELECTION_ARGS = [
 const SEED_OBJECTS = [
   "ConfigMap ouroboros/ouroboros-kuberture",
   "Deployment ouroboros/ouroboros-kuberture",
-  "Job ouroboros/ouroboros-kuberture-cleanup-service",
+  "Job ouroboros/ouroboros-kuberture-cleanup",
   "Role default/ouroboros:ouroboros-kuberture-source",
   "Role ouroboros/ouroboros-kuberture",
   "Role ouroboros/ouroboros-kuberture-cleanup",
@@ -84,7 +84,8 @@ const MAIN_RULES = rules(
 );
 const SOURCE_RULES = rules("discovery.k8s.io/endpointslices: list,watch");
 /** The post-delete hook's Role: list and delete of what this instance wrote. */
-const CLEANUP_RULES = rules("core/services: list,delete");
+/** The uninstall hook's: this instance's Services, and DNSEndpoints an earlier `output: crd` may have left. */
+const CLEANUP_RULES = rules("core/services: list,delete", "externaldns.k8s.io/dnsendpoints: list,delete");
 const LEASE_RULES = rules(
   "coordination.k8s.io/leases: create",
   "coordination.k8s.io/leases/kuberture-leader: get,update,watch",
@@ -335,10 +336,7 @@ test("RBAC, compared as sets: Nodes only with a node-* source, DNSEndpoints writ
       ...MAIN_RULES.filter((rule) => !rule.startsWith("externaldns.k8s.io/dnsendpoints")),
       ...rules("externaldns.k8s.io/dnsendpoints: get,list,create,patch,delete"),
     ].sort(),
-    "Role ouroboros/ouroboros-kuberture-cleanup": [
-      ...CLEANUP_RULES,
-      ...rules("externaldns.k8s.io/dnsendpoints: list,delete"),
-    ].sort(),
+    "Role ouroboros/ouroboros-kuberture-cleanup": CLEANUP_RULES,
   });
   assert.deepEqual(await matrix([output("api")], ["kuberture.leaderElection.enabled=false"]), {
     "Role default/ouroboros:ouroboros-kuberture-source": SOURCE_RULES,
@@ -564,7 +562,7 @@ test("render-time refusals name the values: shared names, Services and hostnames
   }
 });
 
-test("uninstall: a post-delete Job per written kind deletes this instance's objects (OWNER=kuberture)", async () => {
+test("uninstall: one post-delete Job runs ouroboros kuberture --cleanup as this instance", async () => {
   for (const helm of helms()) {
     const objects = await renderOk(helm, {
       values: withOutputs([output("api"), output("edge", { output: "crd" })]),
@@ -573,21 +571,12 @@ test("uninstall: a post-delete Job per written kind deletes this instance's obje
     const jobs = objects.filter((object) =>
       object.kind === "Job" && String(object.metadata?.name).includes("kuberture")
     );
-    assert.deepEqual(jobs.map((job) => job.metadata?.name).sort(), [
-      "ouroboros-kuberture-cleanup-crd",
-      "ouroboros-kuberture-cleanup-service",
-    ], helm.label);
-    for (const job of jobs) {
-      assert.equal((job.metadata?.annotations as Record<string, string>)["helm.sh/hook"], "post-delete");
-      const spec = job.spec as {
-        template: { spec: { containers: { env: { name: string; value: string }[] }[] } };
-      };
-      const env = Object.fromEntries(
-        spec.template.spec.containers[0]!.env.map((entry) => [entry.name, entry.value]),
-      );
-      assert.equal(env.OWNER, "kuberture");
-      assert.equal(env.RECORDS_NAMESPACE, "ouroboros");
-      assert.equal(env.INSTANCE, "ouroboros-kuberture");
-    }
+    assert.deepEqual(jobs.map((job) => job.metadata?.name), ["ouroboros-kuberture-cleanup"], helm.label);
+    const job = jobs[0]!;
+    assert.equal((job.metadata?.annotations as Record<string, string>)["helm.sh/hook"], "post-delete");
+    const c = container(job, "cleanup");
+    assert.equal(c.command, undefined, "the image's own entrypoint, no shell");
+    assert.deepEqual(c.args, ["kuberture", "--cleanup", "--log-format=json"]);
+    assert.equal(envOf(c).KUBERTURE_INSTANCE, "ouroboros-kuberture");
   }
 });

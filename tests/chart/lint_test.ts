@@ -106,7 +106,6 @@ Deno.test({
     const files = new TextDecoder().decode(listing.stdout).trim().split("\n").sort();
     for (
       const script of [
-        "external-dns-cleanup.sh",
         "etc-hosts-quiesce.sh",
         "etc-hosts-cleanup.sh",
         "routes-cleanup.sh",
