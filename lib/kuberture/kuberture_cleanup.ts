@@ -24,7 +24,7 @@ import type { ResourceType } from "../resources/resource_type.ts";
 import { SERVICE } from "../resources/service.ts";
 import { ownedObjectApi, type OwnedObjectClient } from "../publisher/owned_object_api.ts";
 import { observedMeta } from "../publisher/owned_object_plan.ts";
-import { OwnedObjectWriter } from "../publisher/owned_object_writer.ts";
+import { notDeletedMessage, OwnedObjectWriter } from "../publisher/owned_object_writer.ts";
 import { errorMessage } from "../util/error_message.ts";
 import { logger } from "../util/logging.ts";
 import { FIELD_MANAGER, kubertureOwnership } from "./output_object.ts";
@@ -60,32 +60,18 @@ export async function cleanupOutputs(
       }),
       { dryRun: false },
     );
-    const result = await writer.write([], options.signal, { pruneAll: true });
+    const result = await writer.pruneAll(options.signal);
     if (result.kind === "failed") {
       const reason = errorMessage(result.error);
       if (name === "DNSEndpoint" && isNotFound(result.error)) found.set(name, { kind: "not-served", reason });
       else if (name === "DNSEndpoint" && isForbidden(result.error)) {
         found.set(name, { kind: "not-listable", reason });
       } else found.set(name, { kind: "failed", message: reason });
-      continue;
+    } else if (result.failures.length > 0) {
+      found.set(name, { kind: "failed", message: notDeletedMessage(result.failures) });
+    } else {
+      found.set(name, { kind: "deleted", names: result.deleted });
     }
-    if (result.kind === "guarded") {
-      found.set(name, { kind: "failed", message: "the prune guard held" });
-      continue;
-    }
-    const errors = result.kind === "applied" ? result.errors : [];
-    if (errors.length > 0) {
-      const first = errors[0]!;
-      found.set(name, {
-        kind: "failed",
-        message: `${errors.length} could not be deleted, such as ${first.name}: ${errorMessage(first.error)}`,
-      });
-      continue;
-    }
-    const deleted = result.kind === "applied"
-      ? result.actions.filter((action) => action.kind === "deleted").map((action) => action.name)
-      : [];
-    found.set(name, { kind: "deleted", names: deleted });
   }
   return found;
 }

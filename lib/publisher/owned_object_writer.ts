@@ -83,6 +83,27 @@ export type WriteResult<O extends ObservedObject> =
     readonly listed: readonly O[];
   };
 
+/** What {@linkcode OwnedObjectWriter.pruneAll} did. */
+export type PruneAllResult =
+  /** The listing failed; nothing was deleted. */
+  | { readonly kind: "failed"; readonly error: unknown }
+  | {
+    readonly kind: "pruned";
+    /** Names of the objects deleted. */
+    readonly deleted: readonly string[];
+    /** Groups no longer in place, and their names (the plan's count). */
+    readonly removed: number;
+    readonly names: GroupNames;
+    /** The deletes that failed; the rest were made. */
+    readonly failures: readonly WriteFailure[];
+  };
+
+/** "2 could not be deleted, such as a: <why>", for a prune's failures (at least one). */
+export function notDeletedMessage(failures: readonly WriteFailure[]): string {
+  const first = failures[0]!;
+  return `${failures.length} could not be deleted, such as ${first.name}: ${errorMessage(first.error)}`;
+}
+
 type ApplyPlan<O extends ObservedObject> = Extract<OwnedObjectPlan<O>, { kind: "apply" }>;
 
 interface PassState {
@@ -185,6 +206,31 @@ export class OwnedObjectWriter<O extends ObservedObject> {
   }
 
   /** Reads every name about to be created; plans again if any is taken. Rejects on a failed read. */
+  /**
+   * Deletes every object the ownership covers (an uninstall's cleanup), past the empty-desired
+   * guard that stops an ordinary pass from doing so.
+   */
+  async pruneAll(signal: AbortSignal): Promise<PruneAllResult> {
+    const result = await this.write([], signal, { pruneAll: true });
+    // With no group asked for and pruneAll, no guard holds: only the listing can fail.
+    if (result.kind === "failed" || result.kind === "guarded") {
+      return {
+        kind: "failed",
+        error: result.kind === "failed" ? result.error : new Error("a prune guard held"),
+      };
+    }
+    const applied = result.kind === "applied";
+    return {
+      kind: "pruned",
+      deleted: applied
+        ? result.actions.filter((action) => action.kind === "deleted").map((action) => action.name)
+        : [],
+      removed: result.removed,
+      names: result.names,
+      failures: applied ? result.errors : [],
+    };
+  }
+
   async #replanWithLookups(
     plan: ApplyPlan<O>,
     groups: readonly DesiredGroup[],

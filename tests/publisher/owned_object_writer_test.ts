@@ -16,7 +16,11 @@ import {
 import type { ObjectOwnership } from "../../lib/publisher/object_ownership.ts";
 import { ownedObjectApi, type OwnedObjectClient } from "../../lib/publisher/owned_object_api.ts";
 import type { DesiredGroup, ObservedObject } from "../../lib/publisher/owned_object_plan.ts";
-import { OwnedObjectWriter, type WriteResult } from "../../lib/publisher/owned_object_writer.ts";
+import {
+  notDeletedMessage,
+  OwnedObjectWriter,
+  type WriteResult,
+} from "../../lib/publisher/owned_object_writer.ts";
 import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 
 const NAMESPACE = "cozy-kuberture";
@@ -261,6 +265,36 @@ Deno.test("owned-object writer: the mass-prune guards hold with any groups, and 
     await assert.rejects(writer.write([group(PUBLIC, ["192.0.2.1"])], controller.signal), /stop/);
   });
   assert.ok(services(server).has("kuberture-public"));
+});
+
+Deno.test("owned-object writer, pruneAll: deletes every owned object past the empty-desired guard, nothing foreign", async () => {
+  await using server = await startFakeApiServer();
+  const { writer, client } = setup(server);
+  using _client = client;
+  await writer.write([group(PUBLIC, ["192.0.2.1"]), group(INTERNAL, ["192.0.2.2"])], never);
+  server.create({
+    apiVersion: "v1",
+    kind: "Service",
+    metadata: { name: "foreign", namespace: NAMESPACE },
+    spec: {},
+  });
+  const result = await writer.pruneAll(never);
+  assert.ok(result.kind === "pruned", JSON.stringify(result));
+  assert.deepEqual([...result.deleted].sort(), ["kuberture-internal", "kuberture-public"]);
+  assert.deepEqual(result.failures, []);
+  assert.deepEqual([...services(server).keys()], ["foreign"]);
+  const again = await writer.pruneAll(never);
+  assert.ok(again.kind === "pruned" && again.deleted.length === 0 && again.removed === 0);
+  server.faults.inject("list", { type: "status", code: 503, reason: "ServiceUnavailable" });
+  assert.equal((await writer.pruneAll(never)).kind, "failed");
+});
+
+Deno.test("notDeletedMessage names how many failed and the first, with why", () => {
+  const error = new Error("403 Forbidden");
+  assert.equal(
+    notDeletedMessage([{ name: "a", error }, { name: "b", error }]),
+    "2 could not be deleted, such as a: 403 Forbidden",
+  );
 });
 
 Deno.test("owned-object writer, dry run: lists and looks up as a pass does, plans the writes, makes none", async () => {

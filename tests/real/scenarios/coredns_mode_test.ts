@@ -46,6 +46,17 @@ Deno.test("real: coredns mode — the controller's Corefile edits are served by 
     const edgeIp = await stack.clusterIp("edge", "edge-ouroboros-proxy");
     assert.match(mainIp, /^127\.96\./);
 
+    /** The Corefile as the apiserver holds it now. */
+    const corefile = () =>
+      stack.kubectlOk([
+        "get",
+        "configmap",
+        "-n",
+        "kube-system",
+        "coredns",
+        "-o",
+        "jsonpath={.data.Corefile}",
+      ]);
     await using coredns = await startKubeadmCoredns(stack, { bind: "127.0.53.1" });
     // The kubernetes plugin answers from the real apiserver: the proxy Service by its cluster name.
     assert.equal(await answer(coredns.address, "ouroboros-proxy.ouroboros.svc.cluster.local"), mainIp);
@@ -104,15 +115,7 @@ Deno.test("real: coredns mode — the controller's Corefile edits are served by 
     assert.notEqual(await answer(coredns.address, "apps.example.com"), mainIp, "the wildcard's own domain");
 
     // Both releases' blocks, each between its own markers, in the one ConfigMap.
-    const written = await stack.kubectlOk([
-      "get",
-      "configmap",
-      "-n",
-      "kube-system",
-      "coredns",
-      "-o",
-      "jsonpath={.data.Corefile}",
-    ]);
+    const written = await corefile();
     assert.match(
       written,
       /# === BEGIN ouroboros \(do not edit by hand\) ===\n\s+rewrite name shop\.example\.com /,
@@ -155,15 +158,7 @@ Deno.test("real: coredns mode — the controller's Corefile edits are served by 
     assert.notEqual(gitops.code, 0, "a server-side apply over the controller's Corefile was taken");
     assert.match(gitops.stderr, /conflict with "ouroboros"[\s\S]*\.data\.Corefile/);
     assert.equal(
-      await stack.kubectlOk([
-        "get",
-        "configmap",
-        "-n",
-        "kube-system",
-        "coredns",
-        "-o",
-        "jsonpath={.data.Corefile}",
-      ]),
+      await corefile(),
       written,
       "the refused apply changed nothing",
     );
@@ -213,15 +208,7 @@ Deno.test("real: coredns mode — the controller's Corefile edits are served by 
       const now = await answer(coredns.address, "again.example.com");
       return now !== mainIp ? now : undefined;
     }, { timeoutMs: 30_000, intervalMs: 250 });
-    const left = await stack.kubectlOk([
-      "get",
-      "configmap",
-      "-n",
-      "kube-system",
-      "coredns",
-      "-o",
-      "jsonpath={.data.Corefile}",
-    ]);
+    const left = await corefile();
     assert.ok(!left.includes("# === BEGIN ouroboros (do not edit by hand) ==="), left);
     assert.ok(
       left.includes("# === BEGIN ouroboros edge (do not edit by hand) ==="),

@@ -15,6 +15,7 @@ import { ingressManifest } from "../../support/ingress_manifest.ts";
 import { type ControllerProcess, startController } from "../../support/ouroboros_process.ts";
 import { waitFor } from "../../support/wait.ts";
 import { chartLaunch, releaseNamed, renderedOfKind } from "../chart_workloads.ts";
+import { leaseHolder } from "../lease_holder.ts";
 import { startStack } from "../stack.ts";
 
 const LEASE = "ouroboros-controller";
@@ -51,18 +52,7 @@ Deno.test("real: SIGTERM hand-over — twenty times, three replicas; the lease m
     overrides: [`--kubeconfig=${kubeconfig}`],
   });
   const start = (name: string) => startController(launch.args, { env: { ...launch.env, HOSTNAME: name } });
-  /** The pod-name part of the Lease's holder (`""`: nobody, or no Lease yet). */
-  const holder = async (): Promise<string> => {
-    const response = await stack.plane.request(
-      `/apis/coordination.k8s.io/v1/namespaces/ouroboros/leases/${LEASE}`,
-    );
-    if (!response.ok) {
-      await response.body?.cancel();
-      return "";
-    }
-    const lease = await response.json() as { spec?: { holderIdentity?: string } };
-    return (lease.spec?.holderIdentity ?? "").split("_")[0] ?? "";
-  };
+  const holder = () => leaseHolder(stack, "ouroboros", LEASE);
   const running = new Map<string, ControllerProcess>();
   try {
     for (const name of ["replica-1", "replica-2", "replica-3"]) running.set(name, await start(name));

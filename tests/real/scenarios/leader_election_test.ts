@@ -20,6 +20,7 @@ import { type CuttableRelay, startRelay } from "../cuttable_relay.ts";
 import { kubeconfigFor } from "../identities.ts";
 import type { AuditedRequest } from "../rbac_usage.ts";
 import { guardedWriters, writesOutsideLeadership } from "../single_writer.ts";
+import { leaseHolder } from "../lease_holder.ts";
 import { type Stack, startStack } from "../stack.ts";
 
 const REPLICAS = 3;
@@ -49,15 +50,7 @@ interface Replica {
 
 /** The replica named in the Lease's holderIdentity (`replica-<n>_<suffix>`), once someone holds it. */
 async function holder(stack: Stack): Promise<number | undefined> {
-  const response = await stack.plane.request(
-    `/apis/coordination.k8s.io/v1/namespaces/ouroboros/leases/${LEASE}`,
-  );
-  if (!response.ok) {
-    await response.body?.cancel();
-    return undefined;
-  }
-  const lease = await response.json() as { spec?: { holderIdentity?: string } };
-  const match = /^replica-(\d+)_/.exec(lease.spec?.holderIdentity ?? "");
+  const match = /^replica-(\d+)$/.exec(await leaseHolder(stack, "ouroboros", LEASE));
   return match === null ? undefined : Number(match[1]);
 }
 

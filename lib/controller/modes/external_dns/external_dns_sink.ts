@@ -31,6 +31,7 @@ import { ownedObjectApi, type OwnedObjectClient } from "../../../publisher/owned
 import { ownedObjectsDiff, type PlannedWrites } from "../../../publisher/owned_object_diff.ts";
 import type { ObjectRefusal, ObjectRefusalProblem } from "../../../publisher/owned_object_plan.ts";
 import {
+  notDeletedMessage,
   OwnedObjectWriter,
   type WriteAction,
   type WriteResult,
@@ -158,35 +159,21 @@ export class ExternalDnsSink implements Sink {
    * installed) is nothing to clean. Rejects only when `signal` aborts.
    */
   async cleanup(signal: AbortSignal): Promise<SinkOutcome> {
-    const result = await this.#writer.write([], signal, { pruneAll: true });
-    switch (result.kind) {
-      case "failed":
-        if (isNotFound(result.error)) return { kind: "unchanged", hosts: 0 };
-        return { kind: "failed", message: errorMessage(result.error), cause: result.error };
-      case "guarded":
-        return {
-          kind: "refused",
-          problem: "mass-prune-guard",
-          message: "the prune guard held",
-          scope: "guard",
-        };
-      case "applied":
-      case "planned": {
-        const failures = result.kind === "applied" ? result.errors : [];
-        if (failures.length > 0) {
-          const first = failures[0]!;
-          return {
-            kind: "failed",
-            message: `${failures.length} record(s) could not be deleted, such as ${first.name}: ` +
-              errorMessage(first.error),
-            cause: first.error,
-          };
-        }
-        return result.removed === 0
-          ? { kind: "unchanged", hosts: 0 }
-          : { kind: "written", hosts: 0, added: 0, removed: result.removed, names: result.names };
-      }
+    const result = await this.#writer.pruneAll(signal);
+    if (result.kind === "failed") {
+      if (isNotFound(result.error)) return { kind: "unchanged", hosts: 0 };
+      return { kind: "failed", message: errorMessage(result.error), cause: result.error };
     }
+    if (result.failures.length > 0) {
+      return {
+        kind: "failed",
+        message: `record(s): ${notDeletedMessage(result.failures)}`,
+        cause: result.failures[0]!.error,
+      };
+    }
+    return result.removed === 0
+      ? { kind: "unchanged", hosts: 0 }
+      : { kind: "written", hosts: 0, added: 0, removed: result.removed, names: result.names };
   }
 
   /** One pass; `context.sources` feeds the source annotation. Rejects only when `signal` aborts. */
