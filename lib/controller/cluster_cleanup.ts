@@ -1,10 +1,11 @@
 /**
- * `ouroboros controller --cleanup` in the cluster modes (coredns, coredns-import, external-dns):
- * what the chart's uninstall hooks run with the controller's own flags. It stops the controller
- * first (`--cleanup-quiesce`), then hands the mode's own sink an empty set of hostnames, once: the
- * same editor, guards and refusals as every write remove the block (or the key), so a damaged block
- * is refused exactly as the controller refuses it, and nothing outside it changes. A sink whose
- * empty pass a guard stops (external-dns's mass-prune guard) has a `cleanup` of its own instead.
+ * `ouroboros controller --cleanup` in the cluster modes (coredns, coredns-import, external-dns), and
+ * `--cleanup-routes-only` in any mode: what the chart's uninstall hooks run with the controller's
+ * own flags. It stops the controller first (`--cleanup-quiesce`), then hands the mode's own sink an empty set of hostnames, once: the same editor,
+ * guards and refusals as every write remove the block (or the key), so a damaged block is refused
+ * exactly as the controller refuses it, and nothing outside it changes. A sink whose empty pass a
+ * guard stops (external-dns's mass-prune guard) has a `cleanup` of its own instead; the route table
+ * has its own (`routing/routes_cleanup.ts`).
  *
  * Decisions a reader could not guess:
  * - What a mode watches (the ConfigMap it edits, a Service it reads) is read once before the pass,
@@ -28,7 +29,7 @@ import type { KubeObject } from "../resources/kube_object.ts";
 import type { ResourceType } from "../resources/resource_type.ts";
 import { systemClock } from "../util/clock.ts";
 import { logger } from "../util/logging.ts";
-import type { ControllerSettings } from "./controller_settings.ts";
+import type { ControllerValues } from "./controller_settings.ts";
 import type { Mode, ModeContext, Notice, SinkOutcome, WatchObject } from "./modes/sink.ts";
 import { permissionsToRevoke } from "./permissions.ts";
 import { quiesceDeployment, type QuiesceOutcome } from "./quiesce_deployment.ts";
@@ -86,8 +87,7 @@ export function cleanupVerdict(outcome: SinkOutcome, target: string): {
 }
 
 /** The quiesce target of `--cleanup-quiesce`, or `undefined` without one. */
-function quiesceTarget(settings: ControllerSettings) {
-  const { values } = settings;
+function quiesceTarget(values: ControllerValues) {
   if (values.cleanupQuiesce === "") return undefined;
   const [namespace = "", name = ""] = values.cleanupQuiesce.split("/");
   return {
@@ -106,12 +106,12 @@ function logQuiesce(outcome: QuiesceOutcome, where: string, selector: string): v
       log.info("controller quiesced: scaled to 0, no pod left", { deployment: where });
       return;
     case "absent":
-      log.info("the controller Deployment is not there: nothing to quiesce", { deployment: where });
+      log.info("no controller pod is left (no Deployment to scale)", { deployment: where });
       return;
     case "timed-out":
       log.warn(
         "the controller's pods did not all stop in time; cleaning up anyway (a pod still running may " +
-          "write its block again)",
+          "write again what the cleanup removes: check once it has gone)",
         { deployment: where, left: outcome.left, check: `kubectl get pods -l '${selector}'` },
       );
       return;
@@ -146,38 +146,63 @@ function readOnce(client: KubeClient) {
   return { watch, fill };
 }
 
-/** Connects and returns the cleanup run for `settings`' mode, built by `build`. */
+/** What one cleanup run removes: the target's name for the logs, and the removal. */
+export interface CleanupTarget {
+  readonly description: string;
+  clean(signal: AbortSignal): Promise<SinkOutcome>;
+}
+
+/**
+ * A mode's cleanup: its sink's own, or one pass with no hostnames after `fill` has read what the
+ * mode watches.
+ */
+export function modeCleanup(mode: Mode, fill: (signal: AbortSignal) => Promise<void>): CleanupTarget {
+  const sink = mode.sink;
+  return {
+    description: sink.description,
+    clean: async (signal) => {
+      if (sink.cleanup !== undefined) return await sink.cleanup(signal);
+      await fill(signal);
+      return await sink.reconcile([], signal);
+    },
+  };
+}
+
+/**
+ * Connects and returns the cleanup run built by `build`, which gets what every mode gets and the
+ * read of what the mode watches (`fill`).
+ */
 export async function startClusterCleanup(
-  settings: ControllerSettings,
-  build: (context: ModeContext) => Mode,
+  values: ControllerValues,
+  podNamespace: string | undefined,
+  build: (context: ModeContext, fill: (signal: AbortSignal) => Promise<void>) => CleanupTarget,
 ): Promise<Service> {
-  const { values } = settings;
   const log = logger("controller");
   const env = (name: string) => Deno.env.get(name);
   const cluster = await connectToCluster({ kubeconfig: values.kubeconfig, env });
   const { access, client } = cluster;
   const instance = env("HOSTNAME") || values.instance || "ouroboros-cleanup";
   const { watch, fill } = readOnce(client);
-  let mode: Mode;
+  let cleanup: CleanupTarget;
   try {
-    mode = build({
+    cleanup = build({
       client,
       recorder: new EventRecorder({ client, instance }),
       watch,
-      podNamespace: settings.podNamespace,
+      podNamespace,
       dryRun: false,
-    });
+    }, fill);
   } catch (error) {
     cluster.close();
     throw error;
   }
-  const target = mode.sink.description;
+  const target = cleanup.description;
   return {
     revoke: permissionsToRevoke(access, {}),
     async run({ signals }) {
       const signal = signals.shutdown;
       log.info("controller cleanup starting", { mode: values.mode, target, apiServer: access.server });
-      const quiesce = quiesceTarget(settings);
+      const quiesce = quiesceTarget(values);
       if (quiesce !== undefined) {
         const where = `${quiesce.namespace}/${quiesce.name}`;
         log.info("quiescing the controller: scaling it to 0", {
@@ -190,13 +215,7 @@ export async function startClusterCleanup(
           quiesce.selector,
         );
       }
-      const sink = mode.sink;
-      let outcome: SinkOutcome;
-      if (sink.cleanup !== undefined) outcome = await sink.cleanup(signal);
-      else {
-        await fill(signal);
-        outcome = await sink.reconcile([], signal);
-      }
+      const outcome = await cleanup.clean(signal);
       for (const notice of outcome.notices ?? []) logNotice(notice);
       const verdict = cleanupVerdict(outcome, target);
       log[verdict.level](verdict.message, verdict.properties);

@@ -30,8 +30,11 @@ import { logger } from "../util/logging.ts";
 import { RESOLV_CONF } from "../util/resolv_conf.ts";
 import { printStdout } from "../util/stdio.ts";
 import { VERSION } from "../util/version.ts";
-import { startClusterCleanup } from "./cluster_cleanup.ts";
-import { cleanupProblems, hostsCleanup } from "./controller_cleanup.ts";
+import { modeCleanup, startClusterCleanup } from "./cluster_cleanup.ts";
+import { cleanupRouteTable } from "./routing/routes_cleanup.ts";
+import { type RoutesSettings, routesSettings } from "./routing/routes_settings.ts";
+import { ROUTE_TABLE_KEY } from "../routes/route_table.ts";
+import { cleanupProblems, hostsCleanup, startEtcHostsStep } from "./controller_cleanup.ts";
 import { ONCE_DEADLINE_MS, onceReport } from "./controller_once.ts";
 import { CONTROLLER_OPTIONS } from "./controller_options.ts";
 import {
@@ -61,11 +64,17 @@ const MODES: Readonly<Record<ControllerValues["mode"], ModeBuilder<ControllerSet
 
 /** What a run does: clean the hosts file, or the cluster, and exit; or watch and reconcile. */
 type ControllerRun =
-  | { readonly kind: "cleanup"; readonly values: ControllerValues }
+  | { readonly kind: "cleanup" | "etc-hosts-step"; readonly values: ControllerValues }
   | {
     readonly kind: "cluster-cleanup";
     readonly values: ControllerValues;
     readonly settings: ControllerSettings;
+  }
+  | {
+    readonly kind: "routes-cleanup";
+    readonly values: ControllerValues;
+    readonly routes: RoutesSettings;
+    readonly podNamespace: string | undefined;
   }
   | { readonly kind: "watch"; readonly values: ControllerValues; readonly settings: ControllerSettings };
 
@@ -74,9 +83,21 @@ export const CONTROLLER = defineSubcommand({
   options: CONTROLLER_OPTIONS,
   usage: "watch Ingress/Gateway and point in-cluster DNS for their hosts at the proxy",
   settings: ({ values, sources }): ControllerRun | ConfigError => {
+    const problems = cleanupProblems(values);
+    if (problems.length > 0) return new ConfigError("controller", problems);
     if (values.cleanup) {
-      const problems = cleanupProblems(values);
-      if (problems.length > 0) return new ConfigError("controller", problems);
+      if (values.cleanupRoutesOnly) {
+        // The mode's own flags do not matter: only the route table is cleaned.
+        const podNamespace = readTextOrUndefined(POD_NAMESPACE_FILE)?.trim() || undefined;
+        const { routes, problems: routesProblems } = routesSettings(values, podNamespace);
+        if (routes === undefined || routesProblems.length > 0) {
+          return new ConfigError("controller", [...routesProblems]);
+        }
+        return { kind: "routes-cleanup", values, routes, podNamespace };
+      }
+      if (values.cleanupStopDaemonset !== "" || values.cleanupAwaitDaemonset !== "") {
+        return { kind: "etc-hosts-step", values };
+      }
       if (values.mode === "etc-hosts") return { kind: "cleanup", values };
     }
     const settings = controllerSettings({
@@ -92,14 +113,28 @@ export const CONTROLLER = defineSubcommand({
     switch (run.kind) {
       case "cleanup":
         return hostsCleanup(run.values);
+      case "etc-hosts-step":
+        return startEtcHostsStep(run.values);
       case "cluster-cleanup":
         return startClusterCleanup(
-          run.settings,
-          (context) =>
-            run.values.cleanupNodeLocalDnsOnly
-              ? nodeLocalDnsOnlyMode(corednsSettings(run.settings), context)
-              : MODES[run.values.mode](run.settings, context),
+          run.values,
+          run.settings.podNamespace,
+          (context, fill) =>
+            modeCleanup(
+              run.values.cleanupNodeLocalDnsOnly
+                ? nodeLocalDnsOnlyMode(corednsSettings(run.settings), context)
+                : MODES[run.values.mode](run.settings, context),
+              fill,
+            ),
         );
+      case "routes-cleanup": {
+        const { namespace, configmap, instance } = run.routes;
+        const target = { namespace, name: configmap, ownership: recordOwnership(instance) };
+        return startClusterCleanup(run.values, run.podNamespace, ({ client }) => ({
+          description: `routes ${namespace}/${configmap}[${ROUTE_TABLE_KEY}]`,
+          clean: (signal) => cleanupRouteTable(client, target, signal),
+        }));
+      }
       case "watch":
         return startController(run.settings);
     }

@@ -161,7 +161,8 @@ export const CONTROLLER_OPTIONS = {
         "Remove what this controller wrote, and exit (the chart's uninstall hooks run it). etc-hosts mode: " +
         "the ouroboros block of the --etc-hosts file, without contacting the API server. coredns and " +
         "coredns-import modes: the block (or key) in the ConfigMap the same flags name, through the same " +
-        "editor and guards as a write, after --cleanup-quiesce. external-dns mode: this instance's records.",
+        "editor and guards as a write, after --cleanup-quiesce. external-dns mode: this instance's records. " +
+        "--cleanup-routes-only, --cleanup-stop-daemonset and --cleanup-await-daemonset pick another part.",
     },
     cleanupNodeLocalDnsOnly: {
       flag: "cleanup-node-local-dns-only",
@@ -172,6 +173,15 @@ export const CONTROLLER_OPTIONS = {
         "With --cleanup and --node-local-dns=manage: remove only the node-local-dns block and leave the " +
         "Corefile's block (or the import key) as it is.",
     },
+    cleanupRoutesOnly: {
+      flag: "cleanup-routes-only",
+      env: null,
+      kind: boolean(),
+      default: "false",
+      help:
+        "With --cleanup and --routes, in any mode: delete only the route table ConfigMap (when it carries " +
+        "this instance's labels) and leave the mode's output to its own cleanup.",
+    },
     cleanupQuiesce: {
       flag: "cleanup-quiesce",
       env: null,
@@ -180,7 +190,8 @@ export const CONTROLLER_OPTIONS = {
       help:
         "With --cleanup: first scale this Deployment (the controller's) to 0 and wait until none of its " +
         "pods is left (--cleanup-quiesce-selector), so it cannot write again what the cleanup removes. " +
-        "Empty: no quiesce.",
+        "A Deployment that is not there (deleted already, or a DaemonSet's name) has its pods waited for " +
+        "alone. Empty: no quiesce.",
     },
     cleanupQuiesceSelector: {
       flag: "cleanup-quiesce-selector",
@@ -189,12 +200,32 @@ export const CONTROLLER_OPTIONS = {
       default: "",
       help: "The label selector of the --cleanup-quiesce Deployment's pods; required with it.",
     },
+    cleanupStopDaemonset: {
+      flag: "cleanup-stop-daemonset",
+      env: null,
+      kind: text("NAMESPACE/NAME", "a DaemonSet as namespace/name"),
+      default: "",
+      help: "etc-hosts mode, with --cleanup: instead of cleaning a hosts file, delete this DaemonSet (the " +
+        "controller's) in the foreground and wait until it is gone, so none of its pods can write the " +
+        "block again; not gone by --cleanup-quiesce-timeout is exit 1.",
+    },
+    cleanupAwaitDaemonset: {
+      flag: "cleanup-await-daemonset",
+      env: null,
+      kind: text("NAMESPACE/NAME", "a DaemonSet as namespace/name"),
+      default: "",
+      help:
+        "etc-hosts mode, with --cleanup: instead of cleaning a hosts file, wait until this DaemonSet (the " +
+        "node cleanup) is ready on every node it targets, then delete it; not every node by " +
+        "--cleanup-quiesce-timeout is exit 1, and the DaemonSet is kept to look at.",
+    },
     cleanupQuiesceTimeout: {
       flag: "cleanup-quiesce-timeout",
       env: null,
       kind: duration(),
       default: "60s",
-      help: "How long --cleanup-quiesce waits for the pods to go; then it warns and cleans up anyway.",
+      help: "How long --cleanup-quiesce waits for the pods to go (then it warns and cleans up anyway), and " +
+        "how long --cleanup-stop-daemonset and --cleanup-await-daemonset wait (then they fail).",
     },
     externalDnsNamespace: {
       flag: "external-dns-namespace",
@@ -398,8 +429,11 @@ export const CONTROLLER_OPTIONS = {
       options: [
         "cleanup",
         "cleanupNodeLocalDnsOnly",
+        "cleanupRoutesOnly",
         "cleanupQuiesce",
         "cleanupQuiesceSelector",
+        "cleanupStopDaemonset",
+        "cleanupAwaitDaemonset",
         "cleanupQuiesceTimeout",
       ],
     },

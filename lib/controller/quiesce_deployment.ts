@@ -7,6 +7,9 @@
  *   counts pods that are shutting down, and `status.terminatingReplicas` exists only from
  *   Kubernetes 1.33 on.
  * - The scale goes through the `scale` subresource, which RBAC grants apart from the Deployment.
+ * - A Deployment that is not there still has its pods waited for: Helm deletes it before a
+ *   post-delete hook runs, and deleting it does not wait for them (nor is a DaemonSet controller,
+ *   named here, a Deployment: its pods are waited for alike).
  * - Trouble is an outcome, never a throw: the caller goes on with the cleanup either way (a block
  *   left behind is worse than one a lingering controller may write again) and says so.
  *
@@ -35,6 +38,7 @@ export interface QuiesceTarget {
 /** What {@linkcode quiesceDeployment} found. */
 export type QuiesceOutcome =
   | { readonly kind: "quiesced" }
+  /** No Deployment of that name to scale, and none of its pods is left. */
   | { readonly kind: "absent" }
   /** Pods were still there at the deadline (`left` names them, or says why they could not be listed). */
   | { readonly kind: "timed-out"; readonly left: string }
@@ -50,13 +54,13 @@ export async function quiesceDeployment(
   options: { readonly clock: Clock; readonly signal: AbortSignal },
 ): Promise<QuiesceOutcome> {
   const { clock, signal } = options;
-  const ref = { namespace: target.namespace, name: target.name };
+  let gone: QuiesceOutcome = { kind: "quiesced" };
   try {
-    await client.scale(DEPLOYMENT, ref, 0, { signal });
+    await client.scale(DEPLOYMENT, { namespace: target.namespace, name: target.name }, 0, { signal });
   } catch (error) {
     signal.throwIfAborted();
-    if (isNotFound(error)) return { kind: "absent" };
-    return { kind: "not-scaled", error: errorMessage(error) };
+    if (!isNotFound(error)) return { kind: "not-scaled", error: errorMessage(error) };
+    gone = { kind: "absent" };
   }
   const deadline = clock.now() + target.timeoutMs;
   for (;;) {
@@ -67,7 +71,7 @@ export async function quiesceDeployment(
         labelSelector: target.selector,
         signal,
       });
-      if (pods.items.length === 0) return { kind: "quiesced" };
+      if (pods.items.length === 0) return gone;
       left = `${pods.items.length} pod(s) left: ${pods.items.map((pod) => pod.metadata.name).join(" ")}`;
     } catch (error) {
       signal.throwIfAborted();

@@ -219,7 +219,15 @@ export class ControlLoop<T extends LoopTrigger> {
     const trigger = this.#pending;
     this.#pending = this.#options.none;
     this.#enter({ kind: "reconciling", since: clock.now(), trigger });
-    const verdict = await this.#options.pass(trigger, signal);
+    let verdict;
+    try {
+      verdict = await this.#options.pass(trigger, signal);
+    } catch (error) {
+      // A pass the shutdown cut short may reject with the signal's reason (a writer's contract):
+      // no failure, and `run` must not end in a rejection (the process would exit 1).
+      if (signal.aborted) return;
+      throw error;
+    }
     if (verdict.kind === "done" && verdict.recheckAfterMs !== undefined) {
       // A hold-off: look again when it ends, not at whichever resync comes after it.
       const recheck = { recheck: true } as Partial<T>;

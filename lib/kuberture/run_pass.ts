@@ -133,7 +133,7 @@ interface Listed extends ObservedObject {
   readonly object: KubeObject;
 }
 
-/** Runs one pass. Never rejects for API failures: they are in the report. */
+/** Runs one pass. Never rejects for API failures (they are in the report); rejects when `signal` aborts. */
 export async function runPass(input: PassInput, options: RunPassOptions): Promise<PassReport> {
   const plan = planKuberturePass(input);
   const results = new Map<string, OutputResult>();

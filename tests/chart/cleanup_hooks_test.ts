@@ -5,11 +5,15 @@
  * server, and every request it made must be granted by the hook's own Roles (none is refused).
  * coredns and coredns-import (pre-delete): with a controller Deployment whose pod stops only when
  * the test removes it, the controller is scaled to 0, then the block or key goes and nothing else
- * changes. external-dns (post-delete): this release's records go, every other stays.
+ * changes. external-dns (post-delete): this release's records go, every other stays. The routing
+ * hook (post-delete, every mode): once the controller's pods are gone, this release's route table
+ * goes and another release's stays. etc-hosts (pre-delete): the first Job deletes the controller
+ * DaemonSet and waits until it is gone; the last waits until the node cleanup is ready everywhere,
+ * then deletes its DaemonSet.
  */
 
 import assert from "node:assert/strict";
-import { startFakeApiServer } from "../support/fake_apiserver/mod.ts";
+import { type FakeApiServer, startFakeApiServer } from "../support/fake_apiserver/mod.ts";
 import { writeKubeconfig } from "../support/kubeconfig.ts";
 import { runOuroboros } from "../support/ouroboros_process.ts";
 import { tempDir } from "../support/temp_dir.ts";
@@ -86,6 +90,15 @@ function granted(objects: readonly K8sObject[], account: string, request: Access
       (rule.resourceNames === undefined ||
         (request.name !== undefined && rule.resourceNames.includes(request.name)))
     );
+}
+
+/** Every request the hook made (watches aside) is granted by the hook ServiceAccount's Roles. */
+function assertAllGranted(server: FakeApiServer, objects: readonly K8sObject[], account: string): void {
+  const refused = server.audit
+    .filter((entry) => !entry.watch)
+    .map((entry) => access(entry.method, entry.path))
+    .filter((request) => !granted(objects, account, request));
+  assert.deepEqual(refused, [], "every request the hook made is granted by its Roles");
 }
 
 interface Case {
@@ -192,11 +205,7 @@ for (const testCase of CASES) {
     for (const [name, data] of Object.entries(testCase.after)) {
       assert.deepEqual(server.get("v1", "ConfigMap", "kube-system", name)?.data, data, name);
     }
-    const refused = server.audit
-      .filter((entry) => !entry.watch)
-      .map((entry) => access(entry.method, entry.path))
-      .filter((request) => !granted(objects, account, request));
-    assert.deepEqual(refused, [], "every request the cleanup made is granted by the hook's Roles");
+    assertAllGranted(server, objects, account);
   });
 }
 
@@ -237,11 +246,7 @@ for (const output of ["crd", "service"] as const) {
       server.list(apiVersion, kind, "records").map((item) => (item.metadata as { name: string }).name).sort(),
       ["another-release", "foreign"],
     );
-    const refused = server.audit
-      .filter((entry) => !entry.watch)
-      .map((entry) => access(entry.method, entry.path))
-      .filter((request) => !granted(objects, podSpec(job).serviceAccountName!, request));
-    assert.deepEqual(refused, [], "every request the cleanup made is granted by the hook's Roles");
+    assertAllGranted(server, objects, podSpec(job).serviceAccountName!);
   });
 }
 
@@ -290,9 +295,96 @@ test("kuberture cleanup hook: the rendered Job deletes this instance's objects, 
       "foreign",
     ],
   );
-  const refused = server.audit
-    .filter((entry) => !entry.watch)
-    .map((entry) => access(entry.method, entry.path))
-    .filter((request) => !granted(objects, podSpec(job).serviceAccountName!, request));
-  assert.deepEqual(refused, [], "every request the cleanup made is granted by the hook's Roles");
+  assertAllGranted(server, objects, podSpec(job).serviceAccountName!);
+});
+
+for (const [mode, set] of Object.entries(MODES)) {
+  test(`routes cleanup hook (${mode}): the rendered Job waits for the controller's pods, then deletes this release's table, no request refused`, async () => {
+    const objects = await renderOk(helm4(), {
+      release: "edge",
+      namespace: "net",
+      set: [...set, "routing.enabled=true"],
+    });
+    const job = find(objects, "Job", "edge-ouroboros-routes-cleanup");
+    const c = container(job, "cleanup");
+    assert.equal(c.command, undefined, "the image's own entrypoint, no shell");
+    const workload = objects.find((o) =>
+      !isHook(o) && (o.kind === "Deployment" || o.kind === "DaemonSet") &&
+      o.metadata.name !== "edge-ouroboros-proxy"
+    )!;
+    const labels =
+      (workload.spec as { selector: { matchLabels: Record<string, string> } }).selector.matchLabels;
+    await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+    const table = (name: string, release: string) =>
+      server.create({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { namespace: "net", name, labels: ownershipLabels(release) },
+        data: { "routes.json": "{}" },
+      });
+    table("edge-ouroboros-routes", "edge");
+    table("shop-ouroboros-routes", "shop");
+    // Helm has deleted the controller's workload; one of its pods is still shutting down.
+    server.create({
+      apiVersion: "v1",
+      kind: "Pod",
+      metadata: { namespace: "net", name: "controller-pod", labels },
+      spec: { containers: [{ name: "controller", image: "x" }] },
+    });
+    await using dir = await tempDir("ouroboros-cleanup-hook-");
+    const kubeconfig = `${dir.path}/kubeconfig`;
+    await writeKubeconfig(kubeconfig, { server: server.url });
+    const running = runOuroboros([...(c.args ?? []), `--kubeconfig=${kubeconfig}`], { env: envOf(c) });
+    const podLists = () =>
+      server.audit.filter((entry) => entry.method === "GET" && /namespaces\/net\/pods$/.test(entry.path))
+        .length;
+    await waitFor("the hook to list the controller's pods twice", () => podLists() >= 2);
+    assert.ok(server.get("v1", "ConfigMap", "net", "edge-ouroboros-routes"), "kept while a pod is left");
+    server.remove("v1", "Pod", "net", "controller-pod");
+    const run = await running;
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(
+      server.list("v1", "ConfigMap", "net").map((item) => (item.metadata as { name: string }).name),
+      ["shop-ouroboros-routes"],
+    );
+    assertAllGranted(server, objects, podSpec(job).serviceAccountName!);
+  });
+}
+
+test("etc-hosts cleanup hooks: the rendered Jobs stop the controller DaemonSet and await the node cleanup, no request refused", async () => {
+  const objects = await renderOk(helm4(), { release: "edge", set: MODES["etc-hosts"] });
+  const stop = container(find(objects, "Job", "edge-ouroboros-etc-hosts-quiesce"), "quiesce");
+  const wait = container(find(objects, "Job", "edge-ouroboros-etc-hosts-cleanup-wait"), "await");
+  const account = podSpec(find(objects, "Job", "edge-ouroboros-etc-hosts-quiesce")).serviceAccountName!;
+  await using server = await startFakeApiServer({ bookmarkIntervalMs: 0 });
+  for (const name of ["edge-ouroboros-etc-hosts", "edge-ouroboros-etc-hosts-cleanup", "unrelated"]) {
+    const rendered = objects.find((o) => o.kind === "DaemonSet" && o.metadata.name === name);
+    server.create({
+      ...(rendered ??
+        { apiVersion: "apps/v1", kind: "DaemonSet", spec: { selector: { matchLabels: { a: "b" } } } }),
+      metadata: { name, namespace: "ouroboros" },
+    });
+  }
+  const cleanup = server.get("apps/v1", "DaemonSet", "ouroboros", "edge-ouroboros-etc-hosts-cleanup")!;
+  server.update({
+    ...cleanup,
+    status: {
+      observedGeneration: (cleanup.metadata as { generation?: number }).generation ?? 1,
+      desiredNumberScheduled: 2,
+      updatedNumberScheduled: 2,
+      numberReady: 2,
+    },
+  });
+  await using dir = await tempDir("ouroboros-cleanup-hook-");
+  const kubeconfig = `${dir.path}/kubeconfig`;
+  await writeKubeconfig(kubeconfig, { server: server.url });
+  for (const c of [stop, wait]) {
+    const run = await runOuroboros([...(c.args ?? []), `--kubeconfig=${kubeconfig}`], { env: envOf(c) });
+    assert.equal(run.code, 0, `${c.name}: ${run.stderr}`);
+  }
+  assert.deepEqual(
+    server.list("apps/v1", "DaemonSet", "ouroboros").map((item) => (item.metadata as { name: string }).name),
+    ["unrelated"],
+  );
+  assertAllGranted(server, objects, account);
 });

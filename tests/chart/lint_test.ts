@@ -1,13 +1,12 @@
 /**
  * `helm lint --strict` with Helm 4 and Helm 3 on the defaults and on each mode's values, and the
- * packaged chart: it keeps the hook scripts and the shared files they run after (so a chart
- * installed from the package cleans up) and leaves the quickstart manifest out.
+ * packaged chart: it holds the schema, leaves the quickstart manifest and the drop-in charts out,
+ * and renders its hooks as the chart folder does.
  */
 
 import assert from "node:assert/strict";
 import { type Helm, runHelm } from "../support/helm.ts";
 import { requireTool, skipWithout } from "../support/tools.ts";
-import { hookScript } from "./hook_script.ts";
 import { CHART_DIR, chartHelms, container, find, parseObjects, renderOk } from "./support.ts";
 import { tempDir } from "../support/temp_dir.ts";
 
@@ -92,7 +91,7 @@ test("helm lint --strict fails on a value the chart refuses (so the passes above
 });
 
 Deno.test({
-  name: "the packaged chart holds the hook scripts and lib files, not the quickstart, and renders its hooks",
+  name: "the packaged chart holds the schema, not the quickstart nor the drop-ins, and renders its hooks",
   ignore: ignore || skipWithout("the chart package test", ["tar"]),
   async fn() {
     const helm = helm4();
@@ -104,19 +103,6 @@ Deno.test({
     const listing = await new Deno.Command(requireTool("tar"), { args: ["-tzf", archive], stdout: "piped" })
       .output();
     const files = new TextDecoder().decode(listing.stdout).trim().split("\n").sort();
-    for (
-      const script of [
-        "etc-hosts-quiesce.sh",
-        "etc-hosts-cleanup.sh",
-        "routes-cleanup.sh",
-        "lib/common.sh",
-      ]
-    ) {
-      assert.ok(
-        files.includes(`ouroboros/scripts/${script}`),
-        `${script} missing from ${files.join(", ")}`,
-      );
-    }
     assert.ok(files.includes("ouroboros/values.schema.json"));
     assert.ok(
       !files.some((file) => file.endsWith("quickstart.yaml")),
@@ -126,21 +112,22 @@ Deno.test({
       !files.some((file) => file.includes("/drop-in/")),
       "the drop-in charts are charts of their own",
     );
-    // Rendered from the package, a script hook Job carries the lib files and the script themselves.
+    // Rendered from the package, a hook Job is the one rendered from the folder.
     const mode = ["controller.mode=etc-hosts", "etcHosts.proxyIP=10.0.0.5"];
     const rendered = await runHelm(helm, [
       "template",
       "ouroboros",
       archive,
+      "--namespace",
+      "ouroboros",
       ...mode.flatMap((v) => ["--set", v]),
     ]);
     assert.equal(rendered.code, 0, rendered.stderr);
     const fromDir = await renderOk(helm, { set: mode });
     const job = find(parseObjects(rendered.stdout), "Job", "ouroboros-etc-hosts-quiesce");
-    assert.deepEqual(
-      container(job, "cleanup").command,
-      container(find(fromDir, "Job", "ouroboros-etc-hosts-quiesce"), "cleanup").command,
+    assert.deepEqual(job, find(fromDir, "Job", "ouroboros-etc-hosts-quiesce"));
+    assert.ok(
+      container(job, "quiesce").args?.includes("--cleanup-stop-daemonset=ouroboros/ouroboros-etc-hosts"),
     );
-    assert.equal(container(job, "cleanup").command?.[2], hookScript("etc-hosts-quiesce.sh"));
   },
 });

@@ -10,8 +10,6 @@ import { ConfigError, parseOptions } from "../../lib/cli/options.ts";
 import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
 import { controllerSettings } from "../../lib/controller/controller_settings.ts";
 import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
-import { runHelm } from "../support/helm.ts";
-import { type HookScript, hookScript } from "./hook_script.ts";
 import { SEED_SINGLE, valuesOf } from "./kuberture_support.ts";
 import {
   CHART_DIR,
@@ -25,7 +23,6 @@ import {
   isHook,
   type K8sObject,
   matches,
-  type Mode,
   MODES,
   notes,
   ofKind,
@@ -40,7 +37,6 @@ import {
   selectorOf,
   validateObject,
 } from "./support.ts";
-import { tempDir } from "../support/temp_dir.ts";
 
 const { helm4, test } = await chartHelms("chart render tests", { helm3: false });
 
@@ -849,32 +845,6 @@ function hookOf(object: K8sObject): HookView {
 const RBAC_HOOK = "hook-succeeded,hook-failed,before-hook-creation";
 const JOB_HOOK = "hook-succeeded,before-hook-creation";
 
-/** The Job is a hook Job of `image` running `script`: its shared lib files and the script, byte for byte. */
-function assertHookJob(job: K8sObject, image: string, script: HookScript): void {
-  const spec = job.spec as {
-    activeDeadlineSeconds: number;
-    backoffLimit: number;
-    ttlSecondsAfterFinished: number;
-  };
-  assert.equal(spec.backoffLimit, 1);
-  assert.equal(spec.ttlSecondsAfterFinished, 600);
-  assert.ok(spec.activeDeadlineSeconds >= 120);
-  const pod = podSpec(job);
-  assert.equal(pod.restartPolicy, "Never");
-  assert.deepEqual(pod.volumes, [{ name: "tmp", emptyDir: {} }]);
-  const c = container(job, "cleanup");
-  assert.equal(c.image, image);
-  assert.deepEqual(c.volumeMounts, [{ name: "tmp", mountPath: "/tmp" }]);
-  assert.equal(envOf(c).HOME, "/tmp");
-  assert.equal(c.command?.length, 3);
-  assert.deepEqual(c.command?.slice(0, 2), ["/bin/sh", "-c"]);
-  assert.equal(
-    c.command?.[2],
-    hookScript(script),
-    `the Job runs ${script} after its lib files, byte for byte`,
-  );
-}
-
 test("coredns hook: pre-delete RBAC at -10, the Job at 0 running controller --cleanup with the controller's target flags", async () => {
   const objects = await renderOk(helm4());
   const hooks = objects.filter(isHook);
@@ -1040,20 +1010,22 @@ test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and r
   // the wait Job's failure message points at this DaemonSet's pods; the Job deletes it on success.
   assert.deepEqual(hookOf(cleanup), { hook: "pre-delete", weight: "0", policy: "before-hook-creation" });
   assert.deepEqual(hookOf(wait), { hook: "pre-delete", weight: "5", policy: JOB_HOOK });
-  assertHookJob(quiesce, "mirror.gcr.io/alpine/kubectl:1.36.3", "etc-hosts-quiesce.sh");
-  assertHookJob(wait, "mirror.gcr.io/alpine/kubectl:1.36.3", "etc-hosts-cleanup.sh");
-  assert.deepEqual(envOf(container(quiesce, "cleanup")), {
-    HOME: "/tmp",
-    NAMESPACE: "ouroboros",
-    DAEMONSET: "edge-ouroboros-etc-hosts",
-    TIMEOUT_SECONDS: "60",
-  });
-  assert.deepEqual(envOf(container(wait, "cleanup")), {
-    HOME: "/tmp",
-    NAMESPACE: "ouroboros",
-    DAEMONSET: "edge-ouroboros-etc-hosts-cleanup",
-    TIMEOUT_SECONDS: "120",
-  });
+  // Both Jobs run the ouroboros image's controller --cleanup with one DaemonSet step each, no shell.
+  const common = ["controller", "--mode=etc-hosts", "--log-level=info", "--log-format=json", "--cleanup"];
+  assert.deepEqual(container(quiesce, "quiesce").args, [
+    ...common,
+    "--cleanup-stop-daemonset=ouroboros/edge-ouroboros-etc-hosts",
+    "--cleanup-quiesce-timeout=60s",
+  ]);
+  assert.deepEqual(container(wait, "await").args, [
+    ...common,
+    "--cleanup-await-daemonset=ouroboros/edge-ouroboros-etc-hosts-cleanup",
+    "--cleanup-quiesce-timeout=120s",
+  ]);
+  for (const [job, name] of [[quiesce, "quiesce"], [wait, "await"]] as const) {
+    assert.equal(container(job, name).image, "ghcr.io/ouroboros-ts/ouroboros:0.1.0");
+    assert.equal(container(job, name).command, undefined, "the image's own entrypoint, no shell");
+  }
   assert.ok(
     (wait.spec as { activeDeadlineSeconds: number }).activeDeadlineSeconds > 120,
     "the Job outlives the wait",
@@ -1090,107 +1062,6 @@ test("etc-hosts hooks: stop the DaemonSet (-5), clean every node (0), wait and r
 
   const off = await renderOk(helm4(), { set: [...MODES["etc-hosts"], "etcHosts.cleanupOnUninstall=false"] });
   assert.deepEqual(off.filter(isHook), []);
-});
-
-async function copyDir(from: string, to: string): Promise<void> {
-  await Deno.mkdir(to, { recursive: true });
-  for await (const entry of Deno.readDir(from)) {
-    if (entry.isDirectory) await copyDir(`${from}/${entry.name}`, `${to}/${entry.name}`);
-    else await Deno.copyFile(`${from}/${entry.name}`, `${to}/${entry.name}`);
-  }
-}
-
-test("a hook Job's script or shared lib file missing or empty fails the render, naming the file", async () => {
-  await using temp = await tempDir("ouroboros-chart-");
-  const root = temp.path;
-  // (The coredns, coredns-import and node-local-dns hook runs the ouroboros image: no script.)
-  const cases: { mode: Mode; more?: string[]; file: string; missing: boolean }[] = [
-    { mode: "coredns", more: ["routing.enabled=true"], file: "scripts/routes-cleanup.sh", missing: true },
-    { mode: "coredns-import", more: ["routing.enabled=true"], file: "scripts/lib/common.sh", missing: false },
-    { mode: "external-dns", more: ["routing.enabled=true"], file: "scripts/lib/common.sh", missing: true },
-    { mode: "etc-hosts", file: "scripts/etc-hosts-cleanup.sh", missing: false },
-  ];
-  for (const [index, { mode, more = [], file, missing }] of cases.entries()) {
-    const chart = `${root}/${index}/ouroboros`;
-    await copyDir(CHART_DIR, chart);
-    if (missing) await Deno.remove(`${chart}/${file}`);
-    else await Deno.writeTextFile(`${chart}/${file}`, " \n\n");
-    const run = await runHelm(helm4(), [
-      "template",
-      "ouroboros",
-      chart,
-      ...[...MODES[mode], ...more].flatMap((v) => ["--set", v]),
-    ]);
-    assert.notEqual(run.code, 0, `${mode}: rendered without ${file}`);
-    assert.ok(
-      run.stderr.includes(`${file} is missing from the chart or empty`),
-      `${mode}, ${file} ${missing ? "removed" : "emptied"}:\n${run.stderr}`,
-    );
-  }
-});
-
-/**
- * What a hook script asks of the API server, read from its kubectl calls: "group/resource: verb"
- * alternatives (either verb will do), with `$resource` standing for `resource`.
- */
-function kubectlNeeds(text: string, resource: string): string[][] {
-  const joined = text.replaceAll("\\\n", " ");
-  const plural: Record<string, string> = {
-    configmap: "core/configmaps",
-    deployment: "apps/deployments",
-    daemonset: "apps/daemonsets",
-    pods: "core/pods",
-    services: "core/services",
-    "dnsendpoints.externaldns.k8s.io": "externaldns.k8s.io/dnsendpoints",
-  };
-  const needs: string[][] = [];
-  for (
-    const match of joined.matchAll(
-      /\bkubectl\s+(get|patch|replace|scale|delete|create|apply)\s+("?\$?[\w.]+"?)/g,
-    )
-  ) {
-    const [, verb, token] = match;
-    const name = token!.replaceAll('"', "");
-    const target = plural[name === "$resource" ? resource : name];
-    assert.ok(target !== undefined, `unknown kubectl target ${token} in: ${match[0]}`);
-    if (verb === "get") needs.push([`${target}: get`, `${target}: list`]);
-    else if (verb === "scale") needs.push([`${target}/scale: patch`, `${target}/scale: update`]);
-    else if (verb === "replace") needs.push([`${target}: update`]);
-    else needs.push([`${target}: ${verb}`]);
-  }
-  return needs;
-}
-
-test("each hook's Roles grant what its script's kubectl calls need (names aside)", async () => {
-  const cases: { set: readonly string[]; job: string; resource: string }[] = [
-    // (The coredns, coredns-import and node-local-dns hook runs ouroboros itself:
-    // coredns_cleanup_hook_test.ts runs it under its Roles' judgement.)
-    // (external-dns's hook runs ouroboros too.)
-    { set: MODES["etc-hosts"], job: "ouroboros-etc-hosts-quiesce", resource: "" },
-    { set: MODES["etc-hosts"], job: "ouroboros-etc-hosts-cleanup-wait", resource: "" },
-  ];
-  for (const { set, job, resource } of cases) {
-    const objects = await renderOk(helm4(), { set });
-    const granted = new Set(
-      objects.filter((o) => isHook(o) && o.kind === "Role").flatMap((role) =>
-        (rbacMatrix([role])[`Role ${role.metadata.namespace}/${role.metadata.name}`] ?? []).map((grant) => {
-          // Drop the resource name: "apps/deployments/scale/ouroboros: get" -> "apps/deployments/scale: get".
-          const [target, verb] = grant.split(": ");
-          const parts = target!.split("/");
-          const named = parts.length === 4 || (parts.length === 3 && parts[2] !== "scale");
-          return `${(named ? parts.slice(0, -1) : parts).join("/")}: ${verb}`;
-        })
-      ),
-    );
-    const needs = kubectlNeeds(container(find(objects, "Job", job), "cleanup").command?.[2] ?? "", resource);
-    assert.ok(needs.length >= 2, `${job}: no kubectl calls found`);
-    for (const alternatives of needs) {
-      assert.ok(
-        alternatives.some((need) => granted.has(need)),
-        `${job} needs ${alternatives.join(" or ")}; granted ${[...granted].join(", ")}`,
-      );
-    }
-  }
 });
 
 test("hook pods never match a workload's selector, and each mode renders only its own hooks and Roles", async () => {

@@ -13,21 +13,22 @@
  *   one ConfigMap.
  * - The arguments parse with the binary's own option tables into the coordinates the chart grants.
  * - Uninstall: a post-delete hook (not in a preview, nor with routing.cleanupOnUninstall=false) runs
- *   routes-cleanup.sh with the ConfigMap, the release and the controller pods' selector.
+ *   `ouroboros controller --cleanup --cleanup-routes-only` with the ConfigMap, the release and the
+ *   controller pods' selector; its arguments parse with the binary's option table.
  * - The schema refuses bad `routing` values naming the key; a zero read timeout fails the render.
  *
- * The hook script itself runs against the fake API server in routes_hook_test.ts.
+ * The rendered hook Job runs against the fake API server in cleanup_hooks_test.ts.
  */
 
 import assert from "node:assert/strict";
 import { parseOptions } from "../../lib/cli/options.ts";
 import { CONTROLLER_OPTIONS } from "../../lib/controller/controller_options.ts";
 import { controllerSettings } from "../../lib/controller/controller_settings.ts";
+import { cleanupProblems } from "../../lib/controller/controller_cleanup.ts";
 import { DOCTOR_OPTIONS } from "../../lib/doctor/doctor_options.ts";
 import { doctorSettings } from "../../lib/doctor/doctor_settings.ts";
 import { PROXY_OPTIONS } from "../../lib/proxy/proxy_options.ts";
 import { DENO_JSON } from "../support/deno_json.ts";
-import { hookScript } from "./hook_script.ts";
 import {
   assertSchemaRefuses,
   chartHelms,
@@ -158,8 +159,9 @@ test("on, in every mode: exactly the routing arguments, the folder mount, the Se
           "core/configmaps/ouroboros-routes: list,watch,patch",
         ),
         "Role ouroboros/ouroboros-routes-cleanup": rules(
-          "core/configmaps/ouroboros-routes: list,delete",
+          "core/configmaps/ouroboros-routes: get,delete",
           "core/pods: list",
+          `apps/deployments/scale/${mode === "etc-hosts" ? "ouroboros-etc-hosts" : "ouroboros"}: patch`,
         ),
         [doctorRole]: [...before[doctorRole]!, ...rules("core/configmaps/ouroboros-routes: get")].sort(),
       }, label);
@@ -336,7 +338,7 @@ test("the names fit 63 characters whatever the full name, and follow fullnameOve
   const controller = ofKind(objects, "Deployment").find((o) => !o.metadata.name.endsWith("-proxy"))!;
   assert.ok(container(controller, "controller").args?.includes(`--routes-configmap=${configmap}`));
   const job = find(objects, "Job", `${long.slice(0, 62 - "routes-cleanup".length)}-routes-cleanup`);
-  assert.equal(envOf(container(job, "cleanup")).CONFIGMAP, configmap);
+  assert.ok(container(job, "cleanup").args?.includes(`--routes-configmap=${configmap}`));
 });
 
 test("the proxy's own volumes and mounts stay, after the route table's", async () => {
@@ -400,23 +402,26 @@ test("uninstall: a post-delete hook waits for the controller's pods, then delete
     const job = find(objects, "Job", "edge-ouroboros-routes-cleanup");
     assert.equal(job.metadata.namespace, "net");
     const c = container(job, "cleanup");
-    assert.equal(c.image, "mirror.gcr.io/alpine/kubectl:1.36.3");
-    assert.deepEqual(c.command?.slice(0, 2), ["/bin/sh", "-c"]);
-    assert.equal(
-      c.command?.[2],
-      hookScript("routes-cleanup.sh"),
-      "the Job runs the script after its lib files",
-    );
+    assert.equal(c.image, "ghcr.io/ouroboros-ts/ouroboros:0.1.0");
+    assert.equal(c.command, undefined, "the image's own entrypoint, no shell");
     const component = mode === "etc-hosts" ? "etc-hosts" : "controller";
-    assert.deepEqual(envOf(c), {
-      HOME: "/tmp",
-      NAMESPACE: "net",
-      CONFIGMAP: "edge-ouroboros-routes",
-      INSTANCE: "edge",
-      CONTROLLER_SELECTOR:
-        `app.kubernetes.io/name=ouroboros,app.kubernetes.io/instance=edge,app.kubernetes.io/component=${component}`,
-      QUIESCE_SECONDS: "60",
-    }, mode);
+    const workloadName = mode === "etc-hosts" ? "edge-ouroboros-etc-hosts" : "edge-ouroboros";
+    assert.deepEqual(c.args, [
+      "controller",
+      "--log-level=info",
+      "--log-format=json",
+      ...routesArgs("edge-ouroboros-routes", "net"),
+      "--cleanup",
+      "--cleanup-routes-only",
+      `--cleanup-quiesce=net/${workloadName}`,
+      `--cleanup-quiesce-selector=app.kubernetes.io/name=ouroboros,app.kubernetes.io/instance=edge,app.kubernetes.io/component=${component}`,
+      "--cleanup-quiesce-timeout=60s",
+    ], mode);
+    assert.equal(envOf(c).OUROBOROS_INSTANCE, "edge", mode);
+    const [, ...argv] = c.args ?? [];
+    const parsed = parseOptions(CONTROLLER_OPTIONS, { argv, getEnv: (name) => envOf(c)[name] });
+    assert.ok(parsed.kind === "ok", `${mode}: ${JSON.stringify(parsed)}`);
+    assert.deepEqual(cleanupProblems(parsed.values), [], mode);
     // The selector is the controller workload's own.
     const workload = objects.find((o) =>
       !isHook(o) && (o.kind === "Deployment" || o.kind === "DaemonSet") &&

@@ -207,13 +207,17 @@ Deno.test("--cleanup-quiesce warns and cleans anyway when the controller's pods 
   assert.match(String(warning?.left), /1 pod\(s\) left: ouroboros-abc12/);
 });
 
-Deno.test("--cleanup-quiesce of a Deployment that is not there goes straight to the cleanup", async () => {
+Deno.test("--cleanup-quiesce of a Deployment that is not there waits for its pods alone, then cleans", async () => {
   await using cluster = await startCluster({ corefile: WITH_BLOCK });
   const run = await cleanup(cluster, ["--mode=coredns", ...QUIESCE]);
   assert.equal(run.code, 0, run.stderr);
   assert.equal(cluster.corefile(), OPERATOR);
+  assert.ok(run.logs.some((line) => line.msg === "no controller pod is left (no Deployment to scale)"));
   assert.ok(
-    run.logs.some((line) => line.msg === "the controller Deployment is not there: nothing to quiesce"),
+    cluster.server.audit.some((entry) =>
+      entry.method === "GET" && /\/namespaces\/ouroboros\/pods$/.test(entry.path)
+    ),
+    "the pods were listed",
   );
 });
 
@@ -222,7 +226,7 @@ Deno.test("--cleanup's flag problems are refused before anything is contacted, e
   const cases: [readonly string[], RegExp][] = [
     [
       ["--mode=coredns", "--cleanup-node-local-dns-only"],
-      /--cleanup-node-local-dns-only needs --cleanup and --node-local-dns=manage/,
+      /--cleanup-node-local-dns-only needs --node-local-dns=manage/,
     ],
     [
       ["--mode=coredns", "--cleanup-quiesce=ouroboros/ouroboros"],
@@ -236,7 +240,33 @@ Deno.test("--cleanup's flag problems are refused before anything is contacted, e
       ["--mode=coredns", "--cleanup-quiesce-selector=a=b"],
       /--cleanup-quiesce-selector is given without --cleanup-quiesce/,
     ],
+    [
+      [
+        "--mode=etc-hosts",
+        "--etc-hosts=/tmp/hosts",
+        "--cleanup-quiesce=a/b",
+        "--cleanup-quiesce-selector=a=b",
+      ],
+      /--cleanup-quiesce has no use in etc-hosts mode/,
+    ],
+    [["--mode=coredns", "--cleanup-routes-only"], /--cleanup-routes-only needs --routes/],
+    [
+      ["--mode=coredns", "--routes", "--cleanup-routes-only", "--cleanup-node-local-dns-only"],
+      /--cleanup-node-local-dns-only and --cleanup-routes-only each pick one thing to clean; give one/,
+    ],
     [["--mode=coredns", "--dry-run"], /--dry-run cannot be combined with --cleanup/],
+    [
+      ["--mode=coredns", "--cleanup-stop-daemonset=a/b"],
+      /--cleanup-stop-daemonset works in etc-hosts mode only/,
+    ],
+    [
+      ["--mode=etc-hosts", "--cleanup-await-daemonset=nope"],
+      /--cleanup-await-daemonset=nope: expected a DaemonSet as namespace\/name/,
+    ],
+    [
+      ["--mode=etc-hosts", "--cleanup-stop-daemonset=a/b", "--cleanup-await-daemonset=a/c"],
+      /--cleanup-stop-daemonset and --cleanup-await-daemonset each pick one thing to clean; give one/,
+    ],
   ];
   for (const [flags, message] of cases) {
     const run = await cleanup(cluster, flags);
@@ -244,6 +274,24 @@ Deno.test("--cleanup's flag problems are refused before anything is contacted, e
     assert.match(run.stderr, message);
   }
   assert.equal(cluster.corefile(), WITH_BLOCK);
+  assert.equal(cluster.server.audit.length, 0, "nothing was contacted");
+});
+
+Deno.test("a --cleanup-* flag without --cleanup is refused, never ignored by a watching controller", async () => {
+  await using cluster = await startCluster({ corefile: WITH_BLOCK });
+  for (
+    const flag of [
+      "--cleanup-routes-only",
+      "--cleanup-node-local-dns-only",
+      "--cleanup-quiesce=a/b",
+      "--cleanup-stop-daemonset=a/b",
+      "--cleanup-await-daemonset=a/b",
+    ]
+  ) {
+    const run = await runOuroboros(["controller", ...cluster.flags, "--mode=coredns", flag]);
+    assert.equal(run.code, 2, `${flag}: ${run.stderr}`);
+    assert.match(run.stderr, new RegExp(`${flag.split("=")[0]} is given without --cleanup`));
+  }
   assert.equal(cluster.server.audit.length, 0, "nothing was contacted");
 });
 

@@ -74,10 +74,11 @@ Deno.test("quiesce: at the deadline it names the pods left, or why they could no
   assert.match(outcome.kind === "timed-out" ? outcome.left : "", /^pods unreadable: .*403 Forbidden/);
 });
 
-Deno.test("quiesce: a missing Deployment is absent; a refused scale is not-scaled, and no pod is listed", async () => {
+Deno.test("quiesce: a missing Deployment is absent once its pods are gone; a refused scale is not-scaled, and no pod is listed", async () => {
   const options = { clock: new FakeClock({ autoAdvance: true }), signal: new AbortController().signal };
-  const missing = client(apiError(404, "NotFound"), [[]]);
+  const missing = client(apiError(404, "NotFound"), [["a"], []]);
   assert.deepEqual(await quiesceDeployment(missing.api, TARGET, options), { kind: "absent" });
+  assert.deepEqual(missing.calls, ["scale ouroboros 0", "list app=ouroboros", "list app=ouroboros"]);
   const refused = client(apiError(403, "Forbidden"), [[]]);
   const outcome = await quiesceDeployment(refused.api, TARGET, options);
   assert.equal(outcome.kind, "not-scaled");

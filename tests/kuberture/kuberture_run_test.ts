@@ -247,7 +247,8 @@ Deno.test("kuberture: one output from the EndpointSlice; not-ready endpoints lef
 
   await t.step("SIGTERM: exit 0", async () => {
     kuberture.kill("SIGTERM");
-    assert.equal((await kuberture.status).code, 0);
+    const { code } = await kuberture.status;
+    assert.equal(code, 0, kuberture.logs.slice(-8).map((line) => JSON.stringify(line)).join("\n"));
   });
 });
 
