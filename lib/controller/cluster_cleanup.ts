@@ -174,9 +174,12 @@ export function modeCleanup(mode: Mode, fill: (signal: AbortSignal) => Promise<v
  */
 export async function startClusterCleanup(
   values: ControllerValues,
-  podNamespace: string | undefined,
-  build: (context: ModeContext, fill: (signal: AbortSignal) => Promise<void>) => CleanupTarget,
+  options: {
+    readonly podNamespace: string | undefined;
+    readonly build: (context: ModeContext, fill: (signal: AbortSignal) => Promise<void>) => CleanupTarget;
+  },
 ): Promise<Service> {
+  const { podNamespace, build } = options;
   const log = logger("controller");
   const env = (name: string) => Deno.env.get(name);
   const cluster = await connectToCluster({ kubeconfig: values.kubeconfig, env });

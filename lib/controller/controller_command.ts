@@ -116,24 +116,26 @@ export const CONTROLLER = defineSubcommand({
       case "etc-hosts-step":
         return startEtcHostsStep(run.values);
       case "cluster-cleanup":
-        return startClusterCleanup(
-          run.values,
-          run.settings.podNamespace,
-          (context, fill) =>
+        return startClusterCleanup(run.values, {
+          podNamespace: run.settings.podNamespace,
+          build: (context, fill) =>
             modeCleanup(
               run.values.cleanupNodeLocalDnsOnly
                 ? nodeLocalDnsOnlyMode(corednsSettings(run.settings), context)
                 : MODES[run.values.mode](run.settings, context),
               fill,
             ),
-        );
+        });
       case "routes-cleanup": {
         const { namespace, configmap, instance } = run.routes;
         const target = { namespace, name: configmap, ownership: recordOwnership(instance) };
-        return startClusterCleanup(run.values, run.podNamespace, ({ client }) => ({
-          description: `routes ${namespace}/${configmap}[${ROUTE_TABLE_KEY}]`,
-          clean: (signal) => cleanupRouteTable(client, target, signal),
-        }));
+        return startClusterCleanup(run.values, {
+          podNamespace: run.podNamespace,
+          build: ({ client }) => ({
+            description: `routes ${namespace}/${configmap}[${ROUTE_TABLE_KEY}]`,
+            clean: (signal) => cleanupRouteTable(client, target, { signal }),
+          }),
+        });
       }
       case "watch":
         return startController(run.settings);

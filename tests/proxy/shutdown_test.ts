@@ -81,7 +81,7 @@ Deno.test("SIGTERM: readiness fails, new connections drain in, listeners close, 
     `--target-http-port=${backend.port}`,
     `--target-https-port=${backend.port}`,
     "--drain-delay=1s",
-    "--shutdown-grace=4s",
+    "--shutdown-grace=8s",
   ]);
   const http = proxy.http;
   const https = proxy.https;

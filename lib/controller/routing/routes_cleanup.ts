@@ -31,8 +31,9 @@ const ATTEMPTS = 3;
 export async function cleanupRouteTable(
   client: Pick<KubeClient, "get" | "delete">,
   target: RoutesTarget,
-  signal: AbortSignal,
+  options: { readonly signal: AbortSignal },
 ): Promise<SinkOutcome> {
+  const { signal } = options;
   const where = `${target.namespace}/${target.name}`;
   const byHand = `kubectl --namespace ${target.namespace} delete configmap ${target.name}`;
   const ref = { namespace: target.namespace, name: target.name };
