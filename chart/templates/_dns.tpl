@@ -88,6 +88,7 @@ hairpin), the Services it reads, the opt-ins, the cluster domain and logging.
 - --ttl={{ $d.ttl }}
 - --max-udp-size={{ $d.maxUdpSize }}
 - --upstream-timeout={{ $d.upstreamTimeout }}
+- --cache-size={{ $d.cacheSize }}
 - --tcp-idle-timeout={{ $d.tcpIdleTimeout }}
 {{- with $d.clientSelector }}
 - {{ printf "--client-selector=%s" . | quote }}

@@ -107,6 +107,7 @@ async function startServer(settings: DnsSettings): Promise<Service> {
       upstreams: settings.upstreams,
       maxUdpPayload: values.maxUdpSize,
       upstreamTimeoutMs: values.upstreamTimeout,
+      cacheSize: values.cacheSize,
       tcpIdleTimeoutMs: values.tcpIdleTimeout,
       clock: systemClock,
       log,

@@ -74,6 +74,10 @@ export interface DnsMetrics {
   readonly truncated: NumberFamily<"transport">;
   readonly tcpActive: NumberFamily<never>;
   readonly tcpRejected: NumberFamily<never>;
+  /** Lookups in the forwarded-answer cache, by result (hit, miss). */
+  readonly cacheLookups: NumberFamily<"result">;
+  readonly cacheEntries: NumberFamily<never>;
+  readonly cacheBytes: NumberFamily<never>;
 }
 
 /** Options for {@linkcode createDnsMetrics}. */
@@ -123,6 +127,13 @@ export function createDnsMetrics(options: DnsMetricsOptions): DnsMetrics {
       "ouroboros_dns_tcp_connections_rejected_total",
       "DNS-over-TCP connections closed at once because the connection limit was reached.",
     ),
+    cacheLookups: registry.counter(
+      "ouroboros_dns_cache_lookups_total",
+      "Questions looked up in the forwarded-answer cache (--cache-size), by result (hit, miss).",
+      ["result"],
+    ),
+    cacheEntries: registry.gauge("ouroboros_dns_cache_entries", "Forwarded answers in the cache now."),
+    cacheBytes: registry.gauge("ouroboros_dns_cache_bytes", "Bytes of forwarded answers in the cache now."),
   };
   registry.sampledGauge("process_resident_memory_bytes", "Resident memory size in bytes.", options.rss);
   for (const transport of DNS_TRANSPORTS) {
@@ -134,5 +145,8 @@ export function createDnsMetrics(options: DnsMetricsOptions): DnsMetrics {
   for (const reason of UPSTREAM_ERROR_REASONS) metrics.upstreamErrors.labels({ reason });
   metrics.tcpActive.labels({});
   metrics.tcpRejected.labels({});
+  for (const result of ["hit", "miss"]) metrics.cacheLookups.labels({ result });
+  metrics.cacheEntries.labels({});
+  metrics.cacheBytes.labels({});
   return metrics;
 }

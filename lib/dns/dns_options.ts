@@ -77,6 +77,14 @@ export const DNS_OPTIONS = {
         "upstream a second try at it. Every upstream is tried once and at least two tries are made, so a " +
         "client gets SERVFAIL after at most max(2, upstreams) times this.",
     },
+    cacheSize: {
+      flag: "cache-size",
+      kind: integer({ min: 0, max: 1_000_000 }),
+      default: "10000",
+      help:
+        "Forwarded answers kept for their TTL (at most 1h; NXDOMAIN and NODATA for their SOA's negative TTL), " +
+        "so a repeated question needs no upstream: at most this many, and 16 MiB. 0 turns the cache off.",
+    },
     tcpIdleTimeout: {
       flag: "tcp-idle-timeout",
       kind: duration(),

@@ -110,6 +110,7 @@ Deno.test("the dns values' defaults are the binary's defaults", async () => {
     ["ttl", values.dns.ttl, option.ttl.default],
     ["maxUdpSize", String(values.dns.maxUdpSize), option.maxUdpSize.default],
     ["upstreamTimeout", values.dns.upstreamTimeout, option.upstreamTimeout.default],
+    ["cacheSize", String(values.dns.cacheSize), option.cacheSize.default],
     ["tcpIdleTimeout", values.dns.tcpIdleTimeout, option.tcpIdleTimeout.default],
     ["clientSelector", values.dns.clientSelector, option.clientSelector.default],
     ["hairpin", String(values.dns.hairpin), option.hairpin.default],

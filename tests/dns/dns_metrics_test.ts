@@ -34,6 +34,10 @@ Deno.test("createDnsMetrics: every series a dashboard needs exists at zero befor
     ...ANSWER_PATHS.map((path) => `ouroboros_dns_query_duration_seconds_count{path="${path}"}`),
     "ouroboros_dns_tcp_connections_active",
     "ouroboros_dns_tcp_connections_rejected_total",
+    'ouroboros_dns_cache_lookups_total{result="hit"}',
+    'ouroboros_dns_cache_lookups_total{result="miss"}',
+    "ouroboros_dns_cache_entries",
+    "ouroboros_dns_cache_bytes",
   ];
   for (const series of expected) assert.equal(found.get(series), 0, `${series} should be rendered as 0`);
   assert.equal(found.get('ouroboros_build_info{version="v1",revision="unknown"}'), 1);
@@ -48,6 +52,7 @@ Deno.test("createDnsMetrics: no label can carry a client or a name", () => {
     "outcome",
     "path",
     "reason",
+    "result",
     "revision",
     "source",
     "transport",

@@ -1,16 +1,20 @@
 /**
  * The DNS server: one port, UDP and TCP, answering from a swappable {@linkcode LocalAnswerer} and
- * forwarding the rest. Shutdown stops reading, answers the queries in flight (forwarded ones wait
- * at most their upstream timeouts), then closes the upstream sockets.
+ * forwarding the rest. Shutdown stops answering, answers the queries in flight (forwarded ones wait
+ * at most their upstream timeouts), then closes the sockets.
+ *
+ * UDP is read by {@linkcode UDP_RECEIVERS} loops at once, each into its own buffer (one receive
+ * per datagram would otherwise allocate 64 KiB), so the kernel has a read waiting while a query is
+ * answered; each query is copied out of the buffer, since a forwarded one outlives the next read.
  *
  * Effects: binds and serves sockets; time and randomness through injected dependencies.
  *
  * @module
  */
 
-import type dgram from "node:dgram";
 import type { DnsMetrics } from "../dns_metrics.ts";
 import type { LocalAnswerer } from "../local_answer.ts";
+import { AnswerCache } from "../upstream/answer_cache.ts";
 import { Forwarder, type ProbeResult } from "../upstream/forwarder.ts";
 import { secureRandom } from "../upstream/secure_random.ts";
 import type { UpstreamEndpoint } from "../upstream/upstream_socket_pool.ts";
@@ -19,6 +23,7 @@ import { formatIp, parseIp, unmapIpv4 } from "../../util/ip.ts";
 import { formatHostPort, type ListenAddress } from "../../util/listen_address.ts";
 import type { Log } from "../../util/logging.ts";
 import { Throttle } from "../../util/throttle.ts";
+import { UDP_READ_BUFFER_BYTES } from "../upstream/upstream_socket_pool.ts";
 import { bindDnsListeners, type DnsListeners } from "./bind_dns_listeners.ts";
 import { type DnsQueryEvent, type HandlerResult, QueryHandler } from "./query_handler.ts";
 import { serveTcpSession } from "./serve_tcp_session.ts";
@@ -33,6 +38,8 @@ export interface DnsServerOptions {
   readonly maxUdpPayload: number;
   /** Per attempt at an upstream. */
   readonly upstreamTimeoutMs: number;
+  /** Forwarded answers cached at most (`--cache-size`); 0 or none: no cache. */
+  readonly cacheSize?: number;
   readonly tcpIdleTimeoutMs: number;
   /** Beyond this, new connections are closed at once (default 256). */
   readonly maxTcpConnections?: number;
@@ -46,6 +53,9 @@ export interface DnsServerOptions {
   /** Hears about every query; must be cheap and must not throw. */
   readonly observe?: (event: DnsQueryEvent) => void;
 }
+
+/** UDP receive loops at once. */
+export const UDP_RECEIVERS = 4;
 
 /** The address a query came from, as the answerer wants it: IPv4-mapped IPv6 as IPv4. */
 function clientAddress(address: string): string {
@@ -75,6 +85,21 @@ export class DnsServer {
       onError: (reason) => {
         options.metrics.upstreamErrors.labels({ reason }).value += 1;
       },
+      ...((options.cacheSize ?? 0) > 0
+        ? {
+          cache: new AnswerCache({
+            maxEntries: options.cacheSize!,
+            clock: options.clock,
+            maxUdpPayload: options.maxUdpPayload,
+          }),
+          onCache: (event: "hit" | "miss" | "stored", cache: AnswerCache) => {
+            const { metrics } = options;
+            if (event !== "stored") metrics.cacheLookups.labels({ result: event }).value += 1;
+            metrics.cacheEntries.labels({}).value = cache.size;
+            metrics.cacheBytes.labels({}).value = cache.bytes;
+          },
+        }
+        : {}),
     });
     this.#handler = new QueryHandler({
       answerer: options.answer,
@@ -88,14 +113,18 @@ export class DnsServer {
   }
 
   /** Binds UDP and TCP; throws on a bind failure or a bad upstream, leaving nothing open. */
-  static async start(options: DnsServerOptions): Promise<DnsServer> {
-    const listeners = await bindDnsListeners(options.listen);
+  static start(options: DnsServerOptions): Promise<DnsServer> {
     try {
-      return new DnsServer(options, listeners);
+      const listeners = bindDnsListeners(options.listen);
+      try {
+        return Promise.resolve(new DnsServer(options, listeners));
+      } catch (error) {
+        listeners.tcp.close();
+        listeners.udp.close();
+        throw error;
+      }
     } catch (error) {
-      listeners.tcp.close();
-      await new Promise<void>((resolve) => listeners.udp.close(() => resolve()));
-      throw error;
+      return Promise.reject(error);
     }
   }
 
@@ -149,7 +178,7 @@ export class DnsServer {
         if (inFlight === 0) drained?.();
       });
     };
-    const stopUdp = this.#serveUdp(track);
+    const { stop: stopUdp, receiving } = this.#serveUdp(track);
     const accepting = this.#acceptTcp(signal, track);
     if (!signal.aborted) {
       await new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -162,30 +191,39 @@ export class DnsServer {
     stopUdp();
     await accepting;
     if (inFlight > 0) await new Promise<void>((resolve) => drained = resolve);
-    // The UDP port is free again only once the close completes.
-    await new Promise<void>((resolve) => {
-      try {
-        this.#listeners.udp.close(() => resolve());
-      } catch {
-        resolve();
-      }
-    });
+    // Closing ends the receives still waiting; the port is free once it returns.
+    try {
+      this.#listeners.udp.close();
+    } catch {
+      // Closed already.
+    }
+    await receiving;
     this.#forwarder.close();
   }
 
-  /** Returns the function that stops reading. */
-  #serveUdp(track: (promise: Promise<unknown>) => void): () => void {
+  /** Starts the receive loops; `stop` makes them answer nothing more, `receiving` ends with them. */
+  #serveUdp(track: (promise: Promise<unknown>) => void): {
+    readonly stop: () => void;
+    readonly receiving: Promise<void>;
+  } {
     const { udp } = this.#listeners;
     const handler = this.#handler;
     const log = this.#options.log;
     const throttle = new Throttle(this.#options.clock, 10_000);
-    const reply = (response: HandlerResult, from: dgram.RemoteInfo) => {
-      if (response !== undefined) udp.send(response, from.port, from.address);
+    let stopped = false;
+    const failed = (error: unknown) => {
+      // A reply still being sent when the socket closes at shutdown is no socket error.
+      if (stopped && error instanceof Deno.errors.BadResource) return;
+      const decision = throttle.check("socket");
+      if (decision.emit) log.warn("UDP socket error", { error, suppressed: decision.suppressed });
     };
-    const onMessage = (message: Uint8Array, from: dgram.RemoteInfo) => {
+    const reply = (response: HandlerResult, to: Deno.Addr) => {
+      if (response !== undefined) udp.send(response, to).catch(failed);
+    };
+    const answer = (message: Uint8Array, from: Deno.NetAddr) => {
       let result: HandlerResult | Promise<HandlerResult>;
       try {
-        result = handler.handle(message, { transport: "udp", client: clientAddress(from.address) });
+        result = handler.handle(message, { transport: "udp", client: clientAddress(from.hostname) });
       } catch (error) {
         if (throttle.check("handler").emit) log.error("answering a UDP query failed", { error });
         return;
@@ -196,13 +234,22 @@ export class DnsServer {
         }));
       } else reply(result, from);
     };
-    const onError = (error: Error) => {
-      const decision = throttle.check("socket");
-      if (decision.emit) log.warn("UDP socket error", { error, suppressed: decision.suppressed });
+    const receiver = async () => {
+      const buffer = new Uint8Array(UDP_READ_BUFFER_BYTES);
+      while (true) {
+        let received: [Uint8Array, Deno.Addr];
+        try {
+          received = await udp.receive(buffer);
+        } catch (error) {
+          if (stopped || error instanceof Deno.errors.BadResource) return;
+          failed(error);
+          continue;
+        }
+        if (!stopped) answer(received[0].slice(), received[1] as Deno.NetAddr);
+      }
     };
-    udp.on("message", onMessage);
-    udp.on("error", onError);
-    return () => udp.off("message", onMessage);
+    const receiving = Promise.all(Array.from({ length: UDP_RECEIVERS }, receiver)).then(() => {});
+    return { stop: () => stopped = true, receiving };
   }
 
   async #acceptTcp(signal: AbortSignal, track: (promise: Promise<unknown>) => void): Promise<void> {

@@ -3,7 +3,8 @@
  * reply is truncated and the client can take more. With no reply the caller answers SERVFAIL,
  * never an empty NOERROR (which clients would cache as "no address").
  * Attempts: one per upstream and at least two (one lost packet), starting with the upstream that
- * answered last, so a dead first upstream costs one timeout, not one per query.
+ * answered last, so a dead first upstream costs one timeout, not one per query. With a cache, a
+ * question answered before is answered from it until its TTL runs out (`answer_cache.ts`).
  *
  * Effects: UDP and TCP exchanges with the upstreams; time through the injected clock.
  *
@@ -18,6 +19,7 @@ import type { Clock } from "../../util/clock.ts";
 import { formatDuration } from "../../util/duration.ts";
 import { parseIp } from "../../util/ip.ts";
 import { formatHostPort } from "../../util/listen_address.ts";
+import type { AnswerCache } from "./answer_cache.ts";
 import { tcpExchange } from "./tcp_exchange.ts";
 import { type UpstreamEndpoint, UpstreamSocketPool } from "./upstream_socket_pool.ts";
 
@@ -49,6 +51,10 @@ export interface ForwarderOptions {
   readonly socketsPerUpstream?: number;
   /** Queries per socket before it is replaced by one on a new port (default 1,024). */
   readonly rotateAfter?: number;
+  /** Answers questions asked before; none: every question goes upstream. */
+  readonly cache?: AnswerCache;
+  /** Told about every cache lookup and store, with the cache after it (metrics). */
+  readonly onCache?: (event: "hit" | "miss" | "stored", cache: AnswerCache) => void;
 }
 
 /** Whether an upstream answers at all, for readiness. */
@@ -85,6 +91,23 @@ export class Forwarder {
 
   /** Forwards `query` until an upstream answers or every attempt failed. */
   async forward(query: ParsedQuery): Promise<ForwardResult> {
+    const { cache, onCache } = this.#options;
+    if (cache !== undefined) {
+      const found = cache.lookup(query);
+      onCache?.(found.kind, cache);
+      if (found.kind === "hit") {
+        return { kind: "answer", bytes: found.bytes, truncated: found.truncated, rcode: found.rcode };
+      }
+    }
+    const result = await this.#forwardUpstream(query);
+    if (cache !== undefined && result.kind === "answer" && !result.truncated) {
+      cache.store(query, result.bytes, result.rcode);
+      onCache?.("stored", cache);
+    }
+    return result;
+  }
+
+  async #forwardUpstream(query: ParsedQuery): Promise<ForwardResult> {
     const count = this.#pools.length;
     const attempts = Math.max(2, count);
     const start = this.#preferred;

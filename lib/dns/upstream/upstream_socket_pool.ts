@@ -7,21 +7,23 @@
  * A reply counts only with a waiting random ID, the upstream's address and port, and `accept`'s
  * yes; a refused reply does not end the wait, so a forged packet cannot hide the real answer.
  *
- * Effects: opens UDP sockets (`node:dgram`), sends and receives; time via the injected clock.
+ * Each socket has one receive loop reading into its own buffer; an accepted reply is copied out.
+ *
+ * Effects: opens UDP sockets (`Deno.listenDatagram`), sends and receives; time via the injected
+ * clock.
  *
  * @module
  */
 
-import dgram from "node:dgram";
 import type { Clock } from "../../util/clock.ts";
 import { errorMessage } from "../../util/error_message.ts";
 import { formatIp, parseIp, unmapIpv4 } from "../../util/ip.ts";
 import { UpstreamIdMap } from "./upstream_id_map.ts";
 
 /**
- * The largest DNS message read from a UDP socket (the largest `--max-udp-size`), given to every
- * UDP socket as `recvBufferSize`: Deno 2.9 allocates a buffer that size per datagram (64 KiB by
- * default), and this cut CPU per answer by 30–40%. Larger datagrams are cut (a test pins this).
+ * The largest DNS message read from a UDP socket (the largest `--max-udp-size`): each receive loop
+ * reads into a buffer this size (without one, Deno 2.9 allocates 64 KiB per datagram). Larger
+ * datagrams are cut (a test pins this).
  */
 export const UDP_READ_BUFFER_BYTES = 4096;
 
@@ -53,7 +55,7 @@ interface Waiter {
 }
 
 interface PoolSocket {
-  readonly socket: dgram.Socket;
+  readonly socket: Deno.DatagramConn;
   readonly waiting: UpstreamIdMap<Waiter>;
   uses: number;
   retired: boolean;
@@ -91,7 +93,9 @@ function canonical(address: string): string {
 export class UpstreamSocketPool {
   readonly #endpoint: UpstreamEndpoint;
   readonly #host: string;
-  readonly #family: "udp4" | "udp6";
+  /** The wildcard address of the upstream's family, for the local end. */
+  readonly #any: string;
+  readonly #to: Deno.NetAddr;
   readonly #clock: Clock;
   readonly #random: () => number;
   readonly #rotateAfter: number;
@@ -110,7 +114,8 @@ export class UpstreamSocketPool {
   constructor(endpoint: UpstreamEndpoint, options: UpstreamSocketPoolOptions) {
     this.#endpoint = endpoint;
     this.#host = canonical(endpoint.host);
-    this.#family = this.#host.includes(":") ? "udp6" : "udp4";
+    this.#any = this.#host.includes(":") ? "::" : "0.0.0.0";
+    this.#to = { transport: "udp", hostname: endpoint.host, port: endpoint.port };
     this.#clock = options.clock;
     this.#random = options.random;
     this.#rotateAfter = Math.max(1, options.rotateAfter ?? 1_024);
@@ -128,7 +133,7 @@ export class UpstreamSocketPool {
   }
 
   #open(): PoolSocket {
-    const socket = dgram.createSocket({ type: this.#family, recvBufferSize: UDP_READ_BUFFER_BYTES });
+    const socket = Deno.listenDatagram({ hostname: this.#any, port: 0, transport: "udp" });
     const entry: PoolSocket = {
       socket,
       waiting: new UpstreamIdMap(this.#random),
@@ -136,28 +141,41 @@ export class UpstreamSocketPool {
       retired: false,
       closed: false,
     };
-    socket.on(
-      "message",
-      (message: Uint8Array, from: dgram.RemoteInfo) => this.#receive(entry, message, from),
-    );
-    socket.on("error", (error: Error) => {
-      // A failed send (sends take no callback: it costs a promise each) or a broken socket:
-      // replace the socket, and fail its queries at once rather than at their timeout.
-      this.#retire(entry);
-      const message = errorMessage(error);
-      for (const waiter of entry.waiting.drain()) this.#settle(waiter, { kind: "failed", message });
-      this.#closeIfDone(entry);
-    });
+    void this.#read(entry);
     return entry;
   }
 
-  #receive(entry: PoolSocket, message: Uint8Array, from: dgram.RemoteInfo): void {
+  async #read(entry: PoolSocket): Promise<void> {
+    const buffer = new Uint8Array(UDP_READ_BUFFER_BYTES);
+    while (!entry.closed) {
+      let received: [Uint8Array, Deno.Addr];
+      try {
+        received = await entry.socket.receive(buffer);
+      } catch (error) {
+        if (!entry.closed) this.#broken(entry, error);
+        return;
+      }
+      this.#receive(entry, received[0], received[1] as Deno.NetAddr);
+    }
+  }
+
+  /** A failed send or a broken socket: replace it, and fail its queries now, not at their timeout. */
+  #broken(entry: PoolSocket, error: unknown): void {
+    if (entry.closed) return;
+    this.#retire(entry);
+    const message = errorMessage(error);
+    for (const waiter of entry.waiting.drain()) this.#settle(waiter, { kind: "failed", message });
+    this.#closeIfDone(entry);
+  }
+
+  #receive(entry: PoolSocket, message: Uint8Array, from: Deno.NetAddr): void {
     if (from.port !== this.#endpoint.port || message.length < 2) return;
-    if (from.address !== this.#host && canonical(from.address) !== this.#host) return;
+    if (from.hostname !== this.#host && canonical(from.hostname) !== this.#host) return;
     const id = (message[0]! << 8) | message[1]!;
     const waiter = entry.waiting.get(id);
     if (waiter === undefined || waiter.accept?.(message) !== true) return;
-    this.#settle(waiter, { kind: "reply", bytes: message });
+    // The buffer is read into again: the reply keeps a copy.
+    this.#settle(waiter, { kind: "reply", bytes: message.slice() });
   }
 
   #settle(waiter: Waiter, result: ExchangeResult): void {
@@ -264,7 +282,7 @@ export class UpstreamSocketPool {
       }
       this.#deadlines.push(waiter);
       if (!this.#sweeping) void this.#sweep();
-      entry.socket.send(options.build(id), this.#endpoint.port, this.#endpoint.host);
+      entry.socket.send(options.build(id), this.#to).catch((error) => this.#broken(entry, error));
     });
   }
 

@@ -220,3 +220,20 @@ Deno.test("DnsServer: on shutdown the listener closes, and queries in flight are
   assert.equal(await tcp.receive(), null, "then the connection closes");
   await stopping;
 });
+
+Deno.test("DnsServer: --cache-size answers a repeated forwarded question without the upstream, counted in /metrics; 0 turns it off", async () => {
+  await using upstream = await startFakeUpstream((query) => answerWith(query, ["192.0.2.77"]));
+  await using cached = await startTestServer({ upstreams: [upstream.endpoint], cacheSize: 100 });
+  for (const id of [1, 2, 3]) {
+    const message = decodeMessage(await udpExchange(cached.endpoint, encodeQuery("Away.Test", { id })));
+    assert.deepEqual([message.id, message.answers[0]?.data], [id, "192.0.2.77"]);
+  }
+  assert.equal(upstream.received.length, 1, "asked once");
+  assert.equal(cached.sample('ouroboros_dns_cache_lookups_total{result="hit"}'), 2);
+  assert.equal(cached.sample('ouroboros_dns_cache_lookups_total{result="miss"}'), 1);
+  assert.equal(cached.sample("ouroboros_dns_cache_entries"), 1);
+  await using uncached = await startTestServer({ upstreams: [upstream.endpoint], cacheSize: 0 });
+  for (const id of [4, 5]) await udpExchange(uncached.endpoint, encodeQuery("away.test", { id }));
+  assert.equal(upstream.received.length, 3, "every question went upstream");
+  assert.equal(uncached.sample('ouroboros_dns_cache_lookups_total{result="miss"}'), 0);
+});

@@ -117,9 +117,8 @@ Deno.test("UpstreamSocketPool: the socket moves to a new port after `rotateAfter
 });
 
 Deno.test("UpstreamSocketPool: a reply of the largest UDP size arrives whole; the runtime cuts a longer one", async () => {
-  // The second size checks what UDP_READ_BUFFER_BYTES relies on: Deno's node:dgram reads into a
-  // buffer of recvBufferSize (x2 on Linux). Should this fail with the long reply arriving whole
-  // or not at all, the option has gained another meaning (SO_RCVBUF) and must be revisited.
+  // The second size checks what UDP_READ_BUFFER_BYTES relies on: each receive reads into a buffer
+  // of that size, and the kernel cuts a longer datagram to it.
   const sizes = [UDP_READ_BUFFER_BYTES, 4 * UDP_READ_BUFFER_BYTES];
   let next = 0;
   await using upstream = await startFakeUpstream((query) => {
