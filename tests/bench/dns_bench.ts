@@ -9,12 +9,12 @@
  * (`--host-record`) for 1,000 names `fwd-N.example.net` (A 198.18.x.y). Three servers, each
  * a separate process on loopback, hold the same 100 local names `local-N.example.com` (A
  * 10.96.0.7, TTL 30 s) and forward everything else to that upstream:
- *   (a) ours: `ouroboros dns --log-level=warn` (defaults otherwise) as a child process with the
+ *   (a) ours: `ouroboros dns --cache-size=0 --log-level=warn` (defaults otherwise) as a child process with the
  *       `dns` permission set, against the fake API server holding 100 Ingresses whose TLS hosts
  *       are the local names, the proxy Service (ClusterIP 10.96.0.7), and a Running Pod whose
  *       podIP is the address dnsperf sends from (127.0.0.5), so every query is in scope;
  *   (b) dnsmasq: the local names via `--host-record`, `--server=` the upstream, `--no-resolv`,
- *       `--cache-size=0` (ours has no cache, so every forwarded query must really be forwarded),
+ *       `--cache-size=0` (as ours: every forwarded query must really be forwarded),
  *       `--local-ttl=30`;
  *   (c) unbound: generated config (printed), one thread, iterator only, local names as static
  *       local-zones, `forward-zone "."` to the upstream, caches shrunk to 0 and

@@ -156,6 +156,8 @@ export async function startOurs(
       `--kubeconfig=${kubeconfig}`,
       `--ttl=${zone.ttl}s`,
       "--drain-delay=0s",
+      // Every forwarded query must really be forwarded, as for the peers.
+      "--cache-size=0",
       "--log-level=warn",
     ];
     const command = denoArgs("dns", args);
