@@ -168,6 +168,7 @@ async function startProxy(settings: ProxySettings): Promise<Service> {
           : {}),
         workers: settings.workers,
         workersSource: settings.workersSource,
+        cpus: settings.cpus,
         version: VERSION,
       });
       const watchStop = new AbortController();

@@ -151,8 +151,8 @@ export const PROXY_OPTIONS = {
       flag: "workers",
       kind: integer({ min: 0, max: 1024 }),
       default: "0",
-      defaultText: "0 (the CPUs available: the CPUs the process may run on, capped by the cgroup CPU quota " +
-        "rounded down)",
+      defaultText: "0 (1 up to 2 CPUs available, then one per 2 CPUs; available: the CPUs the process may " +
+        "run on, capped by the cgroup CPU quota rounded down)",
       help: "Threads accepting and relaying connections, each on the same ports (the kernel spreads new " +
         "connections over them). 1 serves on the main thread.",
     },

@@ -9,7 +9,7 @@
 import { ConfigError, type OptionValues, type ValueSource } from "../cli/options.ts";
 import { resolveBackendHost } from "./backend.ts";
 import type { ProxyServerConfig, TrafficListenerConfig } from "./server.ts";
-import { availableCpus } from "../util/available_cpus.ts";
+import { availableCpus, defaultWorkers } from "../util/available_cpus.ts";
 import { detectClusterDomain } from "../util/resolv_conf.ts";
 import type { PROXY_OPTIONS } from "./proxy_options.ts";
 
@@ -25,8 +25,10 @@ export interface ProxySettings {
   readonly clusterDomain: string;
   readonly clusterDomainSource: "flag" | "env" | "detected";
   readonly server: ProxyServerConfig;
-  /** Worker threads to run: `--workers`, or the CPUs available when it is 0. */
+  /** Worker threads to run: `--workers`, or {@linkcode defaultWorkers} of `cpus` when it is 0. */
   readonly workers: number;
+  /** The CPUs available (affinity and cgroup quota applied). */
+  readonly cpus: number;
   readonly workersSource: "flag" | "detected";
 }
 
@@ -60,11 +62,13 @@ export function proxySettings(input: ProxySettingsInput): ProxySettings | Config
     problems.push("no listener: --listen-http and --listen-https are both empty; set at least one");
   }
   if (problems.length > 0 || "problem" in backend) return new ConfigError("proxy", problems);
+  const cpus = availableCpus(input.readCpus?.() ?? 1);
   return {
     values,
     clusterDomain,
     clusterDomainSource: detected ? "detected" : input.clusterDomainSource === "env" ? "env" : "flag",
-    workers: values.workers === 0 ? availableCpus(input.readCpus?.() ?? 1) : values.workers,
+    workers: values.workers === 0 ? defaultWorkers(cpus) : values.workers,
+    cpus,
     workersSource: values.workers === 0 ? "detected" : "flag",
     server: {
       listeners,

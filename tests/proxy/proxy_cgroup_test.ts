@@ -1,10 +1,11 @@
 /**
  * The proxy's `--workers` default inside a real cgroup with a CPU quota: a pod limited to one CPU
- * runs one worker even on a bigger node. The quota is applied by the runtime's CPU count (see
+ * counts one CPU (and runs one worker) even on a bigger node. The quota is applied by the runtime's CPU count (see
  * lib/util/available_cpus.ts), so this runs the real process in a real cgroup: v1's
  * `cpu.cfs_quota_us` or v2's `cpu.max`, made with `sh` (Deno refuses writes under /sys).
  */
 import assert from "node:assert/strict";
+import { defaultWorkers } from "../../lib/util/available_cpus.ts";
 import { startProxy } from "../support/ouroboros_process.ts";
 import { IN_CI } from "../support/tools.ts";
 
@@ -62,15 +63,17 @@ Deno.test("proxy --workers default: a cgroup CPU quota of one CPU gives one work
     return;
   }
   try {
-    await t.step("without a quota the default is every CPU", async () => {
+    await t.step("without a quota every CPU counts, and the default follows them", async () => {
       await using proxy = await startProxy(["--target-host=127.0.0.1", "--workers=0"]);
-      assert.equal(proxy.starting.workers, online);
+      assert.equal(proxy.starting.cpus, online);
+      assert.equal(proxy.starting.workers, defaultWorkers(online));
       assert.equal(proxy.starting.workersSource, "detected");
     });
-    await t.step("inside the cgroup the default is one worker", async () => {
+    await t.step("inside the cgroup one CPU counts, and the default is one worker", async () => {
       await using proxy = await startProxy(["--target-host=127.0.0.1", "--workers=0"], {
         wrapper: ["sh", "-c", 'echo $$ > "$0/cgroup.procs" && exec "$@"', plan.dir],
       });
+      assert.equal(proxy.starting.cpus, 1);
       assert.equal(proxy.starting.workers, 1);
       assert.equal(proxy.starting.workersSource, "detected");
     });

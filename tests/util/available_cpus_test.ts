@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { availableCpus } from "../../lib/util/available_cpus.ts";
+import { availableCpus, defaultWorkers } from "../../lib/util/available_cpus.ts";
 
 Deno.test("available CPUs: the runtime's count as a whole number, never below 1", () => {
   const cases: [string, number, number][] = [
@@ -11,4 +11,9 @@ Deno.test("available CPUs: the runtime's count as a whole number, never below 1"
     ["a fraction rounds down", 2.7, 2],
   ];
   for (const [name, online, expected] of cases) assert.equal(availableCpus(online), expected, name);
+});
+
+Deno.test("--workers default: one worker up to 2 CPUs, then one per 2 CPUs", () => {
+  const cases: [number, number][] = [[1, 1], [2, 1], [3, 1], [4, 2], [5, 2], [8, 4], [64, 32]];
+  for (const [cpus, workers] of cases) assert.equal(defaultWorkers(cpus), workers, `${cpus} CPUs`);
 });
