@@ -35,6 +35,10 @@
  * Per run also: lost queries, CPU time of the server process (utime+stime from /proc/<pid>/stat)
  * per 1,000 answers, VmRSS after the run; VmHWM (peak RSS) at the end.
  *
+ * Then, apart, the answer cache: ours with `--cache-size=10000` against a second dnsmasq with
+ * `--cache-size=10000`, the forwarded load saturated, each cache filled by the warm-up first, the
+ * two interleaved over the same rounds; upstream queries per answer show the caches at work.
+ *
  * Interleaved: every round runs each load and mode on each server, the server order rotating
  * from round to round; medians over rounds. One warm-up pass first (not recorded). dnsperf,
  * the upstream and the server under test share the machine's cores (not pinned: ours has
@@ -393,6 +397,7 @@ async function main(): Promise<void> {
     }
     print();
 
+    await cachedComparison(world, zone, settings);
     const peakKib: Record<string, number> = {};
     for (const name of SERVERS) {
       peakKib[name] = parseStatusKib(await readProc(`/proc/${world.servers[name].pid}/status`), "VmHWM");
@@ -417,6 +422,57 @@ async function main(): Promise<void> {
   } finally {
     Deno.removeSignalListener("SIGINT", onInterrupt);
     await cleanUp();
+  }
+}
+
+/** The cache row: ours and dnsmasq, each with a 10,000-entry cache, on the forwarded load. */
+async function cachedComparison(world: World, zone: BenchZone, settings: Settings): Promise<void> {
+  const size = 10_000;
+  const ours = await startOurs(zone, { client: CLIENT, cacheSize: size });
+  const peer = await startDnsmasq({
+    hosts: zone.localNames.map((name) => ({ name, addresses: [LOCAL_ADDRESS] })),
+    upstream: zone.upstream,
+    cacheSize: size,
+    extraArgs: ["--local-ttl=30", "--log-facility=-"],
+  });
+  try {
+    const servers = { ouroboros: ours, dnsmasq: peer } as const;
+    const names = ["ouroboros", "dnsmasq"] as const;
+    for (const name of names) await dnsperf(world, servers[name], "forwarded", settings.warmupSeconds);
+    const got: Record<string, { qps: number[]; p50: number[]; p99: number[]; upstream: number[] }> = {};
+    for (let round = 0; round < settings.rounds; round++) {
+      for (const name of rotate(names, round)) {
+        const before = await upstreamAnswered(world.upstream);
+        const result = await dnsperf(world, servers[name], "forwarded", settings.seconds);
+        const after = await upstreamAnswered(world.upstream);
+        const entry = got[name] ??= { qps: [], p50: [], p99: [], upstream: [] };
+        entry.qps.push(result.queriesPerSecond);
+        entry.p50.push(percentile(result.latenciesMs, 50));
+        entry.p99.push(percentile(result.latenciesMs, 99));
+        entry.upstream.push((after - before) / result.completed);
+      }
+    }
+    const cell = (name: string, metric: "qps" | "p50" | "p99" | "upstream") => median(got[name]![metric]);
+    print(`Answer cache (both --cache-size=${size}, forwarded load saturated, caches warm; medians)`);
+    print(renderTable(["metric", "ouroboros", "dnsmasq", "ours/dnsmasq"], [
+      ...(["qps", "p50", "p99", "upstream"] as const).map((metric) => {
+        const [a, b] = [cell("ouroboros", metric), cell("dnsmasq", metric)];
+        const label =
+          { qps: "queries/s", p50: "p50 ms", p99: "p99 ms", upstream: "upstream queries per answer" }[
+            metric
+          ];
+        return [
+          label,
+          metric === "upstream" ? a.toFixed(3) : figure(a),
+          metric === "upstream" ? b.toFixed(3) : figure(b),
+          ratio(a, b),
+        ];
+      }),
+    ]));
+    print();
+  } finally {
+    await ours.stop();
+    await peer.stop();
   }
 }
 

@@ -100,6 +100,8 @@ async function started(
 export interface StartOursOptions {
   /** The client address the load comes from: a Running Pod gets it, so the load is in scope. */
   readonly client: string;
+  /** `--cache-size` (default 0: every forwarded query is forwarded, as the peers do). */
+  readonly cacheSize?: number;
 }
 
 /**
@@ -156,8 +158,8 @@ export async function startOurs(
       `--kubeconfig=${kubeconfig}`,
       `--ttl=${zone.ttl}s`,
       "--drain-delay=0s",
-      // Every forwarded query must really be forwarded, as for the peers.
-      "--cache-size=0",
+      // 0 unless asked: every forwarded query must really be forwarded, as for the peers.
+      `--cache-size=${options.cacheSize ?? 0}`,
       "--log-level=warn",
     ];
     const command = denoArgs("dns", args);

@@ -42,6 +42,7 @@ export const DNS_EVERYTHING: RenderOptions = {
     "dns.ttl=1m",
     "dns.maxUdpSize=4096",
     "dns.upstreamTimeout=1500ms",
+    "dns.cacheSize=0",
     "dns.tcpIdleTimeout=30s",
     "dns.logLevel=warning",
     "dns.service.clusterIP=10.96.0.53",

@@ -241,6 +241,7 @@ const DEFAULT_ANSWERS = [
   "--ttl=30s",
   "--max-udp-size=1232",
   "--upstream-timeout=2s",
+  "--cache-size=10000",
   "--tcp-idle-timeout=10s",
 ];
 /** This release's Services, in namespace "ouroboros". */
@@ -266,6 +267,7 @@ test("the arguments: listeners, answers, the controller's sources, this release'
     "--ttl=1m",
     "--max-udp-size=4096",
     "--upstream-timeout=1500ms",
+    "--cache-size=0",
     "--tcp-idle-timeout=30s",
     "--client-selector=app in (cert-manager,webhook),tier!=batch",
     "--hairpin=true",
