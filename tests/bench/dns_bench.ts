@@ -36,7 +36,8 @@
  * per 1,000 answers, VmRSS after the run; VmHWM (peak RSS) at the end.
  *
  * Then, apart, the answer cache: ours with `--cache-size=10000` against a second dnsmasq with
- * `--cache-size=10000`, the forwarded load saturated, each cache filled by the warm-up first, the
+ * `--cache-size=10000` (the upstream gives its names a TTL of 300 s for them), the forwarded load
+ * saturated, each cache filled by the warm-up first, the
  * two interleaved over the same rounds; upstream queries per answer show the caches at work.
  *
  * Interleaved: every round runs each load and mode on each server, the server order rotating
@@ -301,7 +302,8 @@ async function main(): Promise<void> {
 
     const upstream = await startDnsmasq({
       hosts: forwardNames.map((name, index) => ({ name, addresses: [forwardAddress(index)] })),
-      extraArgs: ["--log-facility=-"],
+      // A TTL the caching servers of the cache comparison may keep (dnsmasq's own default is 0).
+      extraArgs: ["--log-facility=-", "--local-ttl=300"],
     });
     cleanups.push(() => upstream.stop());
     const zone: BenchZone = {
@@ -327,7 +329,7 @@ async function main(): Promise<void> {
     const up = upstream.endpoint;
     print("Set-up (all on loopback, each server a separate process)");
     print(
-      `  upstream:  dnsmasq -k --no-resolv --no-hosts --cache-size=0 --port=${up.port}, ${FORWARD_COUNT} x`,
+      `  upstream:  dnsmasq -k --no-resolv --no-hosts --cache-size=0 --local-ttl=300 --port=${up.port}, ${FORWARD_COUNT} x`,
     );
     print(`             --host-record=fwd-N.example.net,198.18.x.y (plays the cluster DNS for every server)`);
     print(`  ouroboros: ${ours.args.join(" ")}`);
