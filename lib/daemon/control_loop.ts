@@ -11,6 +11,7 @@
  * @module
  */
 
+import { errorMessage } from "../util/error_message.ts";
 import type { Clock } from "../util/clock.ts";
 import type { Log } from "../util/logging.ts";
 import { type LoopState, type LoopStep, type LoopTrigger, nextLoopStep } from "./loop_step.ts";
@@ -219,14 +220,15 @@ export class ControlLoop<T extends LoopTrigger> {
     const trigger = this.#pending;
     this.#pending = this.#options.none;
     this.#enter({ kind: "reconciling", since: clock.now(), trigger });
-    let verdict;
+    let verdict: PassVerdict;
     try {
       verdict = await this.#options.pass(trigger, signal);
     } catch (error) {
       // A pass the shutdown cut short may reject with the signal's reason (a writer's contract):
-      // no failure, and `run` must not end in a rejection (the process would exit 1).
+      // no failure, and `run` must not end in a rejection (the process would exit 1). Any other
+      // rejection is a bug in the pass: a failed pass, said and retried, never a stalled loop.
       if (signal.aborted) return;
-      throw error;
+      verdict = { kind: "failed", message: `the pass threw: ${errorMessage(error)}` };
     }
     if (verdict.kind === "done" && verdict.recheckAfterMs !== undefined) {
       // A hold-off: look again when it ends, not at whichever resync comes after it.
