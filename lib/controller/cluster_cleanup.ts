@@ -1,11 +1,12 @@
 /**
  * `ouroboros controller --cleanup` in the cluster modes (coredns, coredns-import, external-dns), and
  * `--cleanup-routes-only` in any mode: what the chart's uninstall hooks run with the controller's
- * own flags. It stops the controller first (`--cleanup-quiesce`), then hands the mode's own sink an empty set of hostnames, once: the same editor,
- * guards and refusals as every write remove the block (or the key), so a damaged block is refused
- * exactly as the controller refuses it, and nothing outside it changes. A sink whose empty pass a
- * guard stops (external-dns's mass-prune guard) has a `cleanup` of its own instead; the route table
- * has its own (`routing/routes_cleanup.ts`).
+ * own flags. It stops the controller first (`--cleanup-quiesce`), then hands the mode's own sink an
+ * empty set of hostnames, once: the same editor, guards and refusals as every write remove the
+ * block (or the key), so a damaged block is refused exactly as the controller refuses it, and
+ * nothing outside it changes. A sink whose empty pass a guard stops (external-dns's mass-prune
+ * guard) has a `cleanup` of its own instead; the route table has its own
+ * (`routing/routes_cleanup.ts`).
  *
  * Decisions a reader could not guess:
  * - What a mode watches (the ConfigMap it edits, a Service it reads) is read once before the pass,

@@ -159,12 +159,7 @@ export async function startEtcHostsStep(values: ControllerValues): Promise<Servi
       };
       let outcome;
       if (stop) {
-        log.info(
-          "stopping the etc-hosts controller: deleting its DaemonSet (foreground: its pods go first)",
-          {
-            daemonSet,
-          },
-        );
+        log.info("stopping the etc-hosts controller: deleting its DaemonSet, its pods first", { daemonSet });
         outcome = await stopDaemonSet(client, { namespace, name }, options);
       } else {
         log.info("waiting for the node cleanup DaemonSet to clean every node's hosts file", {

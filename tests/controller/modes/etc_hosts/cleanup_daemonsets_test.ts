@@ -135,6 +135,8 @@ Deno.test("--cleanup-stop-daemonset deletes the controller DaemonSet and exits 0
   // before the first read (held back) can look.
   lingerAfterDelete(server);
   const running = step(server, ["--cleanup-stop-daemonset=ouroboros/ouroboros-etc-hosts"]);
+  let exited = false;
+  running.then(() => exited = true, () => exited = true);
   await waitFor("the DELETE", () => deletes(server, "ouroboros-etc-hosts").length > 0);
   daemonSet(server, "ouroboros-etc-hosts");
   await waitFor(
@@ -143,11 +145,10 @@ Deno.test("--cleanup-stop-daemonset deletes the controller DaemonSet and exits 0
       server.audit.filter((entry) => entry.method === "GET" && entry.path.endsWith("/ouroboros-etc-hosts"))
         .length >= 2,
   );
-  const goneAt = Date.now();
+  assert.equal(exited, false, "still waiting while the DaemonSet is there");
   server.remove("apps/v1", "DaemonSet", NS, "ouroboros-etc-hosts");
   const run = await running;
   assert.equal(run.code, 0, run.stderr);
-  assert.ok(Date.now() >= goneAt);
   assert.ok(run.logs.some((line) => /is gone: no controller pod is left/.test(line.msg)));
   assert.ok(server.get("apps/v1", "DaemonSet", NS, "unrelated"), "nothing else is touched");
   assert.equal(deletes(server, "ouroboros-etc-hosts").length, 1);
