@@ -13,17 +13,30 @@ async function cat(path: string): Promise<string> {
   return new TextDecoder().decode(output.stdout);
 }
 
-/** Resident memory now and at its peak (VmHWM), in KiB. */
+/**
+ * Resident memory now and at its peak (VmHWM), in KiB; now split into anonymous pages (heaps,
+ * V8's and malloc's) and file-backed ones (mostly the `deno` binary's own code).
+ */
 export interface Memory {
   readonly rssKib: number;
   readonly peakKib: number;
+  readonly anonKib: number;
+  readonly fileKib: number;
 }
 
-/** Reads `VmRSS` and `VmHWM` of `pid`. */
+/** Reads `VmRSS`, `VmHWM`, `RssAnon` and `RssFile` of `pid`. */
 export async function memoryOf(pid: number): Promise<Memory> {
   const status = await cat(`/proc/${pid}/status`);
-  const peak = /^VmHWM:\s+(\d+)\s+kB$/m.exec(status)?.[1];
-  return { rssKib: parseVmRssKib(status), peakKib: peak === undefined ? Number.NaN : Number(peak) };
+  const field = (name: string) => {
+    const value = new RegExp(`^${name}:\\s+(\\d+)\\s+kB$`, "m").exec(status)?.[1];
+    return value === undefined ? Number.NaN : Number(value);
+  };
+  return {
+    rssKib: parseVmRssKib(status),
+    peakKib: field("VmHWM"),
+    anonKib: field("RssAnon"),
+    fileKib: field("RssFile"),
+  };
 }
 
 /** Clock ticks per second for `/proc/<pid>/stat` (`getconf CLK_TCK`; 100 on Linux when unknown). */
