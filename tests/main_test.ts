@@ -69,6 +69,14 @@ Deno.test("unknownCommand() suggests a subcommand or a built-in only when the ty
   }
 });
 
+Deno.test("each row of SUBCOMMANDS loads the subcommand it names, with the usage line it lists", async () => {
+  for (const row of SUBCOMMANDS) {
+    const loaded = await row.load();
+    assert.equal(loaded.name, row.name);
+    assert.equal(loaded.usage, row.usage, `${row.name}'s usage line in main.ts differs from its module's`);
+  }
+});
+
 Deno.test(`the usage text fits ${HELP_WIDTH} columns and names every subcommand`, () => {
   for (const line of USAGE.split("\n")) assert.ok(line.length <= HELP_WIDTH, `${line.length}: ${line}`);
   for (const { name } of SUBCOMMANDS) {

@@ -6,6 +6,10 @@
  * other write goes through a client fenced by the elector, so a replica not surely leading writes
  * nothing. `--dry-run` records no Events and gives up write access too.
  *
+ * The external-dns mode's modules (the publisher, YAML, `node:crypto`) load only when that mode
+ * runs: they cost every other mode 8 MiB of resident memory (issue 32). The other modes are small
+ * and load with this module.
+ *
  * Effects: this is the wiring; the pure parts are `controller_settings.ts` and `permissions.ts`.
  *
  * @module
@@ -21,7 +25,6 @@ import { POD_NAMESPACE_FILE } from "../kube/kube_access.ts";
 import { EventRecorder } from "../kube/event_recorder.ts";
 import { corednsImportMode, corednsMode, nodeLocalDnsOnlyMode } from "./modes/coredns/coredns_mode.ts";
 import { etcHostsMode } from "./modes/etc_hosts/etc_hosts_mode.ts";
-import { externalDnsMode } from "./modes/external_dns/external_dns_mode.ts";
 import { blockMarkers } from "./modes/markers.ts";
 import { recordOwnership } from "./modes/external_dns/ownership.ts";
 import type { ModeBuilder, ModeContext } from "./modes/sink.ts";
@@ -49,17 +52,23 @@ import {
 /** What a dry run records Events with: nothing is sent (every Event counts as suppressed). */
 const NO_EVENTS: ModeContext["recorder"] = { record: () => Promise.resolve({ kind: "suppressed" }) };
 
-/** The one table that turns a mode's name into its builder. */
-const MODES: Readonly<Record<ControllerValues["mode"], ModeBuilder<ControllerSettings>>> = {
-  "coredns": (settings, context) => corednsMode(corednsSettings(settings), context),
-  "coredns-import": (settings, context) => corednsImportMode(corednsSettings(settings), context),
-  "etc-hosts": ({ values }, context) =>
-    etcHostsMode(
-      { path: values.etcHosts, proxyIp: values.proxyIp, markers: blockMarkers(values.markerId) },
-      context,
+/** The one table that turns a mode's name into (a loader of) its builder. */
+const MODES: Readonly<Record<ControllerValues["mode"], () => Promise<ModeBuilder<ControllerSettings>>>> = {
+  "coredns": () => Promise.resolve((settings, context) => corednsMode(corednsSettings(settings), context)),
+  "coredns-import": () =>
+    Promise.resolve((settings, context) => corednsImportMode(corednsSettings(settings), context)),
+  "etc-hosts": () =>
+    Promise.resolve(({ values }, context) =>
+      etcHostsMode(
+        { path: values.etcHosts, proxyIp: values.proxyIp, markers: blockMarkers(values.markerId) },
+        context,
+      )
     ),
-  "external-dns": ({ values, externalDns }, context) =>
-    externalDnsMode({ ...externalDns, proxyServiceNamespace: values.proxyServiceNamespace }, context),
+  "external-dns": async () => {
+    const { externalDnsMode } = await import("./modes/external_dns/external_dns_mode.ts");
+    return ({ values, externalDns }, context) =>
+      externalDnsMode({ ...externalDns, proxyServiceNamespace: values.proxyServiceNamespace }, context);
+  },
 };
 
 /** What a run does: clean the hosts file, or the cluster, and exit; or watch and reconcile. */
@@ -116,16 +125,18 @@ export const CONTROLLER = defineSubcommand({
       case "etc-hosts-step":
         return startEtcHostsStep(run.values);
       case "cluster-cleanup":
-        return startClusterCleanup(run.values, {
-          podNamespace: run.settings.podNamespace,
-          build: (context, fill) =>
-            modeCleanup(
-              run.values.cleanupNodeLocalDnsOnly
-                ? nodeLocalDnsOnlyMode(corednsSettings(run.settings), context)
-                : MODES[run.values.mode](run.settings, context),
-              fill,
-            ),
-        });
+        return MODES[run.values.mode]().then((buildMode) =>
+          startClusterCleanup(run.values, {
+            podNamespace: run.settings.podNamespace,
+            build: (context, fill) =>
+              modeCleanup(
+                run.values.cleanupNodeLocalDnsOnly
+                  ? nodeLocalDnsOnlyMode(corednsSettings(run.settings), context)
+                  : buildMode(run.settings, context),
+                fill,
+              ),
+          })
+        );
       case "routes-cleanup": {
         const { namespace, configmap, instance } = run.routes;
         const target = { namespace, name: configmap, ownership: recordOwnership(instance) };
@@ -146,6 +157,7 @@ export const CONTROLLER = defineSubcommand({
 /** Connects, builds the runtime for the mode, and returns the service that runs it. */
 async function startController(settings: ControllerSettings): Promise<Service> {
   const { values } = settings;
+  const buildMode = await MODES[values.mode]();
   const log = logger("controller");
   const env = (name: string) => Deno.env.get(name);
   // The pod name (the kubelet sets HOSTNAME) tells replicas' Events apart.
@@ -165,7 +177,7 @@ async function startController(settings: ControllerSettings): Promise<Service> {
     const podNamespace = settings.podNamespace;
     runtime = ControllerRuntime.start({
       api: client,
-      mode: (watch) => MODES[values.mode](settings, { client, recorder, watch, podNamespace, dryRun }),
+      mode: (watch) => buildMode(settings, { client, recorder, watch, podNamespace, dryRun }),
       gatewayApi: values.gatewayApi,
       routeKinds: values.gatewayRouteKinds,
       desired: desiredSetOptions(settings),
