@@ -12,15 +12,8 @@
  * @module
  */
 
-import dgram from "node:dgram";
 import type { FakeApiServer } from "../support/fake_apiserver/mod.ts";
-import {
-  answerWith,
-  decodeMessage,
-  encodeQuery,
-  type FakeUpstream,
-  startFakeUpstream,
-} from "../support/dns_tools.ts";
+import { answerWith, askAFrom, type FakeUpstream, startFakeUpstream } from "../support/dns_tools.ts";
 import { type DnsProcess, startDns } from "../support/ouroboros_process.ts";
 
 /** The address the stand-in cluster DNS gives every name: the load balancer's public address. */
@@ -84,26 +77,7 @@ export async function startResponder(
 }
 
 /** Asks `name` (A) from the loopback address `source`; the A records answered. */
-export async function askFrom(responder: Responder, source: string, name: string): Promise<string[]> {
-  const socket = dgram.createSocket("udp4");
-  try {
-    await new Promise<void>((resolve, reject) => {
-      socket.once("error", reject);
-      socket.bind(0, source, () => resolve());
-    });
-    const reply = await new Promise<Uint8Array>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no answer for ${name} within 2 s`)), 2_000);
-      socket.once("message", (message: Uint8Array) => {
-        clearTimeout(timer);
-        resolve(message);
-      });
-      const { hostname, port } = responder.process.dns;
-      socket.send(encodeQuery(name, { id: 4242 }), port, hostname);
-    });
-    return decodeMessage(reply).answers.filter((record) => record.type === "A").map((record) =>
-      String(record.data)
-    );
-  } finally {
-    socket.close();
-  }
+export function askFrom(responder: Responder, source: string, name: string): Promise<string[]> {
+  const { hostname, port } = responder.process.dns;
+  return askAFrom({ host: hostname, port }, { source, name });
 }

@@ -458,6 +458,41 @@ export function udpExchange(server: DnsEndpoint, query: Uint8Array, timeoutMs = 
   });
 }
 
+/**
+ * Asks `name` (A) over UDP from the loopback address `source` (so a server that tells clients
+ * apart by address sees that pod); the A records answered. Rejects when no reply comes within
+ * `timeoutMs` (default 2 s).
+ */
+export async function askAFrom(
+  server: DnsEndpoint,
+  options: { readonly source: string; readonly name: string; readonly timeoutMs?: number },
+): Promise<string[]> {
+  const socket = dgram.createSocket("udp4");
+  try {
+    await new Promise<void>((resolve, reject) => {
+      socket.once("error", reject);
+      socket.bind(0, options.source, () => resolve());
+    });
+    const reply = await new Promise<Uint8Array>((resolve, reject) => {
+      const timeoutMs = options.timeoutMs ?? 2_000;
+      const timer = setTimeout(
+        () => reject(new Error(`no answer for ${options.name} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
+      socket.once("message", (message: Uint8Array) => {
+        clearTimeout(timer);
+        resolve(message);
+      });
+      socket.send(encodeQuery(options.name, { id: 4242 }), server.port, server.host);
+    });
+    return decodeMessage(reply).answers.filter((record) => record.type === "A").map((record) =>
+      String(record.data)
+    );
+  } finally {
+    socket.close();
+  }
+}
+
 /** A DNS-over-TCP client that writes framed (or raw) bytes and reads framed responses. */
 export class DnsTcpClient implements AsyncDisposable {
   readonly #conn: Deno.TcpConn;

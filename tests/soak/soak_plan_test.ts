@@ -1,0 +1,57 @@
+/**
+ * The soak's plan: one seed gives one script, a long script reaches every churn and fault kind,
+ * hand edits of the block stay below the revert guard, and the model follows the steps.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { CHURN_KINDS, FAULT_KINDS, SoakModel, SoakPlanner } from "./soak_plan.ts";
+
+Deno.test("soak plan: the same seed gives the same steps, another seed others", () => {
+  const steps = (seed: number) => {
+    const planner = new SoakPlanner(seed);
+    return Array.from({ length: 200 }, () => planner.next());
+  };
+  assert.deepEqual(steps(7), steps(7));
+  assert.notDeepEqual(steps(7), steps(8));
+});
+
+Deno.test("soak plan: 2,000 steps reach every kind, and at most two block edits per half hour", () => {
+  const planner = new SoakPlanner(42);
+  const kinds = new Set<string>();
+  let blockEdits = 0;
+  let elapsed = 0;
+  for (let i = 0; i < 2_000; i++) {
+    const step = planner.next();
+    elapsed += step.afterMs;
+    kinds.add(step.kind);
+    if (step.kind === "corefile-hand-edit" && step.where === "block") blockEdits++;
+  }
+  for (const kind of [...CHURN_KINDS, ...FAULT_KINDS]) assert.ok(kinds.has(kind), `no ${kind} step`);
+  assert.ok(blockEdits >= 1 && blockEdits <= 2 * Math.ceil(elapsed / 1_800_000), `${blockEdits} block edits`);
+});
+
+Deno.test("soak model: refused and deleted names leave the block, the last ready set stays published", () => {
+  const model = new SoakModel();
+  model.apply({
+    kind: "ingress-put",
+    key: "shop/a",
+    hosts: [{ raw: "A.example.com.", expected: "a.example.com" }, { raw: "bad host", expected: undefined }],
+  });
+  model.apply({
+    kind: "route-put",
+    key: "shop/r",
+    hosts: [{ raw: "*.w.example.com", expected: "*.w.example.com" }],
+  });
+  assert.deepEqual(model.expectedHosts(), ["*.w.example.com", "a.example.com"]);
+  model.apply({ kind: "ingress-delete", key: "shop/a" });
+  assert.deepEqual(model.expectedHosts(), ["*.w.example.com"]);
+  assert.deepEqual([...model.dropped], ["a.example.com"]);
+  model.apply({
+    kind: "slice-set",
+    endpoints: [{ ip: "198.51.100.9", ready: true }, { ip: "198.51.100.10", ready: true }],
+  });
+  model.apply({ kind: "slice-set", endpoints: [{ ip: "198.51.100.9", ready: false }] });
+  assert.deepEqual(model.published, ["198.51.100.9", "198.51.100.10"]);
+});
