@@ -121,7 +121,9 @@ async function quietProblems(world: SoakWorld, model: SoakModel): Promise<string
     }
   };
   await ask("127.0.0.3", model.records.hostname, [...model.records.ips].sort(compareIpv4));
-  const hosts = model.expectedHosts();
+  // ouroboros dns reads Ingresses only here (Gateway API off by default), so routes' names are not asked.
+  const hosts = [...new Set([...model.ingresses.values()].flat().flatMap((host) => host.expected ?? []))]
+    .sort();
   const exact = hosts.filter((host) => !host.startsWith("*."));
   const wildcard = hosts.filter((host) => host.startsWith("*."));
   for (const host of exact.slice(0, 3)) await ask("127.0.0.2", host, [PROXY_CLUSTER_IP]);

@@ -142,7 +142,8 @@ export class SoakWorld implements AsyncDisposable {
           replicas.push({ pair, user, process, starts: 1, stopped: false });
         }
       }
-      const dns = await startResponder(`${dir.path}/kubeconfig-${DNS_USER}`);
+      // Every pod is a client (the selector also limits Records answers); it watches no Gateway API.
+      const dns = await startResponder(`${dir.path}/kubeconfig-${DNS_USER}`, { clientSelector: "" });
       stack.push(dns);
       const nginxPort = freePort();
       const nginx = await startNginx(
