@@ -25,7 +25,7 @@
 import { PUBLIC_ADDRESS } from "../demo/dns_responder.ts";
 import { askAFrom } from "../support/dns_tools.ts";
 import { percentile } from "../bench/controller_stats.ts";
-import { compareIpv4, type SoakModel, SoakPlanner, type SoakStep } from "./soak_plan.ts";
+import { compareIpv4, FAULT_KINDS, type SoakModel, SoakPlanner, type SoakStep } from "./soak_plan.ts";
 import { readCorefile, setDifference, type WriterRules, writesOutsideLeadership } from "./soak_checks.ts";
 import { KUBERTURE_LEASE, PROXY_CLUSTER_IP, PROXY_FQDN, REPLICAS, SoakWorld } from "./soak_world.ts";
 import type { AuditEntry } from "../support/fake_apiserver/mod.ts";
@@ -310,19 +310,7 @@ async function main(): Promise<number> {
   return violations.length === 0 ? 0 : 1;
 }
 
-const FAULTS: ReadonlySet<string> = new Set([
-  "apiserver-restart",
-  "compaction",
-  "watches-cut",
-  "watches-stall",
-  "error-burst",
-  "slow-answers",
-  "leader-stop",
-  "leader-kill",
-  "leader-partition",
-  "corefile-hand-edit",
-  "kuberture-config-invalid",
-]);
+const FAULTS: ReadonlySet<string> = new Set(FAULT_KINDS);
 
 function say(text: string): void {
   // deno-lint-ignore no-console
