@@ -121,6 +121,7 @@ export class Reflector<T extends KubeObject> {
       pageSize: options.pageSize ?? defaults.pageSize,
       watchTimeoutSeconds: options.watchTimeoutSeconds ?? defaults.watchTimeoutSeconds,
       idleMarginMs: options.idleMarginMs ?? defaults.idleMarginMs,
+      bookmarkStall: options.bookmarkStall ?? defaults.bookmarkStall,
       abandonAfterMs: options.abandonAfterMs ?? defaults.abandonAfterMs,
       listTimeoutMs: options.listTimeoutMs ?? defaults.listTimeoutMs,
       shortWatchMs: options.shortWatchMs ?? defaults.shortWatchMs,

@@ -13,6 +13,7 @@ import type { Outcome } from "./condition.ts";
 import type { Failure } from "./failure.ts";
 import type { BackoffState, ListedState, ListingState } from "./reflector_state.ts";
 import type { Store } from "./store.ts";
+import type { BookmarkStall } from "./watch_handle.ts";
 
 /** The reflector's tuning; defaults in {@linkcode DEFAULT_REFLECTOR_SETTINGS}. */
 export interface ReflectorSettings {
@@ -22,6 +23,8 @@ export interface ReflectorSettings {
   readonly watchTimeoutSeconds: { readonly min: number; readonly max: number };
   /** Added to the watch's timeout to get its client-side idle timeout. */
   readonly idleMarginMs: number;
+  /** The shorter silence bound once a stream's bookmark pace is known (see `WatchHandle`). */
+  readonly bookmarkStall: BookmarkStall;
   /** How long an aborted watch stream may take to end before it is abandoned. */
   readonly abandonAfterMs: number;
   /** Deadline per list page, on top of the client's own. */
@@ -37,6 +40,8 @@ export const DEFAULT_REFLECTOR_SETTINGS: ReflectorSettings = {
   pageSize: 500,
   watchTimeoutSeconds: { min: 300, max: 600 },
   idleMarginMs: 30_000,
+  // The apiserver bookmarks a watch about once a minute: a stall shows within about three.
+  bookmarkStall: { factor: 3, floorMs: 10_000 },
   abandonAfterMs: 10_000,
   listTimeoutMs: 60_000,
   shortWatchMs: 1_000,

@@ -3,6 +3,11 @@
  * since a silently stalled connection would leave the cache stale forever (kube-rs
  * `next_with_idle_timeout`). One timer sleep per quiet period, not per event.
  *
+ * A stream that sends bookmarks tells us how often to expect them: once two have come, a silence
+ * of `factor` times the longest gap between bookmarks (at least `floorMs`, at most the idle
+ * timeout) is a stall too. A watch the apiserver bookmarks about once a minute is then caught
+ * within a few minutes instead of up to ten; a server that never bookmarks keeps the idle timeout.
+ *
  * A stream that ignores its abort is abandoned after a grace period so the reflector cannot hang
  * on it; {@linkcode WatchHandle.abandoned} then says so.
  *
@@ -26,6 +31,16 @@ export interface WatchHandleOptions {
   readonly signal: AbortSignal;
   /** How long a stream may take to end after its abort before it is abandoned. */
   readonly abandonAfterMs: number;
+  /** The silence bound learnt from bookmarks; without it only `idleMs` applies. */
+  readonly bookmarkStall?: BookmarkStall;
+}
+
+/** How a silence is judged once the stream's bookmark pace is known. */
+export interface BookmarkStall {
+  /** A silence longer than this many times the longest gap between bookmarks is a stall. */
+  readonly factor: number;
+  /** Never shorter than this, so a quick pair of bookmarks cannot make the bound hair-trigger. */
+  readonly floorMs: number;
 }
 
 /** An open watch. Call {@linkcode close} once it has ended or is no longer wanted. */
@@ -35,6 +50,12 @@ export class WatchHandle<T extends KubeObject> {
   readonly #clock: Clock;
   readonly #idleMs: number;
   readonly #abandonAfterMs: number;
+  readonly #bookmarkStall: BookmarkStall | undefined;
+  #lastBookmarkAt: number | undefined;
+  /** The longest gap between two bookmarks of this stream; `undefined` before the second. */
+  #bookmarkGapMs: number | undefined;
+  /** Wakes the watchdog early when the silence bound shrinks. */
+  #nap: AbortController | undefined;
   /** Ends the read in progress early when the stream ignores its abort. */
   #abandonRead: ((result: IteratorResult<WatchEvent<T>>) => void) | undefined;
   #abandoned = false;
@@ -53,6 +74,7 @@ export class WatchHandle<T extends KubeObject> {
     this.#clock = options.clock;
     this.#idleMs = options.idleMs;
     this.#abandonAfterMs = options.abandonAfterMs;
+    this.#bookmarkStall = options.bookmarkStall;
     this.#outer = options.signal;
     this.openedAt = this.#clock.now();
     this.#lastActivity = this.openedAt;
@@ -81,6 +103,13 @@ export class WatchHandle<T extends KubeObject> {
     return this.#stop;
   }
 
+  /** The silence after which the stream counts as stalled, as it stands now. */
+  get silenceLimitMs(): number {
+    const pace = this.#bookmarkStall;
+    if (pace === undefined || this.#bookmarkGapMs === undefined) return this.#idleMs;
+    return Math.min(this.#idleMs, Math.max(pace.floorMs, pace.factor * this.#bookmarkGapMs));
+  }
+
   /** True when the stream ignored its abort for the grace period and was left behind. */
   get abandoned(): boolean {
     return this.#abandoned;
@@ -98,6 +127,7 @@ export class WatchHandle<T extends KubeObject> {
     try {
       const result = await Promise.race([read, abandon.promise]);
       this.#lastActivity = this.#clock.now();
+      if (result.done !== true && result.value.type === "BOOKMARK") this.#learnPace();
       return result;
     } finally {
       this.#abandonRead = undefined;
@@ -143,15 +173,27 @@ export class WatchHandle<T extends KubeObject> {
     abandonRead({ done: true, value: undefined });
   }
 
+  #learnPace(): void {
+    const now = this.#lastActivity;
+    const last = this.#lastBookmarkAt;
+    this.#lastBookmarkAt = now;
+    if (last === undefined || this.#bookmarkStall === undefined) return;
+    const before = this.silenceLimitMs;
+    this.#bookmarkGapMs = Math.max(this.#bookmarkGapMs ?? 0, now - last);
+    if (this.silenceLimitMs < before) this.#nap?.abort();
+  }
+
   async #watchIdle(): Promise<void> {
-    let wait = this.#idleMs;
-    while (await this.#clock.sleep(wait, this.#watchdogStop.signal)) {
+    const stopped = this.#watchdogStop.signal;
+    while (!stopped.aborted) {
+      const limit = this.silenceLimitMs;
       const quiet = this.#clock.now() - this.#lastActivity;
-      if (quiet >= this.#idleMs) {
+      if (quiet >= limit) {
         this.#stopWith("idle-timeout");
         return;
       }
-      wait = this.#idleMs - quiet;
+      this.#nap = new AbortController();
+      await this.#clock.sleep(limit - quiet, AbortSignal.any([stopped, this.#nap.signal]));
     }
   }
 }

@@ -36,6 +36,7 @@ export function openWatch<T extends KubeObject>(
   }, {
     clock: context.clock,
     idleMs: timeoutSeconds * 1000 + context.settings.idleMarginMs,
+    bookmarkStall: context.settings.bookmarkStall,
     abandonAfterMs: context.settings.abandonAfterMs,
     signal: context.signal,
   });
@@ -110,6 +111,7 @@ async function watchEnded<T extends KubeObject>(
     context.log.info("watch stalled: no event within the idle timeout; reopening", {
       resource,
       resourceVersion: rv,
+      silentSeconds: toSeconds(state.watch.silenceLimitMs),
     });
     return context.backOff({ reason: "idle-timeout", message: "watch idle timeout" }, rewatch);
   }

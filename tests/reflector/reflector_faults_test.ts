@@ -28,6 +28,49 @@ Deno.test("T-1.14: a stalled watch is aborted at timeoutSeconds + 30 s of silenc
   assert.deepEqual(h.messages("info"), ["watch stalled: no event within the idle timeout; reopening"]);
 });
 
+Deno.test("T-1.14: once bookmarks show the stream's pace, three of its gaps of silence are a stall", async () => {
+  await using h = new Harness();
+  let watch = await h.sync([thing("a", 1)], "10");
+  await h.clock.advance(5_000);
+  watch.send({ type: "BOOKMARK", resourceVersion: "11" });
+  await watch.idle();
+  await h.clock.advance(60_000);
+  watch.send({ type: "BOOKMARK", resourceVersion: "12" });
+  await watch.idle();
+  // The bound is now 3 × 60 s, not the 480 s idle timeout the watchdog was sleeping on.
+  await h.clock.advance(179_999);
+  assert.equal(watch.end, undefined, "a silence shorter than three bookmark gaps is not a stall");
+  await h.clock.advance(1);
+  assert.equal(watch.end, "aborted", "caught three bookmark gaps after the last event");
+  await h.passBackoff();
+  watch = await h.source.nextWatch();
+  assert.deepEqual(h.watchedFrom(), ["10", "12"], "reopened from the last bookmark, no relist");
+  assert.equal(h.source.lists.length, 1);
+  assert.deepEqual(h.log.find("info", "watch stalled").map((entry) => entry.properties.silentSeconds), [180]);
+  // A new stream learns its own pace: until its second bookmark only the idle timeout applies.
+  watch.send({ type: "BOOKMARK", resourceVersion: "13" });
+  await watch.idle();
+  await h.clock.advance(479_999);
+  assert.equal(watch.end, undefined, "one bookmark alone shows no pace");
+  await h.clock.advance(1);
+  assert.equal(watch.end, "aborted");
+});
+
+Deno.test("T-1.14: a fast bookmark pace never makes the stall bound shorter than its 10 s floor", async () => {
+  await using h = new Harness();
+  const watch = await h.sync([thing("a", 1)], "10");
+  for (const rv of ["11", "12", "13"]) {
+    watch.send({ type: "BOOKMARK", resourceVersion: rv });
+    await watch.idle();
+    await h.clock.advance(1_000);
+  }
+  // The longest gap is 1 s (3 s by the factor): the floor holds at 10 s after the last bookmark.
+  await h.clock.advance(8_999);
+  assert.equal(watch.end, undefined);
+  await h.clock.advance(1);
+  assert.equal(watch.end, "aborted");
+});
+
 Deno.test("a list that never answers is abandoned at its deadline and retried", async () => {
   await using h = new Harness({ listTimeoutMs: 60_000 });
   const list = await h.source.nextList();
