@@ -14,8 +14,18 @@
  * exits unless the soak killed it, every hairpinned call reaches nginx with the caller's address.
  * RSS of each process after the first convergence and at the end, with a growth bound.
  *
- * Runs against the in-memory API server (tests/support/fake_apiserver); the real apiserver stack
- * is not wired in yet, and the first output line says so.
+ * Runs against the real apiserver stack (etcd and kube-apiserver built from their Go modules, the
+ * chart's RBAC, the processes behind the fault gate: `soak_real_cluster.ts`) or the in-memory API
+ * server (`--apiserver=real|fake`; by default the real stack when `deno task real:build` has built
+ * it, else the fake; under `CI=true` a missing build is an error, never a quiet fallback). The
+ * first output line says which.
+ *
+ * Stalled watches: a client notices a silent stream only by its own clock: after three of the
+ * gaps between the bookmarks it has seen (at least 10 s), or, before it has seen two, at its idle
+ * timeout (the watch's 300-600 s plus 30 s). The fake bookmarks every second, so 30 s is enough;
+ * the real apiserver bookmarks about once a minute, so after a stall on the real stack a round's
+ * deadline is `--stall-deadline` (default 660 s there: the longest idle timeout plus a margin)
+ * and its convergence is reported apart.
  *
  * Effects: the whole cluster of {@linkcode SoakWorld}; prints to stdout.
  *
@@ -26,9 +36,20 @@ import { PUBLIC_ADDRESS } from "../demo/dns_responder.ts";
 import { askAFrom } from "../support/dns_tools.ts";
 import { percentile } from "../bench/controller_stats.ts";
 import { compareIpv4, FAULT_KINDS, type SoakModel, SoakPlanner, type SoakStep } from "./soak_plan.ts";
-import { readCorefile, setDifference, type WriterRules, writesOutsideLeadership } from "./soak_checks.ts";
-import { KUBERTURE_LEASE, PROXY_CLUSTER_IP, PROXY_FQDN, REPLICAS, SoakWorld } from "./soak_world.ts";
-import type { AuditEntry } from "../support/fake_apiserver/mod.ts";
+import { readCorefile, setDifference, soakWriterRules, type SoakWriters } from "./soak_checks.ts";
+import {
+  CONTROLLER_LEASE,
+  KUBERTURE_LEASE,
+  NAMESPACE,
+  PROXY_CLUSTER_IP,
+  PROXY_FQDN,
+  REPLICAS,
+  SoakWorld,
+} from "./soak_world.ts";
+import type { Backend } from "./soak_cluster.ts";
+import { binaryPath } from "../real/build.ts";
+import { GO_COMPONENTS } from "../real/versions.ts";
+import { writesOutsideLeadership } from "../real/single_writer.ts";
 
 /** RSS growth allowed per process: this much plus the per-hour rate over the run. */
 const RSS_FLOOR_MIB = 48;
@@ -39,18 +60,24 @@ interface Flags {
   readonly seed: number;
   readonly windowMs: number;
   readonly deadlineMs: number;
+  /** The deadline of a quiet period after a watch stall; `undefined`: the backend's default. */
+  readonly stallDeadlineMs: number | undefined;
+  /** `undefined`: the real stack when built, else the fake. */
+  readonly apiserver: Backend | undefined;
 }
+
+const USAGE = "--minutes=N --seed=S --window=S --deadline=S --stall-deadline=S --apiserver=real|fake";
 
 function parseFlags(args: readonly string[]): Flags {
   const values: Record<string, string> = {};
   for (const arg of args) {
-    const match = /^--(minutes|seed|window|deadline)=(.+)$/.exec(arg);
-    if (match === null) {
-      throw new Error(
-        `unknown argument ${JSON.stringify(arg)}; accepted: --minutes=N --seed=S --window=S --deadline=S`,
-      );
-    }
+    const match = /^--(minutes|seed|window|deadline|stall-deadline|apiserver)=(.+)$/.exec(arg);
+    if (match === null) throw new Error(`unknown argument ${JSON.stringify(arg)}; accepted: ${USAGE}`);
     values[match[1]!] = match[2]!;
+  }
+  const apiserver = values.apiserver;
+  if (apiserver !== undefined && apiserver !== "real" && apiserver !== "fake") {
+    throw new Error(`--apiserver=${apiserver}: expected real or fake`);
   }
   const number = (key: string, fallback: number, integer = false) => {
     const raw = values[key];
@@ -66,6 +93,36 @@ function parseFlags(args: readonly string[]): Flags {
     seed: number("seed", Math.floor(Math.random() * 2 ** 31), true),
     windowMs: number("window", 8) * 1_000,
     deadlineMs: number("deadline", 30) * 1_000,
+    stallDeadlineMs: values["stall-deadline"] === undefined ? undefined : number("stall-deadline", 0) * 1_000,
+    apiserver,
+  };
+}
+
+/** Real-stack stall deadline: the reflector's longest idle timeout (600 s + 30 s) and a margin. */
+const REAL_STALL_DEADLINE_MS = 660_000;
+
+/**
+ * The backend to run against: the flag's, else the real stack when its components are built.
+ * Under CI=true a missing build is an error. Returns the backend and why, for the first line.
+ */
+async function chooseBackend(flag: Backend | undefined): Promise<{ backend: Backend; why: string }> {
+  if (flag !== undefined) return { backend: flag, why: "--apiserver" };
+  const missing: string[] = [];
+  for (const name of ["etcd", "kube-apiserver"]) {
+    const component = GO_COMPONENTS.find((candidate) => candidate.name === name)!;
+    const found = await Deno.stat(binaryPath(component)).then((stat) => stat.isFile, () => false);
+    if (!found) missing.push(`${name} ${component.version}`);
+  }
+  if (missing.length === 0) return { backend: "real", why: "its components are built" };
+  if (Deno.env.get("CI") === "true") {
+    throw new Error(
+      `CI=true and the real apiserver stack is not built (${missing.join(", ")} missing from ` +
+        ".ci/cache/real): run deno task real:build, or pass --apiserver=fake",
+    );
+  }
+  return {
+    backend: "fake",
+    why: `the real stack is not built (${missing.join(", ")}; deno task real:build builds it)`,
   };
 }
 
@@ -83,7 +140,7 @@ function sameList(a: readonly string[], b: readonly string[]): boolean {
 /** The quiet-period invariants: problems now, `[]` when all hold. */
 async function quietProblems(world: SoakWorld, model: SoakModel): Promise<string[]> {
   const problems: string[] = [];
-  const read = readCorefile(world.corefile(), PROXY_FQDN);
+  const read = readCorefile(await world.corefile(), PROXY_FQDN);
   if (read.hosts === undefined) {
     if (model.expectedHosts().length > 0) problems.push("the Corefile has no ouroboros block");
   } else {
@@ -96,7 +153,7 @@ async function quietProblems(world: SoakWorld, model: SoakModel): Promise<string
     problems.push("the Corefile outside the block is not as last edited");
   }
 
-  const published = world.publishedTargets();
+  const published = await world.publishedTargets();
   if (published === undefined || !sameList([...published].sort(compareIpv4), model.published)) {
     problems.push(
       `kuberture's Service targets ${JSON.stringify(published)}, expected ${JSON.stringify(model.published)}`,
@@ -134,24 +191,43 @@ async function quietProblems(world: SoakWorld, model: SoakModel): Promise<string
   return problems;
 }
 
-function writerRules(): WriterRules[] {
-  const write = (entry: AuditEntry) => entry.method !== "GET";
+/** The two replicated workloads as the single-writer judge sees them. */
+function writers(world: SoakWorld): SoakWriters[] {
+  const uids = (pair: "controller" | "kuberture") =>
+    new Map(REPLICAS[pair].map((user) => [world.cluster.uidOf(user), user]));
   return [
     {
       name: "controller",
-      users: REPLICAS.controller,
-      leasePath: "/apis/coordination.k8s.io/v1/namespaces/ouroboros/leases/ouroboros-controller",
-      guarded: (entry) => write(entry) && entry.path.startsWith("/api/v1/namespaces/kube-system/configmaps"),
+      uids: uids("controller"),
+      lease: CONTROLLER_LEASE,
+      guarded: { resource: "configmaps", namespace: "kube-system" },
     },
     {
       name: "kuberture",
-      users: REPLICAS.kuberture,
-      leasePath:
-        `/apis/coordination.k8s.io/v1/namespaces/${KUBERTURE_LEASE.namespace}/leases/${KUBERTURE_LEASE.name}`,
-      guarded: (entry) =>
-        write(entry) && entry.path.startsWith(`/api/v1/namespaces/${KUBERTURE_LEASE.namespace}/services`),
+      uids: uids("kuberture"),
+      lease: KUBERTURE_LEASE,
+      guarded: { resource: "services", namespace: NAMESPACE },
     },
   ];
+}
+
+/** Every guarded write made outside leadership so far, as sentences. */
+async function singleWriterProblems(world: SoakWorld): Promise<string[]> {
+  const requests = await world.cluster.requests();
+  const problems: string[] = [];
+  for (const workload of writers(world)) {
+    const name = (uid: string | undefined) =>
+      uid === undefined ? "nobody's" : `${workload.uids.get(uid) ?? uid}'s`;
+    for (const { write, leaseHolder } of writesOutsideLeadership(requests, soakWriterRules(workload))) {
+      problems.push(
+        `${workload.name}: ${
+          workload.uids.get(write.uid) ?? write.uid
+        } wrote (${write.verb} ${write.requestURI} ` +
+          `received ${write.received}) while the Lease's last write was ${name(leaseHolder)}`,
+      );
+    }
+  }
+  return problems;
 }
 
 async function rssKib(pid: number): Promise<number | undefined> {
@@ -176,12 +252,14 @@ function processes(world: SoakWorld): { name: string; pid: number }[] {
 
 async function main(): Promise<number> {
   const flags = parseFlags(Deno.args);
+  const { backend, why } = await chooseBackend(flags.apiserver);
+  const stallDeadlineMs = flags.stallDeadlineMs ??
+    (backend === "real" ? Math.max(REAL_STALL_DEADLINE_MS, flags.deadlineMs) : flags.deadlineMs);
   say(
-    `soak: seed ${flags.seed}, ${flags.minutes} min, rounds of ${flags.windowMs / 1000} s churn then quiet ` +
-      `(deadline ${
-        flags.deadlineMs / 1000
-      } s), against the in-memory API server (the real apiserver stack is ` +
-      "not wired into the soak yet)",
+    `soak: against ${
+      backend === "real" ? "the REAL apiserver stack" : "the in-memory (fake) API server"
+    } (${why}); seed ${flags.seed}, ${flags.minutes} min, rounds of ${flags.windowMs / 1000} s churn then ` +
+      `quiet (deadline ${flags.deadlineMs / 1000} s, ${stallDeadlineMs / 1000} s after a watch stall)`,
   );
   const planner = new SoakPlanner(flags.seed);
   const violations: Violation[] = [];
@@ -191,20 +269,29 @@ async function main(): Promise<number> {
   let events = 0;
   let faults = 0;
   let checks = 0;
+  /** Puts the server stored with fewer hosts than planned (it refused some). */
+  let refusedByServer = 0;
   const convergence: number[] = [];
+  /** Convergence of the quiet periods that followed a watch stall (their deadline is longer). */
+  const afterStall: number[] = [];
+  let stalled = false;
   const violate = (text: string) => {
     violations.push({ round, step: stepNumber, text });
     say(`VIOLATION round ${round} step ${stepNumber}: ${text}`);
   };
 
   const started = performance.now();
-  await using world = await SoakWorld.start((corefile) => readCorefile(corefile, PROXY_FQDN).outside);
+  await using world = await SoakWorld.start(backend, {
+    outsideOf: (corefile) => readCorefile(corefile, PROXY_FQDN).outside,
+  });
+  say(`soak: ${world.cluster.description} and every process started`);
   const expectedExits = new WeakSet<object>();
   const watched = new WeakSet<object>();
   let monitoring = true;
   let everPublished = false;
-  const monitor = setInterval(() => {
-    if (!monitoring) return;
+  let polling = false;
+  const monitor = setInterval(async () => {
+    if (!monitoring || polling) return;
     for (const replica of world.replicas) {
       const process = replica.process;
       if (watched.has(process)) continue;
@@ -215,36 +302,50 @@ async function main(): Promise<number> {
         }
       });
     }
-    const targets = world.publishedTargets();
-    checks++;
-    if (targets !== undefined && targets.length > 0) everPublished = true;
-    else if (everPublished) violate(`kuberture's Service target was emptied (${JSON.stringify(targets)})`);
-  }, 100);
+    polling = true;
+    try {
+      const targets = await world.publishedTargets();
+      checks++;
+      if (targets !== undefined && targets.length > 0) everPublished = true;
+      else if (everPublished && monitoring) {
+        violate(`kuberture's Service target was emptied (${JSON.stringify(targets)})`);
+      }
+    } catch {
+      // The server could not be read (a restart): nothing seen, nothing judged.
+    } finally {
+      polling = false;
+    }
+  }, backend === "real" ? 250 : 100);
   world.onKill = (process) => expectedExits.add(process);
 
-  const quiet = async (): Promise<void> => {
+  /** The quiet period; `undefined` when the invariants did not come to hold by the deadline. */
+  const quiet = async (): Promise<number | undefined> => {
     await world.heal();
+    const deadlineMs = stalled ? stallDeadlineMs : flags.deadlineMs;
     const from = performance.now();
     let problems: string[] = [];
-    while (performance.now() - from < flags.deadlineMs) {
+    while (performance.now() - from < deadlineMs) {
       problems = await quietProblems(world, planner.model);
       if (problems.length === 0) break;
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     checks += 8;
-    if (problems.length === 0) convergence.push((performance.now() - from) / 1000);
-    else {
+    let took: number | undefined;
+    if (problems.length === 0) {
+      took = (performance.now() - from) / 1000;
+      (stalled ? afterStall : convergence).push(took);
+    } else {
       for (const problem of problems) {
-        violate(`not converged ${flags.deadlineMs / 1000} s after the quiet began: ${problem}`);
+        violate(`not converged ${deadlineMs / 1000} s after the quiet began: ${problem}`);
       }
       say(`  the last steps before it:\n    ${recent.slice(-12).join("\n    ")}`);
     }
-    for (const rules of writerRules()) {
-      checks++;
-      for (const problem of writesOutsideLeadership(world.server.audit, rules)) {
-        if (!violations.some((violation) => violation.text === problem)) violate(problem);
-      }
+    stalled = false;
+    checks++;
+    for (const problem of await singleWriterProblems(world)) {
+      if (!violations.some((violation) => violation.text === problem)) violate(problem);
     }
+    return took;
   };
 
   await quiet();
@@ -262,20 +363,27 @@ async function main(): Promise<number> {
       recent.push(`#${stepNumber} ${JSON.stringify(action)}`);
       if (FAULTS.has(step.kind)) {
         faults++;
+        if (step.kind === "watches-stall") stalled = true;
         await world.fault(step as Parameters<SoakWorld["fault"]>[0]);
       } else {
         events++;
-        const problem = await world.churn(step as Parameters<SoakWorld["churn"]>[0]);
+        const outcome = await world.churn(step as Parameters<SoakWorld["churn"]>[0]);
         if (step.kind === "hairpin-call") checks++;
-        if (problem !== undefined) violate(problem);
+        if (outcome.problem !== undefined) violate(outcome.problem);
+        if (outcome.stored !== undefined) {
+          // The server refused some names (see soak_world.ts): the model holds what it stored.
+          planner.model.apply(outcome.stored);
+          refusedByServer++;
+          recent.push(`#${stepNumber} stored by the server as ${JSON.stringify(outcome.stored)}`);
+        }
       }
       await new Promise((resolve) => setTimeout(resolve, afterMs));
     }
-    await quiet();
-    const p50 = percentile(convergence, 50);
+    const afterAStall = stalled;
+    const took = await quiet();
     say(
-      `round ${round}: ${stepNumber} steps so far, convergence ${convergence.at(-1)?.toFixed(2) ?? "-"} s ` +
-        `(p50 ${p50.toFixed(2)} s), ${violations.length} violation(s)`,
+      `round ${round}: ${stepNumber} steps so far, convergence ${took?.toFixed(2) ?? "-"} s` +
+        `${afterAStall ? " (after a watch stall)" : ""}, ${violations.length} violation(s)`,
     );
   }
 
@@ -300,13 +408,21 @@ async function main(): Promise<number> {
   for (const replica of world.replicas) expectedExits.add(replica.process);
 
   say(
-    `soak: ${events} events, ${faults} faults, ${checks} checks, ${violations.length} violations, ` +
+    `soak: ${events} events${
+      refusedByServer === 0 ? "" : ` (${refusedByServer} puts stored without hosts the server refused)`
+    }, ${faults} faults, ${checks} checks, ${violations.length} violations, ` +
       `convergence p50/p99 ${percentile(convergence, 50).toFixed(2)}/${
         percentile(convergence, 99).toFixed(2)
-      } s, ` +
+      } s${
+        afterStall.length === 0
+          ? ""
+          : ` (after a watch stall: ${afterStall.length} round(s), max ${
+            Math.max(...afterStall).toFixed(2)
+          } s)`
+      }, ` +
       `RSS start/end ${rss.join(", ")} (bound: ${RSS_FLOOR_MIB} MiB + ${RSS_PER_HOUR_MIB} MiB per hour)`,
   );
-  if (violations.length > 0) say(`soak: replay with --seed=${flags.seed}`);
+  if (violations.length > 0) say(`soak: replay with --seed=${flags.seed} --apiserver=${backend}`);
   return violations.length === 0 ? 0 : 1;
 }
 

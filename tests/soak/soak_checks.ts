@@ -5,9 +5,11 @@
  * Decisions a reader could not guess:
  * - The Corefile block is read with a parser of its own (two line shapes: `rewrite name <host>
  *   <fqdn>` and the one-label wildcard `regex`), not ouroboros's, so a wrong rule is seen.
- * - The single-writer judge works on the in-memory API server's audit log, which is appended in
- *   the order requests were applied: every successful write to a guarded object must come from
- *   the user whose successful Lease write came last before it.
+ * - There is one single-writer judge, `tests/real/single_writer.ts`'s, over the apiserver's own
+ *   record of requests in the real audit log's shape ({@linkcode AuditedRequest}); the in-memory
+ *   server's audit entries are mapped to that shape ({@linkcode auditedFromFake}) so both backends
+ *   feed it. The fake records arrival in milliseconds and appends in the order it applied
+ *   requests, so the mapping makes that order the timestamps' microseconds.
  *
  * Pure: texts and audit entries in, problems out.
  *
@@ -15,6 +17,8 @@
  */
 
 import type { AuditEntry } from "../support/fake_apiserver/mod.ts";
+import type { AuditedRequest } from "../real/rbac_usage.ts";
+import type { SingleWriterRules } from "../real/single_writer.ts";
 
 const BEGIN = "# === BEGIN ouroboros (do not edit by hand) ===";
 const END = "# === END ouroboros ===";
@@ -70,48 +74,129 @@ export function setDifference(
   return problems;
 }
 
-/** Which requests the single-writer judge reads for one replicated workload. */
-export interface WriterRules {
-  /** The workload, for the problem text. */
-  readonly name: string;
-  /** The replicas' API users. */
-  readonly users: readonly string[];
-  /** The Lease's path (its create is a POST to the folder above it). */
-  readonly leasePath: string;
-  /** Whether a request is a write only the leader may make. */
-  readonly guarded: (entry: AuditEntry) => boolean;
+/** The request's verb as the apiserver's audit log names it. */
+function verbOf(entry: AuditEntry, name: string | undefined): string {
+  switch (entry.method) {
+    case "GET":
+      return entry.watch ? "watch" : name === undefined ? "list" : "get";
+    case "POST":
+      return "create";
+    case "PUT":
+      return "update";
+    case "PATCH":
+      return "patch";
+    case "DELETE":
+      return name === undefined ? "deletecollection" : "delete";
+    default:
+      return entry.method.toLowerCase();
+  }
 }
 
-const isWrite = (entry: AuditEntry) => entry.method !== "GET" && entry.status >= 200 && entry.status < 300;
+/** `/api/v1/…` or `/apis/<group>/<version>/…` split into group, namespace, resource, name, subresource. */
+function objectRefOf(path: string): {
+  apiGroup: string;
+  namespace?: string;
+  resource?: string;
+  name?: string;
+  subresource?: string;
+} {
+  const parts = path.split("/").filter((part) => part !== "");
+  let rest: string[];
+  let apiGroup: string;
+  if (parts[0] === "api") {
+    apiGroup = "";
+    rest = parts.slice(2);
+  } else if (parts[0] === "apis") {
+    apiGroup = parts[1] ?? "";
+    rest = parts.slice(3);
+  } else return { apiGroup: "" };
+  let namespace: string | undefined;
+  if (rest[0] === "namespaces" && rest.length >= 3) {
+    namespace = rest[1];
+    rest = rest.slice(2);
+  }
+  const [resource, name, subresource] = rest;
+  return {
+    apiGroup,
+    ...(namespace === undefined ? {} : { namespace }),
+    ...(resource === undefined ? {} : { resource }),
+    ...(name === undefined ? {} : { name }),
+    ...(subresource === undefined ? {} : { subresource }),
+  };
+}
+
+/** Microseconds since the epoch as RFC 3339 with six fractional digits, as the audit log writes them. */
+function microTime(micros: number): string {
+  const millis = Math.floor(micros / 1000);
+  return new Date(millis).toISOString().replace(
+    /\.(\d{3})Z$/,
+    (_, ms: string) => `.${ms}${String(micros % 1000).padStart(3, "0")}Z`,
+  );
+}
 
 /**
- * Guarded writes made by a replica whose Lease write was not the last before them, from
- * `audit[from]` on (the Lease history is read from the start).
+ * The in-memory server's audit entries as the real audit log's requests: the user is also the
+ * uid (each soak process is its own user there), a create's name is unknown (the fake records the
+ * path only), and each entry's time is its arrival millisecond with its place in the log as the
+ * microseconds, so the judge's time order is the order the fake applied them. Requests that are
+ * not resource requests are left out, as `parseAuditLog` leaves them.
  */
-export function writesOutsideLeadership(
-  audit: readonly AuditEntry[],
-  rules: WriterRules,
-  from = 0,
-): string[] {
-  const problems: string[] = [];
-  let holder: string | undefined;
-  for (let index = 0; index < audit.length; index++) {
-    const entry = audit[index]!;
-    if (!rules.users.includes(entry.user) || !isWrite(entry)) continue;
-    const leaseCreate = entry.method === "POST" &&
-      entry.path === rules.leasePath.slice(0, rules.leasePath.lastIndexOf("/"));
-    if (entry.path === rules.leasePath || leaseCreate) {
-      holder = entry.user;
-      continue;
-    }
-    if (index < from || !rules.guarded(entry)) continue;
-    if (entry.user !== holder) {
-      problems.push(
-        `${rules.name}: ${entry.user} wrote (${entry.method} ${entry.path} at ${
-          new Date(entry.at).toISOString()
-        }) while the Lease's last write was ${holder === undefined ? "nobody's" : `${holder}'s`}`,
-      );
-    }
+export function auditedFromFake(entries: readonly AuditEntry[]): AuditedRequest[] {
+  const requests: AuditedRequest[] = [];
+  let last = 0;
+  for (const entry of entries) {
+    const ref = objectRefOf(entry.path);
+    if (ref.resource === undefined) continue;
+    const micros = Math.max(entry.at * 1000, last + 1);
+    last = micros;
+    const at = microTime(micros);
+    const query = new URLSearchParams(entry.query as Record<string, string>).toString();
+    requests.push({
+      user: entry.user,
+      uid: entry.user,
+      verb: verbOf(entry, ref.name),
+      apiGroup: ref.apiGroup,
+      resource: ref.resource,
+      ...(ref.subresource === undefined ? {} : { subresource: ref.subresource }),
+      ...(ref.namespace === undefined ? {} : { namespace: ref.namespace }),
+      ...(ref.name === undefined ? {} : { name: ref.name }),
+      code: entry.status,
+      requestURI: query === "" ? entry.path : `${entry.path}?${query}`,
+      received: at,
+      completed: at,
+    });
   }
-  return problems;
+  return requests;
+}
+
+/** One replicated workload as the single-writer judge sees it. */
+export interface SoakWriters {
+  /** The workload, for the problem text. */
+  readonly name: string;
+  /** The replicas' uids in the audit record, each with its soak name. */
+  readonly uids: ReadonlyMap<string, string>;
+  readonly lease: { readonly namespace: string; readonly name: string };
+  /** The guarded objects: a resource (core group) in a namespace. */
+  readonly guarded: { readonly resource: string; readonly namespace: string };
+}
+
+const WRITE_VERBS = new Set(["create", "update", "patch", "delete", "deletecollection"]);
+
+/**
+ * The judge's rules for one workload: a guarded write is any write of a replica to the guarded
+ * resource in its namespace; a Lease write is a replica's create or update of its Lease (a create
+ * whose name the record lacks counts: the fake records a create's path only).
+ */
+export function soakWriterRules(writers: SoakWriters): SingleWriterRules {
+  const own = (request: AuditedRequest) => writers.uids.has(request.uid);
+  return {
+    isGuardedWrite: (request) =>
+      own(request) && WRITE_VERBS.has(request.verb) && request.apiGroup === "" &&
+      request.resource === writers.guarded.resource && request.namespace === writers.guarded.namespace,
+    isLeaseWrite: (request) =>
+      own(request) && request.apiGroup === "coordination.k8s.io" && request.resource === "leases" &&
+      request.namespace === writers.lease.namespace &&
+      (request.name === writers.lease.name || (request.name === undefined && request.verb === "create")) &&
+      (request.verb === "update" || request.verb === "create"),
+  };
 }

@@ -1,13 +1,16 @@
 /**
- * The soak's judges on hand-made inputs: the Corefile reader sees wrong and foreign lines, and
- * the single-writer judge names a write made without the Lease's last write.
+ * The soak's judges on hand-made inputs: the Corefile reader sees wrong and foreign lines, the
+ * fake's audit entries map to the real audit log's shape in the order applied, and the one
+ * single-writer judge, fed from them with the soak's rules, names a write made without the
+ * Lease's last write.
  *
  * @module
  */
 
 import assert from "node:assert/strict";
 import type { AuditEntry } from "../support/fake_apiserver/mod.ts";
-import { readCorefile, setDifference, writesOutsideLeadership } from "./soak_checks.ts";
+import { writesOutsideLeadership } from "../real/single_writer.ts";
+import { auditedFromFake, readCorefile, setDifference, soakWriterRules } from "./soak_checks.ts";
 
 const FQDN = "proxy.ouroboros.svc.cluster.local.";
 const COREFILE = [
@@ -34,18 +37,48 @@ Deno.test("soak checks: the Corefile block's hosts, its foreign lines and the te
   assert.deepEqual(setDifference("the block", ["a"], ["a"]), []);
 });
 
-function entry(user: string, method: string, path: string): AuditEntry {
-  return { method, path, query: {}, status: 200, watch: false, at: 0, userAgent: "", user };
+function entry(user: string, method: string, path: string, at = 0): AuditEntry {
+  return { method, path, query: {}, status: 200, watch: false, at, userAgent: "", user };
 }
 
-Deno.test("soak checks: a guarded write counts only after the writer's own Lease write (a create is a POST)", () => {
+Deno.test("soak checks: the fake's audit entries in the real audit log's shape, in the order applied", () => {
+  const requests = auditedFromFake([
+    entry("a", "POST", "/apis/coordination.k8s.io/v1/namespaces/ns/leases", 1_000),
+    entry("a", "PATCH", "/api/v1/namespaces/kube-system/configmaps/coredns", 1_000),
+    entry("b", "GET", "/api/v1/pods", 999),
+    entry("b", "PUT", "/api/v1/namespaces/shop/pods/web/status", 2_000),
+    entry("b", "GET", "/version", 2_000),
+  ]);
+  assert.deepEqual(
+    requests.map((
+      r,
+    ) => [r.uid, r.verb, r.apiGroup, r.resource, r.namespace, r.name, r.subresource, r.received]),
+    [
+      [
+        "a",
+        "create",
+        "coordination.k8s.io",
+        "leases",
+        "ns",
+        undefined,
+        undefined,
+        "1970-01-01T00:00:01.000000Z",
+      ],
+      ["a", "patch", "", "configmaps", "kube-system", "coredns", undefined, "1970-01-01T00:00:01.000001Z"],
+      ["b", "list", "", "pods", undefined, undefined, undefined, "1970-01-01T00:00:01.000002Z"],
+      ["b", "update", "", "pods", "shop", "web", "status", "1970-01-01T00:00:02.000000Z"],
+    ],
+  );
+});
+
+Deno.test("soak checks: a guarded write counts only after the writer's own Lease write (a create is a POST), fed from the fake's log", () => {
   const lease = "/apis/coordination.k8s.io/v1/namespaces/ns/leases/l";
-  const rules = {
+  const rules = soakWriterRules({
     name: "pair",
-    users: ["a", "b"],
-    leasePath: lease,
-    guarded: (e: AuditEntry) => e.path.startsWith("/api/v1/namespaces/ns/services"),
-  };
+    uids: new Map([["a", "a"], ["b", "b"]]),
+    lease: { namespace: "ns", name: "l" },
+    guarded: { resource: "services", namespace: "ns" },
+  });
   const service = "/api/v1/namespaces/ns/services/s";
   const audit = [
     entry("a", "PATCH", service),
@@ -55,10 +88,13 @@ Deno.test("soak checks: a guarded write counts only after the writer's own Lease
     entry("a", "PATCH", service),
     entry("b", "PATCH", service),
     entry("b", "GET", service),
+    entry("c", "PATCH", service),
+    entry("b", "PUT", "/apis/coordination.k8s.io/v1/namespaces/ns/leases/other"),
+    entry("b", "DELETE", service),
   ];
-  const problems = writesOutsideLeadership(audit, rules);
-  assert.equal(problems.length, 2);
-  assert.match(problems[0]!, /a wrote .* while the Lease's last write was nobody's/);
-  assert.match(problems[1]!, /a wrote .* while the Lease's last write was b's/);
-  assert.deepEqual(writesOutsideLeadership(audit, rules, 5), []);
+  const violations = writesOutsideLeadership(auditedFromFake(audit), rules);
+  assert.deepEqual(violations.map(({ write, leaseHolder }) => [write.uid, write.verb, leaseHolder]), [
+    ["a", "patch", undefined],
+    ["a", "patch", "b"],
+  ]);
 });
