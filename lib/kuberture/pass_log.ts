@@ -114,6 +114,10 @@ export class PassLog {
           }
           break;
         case "failed":
+          if (result.fenced === true) {
+            log.debug("output not written: this replica no longer leads", { output: result.output });
+            break;
+          }
           log.error("output failed; retrying", {
             output: result.output,
             name: result.name,

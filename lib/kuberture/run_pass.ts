@@ -11,7 +11,7 @@
  */
 
 import type { Manifest } from "../kube/client.ts";
-import { isForbidden, isNotFound } from "../kube/errors.ts";
+import { isForbidden, isNotFound, WriteFencedError } from "../kube/errors.ts";
 import type { InvolvedObject } from "../resources/event.ts";
 import { DNS_ENDPOINT } from "../resources/dns_endpoint.ts";
 import type { EndpointSlice } from "../resources/endpoint_slice.ts";
@@ -61,7 +61,14 @@ export type OutputResult =
     readonly object: InvolvedObject;
     readonly message: string;
   }
-  | { readonly kind: "failed"; readonly output: string; readonly name: string; readonly message: string };
+  | {
+    readonly kind: "failed";
+    readonly output: string;
+    readonly name: string;
+    readonly message: string;
+    /** Not sent because this replica no longer leads: a hand-over, not a fault (the loop says it). */
+    readonly fenced?: true;
+  };
 
 /** What happened to one stale object. */
 export type PruneResult =
@@ -208,7 +215,10 @@ function outputResult(
     return { kind: "previewed", ...base, diff: previewDiff(existing, step.desired.manifest), addresses };
   }
   const failure = result.errors.find((failed) => failed.group === step.output.name);
-  if (failure !== undefined) return { kind: "failed", ...base, message: errorMessage(failure.error) };
+  if (failure !== undefined) {
+    const fenced = failure.error instanceof WriteFencedError ? { fenced: true as const } : {};
+    return { kind: "failed", ...base, message: errorMessage(failure.error), ...fenced };
+  }
   const changed = result.actions.some((action) =>
     action.group === step.output.name && (action.kind === "created" || action.kind === "updated")
   );
