@@ -29,6 +29,7 @@ import { DEFAULT_REFLECTOR_SETTINGS, type ReflectorSettings, type StepContext } 
 import { Store, type StoreView } from "./store.ts";
 import { transitionLog } from "./transition_log.ts";
 import { openWatch, watchStep } from "./watch_step.ts";
+import { BookmarkPace } from "./watch_handle.ts";
 import { toSeconds } from "../util/duration.ts";
 
 /** A snapshot for health checks, metrics and logs. */
@@ -97,6 +98,7 @@ export class Reflector<T extends KubeObject> {
   readonly #log: Log;
   readonly #observe: ((state: ReflectorState<T>) => void) | undefined;
   readonly #settings: ReflectorSettings;
+  readonly #pace = new BookmarkPace();
   readonly #random: () => number;
   readonly #selectors: StepContext<T>["selectors"];
   #lifecycle: Lifecycle = "new";
@@ -194,6 +196,7 @@ export class Reflector<T extends KubeObject> {
       selectors: this.#selectors,
       log: this.#log,
       signal,
+      pace: this.#pace,
       swapIn: (items) => {
         this.#store.replace(items);
         this.#lastSyncAt = this.#clock.now();

@@ -13,7 +13,7 @@ import type { Outcome } from "./condition.ts";
 import type { Failure } from "./failure.ts";
 import type { BackoffState, ListedState, ListingState } from "./reflector_state.ts";
 import type { Store } from "./store.ts";
-import type { BookmarkStall } from "./watch_handle.ts";
+import type { BookmarkPace, BookmarkStall } from "./watch_handle.ts";
 
 /** The reflector's tuning; defaults in {@linkcode DEFAULT_REFLECTOR_SETTINGS}. */
 export interface ReflectorSettings {
@@ -58,6 +58,8 @@ export interface StepContext<T extends KubeObject> {
   readonly selectors: Pick<ListOptions, "labelSelector" | "fieldSelector">;
   readonly log: Log;
   readonly signal: AbortSignal;
+  /** The server's bookmark pace as this reflector's watches have seen it. */
+  readonly pace: BookmarkPace;
   /** Swaps a complete list into the store and notes when (`lastSyncAt`). */
   swapIn(items: Iterable<T>): void;
   /** Counts a restart of list or watch under its reason, remembering its message. */

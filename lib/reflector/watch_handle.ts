@@ -3,10 +3,16 @@
  * since a silently stalled connection would leave the cache stale forever (kube-rs
  * `next_with_idle_timeout`). One timer sleep per quiet period, not per event.
  *
- * A stream that sends bookmarks tells us how often to expect them: once two have come, a silence
- * of `factor` times the longest gap between bookmarks (at least `floorMs`, at most the idle
- * timeout) is a stall too. A watch the apiserver bookmarks about once a minute is then caught
- * within a few minutes instead of up to ten; a server that never bookmarks keeps the idle timeout.
+ * A server that sends bookmarks tells us how often to expect them: the gaps between two bookmarks
+ * of a stream are kept in a {@linkcode BookmarkPace} that outlives the stream, and a silence of
+ * `factor` times the longest gap (at least `floorMs`, at most the idle timeout) is a stall too. A
+ * watch the apiserver bookmarks about once a minute is then caught within a few minutes instead of
+ * up to ten, and so is the next stream of the same reflector from its opening (a stall right after
+ * a reconnect); a server that never bookmarks keeps the idle timeout. The longest gap is kept, not
+ * the latest, so a quick pair of bookmarks cannot tighten the bound; the gap before a stream's
+ * first bookmark is not counted (when a server sends it is its own affair); and a stall forgets
+ * the pace, so a server whose bookmarks are irregular cannot keep every stream cut short: the next
+ * stream learns it again from two bookmarks of its own.
  *
  * A stream that ignores its abort is abandoned after a grace period so the reflector cannot hang
  * on it; {@linkcode WatchHandle.abandoned} then says so.
@@ -33,6 +39,28 @@ export interface WatchHandleOptions {
   readonly abandonAfterMs: number;
   /** The silence bound learnt from bookmarks; without it only `idleMs` applies. */
   readonly bookmarkStall?: BookmarkStall;
+  /** What earlier streams learnt of the server's bookmark pace; this stream adds to it. */
+  readonly pace?: BookmarkPace;
+}
+
+/** The longest gap seen between two bookmarks, kept across the streams of one reflector. */
+export class BookmarkPace {
+  #gapMs: number | undefined;
+
+  /** `undefined` until two bookmarks of one stream have come (and after {@linkcode forget}). */
+  get gapMs(): number | undefined {
+    return this.#gapMs;
+  }
+
+  /** Notes a gap between two bookmarks. */
+  observe(gapMs: number): void {
+    this.#gapMs = Math.max(this.#gapMs ?? 0, gapMs);
+  }
+
+  /** After a stall: what was learnt may be wrong, so the next stream learns again. */
+  forget(): void {
+    this.#gapMs = undefined;
+  }
 }
 
 /** How a silence is judged once the stream's bookmark pace is known. */
@@ -51,9 +79,10 @@ export class WatchHandle<T extends KubeObject> {
   readonly #idleMs: number;
   readonly #abandonAfterMs: number;
   readonly #bookmarkStall: BookmarkStall | undefined;
+  readonly #pace: BookmarkPace;
+  /** When this stream's last bookmark came; `undefined` before its first. */
   #lastBookmarkAt: number | undefined;
-  /** The longest gap between two bookmarks of this stream; `undefined` before the second. */
-  #bookmarkGapMs: number | undefined;
+  #stalledAfterMs: number | undefined;
   /** Wakes the watchdog early when the silence bound shrinks. */
   #nap: AbortController | undefined;
   /** Ends the read in progress early when the stream ignores its abort. */
@@ -75,6 +104,7 @@ export class WatchHandle<T extends KubeObject> {
     this.#idleMs = options.idleMs;
     this.#abandonAfterMs = options.abandonAfterMs;
     this.#bookmarkStall = options.bookmarkStall;
+    this.#pace = options.pace ?? new BookmarkPace();
     this.#outer = options.signal;
     this.openedAt = this.#clock.now();
     this.#lastActivity = this.openedAt;
@@ -103,11 +133,17 @@ export class WatchHandle<T extends KubeObject> {
     return this.#stop;
   }
 
+  /** The silence that ended the stream as stalled; `undefined` unless it did. */
+  get stalledAfterMs(): number | undefined {
+    return this.#stalledAfterMs;
+  }
+
   /** The silence after which the stream counts as stalled, as it stands now. */
   get silenceLimitMs(): number {
-    const pace = this.#bookmarkStall;
-    if (pace === undefined || this.#bookmarkGapMs === undefined) return this.#idleMs;
-    return Math.min(this.#idleMs, Math.max(pace.floorMs, pace.factor * this.#bookmarkGapMs));
+    const stall = this.#bookmarkStall;
+    const gapMs = this.#pace.gapMs;
+    if (stall === undefined || gapMs === undefined) return this.#idleMs;
+    return Math.min(this.#idleMs, Math.max(stall.floorMs, stall.factor * gapMs));
   }
 
   /** True when the stream ignored its abort for the grace period and was left behind. */
@@ -177,9 +213,9 @@ export class WatchHandle<T extends KubeObject> {
     const now = this.#lastActivity;
     const last = this.#lastBookmarkAt;
     this.#lastBookmarkAt = now;
-    if (last === undefined || this.#bookmarkStall === undefined) return;
+    if (last === undefined) return;
     const before = this.silenceLimitMs;
-    this.#bookmarkGapMs = Math.max(this.#bookmarkGapMs ?? 0, now - last);
+    this.#pace.observe(now - last);
     if (this.silenceLimitMs < before) this.#nap?.abort();
   }
 
@@ -189,6 +225,8 @@ export class WatchHandle<T extends KubeObject> {
       const limit = this.silenceLimitMs;
       const quiet = this.#clock.now() - this.#lastActivity;
       if (quiet >= limit) {
+        this.#stalledAfterMs = limit;
+        this.#pace.forget();
         this.#stopWith("idle-timeout");
         return;
       }

@@ -37,6 +37,7 @@ export function openWatch<T extends KubeObject>(
     clock: context.clock,
     idleMs: timeoutSeconds * 1000 + context.settings.idleMarginMs,
     bookmarkStall: context.settings.bookmarkStall,
+    pace: context.pace,
     abandonAfterMs: context.settings.abandonAfterMs,
     signal: context.signal,
   });
@@ -111,7 +112,7 @@ async function watchEnded<T extends KubeObject>(
     context.log.info("watch stalled: no event within the idle timeout; reopening", {
       resource,
       resourceVersion: rv,
-      silentSeconds: toSeconds(state.watch.silenceLimitMs),
+      silentSeconds: toSeconds(state.watch.stalledAfterMs ?? 0),
     });
     return context.backOff({ reason: "idle-timeout", message: "watch idle timeout" }, rewatch);
   }

@@ -28,7 +28,7 @@ Deno.test("T-1.14: a stalled watch is aborted at timeoutSeconds + 30 s of silenc
   assert.deepEqual(h.messages("info"), ["watch stalled: no event within the idle timeout; reopening"]);
 });
 
-Deno.test("T-1.14: once bookmarks show the stream's pace, three of its gaps of silence are a stall", async () => {
+Deno.test("T-1.14: once bookmarks show the server's pace, three of its gaps of silence are a stall", async () => {
   await using h = new Harness();
   let watch = await h.sync([thing("a", 1)], "10");
   await h.clock.advance(5_000);
@@ -47,13 +47,34 @@ Deno.test("T-1.14: once bookmarks show the stream's pace, three of its gaps of s
   assert.deepEqual(h.watchedFrom(), ["10", "12"], "reopened from the last bookmark, no relist");
   assert.equal(h.source.lists.length, 1);
   assert.deepEqual(h.log.find("info", "watch stalled").map((entry) => entry.properties.silentSeconds), [180]);
-  // A new stream learns its own pace: until its second bookmark only the idle timeout applies.
+  // A stall forgets the pace: the next stream learns it again, so until its own second bookmark
+  // only the idle timeout applies (one bookmark shows no pace).
   watch.send({ type: "BOOKMARK", resourceVersion: "13" });
   await watch.idle();
   await h.clock.advance(479_999);
-  assert.equal(watch.end, undefined, "one bookmark alone shows no pace");
+  assert.equal(watch.end, undefined, "a stalled server's pace is not trusted");
   await h.clock.advance(1);
   assert.equal(watch.end, "aborted");
+});
+
+Deno.test("T-1.14: the pace outlives a stream that ended otherwise: a stall right after a reconnect is caught as soon", async () => {
+  await using h = new Harness();
+  let watch = await h.sync([thing("a", 1)], "10");
+  for (const rv of ["11", "12", "13"]) {
+    watch.send({ type: "BOOKMARK", resourceVersion: rv });
+    await watch.idle();
+    await h.clock.advance(rv === "12" ? 60_000 : 40_000);
+  }
+  // The gaps were 40 s and 60 s: the longest counts. The server cuts the stream; it is reopened.
+  watch.fail(apiError(500, "InternalError"));
+  await h.passBackoff();
+  watch = await h.source.nextWatch();
+  assert.deepEqual(h.watchedFrom(), ["10", "13"]);
+  // The new stream says nothing at all from its opening.
+  await h.clock.advance(179_999);
+  assert.equal(watch.end, undefined);
+  await h.clock.advance(1);
+  assert.equal(watch.end, "aborted", "three of the server's gaps after the reopening, not its idle timeout");
 });
 
 Deno.test("T-1.14: a fast bookmark pace never makes the stall bound shorter than its 10 s floor", async () => {
