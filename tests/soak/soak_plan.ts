@@ -116,13 +116,24 @@ const HOSTILE: readonly string[] = [
   "$(env).soak.example.com",
 ];
 
+/** The ready addresses of a slice, unique and sorted. */
+function readyOf(endpoints: readonly SliceEndpoint[]): string[] {
+  const ready = endpoints.filter((endpoint) => endpoint.ready).map((endpoint) => endpoint.ip);
+  return [...new Set(ready)].sort(compareIpv4);
+}
+
 /** What the cluster holds after the steps so far, as the soak expects it. */
 export class SoakModel {
   readonly ingresses = new Map<string, readonly PlannedHost[]>();
   readonly routes = new Map<string, readonly PlannedHost[]>();
   slice: readonly SliceEndpoint[] = [{ ip: "198.51.100.1", ready: true }];
-  /** The addresses kuberture must publish: the last non-empty ready set. */
-  published: readonly string[] = ["198.51.100.1"];
+  /**
+   * The non-empty ready sets since kuberture was last seen settled, oldest first. While the slice
+   * has ready addresses kuberture must publish them; while it has none, it keeps what it last
+   * published, which can be any of these: a set that came and went while its watch was stalled or
+   * cut, it never saw.
+   */
+  #readySets: (readonly string[])[] = [["198.51.100.1"]];
   records: { readonly hostname: string; readonly ips: readonly string[] } = {
     hostname: RECORDS_HOSTNAMES[0]!,
     ips: ["192.0.2.10"],
@@ -137,6 +148,17 @@ export class SoakModel {
       for (const host of list) if (host.expected !== undefined) hosts.add(host.expected);
     }
     return [...hosts].sort();
+  }
+
+  /** The target sets kuberture may publish now (each sorted): the live ready set, else a recent one. */
+  publishable(): readonly (readonly string[])[] {
+    const live = readyOf(this.slice);
+    return live.length > 0 ? [live] : this.#readySets;
+  }
+
+  /** After a quiet period held: what kuberture published is the only set it may keep from here. */
+  settle(published: readonly string[]): void {
+    this.#readySets = [[...published].sort(compareIpv4)];
   }
 
   /** Applies a churn step (faults change nothing the model holds). */
@@ -157,8 +179,8 @@ export class SoakModel {
         break;
       case "slice-set": {
         this.slice = step.endpoints;
-        const ready = step.endpoints.filter((endpoint) => endpoint.ready).map((endpoint) => endpoint.ip);
-        if (ready.length > 0) this.published = [...new Set(ready)].sort(compareIpv4);
+        const ready = readyOf(step.endpoints);
+        if (ready.length > 0) this.#readySets.push(ready);
         break;
       }
       case "records-set":

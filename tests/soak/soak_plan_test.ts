@@ -52,6 +52,26 @@ Deno.test("soak model: refused and deleted names leave the block, the last ready
     kind: "slice-set",
     endpoints: [{ ip: "198.51.100.9", ready: true }, { ip: "198.51.100.10", ready: true }],
   });
+  assert.deepEqual(model.publishable(), [["198.51.100.9", "198.51.100.10"]], "ready addresses: exactly them");
   model.apply({ kind: "slice-set", endpoints: [{ ip: "198.51.100.9", ready: false }] });
-  assert.deepEqual(model.published, ["198.51.100.9", "198.51.100.10"]);
+  assert.deepEqual(model.publishable(), [["198.51.100.1"], ["198.51.100.9", "198.51.100.10"]]);
+});
+
+Deno.test("soak model: with no address ready, kuberture may keep any ready set since it last settled, not older ones", () => {
+  const model = new SoakModel();
+  const set = (...ips: string[]) =>
+    model.apply({ kind: "slice-set", endpoints: ips.map((ip) => ({ ip, ready: true })) });
+  set("198.51.100.8");
+  model.settle(["198.51.100.8"]);
+  set("198.51.100.5", "198.51.100.29");
+  set("198.51.100.4");
+  model.apply({ kind: "slice-set", endpoints: [] });
+  // A watch stalled through the last two sets leaves it at .8; one that saw them, at either.
+  assert.deepEqual(model.publishable(), [["198.51.100.8"], ["198.51.100.5", "198.51.100.29"], [
+    "198.51.100.4",
+  ]]);
+  model.settle(["198.51.100.4"]);
+  assert.deepEqual(model.publishable(), [["198.51.100.4"]], "after settling, .8 is no longer a right answer");
+  set("198.51.100.29", "198.51.100.5");
+  assert.deepEqual(model.publishable(), [["198.51.100.5", "198.51.100.29"]]);
 });
