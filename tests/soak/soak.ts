@@ -5,7 +5,8 @@
  *
  * Method. A round is a churn window (`--window`, default 8 s) of steps drawn by
  * {@linkcode SoakPlanner} (one in six a fault), then every fault in progress is ended and the
- * invariants are polled until all hold or the deadline (`--deadline`, default 30 s) passes; the
+ * invariants are polled until all hold or the deadline (`--deadline`, default 45 s: a
+ * reflector that failed through a fault may sleep its whole 30 s backoff cap after it ends) passes; the
  * time they took is the round's convergence. Checked after each quiet period: the Corefile block
  * equals the live objects' accepted hostnames and the text around it is the last hand edit's;
  * kuberture's Service carries the ready addresses; `ouroboros dns` answers the Records client and
@@ -22,7 +23,8 @@
  *
  * Stalled watches: a client notices a silent stream only by its own clock: after three of the
  * gaps between the bookmarks it has seen (at least 10 s), or, before it has seen two, at its idle
- * timeout (the watch's 300-600 s plus 30 s). The fake bookmarks every second, so 30 s is enough;
+ * timeout (the watch's 300-600 s plus 30 s); a stall forgets the pace, and a reconnect after any
+ * other end keeps it. The fake bookmarks every second, so the usual deadline is enough;
  * the real apiserver bookmarks about once a minute, so after a stall on the real stack a round's
  * deadline is `--stall-deadline` (default 660 s there: the longest idle timeout plus a margin)
  * and its convergence is reported apart.
@@ -92,7 +94,7 @@ function parseFlags(args: readonly string[]): Flags {
     minutes: number("minutes", 10),
     seed: number("seed", Math.floor(Math.random() * 2 ** 31), true),
     windowMs: number("window", 8) * 1_000,
-    deadlineMs: number("deadline", 30) * 1_000,
+    deadlineMs: number("deadline", 45) * 1_000,
     stallDeadlineMs: values["stall-deadline"] === undefined ? undefined : number("stall-deadline", 0) * 1_000,
     apiserver,
   };
@@ -427,8 +429,25 @@ async function main(): Promise<number> {
       }, ` +
       `RSS start/end ${rss.join(", ")} (bound: ${RSS_FLOOR_MIB} MiB + ${RSS_PER_HOUR_MIB} MiB per hour)`,
   );
-  if (violations.length > 0) say(`soak: replay with --seed=${flags.seed} --apiserver=${backend}`);
+  if (violations.length > 0) {
+    say(`soak: replay with --seed=${flags.seed} --apiserver=${backend}`);
+    say(`soak: the processes' logs are kept in ${await keepLogs(world)}`);
+  }
   return violations.length === 0 ? 0 : 1;
+}
+
+/** Writes every process's log lines (a replica started again: its latest run) to a new folder. */
+async function keepLogs(world: SoakWorld): Promise<string> {
+  const folder = await Deno.makeTempDir({ prefix: "ouroboros-soak-logs-" });
+  const runs = [
+    ...world.replicas.map((replica) => ({ name: replica.user, logs: replica.process.logs })),
+    { name: "dns", logs: world.dns.process.logs },
+    { name: "proxy", logs: world.proxy.logs },
+  ];
+  for (const { name, logs } of runs) {
+    await Deno.writeTextFile(`${folder}/${name}.jsonl`, logs.map((line) => JSON.stringify(line)).join("\n"));
+  }
+  return folder;
 }
 
 const FAULTS: ReadonlySet<string> = new Set(FAULT_KINDS);
