@@ -37,7 +37,7 @@
 import { PUBLIC_ADDRESS } from "../demo/dns_responder.ts";
 import { askAFrom } from "../support/dns_tools.ts";
 import { percentile } from "../bench/controller_stats.ts";
-import { compareIpv4, FAULT_KINDS, type SoakModel, SoakPlanner, type SoakStep } from "./soak_plan.ts";
+import { compareIpv4, isFault, type SoakModel, SoakPlanner, type SoakStep } from "./soak_plan.ts";
 import { readCorefile, setDifference, soakWriterRules, type SoakWriters } from "./soak_checks.ts";
 import {
   CONTROLLER_LEASE,
@@ -368,13 +368,13 @@ async function main(): Promise<number> {
       stepNumber++;
       const { afterMs, ...action } = step;
       recent.push(`#${stepNumber} ${JSON.stringify(action)}`);
-      if (FAULTS.has(step.kind)) {
+      if (isFault(action)) {
         faults++;
-        if (step.kind === "watches-stall") stalled = true;
-        await world.fault(step as Parameters<SoakWorld["fault"]>[0]);
+        if (action.kind === "watches-stall") stalled = true;
+        await world.fault(action);
       } else {
         events++;
-        const outcome = await world.churn(step as Parameters<SoakWorld["churn"]>[0]);
+        const outcome = await world.churn(action);
         if (step.kind === "hairpin-call") checks++;
         if (outcome.problem !== undefined) violate(outcome.problem);
         if (outcome.stored !== undefined) {
@@ -449,8 +449,6 @@ async function keepLogs(world: SoakWorld): Promise<string> {
   }
   return folder;
 }
-
-const FAULTS: ReadonlySet<string> = new Set(FAULT_KINDS);
 
 function say(text: string): void {
   // deno-lint-ignore no-console

@@ -63,6 +63,11 @@ export type FaultStep =
 /** One step and the pause before the next. */
 export type SoakStep = (ChurnStep | FaultStep) & { readonly afterMs: number };
 
+/** Whether a step is a fault (else it is churn). */
+export function isFault(step: ChurnStep | FaultStep): step is FaultStep {
+  return (FAULT_KINDS as readonly string[]).includes(step.kind);
+}
+
 /** Every fault kind, so a test can check a long plan reaches each. */
 export const FAULT_KINDS: readonly FaultStep["kind"][] = [
   "apiserver-restart",

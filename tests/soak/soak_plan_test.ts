@@ -6,7 +6,7 @@
  */
 
 import assert from "node:assert/strict";
-import { CHURN_KINDS, FAULT_KINDS, SoakModel, SoakPlanner } from "./soak_plan.ts";
+import { CHURN_KINDS, FAULT_KINDS, isFault, SoakModel, SoakPlanner } from "./soak_plan.ts";
 
 Deno.test("soak plan: the same seed gives the same steps, another seed others", () => {
   const steps = (seed: number) => {
@@ -26,6 +26,8 @@ Deno.test("soak plan: 2,000 steps reach every kind, and at most two block edits 
     const step = planner.next();
     elapsed += step.afterMs;
     kinds.add(step.kind);
+    assert.equal(isFault(step), (FAULT_KINDS as readonly string[]).includes(step.kind), step.kind);
+    assert.notEqual(isFault(step), (CHURN_KINDS as readonly string[]).includes(step.kind), step.kind);
     if (step.kind === "corefile-hand-edit" && step.where === "block") blockEdits++;
   }
   for (const kind of [...CHURN_KINDS, ...FAULT_KINDS]) assert.ok(kinds.has(kind), `no ${kind} step`);
