@@ -15,6 +15,7 @@ import type { ListWatcher } from "../kube/list_watch.ts";
 import { GATEWAY_ROUTE_KINDS, type GatewayRouteKind } from "../hostnames/sources.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import { Reflector, type ReflectorOptions, type ReflectorStatus } from "../reflector/reflector.ts";
+import { BookmarkPace } from "../reflector/watch_handle.ts";
 import type { StoreView } from "../reflector/store.ts";
 import { GATEWAY } from "../resources/gateway.ts";
 import { GRPC_ROUTE } from "../resources/grpc_route.ts";
@@ -85,7 +86,8 @@ function entry<T extends KubeObject>(kind: string, role: WatchedRole, reflector:
 
 /** Builds the reflectors (nothing runs until {@linkcode ControllerSources.run}). */
 export function createSources(api: ListWatcherFactory, options: SourcesOptions): ControllerSources {
-  const tuning = options.reflector ?? {};
+  // One bookmark pace for every watch on this API server (see WatchHandle).
+  const tuning = { pace: new BookmarkPace(), ...options.reflector };
   const ingresses = new Reflector(api.listWatcher(INGRESS), tuning);
   const kinds = new Set(options.gatewayApi ? options.routeKinds ?? GATEWAY_ROUTE_KINDS : []);
   const gateways = options.gatewayApi ? new Reflector(api.listWatcher(GATEWAY), tuning) : undefined;

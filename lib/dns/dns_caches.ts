@@ -13,6 +13,7 @@ import { firstServedListWatcher } from "../kube/first_served_list_watcher.ts";
 import type { ListWatcher } from "../kube/list_watch.ts";
 import { GATEWAY_ROUTE_KINDS, type GatewayRouteKind } from "../hostnames/sources.ts";
 import { Reflector, type ReflectorOptions, type ReflectorStatus } from "../reflector/reflector.ts";
+import { BookmarkPace } from "../reflector/watch_handle.ts";
 import type { StoreView } from "../reflector/store.ts";
 import { CONFIG_MAP, type ConfigMap } from "../resources/config_map.ts";
 import { DEPLOYMENT, type Deployment } from "../resources/deployment.ts";
@@ -88,7 +89,8 @@ export interface DnsCaches {
 
 /** Builds the caches the options ask for; single objects are watched by a name field selector. */
 export function createDnsCaches(api: ListWatcherFactory, options: DnsCachesOptions): DnsCaches {
-  const tuning = options.reflector ?? {};
+  // One bookmark pace for every watch on this API server (see WatchHandle).
+  const tuning = { pace: new BookmarkPace(), ...options.reflector };
   const reflectors: { name: string; reflector: Reflector<KubeObject> }[] = [];
   const keep = <T extends KubeObject>(name: string, listWatcher: ListWatcher<T>): StoreView<T> => {
     const reflector = new Reflector(listWatcher, tuning);

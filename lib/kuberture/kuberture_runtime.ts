@@ -18,6 +18,7 @@ import type { LeaseElector } from "../election/lease_elector.ts";
 import type { EventRecorder } from "../kube/event_recorder.ts";
 import type { KubeClient } from "../kube/client.ts";
 import { Reflector, type ReflectorOptions } from "../reflector/reflector.ts";
+import { BookmarkPace } from "../reflector/watch_handle.ts";
 import { ENDPOINT_SLICE, type EndpointSlice } from "../resources/endpoint_slice.ts";
 import type { KubeObject } from "../resources/kube_object.ts";
 import { NODE, type Node } from "../resources/node.ts";
@@ -102,6 +103,8 @@ export class KubertureRuntime {
   #crdSinceStart = false;
   #stopping = false;
   readonly #passLog: PassLog;
+  /** The reflectors' tuning, with one bookmark pace for all of them (see WatchHandle). */
+  readonly #tuning: Omit<ReflectorOptions<KubeObject>, "observe" | "labelSelector" | "fieldSelector">;
 
   /** Builds the caches and the metrics; nothing runs until {@linkcode run} or {@linkcode once}. */
   constructor(options: KubertureRuntimeOptions) {
@@ -125,6 +128,7 @@ export class KubertureRuntime {
         was = now;
       });
     }
+    this.#tuning = { pace: new BookmarkPace(), ...options.reflector };
     this.#passLog = new PassLog({
       log: options.log,
       metrics: this.#metrics,
@@ -137,10 +141,10 @@ export class KubertureRuntime {
         namespace: source.namespace,
         labelSelector: `kubernetes.io/service-name=${source.serviceName}`,
       }),
-      { ...options.reflector },
+      this.#tuning,
     );
     if (needsNodes(options.config)) {
-      this.#nodes = new Reflector(options.api.listWatcher(NODE), { ...options.reflector });
+      this.#nodes = new Reflector(options.api.listWatcher(NODE), this.#tuning);
     }
   }
 
@@ -156,7 +160,7 @@ export class KubertureRuntime {
   setConfig(config: KubertureConfig): void {
     this.#config = { ...config, source: this.#config.source };
     if (needsNodes(config) && this.#nodes === undefined) {
-      this.#nodes = new Reflector(this.#options.api.listWatcher(NODE), { ...this.#options.reflector });
+      this.#nodes = new Reflector(this.#options.api.listWatcher(NODE), this.#tuning);
       if (this.#runSignal !== undefined) {
         this.#nodesRunning = this.#nodes.run(this.#runSignal);
         this.#unsubscribeNodes = this.#nodes.store.subscribe(() => this.#loop?.add({ changes: true }));

@@ -56,6 +56,11 @@ export interface ReflectorOptions<T extends KubeObject> extends Partial<Reflecto
   readonly random?: () => number;
   /** @default {DEFAULT_BACKOFF} */
   readonly backoff?: BackoffOptions;
+  /**
+   * The server's bookmark pace, shared by every reflector watching the same API server, so a
+   * stream opened since is judged by it at once. @default a pace of this reflector's own
+   */
+  readonly pace?: BookmarkPace;
   readonly labelSelector?: string;
   readonly fieldSelector?: string;
   /** @default {logger("reflector")} */
@@ -98,7 +103,7 @@ export class Reflector<T extends KubeObject> {
   readonly #log: Log;
   readonly #observe: ((state: ReflectorState<T>) => void) | undefined;
   readonly #settings: ReflectorSettings;
-  readonly #pace = new BookmarkPace();
+  readonly #pace: BookmarkPace;
   readonly #random: () => number;
   readonly #selectors: StepContext<T>["selectors"];
   #lifecycle: Lifecycle = "new";
@@ -118,6 +123,7 @@ export class Reflector<T extends KubeObject> {
     this.#backoff = new Backoff(this.#clock, this.#random, options.backoff);
     this.#log = options.log ?? logger("reflector");
     this.#observe = options.observe;
+    this.#pace = options.pace ?? new BookmarkPace();
     const defaults = DEFAULT_REFLECTOR_SETTINGS;
     this.#settings = {
       pageSize: options.pageSize ?? defaults.pageSize,

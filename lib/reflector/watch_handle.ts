@@ -4,15 +4,16 @@
  * `next_with_idle_timeout`). One timer sleep per quiet period, not per event.
  *
  * A server that sends bookmarks tells us how often to expect them: the gaps between two bookmarks
- * of a stream are kept in a {@linkcode BookmarkPace} that outlives the stream, and a silence of
- * `factor` times the longest gap (at least `floorMs`, at most the idle timeout) is a stall too. A
- * watch the apiserver bookmarks about once a minute is then caught within a few minutes instead of
- * up to ten, and so is the next stream of the same reflector from its opening (a stall right after
- * a reconnect); a server that never bookmarks keeps the idle timeout. The longest gap is kept, not
- * the latest, so a quick pair of bookmarks cannot tighten the bound; the gap before a stream's
- * first bookmark is not counted (when a server sends it is its own affair); and a stall forgets
- * the pace, so a server whose bookmarks are irregular cannot keep every stream cut short: the next
- * stream learns it again from two bookmarks of its own.
+ * of a stream are kept in a {@linkcode BookmarkPace} that outlives the stream (the runtimes share
+ * one among every watch on the same API server, whose bookmark frequency is its own setting), and
+ * a silence of `factor` times the longest gap (at least `floorMs`, at most the idle timeout) is a
+ * stall too. A watch the apiserver bookmarks about once a minute is then caught within a few
+ * minutes instead of up to ten, and so is a stream opened since (a stall right after a reconnect).
+ * A server that never bookmarks keeps the idle timeout. The longest gap is kept, not the latest,
+ * so a quick pair of bookmarks cannot tighten the bound; the gap before a stream's first bookmark
+ * is not counted (when a server sends it is its own affair); and a stream cut short by the pace
+ * before any bookmark of its own makes the pace forgotten, so a server whose bookmarks are
+ * irregular cannot keep every stream cut short: it is learnt again from two bookmarks.
  *
  * A stream that ignores its abort is abandoned after a grace period so the reflector cannot hang
  * on it; {@linkcode WatchHandle.abandoned} then says so.
@@ -43,21 +44,30 @@ export interface WatchHandleOptions {
   readonly pace?: BookmarkPace;
 }
 
-/** The longest gap seen between two bookmarks, kept across the streams of one reflector. */
+/** The longest gap seen between two bookmarks, kept across streams (and shared among reflectors). */
 export class BookmarkPace {
   #gapMs: number | undefined;
+  readonly #onLearnt = new Set<() => void>();
 
   /** `undefined` until two bookmarks of one stream have come (and after {@linkcode forget}). */
   get gapMs(): number | undefined {
     return this.#gapMs;
   }
 
-  /** Notes a gap between two bookmarks. */
+  /** Notes a gap between two bookmarks; the first one known wakes every stream's watchdog. */
   observe(gapMs: number): void {
+    const first = this.#gapMs === undefined;
     this.#gapMs = Math.max(this.#gapMs ?? 0, gapMs);
+    if (first) { for (const wake of [...this.#onLearnt]) wake(); }
   }
 
-  /** After a stall: what was learnt may be wrong, so the next stream learns again. */
+  /** Calls `wake` when a pace becomes known (a stream's bound may shrink); returns the unsubscribe. */
+  onLearnt(wake: () => void): () => void {
+    this.#onLearnt.add(wake);
+    return () => this.#onLearnt.delete(wake);
+  }
+
+  /** After a stall of a stream that never bookmarked: what was learnt may be wrong; learn again. */
   forget(): void {
     this.#gapMs = undefined;
   }
@@ -213,20 +223,27 @@ export class WatchHandle<T extends KubeObject> {
     const now = this.#lastActivity;
     const last = this.#lastBookmarkAt;
     this.#lastBookmarkAt = now;
-    if (last === undefined) return;
-    const before = this.silenceLimitMs;
-    this.#pace.observe(now - last);
-    if (this.silenceLimitMs < before) this.#nap?.abort();
+    if (last !== undefined) this.#pace.observe(now - last);
   }
 
   async #watchIdle(): Promise<void> {
     const stopped = this.#watchdogStop.signal;
+    const unsubscribe = this.#pace.onLearnt(() => this.#nap?.abort());
+    try {
+      await this.#watchQuiet(stopped);
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  async #watchQuiet(stopped: AbortSignal): Promise<void> {
     while (!stopped.aborted) {
       const limit = this.silenceLimitMs;
       const quiet = this.#clock.now() - this.#lastActivity;
       if (quiet >= limit) {
         this.#stalledAfterMs = limit;
-        this.#pace.forget();
+        // A stream that bookmarked and then went quiet proves the pace; one that never did may not.
+        if (limit < this.#idleMs && this.#lastBookmarkAt === undefined) this.#pace.forget();
         this.#stopWith("idle-timeout");
         return;
       }

@@ -3,6 +3,7 @@ import { KubeTransportError } from "../../lib/kube/errors.ts";
 import { apiError, Harness } from "./reflector_harness.ts";
 import { thing, versions } from "./things.ts";
 import { settle } from "../support/fake_clock.ts";
+import { BookmarkPace } from "../../lib/reflector/watch_handle.ts";
 
 const refused = () =>
   new KubeTransportError("WATCH things", "refused", new Error("Connection refused (os error 111)"));
@@ -47,12 +48,19 @@ Deno.test("T-1.14: once bookmarks show the server's pace, three of its gaps of s
   assert.deepEqual(h.watchedFrom(), ["10", "12"], "reopened from the last bookmark, no relist");
   assert.equal(h.source.lists.length, 1);
   assert.deepEqual(h.log.find("info", "watch stalled").map((entry) => entry.properties.silentSeconds), [180]);
-  // A stall forgets the pace: the next stream learns it again, so until its own second bookmark
-  // only the idle timeout applies (one bookmark shows no pace).
+  // That stream had bookmarked, so the pace stands: the next one is judged by it from its opening.
+  await h.clock.advance(179_999);
+  assert.equal(watch.end, undefined);
+  await h.clock.advance(1);
+  assert.equal(watch.end, "aborted", "a silent new stream is caught at three gaps too");
+  await h.passBackoff();
+  watch = await h.source.nextWatch();
+  // But that one never bookmarked: the pace may be wrong, so it is forgotten, and until two
+  // bookmarks of one stream show it again only the idle timeout applies.
   watch.send({ type: "BOOKMARK", resourceVersion: "13" });
   await watch.idle();
   await h.clock.advance(479_999);
-  assert.equal(watch.end, undefined, "a stalled server's pace is not trusted");
+  assert.equal(watch.end, undefined, "a pace that cut short a stream with no bookmark is not trusted");
   await h.clock.advance(1);
   assert.equal(watch.end, "aborted");
 });
@@ -75,6 +83,25 @@ Deno.test("T-1.14: the pace outlives a stream that ended otherwise: a stall righ
   assert.equal(watch.end, undefined);
   await h.clock.advance(1);
   assert.equal(watch.end, "aborted", "three of the server's gaps after the reopening, not its idle timeout");
+});
+
+Deno.test("T-1.14: reflectors sharing a pace: what one learnt judges the other's streams", async () => {
+  const pace = new BookmarkPace();
+  await using learner = new Harness({ pace });
+  await using other = new Harness({ pace });
+  const quiet = await other.sync([thing("b", 1)], "5");
+  const watch = await learner.sync([thing("a", 1)], "10");
+  for (const rv of ["11", "12"]) {
+    watch.send({ type: "BOOKMARK", resourceVersion: rv });
+    await watch.idle();
+    await learner.clock.advance(30_000);
+  }
+  assert.equal(pace.gapMs, 30_000);
+  // The other reflector's stream has been silent since it opened (its own clock): 90 s is a stall.
+  await other.clock.advance(89_999);
+  assert.equal(quiet.end, undefined);
+  await other.clock.advance(1);
+  assert.equal(quiet.end, "aborted");
 });
 
 Deno.test("T-1.14: a fast bookmark pace never makes the stall bound shorter than its 10 s floor", async () => {

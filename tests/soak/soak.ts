@@ -23,8 +23,7 @@
  *
  * Stalled watches: a client notices a silent stream only by its own clock: after three of the
  * gaps between the bookmarks it has seen (at least 10 s), or, before it has seen two, at its idle
- * timeout (the watch's 300-600 s plus 30 s); a stall forgets the pace, and a reconnect after any
- * other end keeps it. The fake bookmarks every second, so the usual deadline is enough;
+ * timeout (the watch's 300-600 s plus 30 s); the pace is shared by every watch of a process. The fake bookmarks every second, so the usual deadline is enough;
  * the real apiserver bookmarks about once a minute, so after a stall on the real stack a round's
  * deadline is `--stall-deadline` (default 660 s there: the longest idle timeout plus a margin)
  * and its convergence is reported apart.
