@@ -180,8 +180,11 @@ export function startApiGate(options: ApiGateOptions): ApiGate {
       cut: () => {
         flows.delete(flow);
         upstreamAbort.abort();
+        // Half a line, then the end: a connection lost mid-event, as the fake's cut does. (Erroring
+        // the body instead would have Deno's server print the error for every cut stream.)
         try {
-          controllerRef?.error(new Error("cut by the gate"));
+          controllerRef?.enqueue(new TextEncoder().encode('{"type":"MODIFIED","object":{"kind":'));
+          controllerRef?.close();
         } catch { /* already closed */ }
         flow.wake();
       },
