@@ -104,6 +104,19 @@ function bearer(request: Request): string {
   return header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
 }
 
+/**
+ * Ends a body the way a lost connection does, with half a line: the client finds it broken. (An
+ * errored body would do the same, but Deno's server prints every such error with its stack.)
+ */
+function breakOff(controller: ReadableStreamDefaultController<Uint8Array>): void {
+  try {
+    controller.enqueue(new TextEncoder().encode('{"type":"MODIFIED","object":{"kind":'));
+    controller.close();
+  } catch {
+    // Already ended.
+  }
+}
+
 /** Resolves after `ms`, or at once when `signal` aborts. */
 function pause(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => {
@@ -180,12 +193,7 @@ export function startApiGate(options: ApiGateOptions): ApiGate {
       cut: () => {
         flows.delete(flow);
         upstreamAbort.abort();
-        // Half a line, then the end: a connection lost mid-event, as the fake's cut does. (Erroring
-        // the body instead would have Deno's server print the error for every cut stream.)
-        try {
-          controllerRef?.enqueue(new TextEncoder().encode('{"type":"MODIFIED","object":{"kind":'));
-          controllerRef?.close();
-        } catch { /* already closed */ }
+        if (controllerRef !== undefined) breakOff(controllerRef);
         flow.wake();
       },
     };
@@ -204,11 +212,10 @@ export function startApiGate(options: ApiGateOptions): ApiGate {
         let chunk: ReadableStreamReadResult<Uint8Array>;
         try {
           chunk = await reader.read();
-        } catch (error) {
+        } catch {
+          // The apiserver's side broke (a restart): so does the client's.
           flows.delete(flow);
-          try {
-            controller.error(error);
-          } catch { /* cut meanwhile */ }
+          breakOff(controller);
           return;
         }
         // What arrived while the flow was stalled or paused waits with it.
