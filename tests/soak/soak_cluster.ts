@@ -34,6 +34,17 @@ export interface ObjectRef {
   readonly name: string;
 }
 
+/** The address of an object given whole. */
+export function refOf(object: Record<string, unknown>): ObjectRef {
+  const metadata = object.metadata as { namespace?: string; name: string };
+  return {
+    apiVersion: String(object.apiVersion),
+    kind: String(object.kind),
+    namespace: metadata.namespace ?? "",
+    name: metadata.name,
+  };
+}
+
 /** A write the server refused as invalid (422): the object breaks a rule the server checks. */
 export class RefusedObject extends Error {
   override readonly name = "RefusedObject";
@@ -118,15 +129,6 @@ export async function startFakeCluster(
     throw error;
   }
   const stored = (ref: ObjectRef) => server.get(ref.apiVersion, ref.kind, ref.namespace, ref.name);
-  const refOf = (object: Record<string, unknown>): ObjectRef => {
-    const metadata = object.metadata as { namespace?: string; name: string };
-    return {
-      apiVersion: String(object.apiVersion),
-      kind: String(object.kind),
-      namespace: metadata.namespace ?? "",
-      name: metadata.name,
-    };
-  };
   return {
     backend: "fake",
     description: "the in-memory API server (tests/support/fake_apiserver)",

@@ -26,7 +26,7 @@ import { GO_COMPONENTS } from "../real/versions.ts";
 import { type AuditedRequest, parseAuditLog } from "../real/rbac_usage.ts";
 import { type ReleaseSpec, type Stack, startStack } from "../real/stack.ts";
 import type { Identity } from "../real/identities.ts";
-import { type ObjectRef, RefusedObject, type SoakCluster } from "./soak_cluster.ts";
+import { type ObjectRef, refOf, RefusedObject, type SoakCluster } from "./soak_cluster.ts";
 
 /** A soak identity and the chart ServiceAccount (in the release's namespace) it runs as. */
 export interface RealIdentity {
@@ -67,16 +67,6 @@ function objectPath(ref: ObjectRef): string {
   const base = ref.apiVersion.includes("/") ? `/apis/${ref.apiVersion}` : `/api/${ref.apiVersion}`;
   const scope = CLUSTER_SCOPED.has(ref.kind) ? "" : `/namespaces/${ref.namespace}`;
   return `${base}${scope}/${resource}/${ref.name}`;
-}
-
-function refOf(object: Record<string, unknown>): ObjectRef {
-  const metadata = object.metadata as { namespace?: string; name: string };
-  return {
-    apiVersion: String(object.apiVersion),
-    kind: String(object.kind),
-    namespace: metadata.namespace ?? "",
-    name: metadata.name,
-  };
 }
 
 /** Starts the stack, installs the release's RBAC and the objects, and opens the gate. */
