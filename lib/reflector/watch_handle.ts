@@ -11,9 +11,11 @@
  * minutes instead of up to ten, and so is a stream opened since (a stall right after a reconnect).
  * A server that never bookmarks keeps the idle timeout. The longest gap is kept, not the latest,
  * so a quick pair of bookmarks cannot tighten the bound; the gap before a stream's first bookmark
- * is not counted (when a server sends it is its own affair); and a stream cut short by the pace
- * before any bookmark of its own makes the pace forgotten, so a server whose bookmarks are
- * irregular cannot keep every stream cut short: it is learnt again from two bookmarks.
+ * is not counted (when a server sends it is its own affair). A stream that has not bookmarked
+ * yet may be young for the server too: when one is cut short by the pace, the next young streams
+ * get twice that silence (an allowance), until a young stream's first bookmark comes within the
+ * pace's bound again. So a server whose first bookmark comes late cannot keep every new stream cut
+ * short, and the streams that did bookmark keep the bound the pace gives them.
  *
  * A stream that ignores its abort is abandoned after a grace period so the reflector cannot hang
  * on it; {@linkcode WatchHandle.abandoned} then says so.
@@ -47,29 +49,46 @@ export interface WatchHandleOptions {
 /** The longest gap seen between two bookmarks, kept across streams (and shared among reflectors). */
 export class BookmarkPace {
   #gapMs: number | undefined;
-  readonly #onLearnt = new Set<() => void>();
+  #youngAllowanceMs = 0;
+  readonly #onTightened = new Set<() => void>();
 
-  /** `undefined` until two bookmarks of one stream have come (and after {@linkcode forget}). */
+  /** `undefined` until two bookmarks of one stream have come. */
   get gapMs(): number | undefined {
     return this.#gapMs;
+  }
+
+  /** The least silence a stream without a bookmark of its own is allowed; 0 unless one was cut short. */
+  get youngAllowanceMs(): number {
+    return this.#youngAllowanceMs;
   }
 
   /** Notes a gap between two bookmarks; the first one known wakes every stream's watchdog. */
   observe(gapMs: number): void {
     const first = this.#gapMs === undefined;
     this.#gapMs = Math.max(this.#gapMs ?? 0, gapMs);
-    if (first) { for (const wake of [...this.#onLearnt]) wake(); }
+    if (first) this.#tightened();
   }
 
-  /** Calls `wake` when a pace becomes known (a stream's bound may shrink); returns the unsubscribe. */
-  onLearnt(wake: () => void): () => void {
-    this.#onLearnt.add(wake);
-    return () => this.#onLearnt.delete(wake);
+  /** A stream without a bookmark was cut short after `silenceMs`: young streams get twice that. */
+  youngCutShort(silenceMs: number): void {
+    this.#youngAllowanceMs = Math.max(this.#youngAllowanceMs, 2 * silenceMs);
   }
 
-  /** After a stall of a stream that never bookmarked: what was learnt may be wrong; learn again. */
-  forget(): void {
-    this.#gapMs = undefined;
+  /** A stream's first bookmark came `delayMs` after it opened: in time, young streams need no allowance. */
+  firstBookmark(delayMs: number, boundMs: number): void {
+    if (this.#youngAllowanceMs === 0 || delayMs >= boundMs) return;
+    this.#youngAllowanceMs = 0;
+    this.#tightened();
+  }
+
+  /** Calls `wake` when a stream's bound may have shrunk; returns the unsubscribe. */
+  onTightened(wake: () => void): () => void {
+    this.#onTightened.add(wake);
+    return () => this.#onTightened.delete(wake);
+  }
+
+  #tightened(): void {
+    for (const wake of [...this.#onTightened]) wake();
   }
 }
 
@@ -150,10 +169,18 @@ export class WatchHandle<T extends KubeObject> {
 
   /** The silence after which the stream counts as stalled, as it stands now. */
   get silenceLimitMs(): number {
+    const bound = this.#paceBoundMs();
+    if (bound === undefined) return this.#idleMs;
+    const young = this.#lastBookmarkAt === undefined ? this.#pace.youngAllowanceMs : 0;
+    return Math.min(this.#idleMs, Math.max(bound, young));
+  }
+
+  /** What the pace alone allows: `factor` gaps, at least the floor; `undefined` without a pace. */
+  #paceBoundMs(): number | undefined {
     const stall = this.#bookmarkStall;
     const gapMs = this.#pace.gapMs;
-    if (stall === undefined || gapMs === undefined) return this.#idleMs;
-    return Math.min(this.#idleMs, Math.max(stall.floorMs, stall.factor * gapMs));
+    if (stall === undefined || gapMs === undefined) return undefined;
+    return Math.max(stall.floorMs, stall.factor * gapMs);
   }
 
   /** True when the stream ignored its abort for the grace period and was left behind. */
@@ -224,11 +251,15 @@ export class WatchHandle<T extends KubeObject> {
     const last = this.#lastBookmarkAt;
     this.#lastBookmarkAt = now;
     if (last !== undefined) this.#pace.observe(now - last);
+    else {
+      const bound = this.#paceBoundMs();
+      if (bound !== undefined) this.#pace.firstBookmark(now - this.openedAt, bound);
+    }
   }
 
   async #watchIdle(): Promise<void> {
     const stopped = this.#watchdogStop.signal;
-    const unsubscribe = this.#pace.onLearnt(() => this.#nap?.abort());
+    const unsubscribe = this.#pace.onTightened(() => this.#nap?.abort());
     try {
       await this.#watchQuiet(stopped);
     } finally {
@@ -242,8 +273,9 @@ export class WatchHandle<T extends KubeObject> {
       const quiet = this.#clock.now() - this.#lastActivity;
       if (quiet >= limit) {
         this.#stalledAfterMs = limit;
-        // A stream that bookmarked and then went quiet proves the pace; one that never did may not.
-        if (limit < this.#idleMs && this.#lastBookmarkAt === undefined) this.#pace.forget();
+        // A stream that bookmarked and then went quiet proves the pace; one that never did may
+        // only be young for the server.
+        if (limit < this.#idleMs && this.#lastBookmarkAt === undefined) this.#pace.youngCutShort(limit);
         this.#stopWith("idle-timeout");
         return;
       }

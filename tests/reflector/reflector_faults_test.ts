@@ -30,7 +30,8 @@ Deno.test("T-1.14: a stalled watch is aborted at timeoutSeconds + 30 s of silenc
 });
 
 Deno.test("T-1.14: once bookmarks show the server's pace, three of its gaps of silence are a stall", async () => {
-  await using h = new Harness();
+  const pace = new BookmarkPace();
+  await using h = new Harness({ pace });
   let watch = await h.sync([thing("a", 1)], "10");
   await h.clock.advance(5_000);
   watch.send({ type: "BOOKMARK", resourceVersion: "11" });
@@ -53,14 +54,25 @@ Deno.test("T-1.14: once bookmarks show the server's pace, three of its gaps of s
   assert.equal(watch.end, undefined);
   await h.clock.advance(1);
   assert.equal(watch.end, "aborted", "a silent new stream is caught at three gaps too");
+  // But that one never bookmarked: it may only have been young for the server, so the next
+  // streams without a bookmark of their own get twice its silence.
   await h.passBackoff();
   watch = await h.source.nextWatch();
-  // But that one never bookmarked: the pace may be wrong, so it is forgotten, and until two
-  // bookmarks of one stream show it again only the idle timeout applies.
+  await h.clock.advance(359_999);
+  assert.equal(pace.youngAllowanceMs, 360_000);
+  assert.equal(watch.end, undefined, "a young stream gets the allowance, 2 × 180 s");
+  await h.clock.advance(1);
+  assert.equal(watch.end, "aborted");
+  await h.passBackoff();
+  watch = await h.source.nextWatch();
+  // A young stream whose first bookmark comes within the pace's bound clears the allowance; from
+  // that bookmark on the stream is judged by the pace.
+  await h.clock.advance(30_000);
   watch.send({ type: "BOOKMARK", resourceVersion: "13" });
   await watch.idle();
-  await h.clock.advance(479_999);
-  assert.equal(watch.end, undefined, "a pace that cut short a stream with no bookmark is not trusted");
+  assert.equal(pace.youngAllowanceMs, 0);
+  await h.clock.advance(179_999);
+  assert.equal(watch.end, undefined);
   await h.clock.advance(1);
   assert.equal(watch.end, "aborted");
 });
@@ -102,6 +114,13 @@ Deno.test("T-1.14: reflectors sharing a pace: what one learnt judges the other's
   assert.equal(quiet.end, undefined);
   await other.clock.advance(1);
   assert.equal(quiet.end, "aborted");
+  assert.equal(pace.youngAllowanceMs, 180_000, "that stream had no bookmark: young ones get more");
+  // A stall of every stream at once: the one that bookmarked is still caught at the pace's bound
+  // (90 s after its last bookmark, 30 s ago), not at the young streams' allowance.
+  await learner.clock.advance(59_999);
+  assert.equal(watch.end, undefined);
+  await learner.clock.advance(1);
+  assert.equal(watch.end, "aborted");
 });
 
 Deno.test("T-1.14: a fast bookmark pace never makes the stall bound shorter than its 10 s floor", async () => {
