@@ -416,7 +416,11 @@ async function main(): Promise<number> {
   say(
     `soak: ${events} events${
       refusedByServer === 0 ? "" : ` (${refusedByServer} puts stored without hosts the server refused)`
-    }, ${faults} faults, ${checks} checks, ${violations.length} violations, ` +
+    }, ${faults} faults${
+      world.crashLoops === 0
+        ? ""
+        : ` (${world.crashLoops} killed kuberture replicas refused the invalid config at start)`
+    }, ${checks} checks, ${violations.length} violations, ` +
       `convergence p50/p99 ${percentile(convergence, 50).toFixed(2)}/${
         percentile(convergence, 99).toFixed(2)
       } s${

@@ -183,6 +183,10 @@ export class SoakWorld implements AsyncDisposable {
   /** An apiserver restart under way. */
   #restarting: Promise<void> | undefined;
   #serial = 0;
+  /** Resolved when kuberture's config file is good again; `undefined` while it is good. */
+  #configRestored: PromiseWithResolvers<void> | undefined;
+  /** Replicas that exited at start (an invalid config file) and were started again once it was good. */
+  crashLoops = 0;
   /** The Corefile outside our block as the last hand edit left it. */
   expectedOutside: string;
   /** Told of each process the soak is about to SIGKILL, so its exit is not taken for a crash. */
@@ -378,12 +382,7 @@ export class SoakWorld implements AsyncDisposable {
         this.onKill(leader.process);
         leader.process.kill("SIGKILL");
         await leader.process.status;
-        leader.process = await startReplica({
-          pair: leader.pair,
-          user: leader.user,
-          cluster,
-          kubertureConfig: this.#kubertureConfig,
-        });
+        leader.process = await this.#startAgain(leader);
         leader.starts++;
         return;
       }
@@ -400,10 +399,18 @@ export class SoakWorld implements AsyncDisposable {
       case "corefile-hand-edit":
         await this.#handEdit(step.where, step.mark);
         return;
-      case "kuberture-config-invalid":
+      case "kuberture-config-invalid": {
+        if (this.#configRestored !== undefined) return;
+        const restored = Promise.withResolvers<void>();
+        this.#configRestored = restored;
         await Deno.writeTextFile(this.#kubertureConfig, INVALID_KUBERTURE_CONFIG);
-        this.#until(step.ms, () => Deno.writeTextFile(this.#kubertureConfig, KUBERTURE_CONFIG));
+        this.#until(step.ms, async () => {
+          await Deno.writeTextFile(this.#kubertureConfig, KUBERTURE_CONFIG);
+          this.#configRestored = undefined;
+          restored.resolve();
+        });
         return;
+      }
     }
   }
 
@@ -470,6 +477,31 @@ export class SoakWorld implements AsyncDisposable {
     return body === `client=${source}\n`
       ? undefined
       : `hairpinned call from ${source}: the backend saw ${JSON.stringify(body.trim())}`;
+  }
+
+  /**
+   * Starts a killed replica again, as its Deployment would. A kuberture replica started while its
+   * config file is invalid exits at once (it refuses a bad file before contacting the cluster):
+   * then, as the kubelet keeps restarting a crashing container, it is started again once the file
+   * is good.
+   */
+  async #startAgain(replica: Replica): Promise<ReplicaProcess> {
+    const start = () =>
+      startReplica({
+        pair: replica.pair,
+        user: replica.user,
+        cluster: this.cluster,
+        kubertureConfig: this.#kubertureConfig,
+      });
+    const restored = this.#configRestored;
+    if (replica.pair !== "kuberture" || restored === undefined) return await start();
+    try {
+      return await start();
+    } catch {
+      this.crashLoops++;
+      await restored.promise;
+      return await start();
+    }
   }
 
   #until(ms: number, end: () => Promise<void>): void {
