@@ -328,9 +328,15 @@ async function main(): Promise<number> {
     const deadlineMs = stalled ? stallDeadlineMs : flags.deadlineMs;
     const from = performance.now();
     let problems: string[] = [];
+    let waitingSaid = false;
     while (performance.now() - from < deadlineMs) {
       problems = await quietProblems(world, planner.model);
       if (problems.length === 0) break;
+      if (!waitingSaid && performance.now() - from > flags.deadlineMs) {
+        // Past the usual deadline after a stall: say what is still awaited, so a long round says why.
+        waitingSaid = true;
+        say(`  still waiting after ${flags.deadlineMs / 1000} s (a watch stall): ${problems.join("; ")}`);
+      }
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
     checks += 8;
