@@ -168,7 +168,7 @@ export class WatchHandle<T extends KubeObject> {
   }
 
   /** The silence after which the stream counts as stalled, as it stands now. */
-  get silenceLimitMs(): number {
+  #silenceLimitMs(): number {
     const bound = this.#paceBoundMs();
     if (bound === undefined) return this.#idleMs;
     const young = this.#lastBookmarkAt === undefined ? this.#pace.youngAllowanceMs : 0;
@@ -269,7 +269,7 @@ export class WatchHandle<T extends KubeObject> {
 
   async #watchQuiet(stopped: AbortSignal): Promise<void> {
     while (!stopped.aborted) {
-      const limit = this.silenceLimitMs;
+      const limit = this.#silenceLimitMs();
       const quiet = this.#clock.now() - this.#lastActivity;
       if (quiet >= limit) {
         this.#stalledAfterMs = limit;
