@@ -26,6 +26,7 @@
  */
 
 import { DEFAULT_RELAY_BUFFERS } from "../../lib/proxy/relay.ts";
+import { type CpuCgroup, makeCpuCgroup } from "../support/cpu_cgroup.ts";
 import { requireTool } from "../support/tools.ts";
 import { figure } from "./bench_report.ts";
 import { capture, HOST, print, readProc } from "./proxy_bench_io.ts";
@@ -67,14 +68,15 @@ function rotate<T>(items: readonly T[], by: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
-/** The paths of this run: ours (1 and N workers when offered), HAProxy 1 and N, Go, direct. */
+/** The paths of this run: ours (1 and N ≥ 2 workers when offered), HAProxy 1 and N, Go, direct. */
 function planPaths(
   cpus: number,
   options: { workers: boolean; goBinary?: string; backends: Backends; direct: Target; routesDir?: string },
 ): PathPlan[] {
   const { backends } = options;
   const plans: PathPlan[] = [];
-  const ourCounts = options.workers ? [...new Set([1, cpus])] : [undefined];
+  // At one CPU the second worker count is still 2: the default's choice is judged against it.
+  const ourCounts = options.workers ? [...new Set([1, Math.max(2, cpus)])] : [undefined];
   for (const workers of ourCounts) {
     const info: PathInfo = workers === undefined
       ? { id: "ours", label: "ours", kind: "ours", threads: 1 }
@@ -99,6 +101,32 @@ function planPaths(
   return plans;
 }
 
+/**
+ * The plans with every started proxy moved into the quota's cgroup (all its threads) before any
+ * load reaches it; unchanged without `--cpus`. A worker count given by flag is not re-read, so
+ * moving a running process is the same as starting it inside.
+ */
+function underQuota(plans: PathPlan[], quota: CpuCgroup | undefined): PathPlan[] {
+  if (quota === undefined) return plans;
+  return plans.map((plan) => {
+    const start = plan.start;
+    if (start === undefined) return plan;
+    return {
+      info: plan.info,
+      start: async (maxconn) => {
+        const instance = await start(maxconn);
+        try {
+          await quota.adopt(instance.pid);
+        } catch (error) {
+          await instance.stop();
+          throw error;
+        }
+        return instance;
+      },
+    };
+  });
+}
+
 async function main(): Promise<void> {
   const settings = parseBenchArgs(Deno.args);
   if ("error" in settings) {
@@ -110,16 +138,41 @@ async function main(): Promise<void> {
   const startedAt = performance.now();
   const elapsed = () => `${((performance.now() - startedAt) / 1000).toFixed(0)} s`;
   const clockTicks = Number((await capture("getconf", ["CLK_TCK"])).text.trim()) || 100;
-  const cpus = Number((await capture("nproc", [])).text.trim()) || navigator.hardwareConcurrency;
+  const machineCpus = Number((await capture("nproc", [])).text.trim()) || navigator.hardwareConcurrency;
+  if (settings.cpus !== undefined && settings.cpus > machineCpus) {
+    print(`--cpus=${settings.cpus} is more than this machine's ${machineCpus} CPUs: a quota cannot add CPUs`);
+    Deno.exitCode = 2;
+    return;
+  }
+  const cpus = settings.cpus ?? machineCpus;
   const workers = await proxyOffersWorkers();
 
   print(
     `ouroboros proxy benchmark${settings.quick ? " (--quick smoke run: figures are indicative only)" : ""}`,
   );
   for (const line of await environment(cpus)) print(line);
-  print();
 
   const cleanups: (() => Promise<void>)[] = [];
+  let quota: CpuCgroup | undefined;
+  if (settings.cpus !== undefined) {
+    const made = await makeCpuCgroup(`ouroboros-bench-${Deno.pid}`, settings.cpus);
+    if (typeof made === "string") {
+      print(`--cpus=${settings.cpus}: ${made}`);
+      Deno.exitCode = 1;
+      return;
+    }
+    quota = made;
+    cleanups.push(async () => {
+      const left = await made.remove();
+      if (left !== undefined) print(`cgroup: ${left}`);
+    });
+    print(
+      `quota:       every proxy runs in the cgroup ${made.dir} (${made.version}), ${made.cpus} CPU(s) of ` +
+        `${machineCpus}; wrk, python and nginx outside it`,
+    );
+  }
+  print();
+
   const dir = await Deno.makeTempDir({ prefix: "ouroboros-bench-" });
   cleanups.push(() => Deno.remove(dir, { recursive: true }));
   try {
@@ -137,13 +190,16 @@ async function main(): Promise<void> {
       httpPort: nginx.plain,
       sinkPort: sink.plain,
     };
-    const plans = planPaths(cpus, {
-      workers,
-      backends,
-      direct,
-      routesDir: dir,
-      ...("binary" in go ? { goBinary: go.binary } : {}),
-    });
+    const plans = underQuota(
+      planPaths(cpus, {
+        workers,
+        backends,
+        direct,
+        routesDir: dir,
+        ...("binary" in go ? { goBinary: go.binary } : {}),
+      }),
+      quota,
+    );
     const paths = plans.map((plan) => plan.info);
 
     print("Set-up");
@@ -155,7 +211,7 @@ async function main(): Promise<void> {
       `             relay buffers ${DEFAULT_RELAY_BUFFERS.small} B own, borrowing ${DEFAULT_RELAY_BUFFERS.pool.size} B ` +
         `while streaming; ${
           workers
-            ? `--workers=1 and --workers=${cpus}`
+            ? `--workers=1 and --workers=${Math.max(2, cpus)}`
             : "workers are not available (this proxy has no --workers flag): one configuration"
         }`,
     );

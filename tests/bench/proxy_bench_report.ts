@@ -261,3 +261,48 @@ export function routingCost(
       : [];
   });
 }
+
+/** Inputs of {@linkcode judgeWorkersDefault}. */
+export interface WorkersDefaultInputs {
+  readonly samples: Samples;
+  /** The CPUs the proxies were given (the cgroup quota with `--cpus`, else the machine's). */
+  readonly cpus: number;
+  /** What `--workers=0` (the default) runs on those CPUs: `defaultWorkers(cpus)`. */
+  readonly defaultWorkers: number;
+  readonly rateClients: readonly number[];
+  /** Idle-memory metrics with their labels, as for the HAProxy goals. */
+  readonly idle: readonly (readonly [string, string])[];
+}
+
+/**
+ * Issue 32's rule for the `--workers` default: on the CPUs of this run it must never lose to
+ * `--workers=1`, neither in connection rate nor in idle memory. When the default is one worker
+ * the two are the same configuration, which the verdict says instead of comparing a path with
+ * itself; otherwise the default's path (`ours-<n>`) is judged against `ours-1`.
+ */
+export function judgeWorkersDefault(inputs: WorkersDefaultInputs): Goal[] {
+  const { samples, cpus, defaultWorkers: n } = inputs;
+  const where = `at ${cpus} CPU(s) the default runs ${n} worker(s)`;
+  if (n === 1) return [verdict(true, `${where}: it is --workers=1, so it cannot lose to it`)];
+  const m = (metric: string, workers: number) => samples.median(metric, `ours-${workers}`);
+  const goals: Goal[] = [];
+  for (const clients of inputs.rateClients) {
+    const [a, b] = [m(`rate@${clients}`, n), m(`rate@${clients}`, 1)];
+    goals.push(verdict(
+      Number.isFinite(a) && Number.isFinite(b) && a >= b,
+      `${where}; its connection rate at ${clients} client(s) >= --workers=1's: ${figure(a)} vs ${
+        figure(b)
+      } conn/s (${ratio(a, b)})`,
+    ));
+  }
+  for (const [metric, count] of inputs.idle) {
+    const [a, b] = [m(metric, n), m(metric, 1)];
+    goals.push(verdict(
+      Number.isFinite(a) && Number.isFinite(b) && a <= b,
+      `${where}; its idle memory at ${count} connections <= --workers=1's: ${figure(a)} vs ${
+        figure(b)
+      } KiB/conn (${ratio(a, b)})`,
+    ));
+  }
+  return goals;
+}

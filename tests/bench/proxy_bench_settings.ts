@@ -17,6 +17,11 @@ export interface Settings {
   readonly idleSmall: number;
   /** The idle count aimed for; lowered per path to what its descriptor limit allows. */
   readonly idleTarget: number;
+  /**
+   * `--cpus=N`: every proxy runs in a cgroup with a quota of N CPUs (as a pod with `limits.cpu: N`),
+   * the clients and backends outside it; absent, the proxies may use the whole machine.
+   */
+  readonly cpus?: number;
 }
 
 /** The default run. */
@@ -48,11 +53,20 @@ export const RATE_CLIENTS: readonly number[] = [1, 4, 16];
 /** Concurrent keep-alive clients of the latency test. */
 export const LATENCY_CLIENTS: readonly number[] = [1, 8];
 
+const USAGE = "usage: deno task bench:proxy [--quick] [--cpus=N]";
+
 /** The settings the arguments ask for, or the usage error naming what was not understood. */
 export function parseBenchArgs(args: readonly string[]): Settings | { error: string } {
-  const unknown = args.filter((arg) => arg !== "--quick");
-  if (unknown.length > 0) {
-    return { error: `usage: deno task bench:proxy [--quick]   (unknown: ${unknown.join(" ")})` };
+  let settings: Settings = FULL;
+  let cpus: number | undefined;
+  const unknown: string[] = [];
+  for (const arg of args) {
+    const quota = /^--cpus=(.*)$/.exec(arg);
+    if (arg === "--quick") settings = QUICK;
+    else if (quota === null) unknown.push(arg);
+    else if (/^[1-9][0-9]{0,3}$/.test(quota[1] ?? "")) cpus = Number(quota[1]);
+    else return { error: `${USAGE}   (--cpus takes a whole number of CPUs from 1, got "${quota[1]}")` };
   }
-  return args.includes("--quick") ? QUICK : FULL;
+  if (unknown.length > 0) return { error: `${USAGE}   (unknown: ${unknown.join(" ")})` };
+  return cpus === undefined ? settings : { ...settings, cpus };
 }

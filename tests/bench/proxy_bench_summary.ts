@@ -6,7 +6,7 @@
  * @module
  */
 
-import { figure, parseOpenFilesLimit, renderTable } from "./bench_report.ts";
+import { figure, parseOpenFilesLimit, ratio, renderTable } from "./bench_report.ts";
 import { capture, print, readProc } from "./proxy_bench_io.ts";
 import type { Recorder } from "./proxy_bench_measure.ts";
 import {
@@ -14,6 +14,7 @@ import {
   figureRows,
   goalLine,
   judgeGoals,
+  judgeWorkersDefault,
   medianRow,
   type MetricRow,
   type PathInfo,
@@ -21,6 +22,7 @@ import {
   routingCost,
 } from "./proxy_bench_report.ts";
 import { LATENCY_CLIENTS, RATE_CLIENTS, type Settings } from "./proxy_bench_settings.ts";
+import { defaultWorkers } from "../../lib/util/available_cpus.ts";
 
 /**
  * Bulk throughput of ours in the run of 2026-12-02 recorded in docs/performance.md (medians of 5 rounds, 1 GiB):
@@ -37,7 +39,9 @@ export async function environment(cpus: number): Promise<string[]> {
   return [
     `date:        ${new Date().toISOString()}`,
     `uname -m:    ${first((await capture("uname", ["-m"])).text)}   kernel ${Deno.osRelease()}`,
-    `CPU:         ${model}, ${cpus} CPUs available (nproc): N workers = HAProxy threads = ${cpus}`,
+    `CPU:         ${model}, ${cpus} CPUs for the proxies: N workers = ${
+      Math.max(2, cpus)
+    }, HAProxy threads = ${cpus}`,
     `Deno:        ${Deno.version.deno} (V8 ${Deno.version.v8})`,
     `HAProxy:     ${first((await capture("haproxy", ["-v"])).text)}`,
     `nginx:       ${first((await capture("nginx", ["-v"])).text)}`,
@@ -169,4 +173,29 @@ export function report(inputs: ReportInputs): void {
     bulkBaseline: BULK_BASELINE,
   });
   for (const goal of goals) print(`  ${goalLine(goal)}`);
+  if (!inputs.workers) return;
+  print();
+  print(
+    `Goals (the --workers default against --workers=1, ${cpus} CPU(s)${
+      settings.cpus === undefined ? "" : " by quota"
+    })`,
+  );
+  const workerGoals = judgeWorkersDefault({
+    samples,
+    cpus,
+    defaultWorkers: defaultWorkers(cpus),
+    rateClients: RATE_CLIENTS,
+    idle: [["idleSmall", small], ["idleLarge", `${large}*`]],
+  });
+  for (const goal of workerGoals) print(`  ${goalLine(goal)}`);
+  const more = Math.max(2, cpus);
+  const against = (metric: string) =>
+    ratio(samples.median(metric, `ours-${more}`), samples.median(metric, "ours-1"));
+  print(
+    `  for the choice, --workers=${more} / --workers=1: new connections/s ${
+      RATE_CLIENTS.map((c) => `${against(`rate@${c}`)} at ${c}`).join(", ")
+    }; RSS/idle conn ${against("idleSmall")} at ${small}, ${against("idleLarge")} at ${large}; download ${
+      against("download")
+    }`,
+  );
 }

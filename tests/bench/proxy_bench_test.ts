@@ -8,6 +8,7 @@ import {
   goalLine,
   helpOffersWorkers,
   judgeGoals,
+  judgeWorkersDefault,
   medianRow,
   type PathInfo,
   processTree,
@@ -258,6 +259,15 @@ Deno.test("parseBenchArgs: full by default, --quick is one round, anything else 
   assert.ok("error" in error && error.error.includes("--rounds=3"));
 });
 
+Deno.test("parseBenchArgs: --cpus=N puts the proxies under a quota of N CPUs; anything but a whole number from 1 is refused", () => {
+  assert.deepEqual(parseBenchArgs(["--cpus=1"]), { ...FULL, cpus: 1 });
+  assert.deepEqual(parseBenchArgs(["--quick", "--cpus=2"]), { ...QUICK, cpus: 2 });
+  for (const bad of ["0", "1.5", "-1", "", "two"]) {
+    const refused = parseBenchArgs([`--cpus=${bad}`]);
+    assert.ok("error" in refused && refused.error.includes(`got "${bad}"`), bad);
+  }
+});
+
 Deno.test("routingCost: routed medians over the same proxy's without a table, per metric; nothing without both", () => {
   const samples = new Samples();
   for (const value of [900, 1000, 1100]) samples.add("rate@1", "ours-1", value);
@@ -270,4 +280,30 @@ Deno.test("routingCost: routed medians over the same proxy's without a table, pe
   single.add("rate@1", "ours", 500);
   single.add("rate@1", ROUTED_PATH, 400);
   assert.deepEqual(routingCost(single, [["rate@1", "rate"]]).map((row) => row.ratio), [0.8]);
+});
+
+Deno.test("judgeWorkersDefault: one worker by default is --workers=1 itself; more must match its rate and idle memory", () => {
+  const samples = new Samples();
+  const inputs = { samples, cpus: 4, rateClients: [1], idle: [["idleLarge", "9,900"]] as const };
+  const one = judgeWorkersDefault({ ...inputs, cpus: 1, defaultWorkers: 1 });
+  assert.equal(one.length, 1);
+  assert.ok(one[0]?.pass && one[0].text.includes("it is --workers=1"));
+  samples.add("rate@1", "ours-1", 1000);
+  samples.add("idleLarge", "ours-1", 20);
+  samples.add("rate@1", "ours-2", 1000);
+  samples.add("idleLarge", "ours-2", 20);
+  assert.deepEqual(judgeWorkersDefault({ ...inputs, defaultWorkers: 2 }).map((goal) => goal.pass), [
+    true,
+    true,
+  ]);
+  const worse = new Samples();
+  worse.add("rate@1", "ours-1", 1000);
+  worse.add("idleLarge", "ours-1", 20);
+  worse.add("rate@1", "ours-2", 999);
+  worse.add("idleLarge", "ours-2", 20.5);
+  const verdicts = judgeWorkersDefault({ ...inputs, samples: worse, defaultWorkers: 2 });
+  assert.deepEqual(verdicts.map((goal) => goal.pass), [false, false]);
+  assert.match(verdicts[0]?.text ?? "", /999\.0 vs 1,000 conn\/s/);
+  const missing = judgeWorkersDefault({ ...inputs, samples: new Samples(), defaultWorkers: 2 });
+  assert.deepEqual(missing.map((goal) => goal.pass), [false, false]);
 });
