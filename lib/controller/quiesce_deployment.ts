@@ -21,9 +21,11 @@
 import type { KubeClient } from "../kube/client.ts";
 import { isNotFound } from "../kube/errors.ts";
 import { DEPLOYMENT } from "../resources/deployment.ts";
-import { POD } from "../resources/pod.ts";
+import type { ListPage } from "../kube/list_watch.ts";
+import { POD, type Pod } from "../resources/pod.ts";
 import type { Clock } from "../util/clock.ts";
 import { errorMessage } from "../util/error_message.ts";
+import { pollUntil } from "../util/poll_until.ts";
 
 /** The Deployment to stop and how to find its pods. */
 export interface QuiesceTarget {
@@ -62,23 +64,25 @@ export async function quiesceDeployment(
     if (!isNotFound(error)) return { kind: "not-scaled", error: errorMessage(error) };
     gone = { kind: "absent" };
   }
-  const deadline = clock.now() + target.timeoutMs;
-  for (;;) {
-    let left: string;
-    try {
-      const pods = await client.list(POD, {
-        namespace: target.namespace,
-        labelSelector: target.selector,
-        signal,
-      });
-      if (pods.items.length === 0) return gone;
-      left = `${pods.items.length} pod(s) left: ${pods.items.map((pod) => pod.metadata.name).join(" ")}`;
-    } catch (error) {
-      signal.throwIfAborted();
-      left = `pods unreadable: ${errorMessage(error)}`;
-    }
-    const remaining = deadline - clock.now();
-    if (remaining <= 0) return { kind: "timed-out", left };
-    if (!await clock.sleep(Math.min(POLL_MS, remaining), signal)) signal.throwIfAborted();
-  }
+  const waited = await pollUntil(
+    { clock, signal, timeoutMs: target.timeoutMs, intervalMs: POLL_MS },
+    async () => {
+      let pods: ListPage<Pod>;
+      try {
+        pods = await client.list(POD, {
+          namespace: target.namespace,
+          labelSelector: target.selector,
+          signal,
+        });
+      } catch (error) {
+        signal.throwIfAborted();
+        return { waiting: `pods unreadable: ${errorMessage(error)}` };
+      }
+      if (pods.items.length === 0) return { value: gone };
+      return {
+        waiting: `${pods.items.length} pod(s) left: ${pods.items.map((pod) => pod.metadata.name).join(" ")}`,
+      };
+    },
+  );
+  return "value" in waited ? waited.value : { kind: "timed-out", left: waited.timedOut };
 }

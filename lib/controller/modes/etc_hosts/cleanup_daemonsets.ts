@@ -25,6 +25,7 @@ import { isNotFound } from "../../../kube/errors.ts";
 import { DAEMON_SET, type DaemonSet } from "../../../resources/daemon_set.ts";
 import type { Clock } from "../../../util/clock.ts";
 import { errorMessage } from "../../../util/error_message.ts";
+import { pollUntil } from "../../../util/poll_until.ts";
 
 /** How often the DaemonSet is read while waiting. */
 const POLL_MS = 1_000;
@@ -76,28 +77,6 @@ export interface StepOptions {
   readonly timeoutMs: number;
 }
 
-/** Polls `read` until it answers or the deadline passes (`undefined`, with the last problem). */
-async function poll<T>(
-  options: StepOptions,
-  read: () => Promise<T | undefined>,
-): Promise<{ readonly value: T | undefined; readonly problem: string }> {
-  const { clock, signal } = options;
-  const deadline = clock.now() + options.timeoutMs;
-  let problem = "";
-  for (;;) {
-    try {
-      const value = await read();
-      if (value !== undefined) return { value, problem };
-    } catch (error) {
-      signal.throwIfAborted();
-      problem = errorMessage(error);
-    }
-    const remaining = deadline - clock.now();
-    if (remaining <= 0) return { value: undefined, problem };
-    if (!await clock.sleep(Math.min(POLL_MS, remaining), signal)) signal.throwIfAborted();
-  }
-}
-
 /** Deletes the controller DaemonSet (foreground) and waits until it is gone. */
 export async function stopDaemonSet(
   client: Pick<KubeClient, "delete" | "get">,
@@ -119,23 +98,23 @@ export async function stopDaemonSet(
       };
     }
   }
-  const gone = await poll(options, async () => {
+  const gone = await pollUntil({ ...options, intervalMs: POLL_MS }, async () => {
     try {
       await client.get(DAEMON_SET, ref, { signal });
-      return undefined;
+      return { waiting: "" };
     } catch (error) {
-      if (isNotFound(error)) return true;
+      if (isNotFound(error)) return { value: true };
       throw error;
     }
   });
-  if (gone.value === true) {
+  if ("value" in gone) {
     return { kind: "done", message: `${where} is gone: no controller pod is left to write the hosts files` };
   }
   return {
     kind: "failed",
     message: `${where} is still there after ${options.timeoutMs / 1000}s (pods still terminating, or a ` +
       `finalizer holds it${
-        gone.problem === "" ? "" : `; last read: ${gone.problem}`
+        gone.timedOut === "" ? "" : `; last read: ${gone.timedOut}`
       }). See why with: kubectl ` +
       `--namespace ${ref.namespace} get daemonset ${ref.name} --output yaml; kubectl --namespace ` +
       `${ref.namespace} get pods --output wide. Uninstall again once it is gone`,
@@ -157,35 +136,28 @@ export async function awaitNodeCleanup(
   // The last waiting rollout seen (an object: the poll's callback sets it).
   const seen: { last?: { progress: Extract<NodeCleanupProgress, { kind: "waiting" }>; selector: string } } =
     {};
-  const waited = await poll(options, async () => {
+  type Found = "missing" | Extract<NodeCleanupProgress, { kind: "done" }>;
+  const waited = await pollUntil<Found>({ ...options, intervalMs: POLL_MS }, async () => {
     let daemonSet: DaemonSet;
     try {
       daemonSet = await client.get(DAEMON_SET, ref, { signal });
     } catch (error) {
       if (!isNotFound(error)) throw error;
-      return "missing" as const;
+      return { value: "missing" as const };
     }
     const progress = nodeCleanupProgress(daemonSet);
-    if (progress.kind === "done") return progress;
+    if (progress.kind === "done") return { value: progress };
     const selector = Object.entries(daemonSet.selector).map(([key, value]) => `${key}=${value}`).join(",");
     if (seen.last === undefined || progressText(seen.last.progress) !== progressText(progress)) {
       options.report?.(progressText(progress));
     }
     seen.last = { progress, selector };
-    return undefined;
+    return { waiting: progressText(progress) };
   });
-  const done = waited.value;
-  if (done === "missing") {
-    return {
-      kind: "failed",
-      message: `${where} not found, so no node's hosts file was cleaned by it. Check the uninstall's hook ` +
-        "resources, or remove the block between the ouroboros markers from each node's hosts file by hand",
-    };
-  }
-  if (done === undefined) {
+  if (!("value" in waited)) {
     const seconds = options.timeoutMs / 1000;
     const last = seen.last;
-    let summary = `the state of ${where} could not be read (${waited.problem})`;
+    let summary = `the state of ${where} could not be read (${waited.timedOut})`;
     let selector = "";
     if (last !== undefined) {
       const { desired, updated, ready } = last.progress;
@@ -202,6 +174,14 @@ export async function awaitNodeCleanup(
         `and nodes with none), then kubectl --namespace ${ref.namespace} logs <pod> --all-containers. Fix ` +
         `the cause (or clean those nodes' hosts files by hand), delete the daemonset (${byHand}) and ` +
         "uninstall again",
+    };
+  }
+  const done = waited.value;
+  if (done === "missing") {
+    return {
+      kind: "failed",
+      message: `${where} not found, so no node's hosts file was cleaned by it. Check the uninstall's hook ` +
+        "resources, or remove the block between the ouroboros markers from each node's hosts file by hand",
     };
   }
   try {
