@@ -216,7 +216,9 @@ async function main(): Promise<void> {
         }`,
     );
     print(
-      `  haproxy:   mode tcp, server ... send-proxy (v1), nbthread 1 and nbthread ${cpus} (threads = CPUs),`,
+      `  haproxy:   mode tcp, server ... send-proxy (v1), nbthread ${
+        cpus === 1 ? "1 (threads = CPUs)" : `1 and nbthread ${cpus} (threads = CPUs)`
+      },`,
     );
     print(
       `             maxconn 4000 (idle test: N + ${HAPROXY_MAXCONN_SLACK}), timeout connect 5s / client 1h / server 1h`,
@@ -238,7 +240,11 @@ async function main(): Promise<void> {
     print(
       `  fairness:  identical client load on every path; clients (wrk, python), backend and proxy share the`,
     );
-    print(`             same ${cpus} cores, so every figure includes that contention`);
+    print(
+      quota === undefined
+        ? `             same ${cpus} cores, so every figure includes that contention`
+        : `             machine's ${machineCpus} cores; each proxy may use ${quota.cpus} CPU(s) of time (its quota)`,
+    );
     print();
 
     const running = new Map<string, Target>([["direct", direct]]);

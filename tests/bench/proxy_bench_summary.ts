@@ -115,7 +115,9 @@ export function report(inputs: ReportInputs): void {
     paths.find((path) => path.kind === "ours");
   print(
     `RESULTS (medians of ${settings.rounds} interleaved rounds; idle memory: ${settings.idleRounds}; ` +
-      `${cpus} cores shared by clients, backend and proxies)`,
+      (settings.cpus === undefined
+        ? `${cpus} cores shared by clients, backend and proxies)`
+        : `proxies held to ${cpus} CPU(s) by a cgroup quota; clients and backend outside it)`),
   );
   print(renderTable(["metric", ...paths.map((path) => path.label)], figureRows(rows, paths)));
   const counts = [...inputs.idleCounts].map(([id, text]) =>
