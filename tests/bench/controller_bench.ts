@@ -41,7 +41,10 @@
  * `--ingresses=<n>` (one size only, instead of 3,000 and 10,000), `--apiserver=fake|real|both`,
  * `--v8-flags=<a,b>` (V8 flags for the controller process, passed as `DENO_V8_FLAGS`, as the
  * chart's `controller.v8Flags` does), `--env=<NAME>=<value>` (repeatable: more environment for the
- * controller process, such as `MALLOC_ARENA_MAX=2`, as the chart's `controller.extraEnv` sets).
+ * controller process, such as `MALLOC_ARENA_MAX=2`, as the chart's `controller.extraEnv` sets),
+ * `--bundle` (run a `deno bundle` of `main.ts` instead of the source: JavaScript, one chunk per
+ * subcommand, so the start has no TypeScript step, as in the compiled binary, which cannot be built
+ * here; the floors stay those of the source).
  *
  * @module
  */
@@ -49,7 +52,7 @@
 import { parse as parseYaml } from "yaml";
 import { applyCorefileBlock } from "../../lib/controller/modes/coredns/corefile/apply_corefile_block.ts";
 import { CONFIGMAP_DATA_LIMIT, utf8Length } from "../../lib/controller/modes/coredns/configmap_data_bytes.ts";
-import { ROOT } from "../support/ouroboros_process.ts";
+import { MAIN, ROOT } from "../support/ouroboros_process.ts";
 import { KUBEADM } from "../controller/modes/coredns/fixtures/corefiles.ts";
 import {
   ANNOTATION_BYTES,
@@ -75,7 +78,7 @@ import {
 } from "./controller_run.ts";
 import { type Goal, goalLine, goalsFor, mib, ms, percentile } from "./controller_stats.ts";
 
-const FLAGS = ["--quick", "--no-peer"];
+const FLAGS = ["--quick", "--no-peer", "--bundle"];
 const V8_FLAGS_PREFIX = "--v8-flags=";
 const INGRESSES_PREFIX = "--ingresses=";
 const APISERVER_PREFIX = "--apiserver=";
@@ -92,7 +95,7 @@ if (unknown.length > 0) {
   console.error(
     `unknown arguments ${
       unknown.join(" ")
-    }; usage: deno task bench:controller [--quick] [--no-peer] [--v8-flags=<a,b>] [--ingresses=<n>] ` +
+    }; usage: deno task bench:controller [--quick] [--no-peer] [--bundle] [--v8-flags=<a,b>] [--ingresses=<n>] ` +
       "[--apiserver=fake|real|both] [--env=<NAME>=<value>]...",
   );
   Deno.exit(2);
@@ -379,6 +382,40 @@ say(
 );
 say();
 
+/** `--bundle`: `main.ts` bundled by `deno bundle` into `outdir`, code-split as `main.ts` imports lazily. */
+async function bundleMain(outdir: string): Promise<string> {
+  const built = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=deno",
+      "--code-splitting",
+      "--external=yaml",
+      `--outdir=${outdir}`,
+      MAIN,
+    ],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  if (!built.success) throw new Error(`deno bundle failed: ${new TextDecoder().decode(built.stderr)}`);
+  return `${outdir}/main.js`;
+}
+// Inside the checkout (its git-ignored cache), so that `-P=controller` finds deno.json's permission sets.
+const bundleDir = Deno.args.includes("--bundle")
+  ? await Deno.mkdir(`${ROOT}.ci/cache`, { recursive: true }).then(() =>
+    Deno.makeTempDir({ dir: `${ROOT}.ci/cache`, prefix: "bench-bundle-" })
+  )
+  : undefined;
+const entry = bundleDir === undefined ? undefined : await bundleMain(bundleDir);
+say(
+  entry === undefined
+    ? "program:   main.ts from source (deno run; the compiled binary cannot be built here)"
+    : "program:   a deno bundle of main.ts (JavaScript, one chunk per subcommand: no TypeScript step at " +
+      "start, as in the compiled binary)",
+);
+say();
+
 const floors = await measureFloors(controllerEnv);
 say("floors (idle, started as the controller is, same V8 flags)");
 say(
@@ -413,6 +450,7 @@ try {
         churnSeconds: CHURN_SECONDS,
         env: controllerEnv,
         say,
+        ...(entry === undefined ? {} : { entry }),
       });
       results.push({ apiserver, run });
       say();
@@ -423,6 +461,7 @@ try {
   }
 } finally {
   await Deno.remove(dir, { recursive: true });
+  if (bundleDir !== undefined) await Deno.remove(bundleDir, { recursive: true });
 }
 
 // ---- summary -------------------------------------------------------------------------------------

@@ -270,6 +270,8 @@ export interface RunOptions {
   readonly env: Record<string, string>;
   /** Progress lines. */
   readonly say: (line: string) => void;
+  /** Run this `deno bundle` of `main.ts` instead of the source (`--bundle`). */
+  readonly entry?: string;
 }
 
 /** Milliseconds from `spawnedAt` to the first log line with message `msg`; NaN without one. */
@@ -290,7 +292,7 @@ export async function runController(cluster: BenchCluster, options: RunOptions):
     "--mode=coredns",
     `--proxy-fqdn=${BENCH_FQDN}`,
     "--cluster-domain=cluster.local",
-  ], { env: options.env });
+  ], { env: options.env, ...(options.entry === undefined ? {} : { entry: options.entry }) });
   try {
     const pid = controller.child.pid;
     const phases: PhaseMemory[] = [];

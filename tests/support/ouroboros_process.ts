@@ -316,6 +316,8 @@ export interface StartControllerOptions {
   readonly permissionSet?: string;
   /** Wrap the command, e.g. `["prlimit", "--nofile=64"]`. */
   readonly wrapper?: readonly string[];
+  /** The program to run instead of `main.ts`: a `deno bundle` of it (JavaScript, no TypeScript step). */
+  readonly entry?: string;
 }
 
 /**
@@ -335,7 +337,8 @@ export async function startController(
     [
       ...(options.wrapper ?? []),
       Deno.execPath(),
-      ...denoArgs(options.permissionSet ?? "controller", ["controller", ...defaults, ...args]),
+      ...denoArgs(options.permissionSet ?? "controller", ["controller", ...defaults, ...args])
+        .map((arg) => arg === MAIN ? options.entry ?? MAIN : arg),
     ],
     options.env,
     "controller starting",
