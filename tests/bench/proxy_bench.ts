@@ -7,7 +7,8 @@
  * Method
  * ------
  * The same loads run, on loopback, through every path (`proxy_bench_paths.ts`):
- *   ours at 1 and N workers (N = CPUs; one configuration when the proxy has no `--workers`),
+ *   ours at 1 worker, the `--workers` default and N workers (N = CPUs, at least 2; one
+ *   configuration when the proxy has no `--workers`),
  *   HAProxy `mode tcp` + `send-proxy` at `nbthread 1` and at threads = CPUs (as hairpin-proxy
  *   ships it), the Go io.Copy anchor (when Go is present), and direct (no proxy: the ceiling).
  * Backends: nginx (one process) with a `proxy_protocol` listener and a plain one, and
@@ -54,7 +55,7 @@ import {
   type Target,
 } from "./proxy_bench_paths.ts";
 import { type PathInfo, ROUTED_PATH, Samples } from "./proxy_bench_report.ts";
-import { LATENCY_CLIENTS, parseBenchArgs, RATE_CLIENTS } from "./proxy_bench_settings.ts";
+import { LATENCY_CLIENTS, parseBenchArgs, RATE_CLIENTS, workerCounts } from "./proxy_bench_settings.ts";
 import { environment, report } from "./proxy_bench_summary.ts";
 
 /** A path and how to start a fresh instance of it (absent for direct). */
@@ -68,15 +69,14 @@ function rotate<T>(items: readonly T[], by: number): T[] {
   return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
-/** The paths of this run: ours (1 and N ≥ 2 workers when offered), HAProxy 1 and N, Go, direct. */
+/** The paths of this run: ours (at {@linkcode workerCounts} when offered), HAProxy 1 and N, Go, direct. */
 function planPaths(
   cpus: number,
   options: { workers: boolean; goBinary?: string; backends: Backends; direct: Target; routesDir?: string },
 ): PathPlan[] {
   const { backends } = options;
   const plans: PathPlan[] = [];
-  // At one CPU the second worker count is still 2: the default's choice is judged against it.
-  const ourCounts = options.workers ? [...new Set([1, Math.max(2, cpus)])] : [undefined];
+  const ourCounts = options.workers ? workerCounts(cpus) : [undefined];
   for (const workers of ourCounts) {
     const info: PathInfo = workers === undefined
       ? { id: "ours", label: "ours", kind: "ours", threads: 1 }
@@ -211,7 +211,7 @@ async function main(): Promise<void> {
       `             relay buffers ${DEFAULT_RELAY_BUFFERS.small} B own, borrowing ${DEFAULT_RELAY_BUFFERS.pool.size} B ` +
         `while streaming; ${
           workers
-            ? `--workers=1 and --workers=${Math.max(2, cpus)}`
+            ? workerCounts(cpus).map((n) => `--workers=${n}`).join(", ")
             : "workers are not available (this proxy has no --workers flag): one configuration"
         }`,
     );

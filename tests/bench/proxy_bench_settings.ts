@@ -6,6 +6,8 @@
  * @module
  */
 
+import { defaultWorkers } from "../../lib/util/available_cpus.ts";
+
 /** Durations and sizes of one run. */
 export interface Settings {
   readonly quick: boolean;
@@ -52,6 +54,19 @@ export const QUICK: Settings = {
 export const RATE_CLIENTS: readonly number[] = [1, 4, 16];
 /** Concurrent keep-alive clients of the latency test. */
 export const LATENCY_CLIENTS: readonly number[] = [1, 8];
+
+/**
+ * The worker counts ours runs at on `cpus` CPUs: one, the `--workers` default, and N = the CPUs but
+ * at least 2 (at one CPU the default's choice is still judged against a second worker).
+ */
+export function workerCounts(cpus: number): number[] {
+  return [...new Set([1, defaultWorkers(cpus), moreWorkers(cpus)])].sort((a, b) => a - b);
+}
+
+/** The most workers the benchmark runs: the CPUs, at least 2. */
+export function moreWorkers(cpus: number): number {
+  return Math.max(2, cpus);
+}
 
 const USAGE = "usage: deno task bench:proxy [--quick] [--cpus=N]";
 

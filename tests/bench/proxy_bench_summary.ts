@@ -21,7 +21,13 @@ import {
   ratioRows,
   routingCost,
 } from "./proxy_bench_report.ts";
-import { LATENCY_CLIENTS, RATE_CLIENTS, type Settings } from "./proxy_bench_settings.ts";
+import {
+  LATENCY_CLIENTS,
+  moreWorkers,
+  RATE_CLIENTS,
+  type Settings,
+  workerCounts,
+} from "./proxy_bench_settings.ts";
 import { defaultWorkers } from "../../lib/util/available_cpus.ts";
 
 /**
@@ -39,8 +45,8 @@ export async function environment(cpus: number): Promise<string[]> {
   return [
     `date:        ${new Date().toISOString()}`,
     `uname -m:    ${first((await capture("uname", ["-m"])).text)}   kernel ${Deno.osRelease()}`,
-    `CPU:         ${model}, ${cpus} CPUs for the proxies: N workers = ${
-      Math.max(2, cpus)
+    `CPU:         ${model}, ${cpus} CPUs for the proxies: workers ${
+      workerCounts(cpus).join(", ")
     }, HAProxy threads = ${cpus}`,
     `Deno:        ${Deno.version.deno} (V8 ${Deno.version.v8})`,
     `HAProxy:     ${first((await capture("haproxy", ["-v"])).text)}`,
@@ -190,7 +196,7 @@ export function report(inputs: ReportInputs): void {
     idle: [["idleSmall", small], ["idleLarge", `${large}*`]],
   });
   for (const goal of workerGoals) print(`  ${goalLine(goal)}`);
-  const more = Math.max(2, cpus);
+  const more = moreWorkers(cpus);
   const against = (metric: string) =>
     ratio(samples.median(metric, `ours-${more}`), samples.median(metric, "ours-1"));
   print(

@@ -17,7 +17,7 @@ import {
   routingCost,
   Samples,
 } from "./proxy_bench_report.ts";
-import { FULL, parseBenchArgs, QUICK } from "./proxy_bench_settings.ts";
+import { FULL, parseBenchArgs, QUICK, workerCounts } from "./proxy_bench_settings.ts";
 
 /** wrk 4.1.0 output with --latency (keep-alive run), as this machine prints it. */
 const WRK_LATENCY = `Running 3s test @ http://127.0.0.1:41234/small
@@ -306,4 +306,11 @@ Deno.test("judgeWorkersDefault: one worker by default is --workers=1 itself; mor
   assert.match(verdicts[0]?.text ?? "", /999\.0 vs 1,000 conn\/s/);
   const missing = judgeWorkersDefault({ ...inputs, samples: new Samples(), defaultWorkers: 2 });
   assert.deepEqual(missing.map((goal) => goal.pass), [false, false]);
+});
+
+Deno.test("workerCounts: ours runs at one worker, at the default and at the CPUs (at least 2)", () => {
+  assert.deepEqual(workerCounts(1), [1, 2]);
+  assert.deepEqual(workerCounts(2), [1, 2]);
+  assert.deepEqual(workerCounts(4), [1, 2, 4]);
+  assert.deepEqual(workerCounts(8), [1, 4, 8]);
 });
