@@ -382,7 +382,11 @@ say(
 );
 say();
 
-/** `--bundle`: `main.ts` bundled by `deno bundle` into `outdir`, code-split as `main.ts` imports lazily. */
+/**
+ * `--bundle`: `main.ts` bundled by `deno bundle` into `outdir`, code-split as `main.ts` imports lazily.
+ * `yaml` stays an import resolved by deno.json: bundled, the kubeconfig reader's `await import("yaml")`
+ * got no `parse` export (a CommonJS interop of the bundler) and the controller could not start.
+ */
 async function bundleMain(outdir: string): Promise<string> {
   const built = await new Deno.Command(Deno.execPath(), {
     args: [
